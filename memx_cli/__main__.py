@@ -1,0 +1,3 @@
+from memx_cli.cli import main
+
+main()

@@ -1,0 +1,152 @@
+"""The ``memx`` command line: the only place that imports click.
+
+Commands live one per module and are imported only when invoked, so ``memx --help``
+and git hooks stay fast (SPEC 11). ``main`` is the single error boundary: library
+errors become ``memx: error: <message>`` with the exit codes of SPEC 7.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
+
+# name -> (module, attribute, one-line help shown in `memx --help`)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("init", "init_cmd", "Create the .memx/ store in this repository."),
+    "add": ("add", "add_cmd", "Remember a fact or a policy."),
+    "search": ("search", "search_cmd", "Search memory (keyword, semantic or hybrid)."),
+    "show": ("show", "show_cmd", "Show one memory."),
+    "list": ("list_", "list_cmd", "List memories, with filters."),
+    "edit": ("edit", "edit_cmd", "Edit a memory in $EDITOR (validated on save)."),
+    "rm": ("rm", "rm_cmd", "Delete a memory (alias: forget)."),
+    "forget": ("rm", "rm_cmd", "Delete a memory (alias of rm)."),
+    "validate": ("validate", "validate_cmd", "Check every memory file; exit 1 on problems."),
+    "reindex": ("reindex", "reindex_cmd", "Bring the search indexes up to date."),
+    "import": ("transfer", "import_cmd", "Import memories from JSON or JSONL."),
+    "export": ("transfer", "export_cmd", "Export memories as JSON, JSONL or Markdown."),
+    "config": ("config", "config_group", "Read and change configuration."),
+    "doctor": ("doctor", "doctor_cmd", "Report versions, store, index and hook state."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in COMMANDS if _available(name)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS or not _available(cmd_name):
+            return None
+        module_name, attr, _ = COMMANDS[cmd_name]
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _available(name: str) -> bool:
+    module_name = COMMANDS[name][0]
+    return (Path(__file__).parent / f"{module_name}.py").exists()
+
+
+class State:
+    """Per-invocation settings shared by every command."""
+
+    def __init__(self, directory: str | None, verbose: bool):
+        self.cwd = Path(directory) if directory else Path.cwd()
+        self.verbose = verbose
+
+    def repo(self, initialized: bool = True, overrides: dict[str, Any] | None = None) -> Any:
+        from ..repo import Repo
+
+        repo = Repo.discover(self.cwd, overrides)
+        if initialized:
+            repo.require_store()
+        return repo
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-C", "directory", metavar="PATH", help="Run as if memx was started in PATH.")
+@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks and debug notices.")
+@click.version_option(__version__, "-V", "--version", prog_name="memx")
+@click.pass_context
+def cli(ctx: click.Context, directory: str | None, verbose: bool) -> None:
+    """memx: long-term memory for coding agents and developers, kept in git.
+
+    Memories are small YAML files under .memx/ in your repository, reviewed in pull
+    requests like code. Start with `memx init`, then `memx add "..."` and `memx search`.
+    """
+    if directory is not None and not Path(directory).is_dir():
+        raise MemxError(f"-C {directory}: no such directory")
+    ctx.obj = State(directory, verbose)
+    _setup_logging(verbose)
+
+
+class _NoticeHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        level = "warning" if record.levelno >= logging.WARNING else "note"
+        click.echo(f"memx: {level}: {record.getMessage()}", err=True)
+
+
+def _setup_logging(verbose: bool) -> None:
+    log = logging.getLogger("memx")
+    if not any(isinstance(h, _NoticeHandler) for h in log.handlers):
+        log.addHandler(_NoticeHandler())
+    log.setLevel(logging.DEBUG if verbose else logging.INFO)
+    log.propagate = False
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``memx`` and ``git-memx``: the one error boundary (SPEC 7)."""
+    args = sys.argv[1:] if argv is None else argv
+    verbose = any(a in ("-v", "--verbose") for a in args) or bool(os.environ.get("MEMX_DEBUG"))
+    try:
+        code = cli.main(args=args, prog_name="memx", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("memx: aborted", err=True)
+        code = 1
+    except click.exceptions.ClickException as exc:
+        if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
+            click.echo(exc.ctx.get_usage(), err=True)
+        click.echo(f"memx: error: {exc.format_message()}", err=True)
+        code = EXIT_USAGE if isinstance(exc, click.exceptions.UsageError) else exc.exit_code
+    except MemxError as exc:
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        click.echo(f"memx: error: {exc}", err=True)
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("memx: interrupted", err=True)
+        code = 130
+    except BrokenPipeError:
+        # `memx list | head`: the reader went away; that is not an error of ours.
+        sys.stderr.close()
+        code = 0
+    except Exception as exc:  # noqa: BLE001 - the boundary: nothing escapes as a traceback
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        click.echo(
+            f"memx: error: internal error: {type(exc).__name__}: {exc} "
+            "(run with -v for the traceback and please report it)",
+            err=True,
+        )
+        code = EXIT_INTERNAL
+    sys.exit(code if isinstance(code, int) else 0)

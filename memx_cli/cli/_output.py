@@ -1,0 +1,58 @@
+"""Shared output helpers: JSON shapes and one-line memory summaries."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+from ..memory import Memory, Problem
+
+
+def emit_json(payload: dict[str, Any]) -> None:
+    """Every JSON output is an object with a top-level key, so it can grow."""
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def memory_json(mem: Memory) -> dict[str, Any]:
+    data = mem.to_dict()
+    data.pop("schema", None)
+    return data
+
+
+def one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
+
+
+def terminal_width() -> int:
+    return shutil.get_terminal_size((100, 20)).columns
+
+
+def summary(mem: Memory, short_id: str) -> str:
+    tags = f" [{', '.join(mem.tags)}]" if mem.tags else ""
+    head = f"{short_id}  {mem.kind:<6} {mem.scope:<8}"
+    room = max(terminal_width() - len(head) - len(tags) - 2, 20)
+    return f"{head} {one_line(mem.content, room)}{tags}"
+
+
+def warn_problems(problems: Iterable[Problem], what: str = "skipped") -> None:
+    for problem in problems:
+        click.echo(f"memx: warning: {problem} ({what})", err=True)
+
+
+def read_text_arg(value: str) -> str:
+    """A TEXT argument, or standard input when it is ``-``; refuses binary input."""
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    if b"\x00" in data:
+        raise click.UsageError("standard input is binary, not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.UsageError("standard input is not UTF-8 text") from None

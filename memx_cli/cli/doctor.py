@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import click
+
+from . import State
+from ._output import emit_json
+
+
+@click.command("doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def doctor_cmd(state: State, as_json: bool) -> None:
+    """Report versions, store and index state, git hooks and configuration problems.
+
+    Exits 1 when something needs attention.
+    """
+    from ..doctor import diagnose
+    from ..errors import CheckFailedError, NotARepoError
+
+    try:
+        repo = state.repo(initialized=False)
+    except NotARepoError:
+        repo = None
+    report = diagnose(repo)
+    if as_json:
+        emit_json({"doctor": report})
+    else:
+        click.echo("versions:")
+        for name, version in report["versions"].items():
+            click.echo(f"  {name:<10} {version or 'not installed'}")
+        store = report.get("store")
+        if store:
+            click.echo(f"store:      {store['path']}")
+            if store["initialized"]:
+                click.echo(f"  memories  {store['memories']} ({store['archived']} archived, "
+                           f"{store['invalid_files']} invalid)")
+            click.echo(f"global:     {report['global_store']['path']} "
+                       f"({report['global_store']['memories']} memories)")
+            index = report["index"]
+            click.echo(f"index:      {'built' if index['built'] else 'not built yet'}")
+            hooks = ", ".join(f"{k}={v}" for k, v in report["hooks"].items())
+            click.echo(f"hooks:      {hooks}")
+        for problem in report["problems"]:
+            click.echo(f"problem:    {problem}")
+    if report["problems"]:
+        raise CheckFailedError(f"{len(report['problems'])} problem(s) found")
+    if not as_json:
+        click.echo("No problems found.")

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import os
+
+import click
+
+from . import State
+
+
+@click.command("edit")
+@click.argument("memory_id", metavar="ID")
+@click.pass_obj
+def edit_cmd(state: State, memory_id: str) -> None:
+    """Open the memory whose id starts with ID in $VISUAL / $EDITOR.
+
+    The edited file is validated when the editor exits. An invalid edit is refused:
+    the memory file is left as it was and your edited text is kept in .memx/local/
+    so nothing you typed is lost.
+    """
+    from ..errors import InvalidMemoryError
+    from ..fsutil import atomic_write
+    from ..manage import apply_edit, find
+    from ..memory import dump
+
+    repo = state.repo()
+    store, original = find(repo, memory_id)
+    draft = store.local_dir / "edits" / f"{original.id}.yaml"
+    atomic_write(draft, dump(original))
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    click.edit(filename=str(draft), editor=editor)
+    try:
+        edited = apply_edit(store, original, draft.read_bytes())
+    except InvalidMemoryError as exc:
+        raise InvalidMemoryError(
+            f"edit refused, memory unchanged: {exc} (your text is in {store.display(draft)})"
+        ) from None
+    draft.unlink()
+    click.echo("No changes." if edited is None else f"Updated {original.id}")

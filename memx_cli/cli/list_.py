@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import click
+
+from . import State
+from ._output import emit_json, memory_json, summary, warn_problems
+
+
+@click.command("list")
+@click.option("--kind", type=click.Choice(["fact", "policy"]), help="Only this kind.")
+@click.option("--scope", help="Only this scope (global, project, workspace:NAME).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG",
+              help="Only memories with this tag (repeatable: all must match).")
+@click.option("--section", help="Only this section (commands, debugging, ...).")
+@click.option("--json", "as_json", is_flag=True, help='Print {"memories": [...]} as JSON.')
+@click.pass_obj
+def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str, ...],
+             section: str | None, as_json: bool) -> None:
+    """List the memories this repository sees (its own and your global ones), oldest first.
+
+    Files that cannot be read are reported on stderr and skipped.
+    """
+    from ..ids import abbreviate
+    from ..manage import load_visible, select
+
+    repo = state.repo()
+    found, problems = load_visible(repo)
+    warn_problems(problems)
+    chosen = select((m for _, m in found), kind=kind,
+                    scope=repo.normalize_scope(scope) if scope else None,
+                    tags=tags, section=section)
+    if as_json:
+        emit_json({"memories": [memory_json(m) for m in chosen]})
+        return
+    short = abbreviate(m.id for _, m in found)
+    for mem in chosen:
+        click.echo(summary(mem, short[mem.id]))
+    if not chosen and not problems:
+        click.echo("No memories." if not found else "No memories match.", err=True)

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from . import State
+from ._output import emit_json
+
+
+@click.command("validate")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help='Print {"problems": [...]} as JSON.')
+@click.pass_obj
+def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
+    """Check memory files: YAML syntax, schema version, field types, unknown keys,
+    merge-conflict markers, duplicate ids, and the configuration files.
+
+    With FILES, check only those (what a pre-commit hook passes). Prints one
+    `file:line: problem` per problem and exits 1 if there is any.
+    """
+    from ..errors import CheckFailedError
+    from ..validate import validate
+
+    repo = state.repo()
+    paths = [p if p.is_absolute() else (state.cwd / p) for p in files]
+    report = validate(repo, paths or None)
+    if as_json:
+        emit_json({
+            "checked": report.checked,
+            "problems": [{"file": p.path, "line": p.line, "message": p.message}
+                         for p in report.problems],
+        })
+    else:
+        for problem in report.problems:
+            click.echo(str(problem))
+    if not report.ok:
+        raise CheckFailedError(
+            f"{len(report.problems)} problem(s) in {report.checked} file(s) checked"
+        )
+    if not as_json:
+        click.echo(f"{report.checked} memory file(s) OK")

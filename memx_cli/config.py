@@ -1,0 +1,251 @@
+"""Configuration: built-in defaults overlaid by files, environment and flags (SPEC 12).
+
+Precedence, lowest first: built-in defaults < the user's global config
+(``$XDG_CONFIG_HOME/memx/config.yaml``) < ``.memx/config.yaml`` <
+``.memx/config.local.yaml`` < ``MEMX_*`` environment variables < command-line flags.
+Unknown keys warn (a typo must not stop a git hook); bad values are errors naming the key.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+from .fsutil import atomic_write
+
+log = logging.getLogger("memx")
+
+
+def _number(low: float, high: float | None = None, integer: bool = False) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        kinds = (int,) if integer else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise ValueError("expected " + ("an integer" if integer else "a number"))
+        if value < low or (high is not None and value > high):
+            bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise ValueError(f"expected a value {bound}")
+        return value if integer else float(value)
+    return check
+
+
+def _choice(*options: str) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if value not in options:
+            raise ValueError("expected one of " + ", ".join(options))
+        return value
+    return check
+
+
+def _boolean(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
+def _text_or_none(value: Any) -> Any:
+    if value is not None and not isinstance(value, str):
+        raise ValueError("expected text")
+    return value
+
+
+def _band(value: Any) -> Any:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            or not 0 <= value[0] <= value[1] <= 1):
+        raise ValueError("expected [low, high] with 0 <= low <= high <= 1")
+    return [float(v) for v in value]
+
+
+# key: (default, validator). SPEC 12 is the source of every default here.
+SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
+    "ace.enabled": (True, _boolean),
+    "ace.reflector.mode": ("rules", _choice("rules", "hybrid", "llm")),
+    "ace.reflector.min_score": (30, _number(0, 100, integer=True)),
+    "ace.reflector.max_content_length": (500, _number(50, 100_000, integer=True)),
+    "ace.reflector.llm.base_url": (None, _text_or_none),
+    "ace.reflector.llm.model": (None, _text_or_none),
+    "ace.reflector.llm.api_key_env": (None, _text_or_none),
+    "ace.reflector.llm.timeout": (30.0, _number(0.1, 600)),
+    "ace.curator.dedup_threshold": (0.9, _number(0, 1)),
+    "ace.curator.conflict_band": ([0.5, 0.8], _band),
+    "ace.curator.merge_strategy": ("keep_best", _choice("keep_best", "merge_content")),
+    "ace.decay.half_life": (30.0, _number(0.01)),
+    "ace.decay.boost_factor": (0.1, _number(0)),
+    "ace.decay.protection_days": (7.0, _number(0)),
+    "ace.decay.permanent_threshold": (15, _number(1, integer=True)),
+    "ace.decay.archive_threshold": (0.02, _number(0, 1)),
+    "ace.retrieval.keyword_weight": (0.6, _number(0, 1)),
+    "ace.retrieval.semantic_weight": (0.4, _number(0, 1)),
+    "ace.retrieval.keyword_full_score": (35.0, _number(0.001)),
+    "ace.retrieval.recency_days": (7.0, _number(0)),
+    "ace.retrieval.recency_max_boost": (0.2, _number(0, 10)),
+    "ace.retrieval.scope_boost": (1.5, _number(0, 100)),
+    "ace.retrieval.max_results": (5, _number(1, 1000, integer=True)),
+    "ace.retrieval.token_budget": (2000, _number(1, 1_000_000, integer=True)),
+    "ace.verification.policy": ("annotate", _choice("annotate", "demote", "drop")),
+    "embedding.model": ("bundled", _text_or_none),
+}
+
+HEADER = (
+    "# memx configuration. Only values that differ from the built-in defaults belong here;\n"
+    "# see docs/configuration.md or `memx config list` for every key.\n"
+)
+
+
+def env_name(key: str) -> str:
+    return "MEMX_" + key.upper().replace(".", "_")
+
+
+def parse_value(key: str, raw: Any) -> Any:
+    """Validate one value for ``key``; raises ConfigError naming the key."""
+    if key not in SETTINGS:
+        raise ConfigError(f"unknown configuration key {key!r}; see memx config list")
+    try:
+        return SETTINGS[key][1](raw)
+    except ValueError as exc:
+        raise ConfigError(f"configuration key {key!r}: {exc}, got {raw!r}") from None
+
+
+def parse_text(key: str, text: str) -> Any:
+    """A value typed on a command line or in an environment variable (YAML scalar syntax)."""
+    try:
+        raw = yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError:
+        raw = text
+    if isinstance(raw, (dict,)):
+        raw = text
+    return parse_value(key, raw)
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and name not in SETTINGS:
+            flat.update(flatten(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for key in sorted(flat):
+        node = nested
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = flat[key]
+    return nested
+
+
+def read_file(path: Path) -> dict[str, Any]:
+    """The flat keys of one config file; {} when absent. Raises ConfigError when malformed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: invalid YAML in configuration") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: configuration must be a mapping of keys")
+    return flatten(data)
+
+
+@dataclass
+class Config:
+    values: dict[str, Any]
+    origins: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, key: str) -> Any:
+        if key not in self.values:
+            raise ConfigError(f"unknown configuration key {key!r}; see memx config list")
+        return self.values[key]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.get(key)
+
+
+def global_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memx" / "config.yaml"
+
+
+def layer_paths(store_root: Path | None) -> list[tuple[str, Path]]:
+    layers = [("global", global_config_path())]
+    if store_root is not None:
+        layers += [("project", store_root / "config.yaml"),
+                   ("local", store_root / "config.local.yaml")]
+    return layers
+
+
+def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) -> Config:
+    values = {key: default for key, (default, _) in SETTINGS.items()}
+    origins = {key: "default" for key in SETTINGS}
+    warnings: list[str] = []
+    for origin, path in layer_paths(store_root):
+        for key, raw in read_file(path).items():
+            if key not in SETTINGS:
+                warnings.append(f"{path}: unknown configuration key {key!r} (ignored)")
+                continue
+            try:
+                values[key] = parse_value(key, raw)
+            except ConfigError as exc:
+                raise ConfigError(f"{path}: {exc}") from None
+            origins[key] = origin
+    for key in SETTINGS:
+        text = os.environ.get(env_name(key))
+        if text is not None:
+            try:
+                values[key] = parse_text(key, text)
+            except ConfigError as exc:
+                raise ConfigError(f"{env_name(key)}: {exc}") from None
+            origins[key] = "env"
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = parse_value(key, value)
+            origins[key] = "flag"
+    for message in warnings:
+        log.warning(message)
+    return Config(values, origins, warnings)
+
+
+def set_value(path: Path, key: str, text: str) -> Any:
+    """Set ``key`` in one config file (validated first; the file is rewritten atomically)."""
+    value = parse_text(key, text)
+    flat = read_file(path)
+    flat[key] = value
+    write_file(path, flat)
+    return value
+
+
+def unset_value(path: Path, key: str) -> bool:
+    if key not in SETTINGS:
+        raise ConfigError(f"unknown configuration key {key!r}; see memx config list")
+    flat = read_file(path)
+    if key not in flat:
+        return False
+    del flat[key]
+    write_file(path, flat)
+    return True
+
+
+def write_file(path: Path, flat: Mapping[str, Any]) -> None:
+    body = yaml.safe_dump(unflatten(flat), sort_keys=True, default_flow_style=False) if flat else ""
+    atomic_write(path, (HEADER + body).encode("utf-8"))

@@ -1,0 +1,62 @@
+"""The exceptions library code raises; the CLI boundary turns them into one line.
+
+Every message says what is wrong and, where possible, what to do about it
+(STYLE: one error boundary). Exit codes follow SPEC section 7.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+
+class MemxError(Exception):
+    """Base class: a problem the user can act on. Maps to exit code 2 by default."""
+
+    exit_code = EXIT_USAGE
+
+
+class NotARepoError(MemxError):
+    """The current directory is not inside a git work tree."""
+
+
+class NotInitializedError(MemxError):
+    """The repository has no `.memx/` store yet."""
+
+
+class NotFoundError(MemxError):
+    """An id or prefix matched no memory."""
+
+
+class AmbiguousIdError(MemxError):
+    """An id prefix matched more than one memory."""
+
+
+class InvalidMemoryError(MemxError):
+    """A memory file or a memory object is not valid store format."""
+
+
+class SchemaTooNewError(InvalidMemoryError):
+    """A file was written by a newer memx than the one installed."""
+
+
+class ConfigError(MemxError):
+    """A configuration key is unknown in a place where that matters, or a value is bad."""
+
+
+class LockTimeoutError(MemxError):
+    """Another memx process held the store lock for too long."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class ModelUnavailableError(MemxError):
+    """The embedding model could not be loaded; callers degrade to keyword search."""
+
+
+class CheckFailedError(MemxError):
+    """A check (validate, pre-commit) found problems. Exit code 1."""
+
+    exit_code = EXIT_CHECK_FAILED

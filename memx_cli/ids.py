@@ -1,0 +1,70 @@
+"""Memory ids: ULIDs in lowercase Crockford base32.
+
+26 characters: 10 encode the creation time in milliseconds (so ids sort by creation
+time and file listings read chronologically), 16 are random (so two people adding
+memories on two branches never collide). Lowercase keeps file names identical on
+case-insensitive file systems; input is matched case-insensitively.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterable
+
+ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+ID_LENGTH = 26
+# Long enough to pass the 10 time characters: ids created in one session share ~6-8.
+MIN_ABBREV = 12
+
+_lock = threading.Lock()
+_last: tuple[int, int] = (0, 0)
+
+
+def _encode(value: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        chars.append(ALPHABET[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def new_id(now_ms: int | None = None) -> str:
+    """A new id; strictly increasing within one process even inside one millisecond."""
+    global _last
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    with _lock:
+        rand = int.from_bytes(os.urandom(10), "big")
+        last_ms, last_rand = _last
+        if ms <= last_ms:
+            ms, rand = last_ms, last_rand + 1
+        _last = (ms, rand)
+    return _encode(ms, 10) + _encode(rand & ((1 << 80) - 1), 16)
+
+
+def is_valid_id(value: str) -> bool:
+    return len(value) == ID_LENGTH and all(c in ALPHABET for c in value)
+
+
+def normalize_prefix(prefix: str) -> str:
+    """Lowercase and map the Crockford look-alikes (i, l → 1; o → 0)."""
+    table = str.maketrans({"i": "1", "l": "1", "o": "0"})
+    return prefix.strip().lower().translate(table)
+
+
+def abbreviate(ids: Iterable[str], min_len: int = MIN_ABBREV) -> dict[str, str]:
+    """Shortest unique prefix (at least ``min_len``) for each id, like git's short shas."""
+    ordered = sorted(set(ids))
+    result: dict[str, str] = {}
+    for i, value in enumerate(ordered):
+        need = min_len
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(ordered):
+                other = ordered[j]
+                common = 0
+                while common < len(value) and value[common] == other[common]:
+                    common += 1
+                need = max(need, common + 1)
+        result[value] = value[: min(need, len(value))]
+    return result

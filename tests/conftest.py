@@ -1,0 +1,117 @@
+"""Shared fixtures: isolated home, pinned git identity, real temporary repositories,
+and a runner that drives the CLI through its real entry point (``memx_cli.cli.main``)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Memx Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Memx Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-11-01T12:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-11-01T12:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+_REAL_HOME = Path(os.path.expanduser("~"))
+_HOME_MARKERS = [_REAL_HOME / ".local" / "share" / "memx", _REAL_HOME / ".config" / "memx"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own HOME and XDG dirs; touching the real home fails the test."""
+    before = {p: p.exists() for p in _HOME_MARKERS}
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    for key in list(os.environ):
+        if key.startswith("MEMX_") or key in ("GIT_DIR", "GIT_WORK_TREE", "VISUAL", "EDITOR"):
+            monkeypatch.delenv(key, raising=False)
+    yield home
+    for path, existed in before.items():
+        assert path.exists() == existed, f"test touched the real home directory: {path}"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+@pytest.fixture
+def bare_repo(tmp_path: Path) -> Path:
+    """A fresh git repository with one commit and no .memx/."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("demo\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class Memx:
+    """Runs ``memx ARGS`` in-process through the real entry point and error boundary."""
+
+    def __init__(self, cwd: Path, monkeypatch: pytest.MonkeyPatch):
+        self.cwd = cwd
+        self.monkeypatch = monkeypatch
+
+    def __call__(self, *args: str, input: str | bytes | None = None,
+                 cwd: Path | None = None) -> Result:
+        from memx_cli.cli import main
+
+        data = input.encode() if isinstance(input, str) else (input or b"")
+        stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        with self.monkeypatch.context() as m:
+            m.chdir(cwd or self.cwd)
+            m.setattr(sys, "stdin", stdin)
+            m.setattr(sys, "stdout", out)
+            m.setattr(sys, "stderr", err)
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+        return Result(code, out.getvalue(), err.getvalue())
+
+    def ok(self, *args: str, **kwargs: object) -> str:
+        result = self(*args, **kwargs)  # type: ignore[arg-type]
+        assert result.code == 0, f"memx {' '.join(args)} failed: {result.err}"
+        return result.out
+
+
+@pytest.fixture
+def memx(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Memx:
+    """A runner inside an initialized repository."""
+    runner = Memx(bare_repo, monkeypatch)
+    runner.ok("init")
+    return runner
+
+
+@pytest.fixture
+def repo(memx: Memx) -> Path:
+    return memx.cwd

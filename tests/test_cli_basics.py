@@ -1,0 +1,229 @@
+"""init, add, show, list, rm and the error boundary, driven end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import Memx
+
+
+def test_init_creates_store_and_is_idempotent(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memx = Memx(bare_repo, monkeypatch)
+    assert memx.ok("init") == "Initialized memx store in .memx/ (commit it to share memory)\n"
+    store = bare_repo / ".memx"
+    assert (store / "memories").is_dir()
+    assert (store / "config.yaml").is_file()
+    assert (store / ".gitignore").read_text().splitlines()[1:] == ["local/", "cache/", "config.local.yaml"]
+    before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    assert memx.ok("init") == "memx store already initialized in .memx/\n"
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
+
+
+def test_init_from_a_subdirectory_uses_the_repository_top(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = bare_repo / "src" / "pkg"
+    sub.mkdir(parents=True)
+    Memx(sub, monkeypatch).ok("init")
+    assert (bare_repo / ".memx" / "memories").is_dir()
+    assert not (sub / ".memx").exists()
+
+
+def test_init_outside_a_repository_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = Memx(tmp_path, monkeypatch)("init")
+    assert result.code == 2
+    assert result.err == (
+        f"memx: error: not inside a git repository ({tmp_path}); "
+        "run memx in a repository, or 'git init' first\n"
+    )
+
+
+def test_commands_before_init_say_what_to_do(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = Memx(bare_repo, monkeypatch)("list")
+    assert result.code == 2
+    assert result.err == f"memx: error: no memx store in {bare_repo}; run 'memx init' first\n"
+
+
+def test_add_then_list_json_shows_it_with_schema_1(memx: Memx, repo: Path) -> None:
+    new_id = memx.ok("add", "Use pnpm, not npm, in this repo", "--tag", "tooling").strip()
+    listed = json.loads(memx.ok("list", "--json"))
+    assert list(listed) == ["memories"]
+    [mem] = listed["memories"]
+    assert mem["id"] == new_id
+    assert mem["content"] == "Use pnpm, not npm, in this repo"
+    assert mem["tags"] == ["tooling"]
+    assert mem["source"] == {"type": "manual"}
+    text = (repo / ".memx" / "memories" / f"{new_id}.yaml").read_text()
+    assert text.startswith(f"schema: 1\nid: {new_id}\n")
+    assert memx.ok("validate") == "1 memory file(s) OK\n"
+
+
+def test_add_reads_stdin_and_sets_every_option(memx: Memx) -> None:
+    out = memx.ok("add", "-", "--kind", "policy", "--domain", "conventions", "--topic", "ci",
+                  "--tag", "CI", "--tag", "ci", "--json", input="  Never push to main.  \n")
+    result = json.loads(out)
+    assert result["action"] == "added"
+    mem = result["memory"]
+    assert (mem["kind"], mem["domain"], mem["topic"], mem["tags"], mem["content"]) == (
+        "policy", "conventions", "ci", ["ci"], "Never push to main.")
+
+
+def test_add_raw_stores_text_verbatim(memx: Memx) -> None:
+    text = "  keep   my spacing  \n\n"
+    out = json.loads(memx.ok("add", "-", "--raw", "--json", input=text))
+    assert out["memory"]["content"] == text
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["add", "   "], None, "memx: error: memory text is empty; pass the text to remember\n"),
+        (["add", "-"], b"\x00\x01binary", "memx: error: standard input is binary, not text\n"),
+        (["add", "-"], b"caf\xe9", "memx: error: standard input is not UTF-8 text\n"),
+        (["add", "x", "--scope", "team"], None,
+         "memx: error: invalid scope 'team'; use global, project, workspace or workspace:<name>\n"),
+        (["add", "x", "--tag", "two words"], None,
+         "memx: error: invalid tag 'two words': use one word (a-z, 0-9, - _ . /)\n"),
+    ],
+)
+def test_add_rejects_bad_input_and_writes_nothing(memx: Memx, repo: Path, args: list[str],
+                                                  stdin: bytes | None, message: str) -> None:
+    result = memx(*args, input=stdin)
+    assert result.code == 2
+    assert result.err.endswith(message)
+    assert list((repo / ".memx" / "memories").iterdir()) == []
+
+
+def test_add_bad_kind_is_a_usage_error(memx: Memx) -> None:
+    result = memx("add", "x", "--kind", "rumour")
+    assert result.code == 2
+    assert "memx: error: Invalid value for '--kind': 'rumour' is not one of 'fact', 'policy'." in result.err
+
+
+def test_scopes_workspace_and_global(memx: Memx, repo: Path, isolated_home: Path) -> None:
+    ws = json.loads(memx.ok("add", "branch note", "--scope", "workspace", "--json"))
+    assert ws["memory"]["scope"] == "workspace:main"
+    glob = json.loads(memx.ok("add", "my global habit", "--scope", "global", "--json"))
+    assert Path(glob["path"]).parent == isolated_home / "data" / "memx" / "memories"
+    listed = json.loads(memx.ok("list", "--json", "--scope", "global"))["memories"]
+    assert [m["content"] for m in listed] == ["my global habit"]
+
+
+def test_list_filters(memx: Memx) -> None:
+    memx.ok("add", "a fact", "--tag", "x", "--tag", "y")
+    memx.ok("add", "a policy", "--kind", "policy", "--tag", "x")
+    contents = lambda *a: [m["content"] for m in json.loads(memx.ok("list", "--json", *a))["memories"]]  # noqa: E731
+    assert contents() == ["a fact", "a policy"]
+    assert contents("--kind", "policy") == ["a policy"]
+    assert contents("--tag", "x", "--tag", "y") == ["a fact"]
+    assert contents("--section", "debugging") == []
+    human = memx.ok("list")
+    assert "fact   project  a fact [x, y]" in human and "policy project  a policy [x]" in human
+
+
+def test_list_skips_a_broken_file_with_a_warning(memx: Memx, repo: Path) -> None:
+    good = memx.ok("add", "still here").strip()
+    bad = memx.ok("add", "will break").strip()
+    path = repo / ".memx" / "memories" / f"{bad}.yaml"
+    path.write_text(path.read_text().replace("kind: fact", " kind: fact"))
+    result = memx("list", "--json")
+    assert result.code == 0
+    assert [m["id"] for m in json.loads(result.out)["memories"]] == [good]
+    assert result.err == (
+        f"memx: warning: .memx/memories/{bad}.yaml:3: invalid YAML: mapping values are not "
+        "allowed in this context (skipped)\n"
+    )
+
+
+def test_show_by_prefix_and_ambiguous_prefix(memx: Memx, repo: Path) -> None:
+    first = memx.ok("add", "first").strip()
+    second = memx.ok("add", "second").strip()
+    shown = memx.ok("show", first[:14].upper())
+    assert shown.startswith(f"# .memx/memories/{first}.yaml\nschema: 1\n")
+    assert json.loads(memx.ok("show", second, "--json"))["memory"]["content"] == "second"
+    common = 0
+    while first[common] == second[common]:
+        common += 1
+    result = memx("show", first[:common])
+    assert result.code == 2
+    assert result.err == (
+        f"memx: error: id prefix '{first[:common]}' matches 2 memories: "
+        f"{first[:max(12, common + 1)]}, {second[:max(12, common + 1)]}; type more characters\n"
+    )
+    missing = memx("show", "zzzz")
+    assert missing.err == "memx: error: no memory matches 'zzzz'; see memx list\n"
+    assert memx("show", "not-an-id!").err == (
+        "memx: error: 'not-an-id!' is not a memory id; ids look like 01jd3k7m2x9q...\n")
+
+
+def test_rm_and_forget(memx: Memx, repo: Path) -> None:
+    one = memx.ok("add", "one").strip()
+    two = memx.ok("add", "two").strip()
+    refused = memx("rm", one)
+    assert refused.code == 2
+    assert refused.err == ("memx: error: not deleting without confirmation: stdin is not a "
+                           "terminal; pass -y\n")
+    assert (repo / ".memx" / "memories" / f"{one}.yaml").exists()
+    assert memx.ok("rm", one, "-y") == f"Removed {one} (.memx/memories/{one}.yaml)\n"
+    assert json.loads(memx.ok("forget", two, "--yes", "--json")) == {
+        "removed": {"id": two, "path": f".memx/memories/{two}.yaml"}}
+    assert list((repo / ".memx" / "memories").iterdir()) == []
+
+
+def test_unexpected_errors_are_one_line_and_exit_3(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli import manage
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(manage, "load_visible", boom)
+    result = memx("list")
+    assert result.code == 3
+    assert result.err == ("memx: error: internal error: RuntimeError: disk on fire "
+                          "(run with -v for the traceback and please report it)\n")
+    verbose = memx("-v", "list")
+    assert "Traceback (most recent call last)" in verbose.err
+
+
+def test_unknown_command_is_usage_error(memx: Memx) -> None:
+    result = memx("frobnicate")
+    assert result.code == 2
+    assert result.err.endswith("memx: error: No such command 'frobnicate'.\n")
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = (
+        "import sys\n"
+        "from memx_cli.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('numpy', 'usearch', 'model2vec', 'git', 'tantivy', 'tokenizers')"
+        " if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "Commands:" in out
+    assert out.strip().endswith("HEAVY []")
+
+
+def test_git_memx_entry_point_runs(memx: Memx, repo: Path) -> None:
+    """`git memx` works because git finds `git-memx` on PATH."""
+    exe = Path(sys.executable).parent / "git-memx"
+    if not exe.exists():
+        pytest.skip("git-memx console script not installed in this environment")
+    env_path = f"{exe.parent}:{__import__('os').environ['PATH']}"
+    out = subprocess.run(["git", "memx", "list", "--json"], cwd=repo, capture_output=True,
+                         text=True, env={**__import__('os').environ, "PATH": env_path})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"memories": []}
+
+
+def test_files_are_deterministic_yaml(memx: Memx, repo: Path) -> None:
+    mid = memx.ok("add", "multi\nline\ntext", "--raw").strip()
+    text = (repo / ".memx" / "memories" / f"{mid}.yaml").read_text()
+    assert "content: |-\n  multi\n  line\n  text\n" in text
+    assert text.endswith("\n") and "!!" not in text
+    assert yaml.safe_load(text)["content"] == "multi\nline\ntext"

@@ -1,0 +1,164 @@
+"""edit, validate, doctor and concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx
+
+
+def _editor(tmp_path: Path, body: str) -> str:
+    """An $EDITOR that rewrites the file with a Python snippet (``text`` in, ``text`` out)."""
+    script = tmp_path / "fake_editor.py"
+    script.write_text(
+        "import sys\npath = sys.argv[1]\ntext = open(path, encoding='utf-8').read()\n"
+        + textwrap.dedent(body)
+        + "open(path, 'w', encoding='utf-8').write(text)\n"
+    )
+    return f"{sys.executable} {script}"
+
+
+def test_edit_saves_a_valid_change(memx: Memx, repo: Path, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    mid = memx.ok("add", "pool size is 10").strip()
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('10', '50')\n"))
+    monkeypatch.setenv("MEMX_NOW", "2030-01-01T00:00:00Z")
+    assert memx.ok("edit", mid) == f"Updated {mid}\n"
+    mem = json.loads(memx.ok("show", mid, "--json"))["memory"]
+    assert mem["content"] == "pool size is 50"
+    assert mem["updated_at"] == "2030-01-01T00:00:00Z"
+    assert not (repo / ".memx" / "local" / "edits" / f"{mid}.yaml").exists()
+
+
+def test_edit_without_change(memx: Memx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mid = memx.ok("add", "unchanged").strip()
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, ""))
+    assert memx.ok("edit", mid) == "No changes.\n"
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ("text = text.replace('confidence: 1.0', 'confidence: 7')",
+         "field 'confidence': expected a number between 0 and 1, got 7"),
+        ("text = text.replace('kind: fact', 'kind: fact\\n=======')",
+         "merge-conflict marker; resolve the conflict, then run memx validate"),
+    ],
+)
+def test_edit_refuses_invalid_and_keeps_original(memx: Memx, repo: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch, change: str,
+                                                 problem: str) -> None:
+    mid = memx.ok("add", "keep me").strip()
+    path = repo / ".memx" / "memories" / f"{mid}.yaml"
+    before = path.read_bytes()
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, change + "\n"))
+    result = memx("edit", mid)
+    assert result.code == 2
+    line = 9 if "confidence" in change else 4
+    assert result.err == (
+        f"memx: error: edit refused, memory unchanged: .memx/memories/{mid}.yaml:{line}: "
+        f"{problem} (your text is in .memx/local/edits/{mid}.yaml)\n"
+    )
+    assert path.read_bytes() == before
+    assert (repo / ".memx" / "local" / "edits" / f"{mid}.yaml").exists()
+
+
+def test_edit_cannot_change_the_id(memx: Memx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mid = memx.ok("add", "fixed id").strip()
+    other = "01aaaaaaaaaaaaaaaaaaaaaaaa"
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, f"text = text.replace('{mid}', '{other}')\n"))
+    result = memx("edit", mid)
+    assert result.code == 2
+    assert f"the id cannot be changed by an edit (was {mid})" in result.err
+
+
+def _corrupt(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_validate_reports_each_problem_with_file_and_line(memx: Memx, repo: Path) -> None:
+    ids = [memx.ok("add", f"memory {i}").strip() for i in range(4)]
+    mems = repo / ".memx" / "memories"
+    _corrupt(mems / f"{ids[0]}.yaml", "kind: fact", " kind: fact")
+    _corrupt(mems / f"{ids[1]}.yaml", "scope: project", "scope: project\n<<<<<<< HEAD")
+    _corrupt(mems / f"{ids[2]}.yaml", "schema: 1", "schema: 99")
+    result = memx("validate")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f".memx/memories/{ids[0]}.yaml:3: invalid YAML: mapping values are not allowed in this context",
+        f".memx/memories/{ids[1]}.yaml:6: merge-conflict marker; resolve the conflict, then run memx validate",
+        f".memx/memories/{ids[2]}.yaml:1: schema 99 is newer than this memx supports (1); upgrade memx",
+    ]
+    assert result.err == "memx: error: 3 problem(s) in 4 file(s) checked\n"
+    listed = memx("list", "--json")
+    assert [m["id"] for m in json.loads(listed.out)["memories"]] == [ids[3]]
+    assert listed.err.count("memx: warning:") == 3
+
+
+def test_validate_duplicate_id_and_misnamed_file(memx: Memx, repo: Path) -> None:
+    mid = memx.ok("add", "original").strip()
+    mems = repo / ".memx" / "memories"
+    (repo / ".memx" / "archive").mkdir()
+    (repo / ".memx" / "archive" / f"{mid}.yaml").write_bytes((mems / f"{mid}.yaml").read_bytes())
+    (mems / "01bbbbbbbbbbbbbbbbbbbbbbbb.yaml").write_bytes((mems / f"{mid}.yaml").read_bytes())
+    result = memx("validate", "--json")
+    assert result.code == 1
+    problems = json.loads(result.out)["problems"]
+    assert problems == [
+        {"file": ".memx/memories/01bbbbbbbbbbbbbbbbbbbbbbbb.yaml", "line": 2,
+         "message": f"id {mid} does not match the file name; rename the file to {mid}.yaml"},
+        {"file": f".memx/archive/{mid}.yaml", "line": 2,
+         "message": f"duplicate id {mid} (also in .memx/memories/{mid}.yaml)"},
+    ]
+
+
+def test_validate_named_files_only(memx: Memx, repo: Path) -> None:
+    good = memx.ok("add", "good").strip()
+    bad = memx.ok("add", "bad").strip()
+    _corrupt(repo / ".memx" / "memories" / f"{bad}.yaml", "kind: fact", "kind: 3")
+    assert memx.ok("validate", f".memx/memories/{good}.yaml") == "1 memory file(s) OK\n"
+    assert memx("validate", f".memx/memories/{bad}.yaml").code == 1
+
+
+def test_validate_reports_bad_config(memx: Memx, repo: Path) -> None:
+    (repo / ".memx" / "config.yaml").write_text("ace:\n  retrieval:\n    max_results: lots\n")
+    result = memx("validate")
+    assert result.code == 1
+    assert result.out == (".memx/config.yaml: configuration key 'ace.retrieval.max_results': "
+                          "expected an integer, got 'lots'\n")
+
+
+def test_doctor_reports_state(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "something")
+    report = json.loads(memx.ok("doctor", "--json"))["doctor"]
+    assert report["versions"]["memx"] == "0.1.0"
+    assert report["store"]["memories"] == 1
+    assert report["hooks"]["post-commit"] == "absent"
+    assert report["problems"] == []
+    assert memx.ok("doctor").endswith("No problems found.\n")
+    (repo / ".memx" / "config.yaml").write_text("ace: [1\n")
+    broken = memx("doctor")
+    assert broken.code == 1
+    assert "problem:    .memx/config.yaml:2: invalid YAML in configuration" in broken.out
+
+
+def test_two_add_processes_at_the_same_moment_both_succeed(repo: Path) -> None:
+    env = {**os.environ}
+    cmd = [sys.executable, "-m", "memx_cli", "add"]
+    procs = [subprocess.Popen(cmd + [f"concurrent {i}"], cwd=repo, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(2)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    files = sorted((repo / ".memx" / "memories").glob("*.yaml"))
+    assert len(files) == 2
+    assert {f.stem for f in files} == {o[0].strip() for o in outs}
