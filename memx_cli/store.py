@@ -143,6 +143,12 @@ class Store:
             atomic_write(path, data)
         return path
 
+    def write_many(self, memories: list[Memory]) -> None:
+        """Write several memories under one lock (each file still atomic)."""
+        with self.lock():
+            for mem in memories:
+                atomic_write(self.path_for(mem.id), memfmt.dump(mem))
+
     def remove(self, memory_id: str) -> Path:
         path = self.path_for(memory_id)
         with self.lock():

@@ -42,10 +42,10 @@ class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name in COMMANDS if _available(name)]
+        return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS or not _available(cmd_name):
+        if cmd_name not in COMMANDS:
             return None
         module_name, attr, _ = COMMANDS[cmd_name]
         module = importlib.import_module(f"{__name__}.{module_name}")
@@ -56,11 +56,6 @@ class LazyGroup(click.Group):
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
-
-
-def _available(name: str) -> bool:
-    module_name = COMMANDS[name][0]
-    return (Path(__file__).parent / f"{module_name}.py").exists()
 
 
 class State:

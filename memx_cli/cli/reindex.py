@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import State
+from ._output import emit_json
+
+
+@click.command("reindex")
+@click.option("--full", is_flag=True, help="Rebuild from scratch instead of updating.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+@click.pass_obj
+def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
+    """Bring the search indexes up to date with the memory files.
+
+    Every search does this by itself for what changed; run it to rebuild after an
+    upgrade or to pay the cost up front. Shows progress on a terminal.
+    """
+    from ..generator.search import Searcher
+
+    repo = state.repo()
+    searcher = Searcher(repo)
+    summary = {}
+    for index in searcher.indexes:
+        bar = None
+        if sys.stderr.isatty() and not as_json:
+            bar = click.progressbar(length=max(len(index.store.files()) + len(
+                index.store.files(archived=True)), 1), label=f"indexing {index.store.label}",
+                file=sys.stderr)
+        last = [0]
+
+        def progress(done: int, total: int, bar: object = bar) -> None:
+            if bar is not None:
+                bar.update(done - last[0])  # type: ignore[attr-defined]
+                last[0] = done
+
+        report = index.sync(full=full, progress=progress)
+        if bar is not None:
+            bar.render_finish()
+        summary[index.store.label] = {
+            "added": report.added, "changed": report.changed, "removed": report.removed,
+            "rebuilt": report.rebuilt or full, "vectors": report.vectors,
+            "documents": index.lexical.num_docs() if index.manifest() else 0,
+        }
+    if as_json:
+        emit_json({"reindex": summary})
+        return
+    for label, s in summary.items():
+        vectors = "with vectors" if s["vectors"] else "keyword only (no embedding model)"
+        click.echo(f"{label}: {s['documents']} memories indexed ({s['added']} added, "
+                   f"{s['changed']} changed, {s['removed']} removed), {vectors}")

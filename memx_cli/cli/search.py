@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from . import State
+from ._output import emit_json, one_line, terminal_width
+
+
+def hit_json(hit: Any, explain: bool) -> dict[str, Any]:
+    doc = dict(hit.doc)
+    data: dict[str, Any] = {
+        "id": hit.id,
+        "content": doc.pop("content"),
+        "score": round(hit.score, 4),
+        "kind": doc.pop("kind", "fact"),
+        "scope": doc.pop("scope", "project"),
+        "tags": doc.pop("tags", []),
+        "source": doc.pop("source", {}),
+        "verification": {"status": "unanchored"} if not doc.get("anchors") else
+                        {"status": "unverified"},
+        "store": hit.store,
+        "path": doc.pop("path", None),
+    }
+    doc.pop("archived", None)
+    data.update(doc)
+    if explain:
+        data["explain"] = {"layers": {k: round(v, 4) for k, v in hit.layers.items()},
+                           "factors": {k: round(v, 4) for k, v in hit.factors.items()},
+                           "composite": round(hit.composite, 4), "tokens": hit.tokens}
+    return data
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("-n", "--limit", type=int, help="At most this many results (default: "
+              "ace.retrieval.max_results, 5).")
+@click.option("--scope", help="Search from this scope: project (default), global, workspace "
+              "(the current branch) or workspace:NAME. A narrower scope also sees the wider "
+              "ones; the current scope is boosted.")
+@click.option("--mode", type=click.Choice(["keyword", "semantic", "hybrid"]), default="hybrid",
+              show_default=True, help="keyword: full text only; semantic: full text and "
+              "vectors fused by reciprocal rank; hybrid: the blended score.")
+@click.option("--budget", type=int, help="Token budget of all results together (default: "
+              "ace.retrieval.token_budget, 2000).")
+@click.option("--include-archived", is_flag=True, help="Also search archived memories.")
+@click.option("--explain", is_flag=True, help="Show every layer's score and every multiplier.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"query", "mode", "results": [...]} as JSON.')
+@click.pass_obj
+def search_cmd(state: State, query: str, limit: int | None, scope: str | None, mode: str,
+               budget: int | None, include_archived: bool, explain: bool, as_json: bool) -> None:
+    """Search memory for QUERY (use - to read it from standard input).
+
+    Brings the search index up to date with the memory files first (only what changed).
+    """
+    from ..generator.search import search
+    from ._output import read_text_arg, warn_problems
+
+    repo = state.repo()
+    result = search(repo, read_text_arg(query), mode=mode, limit=limit, scope=scope,
+                    budget=budget, include_archived=include_archived)
+    for problem in result.problems:
+        click.echo(f"memx: warning: {problem} (skipped)", err=True)
+    if as_json:
+        emit_json({"query": result.query, "mode": result.mode, "scope": result.scope,
+                   "semantic": result.semantic_available,
+                   "results": [hit_json(h, explain) for h in result.hits]})
+        return
+    if not result.hits:
+        click.echo("No matching memories.", err=True)
+        return
+    width = terminal_width()
+    for hit in result.hits:
+        doc = hit.doc
+        tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
+        marks = " (superseded)" if doc.get("superseded_by") else ""
+        click.echo(f"{hit.id[:12]}  {hit.score:.3f}  {doc.get('scope', 'project')}{tags}{marks}")
+        for line in doc["content"].splitlines()[:6]:
+            click.echo("    " + one_line(line, width - 4))
+        if explain:
+            lay, fac = hit.layers, hit.factors
+            click.echo(
+                f"    explain: exact {lay['exact']:.2f} + fuzzy {lay['fuzzy']:.2f} + metadata "
+                f"{lay['metadata']:.2f} + context {lay['context']:.2f} -> keyword "
+                f"{lay['norm_keyword']:.3f}; semantic {lay['semantic']:.3f}; blended "
+                f"{lay['blended']:.3f}")
+            click.echo(
+                f"             x decay {fac['decay']:.3f} x recency {fac['recency']:.3f} x scope "
+                f"{fac['scope']:.2f} x superseded {fac['superseded']:.2f} = "
+                f"{hit.composite:.3f} (score {hit.score:.3f})")

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import State
+from ._output import emit_json
+
+
+@click.command("import")
+@click.argument("file", type=click.File("rb"))
+@click.option("--raw", is_flag=True, help="ACE off: store contents verbatim, with no "
+              "extraction, no dedup and NO secret sanitizing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
+    """Import memories from FILE (- for standard input): a JSON array of objects, an
+    object {"memories": [...]}, or JSONL (one object per line).
+
+    Each object needs "content"; "tags", "source", "created_at", "kind", "scope",
+    "domain", "topic", "veracity", "tools", "entities", "section", "type" and "id" are
+    optional. "source" is kept verbatim. Every record is checked before anything is
+    written; a record whose id already exists is skipped.
+    """
+    from ..transfer import import_records
+
+    repo = state.repo()
+    written, skipped = import_records(repo, file, raw=raw or not repo.config["ace.enabled"])  # type: ignore[arg-type]
+    if as_json:
+        emit_json({"imported": [m.id for m in written], "skipped": skipped})
+    else:
+        more = f", {skipped} already present" if skipped else ""
+        click.echo(f"Imported {len(written)} memories{more}")
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(["json", "jsonl", "markdown"]),
+              default="json", show_default=True, help="Output format.")
+@click.option("--include-archived", is_flag=True, help="Also export archived memories.")
+@click.pass_obj
+def export_cmd(state: State, fmt: str, include_archived: bool) -> None:
+    """Write every memory this repository sees to standard output.
+
+    JSON is {"memories": [...]}; `memx import` reads all three machine formats back.
+    """
+    from ..manage import load_visible
+    from ..transfer import export_text
+    from ._output import warn_problems
+
+    repo = state.repo()
+    found, problems = load_visible(repo)
+    warn_problems(problems)
+    memories = [m for _, m in found]
+    if include_archived:
+        for store in repo.stores():
+            loaded = store.load_all(archived=True)
+            memories.extend(loaded.memories)
+            warn_problems(loaded.problems)
+    for chunk in export_text(memories, fmt):
+        sys.stdout.write(chunk)

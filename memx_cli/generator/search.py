@@ -1,0 +1,267 @@
+"""Hybrid retrieval over every store a repository sees (SPEC 3.4, SPEC 4).
+
+Candidates come from four layers: L1 exact words, L2 stemmed words (plus the
+neighbouring-memory context at a lower weight), L3 metadata (tags, tools, entities) and
+L4 semantic similarity. Each candidate's blended score is multiplied by its decay
+weight, recency and scope factors; ranking uses the unclamped product.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import recall
+from ..clock import now, parse_timestamp
+from ..decay import DecayParams, decay_weight
+from ..errors import MemxError
+from ..index import StoreIndex
+from ..repo import Repo
+from ..textproc import estimate_tokens, query_terms
+from .fusion import Weights, blended, composite, final_score, norm_keyword, recency_factor, rrf
+
+log = logging.getLogger("memx")
+
+MODES = ("keyword", "semantic", "hybrid")
+MAX_QUERY_TERMS = 64
+MAX_QUERY_CHARS = 2000
+# Context (neighbouring memories of the same source) counts at this share of L2.
+CONTEXT_WEIGHT = 0.5
+# Below this cosine a memory with no word in common with the query is noise, not a result.
+MIN_SEMANTIC = 0.45
+SUPERSEDED_FACTOR = 0.5
+
+
+@dataclass
+class Hit:
+    id: str
+    doc: dict[str, Any]
+    store: str
+    score: float
+    composite: float
+    layers: dict[str, float]
+    factors: dict[str, float]
+    tokens: int
+
+
+@dataclass
+class SearchResult:
+    query: str
+    mode: str
+    scope: str
+    hits: list[Hit] = field(default_factory=list)
+    semantic_available: bool = True
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Candidate:
+    key: int
+    index: StoreIndex
+    exact: float = 0.0
+    fuzzy: float = 0.0
+    meta: float = 0.0
+    context: float = 0.0
+    semantic: float | None = None
+    doc: dict[str, Any] | None = None
+
+    @property
+    def keyword_raw(self) -> float:
+        return self.exact + self.fuzzy + self.meta + CONTEXT_WEIGHT * self.context
+
+
+def visible(doc_scope: str, current: str) -> bool:
+    """SPEC 4: a narrower scope sees the wider ones, never the reverse."""
+    if current == "global":
+        return doc_scope == "global"
+    if current == "project":
+        return doc_scope in ("project", "global")
+    return doc_scope in (current, "project", "global")
+
+
+class Searcher:
+    """Holds the indexes open, so a long-lived process (MCP) searches warm."""
+
+    def __init__(self, repo: Repo):
+        self.repo = repo
+        cfg = repo.config
+        spec = cfg["embedding.model"]
+        self.indexes = [StoreIndex(store, spec) for store in repo.stores()]
+
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        limit: int | None = None,
+        scope: str | None = None,
+        budget: int | None = None,
+        include_archived: bool = False,
+        record_recalls: bool = True,
+    ) -> SearchResult:
+        if mode not in MODES:
+            raise MemxError(f"unknown search mode {mode!r}; use keyword, semantic or hybrid")
+        if not query.strip():
+            raise MemxError("empty query; pass the words to search for")
+        cfg = self.repo.config
+        current = self.repo.normalize_scope(scope)
+        limit = limit or cfg["ace.retrieval.max_results"]
+        budget = budget or cfg["ace.retrieval.token_budget"]
+        if limit < 1 or budget < 1:
+            raise MemxError("--limit and --budget must be positive")
+        result = SearchResult(query=query, mode=mode, scope=current)
+        text = query[:MAX_QUERY_CHARS]
+        terms = list(dict.fromkeys(query_terms(text)))[:MAX_QUERY_TERMS]
+        want_vectors = mode != "keyword"
+        depth = max(50, limit * 10)
+
+        qvec = None
+        candidates: list[_Candidate] = []
+        for index in self.indexes:
+            report = index.sync(want_vectors=want_vectors)
+            result.problems.extend(report.problems)
+            if want_vectors and qvec is None and report.vectors:
+                encoder = index.encoder()
+                if encoder is not None:
+                    qvec = encoder.encode([text])[0]
+            candidates.extend(self._candidates(index, terms, qvec if report.vectors else None,
+                                               depth, include_archived))
+        result.semantic_available = qvec is not None or not want_vectors
+        if want_vectors and qvec is None:
+            log.info("no query vector (embedding model unavailable): keyword results only")
+
+        self._fetch(candidates)
+        ranked = self._score(candidates, mode, current, qvec is not None, include_archived)
+        result.hits = self._fill(ranked, limit, budget)
+        if record_recalls:
+            by_store: dict[str, list[str]] = {}
+            for hit in result.hits:
+                by_store.setdefault(hit.store, []).append(hit.id)
+            for index in self.indexes:
+                recall.record(index.store, by_store.get(index.store.label, []))
+        return result
+
+    # ------------------------------------------------------------ candidates
+
+    def _candidates(self, index: StoreIndex, terms: Sequence[str], qvec: Any, depth: int,
+                    include_archived: bool) -> list[_Candidate]:
+        found: dict[int, _Candidate] = {}
+
+        def get(key: int) -> _Candidate:
+            if key not in found:
+                found[key] = _Candidate(key, index)
+            return found[key]
+
+        lexical = index.lexical
+        if terms and index.manifest() is not None:
+            for name, attr in (("exact", "exact"), ("stem", "fuzzy"), ("meta", "meta"),
+                               ("context", "context")):
+                for key, score in lexical.search_field(name, terms, depth,
+                                                       include_archived).items():
+                    setattr(get(key), attr, score)
+        if qvec is not None and index.vectors.exists():
+            for key, sim in index.vectors.search(qvec, depth).items():
+                get(key).semantic = sim
+            missing = [k for k, c in found.items() if c.semantic is None]
+            for key, sim in index.vectors.similarities(qvec, missing).items():
+                found[key].semantic = sim
+        return list(found.values())
+
+    def _fetch(self, candidates: list[_Candidate]) -> None:
+        by_index: dict[int, list[_Candidate]] = {}
+        for cand in candidates:
+            by_index.setdefault(id(cand.index), []).append(cand)
+        for group in by_index.values():
+            docs = group[0].index.lexical.fetch([c.key for c in group])
+            for cand in group:
+                cand.doc = docs.get(cand.key)
+
+    # ------------------------------------------------------------ scoring
+
+    def _score(self, candidates: list[_Candidate], mode: str, current: str, has_vector: bool,
+               include_archived: bool) -> list[Hit]:
+        cfg = self.repo.config
+        weights = Weights(cfg["ace.retrieval.keyword_weight"],
+                          cfg["ace.retrieval.semantic_weight"],
+                          cfg["ace.retrieval.keyword_full_score"])
+        params = DecayParams.from_config(cfg)
+        moment = now()
+        recalls = {index.store.label: recall.load(index.store) for index in self.indexes}
+        live = []
+        for cand in candidates:
+            doc = cand.doc
+            if doc is None or not visible(doc.get("scope", "project"), current):
+                continue
+            if doc.get("archived") and not include_archived:
+                continue
+            until = doc.get("valid_until")
+            if until and parse_timestamp(until) <= moment:
+                continue
+            lexical = cand.keyword_raw > 0
+            semantic = cand.semantic if has_vector else None
+            if not lexical and (semantic is None or semantic < MIN_SEMANTIC):
+                continue  # SPEC 3.4: no zero-score padding
+            live.append(cand)
+
+        ranks_kw = _ranks(live, lambda c: c.keyword_raw)
+        ranks_sem = _ranks(live, lambda c: c.semantic if c.semantic is not None else -1.0)
+        hits = []
+        for cand in live:
+            doc = cand.doc
+            assert doc is not None
+            layers = {"exact": cand.exact, "fuzzy": cand.fuzzy, "metadata": cand.meta,
+                      "context": cand.context}
+            nk = norm_keyword(cand.exact, cand.fuzzy + CONTEXT_WEIGHT * cand.context, cand.meta,
+                              weights.full_score)
+            sem = max(cand.semantic or 0.0, 0.0) if has_vector else 0.0
+            if mode == "keyword":
+                blend = nk
+            elif mode == "semantic":
+                kr = ranks_kw.get(cand.key) if cand.keyword_raw > 0 else None
+                sr = ranks_sem.get(cand.key) if cand.semantic is not None else None
+                blend = rrf([kr, sr]) / rrf([1, 1])
+            else:
+                blend = blended(nk, sem, weights, has_vector)
+            layers.update({"semantic": sem, "norm_keyword": nk, "blended": blend})
+            created = parse_timestamp(doc["created_at"])
+            age = (moment - created).total_seconds() / 86400
+            count = recalls.get(cand.index.store.label, {}).get(doc["id"], (0, ""))[0]
+            factors = {
+                "decay": decay_weight(age, count, params),
+                "recency": recency_factor(age, cfg["ace.retrieval.recency_days"],
+                                          cfg["ace.retrieval.recency_max_boost"]),
+                "scope": cfg["ace.retrieval.scope_boost"] if doc.get("scope") == current else 1.0,
+                "superseded": SUPERSEDED_FACTOR if doc.get("superseded_by") else 1.0,
+            }
+            value = composite(blend, factors["decay"], factors["recency"], factors["scope"],
+                              factors["superseded"])
+            hits.append(Hit(doc["id"], doc, cand.index.store.label, final_score(value), value,
+                            layers, factors, estimate_tokens(doc["content"])))
+        hits.sort(key=lambda h: (-h.composite, h.id))
+        return hits
+
+    @staticmethod
+    def _fill(ranked: list[Hit], limit: int, budget: int) -> list[Hit]:
+        """Take results in rank order within max_results and the token budget; an
+        oversized result is skipped, not a reason to stop (SPEC 3.4)."""
+        chosen: list[Hit] = []
+        used = 0
+        for hit in ranked:
+            if len(chosen) >= limit:
+                break
+            if used + hit.tokens > budget:
+                continue
+            chosen.append(hit)
+            used += hit.tokens
+        return chosen
+
+
+def _ranks(items: list[_Candidate], key: Any) -> dict[int, int]:
+    ordered = sorted(items, key=lambda c: -key(c))
+    return {c.key: i for i, c in enumerate(ordered, 1)}
+
+
+def search(repo: Repo, query: str, **options: Any) -> SearchResult:
+    return Searcher(repo).search(query, **options)

@@ -1,0 +1,367 @@
+"""Derived indexes of one store, kept in step with its YAML files (SPEC 9).
+
+``StoreIndex.sync`` compares the memory files with the manifest (stat first, content
+hash only for files whose stat changed) and updates only what changed: new, edited,
+deleted, archived files, whether memx wrote them or git, an editor or a merge did.
+A missing, corrupt or incompatible index is rebuilt with a one-line notice. The YAML
+stays the only truth: deleting ``cache/`` loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidMemoryError, ModelUnavailableError
+from ..memory import Memory
+from ..store import Store
+from .lexical import IndexDoc, LexicalIndex
+from .manifest import FileState, Manifest
+from .vectors import VectorIndex
+
+log = logging.getLogger("memx")
+
+Progress = Callable[[int, int], None]
+# Neighbours on each side whose text is indexed as a memory's context (same source group).
+CONTEXT_WINDOW = 1
+
+
+def memory_key(memory_id: str) -> int:
+    """A stable 63-bit integer key for the indexes, derived from the id."""
+    digest = hashlib.blake2b(memory_id.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def source_group(mem: Memory) -> str | None:
+    """Memories from the same session, commit or CI run are neighbours of each other."""
+    src = mem.source
+    for name in ("session", "sha", "run"):
+        value = src.get(name)
+        if isinstance(value, (str, int)) and str(value):
+            return f"{src.get('type', '')}:{name}:{value}"
+    return None
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    vectors: bool = False  # vectors are current for the configured model
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def touched(self) -> int:
+        return self.added + self.changed + self.removed
+
+
+@dataclass(frozen=True)
+class _Seen:
+    path: Path
+    mtime_ns: int
+    size: int
+    archived: bool
+
+
+class StoreIndex:
+    def __init__(self, store: Store, model_spec: str | None):
+        self.store = store
+        self.model_spec = model_spec
+        self.dir = store.cache_dir
+        self.manifest_path = self.dir / "manifest.json"
+        self.lexical = LexicalIndex(self.dir / "lexical")
+        self.vectors = VectorIndex(self.dir / "vectors.usearch")
+        self._manifest: Manifest | None = None
+        self._encoder: Any = None
+        self._encoder_failed: str | None = None
+
+    # ------------------------------------------------------------ model
+
+    def encoder(self) -> Any:
+        """The embedding model, or None (logged once) when it cannot be loaded."""
+        if self._encoder is None and self._encoder_failed is None:
+            from ..embed import load_encoder
+
+            try:
+                self._encoder = load_encoder(self.model_spec)
+            except ModelUnavailableError as exc:
+                self._encoder_failed = str(exc)
+                log.warning(str(exc))
+        return self._encoder
+
+    # ------------------------------------------------------------ scanning
+
+    def _scan(self) -> dict[str, _Seen]:
+        seen: dict[str, _Seen] = {}
+        for archived, directory in ((True, self.store.archive_dir),
+                                    (False, self.store.memories_dir)):
+            try:
+                entries = list(os.scandir(directory))
+            except FileNotFoundError:
+                continue
+            for entry in entries:
+                name = entry.name
+                if not name.endswith(".yaml") or name[0] == ".":
+                    continue
+                try:
+                    st = entry.stat()
+                except FileNotFoundError:
+                    continue
+                # memories/ wins over archive/ when both hold an id (validate reports it).
+                seen[name[:-5]] = _Seen(Path(entry.path), st.st_mtime_ns, st.st_size, archived)
+        return seen
+
+    def _load_manifest(self) -> Manifest | None:
+        try:
+            manifest = Manifest.load(self.manifest_path)
+        except ValueError:
+            return None
+        if manifest is not None and not manifest.compatible():
+            return None
+        return manifest
+
+    def _stale(self, manifest: Manifest | None, seen: dict[str, _Seen]) -> bool:
+        if manifest is None:
+            return True
+        if len(manifest.files) != len(seen):
+            return True
+        for memory_id, now in seen.items():
+            old = manifest.files.get(memory_id)
+            if (old is None or old.mtime_ns != now.mtime_ns or old.size != now.size
+                    or old.archived != now.archived):
+                return True
+        return False
+
+    # ------------------------------------------------------------ syncing
+
+    def sync(self, full: bool = False, progress: Progress | None = None,
+             want_vectors: bool = True) -> SyncReport:
+        """Bring the indexes up to date with the files; cheap when nothing changed."""
+        seen = self._scan()
+        manifest = self._load_manifest()
+        vectors_needed = want_vectors and not self._vectors_current(manifest)
+        if not full and not self._stale(manifest, seen):
+            if vectors_needed and self.encoder() is None:
+                vectors_needed = False  # model unavailable: keyword search, no lock taken
+            if not vectors_needed:
+                self._manifest = manifest
+                current = manifest is not None and manifest.model is not None
+                return self._report_problems(SyncReport(vectors=current))
+        with self.store.lock():
+            seen = self._scan()
+            manifest = None if full else self._load_manifest()
+            report = self._update(manifest, seen, progress, want_vectors)
+        return self._report_problems(report)
+
+    def _report_problems(self, report: SyncReport) -> SyncReport:
+        manifest = self._manifest
+        if manifest is not None:
+            for memory_id, state in sorted(manifest.files.items()):
+                if state.digest.startswith("!"):
+                    report.problems.append(state.digest[1:])
+        return report
+
+    def _vectors_current(self, manifest: Manifest | None) -> bool:
+        if manifest is None:
+            return False
+        if manifest.model is None:
+            # No vectors yet: worth a try unless the model already failed in this process.
+            return self._encoder_failed is not None or not manifest.files
+        return manifest.model == self._model_fingerprint()
+
+    def _model_fingerprint(self) -> str | None:
+        """Identifies the configured model cheaply (without loading it)."""
+        from ..embed import BUNDLED, bundled_model_path
+
+        spec = (self.model_spec or BUNDLED).strip() or BUNDLED
+        path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
+        if path.is_dir():
+            try:
+                st = (path / "model.safetensors").stat()
+            except OSError:
+                return None
+            return f"{spec}|{st.st_size}|{st.st_mtime_ns}"
+        return spec
+
+    def _update(self, manifest: Manifest | None, seen: dict[str, _Seen],
+                progress: Progress | None, want_vectors: bool) -> SyncReport:
+        report = SyncReport()
+        if manifest is None:
+            if self.manifest_path.exists() or self.lexical.path.exists():
+                log.warning(f"search index in {self.store.display(self.dir)} was incomplete, "
+                            "corrupt or from another memx version; rebuilding it")
+            self._wipe()
+            manifest = Manifest()
+            report.rebuilt = True
+        try:
+            self.lexical.open(create=True)
+        except (OSError, ValueError) as exc:
+            log.warning(f"search index could not be opened ({exc}); rebuilding it")
+            self._wipe()
+            manifest = Manifest()
+            report.rebuilt = True
+            self.lexical.open(create=True)
+
+        old_files = dict(manifest.files)
+        new_files: dict[str, FileState] = {}
+        memories: dict[str, Memory] = {}
+        changed: set[str] = set()
+        total = len(seen)
+        for done, (memory_id, now) in enumerate(sorted(seen.items()), 1):
+            old = old_files.get(memory_id)
+            if (old is not None and old.mtime_ns == now.mtime_ns and old.size == now.size
+                    and old.archived == now.archived):
+                new_files[memory_id] = old
+                continue
+            try:
+                data = now.path.read_bytes()
+            except OSError:
+                continue
+            digest = _digest(data)
+            if old is not None and old.digest == digest and old.archived == now.archived:
+                new_files[memory_id] = FileState(now.mtime_ns, now.size, digest, now.archived,
+                                                 old.group)
+                continue
+            try:
+                mem = self.store.read_file(now.path)
+                new_files[memory_id] = FileState(now.mtime_ns, now.size, digest, now.archived,
+                                                 source_group(mem))
+                memories[memory_id] = mem
+            except InvalidMemoryError as exc:
+                new_files[memory_id] = FileState(now.mtime_ns, now.size, "!" + str(exc),
+                                                 now.archived, None)
+            changed.add(memory_id)
+            if old is None:
+                report.added += 1
+            else:
+                report.changed += 1
+            if progress is not None:
+                progress(done, total)
+        removed = set(old_files) - set(new_files)
+        report.removed = len(removed)
+
+        # Neighbours of a changed memory get new context text: re-index whole groups.
+        groups = {old_files[i].group for i in changed | removed if i in old_files}
+        groups |= {new_files[i].group for i in changed if i in new_files}
+        groups.discard(None)
+        members: dict[str, list[str]] = {}
+        for memory_id, state in new_files.items():
+            if state.group is not None and not state.digest.startswith("!"):
+                members.setdefault(state.group, []).append(memory_id)
+        reindex = set(changed)
+        for group in groups:
+            reindex.update(members.get(group, ()))  # type: ignore[arg-type]
+        for memory_id in reindex:
+            if memory_id not in memories and not new_files[memory_id].digest.startswith("!"):
+                with contextlib.suppress(InvalidMemoryError):
+                    memories[memory_id] = self.store.read_file(seen[memory_id].path)
+
+        docs = self._documents(reindex, memories, new_files, members, seen)
+        if reindex or removed:
+            self.lexical.apply(sorted(reindex | removed), docs)
+        manifest.files = new_files
+        report.vectors = self._update_vectors(manifest, docs, removed | reindex, want_vectors,
+                                              report.rebuilt)
+        manifest.save(self.manifest_path)
+        self._manifest = manifest
+        if progress is not None:
+            progress(total, total)
+        return report
+
+    def _documents(self, ids: Iterable[str], memories: dict[str, Memory],
+                   files: dict[str, FileState], members: dict[str, list[str]],
+                   seen: dict[str, _Seen]) -> list[IndexDoc]:
+        ordered: dict[str, list[str]] = {}
+        for group, group_ids in members.items():
+            ordered[group] = sorted(
+                group_ids, key=lambda i: (memories[i].created_at if i in memories else "", i))
+        docs = []
+        for memory_id in sorted(ids):
+            mem = memories.get(memory_id)
+            if mem is None:
+                continue
+            state = files[memory_id]
+            context = ""
+            if state.group is not None:
+                order = ordered[state.group]
+                at = order.index(memory_id)
+                around = order[max(0, at - CONTEXT_WINDOW):at] + order[at + 1:at + 1 + CONTEXT_WINDOW]
+                context = "\n".join(memories[i].content for i in around if i in memories)
+            stored = mem.to_dict()
+            stored.pop("schema", None)
+            stored["path"] = self.store.display(seen[memory_id].path)
+            stored["archived"] = state.archived
+            meta = " ".join([*mem.tags, *mem.tools, *mem.entities,
+                             *(x for x in (mem.domain, mem.topic) if x)])
+            docs.append(IndexDoc(memory_key(memory_id), memory_id, state.archived, mem.content,
+                                 meta, context, stored))
+        return docs
+
+    def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
+                        want: bool, rebuilt: bool) -> bool:
+        fingerprint = self._model_fingerprint()
+        if not want:
+            if manifest.model is not None and docs:
+                manifest.model = None  # vectors now lag behind; the next search re-embeds
+            return False
+        encoder = self.encoder()
+        if encoder is None:
+            manifest.model = None
+            return False
+        everything = rebuilt or manifest.model != fingerprint
+        if everything:
+            docs = self._all_documents()
+            remove = set()
+        texts = [d.content for d in docs]
+        vectors = encoder.encode(texts) if texts else None
+        self.vectors.update(encoder.dim, [memory_key(i) for i in sorted(remove)],
+                            [d.key for d in docs], vectors, rebuild=everything)
+        manifest.model = fingerprint
+        return True
+
+    def _all_documents(self) -> list[IndexDoc]:
+        """Every indexed memory's content (for re-embedding), read from the lexical index."""
+        import tantivy
+
+        searcher = self.lexical.searcher()
+        total = int(searcher.num_docs)
+        if total == 0:
+            return []
+        hits = searcher.search(tantivy.Query.all_query(), total).hits
+        docs = []
+        for _, address in hits:
+            doc = searcher.doc(address)
+            stored = json.loads(bytes(doc["doc"][0]))
+            docs.append(IndexDoc(int(doc["key"][0]), stored["id"], bool(stored.get("archived")),
+                                 stored["content"], "", "", stored))
+        return docs
+
+    def _wipe(self) -> None:
+        self.lexical = LexicalIndex(self.dir / "lexical")
+        self.vectors = VectorIndex(self.dir / "vectors.usearch")
+        for path in (self.dir / "lexical", self.dir / "vectors.usearch", self.manifest_path):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+
+    # ------------------------------------------------------------ state
+
+    def manifest(self) -> Manifest | None:
+        if self._manifest is None:
+            self._manifest = self._load_manifest()
+        return self._manifest

