@@ -130,7 +130,7 @@ class Searcher:
                                                depth, include_archived))
         result.semantic_available = qvec is not None or not want_vectors
         if want_vectors and qvec is None:
-            log.info("no query vector (embedding model unavailable): keyword results only")
+            log.debug("no query vector: keyword results only")
 
         self._fetch(candidates)
         ranked = self._score(candidates, mode, current, qvec is not None, include_archived)

@@ -1,0 +1,246 @@
+"""`memx search` end to end on real repositories, real indexes and the bundled model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx, git
+
+FACTS = [
+    ("Run pytest -v --lf to rerun only the tests that failed last time", ["testing"]),
+    ("The deploy script clears the CDN cache by hand every time", ["deploy"]),
+    ("Integration tests need REDIS_URL=redis://localhost:6379/15", ["redis", "testing"]),
+    ("We configured the connection pool with MAX_POOL_SIZE=50 after timeouts in production",
+     ["database"]),
+    ("Use pnpm, not npm: the lockfile is pnpm-lock.yaml", ["tooling"]),
+    ("Parallelise the test suite with pytest-xdist: pytest -n auto halves CI time", ["ci"]),
+    ("数据库连接池大小设置为50，否则高峰期会超时", ["database"]),
+    ("Database migrations are generated with alembic revision --autogenerate", ["database"]),
+    ("The frontend is built with vite; run pnpm dev for the dev server", ["frontend"]),
+    ("Logging goes through structlog; never call print in library code", ["logging"]),
+]
+
+
+@pytest.fixture
+def store(memx: Memx) -> Memx:
+    for text, tags in FACTS:
+        args = ["add", text]
+        for tag in tags:
+            args += ["--tag", tag]
+        memx.ok(*args)
+    return memx
+
+
+def results(memx: Memx, *args: str) -> list[dict]:
+    return json.loads(memx.ok("search", *args, "--json"))["results"]
+
+
+def first(memx: Memx, *args: str) -> str:
+    found = results(memx, *args)
+    assert found, f"no results for {args}"
+    return found[0]["content"]
+
+
+def test_finds_by_exact_term(store: Memx) -> None:
+    assert first(store, "MAX_POOL_SIZE").startswith("We configured the connection pool")
+
+
+def test_finds_by_inflected_form(store: Memx) -> None:
+    assert first(store, "configuring deployments").startswith("The deploy script")
+
+
+def test_finds_by_tag(store: Memx) -> None:
+    found = [r["content"] for r in results(store, "logging", "--mode", "keyword")]
+    assert found[0].startswith("Logging goes through structlog")
+
+
+def test_finds_by_paraphrase_semantically(store: Memx) -> None:
+    found = [r["content"] for r in results(store, "how can I speed up my unit test runs",
+                                           "--mode", "semantic")]
+    assert any("pytest" in text for text in found[:3])
+
+
+def test_finds_chinese(store: Memx) -> None:
+    assert first(store, "连接池超时").startswith("数据库连接池")
+
+
+def test_no_zero_score_padding(store: Memx) -> None:
+    assert results(store, "xylophone quartz", "--mode", "keyword") == []
+
+
+def test_limit_and_budget(store: Memx) -> None:
+    assert len(results(store, "tests database pnpm", "--limit", "2")) == 2
+    # 12 tokens fit the short memories only: the longer ones are skipped, not a stop.
+    small = results(store, "pnpm database tests", "--budget", "16", "--limit", "10")
+    assert small and all(len(r["content"]) / 4 <= 16 for r in small)
+
+
+def test_json_shape_and_explain(store: Memx) -> None:
+    out = json.loads(store.ok("search", "redis", "--json", "--explain"))
+    assert list(out)[:3] == ["query", "mode", "scope"]
+    hit = out["results"][0]
+    for key in ("id", "content", "score", "kind", "scope", "tags", "source", "verification"):
+        assert key in hit
+    layers, factors = hit["explain"]["layers"], hit["explain"]["factors"]
+    assert set(layers) >= {"exact", "fuzzy", "metadata", "semantic", "norm_keyword", "blended"}
+    assert set(factors) == {"decay", "recency", "scope", "superseded"}
+    assert layers["exact"] > 0 and layers["metadata"] > 0
+    human = store.ok("search", "redis", "--explain")
+    assert "explain: exact" in human and "x decay 1.000" in human
+
+
+def test_reading_never_dirties_the_tree_and_counts_recalls(store: Memx, repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    hit = results(store, "structlog")[0]
+    assert git(repo, "status", "--porcelain") == ""
+    recalls = json.loads((repo / ".memx" / "local" / "recalls.json").read_text())
+    assert recalls[hit["id"]][0] == 1
+
+
+def test_index_follows_files_changed_behind_memx(store: Memx, repo: Path) -> None:
+    target = next((repo / ".memx" / "memories").glob("*.yaml"))
+    text = target.read_text()
+    first_content = text.split("content: ", 1)[1].splitlines()[0]
+    target.write_text(text.replace(first_content, "Flamingo deployments use blue-green switches"))
+    assert first(store, "flamingo").startswith("Flamingo")
+    target.unlink()
+    assert results(store, "flamingo", "--mode", "keyword") == []
+
+
+def test_deleting_the_cache_loses_nothing(store: Memx, repo: Path) -> None:
+    results(store, "redis")
+    shutil.rmtree(repo / ".memx" / "cache")
+    assert first(store, "alembic").startswith("Database migrations")
+
+
+def test_corrupt_index_is_rebuilt_with_a_notice(store: Memx, repo: Path) -> None:
+    results(store, "redis")
+    (repo / ".memx" / "cache" / "manifest.json").write_text("{not json")
+    result = store("search", "alembic", "--json")
+    assert result.code == 0
+    assert result.err == ("memx: warning: search index in .memx/cache was incomplete, corrupt "
+                          "or from another memx version; rebuilding it\n")
+    assert json.loads(result.out)["results"][0]["content"].startswith("Database migrations")
+
+
+def test_broken_model_falls_back_to_keyword_with_one_notice(store: Memx, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli import embed
+
+    broken = tmp_path / "model"
+    shutil.copytree(embed.bundled_model_path(), broken)
+    (broken / "model.safetensors").write_bytes(b"\x00" * 16)
+    monkeypatch.setenv("MEMX_EMBEDDING_MODEL", str(broken))
+    monkeypatch.setattr(embed, "_CACHE", {})
+    result = store("search", "alembic migrations", "--json")
+    assert result.code == 0
+    notices = result.err.splitlines()
+    assert len(notices) == 1
+    assert notices[0].startswith(f"memx: warning: embedding model unavailable ({broken}: ")
+    assert notices[0].endswith("; searching by keyword only")
+    out = json.loads(result.out)
+    assert out["semantic"] is False
+    assert out["results"][0]["content"].startswith("Database migrations")
+
+
+def test_broken_memory_file_is_reported_and_skipped(store: Memx, repo: Path) -> None:
+    bad = next((repo / ".memx" / "memories").glob("*.yaml"))
+    bad.write_text(bad.read_text().replace("kind: fact", "kind: [fact"))
+    result = store("search", "alembic", "--json")
+    assert result.code == 0
+    assert f"memx: warning: .memx/memories/{bad.name}:" in result.err
+    assert json.loads(result.out)["results"]
+
+
+def test_invalid_mode_and_empty_query(store: Memx) -> None:
+    bad = store("search", "x", "--mode", "fuzzy")
+    assert bad.code == 2 and "Invalid value for '--mode'" in bad.err
+    empty = store("search", "  ")
+    assert (empty.code, empty.err) == (2, "memx: error: empty query; pass the words to search for\n")
+
+
+def test_huge_query_is_handled(store: Memx) -> None:
+    result = store("search", "redis " * 2000, "--json")
+    assert result.code == 0
+    assert json.loads(result.out)["results"][0]["content"].startswith("Integration tests")
+
+
+def test_reindex_reports(store: Memx) -> None:
+    out = json.loads(store.ok("reindex", "--full", "--json"))["reindex"]["project"]
+    assert out["documents"] == len(FACTS) and out["rebuilt"] and out["vectors"]
+    assert store.ok("reindex") == (f"project: {len(FACTS)} memories indexed (0 added, 0 changed, "
+                                   "0 removed), with vectors\n")
+
+
+def test_scopes_global_workspace_and_project_isolation(bare_repo: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    one = Memx(bare_repo, monkeypatch)
+    one.ok("init")
+    other_root = tmp_path / "other"
+    shutil.copytree(bare_repo, other_root, ignore=shutil.ignore_patterns(".memx"))
+    two = Memx(other_root, monkeypatch)
+    two.ok("init")
+    one.ok("add", "zebra project fact from repo one")
+    two.ok("add", "zebra project fact from repo two")
+    one.ok("add", "zebra global habit", "--scope", "global")
+    one.ok("add", "zebra workspace note", "--scope", "workspace:feature-x")
+
+    def seen(memx: Memx, *args: str) -> list[str]:
+        return [r["content"] for r in results(memx, "zebra", "--limit", "10", *args)]
+
+    assert sorted(seen(one)) == ["zebra global habit", "zebra project fact from repo one"]
+    assert sorted(seen(two)) == ["zebra global habit", "zebra project fact from repo two"]
+    ws = seen(one, "--scope", "workspace:feature-x")
+    assert ws[0] == "zebra workspace note"  # the current scope is boosted
+    assert sorted(ws) == ["zebra global habit", "zebra project fact from repo one",
+                          "zebra workspace note"]
+    assert seen(one, "--scope", "global") == ["zebra global habit"]
+    assert "zebra workspace note" not in seen(two, "--scope", "workspace:feature-x")
+
+
+def test_import_keeps_source_verbatim_and_search_returns_it(memx: Memx) -> None:
+    records = [{"content": "Kafka consumers must commit offsets manually", "tags": ["kafka"],
+                "source": {"type": "import", "external_id": "X-17", "nested": {"a": [1, 2]}}},
+               {"content": "second imported", "created_at": "2026-01-02T03:04:05Z"}]
+    out = json.loads(memx.ok("import", "-", "--json", input=json.dumps(records)))
+    assert len(out["imported"]) == 2
+    hit = results(memx, "kafka offsets")[0]
+    assert hit["source"] == records[0]["source"]
+    lines = "\n".join(json.dumps(r) for r in records)
+    memx.ok("import", "-", input=lines)
+    exported = json.loads(memx.ok("export"))["memories"]
+    assert len(exported) == 4
+    assert memx.ok("export", "--format", "markdown").startswith("# Memories\n\n- **fact** `")
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ('[{"content": "ok"}, {"text": "no content"}]',
+         "memx: error: import: record 2: unknown field 'text'\n"),
+        ('[{"content": "ok"}, {"content": "x", "confidence": 5}]',
+         "memx: error: import: record 2: field 'confidence': expected a number between 0 and 1, got 5\n"),
+        ('{"content": "a"}\n{broken\n', "memx: error: import: line 2: invalid JSON "
+         "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))\n"),
+        ("plain text", "memx: error: import: expected JSON (an array of objects) or JSONL (one per line)\n"),
+    ],
+)
+def test_bad_import_changes_nothing(memx: Memx, repo: Path, payload: str, message: str) -> None:
+    result = memx("import", "-", input=payload)
+    assert (result.code, result.err) == (2, message)
+    assert list((repo / ".memx" / "memories").iterdir()) == []
+
+
+def test_cold_search_subprocess_works(store: Memx, repo: Path) -> None:
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "memx_cli", "search", "vite dev server"],
+                          cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "pnpm dev" in proc.stdout
