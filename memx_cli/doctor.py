@@ -6,8 +6,6 @@ import platform
 from importlib import metadata
 from typing import Any
 
-import yaml
-
 from . import __version__, git
 from .errors import ConfigError, MemxError
 from .repo import Repo
@@ -27,6 +25,8 @@ def _package_version(name: str) -> str | None:
 
 def diagnose(repo: Repo | None) -> dict[str, Any]:
     """A report as plain data; ``problems`` lists what needs attention."""
+    import yaml
+
     report: dict[str, Any] = {
         "versions": {
             "memx": __version__,

@@ -201,15 +201,10 @@ class StaticEncoder:
         else:
             tokenizer.no_truncation()
 
-        if model_id is None:
-            digest = hashlib.sha256()
-            for blob in (tensor_bytes, tokenizer_bytes, config_bytes):
-                digest.update(len(blob).to_bytes(8, "little"))
-                digest.update(blob)
-            prefix = BUNDLED if path.resolve() == bundled_model_path() else "path"
-            model_id = f"{prefix}:{digest.hexdigest()[:16]}"
-
-        self.model_id: str = model_id
+        # The identity hash costs ~10 ms; it is computed only when asked for (the index
+        # notices model changes by file size and mtime on the search path).
+        self._model_id = model_id
+        self._files = (path / tensors_name, path / tokenizer_name, path / config_name)
         self.dim: int = int(embedding.shape[1])
         self.normalize: bool = bool(config.get("normalize", False))
         self.max_length: int | None = max_length
@@ -220,6 +215,18 @@ class StaticEncoder:
         self._unk_id = _unk_token_id(tokenizer)
         self._median_token_length: int | None = None
         self._np = np
+
+    @property
+    def model_id(self) -> str:
+        if self._model_id is None:
+            digest = hashlib.sha256()
+            for file in self._files:
+                blob = file.read_bytes()
+                digest.update(len(blob).to_bytes(8, "little"))
+                digest.update(blob)
+            prefix = BUNDLED if self.path.resolve() == bundled_model_path() else "path"
+            self._model_id = f"{prefix}:{digest.hexdigest()[:16]}"
+        return self._model_id
 
     def _char_limit(self) -> int:
         """model2vec cuts each text to max_length * median token length characters before tokenizing."""

@@ -9,13 +9,12 @@ and reports problems with the line they are on, so ``memx validate`` can say
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-
-import yaml
 
 from .clock import format_timestamp, parse_timestamp
 from .errors import InvalidMemoryError, SchemaTooNewError
@@ -33,12 +32,23 @@ VERACITIES = ("stated", "inferred", "imported", "tool")
 SCOPE_RE = re.compile(r"^(global|project|workspace:[A-Za-z0-9._/-]{1,100})$")
 CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(\s|$)")
 
-try:  # SPEC 11: the C loader/dumper is ~9x faster; the output is the same.
-    _Loader: Any = yaml.CSafeLoader
-    _Dumper: Any = yaml.CSafeDumper
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
-    _Dumper = yaml.SafeDumper
+
+
+@functools.cache
+def _yaml() -> tuple[Any, Any, Any]:
+    """(yaml module, loader, block dumper), imported on first use: PyYAML costs ~25 ms
+    to import and the search path reads stored JSON, not YAML (SPEC 11)."""
+    import yaml
+
+    # SPEC 11: the C loader/dumper is ~9x faster; the output is the same.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+    class BlockDumper(base):  # type: ignore[misc, valid-type]
+        pass
+
+    BlockDumper.add_representer(str, _represent_str)
+    return yaml, loader, BlockDumper
 
 
 @dataclass(frozen=True)
@@ -167,23 +177,17 @@ def _is_default(spec: _Field, value: Any) -> bool:
 # ---------------------------------------------------------------- dumping
 
 
-class _BlockDumper(_Dumper):  # type: ignore[misc, valid-type]
-    pass
-
-
 def _represent_str(dumper: Any, value: str) -> Any:
     # Multi-line text as a literal block: readable in files and in PR diffs.
     style = "|" if "\n" in value.strip("\n") else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_BlockDumper.add_representer(str, _represent_str)
-
-
 def dump_data(data: Mapping[str, Any]) -> str:
+    yaml, _, dumper = _yaml()
     text: str = yaml.dump(
         dict(data),
-        Dumper=_BlockDumper,
+        Dumper=dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
@@ -245,8 +249,9 @@ def load(data: bytes | str, path: str = "<memory>") -> Memory:
         raise InvalidMemoryError(
             f"{path}:{marker}: merge-conflict marker; resolve the conflict, then run memx validate"
         )
+    yaml, loader, _ = _yaml()
     try:
-        raw = yaml.load(text, Loader=_Loader)
+        raw = yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -414,8 +419,9 @@ def _line_of(text: str, key: str | None, index: int | None) -> int | None:
     """The 1-based line of a top-level key (or of its index-th list item)."""
     if key is None:
         return 1
+    yaml, loader, _ = _yaml()
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=loader)
     except yaml.YAMLError:
         return None
     if not isinstance(node, yaml.MappingNode):
