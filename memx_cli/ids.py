@@ -31,16 +31,24 @@ def _encode(value: int, length: int) -> str:
 
 
 def new_id(now_ms: int | None = None) -> str:
-    """A new id; strictly increasing within one process even inside one millisecond."""
+    """A new id; strictly increasing within one process even inside one millisecond.
+
+    Inside one millisecond the random part grows by a random step of up to 2^72 rather
+    than by 1, so ids made in a burst (an import) still differ early enough to be
+    abbreviated; on overflow the time part moves on by a millisecond.
+    """
     global _last
     ms = int(time.time() * 1000) if now_ms is None else now_ms
     with _lock:
         rand = int.from_bytes(os.urandom(10), "big")
         last_ms, last_rand = _last
         if ms <= last_ms:
-            ms, rand = last_ms, last_rand + 1
+            ms = last_ms
+            rand = last_rand + 1 + (int.from_bytes(os.urandom(9), "big") % (1 << 72))
+            if rand >= 1 << 80:
+                ms, rand = ms + 1, int.from_bytes(os.urandom(10), "big") >> 1
         _last = (ms, rand)
-    return _encode(ms, 10) + _encode(rand & ((1 << 80) - 1), 16)
+    return _encode(ms, 10) + _encode(rand, 16)
 
 
 def is_valid_id(value: str) -> bool:

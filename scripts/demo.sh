@@ -1,16 +1,20 @@
 #!/bin/sh
 # memx's main job on its embedded defaults, in a throwaway repository: no network, no
-# configuration. Run after installing memx (see README.md).
+# configuration. Imports a small demo store and searches it. Run after installing memx
+# (see README.md).
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 demo=$(mktemp -d)
 trap 'rm -rf "$demo"' EXIT
 cd "$demo"
 git init -q
 memx init
-memx add "Use pnpm, not npm, in this repo: the lockfile is pnpm-lock.yaml" --tag tooling >/dev/null
-memx add "Integration tests need REDIS_URL=redis://localhost:6379/15" --tag testing >/dev/null
-memx add --kind policy --domain conventions "Every migration ships with a tested downgrade" >/dev/null
-echo "--- memx list"
-memx list
-echo "--- memx validate"
-memx validate
+memx import "$here/demo/memories.jsonl"
+for query in "how do I make the tests faster" "redis" "connection timeouts" "连接池"; do
+    echo
+    echo "\$ memx search \"$query\""
+    memx search "$query" --limit 3
+done
+echo
+echo "\$ memx search \"MAX_POOL_SIZE\" --explain --limit 1"
+memx search "MAX_POOL_SIZE" --explain --limit 1

@@ -27,3 +27,9 @@ def test_abbreviate_is_unique_and_at_least_twelve() -> None:
 def test_prefix_normalisation_accepts_upper_case_and_lookalikes() -> None:
     assert normalize_prefix(" 01JDQ3 ") == "01jdq3"
     assert normalize_prefix("O1IL") == "0111"
+
+
+def test_ids_made_in_one_millisecond_still_abbreviate_short() -> None:
+    ids = [new_id(now_ms=1_900_000_000_000) for _ in range(300)]
+    assert ids == sorted(ids) and len(set(ids)) == 300
+    assert max(len(v) for v in abbreviate(ids).values()) <= 14

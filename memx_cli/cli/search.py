@@ -71,12 +71,15 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     if not result.hits:
         click.echo("No matching memories.", err=True)
         return
+    from ..ids import abbreviate
+
     width = terminal_width()
+    short = abbreviate(p.stem for store in repo.stores() for p in store.files())
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
         marks = " (superseded)" if doc.get("superseded_by") else ""
-        click.echo(f"{hit.id[:12]}  {hit.score:.3f}  {doc.get('scope', 'project')}{tags}{marks}")
+        click.echo(f"{short.get(hit.id, hit.id)}  {hit.score:.3f}  {doc.get('scope', 'project')}{tags}{marks}")
         for line in doc["content"].splitlines()[:6]:
             click.echo("    " + one_line(line, width - 4))
         if explain:

@@ -1,0 +1,469 @@
+"""memx benchmark suite (SPEC 11): speed at 1k / 10k / 100k memories, and retrieval
+quality on the LoCoMo dev split. Prints two Markdown tables; see bench/README.md.
+
+    python bench/run.py [--sizes 1000,10000,100000] [--quick] [--only scale|quality]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+LOCOMO_DIR = REPO_ROOT.parent / "shared" / "data" / "locomo-dev"
+SEED = 20261101
+COLD_RUNS, INCREMENTAL_RUNS, WARM_RUNS = 15, 5, 200
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "memx bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "memx bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-11-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T12:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    """Percentile with linear interpolation (q in 0..100)."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+# ---------------------------------------------------------------- processes
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mb: float
+    stdout: bytes
+
+
+def memx_argv() -> list[str]:
+    script = Path(sys.executable).parent / "memx"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "memx_cli"]
+
+
+def run_child(argv: Sequence[str], cwd: Path) -> Run:
+    """Run a fresh process; wall time and its own peak RSS (ru_maxrss via wait4)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
+            raise RuntimeError(f"{Path(argv[0]).name} {' '.join(argv[1:2])} exited "
+                               f"{proc.returncode}: {' | '.join(tail)}")
+        return Run(seconds, usage.ru_maxrss / 1024, out.read())  # ru_maxrss is KiB
+
+
+def memx(cwd: Path, *args: str) -> Run:
+    return run_child([*memx_argv(), *args], cwd)
+
+
+def isolate(home: Path) -> None:
+    """Own HOME/XDG dirs (no global store of this user) and a pinned git identity."""
+    for key in [k for k in os.environ if k.startswith("MEMX_") or k in ("GIT_DIR",
+                                                                         "GIT_WORK_TREE")]:
+        del os.environ[key]
+    os.environ.update(GIT_ENV)
+    for key, sub in (("HOME", ""), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"),
+                     ("XDG_CACHE_HOME", "cache"), ("GIT_CONFIG_GLOBAL", "gitconfig")):
+        os.environ[key] = str(home / sub) if sub else str(home)
+    home.mkdir(parents=True, exist_ok=True)
+
+
+def new_repo(root: Path) -> Path:
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    memx(root, "init")
+    return root
+
+
+# ---------------------------------------------------------------- synthetic store
+
+TOOLS = ["git", "pytest", "docker", "kubectl", "npm", "poetry", "make", "cargo", "terraform",
+         "psql", "redis-cli", "ruff", "mypy", "uv", "gh", "helm", "nginx", "gradle", "go"]
+COMMANDS = ["git rebase -i origin/main", "pytest -x -k {word}", "docker compose up -d --build",
+            "kubectl rollout restart deploy/{svc}", "npm ci --prefer-offline",
+            "make release VERSION={ver}", "cargo test --workspace", "terraform plan -out=tfplan",
+            "psql -c 'VACUUM ANALYZE {table}'", "ruff check --fix .", "mypy --strict {path}",
+            "uv pip sync requirements.lock", "gh pr checkout {num}",
+            "helm upgrade --install {svc} ./chart", "redis-cli FLUSHDB", "go test ./... -race"]
+ERRORS = ["ModuleNotFoundError: No module named '{module}'", "ECONNREFUSED 127.0.0.1:{port}",
+          "fatal: refusing to merge unrelated histories", "OOMKilled", "ImagePullBackOff",
+          "sqlite3.OperationalError: database is locked", "CrashLoopBackOff",
+          "TypeError: Cannot read properties of undefined (reading '{word}')",
+          "permission denied while trying to connect to the Docker daemon socket",
+          "ssl.SSLCertVerificationError: certificate verify failed", "deadlock detected",
+          "error[E0502]: cannot borrow `{word}` as mutable", "HTTP 429 rate limit exceeded"]
+CONFIG_KEYS = ["database.pool_size", "server.port", "logging.level", "cache.ttl_seconds",
+               "auth.jwt_expiry", "retry.max_attempts", "feature_flags.new_checkout",
+               "worker.concurrency", "s3.bucket", "timeouts.read_ms"]
+PATHS = ["src/api/handlers.py", "services/billing/invoice.go", "web/src/components/Checkout.tsx",
+         "infra/terraform/main.tf", ".github/workflows/ci.yml", "migrations/0042_add_index.sql",
+         "docker-compose.yml", "pyproject.toml", "scripts/deploy.sh", "charts/api/values.yaml",
+         "tests/conftest.py", "Makefile"]
+SERVICES = ["billing", "auth", "search", "gateway", "notifier", "scheduler", "ledger", "web"]
+WORDS = ["checkout", "invoice", "session", "tenant", "refund", "webhook", "payload", "cursor",
+         "retry", "migration", "snapshot", "quota"]
+CAUSES = ["a stale virtualenv", "the VPN dropping", "a missing migration", "the cache volume",
+          "an expired token", "two workers racing", "the wrong kube context", "a pinned base image"]
+TEAMS = ["platform", "payments", "data", "frontend", "SRE"]
+ZH = ["部署 {svc} 之前先运行 `{command}`，否则会出现 `{error}`。",
+      "{path} 里的 `{config}` 不要改成 {value}，会导致线上超时。",
+      "调试 {tool} 的时候记得加上 --verbose 参数，日志在 /var/log/{svc}。",
+      "{svc} 服务的数据库迁移必须在维护窗口执行。"]
+TEMPLATES = ["Run `{command}` before pushing; otherwise CI fails on the {tool} step.",
+             "When {tool} reports `{error}`, the cause is usually {cause}. Fix: `{command}`.",
+             "`{config}` must stay at {value} in {path} because {svc} depends on it.",
+             "{path} is owned by the {team} team; ask them before changing `{config}`.",
+             "To debug {svc} locally use `{command}` and set {config}={value}.",
+             "Prefer {tool} over {tool2} for {word} work in this repository.",
+             "The {svc} tests are flaky when `{error}` shows up; rerun them once with {tool}."]
+TAGS = ["ci", "deploy", "db", "frontend", "backend", "infra", "security", "perf", "testing",
+        "docs", "k8s", "python", "go", "rust", "node", "oncall"]
+QUERIES = ["{error}", "how to fix {error}", "{tool} {config}", "deploy {svc}", "{path}",
+           "why does {tool} fail on {word}", "{config} value for {svc}", "部署 {svc}",
+           "{svc} 数据库迁移", "who owns {path}", "{command}", "flaky {svc} tests"]
+
+
+def _fill(template: str, rng: random.Random) -> str:
+    slots: dict[str, Callable[[], str]] = {
+        "tool": lambda: rng.choice(TOOLS), "tool2": lambda: rng.choice(TOOLS),
+        "error": lambda: _fill(rng.choice(ERRORS), rng),
+        "command": lambda: _fill(rng.choice(COMMANDS), rng),
+        "config": lambda: rng.choice(CONFIG_KEYS), "path": lambda: rng.choice(PATHS),
+        "svc": lambda: rng.choice(SERVICES), "word": lambda: rng.choice(WORDS),
+        "cause": lambda: rng.choice(CAUSES), "team": lambda: rng.choice(TEAMS),
+        "module": lambda: rng.choice(SERVICES) + "_" + rng.choice(WORDS),
+        "value": lambda: str(rng.choice([1, 5, 30, 64, 300, 8080])),
+        "port": lambda: str(rng.choice([5432, 6379, 8080, 9200])),
+        "ver": lambda: f"1.{rng.randint(0, 40)}.{rng.randint(0, 9)}",
+        "num": lambda: str(rng.randint(100, 9999)),
+        "table": lambda: rng.choice(WORDS) + "s",
+    }
+    return re.sub(r"\{(\w+)\}", lambda m: slots[m.group(1)](), template)
+
+
+def synthetic_memory(rng: random.Random, index: int, ms: int) -> Any:
+    from memx_cli.clock import format_timestamp
+    from memx_cli.ids import new_id
+    from memx_cli.memory import KNOWLEDGE_TYPES, SECTIONS, Memory
+
+    template = rng.choice(ZH) if rng.random() < 0.1 else rng.choice(TEMPLATES)
+    content = _fill(template, rng)
+    if rng.random() < 0.5:
+        content += f" (see {rng.choice(['JIRA', 'OPS', 'PAY'])}-{rng.randint(1, 9999)})"
+    stamp = format_timestamp(datetime.fromtimestamp(ms / 1000, timezone.utc))
+    source: dict[str, Any] = {"type": "manual"}
+    if rng.random() < 0.3:  # transcript memories come in sessions of ~10 neighbours
+        source = {"type": "transcript", "session": f"s{index // 10}"}
+    return Memory(id=new_id(ms), content=content, created_at=stamp, updated_at=stamp,
+                  kind="policy" if rng.random() < 0.1 else "fact",
+                  section=rng.choice(SECTIONS), type=rng.choice(KNOWLEDGE_TYPES),
+                  tags=tuple(sorted(set(rng.sample(TAGS, rng.randint(0, 3))))),
+                  tools=tuple(sorted({t for t in TOOLS if re.search(rf"\b{t}\b", content)})[:3]),
+                  source=source, veracity="stated")
+
+
+def write_store(root: Path, count: int, rng: random.Random) -> None:
+    """N memory files spread over the last 400 days, written in bulk (setup, not timed).
+    Plain writes of the library's bytes: per-file fsync would dominate 100k setup."""
+    from memx_cli.memory import dump
+
+    memories = root / ".memx" / "memories"
+    end = int(time.time() * 1000)
+    start = end - 400 * 86_400_000
+    for i in range(count):
+        mem = synthetic_memory(rng, i, start + (end - start) * i // count)
+        (memories / f"{mem.id}.yaml").write_bytes(dump(mem))
+
+
+def queries(rng: random.Random, count: int) -> list[str]:
+    return [_fill(rng.choice(QUERIES), rng) for _ in range(count)]
+
+
+# ---------------------------------------------------------------- scale
+
+
+@dataclass
+class Scale:
+    size: int
+    setup_s: float = 0.0
+    rebuild_s: float = 0.0
+    rebuild_mb: float = 0.0
+    incremental_ms: float = 0.0
+    cold: dict[str, list[float]] = field(default_factory=dict)  # mode -> ms
+    hybrid_mb: float = 0.0
+    warm_ms: list[float] = field(default_factory=list)
+
+
+def cold_baseline(cwd: Path) -> dict[str, list[float]]:
+    argvs = {"`python -c pass`": [sys.executable, "-c", "pass"],
+             "`memx --help`": [*memx_argv(), "--help"]}
+    return {name: [run_child(argv, cwd).seconds * 1000 for _ in range(COLD_RUNS)]
+            for name, argv in argvs.items()}
+
+
+def bench_size(size: int, tmp: Path) -> Scale:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.repo import Repo
+
+    rng = random.Random(SEED + size)
+    result = Scale(size)
+    root = new_repo(tmp / f"store-{size}")
+    start = time.perf_counter()
+    write_store(root, size, rng)
+    result.setup_s = time.perf_counter() - start
+    log(f"{size}: {size} memories written in {result.setup_s:.1f} s; full rebuild")
+
+    run = memx(root, "reindex", "--full")
+    result.rebuild_s, result.rebuild_mb = run.seconds, run.peak_mb
+    log(f"{size}: rebuild {run.seconds:.1f} s; incremental updates")
+    store = Repo.discover(root).store
+    times = []
+    for i in range(INCREMENTAL_RUNS):
+        store.write(synthetic_memory(rng, size + i, int(time.time() * 1000)))
+        times.append(memx(root, "reindex").seconds * 1000)
+    result.incremental_ms = statistics.median(times)
+
+    memx(root, "search", "warm up", "--mode", "hybrid", "--json")
+    log(f"{size}: cold searches")
+    result.cold = {"keyword": [], "hybrid": []}
+    peaks = []
+    for query in queries(rng, COLD_RUNS):
+        for mode, times_ms in result.cold.items():
+            run = memx(root, "search", query, "--mode", mode, "--json")
+            payload = json.loads(run.stdout)
+            if mode == "hybrid" and not payload.get("semantic"):
+                log(f"{size}: WARNING hybrid search ran without vectors")
+            times_ms.append(run.seconds * 1000)
+            if mode == "hybrid":
+                peaks.append(run.peak_mb)
+    result.hybrid_mb = max(peaks)
+
+    log(f"{size}: warm searches")
+    searcher = Searcher(Repo.discover(root))
+    for i, query in enumerate(queries(rng, WARM_RUNS + 1)):
+        start = time.perf_counter()
+        searcher.search(query, mode="hybrid", record_recalls=False)
+        if i:
+            result.warm_ms.append((time.perf_counter() - start) * 1000)
+    shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def label(size: int) -> str:
+    return f"{size // 1000}k" if size % 1000 == 0 else str(size)
+
+
+def verdict(results: dict[int, Scale], size: int, value: Callable[[Scale], float],
+            limit: float, unit: str) -> str:
+    if size not in results:
+        return f"n/a ({label(size)} not run)"
+    got = value(results[size])
+    return f"{'PASS' if got <= limit else 'FAIL'} ({label(size)}: {got:.0f} {unit})"
+
+
+def scale_table(results: dict[int, Scale], baseline: dict[str, list[float]]) -> str:
+    sizes = sorted(results)
+    head = "| figure | " + " | ".join(label(s) for s in sizes) + " | target | verdict |"
+    lines = [head, "|" + "---|" * (len(sizes) + 3)]
+
+    def row(name: str, cell: Callable[[Scale], str], target: str = "", check: str = "") -> None:
+        cells = " | ".join(cell(results[s]) for s in sizes)
+        lines.append(f"| {name} | {cells} | {target} | {check} |")
+
+    for name, times in baseline.items():
+        cells = " | ".join([f"{statistics.median(times):.0f} ms"] + ["" for _ in sizes[1:]])
+        lines.append(f"| cold {name} p50 (baseline) | {cells} |  |  |")
+    row("store setup (files written, not a target)", lambda r: f"{r.setup_s:.1f} s")
+    row("full rebuild `memx reindex --full`", lambda r: f"{r.rebuild_s:.2f} s", "10k ≤ 5 s",
+        verdict(results, 10_000, lambda r: r.rebuild_s, 5, "s"))
+    row("full rebuild peak RSS", lambda r: f"{r.rebuild_mb:.0f} MB")
+    row(f"incremental `memx reindex` after +1 memory, median of {INCREMENTAL_RUNS}",
+        lambda r: f"{r.incremental_ms:.0f} ms", "10k ≤ 300 ms",
+        verdict(results, 10_000, lambda r: r.incremental_ms, 300, "ms"))
+    for mode, limit in (("keyword", 120), ("hybrid", 250)):
+        row(f"cold `memx search --mode {mode}` p50 / p95",
+            lambda r, m=mode: f"{pct(r.cold[m], 50):.0f} / {pct(r.cold[m], 95):.0f} ms",
+            f"10k p50 ≤ {limit} ms",
+            verdict(results, 10_000, lambda r, m=mode: pct(r.cold[m], 50), limit, "ms"))
+    row("cold hybrid search peak RSS", lambda r: f"{r.hybrid_mb:.0f} MB", "100k ≤ 300 MB",
+        verdict(results, 100_000, lambda r: r.hybrid_mb, 300, "MB"))
+    warm = [verdict(results, s, lambda r: pct(r.warm_ms, 50), limit, "ms")
+            for s, limit in ((10_000, 5), (100_000, 30))]
+    row(f"warm in-process hybrid search p50 / p95 ({WARM_RUNS} queries)",
+        lambda r: f"{pct(r.warm_ms, 50):.1f} / {pct(r.warm_ms, 95):.1f} ms",
+        "10k ≤ 5 ms, 100k ≤ 30 ms", "; ".join(warm))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- quality
+
+REFERENCE = {"BM25 (reference)": (0.299, 0.498, 0.570, 0.690),
+             "static cosine (reference)": (0.206, 0.375, 0.489, 0.607),
+             "0.6·BM25 + 0.4·cos (reference)": (0.315, 0.515, 0.590, 0.700),
+             "RRF (reference)": (0.289, 0.484, 0.579, 0.711)}
+KS = (1, 5, 10, 25)
+MODES = ("keyword", "semantic", "hybrid")
+
+
+@dataclass
+class Quality:
+    questions: int = 0
+    evidence: int = 0
+    normalised: int = 0
+    unmatched: int = 0
+    recall: dict[str, list[list[float]]] = field(default_factory=dict)  # mode -> per-k lists
+    latency_ms: dict[str, list[float]] = field(default_factory=dict)
+
+
+def conversation_turns(conv: dict[str, Any], stem: str) -> list[dict[str, Any]]:
+    """One import record per turn, in conversation order; nothing that leaks answers."""
+    sessions = sorted((int(m.group(1)), key) for key in conv
+                      if (m := re.fullmatch(r"session_(\d+)", key)))
+    records = []
+    for number, key in sessions:
+        for turn in conv[key]:
+            content = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                content += f" [image: {turn['blip_caption']}]"
+            records.append({"content": content, "source": {
+                "type": "transcript", "session": f"{stem}-session_{number}",
+                "dia_id": turn["dia_id"], "speaker": turn["speaker"]}})
+    return records
+
+
+def evidence_ids(raw: list[str], known: set[str], quality: Quality) -> set[str]:
+    ids = set()
+    for item in raw:
+        parts = [p.strip() for p in re.split(r"[;,]", item) if p.strip()]
+        quality.normalised += parts != [item]
+        quality.evidence += len(parts)
+        quality.unmatched += sum(p not in known for p in parts)
+        ids.update(parts)
+    return ids
+
+
+def bench_quality(data_dir: Path, tmp: Path) -> Quality:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.repo import Repo
+
+    quality = Quality(recall={m: [[] for _ in KS] for m in MODES},
+                      latency_ms={m: [] for m in MODES})
+    for path in sorted(data_dir.glob("*.json")):
+        conv = json.loads(path.read_text(encoding="utf-8"))
+        records = conversation_turns(conv, path.stem)
+        root = new_repo(tmp / f"locomo-{path.stem}")
+        jsonl = tmp / f"{path.stem}.jsonl"
+        jsonl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+                         encoding="utf-8")
+        imported = json.loads(memx(root, "import", str(jsonl), "--json").stdout)["imported"]
+        if len(imported) != len(records):
+            log(f"{path.stem}: WARNING imported {len(imported)} of {len(records)} turns")
+        memx(root, "reindex")
+        log(f"{path.stem}: {len(records)} turns imported and indexed; searching")
+        known = {r["source"]["dia_id"] for r in records}
+        searcher = Searcher(Repo.discover(root))
+        searcher.search("warm up", mode="hybrid", record_recalls=False)
+        for qa in conv["qa"]:
+            if qa.get("category") not in (1, 2, 3, 4) or not qa.get("evidence"):
+                continue
+            gold = evidence_ids(qa["evidence"], known, quality)
+            quality.questions += 1
+            for mode in MODES:
+                start = time.perf_counter()
+                result = searcher.search(qa["question"], mode=mode, limit=max(KS),
+                                         budget=10**6, record_recalls=False)
+                quality.latency_ms[mode].append((time.perf_counter() - start) * 1000)
+                found = [h.doc.get("source", {}).get("dia_id") for h in result.hits]
+                for slot, k in enumerate(KS):
+                    quality.recall[mode][slot].append(len(gold & set(found[:k])) / len(gold))
+        shutil.rmtree(root, ignore_errors=True)
+    return quality
+
+
+def quality_table(q: Quality) -> str:
+    lines = ["| method | " + " | ".join(f"R@{k}" for k in KS) + " |", "|---|---|---|---|---|"]
+    for name, values in REFERENCE.items():
+        lines.append(f"| {name} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
+    means = {m: [statistics.fmean(v) for v in q.recall[m]] for m in MODES}
+    for mode in MODES:
+        lines.append(f"| **memx {mode}** | " + " | ".join(f"{v:.3f}" for v in means[mode])
+                     + " |")
+    hybrid = dict(zip(KS, means["hybrid"]))
+    checks = {5: 0.65, 10: 0.75}
+    cells = [f"≥ {checks[k]:.2f}: {'PASS' if hybrid[k] >= checks[k] else 'FAIL'}"
+             if k in checks else "" for k in KS]
+    lines.append("| target (memx hybrid) | " + " | ".join(cells) + " |")
+    best = max(v[KS.index(10)] for v in REFERENCE.values())
+    latency = ", ".join(f"{m} {statistics.median(q.latency_ms[m]):.1f} ms" for m in MODES)
+    lines += ["", f"{q.questions} questions (categories 1-4 with evidence, 3 conversations); "
+              f"{q.evidence} evidence ids, {q.normalised} normalised, {q.unmatched} unmatched.",
+              f"Hybrid R@10 vs best reference R@10 ({best:.3f}): "
+              f"{hybrid[10] - best:+.3f}. In-process search latency p50: {latency}."]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", help="comma-separated store sizes (default 1000,10000,100000)")
+    parser.add_argument("--quick", action="store_true", help="sizes 1000,10000 only")
+    parser.add_argument("--only", choices=("scale", "quality"), help="run one part only")
+    args = parser.parse_args(argv)
+    default = "1000,10000" if args.quick else "1000,10000,100000"
+    sizes = [int(s) for s in (args.sizes or default).split(",") if s.strip()]
+    began = time.perf_counter()
+    out: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="memx-bench-") as name:
+        tmp = Path(name)
+        isolate(tmp / "home")
+        if args.only in (None, "scale"):
+            baseline = cold_baseline(tmp)
+            results = {size: bench_size(size, tmp) for size in sizes}
+            out += ["## Scale (medians within one run; wall times include process start)", "",
+                    scale_table(results, baseline), ""]
+        if args.only in (None, "quality"):
+            out += ["## Retrieval quality: LoCoMo dev split", ""]
+            if LOCOMO_DIR.is_dir() and any(LOCOMO_DIR.glob("*.json")):
+                out += [quality_table(bench_quality(LOCOMO_DIR, tmp)), ""]
+            else:
+                out += ["Skipped: ../shared/data/locomo-dev/ (relative to the repository) "
+                        "is not present on this machine.", ""]
+    out.append(f"Total benchmark time: {time.perf_counter() - began:.0f} s "
+               f"(Python {sys.version.split()[0]}, {os.cpu_count()} CPUs).")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
