@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -179,7 +179,7 @@ def synthetic_memory(rng: random.Random, index: int, ms: int) -> Any:
     content = _fill(template, rng)
     if rng.random() < 0.5:
         content += f" (see {rng.choice(['JIRA', 'OPS', 'PAY'])}-{rng.randint(1, 9999)})"
-    stamp = format_timestamp(datetime.fromtimestamp(ms / 1000, timezone.utc))
+    stamp = format_timestamp(datetime.fromtimestamp(ms / 1000, UTC))
     source: dict[str, Any] = {"type": "manual"}
     if rng.random() < 0.3:  # transcript memories come in sessions of ~10 neighbours
         source = {"type": "transcript", "session": f"s{index // 10}"}
@@ -287,7 +287,8 @@ def verdict(results: dict[int, Scale], size: int, value: Callable[[Scale], float
     if size not in results:
         return f"n/a ({label(size)} not run)"
     got = value(results[size])
-    return f"{'PASS' if got <= limit else 'FAIL'} ({label(size)}: {got:.0f} {unit})"
+    shown = f"{got:.2f}" if unit == "s" else f"{got:.1f}" if got < 100 else f"{got:.0f}"
+    return f"{'PASS' if got <= limit else 'FAIL'} ({label(size)}: {shown} {unit})"
 
 
 def scale_table(results: dict[int, Scale], baseline: dict[str, list[float]]) -> str:
@@ -309,11 +310,15 @@ def scale_table(results: dict[int, Scale], baseline: dict[str, list[float]]) -> 
     row(f"incremental `memx reindex` after +1 memory, median of {INCREMENTAL_RUNS}",
         lambda r: f"{r.incremental_ms:.0f} ms", "10k ≤ 300 ms",
         verdict(results, 10_000, lambda r: r.incremental_ms, 300, "ms"))
-    for mode, limit in (("keyword", 120), ("hybrid", 250)):
+
+    def cold_row(mode: str, limit: float) -> None:
         row(f"cold `memx search --mode {mode}` p50 / p95",
-            lambda r, m=mode: f"{pct(r.cold[m], 50):.0f} / {pct(r.cold[m], 95):.0f} ms",
-            f"10k p50 ≤ {limit} ms",
-            verdict(results, 10_000, lambda r, m=mode: pct(r.cold[m], 50), limit, "ms"))
+            lambda r: f"{pct(r.cold[mode], 50):.0f} / {pct(r.cold[mode], 95):.0f} ms",
+            f"10k p50 ≤ {limit:.0f} ms",
+            verdict(results, 10_000, lambda r: pct(r.cold[mode], 50), limit, "ms"))
+
+    cold_row("keyword", 120)
+    cold_row("hybrid", 250)
     row("cold hybrid search peak RSS", lambda r: f"{r.hybrid_mb:.0f} MB", "100k ≤ 300 MB",
         verdict(results, 100_000, lambda r: r.hybrid_mb, 300, "MB"))
     warm = [verdict(results, s, lambda r: pct(r.warm_ms, 50), limit, "ms")
@@ -424,10 +429,10 @@ def quality_table(q: Quality) -> str:
     lines.append("| target (memx hybrid) | " + " | ".join(cells) + " |")
     best = max(v[KS.index(10)] for v in REFERENCE.values())
     latency = ", ".join(f"{m} {statistics.median(q.latency_ms[m]):.1f} ms" for m in MODES)
-    lines += ["", f"{q.questions} questions (categories 1-4 with evidence, 3 conversations); "
-              f"{q.evidence} evidence ids, {q.normalised} normalised, {q.unmatched} unmatched.",
-              f"Hybrid R@10 vs best reference R@10 ({best:.3f}): "
-              f"{hybrid[10] - best:+.3f}. In-process search latency p50: {latency}."]
+    lines += ["", (f"{q.questions} questions (categories 1-4 with evidence); {q.evidence} "
+                   f"evidence ids, {q.normalised} normalised, {q.unmatched} unmatched."),
+              (f"Hybrid R@10 vs best reference R@10 ({best:.3f}): {hybrid[10] - best:+.3f}. "
+               f"In-process search latency p50: {latency}.")]
     return "\n".join(lines)
 
 
@@ -457,8 +462,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if LOCOMO_DIR.is_dir() and any(LOCOMO_DIR.glob("*.json")):
                 out += [quality_table(bench_quality(LOCOMO_DIR, tmp)), ""]
             else:
-                out += ["Skipped: ../shared/data/locomo-dev/ (relative to the repository) "
-                        "is not present on this machine.", ""]
+                out += [("Skipped: ../shared/data/locomo-dev/ (relative to the repository) "
+                         "is not present on this machine."), ""]
     out.append(f"Total benchmark time: {time.perf_counter() - began:.0f} s "
                f"(Python {sys.version.split()[0]}, {os.cpu_count()} CPUs).")
     print("\n".join(out))

@@ -19,7 +19,7 @@ from ..decay import DecayParams, decay_weight
 from ..errors import MemxError
 from ..index import StoreIndex
 from ..repo import Repo
-from ..textproc import estimate_tokens, query_terms
+from ..textproc import WORD, estimate_tokens, query_terms
 from .fusion import Weights, blended, composite, final_score, norm_keyword, recency_factor, rrf
 
 log = logging.getLogger("memx")
@@ -27,8 +27,15 @@ log = logging.getLogger("memx")
 MODES = ("keyword", "semantic", "hybrid")
 MAX_QUERY_TERMS = 64
 MAX_QUERY_CHARS = 2000
-# Context (neighbouring memories of the same source) counts at this share of L2.
-CONTEXT_WEIGHT = 0.5
+# Weights of the BM25 score of each index field in the layers (see docs/search.md for
+# how they were measured). The memory's own words count once, split between their exact
+# and stemmed forms, so identifiers still win on exact spelling; a query word that is a
+# tag, tool or entity of the memory counts four times; the neighbouring memories of the
+# same source (context) count at three quarters of the memory's own text.
+EXACT_WEIGHT = 0.5
+STEM_WEIGHT = 0.5
+META_WEIGHT = 4.0
+CONTEXT_WEIGHT = 0.75
 # Below this cosine a memory with no word in common with the query is noise, not a result.
 MIN_SEMANTIC = 0.45
 SUPERSEDED_FACTOR = 0.5
@@ -68,8 +75,20 @@ class _Candidate:
     doc: dict[str, Any] | None = None
 
     @property
+    def l1(self) -> float:
+        return EXACT_WEIGHT * self.exact
+
+    @property
+    def l2(self) -> float:
+        return STEM_WEIGHT * self.fuzzy + CONTEXT_WEIGHT * self.context
+
+    @property
+    def l3(self) -> float:
+        return META_WEIGHT * self.meta
+
+    @property
     def keyword_raw(self) -> float:
-        return self.exact + self.fuzzy + self.meta + CONTEXT_WEIGHT * self.context
+        return self.l1 + self.l2 + self.l3
 
 
 def visible(doc_scope: str, current: str) -> bool:
@@ -115,7 +134,7 @@ class Searcher:
         text = query[:MAX_QUERY_CHARS]
         terms = list(dict.fromkeys(query_terms(text)))[:MAX_QUERY_TERMS]
         want_vectors = mode != "keyword"
-        depth = max(50, limit * 10)
+        depth = max(100, limit * 10)
 
         qvec = None
         candidates: list[_Candidate] = []
@@ -125,7 +144,7 @@ class Searcher:
             if want_vectors and qvec is None and report.vectors:
                 encoder = index.encoder()
                 if encoder is not None:
-                    qvec = encoder.encode([text])[0]
+                    qvec = encoder.encode([self._semantic_text(text)])[0]
             candidates.extend(self._candidates(index, terms, qvec if report.vectors else None,
                                                depth, include_archived))
         result.semantic_available = qvec is not None or not want_vectors
@@ -144,6 +163,20 @@ class Searcher:
         return result
 
     # ------------------------------------------------------------ candidates
+
+    def _semantic_text(self, text: str) -> str:
+        """The query without words that are tags, tools or entities of some memory.
+
+        In a static embedding model a name dominates the averaged vector although it
+        says nothing about meaning; the metadata layer (L3) already matches it exactly.
+        """
+        words = [w for w in WORD.findall(text.lower())]
+        known: set[str] = set()
+        for index in self.indexes:
+            if index.manifest() is not None:
+                known |= index.lexical.known_terms("meta", words)
+        kept = [w for w in words if w not in known]
+        return " ".join(kept) if kept and known else text
 
     def _candidates(self, index: StoreIndex, terms: Sequence[str], qvec: Any, depth: int,
                     include_archived: bool) -> list[_Candidate]:
@@ -211,10 +244,9 @@ class Searcher:
         for cand in live:
             doc = cand.doc
             assert doc is not None
-            layers = {"exact": cand.exact, "fuzzy": cand.fuzzy, "metadata": cand.meta,
-                      "context": cand.context}
-            nk = norm_keyword(cand.exact, cand.fuzzy + CONTEXT_WEIGHT * cand.context, cand.meta,
-                              weights.full_score)
+            layers = {"exact": cand.l1, "fuzzy": STEM_WEIGHT * cand.fuzzy, "metadata": cand.l3,
+                      "context": CONTEXT_WEIGHT * cand.context}
+            nk = norm_keyword(cand.l1, cand.l2, cand.l3, weights.full_score)
             sem = max(cand.semantic or 0.0, 0.0) if has_vector else 0.0
             if mode == "keyword":
                 blend = nk

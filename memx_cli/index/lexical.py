@@ -136,6 +136,11 @@ class LexicalIndex:
             scores[int(key)] = float(score)
         return scores
 
+    def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
+        """The words that occur as terms of ``field`` in some document."""
+        searcher = self.searcher()
+        return {w for w in words if searcher.doc_freq(field, w) > 0}
+
     def fetch(self, keys: Sequence[int]) -> dict[int, dict[str, Any]]:
         """The stored memory JSON for each key."""
         import tantivy
