@@ -75,7 +75,8 @@ def run_child(argv: Sequence[str], cwd: Path) -> Run:
         out.seek(0)
         err.seek(0)
         if proc.returncode != 0:
-            tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
+            text = err.read().decode(errors="replace").replace(tempfile.gettempdir(), "<tmp>")
+            tail = text.strip().splitlines()[-3:]
             raise RuntimeError(f"{Path(argv[0]).name} {' '.join(argv[1:2])} exited "
                                f"{proc.returncode}: {' | '.join(tail)}")
         return Run(seconds, usage.ru_maxrss / 1024, out.read())  # ru_maxrss is KiB

@@ -244,3 +244,24 @@ def test_cold_search_subprocess_works(store: Memx, repo: Path) -> None:
                           cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "pnpm dev" in proc.stdout
+
+
+@pytest.mark.parametrize("damage", ["lexical", "vectors", "missing"])
+def test_unreadable_index_files_are_rebuilt_with_one_notice(store: Memx, repo: Path,
+                                                            damage: str) -> None:
+    results(store, "redis")
+    cache = repo / ".memx" / "cache"
+    if damage == "lexical":
+        for segment in (cache / "lexical").glob("*.idx"):
+            segment.write_bytes(b"garbage")
+    elif damage == "vectors":
+        (cache / "vectors.usearch").write_bytes(b"junk")
+    else:
+        shutil.rmtree(cache / "lexical")
+    result = store("search", "alembic", "--json")
+    assert result.code == 0
+    [notice] = result.err.splitlines()
+    assert notice.startswith("memx: warning: search index in .memx/cache is unreadable (")
+    assert notice.endswith("); rebuilding it")
+    assert json.loads(result.out)["results"][0]["content"].startswith("Database migrations")
+    assert store("search", "alembic").err == ""

@@ -39,6 +39,9 @@ CONTEXT_WEIGHT = 0.75
 # Below this cosine a memory with no word in common with the query is noise, not a result.
 MIN_SEMANTIC = 0.45
 SUPERSEDED_FACTOR = 0.5
+# A long-lived Searcher (the MCP server) re-stats every memory file at most this often;
+# additions, deletions and renames are still seen at once through the directory times.
+WARM_RESCAN_SECONDS = 1.0
 
 
 @dataclass
@@ -139,14 +142,14 @@ class Searcher:
         qvec = None
         candidates: list[_Candidate] = []
         for index in self.indexes:
-            report = index.sync(want_vectors=want_vectors)
+            report = index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
             result.problems.extend(report.problems)
             if want_vectors and qvec is None and report.vectors:
                 encoder = index.encoder()
                 if encoder is not None:
                     qvec = encoder.encode([self._semantic_text(text)])[0]
-            candidates.extend(self._candidates(index, terms, qvec if report.vectors else None,
-                                               depth, include_archived))
+            vector = qvec if report.vectors else None
+            candidates.extend(self._candidates(index, terms, vector, depth, include_archived))
         result.semantic_available = qvec is not None or not want_vectors
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")

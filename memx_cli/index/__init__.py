@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,7 @@ class StoreIndex:
         self._manifest: Manifest | None = None
         self._encoder: Any = None
         self._encoder_failed: str | None = None
+        self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
 
     # ------------------------------------------------------------ model
 
@@ -150,9 +152,48 @@ class StoreIndex:
 
     # ------------------------------------------------------------ syncing
 
+    def _dir_stamp(self) -> tuple[int, ...]:
+        stamps = []
+        for directory in (self.store.memories_dir, self.store.archive_dir):
+            try:
+                stamps.append(os.stat(directory).st_mtime_ns)
+            except FileNotFoundError:
+                stamps.append(0)
+        return tuple(stamps)
+
     def sync(self, full: bool = False, progress: Progress | None = None,
-             want_vectors: bool = True) -> SyncReport:
-        """Bring the indexes up to date with the files; cheap when nothing changed."""
+             want_vectors: bool = True, max_age: float = 0.0) -> SyncReport:
+        """Bring the indexes up to date with the files; cheap when nothing changed.
+
+        ``max_age`` (seconds) lets a long-lived process skip the per-file stat scan when
+        the last one is that recent and no file was added, removed or renamed since
+        (directory times unchanged): an edit in place is then seen within ``max_age``.
+        """
+        if max_age > 0 and not full and self._checked is not None:
+            at, stamp, last = self._checked
+            if (time.monotonic() - at < max_age and stamp == self._dir_stamp()
+                    and (last.vectors or not want_vectors)):
+                return last
+        stamp = self._dir_stamp()
+        report = self._sync(full, progress, want_vectors)
+        self._checked = (time.monotonic(), stamp, report)
+        return report
+
+    def open_for_search(self, want_vectors: bool, max_age: float = 0.0) -> SyncReport:
+        """Sync, then open the indexes; an unreadable index is rebuilt with a notice."""
+        report = self.sync(want_vectors=want_vectors, max_age=max_age)
+        try:
+            self.lexical.searcher()
+            if report.vectors:
+                self.vectors.view()
+        except (OSError, ValueError, RuntimeError) as exc:
+            detail = " ".join(str(exc).split())[:100]
+            log.warning(f"search index in {self.store.display(self.dir)} is unreadable "
+                        f"({detail}); rebuilding it")
+            report = self.sync(full=True, want_vectors=want_vectors)
+        return report
+
+    def _sync(self, full: bool, progress: Progress | None, want_vectors: bool) -> SyncReport:
         seen = self._scan()
         manifest = self._load_manifest()
         vectors_needed = want_vectors and not self._vectors_current(manifest)
@@ -166,7 +207,7 @@ class StoreIndex:
         with self.store.lock():
             seen = self._scan()
             manifest = None if full else self._load_manifest()
-            report = self._update(manifest, seen, progress, want_vectors)
+            report = self._update(manifest, seen, progress, want_vectors, quiet=full)
         return self._report_problems(report)
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
@@ -200,10 +241,10 @@ class StoreIndex:
         return spec
 
     def _update(self, manifest: Manifest | None, seen: dict[str, _Seen],
-                progress: Progress | None, want_vectors: bool) -> SyncReport:
+                progress: Progress | None, want_vectors: bool, quiet: bool) -> SyncReport:
         report = SyncReport()
         if manifest is None:
-            if self.manifest_path.exists() or self.lexical.path.exists():
+            if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()):
                 log.warning(f"search index in {self.store.display(self.dir)} was incomplete, "
                             "corrupt or from another memx version; rebuilding it")
             self._wipe()
