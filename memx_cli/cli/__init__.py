@@ -133,7 +133,11 @@ def main(argv: list[str] | None = None) -> None:
         # `memx list | head`: the reader went away; that is not an error of ours.
         sys.stderr.close()
         code = 0
-    except Exception as exc:  # noqa: BLE001 - the boundary: nothing escapes as a traceback
+    except BaseException as exc:  # noqa: BLE001 - the boundary: no traceback escapes
+        # (BaseException because Rust panics inside tantivy arrive as pyo3's
+        # PanicException, which derives from BaseException.)
+        if isinstance(exc, (SystemExit, GeneratorExit)):
+            raise
         if verbose:
             import traceback
 

@@ -54,6 +54,13 @@ def source_group(src: Mapping[str, Any]) -> str | None:
     return None
 
 
+def is_index_error(exc: BaseException) -> bool:
+    """An error from reading damaged index files (tantivy raises ValueError, or a Rust
+    panic that pyo3 surfaces as a BaseException named PanicException)."""
+    return isinstance(exc, (OSError, ValueError, RuntimeError)) or (
+        type(exc).__name__ == "PanicException")
+
+
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:20]
 
@@ -186,7 +193,9 @@ class StoreIndex:
             self.lexical.searcher()
             if report.vectors:
                 self.vectors.view()
-        except (OSError, ValueError, RuntimeError) as exc:
+        except BaseException as exc:  # noqa: BLE001 - tantivy panics are BaseExceptions
+            if not is_index_error(exc):
+                raise
             detail = " ".join(str(exc).split())[:100]
             log.warning(f"search index in {self.store.display(self.dir)} is unreadable "
                         f"({detail}); rebuilding it")
