@@ -93,16 +93,6 @@ def build(
     )
 
 
-def add(repo: Repo, mem: Memory) -> WriteResult:
-    """Store a new memory in the store its scope belongs to."""
-    store = repo.store_for(mem.scope)
-    if store is repo.global_store:
-        store.create()
-    else:
-        repo.require_store()
-    return WriteResult("added", mem, store.write(mem))
-
-
 def load_visible(repo: Repo) -> tuple[list[tuple[Store, Memory]], list[memfmt.Problem]]:
     """Every memory this repository can see (project, then global), plus file problems."""
     found: list[tuple[Store, Memory]] = []

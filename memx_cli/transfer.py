@@ -10,6 +10,7 @@ from .clock import format_timestamp, parse_timestamp
 from .errors import MemxError
 from .ids import is_valid_id
 from .manage import build
+from . import ace
 from . import memory as memfmt
 from .memory import VERACITIES, Memory
 from .repo import Repo
@@ -104,21 +105,15 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False) -> tuple[li
     """
     repo.require_store()
     memories = [to_memory(repo, rec, where, raw) for where, rec in read_records(stream)]
-    written: list[Memory] = []
+    fresh: list[Memory] = []
     skipped = 0
     for mem in memories:
         store = repo.store_for(mem.scope)
         if store.path_for(mem.id).exists() or store.path_for(mem.id, archived=True).exists():
             skipped += 1
-            continue
-        if store is repo.global_store:
-            store.create()
-        written.append(mem)
-    by_store: dict[int, list[Memory]] = {}
-    for mem in written:
-        by_store.setdefault(id(repo.store_for(mem.scope)), []).append(mem)
-    for group in by_store.values():
-        repo.store_for(group[0].scope).write_many(group)
+        else:
+            fresh.append(mem)
+    written = [r.memory for r in ace.write(repo, fresh, raw=raw)]
     return written, skipped
 
 

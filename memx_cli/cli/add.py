@@ -23,14 +23,15 @@ from ._output import emit_json, memory_json, read_text_arg
 def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: str,
             domain: str | None, topic: str | None, raw: bool, as_json: bool) -> None:
     """Remember TEXT (use - to read it from standard input). Prints the new id."""
-    from ..manage import add, build
+    from .. import ace
+    from ..manage import build
 
     repo = state.repo()
     content = read_text_arg(text)
-    raw = raw or not repo.config["ace.enabled"]
+    raw = not ace.ace_enabled(repo, raw)
     mem = build(content, kind=kind, scope=repo.normalize_scope(scope), tags=tags,
                 domain=domain, topic=topic, raw=raw)
-    result = add(repo, mem)
+    [result] = ace.write(repo, [mem], raw=raw)
     if as_json:
         emit_json({"action": result.action, "memory": memory_json(result.memory),
                    "path": str(result.path)})

@@ -23,10 +23,11 @@ def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
     optional. "source" is kept verbatim. Every record is checked before anything is
     written; a record whose id already exists is skipped.
     """
+    from ..ace import ace_enabled
     from ..transfer import import_records
 
     repo = state.repo()
-    written, skipped = import_records(repo, file, raw=raw or not repo.config["ace.enabled"])  # type: ignore[arg-type]
+    written, skipped = import_records(repo, file, raw=not ace_enabled(repo, raw))  # type: ignore[arg-type]
     if as_json:
         emit_json({"imported": [m.id for m in written], "skipped": skipped})
     else:
