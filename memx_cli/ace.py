@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import autoanchor
 from .manage import WriteResult
 from .memory import Memory
 from .repo import Repo
@@ -24,16 +25,27 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False) -> list[
     results: list[WriteResult] = []
     by_store: dict[int, list[Memory]] = {}
     for mem in memories:
+        if ace_enabled(repo, raw):  # SPEC 3.1/10: secrets never reach .memx/; fail closed
+            from .reflector.sanitizer import for_config, sanitize_memory
+
+            mem = sanitize_memory(mem, for_config(repo.config))
+        mem = autoanchor.anchor(repo, mem) if ace_enabled(repo, raw) else mem  # SPEC 3.5
         store = repo.store_for(mem.scope)
         if store is repo.global_store:
             store.create()
         else:
             repo.require_store()
         by_store.setdefault(id(store), []).append(mem)
+    by_id: dict[str, WriteResult] = {}
     for group in by_store.values():
         store = repo.store_for(group[0].scope)
-        store.write_many(group)
-        results.extend(WriteResult("added", m, store.path_for(m.id)) for m in group)
-    order = {m.id: i for i, m in enumerate(memories)}
-    results.sort(key=lambda r: order[r.memory.id])
+        if ace_enabled(repo, raw):
+            from .curator import write_curated  # SPEC 3.2: dedup, conflict, supersede
+
+            done = write_curated(repo, store, group)
+        else:
+            store.write_many(group)
+            done = [WriteResult("added", m, store.path_for(m.id)) for m in group]
+        by_id.update((m.id, r) for m, r in zip(group, done))
+    results.extend(by_id[m.id] for m in memories if m.id in by_id)
     return results

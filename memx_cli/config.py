@@ -61,6 +61,45 @@ def _band(value: Any) -> Any:
     return [float(v) for v in value]
 
 
+def _decay_types(value: Any) -> Any:
+    """SPEC 3.3: memory_type -> its own Weibull curve, {half_life or scale (days), shape}."""
+    expected = "expected {TYPE: {half_life: DAYS or scale: DAYS, shape: K}}"
+    if not isinstance(value, dict):
+        raise ValueError(expected)
+    curves: dict[str, dict[str, float]] = {}
+    for name, curve in value.items():
+        if (not isinstance(name, str) or not name.strip() or not isinstance(curve, dict)
+                or not set(curve) <= {"half_life", "scale", "shape"}
+                or ("half_life" in curve) == ("scale" in curve)):
+            raise ValueError(f"{expected} (type {name!r})")
+        for field_name, number in curve.items():
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or number <= 0:
+                raise ValueError(f"type {name!r}: {field_name} must be a positive number")
+        curves[name] = {k: float(v) for k, v in curve.items()}
+    return curves
+
+
+def _patterns(value: Any) -> Any:
+    """ace.reflector.custom_patterns: [{name, pattern}], masked as [REDACTED:name]."""
+    import re
+
+    expected = "expected a list of {name: NAME, pattern: REGEX}"
+    if not isinstance(value, list):
+        raise ValueError(expected)
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"name", "pattern"}:
+            raise ValueError(expected)
+        if not isinstance(item["name"], str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,39}",
+                                                                  item["name"]):
+            raise ValueError(f"pattern name {item['name']!r}: use lowercase letters, digits, _")
+        try:
+            re.compile(item["pattern"])
+        except (re.error, TypeError) as exc:
+            raise ValueError(f"pattern {item['name']!r} is not a regular expression ({exc})") \
+                from None
+    return [{"name": i["name"], "pattern": i["pattern"]} for i in value]
+
+
 # key: (default, validator). SPEC 12 is the source of every default here.
 SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.enabled": (True, _boolean),
@@ -71,6 +110,7 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.reflector.llm.model": (None, _text_or_none),
     "ace.reflector.llm.api_key_env": (None, _text_or_none),
     "ace.reflector.llm.timeout": (30.0, _number(0.1, 600)),
+    "ace.reflector.custom_patterns": ([], _patterns),
     "ace.curator.dedup_threshold": (0.9, _number(0, 1)),
     "ace.curator.conflict_band": ([0.5, 0.8], _band),
     "ace.curator.merge_strategy": ("keep_best", _choice("keep_best", "merge_content")),
@@ -79,6 +119,7 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.decay.protection_days": (7.0, _number(0)),
     "ace.decay.permanent_threshold": (15, _number(1, integer=True)),
     "ace.decay.archive_threshold": (0.02, _number(0, 1)),
+    "ace.decay.types": ({}, _decay_types),
     "ace.retrieval.keyword_weight": (0.6, _number(0, 1)),
     "ace.retrieval.semantic_weight": (0.4, _number(0, 1)),
     "ace.retrieval.keyword_full_score": (35.0, _number(0.001)),
@@ -119,7 +160,7 @@ def parse_text(key: str, text: str) -> Any:
         raw = yaml.safe_load(text) if text.strip() else None
     except yaml.YAMLError:
         raw = text
-    if isinstance(raw, (dict,)):
+    if isinstance(raw, dict) and not isinstance(SETTINGS.get(key, (None,))[0], dict):
         raw = text
     return parse_value(key, raw)
 

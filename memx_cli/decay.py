@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from .clock import parse_timestamp
 
 
 @dataclass(frozen=True)
@@ -37,3 +41,47 @@ def decay_weight(age_days: float, recall_count: int, params: DecayParams = Decay
     scale = params.half_life / math.log(2)
     base = math.exp(-((max(age_days, 0.0) / scale) ** params.shape))
     return min(max(base * (1 + params.boost_factor * recall_count), 0.0), 1.0)
+
+
+@dataclass(frozen=True)
+class DecayCurves:
+    """The default curve plus one per ``memory_type`` (SPEC 3.3, ``ace.decay.types``).
+
+    A type's curve is a Weibull ``exp(-(t/scale)^shape)``; it may be given by its scale
+    or by its half-life (``scale = half_life / ln 2``, exact for shape 1). Protection,
+    recall boost and the permanent threshold are shared by every type.
+    """
+
+    default: DecayParams = DecayParams()
+    types: Mapping[str, DecayParams] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, cfg: object) -> DecayCurves:
+        base = DecayParams.from_config(cfg)
+        types = {}
+        for name, curve in cfg.get("ace.decay.types").items():  # type: ignore[attr-defined]
+            half_life = curve["half_life"] if "half_life" in curve else curve["scale"] * math.log(2)
+            types[name] = replace(base, half_life=half_life, shape=curve.get("shape", 1.0))
+        return cls(base, types)
+
+    def params(self, memory_type: str | None) -> DecayParams:
+        return self.types.get(memory_type or "", self.default)
+
+    def weight(self, memory_type: str | None, age_days: float, recall_count: int,
+               expired: bool = False) -> float:
+        """The decay weight; 0.0 once ``valid_until`` has passed (a hard expiry)."""
+        if expired:
+            return 0.0
+        return decay_weight(age_days, recall_count, self.params(memory_type))
+
+
+def age_days(record: Mapping[str, object], moment: datetime) -> float:
+    """Days since the memory last changed (``updated_at``: written, merged with a new
+    mention, edited or restored), the age the forgetting curve counts."""
+    stamp = record.get("updated_at") or record["created_at"]
+    return (moment - parse_timestamp(str(stamp))).total_seconds() / 86400
+
+
+def is_expired(record: Mapping[str, object], moment: datetime) -> bool:
+    until = record.get("valid_until")
+    return bool(until) and parse_timestamp(str(until)) <= moment

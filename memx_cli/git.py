@@ -16,7 +16,8 @@ from .errors import MemxError, NotARepoError
 def run(args: list[str], cwd: Path, check: bool = True) -> str:
     try:
         proc = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+            ["git", *args], cwd=cwd, capture_output=True, text=True, errors="replace",
+            check=False,
         )
     except FileNotFoundError:
         raise MemxError("git is not installed or not on PATH") from None
@@ -69,3 +70,62 @@ def version() -> str | None:
     except FileNotFoundError:
         return None
     return out.stdout.strip().removeprefix("git version ") or None
+
+
+# ---------------------------------------------------------------- anchors (SPEC 3.5)
+
+
+def head_commit(worktree: Path) -> str | None:
+    """The sha of HEAD; None in a repository without commits."""
+    out = run(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=worktree, check=False)
+    return out.strip() or None
+
+
+def ls_files(worktree: Path) -> list[str]:
+    """Every tracked or untracked-but-not-ignored path, repository-relative and POSIX."""
+    out = run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=worktree,
+              check=False)
+    return [p for p in out.split("\0") if p]
+
+
+def grep(worktree: Path, patterns: list[str], *, fixed: bool = False,
+         exclude: tuple[str, ...] = ()) -> list[tuple[str, int, str]]:
+    """(path, line, text) of text lines of tracked and untracked (not ignored) files
+    matching any pattern (extended regex unless ``fixed``); [] when nothing matches."""
+    if not patterns:
+        return []
+    args = ["grep", "--untracked", "-n", "-I", "--null", "--no-color", "-F" if fixed else "-E"]
+    for pattern in patterns:
+        args += ["-e", pattern]
+    args += ["--", ".", *(f":(exclude){p}" for p in exclude)]
+    out = run(args, cwd=worktree, check=False)  # exit 1 means "no match"
+    found = []
+    for line in out.splitlines():
+        path, _, rest = line.partition("\0")
+        number, _, text = rest.partition("\0")
+        if number.isdigit():
+            found.append((path, int(number), text))
+    return found
+
+
+def renames_since(worktree: Path, commit: str | None) -> dict[str, str]:
+    """old path -> new path for the renames git detects between ``commit`` (HEAD when
+    None or unknown) and the work tree, staged renames (`git mv`) included."""
+    base = "HEAD"
+    if commit and run(["rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                      cwd=worktree, check=False).strip():
+        base = commit
+    out = run(["diff", "-M", "--name-status", "-z", base], cwd=worktree, check=False)
+    fields = out.split("\0")
+    renames: dict[str, str] = {}
+    i = 0
+    while i < len(fields):
+        status = fields[i]
+        if status.startswith(("R", "C")) and i + 2 < len(fields):
+            if status.startswith("R"):
+                renames[fields[i + 1]] = fields[i + 2]
+            i += 3
+        else:
+            i += 2
+    return renames
+

@@ -8,6 +8,7 @@ case-insensitive file systems; input is matched case-insensitively.
 
 from __future__ import annotations
 
+import bisect
 import os
 import threading
 import time
@@ -61,11 +62,16 @@ def normalize_prefix(prefix: str) -> str:
     return prefix.strip().lower().translate(table)
 
 
-def abbreviate(ids: Iterable[str], min_len: int = MIN_ABBREV) -> dict[str, str]:
-    """Shortest unique prefix (at least ``min_len``) for each id, like git's short shas."""
+def abbreviate(ids: Iterable[str], min_len: int = MIN_ABBREV,
+               wanted: Iterable[str] | None = None) -> dict[str, str]:
+    """Shortest unique prefix (at least ``min_len``) among ``ids``, like git's short shas;
+    for every id, or only for ``wanted`` ones (each must be among ``ids``)."""
     ordered = sorted(set(ids))
+    positions = (range(len(ordered)) if wanted is None
+                 else [bisect.bisect_left(ordered, w) for w in wanted])
     result: dict[str, str] = {}
-    for i, value in enumerate(ordered):
+    for i in positions:
+        value = ordered[i]
         need = min_len
         for j in (i - 1, i + 1):
             if 0 <= j < len(ordered):

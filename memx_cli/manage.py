@@ -20,13 +20,29 @@ MAX_CONTENT_CHARS = 100_000
 VERACITY_CONFIDENCE = {"stated": 1.0, "inferred": 0.7, "imported": 0.6, "tool": 0.5}
 
 
+# What a write did (SPEC 3.2). `other` is the existing memory involved, if any.
+WRITE_ACTIONS = ("added", "merged into", "skipped", "supersedes", "conflicts with")
+
+
 @dataclass(frozen=True)
 class WriteResult:
-    """What a write did, for the user: ``added`` now; the Curator adds merged/superseded."""
+    """What a write did, for the user. ``memory``/``path`` are the memory that now holds
+    the text: the new one, or for ``merged into``/``skipped`` the existing one."""
 
     action: str
     memory: Memory
     path: Path
+    other: str | None = None
+
+    @property
+    def message(self) -> str:
+        """``added``, ``merged into ID``, ``skipped (duplicate of ID)``, ``supersedes ID``
+        or ``conflicts with ID``."""
+        if self.other is None:
+            return self.action
+        if self.action == "skipped":
+            return f"skipped (duplicate of {self.other})"
+        return f"{self.action} {self.other}"
 
 
 def check_content(text: str) -> str:

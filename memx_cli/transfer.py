@@ -9,7 +9,7 @@ from typing import IO, Any
 from .clock import format_timestamp, parse_timestamp
 from .errors import MemxError
 from .ids import is_valid_id
-from .manage import build
+from .manage import WriteResult, build
 from . import ace
 from . import memory as memfmt
 from .memory import VERACITIES, Memory
@@ -98,10 +98,12 @@ def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
         raise MemxError(f"import: record {where}: {message}") from None
 
 
-def import_records(repo: Repo, stream: IO[bytes], raw: bool = False) -> tuple[list[Memory], int]:
+def import_records(repo: Repo, stream: IO[bytes],
+                   raw: bool = False) -> tuple[list[WriteResult], int]:
     """Check every record first, then write them all: bad input changes nothing.
 
-    Returns the memories written and how many were skipped because their id exists.
+    Returns what the write did with each record (the Curator may merge one into an
+    existing memory) and how many were skipped because their id exists.
     """
     repo.require_store()
     memories = [to_memory(repo, rec, where, raw) for where, rec in read_records(stream)]
@@ -113,8 +115,7 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False) -> tuple[li
             skipped += 1
         else:
             fresh.append(mem)
-    written = [r.memory for r in ace.write(repo, fresh, raw=raw)]
-    return written, skipped
+    return ace.write(repo, fresh, raw=raw), skipped
 
 
 def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:

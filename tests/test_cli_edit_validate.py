@@ -28,7 +28,7 @@ def _editor(tmp_path: Path, body: str) -> str:
 def test_edit_saves_a_valid_change(memx: Memx, repo: Path, tmp_path: Path,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     mid = memx.ok("add", "pool size is 10").strip()
-    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('10', '50')\n"))
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('size is 10', 'size is 50')\n"))
     monkeypatch.setenv("MEMX_NOW", "2030-01-01T00:00:00Z")
     assert memx.ok("edit", mid) == f"Updated {mid}\n"
     mem = json.loads(memx.ok("show", mid, "--json"))["memory"]

@@ -88,7 +88,7 @@ def test_json_shape_and_explain(store: Memx) -> None:
         assert key in hit
     layers, factors = hit["explain"]["layers"], hit["explain"]["factors"]
     assert set(layers) >= {"exact", "fuzzy", "metadata", "semantic", "norm_keyword", "blended"}
-    assert set(factors) == {"decay", "recency", "scope", "superseded"}
+    assert set(factors) == {"decay", "recency", "scope", "superseded", "feedback"}
     assert layers["exact"] > 0 and layers["metadata"] > 0
     human = store.ok("search", "redis", "--explain")
     assert "explain: exact" in human and "x decay 1.000" in human
@@ -121,7 +121,8 @@ def test_deleting_the_cache_loses_nothing(store: Memx, repo: Path) -> None:
 
 def test_corrupt_index_is_rebuilt_with_a_notice(store: Memx, repo: Path) -> None:
     results(store, "redis")
-    (repo / ".memx" / "cache" / "manifest.json").write_text("{not json")
+    for name in ("manifest.json", "state.json"):
+        (repo / ".memx" / "cache" / name).write_text("{not json")
     result = store("search", "alembic", "--json")
     assert result.code == 0
     assert result.err == ("memx: warning: search index in .memx/cache was incomplete, corrupt "
@@ -214,7 +215,7 @@ def test_import_keeps_source_verbatim_and_search_returns_it(memx: Memx) -> None:
     hit = results(memx, "kafka offsets")[0]
     assert hit["source"] == records[0]["source"]
     lines = "\n".join(json.dumps(r) for r in records)
-    memx.ok("import", "-", input=lines)
+    memx.ok("import", "-", "--raw", input=lines)  # --raw: no curator, so no dedup
     exported = json.loads(memx.ok("export"))["memories"]
     assert len(exported) == 4
     assert memx.ok("export", "--format", "markdown").startswith("# Memories\n\n- **fact** `")

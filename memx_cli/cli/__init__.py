@@ -23,6 +23,8 @@ from ..errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": ("init", "init_cmd", "Create the .memx/ store in this repository."),
     "add": ("add", "add_cmd", "Remember a fact or a policy."),
+    "ingest": ("ingest", "ingest_cmd", "Learn from a transcript, CI log or text (Reflector)."),
+    "run": ("run", "run_cmd", "Run a command, pass it through, learn from failures/repeats."),
     "search": ("search", "search_cmd", "Search memory (keyword, semantic or hybrid)."),
     "show": ("show", "show_cmd", "Show one memory."),
     "list": ("list_", "list_cmd", "List memories, with filters."),
@@ -35,6 +37,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "export": ("transfer", "export_cmd", "Export memories as JSON, JSONL or Markdown."),
     "config": ("config", "config_group", "Read and change configuration."),
     "doctor": ("doctor", "doctor_cmd", "Report versions, store, index and hook state."),
+    "conflicts": ("conflicts", "conflicts_cmd", "List recorded and detected conflicts."),
+    "resolve": ("conflicts", "resolve_cmd", "Settle a conflict: keep, supersede or dismiss."),
+    "sweep": ("sweep", "sweep_cmd", "Archive memories the forgetting curve let go."),
+    "restore": ("sweep", "restore_cmd", "Bring an archived memory back."),
+    "stats": ("stats", "stats_cmd", "Counts, decay weights, conflicts, top recalled."),
+    "feedback": ("feedback", "feedback_cmd", "Vote a memory helpful or harmful."),
+    "anchor": ("anchor", "anchor_cmd", "Anchor a memory to a file or lines of the repository."),
+    "verify": ("verify", "verify_cmd", "Check anchored memories against the code; --fix one."),
 }
 
 

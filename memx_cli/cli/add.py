@@ -15,14 +15,23 @@ from ._output import emit_json, memory_json, read_text_arg
               show_default=True, help="A fact is searched; a policy is pushed to every agent.")
 @click.option("--domain", help="Group it: conventions, decisions, codebase, ...")
 @click.option("--topic", help="A finer grouping inside the domain.")
+@click.option("--anchor", "anchor_specs", multiple=True, metavar="PATH[:START[-END]]",
+              help="Anchor it to a file of the repository, or to lines of one (repeatable); "
+                   "searches then check the passage is unchanged.")
 @click.option("--raw", is_flag=True,
               help="ACE off: store TEXT verbatim, with no extraction, no dedup and NO "
                    "secret sanitizing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: str,
-            domain: str | None, topic: str | None, raw: bool, as_json: bool) -> None:
-    """Remember TEXT (use - to read it from standard input). Prints the new id."""
+            domain: str | None, topic: str | None, anchor_specs: tuple[str, ...], raw: bool,
+            as_json: bool) -> None:
+    """Remember TEXT (use - to read it from standard input).
+
+    Prints the id of the memory that holds TEXT now. When the curator did more than
+    add it, stderr says what: merged into ID, skipped (duplicate of ID), supersedes ID
+    or conflicts with ID (--json always has "action").
+    """
     from .. import ace
     from ..manage import build
 
@@ -31,9 +40,16 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     raw = not ace.ace_enabled(repo, raw)
     mem = build(content, kind=kind, scope=repo.normalize_scope(scope), tags=tags,
                 domain=domain, topic=topic, raw=raw)
+    if anchor_specs:
+        from ..anchors import create, require_repo_scope
+
+        require_repo_scope(mem.scope)
+        mem = mem.replace(anchors=create(repo.worktree, anchor_specs, state.cwd))
     [result] = ace.write(repo, [mem], raw=raw)
     if as_json:
-        emit_json({"action": result.action, "memory": memory_json(result.memory),
-                   "path": str(result.path)})
+        emit_json({"action": result.action, "other": result.other, "message": result.message,
+                   "memory": memory_json(result.memory), "path": str(result.path)})
     else:
         click.echo(result.memory.id)
+        if result.action != "added":
+            click.echo(result.message, err=True)

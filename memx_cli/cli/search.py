@@ -18,8 +18,8 @@ def hit_json(hit: Any, explain: bool) -> dict[str, Any]:
         "scope": doc.pop("scope", "project"),
         "tags": doc.pop("tags", []),
         "source": doc.pop("source", {}),
-        "verification": {"status": "unanchored"} if not doc.get("anchors") else
-                        {"status": "unverified"},
+        "verification": (hit.verification.to_json() if hit.verification is not None
+                         else {"status": "unanchored", "anchors": []}),
         "store": hit.store,
         "path": doc.pop("path", None),
     }
@@ -60,7 +60,7 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
 
     repo = state.repo()
     result = search(repo, read_text_arg(query), mode=mode, limit=limit, scope=scope,
-                    budget=budget, include_archived=include_archived)
+                    budget=budget, include_archived=include_archived, explain=explain)
     for problem in result.problems:
         click.echo(f"memx: warning: {problem} (skipped)", err=True)
     if as_json:
@@ -74,14 +74,21 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     from ..ids import abbreviate
 
     width = terminal_width()
-    short = abbreviate(p.stem for store in repo.stores() for p in store.files())
+    everything = [i for store in repo.stores() for i in store.ids() + store.ids(archived=True)]
+    short = abbreviate(everything + [h.id for h in result.hits],
+                       wanted=[h.id for h in result.hits])
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
         marks = " (superseded)" if doc.get("superseded_by") else ""
+        if hit.verification is not None:
+            marks += f" ({hit.verification.status})"
         click.echo(f"{short.get(hit.id, hit.id)}  {hit.score:.3f}  {doc.get('scope', 'project')}{tags}{marks}")
         for line in doc["content"].splitlines()[:6]:
             click.echo("    " + one_line(line, width - 4))
+        for check in hit.verification.checks if hit.verification is not None else ():
+            if check.detail:
+                click.echo(f"    anchor {check.where}: {check.status}, {check.detail}")
         if explain:
             lay, fac = hit.layers, hit.factors
             click.echo(
@@ -91,5 +98,7 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
                 f"{lay['blended']:.3f}")
             click.echo(
                 f"             x decay {fac['decay']:.3f} x recency {fac['recency']:.3f} x scope "
-                f"{fac['scope']:.2f} x superseded {fac['superseded']:.2f} = "
-                f"{hit.composite:.3f} (score {hit.score:.3f})")
+                f"{fac['scope']:.2f} x superseded {fac['superseded']:.2f}"
+                + (f" x verification {fac['verification']:.2f}" if "verification" in fac else "")
+                + (f" x feedback {fac['feedback']:.2f}" if fac.get("feedback", 1.0) != 1.0 else "")
+                + f" = {hit.composite:.3f} (score {hit.score:.3f})")

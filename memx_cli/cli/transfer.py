@@ -21,18 +21,29 @@ def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
     Each object needs "content"; "tags", "source", "created_at", "kind", "scope",
     "domain", "topic", "veracity", "tools", "entities", "section", "type" and "id" are
     optional. "source" is kept verbatim. Every record is checked before anything is
-    written; a record whose id already exists is skipped.
+    written; a record whose id already exists is skipped. Without --raw each record goes
+    through the curator like `memx add`: duplicates are merged, contradictions recorded.
     """
     from ..ace import ace_enabled
     from ..transfer import import_records
+    from ._output import one_line
 
     repo = state.repo()
-    written, skipped = import_records(repo, file, raw=not ace_enabled(repo, raw))  # type: ignore[arg-type]
+    results, skipped = import_records(repo, file, raw=not ace_enabled(repo, raw))  # type: ignore[arg-type]
+    # New files: added, or added with a supersede / conflict link to an existing memory.
+    written = [r for r in results if r.action not in ("merged into", "skipped")]
     if as_json:
-        emit_json({"imported": [m.id for m in written], "skipped": skipped})
-    else:
-        more = f", {skipped} already present" if skipped else ""
-        click.echo(f"Imported {len(written)} memories{more}")
+        emit_json({"imported": [r.memory.id for r in written], "skipped": skipped,
+                   "results": [{"id": r.memory.id, "action": r.action, "other": r.other,
+                                "message": r.message} for r in results]})
+        return
+    more = f", {skipped} already present" if skipped else ""
+    folded = len(results) - len(written)
+    more += f", {folded} folded into existing memories" if folded else ""
+    click.echo(f"Imported {len(written)} memories{more}")
+    for r in results:
+        if r.action != "added":
+            click.echo(f"  {r.message}: {one_line(r.memory.content, 60)}")
 
 
 @click.command("export")

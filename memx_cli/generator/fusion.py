@@ -14,7 +14,12 @@ class Weights:
 
 def norm_keyword(l1: float, l2: float, l3: float, full_score: float) -> float:
     """min((L1 + L2 + L3) / full_score, 1)."""
-    return min((l1 + l2 + l3) / full_score, 1.0)
+    return normalize_keyword(l1 + l2 + l3, full_score)
+
+
+def normalize_keyword(total: float, full_score: float) -> float:
+    """A keyword score already summed over the layers, on the 0-1 scale."""
+    return min(total / full_score, 1.0)
 
 
 def blended(keyword: float, semantic: float, weights: Weights, has_vector: bool = True) -> float:

@@ -8,6 +8,7 @@ weight, recency and scope factors; ranking uses the unclamped product.
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,12 +16,21 @@ from typing import Any
 
 from .. import recall
 from ..clock import now, parse_timestamp
-from ..decay import DecayParams, decay_weight
+from ..decay import DecayCurves, age_days
 from ..errors import MemxError
-from ..index import StoreIndex
+from ..feedback import feedback_factor
+from ..index import StoreIndex, memory_key
 from ..repo import Repo
 from ..textproc import WORD, estimate_tokens, query_terms
-from .fusion import Weights, blended, composite, final_score, norm_keyword, recency_factor, rrf
+from .fusion import (
+    Weights,
+    blended,
+    composite,
+    final_score,
+    normalize_keyword,
+    recency_factor,
+    rrf,
+)
 
 log = logging.getLogger("memx")
 
@@ -36,9 +46,19 @@ EXACT_WEIGHT = 0.5
 STEM_WEIGHT = 0.5
 META_WEIGHT = 4.0
 CONTEXT_WEIGHT = 0.75
+# index field -> (weight, the layer it belongs to, its name in --explain)
+FIELDS = {
+    "exact": (EXACT_WEIGHT, "L1", "exact"),
+    "stem": (STEM_WEIGHT, "L2", "fuzzy"),
+    "context": (CONTEXT_WEIGHT, "L2", "context"),
+    "meta": (META_WEIGHT, "L3", "metadata"),
+}
+LEXICAL_WEIGHTS = [(name, weight) for name, (weight, _, _) in FIELDS.items()]
 # Below this cosine a memory with no word in common with the query is noise, not a result.
 MIN_SEMANTIC = 0.45
 SUPERSEDED_FACTOR = 0.5
+# SPEC 3.5, policy demote: what a stale / unverifiable anchor does to the composite.
+VERIFICATION_FACTORS = {"stale": 0.3, "unverifiable": 0.7}
 # A long-lived Searcher (the MCP server) re-stats every memory file at most this often;
 # additions, deletions and renames are still seen at once through the directory times.
 WARM_RESCAN_SECONDS = 1.0
@@ -54,6 +74,7 @@ class Hit:
     layers: dict[str, float]
     factors: dict[str, float]
     tokens: int
+    verification: Any = None  # verify.Verification for anchored results
 
 
 @dataclass
@@ -70,28 +91,9 @@ class SearchResult:
 class _Candidate:
     key: int
     index: StoreIndex
-    exact: float = 0.0
-    fuzzy: float = 0.0
-    meta: float = 0.0
-    context: float = 0.0
+    keyword: float = 0.0  # L1 + L2 + L3: the weighted BM25 sum over the fields
     semantic: float | None = None
     doc: dict[str, Any] | None = None
-
-    @property
-    def l1(self) -> float:
-        return EXACT_WEIGHT * self.exact
-
-    @property
-    def l2(self) -> float:
-        return STEM_WEIGHT * self.fuzzy + CONTEXT_WEIGHT * self.context
-
-    @property
-    def l3(self) -> float:
-        return META_WEIGHT * self.meta
-
-    @property
-    def keyword_raw(self) -> float:
-        return self.l1 + self.l2 + self.l3
 
 
 def visible(doc_scope: str, current: str) -> bool:
@@ -111,6 +113,7 @@ class Searcher:
         cfg = repo.config
         spec = cfg["embedding.model"]
         self.indexes = [StoreIndex(store, spec) for store in repo.stores()]
+        self._verifier: Any = None
 
     def search(
         self,
@@ -122,6 +125,7 @@ class Searcher:
         budget: int | None = None,
         include_archived: bool = False,
         record_recalls: bool = True,
+        explain: bool = False,
     ) -> SearchResult:
         if mode not in MODES:
             raise MemxError(f"unknown search mode {mode!r}; use keyword, semantic or hybrid")
@@ -156,7 +160,9 @@ class Searcher:
 
         self._fetch(candidates)
         ranked = self._score(candidates, mode, current, qvec is not None, include_archived)
-        result.hits = self._fill(ranked, limit, budget)
+        result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])
+        if explain:
+            self._explain(result.hits, terms)
         if record_recalls:
             by_store: dict[str, list[str]] = {}
             for hit in result.hits:
@@ -190,13 +196,10 @@ class Searcher:
                 found[key] = _Candidate(key, index)
             return found[key]
 
-        lexical = index.lexical
-        if terms and index.manifest() is not None:
-            for name, attr in (("exact", "exact"), ("stem", "fuzzy"), ("meta", "meta"),
-                               ("context", "context")):
-                for key, score in lexical.search_field(name, terms, depth,
-                                                       include_archived).items():
-                    setattr(get(key), attr, score)
+        if terms:
+            for key, score in index.lexical.search(terms, LEXICAL_WEIGHTS, depth,
+                                                   include_archived).items():
+                get(key).keyword = score
         if qvec is not None and index.vectors.exists():
             for key, sim in index.vectors.search(qvec, depth).items():
                 get(key).semantic = sim
@@ -204,6 +207,21 @@ class Searcher:
             for key, sim in index.vectors.similarities(qvec, missing).items():
                 found[key].semantic = sim
         return list(found.values())
+
+    def _explain(self, hits: list[Hit], terms: Sequence[str]) -> None:
+        """Split each hit's keyword score into its fields (one query per field): ranking
+        needs only the sum, so this runs for --explain only."""
+        for index in self.indexes:
+            mine = {memory_key(h.id): h for h in hits if h.store == index.store.label}
+            for h in mine.values():
+                h.layers.update({name: 0.0 for _, _, name in FIELDS.values()})
+            if not mine or not terms:
+                continue
+            for field, (weight, _, name) in FIELDS.items():
+                scores = index.lexical.search(terms, [(field, weight)], len(mine), True,
+                                              keys=list(mine))
+                for key, score in scores.items():
+                    mine[key].layers[name] = score
 
     def _fetch(self, candidates: list[_Candidate]) -> None:
         by_index: dict[int, list[_Candidate]] = {}
@@ -222,7 +240,7 @@ class Searcher:
         weights = Weights(cfg["ace.retrieval.keyword_weight"],
                           cfg["ace.retrieval.semantic_weight"],
                           cfg["ace.retrieval.keyword_full_score"])
-        params = DecayParams.from_config(cfg)
+        curves = DecayCurves.from_config(cfg)
         moment = now()
         recalls = {index.store.label: recall.load(index.store) for index in self.indexes}
         live = []
@@ -235,26 +253,25 @@ class Searcher:
             until = doc.get("valid_until")
             if until and parse_timestamp(until) <= moment:
                 continue
-            lexical = cand.keyword_raw > 0
+            lexical = cand.keyword > 0
             semantic = cand.semantic if has_vector else None
             if not lexical and (semantic is None or semantic < MIN_SEMANTIC):
                 continue  # SPEC 3.4: no zero-score padding
             live.append(cand)
 
-        ranks_kw = _ranks(live, lambda c: c.keyword_raw)
+        ranks_kw = _ranks(live, lambda c: c.keyword)
         ranks_sem = _ranks(live, lambda c: c.semantic if c.semantic is not None else -1.0)
         hits = []
         for cand in live:
             doc = cand.doc
             assert doc is not None
-            layers = {"exact": cand.l1, "fuzzy": STEM_WEIGHT * cand.fuzzy, "metadata": cand.l3,
-                      "context": CONTEXT_WEIGHT * cand.context}
-            nk = norm_keyword(cand.l1, cand.l2, cand.l3, weights.full_score)
+            layers = {"keyword": cand.keyword}
+            nk = normalize_keyword(cand.keyword, weights.full_score)
             sem = max(cand.semantic or 0.0, 0.0) if has_vector else 0.0
             if mode == "keyword":
                 blend = nk
             elif mode == "semantic":
-                kr = ranks_kw.get(cand.key) if cand.keyword_raw > 0 else None
+                kr = ranks_kw.get(cand.key) if cand.keyword > 0 else None
                 sr = ranks_sem.get(cand.key) if cand.semantic is not None else None
                 blend = rrf([kr, sr]) / rrf([1, 1])
             else:
@@ -264,33 +281,71 @@ class Searcher:
             age = (moment - created).total_seconds() / 86400
             count = recalls.get(cand.index.store.label, {}).get(doc["id"], (0, ""))[0]
             factors = {
-                "decay": decay_weight(age, count, params),
+                # SPEC 3.3: the memory type's own curve, aged from its last change.
+                "decay": curves.weight(doc.get("memory_type"), age_days(doc, moment), count),
                 "recency": recency_factor(age, cfg["ace.retrieval.recency_days"],
                                           cfg["ace.retrieval.recency_max_boost"]),
                 "scope": cfg["ace.retrieval.scope_boost"] if doc.get("scope") == current else 1.0,
                 "superseded": SUPERSEDED_FACTOR if doc.get("superseded_by") else 1.0,
+                "feedback": feedback_factor(doc.get("feedback")),  # harmful votes rank lower
             }
             value = composite(blend, factors["decay"], factors["recency"], factors["scope"],
-                              factors["superseded"])
+                              factors["superseded"] * factors["feedback"])
             hits.append(Hit(doc["id"], doc, cand.index.store.label, final_score(value), value,
                             layers, factors, estimate_tokens(doc["content"])))
         hits.sort(key=lambda h: (-h.composite, h.id))
         return hits
 
-    @staticmethod
-    def _fill(ranked: list[Hit], limit: int, budget: int) -> list[Hit]:
+    def _fill(self, ranked: list[Hit], limit: int, budget: int, policy: str) -> list[Hit]:
         """Take results in rank order within max_results and the token budget; an
-        oversized result is skipped, not a reason to stop (SPEC 3.4)."""
+        oversized result is skipped, not a reason to stop (SPEC 3.4).
+
+        Anchored results are verified on the way (SPEC 3.5), only as many as it takes:
+        verification can only lower a score, so a verified result is final once it
+        ranks before every result not yet looked at.
+        """
         chosen: list[Hit] = []
         used = 0
-        for hit in ranked:
-            if len(chosen) >= limit:
-                break
-            if used + hit.tokens > budget:
+        waiting: list[tuple[float, str, int, Hit]] = []  # looked at, by (lowered) rank
+        pos = 0
+        self._verifier = None  # one per search: a warm process must see file changes
+        while len(chosen) < limit:
+            nxt = ranked[pos] if pos < len(ranked) else None
+            if waiting and (nxt is None or waiting[0][:2] <= (-nxt.composite, nxt.id)):
+                hit = heapq.heappop(waiting)[3]
+                if used + hit.tokens <= budget:
+                    chosen.append(hit)
+                    used += hit.tokens
                 continue
-            chosen.append(hit)
-            used += hit.tokens
+            if nxt is None:
+                break
+            pos += 1
+            if self._verify(nxt, policy):
+                heapq.heappush(waiting, (-nxt.composite, nxt.id, pos, nxt))
+        if self._verifier is not None:
+            self._verifier.save()
         return chosen
+
+    def _verify(self, hit: Hit, policy: str) -> bool:
+        """Check an anchored hit against the work tree; False when the policy drops it."""
+        docs = hit.doc.get("anchors")
+        if not docs:
+            return True
+        from .. import verify
+        from ..memory import ANCHOR_KEYS, Anchor
+
+        if self._verifier is None:
+            self._verifier = verify.Verifier(self.repo.worktree, self.repo.store.local_dir)
+        hit.verification = self._verifier.verify(
+            [Anchor(**{k: a[k] for k in ANCHOR_KEYS if a.get(k) is not None}) for a in docs])
+        status = hit.verification.status
+        if policy == "drop" and status == verify.STALE:
+            return False
+        factor = VERIFICATION_FACTORS.get(status, 1.0) if policy == "demote" else 1.0
+        hit.factors["verification"] = factor
+        hit.composite *= factor
+        hit.score = final_score(hit.composite)
+        return True
 
 
 def _ranks(items: list[_Candidate], key: Any) -> dict[int, int]:

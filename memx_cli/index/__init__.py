@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,8 @@ from ..errors import InvalidMemoryError, ModelUnavailableError
 from ..memory import Memory
 from ..store import Store
 from .lexical import IndexDoc, LexicalIndex
-from .manifest import FileState, Manifest
+from ..fsutil import atomic_write
+from .manifest import INDEX_VERSION, FileState, Manifest
 from .vectors import VectorIndex
 
 log = logging.getLogger("memx")
@@ -79,12 +81,9 @@ class SyncReport:
         return self.added + self.changed + self.removed
 
 
-@dataclass(frozen=True)
-class _Seen:
-    path: Path
-    mtime_ns: int
-    size: int
-    archived: bool
+# A scanned memory file: (mtime_ns, size, archived). A plain tuple: the scan runs before
+# every read command and a dataclass per file costs more than the stat itself.
+_Seen = tuple[int, int, bool]
 
 
 class StoreIndex:
@@ -93,6 +92,9 @@ class StoreIndex:
         self.model_spec = model_spec
         self.dir = store.cache_dir
         self.manifest_path = self.dir / "manifest.json"
+        # A small summary of the manifest, so the common "nothing changed" check reads
+        # a few bytes instead of parsing one entry per memory.
+        self.state_path = self.dir / "state.json"
         self.lexical = LexicalIndex(self.dir / "lexical")
         self.vectors = VectorIndex(self.dir / "vectors.usearch")
         self._manifest: Manifest | None = None
@@ -116,25 +118,53 @@ class StoreIndex:
 
     # ------------------------------------------------------------ scanning
 
-    def _scan(self) -> dict[str, _Seen]:
+    def _scan(self) -> tuple[dict[str, _Seen], str]:
+        """Every memory file with its stat, and a fingerprint of them all (equal
+        fingerprints: nothing was added, removed, moved or edited). One ``stat`` per
+        file is the floor of this check, so the loop does nothing else."""
         seen: dict[str, _Seen] = {}
+        parts = []
         for archived, directory in ((True, self.store.archive_dir),
                                     (False, self.store.memories_dir)):
+            found: dict[str, _Seen] = {}
             try:
-                entries = list(os.scandir(directory))
+                entries = os.scandir(directory)
             except FileNotFoundError:
+                parts.append("-")
                 continue
-            for entry in entries:
-                name = entry.name
-                if not name.endswith(".yaml") or name[0] == ".":
-                    continue
-                try:
-                    st = entry.stat()
-                except FileNotFoundError:
-                    continue
-                # memories/ wins over archive/ when both hold an id (validate reports it).
-                seen[name[:-5]] = _Seen(Path(entry.path), st.st_mtime_ns, st.st_size, archived)
-        return seen
+            with entries:
+                for entry in entries:
+                    name = entry.name
+                    if name[0] == "." or not name.endswith(".yaml"):
+                        continue
+                    try:
+                        st = entry.stat()
+                    except FileNotFoundError:
+                        continue
+                    found[name[:-5]] = (st.st_mtime_ns, st.st_size, archived)
+            values = found.values()
+            parts.append(f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}"
+                         f".{zlib.crc32(' '.join(found).encode())}")
+            # memories/ wins over archive/ when both hold an id (validate reports it).
+            seen.update(found)
+        return seen, ":".join(parts)
+
+    def _read_state(self) -> dict[str, Any] | None:
+        try:
+            state = json.loads(self.state_path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(state, dict) or state.get("index_version") != INDEX_VERSION:
+            return None
+        return state
+
+    def _write_state(self, fingerprint: str, manifest: Manifest) -> None:
+        problems = [st.digest[1:] for _, st in sorted(manifest.files.items())
+                    if st.digest.startswith("!")]
+        atomic_write(self.state_path, json.dumps({
+            "index_version": INDEX_VERSION, "fingerprint": fingerprint,
+            "model": manifest.model, "problems": problems,
+        }).encode())
 
     def _load_manifest(self) -> Manifest | None:
         try:
@@ -144,18 +174,6 @@ class StoreIndex:
         if manifest is not None and not manifest.compatible():
             return None
         return manifest
-
-    def _stale(self, manifest: Manifest | None, seen: dict[str, _Seen]) -> bool:
-        if manifest is None:
-            return True
-        if len(manifest.files) != len(seen):
-            return True
-        for memory_id, now in seen.items():
-            old = manifest.files.get(memory_id)
-            if (old is None or old.mtime_ns != now.mtime_ns or old.size != now.size
-                    or old.archived != now.archived):
-                return True
-        return False
 
     # ------------------------------------------------------------ syncing
 
@@ -191,7 +209,7 @@ class StoreIndex:
         report = self.sync(want_vectors=want_vectors, max_age=max_age)
         try:
             self.lexical.searcher()
-            if report.vectors:
+            if report.vectors and want_vectors:
                 self.vectors.view()
         except BaseException as exc:  # noqa: BLE001 - tantivy panics are BaseExceptions
             if not is_index_error(exc):
@@ -203,20 +221,18 @@ class StoreIndex:
         return report
 
     def _sync(self, full: bool, progress: Progress | None, want_vectors: bool) -> SyncReport:
-        seen = self._scan()
-        manifest = self._load_manifest()
-        vectors_needed = want_vectors and not self._vectors_current(manifest)
-        if not full and not self._stale(manifest, seen):
-            if vectors_needed and self.encoder() is None:
-                vectors_needed = False  # model unavailable: keyword search, no lock taken
-            if not vectors_needed:
-                self._manifest = manifest
-                current = manifest is not None and manifest.model is not None
-                return self._report_problems(SyncReport(vectors=current))
+        seen, fingerprint = self._scan()
+        state = None if full else self._read_state()
+        if state is not None and state.get("fingerprint") == fingerprint:
+            has_vectors = state.get("model") is not None
+            current = has_vectors and state["model"] == self._model_fingerprint()
+            if not want_vectors or current or self.encoder() is None:
+                return SyncReport(vectors=current, problems=list(state.get("problems", [])))
         with self.store.lock():
-            seen = self._scan()
+            seen, fingerprint = self._scan()
             manifest = None if full else self._load_manifest()
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
+            self._write_state(fingerprint, self._manifest or Manifest())
         return self._report_problems(report)
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
@@ -226,14 +242,6 @@ class StoreIndex:
                 if state.digest.startswith("!"):
                     report.problems.append(state.digest[1:])
         return report
-
-    def _vectors_current(self, manifest: Manifest | None) -> bool:
-        if manifest is None:
-            return False
-        if manifest.model is None:
-            # No vectors yet: worth a try unless the model already failed in this process.
-            return self._encoder_failed is not None or not manifest.files
-        return manifest.model == self._model_fingerprint()
 
     def _model_fingerprint(self) -> str | None:
         """Identifies the configured model cheaply (without loading it)."""
@@ -275,27 +283,27 @@ class StoreIndex:
         total = len(seen)
         for done, (memory_id, now) in enumerate(sorted(seen.items()), 1):
             old = old_files.get(memory_id)
-            if (old is not None and old.mtime_ns == now.mtime_ns and old.size == now.size
-                    and old.archived == now.archived):
+            mtime_ns, size, archived = now
+            path = self.store.path_for(memory_id, archived)
+            if (old is not None and old.mtime_ns == mtime_ns and old.size == size
+                    and old.archived == archived):
                 new_files[memory_id] = old
                 continue
             try:
-                data = now.path.read_bytes()
+                data = path.read_bytes()
             except OSError:
                 continue
             digest = _digest(data)
-            if old is not None and old.digest == digest and old.archived == now.archived:
-                new_files[memory_id] = FileState(now.mtime_ns, now.size, digest, now.archived,
-                                                 old.group)
+            if old is not None and old.digest == digest and old.archived == archived:
+                new_files[memory_id] = FileState(mtime_ns, size, digest, archived, old.group)
                 continue
             try:
-                mem = self.store.read_file(now.path)
-                new_files[memory_id] = FileState(now.mtime_ns, now.size, digest, now.archived,
+                mem = self.store.read_file(path)
+                new_files[memory_id] = FileState(mtime_ns, size, digest, archived,
                                                  source_group(mem.source))
                 memories[memory_id] = mem
             except InvalidMemoryError as exc:
-                new_files[memory_id] = FileState(now.mtime_ns, now.size, "!" + str(exc),
-                                                 now.archived, None)
+                new_files[memory_id] = FileState(mtime_ns, size, "!" + str(exc), archived, None)
             changed.add(memory_id)
             if old is None:
                 report.added += 1
@@ -320,7 +328,8 @@ class StoreIndex:
         for memory_id in reindex:
             if memory_id not in memories and not new_files[memory_id].digest.startswith("!"):
                 with contextlib.suppress(InvalidMemoryError):
-                    memories[memory_id] = self.store.read_file(seen[memory_id].path)
+                    memories[memory_id] = self.store.read_file(
+                        self.store.path_for(memory_id, seen[memory_id][2]))
 
         docs = self._documents(reindex, memories, new_files, members, seen)
         if reindex or removed:
@@ -355,7 +364,7 @@ class StoreIndex:
                 context = "\n".join(memories[i].content for i in around if i in memories)
             stored = mem.to_dict()
             stored.pop("schema", None)
-            stored["path"] = self.store.display(seen[memory_id].path)
+            stored["path"] = self.store.display(self.store.path_for(memory_id, state.archived))
             stored["archived"] = state.archived
             meta = " ".join([*mem.tags, *mem.tools, *mem.entities,
                              *(x for x in (mem.domain, mem.topic) if x)])

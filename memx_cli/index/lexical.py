@@ -111,30 +111,36 @@ class LexicalIndex:
     def num_docs(self) -> int:
         return int(self.searcher().num_docs)
 
-    def search_field(self, field: str, terms: Sequence[str], limit: int,
-                     include_archived: bool) -> dict[int, float]:
-        """BM25 score per document key for ``terms`` OR-ed in one field."""
+    def search(self, terms: Sequence[str], weights: Sequence[tuple[str, float]], limit: int,
+               include_archived: bool, keys: Sequence[int] | None = None) -> dict[int, float]:
+        """Score per document key: the weighted sum of each field's BM25 score for
+        ``terms`` (OR-ed), in one query. ``keys`` restricts the search to those documents.
+        """
         import tantivy
 
         if not terms:
             return {}
-        query_text = " ".join(terms)
-        try:
-            query = self.index.parse_query(query_text, [field])
-        except ValueError:
+        text = " ".join(terms)
+        should = []
+        for field, weight in weights:
+            try:
+                query = self.index.parse_query(text, [field])
+            except ValueError:
+                continue
+            should.append((tantivy.Occur.Should, tantivy.Query.boost_query(query, weight)))
+        if not should:
             return {}
+        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+        schema = self.index.schema
         if not include_archived:
-            live = tantivy.Query.term_query(self.index.schema, "archived", 0)
-            query = tantivy.Query.boolean_query([
-                (tantivy.Occur.Must, query), (tantivy.Occur.Must, live),
-            ])
+            live = tantivy.Query.term_query(schema, "archived", 0)
+            clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(live, 0.0)))
+        if keys is not None:
+            chosen = tantivy.Query.term_set_query(schema, "key", list(keys))
+            clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(chosen, 0.0)))
         searcher = self.searcher()
-        hits = searcher.search(query, limit).hits
-        scores: dict[int, float] = {}
-        for score, address in hits:
-            key = searcher.doc(address)["key"][0]
-            scores[int(key)] = float(score)
-        return scores
+        hits = searcher.search(tantivy.Query.boolean_query(clauses), limit).hits
+        return {int(searcher.doc(address)["key"][0]): float(score) for score, address in hits}
 
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
         """The words that occur as terms of ``field`` in some document."""

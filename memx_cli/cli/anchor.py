@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import click
+
+from . import State
+from ._output import emit_json
+
+
+@click.command("anchor")
+@click.argument("memory_id", metavar="ID")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH[:START[-END]]...")
+@click.option("--json", "as_json", is_flag=True, help='Print {"id", "added": [...]} as JSON.')
+@click.pass_obj
+def anchor_cmd(state: State, memory_id: str, paths: tuple[str, ...], as_json: bool) -> None:
+    """Anchor memory ID to files of the repository, or to lines of them.
+
+    PATH is relative to the current directory; PATH:12 anchors line 12 and
+    PATH:12-30 lines 12 to 30. Searches then check that the passage is still there
+    (verified), has changed (stale) or cannot be checked (unverifiable). Paths outside
+    the repository, or through a symlink leading out of it, are refused.
+    """
+    from ..anchors import attach, label
+    from ..ids import abbreviate
+
+    repo = state.repo()
+    mem, added = attach(repo, memory_id, paths, state.cwd)
+    short = abbreviate(p.stem for store in repo.stores() for p in store.files())[mem.id]
+    if as_json:
+        emit_json({"id": mem.id, "added": [a.to_dict() for a in added],
+                   "anchors": [a.to_dict() for a in mem.anchors]})
+        return
+    if not added:
+        click.echo(f"{short}: already anchored there; nothing changed")
+    for anchor in added:
+        click.echo(f"{short}: anchored to {label(anchor.path, anchor.start_line, anchor.end_line)}")

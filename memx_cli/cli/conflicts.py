@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from . import State
+from ._output import emit_json, one_line, warn_problems
+
+
+def _pair_json(pair: Any) -> dict[str, Any]:
+    return {"older": {"id": pair.older.id, "content": pair.older.content},
+            "newer": {"id": pair.newer.id, "content": pair.newer.content},
+            "similarity": None if pair.similarity is None else round(pair.similarity, 4),
+            "why": pair.why, "recorded": pair.recorded, "suggestion": pair.suggestion}
+
+
+@click.command("conflicts")
+@click.option("--no-scan", is_flag=True, help="Only list the conflicts recorded in the files.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"conflicts": [{"older", "newer", "similarity", "why", "recorded", '
+                   '"suggestion"}]}.')
+@click.pass_obj
+def conflicts_cmd(state: State, no_scan: bool, as_json: bool) -> None:
+    """List conflicting memories: the conflicts recorded when they were written, then
+    contradictions nobody recorded yet, found among similar memories.
+
+    Each pair shows its similarity, why the two contradict and how to settle it with
+    `memx resolve`.
+    """
+    from ..curator.review import conflicts
+
+    pairs, problems = conflicts(state.repo(), scan=not no_scan)
+    warn_problems(problems)
+    if as_json:
+        emit_json({"conflicts": [_pair_json(p) for p in pairs]})
+        return
+    if not pairs:
+        click.echo("No conflicts.")
+        return
+    for pair in pairs:
+        sim = "" if pair.similarity is None else f", similarity {pair.similarity:.2f}"
+        status = "recorded" if pair.recorded else "detected"
+        click.echo(f"{pair.older.id} <> {pair.newer.id}  ({status}{sim})")
+        click.echo(f"  older: {one_line(pair.older.content, 70)}")
+        click.echo(f"  newer: {one_line(pair.newer.content, 70)}")
+        click.echo(f"  why:   {pair.why}")
+        click.echo(f"  fix:   {pair.suggestion}")
+
+
+@click.command("resolve")
+@click.argument("memory_id", metavar="[ID]", required=False)
+@click.option("--keep", metavar="A", help="Keep memory A; the other side of the conflict is "
+              "superseded by it (with --keep ID: every memory ID conflicts with).")
+@click.option("--supersede", metavar="OLD", help="Mark OLD as superseded ...")
+@click.option("--by", metavar="NEW", help="... by NEW.")
+@click.option("--not-conflict", is_flag=True, help="The memories do not contradict: remove "
+              "the conflict and stop reporting the pair.")
+@click.option("--with", "other", metavar="B", help="With --not-conflict: only the pair ID, B "
+              "(default: every conflict of ID).")
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@click.pass_obj
+def resolve_cmd(state: State, memory_id: str | None, keep: str | None, supersede: str | None,
+                by: str | None, not_conflict: bool, other: str | None, as_json: bool) -> None:
+    """Settle a conflict of memory ID: keep one side, supersede one memory by another, or
+    mark the pair as not a conflict.
+
+    Superseding never deletes: the old file stays with superseded_by, the new one lists it
+    in supersedes. Marks made with --not-conflict are kept in .memx/local/ (this clone).
+    """
+    from ..curator.resolve import resolve
+
+    result = resolve(state.repo(), memory_id, keep=keep, supersede=supersede, by=by,
+                     not_conflict=not_conflict, other=other)
+    if as_json:
+        emit_json({"resolved": {"action": result.action,
+                                "pairs": [list(p) for p in result.pairs],
+                                "changed": [m.id for m in result.memories]}})
+        return
+    for first, second in result.pairs:
+        if result.action == "supersedes":
+            click.echo(f"{first} supersedes {second}")
+        else:
+            click.echo(f"{first} and {second}: not a conflict")

@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import click
+
+from . import State
+from ._output import emit_json
+
+
+@click.command("feedback")
+@click.argument("memory_id", metavar="ID")
+@click.option("--helpful", "verdict", flag_value="helpful", help="The memory helped.")
+@click.option("--harmful", "verdict", flag_value="harmful",
+              help="The memory misled or hurt; it will rank lower.")
+@click.option("--json", "as_json", is_flag=True, help="Print the new counts as JSON.")
+@click.pass_obj
+def feedback_cmd(state: State, memory_id: str, verdict: str | None, as_json: bool) -> None:
+    """Count a helpful or harmful vote for the memory whose id starts with ID.
+
+    The counts are kept in the memory file (commit them to share the verdict). Search
+    multiplies a memory's score by (helpful + 1) / (helpful + harmful + 1).
+    """
+    from ..errors import MemxError
+    from ..feedback import feedback_factor, record
+
+    if verdict is None:
+        raise MemxError("say how it went: memx feedback ID --helpful or --harmful")
+    result = record(state.repo(), memory_id, helpful=verdict == "helpful")
+    counts = {"helpful": result.memory.feedback.get("helpful", 0),
+              "harmful": result.memory.feedback.get("harmful", 0)}
+    factor = feedback_factor(counts)
+    if as_json:
+        emit_json({"feedback": {"id": result.memory.id, **counts,
+                                "factor": round(factor, 4)}})
+    else:
+        click.echo(f"{result.memory.id}: helpful {counts['helpful']}, harmful "
+                   f"{counts['harmful']} (search factor {factor:.2f})")

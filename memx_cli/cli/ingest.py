@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any
+
+import click
+
+from . import State
+from ._output import emit_json, memory_json, one_line
+
+
+def _open(path: str) -> tuple[IO[bytes], str, int | None]:
+    if path == "-":
+        return sys.stdin.buffer, "<stdin>", None
+    from ..errors import MemxError
+
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        raise MemxError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        size = None
+    return handle, path, size
+
+
+@click.command("ingest")
+@click.argument("file", metavar="FILE|-")
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "jsonl"]),
+              default="auto", show_default=True,
+              help="text and logs; JSON: [{role, content}] or {messages: [...]}; JSONL: one "
+                   "record per line (OpenAI-style messages, Claude Code or Codex session files).")
+@click.option("--source", type=click.Choice(["ci", "transcript", "manual"]),
+              help="What the input is; recorded in each memory's source. Default: transcript "
+                   "for JSON/JSONL, manual for text.")
+@click.option("--session", metavar="ID", help="Transcript session id (default: the one in the "
+              "file). Ingesting a session again stores only what is new.")
+@click.option("--dry-run", is_flag=True, help="Print the candidates (rule, score, section, type, "
+              "sanitized text) and write nothing.")
+@click.option("--stats", "show_stats", is_flag=True, help="Also report what was read, rule "
+              "candidates, LLM calls made and tokens sent.")
+@click.option("--raw", is_flag=True, help="ACE off: store the whole input verbatim as one "
+              "memory, with no extraction, no dedup and NO secret sanitizing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def ingest_cmd(state: State, file: str, fmt: str, source: str | None, session: str | None,
+               dry_run: bool, show_stats: bool, raw: bool, as_json: bool) -> None:
+    """Learn from FILE (- for standard input): a chat transcript, a CI or command log, or
+    plain text. The Reflector finds errors and their fixes, what finally worked after
+    failed attempts, configuration changes, new tools and repeated chores, keeps what
+    scores at least ace.reflector.min_score, masks secrets and stores one short memory
+    each. Large logs are streamed. ace.reflector.mode hybrid or llm asks a configured
+    model too, and falls back to rules if it fails.
+    """
+    from ..reflector import ingest
+
+    repo = state.repo()
+    stream, name, size = _open(file)
+    bar: Any = None
+    if size and size > 4 << 20 and sys.stderr.isatty() and not as_json:
+        bar = click.progressbar(length=size, label="Reading", file=sys.stderr)
+    try:
+        if bar is not None:
+            bar.__enter__()
+        outcome = ingest(repo, stream, fmt=fmt, source=source, name=name, session=session,
+                         dry_run=dry_run, raw=raw, progress=bar.update if bar else None)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if as_json:
+        emit_json(_as_json(outcome, dry_run))
+        return
+    _print(outcome, dry_run, show_stats)
+
+
+def _as_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
+    candidates = []
+    for item, mem in zip(outcome.items, outcome.memories):
+        candidates.append({"rule": item.rule, "score": item.score, "section": item.section,
+                           "type": item.type, "content": item.content, "tools": list(item.tools),
+                           "entities": list(item.entities), "tags": list(item.tags),
+                           "confidence": mem.confidence, "source": dict(mem.source)})
+    if not outcome.items and outcome.memories:  # ACE off: the input itself
+        candidates = [memory_json(outcome.memories[0])]
+    stored = [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
+              for r in outcome.results]
+    return {"dry_run": dry_run, "format": outcome.format, "candidates": candidates,
+            "stored": stored, "stats": outcome.stats.as_dict()}
+
+
+def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
+    stats = outcome.stats
+    read = f"{stats.records} {'messages' if outcome.format in ('json', 'jsonl') else 'blocks'}"
+    if outcome.format == "raw":
+        verb = "Would store" if dry_run else "Stored"
+        click.echo(f"{verb} the input as one memory (ACE off: not sanitized)")
+        for result in outcome.results:
+            click.echo(result.memory.id)
+        return
+    if not outcome.items:
+        seen = f" ({outcome.already_seen} already ingested)" if outcome.already_seen else ""
+        click.echo(f"Nothing to remember in {read}{seen}")
+    elif dry_run:
+        click.echo(f"Dry run: {len(outcome.items)} candidates from {read}; nothing written")
+        for item in outcome.items:
+            click.echo(f"\n{item.rule}  score {item.score}  {item.section}/{item.type}  "
+                       f"[{', '.join(item.tools)}]")
+            click.echo(f"  {item.content}")
+    else:
+        click.echo(f"Stored {len(outcome.results)} memories from {read}")
+        width = 100
+        for item, result in zip(outcome.items, outcome.results):
+            click.echo(f"  {result.memory.id[:12]}  {result.message:<10} {item.rule:<12} "
+                       f"{item.section}/{item.type} {item.score:>3}  "
+                       f"{one_line(item.content, width - 50)}")
+    if show_stats:
+        click.echo(f"\ninput: {outcome.format}, {read} read, {stats.skipped} records skipped, "
+                   f"~{stats.input_tokens} tokens")
+        click.echo(f"rules: {stats.candidates} candidates, {stats.kept} kept, "
+                   f"{stats.below_min} below min_score")
+        if stats.mode == "rules":
+            click.echo("llm: not used (ace.reflector.mode is rules)")
+        else:
+            click.echo(f"llm: mode {stats.mode}, {stats.llm_calls} calls, "
+                       f"{stats.llm_tokens} tokens sent")
+        if stats.fallback:
+            click.echo(f"llm: fell back to rules: {stats.fallback}")

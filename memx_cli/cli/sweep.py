@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import click
+
+from . import State
+from ._output import emit_json, one_line, warn_problems
+
+
+@click.command("sweep")
+@click.option("--dry-run", is_flag=True, help="Show what would move; change nothing.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"sweep": {"threshold", "checked", "dry_run", "archived": [...]}}.')
+@click.pass_obj
+def sweep_cmd(state: State, dry_run: bool, as_json: bool) -> None:
+    """Archive memories whose decay weight fell below ace.decay.archive_threshold.
+
+    The weight follows the forgetting curve of the memory's type, counted from its last
+    change, boosted by its recalls in this clone; a memory past its valid_until is
+    archived too. Files move from .memx/memories/ to .memx/archive/ (nothing is
+    deleted; `memx restore ID` brings one back). Policies are never archived.
+    """
+    from ..sweep import sweep
+
+    report = sweep(state.repo(), dry_run=dry_run)
+    warn_problems(report.problems)
+    if as_json:
+        emit_json({"sweep": {
+            "threshold": report.threshold, "checked": report.checked, "dry_run": dry_run,
+            "archived": [{"id": w.memory.id, "store": w.store.label,
+                          "weight": round(w.weight, 4), "age_days": round(w.age_days, 1),
+                          "recalls": w.recalls, "expired": w.expired, "reason": w.reason,
+                          "path": w.store.display(w.store.path_for(w.memory.id, archived=True))}
+                         for w in report.moved]}})
+        return
+    if not report.moved:
+        click.echo(f"Nothing to archive: {report.checked} memories checked, none below "
+                   f"{report.threshold:g}.")
+        return
+    verb = "Would archive" if dry_run else "Archived"
+    click.echo(f"{verb} {len(report.moved)} of {report.checked} memories "
+               f"(weight below {report.threshold:g}):")
+    for item in report.moved:
+        click.echo(f"  {item.memory.id}  {item.reason}  {one_line(item.memory.content, 50)}")
+    if not dry_run:
+        click.echo("Review and commit .memx/; `memx restore ID` brings one back.")
+
+
+@click.command("restore")
+@click.argument("memory_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the restored memory as JSON.")
+@click.pass_obj
+def restore_cmd(state: State, memory_id: str, as_json: bool) -> None:
+    """Bring the archived memory whose id starts with ID back to .memx/memories/.
+
+    Its updated_at becomes now, so it starts its forgetting curve again.
+    """
+    from ..sweep import restore
+    from ._output import memory_json
+
+    repo = state.repo()
+    mem, path = restore(repo, memory_id)
+    shown = repo.store.display(path) if path.is_relative_to(repo.store.root) else str(path)
+    if as_json:
+        emit_json({"restored": {"memory": memory_json(mem), "path": shown}})
+    else:
+        click.echo(f"Restored {mem.id} ({shown})")

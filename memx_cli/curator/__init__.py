@@ -1,0 +1,222 @@
+"""The Curator (SPEC 3.2): on every ACE write, compare each new memory with the existing
+memories of the same scope and decide: added, merged into, skipped (duplicate),
+supersedes or conflicts with.
+
+Order of the checks, for the most similar comparable memories first:
+1. contradiction (for similarity >= the conflict band's low edge): a clear change
+   supersedes the old memory, an unclear one is recorded as a conflict on both;
+2. duplicate (similarity >= ``dedup_threshold``, the same numbers, no word swapped for
+   one of another meaning): near-identical text is skipped, otherwise merged; either way
+   the existing memory counts a mention and gains confidence;
+3. otherwise the memory is added as it is.
+
+Nothing is deleted: supersede and conflict only add links to both files.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..clock import now_iso
+from ..errors import InvalidMemoryError, ModelUnavailableError
+from ..manage import WriteResult
+from ..memory import Memory
+from ..repo import Repo
+from ..store import Store
+from ..textproc import WORD, query_terms
+from .contradiction import detect
+from .merge import mention, merge
+from .similarity import Entry, Pool, Similarity
+from .text import numbers, tokenize, units
+
+log = logging.getLogger("memx")
+
+# Up to this many memory files, a write compares against all of them (loading and
+# embedding a few hundred short texts costs a few ms); beyond, candidates come from the
+# store's vector (or full-text) index.
+SMALL_STORE = 200
+CANDIDATES = 12
+# At or above this similarity with the same content words the new text adds nothing.
+NEAR_IDENTICAL = 0.98
+
+
+@dataclass(frozen=True)
+class Settings:
+    dedup_threshold: float = 0.9
+    band: tuple[float, float] = (0.5, 0.8)
+    strategy: str = "keep_best"
+
+    @classmethod
+    def from_config(cls, cfg: object) -> Settings:
+        get = cfg.get  # type: ignore[attr-defined]
+        low, high = get("ace.curator.conflict_band")
+        return cls(float(get("ace.curator.dedup_threshold")), (float(low), float(high)),
+                   str(get("ace.curator.merge_strategy")))
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str               # one of manage.WRITE_ACTIONS
+    memory: Memory            # the memory that holds the text now (new, or merged into)
+    other: str | None = None  # the existing memory's id
+    similarity: float | None = None
+    reason: str = ""
+
+
+def comparable(new: Memory, old: Memory) -> bool:
+    """Only current memories of the same kind and scope (and domain/topic when both
+    have one) are compared."""
+    if old.id == new.id or old.superseded_by or old.kind != new.kind or old.scope != new.scope:
+        return False
+    return all(not (a and b and a != b) for a, b in ((new.domain, old.domain),
+                                                     (new.topic, old.topic)))
+
+
+def load_similarity(repo: Repo) -> Similarity:
+    from ..embed import load_encoder
+
+    try:
+        return Similarity(load_encoder(repo.config["embedding.model"]))
+    except ModelUnavailableError:
+        log.warning("embedding model unavailable; the curator compares memories by shared "
+                    "words (Jaccard)")
+        return Similarity(None)
+
+
+def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
+                 settings: Settings) -> bool:
+    """Similar enough, the same numbers, and no word swapped for one of another meaning
+    (the contradiction check has already run)."""
+    if sim < settings.dedup_threshold:
+        return False
+    if numbers(tokenize(old)) != numbers(tokenize(new)):
+        return False  # "pool size 10" and "pool size 50" are two facts, not one
+    return similarity.same_meaning_words(old, new)
+
+
+def is_near_identical(old: str, new: str, sim: float) -> bool:
+    """The same words (case and punctuation aside), or nearly the same vector with the
+    same content words: nothing worth merging, the new text is skipped."""
+    if WORD.findall(old.lower()) == WORD.findall(new.lower()):
+        return True
+    return sim >= NEAR_IDENTICAL and units(tokenize(old)) == units(tokenize(new))
+
+
+class Curator:
+    """Decides for a batch of new memories of one store; later ones see earlier ones."""
+
+    def __init__(self, repo: Repo, store: Store, similarity: Similarity | None = None):
+        self.store = store
+        self.settings = Settings.from_config(repo.config)
+        self.similarity = similarity or load_similarity(repo)
+        self.pool = Pool(self.similarity)
+        self.changed: dict[str, Memory] = {}  # id -> version to write, in decision order
+        self._index = None
+        self._model = repo.config["embedding.model"]
+        if len(store.files()) <= SMALL_STORE:
+            for entry in self.similarity.entries(store.load_all().memories):
+                self.pool.add(entry)
+        else:
+            from ..index import StoreIndex
+
+            self._index = StoreIndex(store, self._model)
+            self._index_vectors = self._index.sync(
+                want_vectors=self.similarity.encoder is not None).vectors
+
+    # ------------------------------------------------------------ candidates
+
+    def _fetch_from_index(self, entry: Entry) -> None:
+        """Bring the indexed memories nearest to ``entry`` into the pool."""
+        index = self._index
+        if index is None or index.manifest() is None:
+            return
+        if entry.vector is not None and self._index_vectors and index.vectors.exists():
+            keys = list(index.vectors.search(entry.vector, 2 * CANDIDATES))
+        else:
+            terms = query_terms(entry.memory.content)[:64]
+            keys = list(index.lexical.search_field("stem", terms, 2 * CANDIDATES, False))
+        docs = index.lexical.fetch(keys)
+        wanted = [d["id"] for d in docs.values()
+                  if not d.get("archived") and d["id"] not in self.pool.entries]
+        found = []
+        for memory_id in wanted:
+            try:
+                found.append(self.store.read_file(self.store.path_for(memory_id)))
+            except InvalidMemoryError:
+                continue
+        for fresh in self.similarity.entries(found):
+            self.pool.add(fresh)
+
+    # ------------------------------------------------------------ deciding
+
+    def curate(self, memory: Memory) -> Decision:
+        [entry] = self.similarity.entries([memory])
+        self._fetch_from_index(entry)
+        decision = self._decide(entry)
+        self.changed[decision.memory.id] = decision.memory
+        if decision.action in ("added", "supersedes", "conflicts with"):
+            entry.memory = decision.memory
+            self.pool.add(entry)
+        else:
+            self.pool.add(self.similarity.entries([decision.memory])[0])
+        return decision
+
+    def _decide(self, entry: Entry) -> Decision:
+        settings, new = self.settings, entry.memory
+        floor = min(settings.band[0], settings.dedup_threshold)
+        near = self.pool.nearest(entry, floor, CANDIDATES,
+                                 keep=lambda e: comparable(new, e.memory))
+        stamp = now_iso()
+        for other, sim in near:
+            if sim < settings.band[0]:
+                break
+            old = other.memory
+            found = detect(old.content, new.content)
+            if found is None:
+                continue
+            if found.clear:
+                self._update(old.replace(superseded_by=new.id, updated_at=stamp))
+                return Decision("supersedes", new.replace(supersedes=new.supersedes + (old.id,)),
+                                old.id, sim, found.why)
+            self._update(old.replace(conflicts_with=old.conflicts_with + (new.id,),
+                                     updated_at=stamp))
+            return Decision("conflicts with",
+                            new.replace(conflicts_with=new.conflicts_with + (old.id,)),
+                            old.id, sim, found.why)
+        for other, sim in near:
+            if sim < settings.dedup_threshold:
+                break
+            old = other.memory
+            if not is_duplicate(old.content, new.content, sim, self.similarity, settings):
+                continue
+            if is_near_identical(old.content, new.content, sim):
+                return Decision("skipped", mention(old, new, stamp), old.id, sim,
+                                "near-identical text")
+            return Decision("merged into", merge(old, new, settings.strategy, stamp), old.id,
+                            sim, f"similarity {sim:.2f} >= {settings.dedup_threshold}")
+        return Decision("added", new, None, near[0][1] if near else None)
+
+    def _update(self, memory: Memory) -> None:
+        self.changed[memory.id] = memory
+        self.pool.entries[memory.id].memory = memory  # same text: words and vector stand
+
+
+def curate(repo: Repo, memory: Memory) -> Decision:
+    """What the Curator would do with ``memory`` (nothing is written)."""
+    return Curator(repo, repo.store_for(memory.scope)).curate(memory)
+
+
+def write_curated(repo: Repo, store: Store, memories: Sequence[Memory]) -> list[WriteResult]:
+    """Curate ``memories`` (in order) against ``store`` and write every changed file
+    under one lock; one result per memory, in order."""
+    curator = Curator(repo, store)
+    decisions = [curator.curate(m) for m in memories]
+    store.write_many(list(curator.changed.values()))
+    results = []
+    for decision in decisions:
+        final = curator.changed.get(decision.memory.id, decision.memory)
+        results.append(WriteResult(decision.action, final, store.path_for(final.id),
+                                   decision.other))
+    return results

@@ -1,0 +1,128 @@
+"""Word lists the contradiction rules read (English and Chinese, SPEC 3.2).
+
+Kept apart from the rules so a reader can audit and extend them in one place.
+"""
+
+from __future__ import annotations
+
+# Words that negate what follows them. Forms ending in "n't" are caught by suffix.
+NEGATORS_EN = frozenset(
+    "not no never nobody none nothing neither nor without cannot nowhere".split())
+# Chinese negation characters, and words that contain one without negating anything
+# (非常 "very", 未来 "future", 不同 "different", ...), which are removed before counting.
+NEGATORS_ZH = ("禁止", "不", "没", "别", "勿", "未", "无", "非")
+NOT_NEGATIONS_ZH = ("非常", "未来", "不同", "不错", "无论", "别人", "别的", "不过", "不断",
+                    "不少", "无线", "除非", "并非", "不仅", "无数")
+
+# Words skipped when looking for what a negation applies to or what a number belongs to.
+FILLER = frozenset("""
+a an the is are was were be been being am do does did to of at least most by for from on in
+into with as it its this that these those there here than then so very really just about
+around approximately roughly only still also some any set sets setting changed change changes
+changing now updated update raised raise lowered lower increased increase decreased decrease
+reduced reduce bumped bump upgraded upgrade downgraded downgrade moved move switched switch
+must should shall will would can could may might need needs needed use uses used using keep
+keeps kept make makes made have has had get gets got equal equals exactly up down over under
+more less we you i they he she our your their my me us them please always maybe
+longer anymore stay stays remain remains
+""".split())
+
+# Nouns that name a setting: a bare number after one of these is that setting's value.
+SETTING_NOUNS = frozenset("""
+size limit timeout timeouts port version ver count max min maximum minimum retries retry
+attempts workers worker threads thread processes ttl interval delay threshold pool capacity
+length width height depth level rate quota budget concurrency parallelism replicas shards
+ratio percentage percent
+""".split())
+
+# Units after a number; the factor converts to a common base so 0.5s equals 500ms.
+UNITS: dict[str, tuple[str, float]] = {
+    "ms": ("time", 0.001), "millisecond": ("time", 0.001), "milliseconds": ("time", 0.001),
+    "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0),
+    "second": ("time", 1.0), "seconds": ("time", 1.0),
+    "min": ("time", 60.0), "mins": ("time", 60.0), "minute": ("time", 60.0),
+    "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0),
+    "hrs": ("time", 3600.0), "hour": ("time", 3600.0), "hours": ("time", 3600.0),
+    "d": ("time", 86400.0), "day": ("time", 86400.0), "days": ("time", 86400.0),
+    "b": ("bytes", 1.0), "kb": ("bytes", 1e3), "k": ("count", 1e3), "mb": ("bytes", 1e6),
+    "m": ("count", 1e6), "gb": ("bytes", 1e9), "tb": ("bytes", 1e12),
+    "kib": ("bytes", 1024.0), "mib": ("bytes", 1024.0**2), "gib": ("bytes", 1024.0**3),
+    "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("times", 1.0),
+    "px": ("px", 1.0), "rps": ("rate", 1.0), "qps": ("rate", 1.0), "rpm": ("rpm", 1.0),
+    "毫秒": ("time", 0.001), "秒": ("time", 1.0), "分钟": ("time", 60.0),
+    "小时": ("time", 3600.0), "天": ("time", 86400.0), "个": ("count", 1.0),
+    "次": ("count", 1.0), "兆": ("bytes", 1e6),
+}
+
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20,
+    "hundred": 100, "thousand": 1000,
+}
+
+# Chinese text before a number that only introduces the value ("设置为 50", "改成 500").
+ZH_VALUE_CUES = ("设置为", "设置成", "设为", "改为", "改成", "调整为", "调整到", "调到",
+                 "提高到", "提高至", "降低到", "降到", "降至", "增加到", "减少到", "升级到",
+                 "至少", "最多", "不超过", "不少于", "大于", "小于", "等于", "为", "是", "到",
+                 "成", "用")
+
+# Words saying the newer text replaces an older value: a contradiction with one of these
+# in the new memory is a supersede, not an open conflict (SPEC 3.2).
+CHANGE_MARKERS_EN = frozenset("""
+changed change now updated raised lowered increased decreased reduced bumped upgraded
+downgraded switched moved migrated replaced instead anymore renamed became
+""".split())
+CHANGE_PHRASES_EN = ("no longer", "from now on", "starting from", "as of")
+CHANGE_MARKERS_ZH = ("改为", "改成", "现在", "调整", "升级", "降级", "更新", "提高", "降低",
+                     "增加到", "减少到", "换成", "切换", "不再", "已改", "改用")
+
+
+def _forms(word: str) -> set[str]:
+    """A word and its regular inflections (enable, enables, enabled, enabling)."""
+    forms = {word, word + "s", word + "es", word + "d", word + "ed", word + "ing"}
+    if word.endswith("e"):
+        forms.add(word[:-1] + "ing")
+    if word.endswith("y"):
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+    if len(word) <= 4 and word[-1] not in "aeiouwy" and word[-2:-1] in tuple("aeiou"):
+        forms |= {word + word[-1] + "ing", word + word[-1] + "ed"}  # hit -> hitting
+    return forms
+
+
+_PAIRS_EN = [
+    ("enable", "disable"), ("always", "never"), ("true", "false"), ("allow", "deny"),
+    ("allow", "forbid"), ("allow", "disallow"), ("accept", "reject"),
+    ("include", "exclude"), ("increase", "decrease"), ("higher", "lower"),
+    ("faster", "slower"), ("fast", "slow"), ("sync", "async"),
+    ("synchronous", "asynchronous"), ("required", "optional"), ("mandatory", "optional"),
+    ("succeed", "fail"), ("success", "failure"), ("work", "fail"), ("valid", "invalid"),
+    ("safe", "unsafe"), ("secure", "insecure"), ("public", "private"),
+    ("internal", "external"), ("inside", "outside"), ("indoors", "outdoors"),
+    ("indoors", "outside"), ("inside", "outdoors"), ("big", "small"), ("large", "small"),
+    ("long", "short"), ("good", "bad"), ("best", "worst"), ("correct", "wrong"),
+    ("correct", "incorrect"), ("right", "wrong"), ("use", "avoid"), ("prefer", "avoid"),
+    ("recommend", "discourage"), ("supported", "unsupported"), ("supported", "deprecated"),
+    ("local", "remote"), ("deny", "grant"), ("reveal", "conceal"), ("hit", "miss"),
+    ("strike", "miss"), ("crowded", "empty"), ("full", "empty"), ("win", "lose"),
+    ("on", "off"), ("up", "down"), ("upper", "lower"),
+    ("max", "min"), ("maximum", "minimum"), ("present", "absent"), ("online", "offline"),
+    ("blocking", "non-blocking"), ("stable", "unstable"), ("stable", "flaky"),
+]
+# "on"/"off" and "up"/"down" are everyday prepositions: they only count after these verbs.
+PARTICLE_VERBS = frozenset("turn turned turns turning switch switched switches set sets "
+                           "toggle toggled flip flipped scale scaled spin spun".split())
+PARTICLES = frozenset({"on", "off", "up", "down"})
+ANTONYMS_EN: list[tuple[frozenset[str], frozenset[str]]] = [
+    (frozenset(_forms(a) if a not in PARTICLES else {a}),
+     frozenset(_forms(b) if b not in PARTICLES else {b}))
+    for a, b in _PAIRS_EN
+]
+# Phrasal opposites: "take off" / "put on".
+PHRASES_EN = [("put on", "take off"), ("putting on", "taking off"), ("puts on", "takes off")]
+
+ANTONYMS_ZH = [
+    ("启用", "禁用"), ("开启", "关闭"), ("打开", "关闭"), ("总是", "从不"), ("允许", "禁止"),
+    ("增加", "减少"), ("提高", "降低"), ("同步", "异步"), ("必须", "可选"), ("成功", "失败"),
+    ("有效", "无效"), ("公开", "私有"), ("本地", "远程"), ("推荐", "避免"),
+    ("开启", "禁用"), ("启用", "关闭"), ("更快", "更慢"),
+]

@@ -1,0 +1,144 @@
+"""Listing and settling conflicts (SPEC 3.2: `memx conflicts`, `memx resolve`).
+
+``conflicts`` reports the conflicts recorded in the files and scans for contradictions
+nobody recorded yet (memories written with ACE off, edited by hand or arriving through
+git). The scan takes candidate pairs from the store's vector index (each memory's
+nearest neighbours) rather than comparing every pair; without the model it pairs
+memories that share words.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..fsutil import atomic_write
+from ..manage import load_visible
+from ..memory import Memory, Problem
+from ..repo import Repo
+from ..store import Store
+from . import Settings, comparable, load_similarity
+from .contradiction import detect
+from .similarity import Entry, Pool, Similarity
+
+NEIGHBOURS = 8
+IGNORED_FILE = "not-conflicts.json"  # pairs marked "not a conflict", per clone (local/)
+
+
+@dataclass(frozen=True)
+class ConflictPair:
+    older: Memory
+    newer: Memory
+    similarity: float | None
+    why: str
+    recorded: bool
+    suggestion: str
+
+
+def ignored_pairs(store: Store) -> set[tuple[str, str]]:
+    try:
+        data = json.loads((store.local_dir / IGNORED_FILE).read_bytes())
+        return {(str(a), str(b)) for a, b in data}
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def ignore_pair(store: Store, a: str, b: str) -> None:
+    with store.lock():
+        pairs = ignored_pairs(store) | {tuple(sorted((a, b)))}  # type: ignore[arg-type]
+        atomic_write(store.local_dir / IGNORED_FILE, json.dumps(sorted(pairs)).encode())
+
+
+def _linked(a: Memory, b: Memory) -> bool:
+    return (b.id in a.conflicts_with or a.id in b.conflicts_with or b.id in a.supersedes
+            or a.id in b.supersedes or a.superseded_by == b.id or b.superseded_by == a.id)
+
+
+def _suggest(older: Memory, newer: Memory, clear: bool) -> str:
+    if clear:
+        return f"memx resolve {newer.id} --supersede {older.id} --by {newer.id}"
+    return (f"memx resolve {older.id} --keep {newer.id} (or --keep {older.id}, "
+            f"or --not-conflict --with {newer.id})")
+
+
+def _pair(a: Memory, b: Memory, sim: float | None, recorded: bool) -> ConflictPair | None:
+    older, newer = sorted((a, b), key=lambda m: (m.created_at, m.id))
+    found = detect(older.content, newer.content)
+    if found is None and not recorded:
+        return None
+    why = found.why if found is not None else "recorded when the newer one was written"
+    return ConflictPair(older, newer, sim, why, recorded,
+                        _suggest(older, newer, found is not None and found.clear))
+
+
+def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
+                spec: str | None) -> set[tuple[str, str]]:
+    """Pairs of ids worth checking: vector-index neighbours, or shared words."""
+    pairs: set[tuple[str, str]] = set()
+    if similarity.encoder is not None:
+        import numpy as np
+
+        from ..index import StoreIndex, memory_key
+
+        index = StoreIndex(store, spec)
+        if index.sync(want_vectors=True).vectors and index.vectors.exists() and entries:
+            view = index.vectors.view()
+            by_key = {memory_key(e.memory.id): e.memory.id for e in entries}
+            keys = [k for k in by_key if k in view]
+            if keys:
+                vectors = np.asarray(view.get(np.asarray(keys, dtype=np.uint64),
+                                              dtype=np.float32)).reshape(len(keys), -1)
+                found = view.search(vectors, min(NEIGHBOURS + 1, len(view)))
+                batch = getattr(found, "counts", None) is not None  # one query: plain Matches
+                rows = found.keys if batch else [found.keys]
+                counts = found.counts if batch else [len(found.keys)]
+                for row, key in enumerate(keys):
+                    for other in rows[row][: counts[row]]:
+                        if int(other) in by_key and int(other) != key:
+                            pair = sorted((by_key[key], by_key[int(other)]))
+                            pairs.add((pair[0], pair[1]))
+                return pairs
+    pool = Pool(Similarity(None))
+    for entry in entries:
+        for other, _ in pool.nearest(Entry(entry.memory, entry.words), 0.0, NEIGHBOURS,
+                                     keep=lambda e: True):
+            pair = sorted((entry.memory.id, other.memory.id))
+            pairs.add((pair[0], pair[1]))
+        pool.add(Entry(entry.memory, entry.words))
+    return pairs
+
+
+def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[Problem]]:
+    """Recorded conflicts, then (``scan``) contradictions found among similar memories."""
+    found, problems = load_visible(repo)
+    similarity = load_similarity(repo)
+    settings = Settings.from_config(repo.config)
+    by_id = {m.id: m for _, m in found}
+    entries = {e.memory.id: e for e in similarity.entries([m for _, m in found])}
+    result: list[ConflictPair] = []
+    seen: set[tuple[str, str]] = set()
+    for mem in by_id.values():
+        for other_id in mem.conflicts_with:
+            key = tuple(sorted((mem.id, other_id)))
+            if other_id in by_id and key not in seen:
+                seen.add(key)  # type: ignore[arg-type]
+                sim = similarity.score(entries[mem.id], entries[other_id])
+                pair = _pair(mem, by_id[other_id], sim, recorded=True)
+                if pair is not None:
+                    result.append(pair)
+    if scan:
+        spec = repo.config["embedding.model"]
+        for store in repo.stores():
+            live = [entries[m.id] for s, m in found if s is store and not m.superseded_by]
+            skip = ignored_pairs(store)
+            for a_id, b_id in sorted(_candidates(store, live, similarity, spec)):
+                a, b = by_id[a_id], by_id[b_id]
+                if (a_id, b_id) in skip or not comparable(a, b) or _linked(a, b):
+                    continue
+                sim = similarity.score(entries[a_id], entries[b_id])
+                if sim >= settings.band[0]:
+                    pair = _pair(a, b, sim, recorded=False)
+                    if pair is not None:
+                        result.append(pair)
+    result.sort(key=lambda p: (not p.recorded, p.older.id, p.newer.id))
+    return result, problems

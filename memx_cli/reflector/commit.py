@@ -1,0 +1,147 @@
+"""Rules for one commit: message, changed files, diff stat and the small diffs (SPEC 6).
+
+- ErrorFix: a fix commit (``fix:``, "Fix …", 修复, corrige) whose message names the error;
+  the memory says what failed, what the fix was and which files changed.
+- ConfigChange: a setting whose value changed in a config or env file (``-KEY=old`` /
+  ``+KEY=new`` in the diff).
+- NewTool: a dependency added to a manifest (package.json, requirements, pyproject,
+  Cargo.toml, go.mod, Gemfile), or a lock file of a package manager not used before.
+Everything else in the message goes through the ordinary text rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from .detector import Candidate, PatternDetector
+from .signals import analyse
+from .turn import Turn
+
+FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
+                         r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
+                         r"corrige[rs]?\s+|correction\s*:?\s+)", re.IGNORECASE)
+CONFIG_FILE = re.compile(
+    r"(?:^|/)(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:config|settings|conf)[\w.-]*\.(?:ya?ml|json|toml|"
+    r"ini|js|cjs|mjs|ts|py|properties)|application\.(?:ya?ml|properties)|[\w.-]+\.(?:ini|cfg|"
+    r"conf|toml)|docker-compose[\w.-]*\.ya?ml|\.npmrc|\.nvmrc|\.tool-versions|"
+    r"(?:config|conf|settings|deploy|k8s|helm)/[\w./-]+\.(?:ya?ml|json|toml|ini|properties|conf))$")
+SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
+LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
+             "bun.lockb": "bun", "bun.lock": "bun", "uv.lock": "uv", "poetry.lock": "poetry",
+             "Pipfile.lock": "pipenv", "Cargo.lock": "cargo", "go.sum": "go",
+             "Gemfile.lock": "bundler", "composer.lock": "composer", "pdm.lock": "pdm"}
+DEPENDENCY = {
+    "package.json": re.compile(r"^\s*\"(@?[\w./-]+)\"\s*:\s*\"([~^<>=\d*][^\"]*|latest|"
+                               r"workspace:[^\"]*)\""),
+    "requirements": re.compile(r"^\s*([A-Za-z0-9][\w.\-]*(?:\[[\w,]+\])?)\s*([=<>!~]=?\s*[\w.*]+)?"
+                               r"\s*(?:#.*)?$"),
+    "pyproject.toml": re.compile(r"^\s*(?:\"([A-Za-z0-9][\w.\-]*)(?:\[[\w,]+\])?\s*([=<>!~]=?[^\"]*)?"
+                                 r"\",?|([A-Za-z0-9][\w\-]*)\s*=\s*(\"[\^~<>=\d*][^\"]*\"|\{.*\}))\s*$"),
+    "Cargo.toml": re.compile(r"^\s*([A-Za-z0-9][\w\-]*)\s*=\s*(\"[\^~<>=\d*][^\"]*\"|\{.*\})\s*$"),
+    "go.mod": re.compile(r"^\s*(?:require\s+)?([\w.\-]+\.[a-z]{2,}/[\w.\-/]+)\s+(v[\w.\-+]+)"),
+    "Gemfile": re.compile(r"^\s*gem\s+['\"]([\w\-]+)['\"](?:\s*,\s*['\"]([^'\"]+)['\"])?"),
+}
+NOT_DEPENDENCIES = frozenset("name version main module types type private description license "
+                             "node npm python requires-python edition packageManager".split())
+
+
+def _lines(diff: str, sign: str) -> list[str]:
+    return [line[1:] for line in diff.splitlines()
+            if line.startswith(sign) and not line.startswith(sign * 3)]
+
+
+def _manifest_kind(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    if re.fullmatch(r"requirements[\w.-]*\.(?:txt|in)", name):
+        return "requirements"
+    return name if name in DEPENDENCY else None
+
+
+def _dependencies(kind: str, lines: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in lines:
+        match = DEPENDENCY[kind].match(line)
+        if not match:
+            continue
+        groups = [g for g in match.groups()]
+        name = groups[0] or (groups[2] if len(groups) > 2 else None)
+        version = groups[1] or (groups[3] if len(groups) > 3 else None) or ""
+        if name and name not in NOT_DEPENDENCIES:
+            found[name] = version.strip("\" ")
+    return found
+
+
+def _settings(lines: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in lines:
+        match = SETTING.match(line)
+        if match and not line.lstrip().startswith("#"):
+            found[match.group(1)] = match.group(2).strip("\"' ")
+    return found
+
+
+def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Candidate:
+    """"fix: <what>" + body: what failed, what the fix was, which files changed."""
+    what = FIX_SUBJECT.sub("", subject, count=1).strip()
+    what = what[:1].upper() + what[1:]
+    body = message.strip()[len(subject):].strip()
+    head = analyse(Turn(1, "text", what))
+    rest = analyse(Turn(2, "text", body)) if body else None
+    said = [rest.sentence(n) for n in range(len(rest.spans))] if rest else []
+    if head.errors or head.error_lines or rest is None:
+        error: str | None = what
+        fixes = [s for s in said if s not in (rest.error_lines if rest else [])][:2]
+    else:
+        error = rest.key_error or rest.sentence(rest.sentence_of(rest.errors[0].start))
+        fixes = [what] + [s for s in said if s != error and error not in s][:1]
+    if not fixes:
+        error, fixes = None, [what]
+    fix = " ".join(fixes)
+    if changed:
+        fix = fix.rstrip(".。 ") + f" (changed {', '.join(changed)})"
+    return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed))
+
+
+def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
+               small_diffs: Mapping[str, str]) -> list[Candidate]:
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    sig = analyse(Turn(1, "text", message))
+    lang = sig.lang
+    out: list[Candidate] = []
+    changed = [p for _, p in files if p.rsplit("/", 1)[-1] not in LOCKFILES][:4]
+    if FIX_SUBJECT.match(subject) and (sig.error_lines or sig.errors):
+        out.append(_fix_commit(message, subject, changed, lang))
+    for status, path in files:
+        name = path.rsplit("/", 1)[-1]
+        diff = small_diffs.get(path, "")
+        if status.startswith("A") and name in LOCKFILES:
+            tool = LOCKFILES[name]
+            out.append(Candidate("NewTool", 1, 1, lang, f"Started using {tool} ({path} "
+                                 f"added): {subject}", commands=(tool,), files=(path,)))
+            continue
+        kind = _manifest_kind(path)
+        if kind and diff:
+            before = _dependencies(kind, _lines(diff, "-"))
+            after = _dependencies(kind, _lines(diff, "+"))
+            new = [f"`{n}`" + (f" ({v})" if v else "") for n, v in after.items() if n not in before]
+            if new:
+                label = "dependency" if len(new) == 1 else "dependencies"
+                out.append(Candidate("NewTool", 1, 1, lang, f"Added the {label} "
+                                     f"{', '.join(new[:5])} to {path}: {subject}",
+                                     files=(path,)))
+                continue
+        if CONFIG_FILE.search(path) and diff:
+            old, new_values = _settings(_lines(diff, "-")), _settings(_lines(diff, "+"))
+            moves = [f"{k} changed from {old[k]} to {v}" for k, v in new_values.items()
+                     if k in old and old[k] != v]
+            moves += [f"{k} set to {v}" for k, v in new_values.items() if k not in old]
+            if moves:
+                out.append(Candidate("ConfigChange", 1, 1, lang,
+                                     f"In {path}, {'; '.join(moves[:3])} ({subject}).",
+                                     files=(path,)))
+    if not out:  # the message itself, through the ordinary text rules
+        found = PatternDetector().feed(Turn(1, "text", message))
+        if found is not None:
+            out.append(found)
+    return out

@@ -1,0 +1,98 @@
+"""BulletDistiller (SPEC 3.1): one kept candidate → one self-contained memory text of at
+most ``max_content_length`` characters (cut at a sentence boundary), plus the ``tools``,
+``entities`` and ``tags`` the metadata layer of retrieval matches on.
+
+An ErrorFix reads "Error: <what failed>. Fix: <what fixed it>", labelled in the language
+of the input, so the memory makes sense without the conversation it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .detector import Candidate
+from .names import ECOSYSTEM, entities_in, program_of, tools_in
+
+LABELS = {  # error, fix, tried
+    "en": ("Error", "Fix", "Tried"),
+    "zh": ("错误", "解决", "尝试过"),
+    "ja": ("エラー", "解決", "試したこと"),
+    "ko": ("오류", "해결", "시도"),
+    "fr": ("Erreur", "Correctif", "Essais"),
+}
+TAG = {"ErrorFix": "error-fix", "RetrySuccess": "retry-success", "ConfigChange": "config-change",
+       "NewTool": "new-tool", "RepetitiveOp": "repetitive-op"}
+_BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+", re.MULTILINE)
+_BOUNDARY = re.compile(r"(?<=[.!?;])\s|(?<=[。！？；])")
+
+
+@dataclass(frozen=True)
+class Draft:
+    content: str
+    tools: tuple[str, ...]
+    entities: tuple[str, ...]
+    tags: tuple[str, ...]
+
+
+def tidy(text: str) -> str:
+    text = _BULLET.sub("", text).replace("**", "")
+    return " ".join(text.split())
+
+
+def _end(text: str, lang: str) -> str:
+    text = text.rstrip().rstrip(";,:；，：、").rstrip()
+    if not text or text[-1] in ".!?。！？":
+        return text
+    return text + ("。" if lang in ("zh", "ja") else ".")
+
+
+def compose(candidate: Candidate) -> str:
+    lang = candidate.lang if candidate.lang in LABELS else "en"
+    error_label, fix_label, tried_label = LABELS[lang]
+    colon = "：" if lang in ("zh", "ja") else (" : " if lang == "fr" else ": ")
+    fix = tidy(candidate.fix)
+    parts: list[str] = []
+    if candidate.error:
+        error = tidy(candidate.error)
+        if candidate.commands and candidate.commands[0] not in error:
+            error = f"`{candidate.commands[0]}` — {error}"
+        parts.append(_end(error_label + colon + error, lang))
+        if candidate.attempts:
+            parts.append(_end(tried_label + colon + tidy(candidate.attempts), lang))
+        parts.append(_end(fix_label + colon + fix, lang))
+    else:
+        if candidate.attempts:
+            parts.append(_end(tidy(candidate.attempts), lang))
+        parts.append(_end(fix, lang))
+    joiner = "" if lang in ("zh", "ja") else " "
+    return joiner.join(parts)
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut after the last whole sentence that fits."""
+    if len(text) <= limit:
+        return text
+    cut = 0
+    for match in _BOUNDARY.finditer(text, 0, limit):
+        cut = match.start()
+    if cut >= limit // 3:
+        return text[:cut].rstrip()
+    space = text.rfind(" ", 0, limit - 1)
+    head = text[:space] if space > limit // 2 else text[:limit - 1]
+    return head.rstrip() + "…"
+
+
+def distill(candidate: Candidate, max_length: int, content: str | None = None) -> Draft:
+    """The memory a candidate becomes; ``content`` overrides the composed text (LLM)."""
+    text = shorten(tidy(content) if content else compose(candidate), max_length)
+    programs = tuple(p for p in (program_of(c) for c in candidate.commands) if p)
+    tools = tools_in(text + " " + " ".join(programs), candidate.commands)[:8]
+    entities = [e for e in entities_in(text) if e.lower() not in tools]
+    entities += [f for f in candidate.files if f not in entities]
+    tags = [TAG.get(candidate.rule, "llm")]
+    for tool in tools:
+        eco = ECOSYSTEM.get(tool)
+        if eco and eco not in tags:
+            tags.append(eco)
+    return Draft(text, tuple(tools), tuple(entities[:12]), tuple(tags[:4]))

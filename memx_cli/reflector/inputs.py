@@ -1,0 +1,228 @@
+"""Readers that turn raw input into a stream of ``Turn`` records, with bounded memory.
+
+Formats (SPEC 3.1): plain text and CI/command logs (blocks of lines), chat transcripts as
+JSON (``[{role, content}]`` or ``{"messages": [...]}``) and JSONL (one record per line:
+OpenAI-style messages, Claude Code session files, Codex rollout files; see
+``transcripts.py``). Everything but a JSON document is read line by line, so a 100 MB CI
+log costs one block of lines at a time (SPEC 10).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..errors import MemxError
+from . import transcripts
+from .turn import Turn
+
+FORMATS = ("auto", "text", "json", "jsonl")
+SNIFF_BYTES = 64 * 1024
+MAX_LINE_BYTES = 1 << 20  # longer lines are cut: nothing instructive is a megabyte wide
+MAX_ANALYSED_LINE = 2000
+BLOCK_LINES = 40
+MAX_JSON_BYTES = 64 << 20
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s")
+ROLE_RE = re.compile(
+    r"^\s*(user|assistant|human|ai|system|me|bot|agent|developer|claude|"
+    r"用户|助手|ユーザー|アシスタント|사용자|어시스턴트|utilisateur)\s*[:：]\s?(.*)$",
+    re.IGNORECASE,
+)
+COMMAND_RE = re.compile(r"^(?:##\[group\]Run |\$ |\+ |> )(\S.*)$")
+
+
+class InputError(MemxError):
+    """The input cannot be read as the format it claims to be."""
+
+
+@dataclass
+class Reader:
+    """Reads ``stream`` once; ``turns()`` yields as it goes; counters fill in meanwhile."""
+
+    stream: IO[bytes]
+    fmt: str = "auto"
+    name: str = "<stdin>"
+    progress: Callable[[int], None] | None = None
+    session: str | None = None
+    records: int = 0
+    skipped: int = 0
+    bytes_read: int = 0
+    lines: int = 0
+    _head: bytes = field(default=b"", repr=False)
+
+    def turns(self) -> Iterator[Turn]:
+        self._head = self.stream.read(SNIFF_BYTES)
+        self._count(len(self._head))
+        if b"\x00" in self._head:
+            raise InputError(f"{self.name}: binary file, not text; pass a log, a text or a "
+                             "JSON/JSONL transcript")
+        if self.fmt == "auto":
+            self.fmt = sniff(self._head)
+        if self.fmt == "json":
+            yield from self._json()
+        elif self.fmt == "jsonl":
+            yield from self._jsonl()
+        else:
+            yield from self._text()
+
+    # ------------------------------------------------------------ plumbing
+
+    def _count(self, n: int) -> None:
+        self.bytes_read += n
+        if self.progress is not None and n:
+            self.progress(n)
+
+    def _raw_lines(self) -> Iterator[bytes]:
+        """Lines of at most MAX_LINE_BYTES (the rest of a longer line is dropped)."""
+        buffer = self._head
+        self._head = b""
+        while True:
+            cut = buffer.find(b"\n")
+            if cut == -1 and len(buffer) < MAX_LINE_BYTES:
+                chunk = self.stream.read(SNIFF_BYTES)
+                self._count(len(chunk))
+                if chunk:
+                    buffer += chunk
+                    continue
+                if buffer:
+                    yield buffer
+                return
+            if cut == -1:  # an overlong line: keep its start, skip to its end
+                yield buffer[:MAX_LINE_BYTES]
+                buffer = self._skip_to_newline()
+                continue
+            yield buffer[:cut]
+            buffer = buffer[cut + 1:]
+
+    def _skip_to_newline(self) -> bytes:
+        while True:
+            chunk = self.stream.read(SNIFF_BYTES)
+            self._count(len(chunk))
+            if not chunk:
+                return b""
+            cut = chunk.find(b"\n")
+            if cut != -1:
+                return chunk[cut + 1:]
+
+    def _decoded(self) -> Iterator[tuple[int, str]]:
+        for raw in self._raw_lines():
+            self.lines += 1
+            if b"\x00" in raw:
+                raise InputError(f"{self.name}:{self.lines}: binary data in the input; "
+                                 "pass a text log or transcript")
+            try:
+                yield self.lines, raw.decode("utf-8").removeprefix("\ufeff")
+            except UnicodeDecodeError:
+                raise InputError(
+                    f"{self.name}:{self.lines}: not UTF-8 text; convert the input to UTF-8 "
+                    "first (for example: iconv -f latin1 -t utf-8)"
+                ) from None
+
+    # ------------------------------------------------------------ formats
+
+    def _text(self) -> Iterator[Turn]:
+        role, start, command = "text", 0, None
+        block: list[str] = []
+        for number, line in self._decoded():
+            line = STAMP_RE.sub("", ANSI_RE.sub("", line))[:MAX_ANALYSED_LINE].rstrip()
+            found = ROLE_RE.match(line)
+            ran = COMMAND_RE.match(line)
+            if found or (not line.strip() and block) or len(block) >= BLOCK_LINES:
+                if block:
+                    self.records += 1
+                    yield Turn(start, role, "\n".join(block), command=command, end=number - 1)
+                block = []
+                if found:
+                    role = _role(found.group(1))
+                    line = found.group(2)
+            if ran:
+                command = ran.group(1).strip()
+            if line.strip() or block:
+                if not block:
+                    start = number
+                block.append(line)
+        if block:
+            self.records += 1
+            yield Turn(start, role, "\n".join(block), command=command, end=self.lines)
+
+    def _jsonl(self) -> Iterator[Turn]:
+        state = transcripts.State()
+        for number, line in self._decoded():
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                self.skipped += 1
+                continue
+            yield from self._record(record, number, state)
+
+    def _json(self) -> Iterator[Turn]:
+        data = self._head
+        while True:
+            chunk = self.stream.read(1 << 20)
+            self._count(len(chunk))
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > MAX_JSON_BYTES:
+                raise InputError(f"{self.name}: a JSON document over {MAX_JSON_BYTES >> 20} MB; "
+                                 "pass large transcripts as JSONL (one message per line)")
+        try:
+            doc = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
+        except UnicodeDecodeError:
+            raise InputError(f"{self.name}: not UTF-8 text; convert the input to UTF-8 "
+                             "first") from None
+        except ValueError as exc:
+            raise InputError(f"{self.name}: invalid JSON ({exc}); use --format text for "
+                             "plain text") from None
+        if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+            self.session = self.session or _text_or_none(doc.get("session") or doc.get("id"))
+            doc = doc["messages"]
+        if not isinstance(doc, list):
+            doc = [doc]
+        state = transcripts.State()
+        for number, record in enumerate(doc, 1):
+            yield from self._record(record, number, state)
+
+    def _record(self, record: Any, number: int, state: transcripts.State) -> Iterator[Turn]:
+        turns = transcripts.parse(record, number, state)
+        if state.session and not self.session:
+            self.session = state.session
+        if turns is None:
+            self.skipped += 1
+            return
+        self.records += 1
+        for turn in turns:
+            if turn.text.strip() or turn.command:
+                yield turn
+
+
+def sniff(head: bytes) -> str:
+    """Guess the format from the first bytes: JSON array, JSONL records, or text."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"["):
+        return "json"
+    if text.startswith(b"{"):
+        first = text.split(b"\n", 1)[0]
+        try:
+            json.loads(first)
+            return "jsonl"
+        except ValueError:
+            return "json"
+    return "text"
+
+
+def _role(name: str) -> str:
+    low = name.lower()
+    if low in ("assistant", "ai", "bot", "agent", "claude", "助手", "アシスタント", "어시스턴트"):
+        return "assistant"
+    return "system" if low == "system" else "user"
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

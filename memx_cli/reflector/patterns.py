@@ -1,0 +1,185 @@
+"""What the PrivacySanitizer masks (SPEC 3.1), one typed pattern per kind of secret.
+
+Each pattern names the group to mask (0 = the whole match) and may carry a check that
+rejects look-alikes: Luhn for card numbers, the official check digits of national IDs,
+placeholders (``${DB_PASSWORD}``, ``<token>``, ``changeme``) for assignments. Ordinary
+developer text — ``git@github.com:org/repo.git``, commit hashes, UUIDs, versions,
+``localhost:8080`` — matches none of them; tests/test_sanitizer.py holds both corpora.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Check = Callable[[re.Match[str]], bool]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    kind: str
+    regex: re.Pattern[str]
+    group: int = 0
+    check: Check | None = None
+
+
+def _value_ok(match: re.Match[str], group: int = -1) -> bool:
+    """An assigned value that is really a secret, not a reference or a placeholder."""
+    value = match.group(group if group >= 0 else match.lastindex or 0).strip("'\"")
+    low = value.lower()
+    if len(value) < 4 or low in PLACEHOLDERS or value.startswith(NOT_LITERAL):
+        return False
+    if any(c in value for c in "()[]{}<>") or len(set(value)) == 1:
+        return False
+    return not (low.startswith(("os.", "env.", "process.", "settings.", "config.", "self."))
+                or re.fullmatch(r"[a-z_]+\.[a-z_.]+", low))
+
+
+PLACEHOLDERS = frozenset("""
+string str int bool bytes none null nil true false undefined optional required secretstr
+password passwd secret token changeme change_me example placeholder redacted hidden masked
+your_password your_token your_api_key xxxx xxxxx xxxxxx yes no env value text
+""".split())
+NOT_LITERAL = ("$", "%", "<", "{", "[REDACTED", "***", "...", "@", "#", "&", "*")
+
+
+def _luhn(match: re.Match[str]) -> bool:
+    digits = [int(c) for c in match.group(0) if c.isdigit()]
+    if not 13 <= len(digits) <= 19 or len(set(digits)) < 2:
+        return False
+    head = "".join(map(str, digits[:4]))
+    if not (head[0] in "46" or head[:2] in ("34", "37", "30", "36", "38", "35")
+            or "51" <= head[:2] <= "55" or "2221" <= head <= "2720"):
+        return False  # not an issuer prefix: a build number or a timestamp
+    seps = {c for c in match.group(0) if not c.isdigit()}
+    if len(seps) > 1:
+        return False
+    total = 0
+    for i, digit in enumerate(reversed(digits)):
+        if i % 2:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+def _cn_id(match: re.Match[str]) -> bool:
+    text = match.group(0).upper()
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    total = sum(int(c) * w for c, w in zip(text[:17], weights))
+    return "10X98765432"[total % 11] == text[17]
+
+
+def _fr_nir(match: re.Match[str]) -> bool:
+    text = re.sub(r"\s", "", match.group(0)).upper()
+    body = text[:13].replace("2A", "19").replace("2B", "18")
+    return body.isdigit() and 97 - int(body) % 97 == int(text[13:])
+
+
+def _digits(low: int, high: int) -> Check:
+    def check(match: re.Match[str]) -> bool:
+        return low <= sum(c.isdigit() for c in match.group(0)) <= high
+    return check
+
+
+def _mixed(match: re.Match[str]) -> bool:
+    """Provider keys are random: letters and digits mixed, not a word with dashes."""
+    body = match.group(0)
+    return any(c.isdigit() for c in body) and any(c.isupper() for c in body) \
+        and any(c.islower() for c in body)
+
+
+def _email(match: re.Match[str]) -> bool:
+    local, _, domain = match.group(0).partition("@")
+    text, end = match.string, match.end()
+    if local.lower() == "git" or re.match(r"\d+\.\d+", domain):
+        return False
+    return not (end < len(text) and text[end] == ":" and text[end + 1:end + 2] not in ("", " "))
+
+
+SERVICE_USERS = frozenset("""
+runner runneradmin ubuntu ec2-user vagrant user circleci node app jenkins travis
+gitlab-runner builder admin root vsts buildkite-agent docker shared public default username
+yourname your-name me you linuxbrew
+""".split())
+
+
+def _home_user(match: re.Match[str]) -> bool:
+    name = match.group(2)
+    return name.lower() not in SERVICE_USERS and not name.startswith(("$", "<", "{", "%", "~"))
+
+
+def _url_password(match: re.Match[str]) -> bool:
+    value = match.group(3)
+    return len(value) >= 3 and value[0] not in "$<{%[" and value.lower() not in PLACEHOLDERS
+
+
+def _p(kind: str, regex: str, group: int = 0, check: Check | None = None,
+       flags: int = 0) -> Pattern:
+    return Pattern(kind, re.compile(regex, flags), group, check)
+
+
+_SECRET_KEYS = (r"(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
+                r"apikey|access[_-]?key|private[_-]?key|client[_-]?secret|secret[_-]?key|"
+                r"auth[_-]?token|credentials?)")
+
+PATTERNS: tuple[Pattern, ...] = (
+    _p("private_key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+                      r"(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|\Z)"),
+    _p("jwt", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"),
+    _p("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    _p("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0, _mixed),
+    _p("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
+                         r"[A-Z0-9]{16}\b"),
+    _p("aws_secret_key", r"(?i)(aws_?secret_?(?:access_?)?key|secret_?access_?key)"
+                         r"(\s*[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 3),
+    _p("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+    _p("gitlab_token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}"),
+    _p("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]+"),
+    _p("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
+    _p("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
+    _p("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])"),
+    _p("google_oauth", r"\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[A-Za-z0-9_-]{20,}"),
+    _p("groq_key", r"\bgsk_[A-Za-z0-9]{40,}"),
+    _p("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+    _p("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    _p("pypi_token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+    _p("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b"),
+    _p("twilio_key", r"\bSK[0-9a-f]{32}\b"),
+    _p("mailgun_key", r"\bkey-[0-9a-f]{32}\b"),
+    _p("azure_key", r"(AccountKey=|SharedAccessKey=|[?&]sig=)([A-Za-z0-9+/=%]{30,})", 2),
+    _p("digitalocean_token", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+    _p("shopify_token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
+    _p("telegram_token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b"),
+    _p("api_token", r"\b(?:dapi[a-f0-9]{32}|lin_api_[A-Za-z0-9]{40}|r8_[A-Za-z0-9]{37}|"
+                    r"xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{40,}|hvs\.[A-Za-z0-9_-]{24,}|"
+                    r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}|ATATT3[A-Za-z0-9_=-]{30,}|"
+                    r"AGE-SECRET-KEY-1[0-9A-Z]{58}|dp\.pt\.[A-Za-z0-9]{40,}|ntn_[A-Za-z0-9]{40,})"),
+    _p("password", r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", 3,
+       _url_password),
+    _p("url_token", r"\bhttps?://([A-Za-z0-9_-]{20,})@", 1),
+    _p("bearer_token", r"(?i)(\bbearer\s+|authorization:\s*(?:basic|token)\s+)"
+                       r"([A-Za-z0-9._~+/=-]{16,})", 2),
+    _p("password", r"(?<![\w.-])" + _SECRET_KEYS + r"(?=[\s\"':=])(?![\w-])(\s*[\"']?\s*(?::|=>|=)\s*[\"']?)"
+                   r"([^\s\"'`,;]+)", 2, _value_ok, re.IGNORECASE),
+    _p("password", r"(--(?:password|passwd|token|api-key|secret|client-secret)(?:=|\s+))"
+                   r"([^\s\"'-][^\s\"']*)", 2, _value_ok),
+    _p("password", r"(密码|口令|密钥|令牌|パスワード|비밀번호|mot de passe)\s*(?:[:：=是为は는]|est)"
+                   r"\s*([^\s，。,]{4,})", 2),
+    _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+                r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email),
+    _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn),
+    _p("national_id", r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])"),
+    _p("national_id", r"(?<!\w)[1-9]\d{5}(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+                      r"\d{3}[\dXx](?!\w)", 0, _cn_id),
+    _p("national_id", r"(?<!\w)[12]\s?\d\d\s?(?:0[1-9]|1[0-2]|[2-9]\d)\s?(?:\d\d|2[AB])\s?\d{3}"
+                      r"\s?\d{3}\s?\d\d(?!\w)", 0, _fr_nir),
+    _p("national_id", r"(?<![\w-])\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])"),
+    _p("national_id", r"(マイナンバー|個人番号|my ?number)\D{0,5}(\d{4}\s?\d{4}\s?\d{4})", 2),
+    _p("phone", r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w.])", 0, _digits(8, 15)),
+    _p("phone", r"(?<![\w.-])(?:\(\d{3}\)\s?\d{3}[-.\s]\d{4}|\d{3}-\d{3}-\d{4})(?![\w.-])"),
+    _p("phone", r"(?<![\w.-])(?:1[3-9]\d{9}|0[1-9](?:[ .]\d\d){4}|01[016789]-\d{3,4}-\d{4}|"
+                r"0\d{1,3}-\d{2,4}-\d{4})(?![\w.-])", 0, _digits(10, 11)),
+    _p("user", r"(/home/|/Users/|[A-Za-z]:\\Users\\|[A-Za-z]:/Users/)([^/\\\s'\"]+)", 2,
+       _home_user),
+)

@@ -1,0 +1,226 @@
+"""``memx run -- CMD``: run a command, pass its output and exit status through, record it,
+and reflect on it with the history of earlier runs (SPEC 3.1, SPEC 6).
+
+- a failure followed later by a success of the same command → RetrySuccess, saying what
+  changed in between: files (git status + content hashes), commits, environment variables;
+- the same command run three times → RepetitiveOp (once per command).
+
+The output is read in chunks and handed to the caller's sinks unchanged; only a bounded
+head and tail are kept for finding the error line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import git
+from ..repo import Repo
+from .detector import Candidate
+from .signals import analyse
+from .turn import Turn
+
+Sink = Callable[[bytes], None]
+KEEP_HEAD, KEEP_TAIL = 16 * 1024, 48 * 1024
+MAX_SNAPSHOT_FILES = 100
+ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+ENV_NOISE = frozenset("PWD OLDPWD SHLVL _ TERM COLUMNS LINES DISPLAY WINDOWID RANDOM SECONDS "
+                      "HISTFILE PS1 PS2 PROMPT LS_COLORS TMUX_PANE SSH_AGENT_PID".split())
+ENV_NOISE_PREFIX = ("SSH_", "XDG_SESSION", "TERM_", "ITERM", "VSCODE_", "GIT_", "MEMX_",
+                    "PYTEST_", "COLORTERM", "KITTY_", "WEZTERM", "GNOME_", "DBUS_")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    argv: tuple[str, ...]
+    exit_code: int
+    output: str  # head and tail of stdout + stderr, decoded
+    seconds: float
+
+
+class _Capture:
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+
+    def add(self, data: bytes) -> None:
+        room = KEEP_HEAD - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            del self.tail[:-KEEP_TAIL]
+
+    def text(self) -> str:
+        gap = b"\n[...]\n" if self.tail else b""
+        return (bytes(self.head) + gap + bytes(self.tail)).decode("utf-8", "replace")
+
+
+def _pump(stream: Any, sink: Sink, capture: _Capture, lock: threading.Lock) -> None:
+    fd = stream.fileno()
+    while True:
+        data = os.read(fd, 65536)
+        if not data:
+            return
+        sink(data)
+        with lock:
+            capture.add(data)
+
+
+@contextlib.contextmanager
+def _interrupts_go_to_child() -> Iterator[None]:
+    """Ctrl-C reaches the child (same process group); memx waits for it to exit."""
+    try:
+        previous = signal.signal(signal.SIGINT, lambda *_: None)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def execute(argv: list[str], cwd: Path, out: Sink, err: Sink) -> RunRecord:
+    """Run ``argv``; its stdout/stderr go to ``out``/``err`` byte for byte as they come."""
+    start = time.monotonic()
+    capture = _Capture()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        err(f"memx run: {argv[0]}: command not found\n".encode())
+        return RunRecord(tuple(argv), 127, f"{argv[0]}: command not found", 0.0)
+    except PermissionError:
+        err(f"memx run: {argv[0]}: permission denied\n".encode())
+        return RunRecord(tuple(argv), 126, f"{argv[0]}: Permission denied", 0.0)
+    lock = threading.Lock()
+    with _interrupts_go_to_child():
+        pumps = [threading.Thread(target=_pump, args=(proc.stdout, out, capture, lock)),
+                 threading.Thread(target=_pump, args=(proc.stderr, err, capture, lock))]
+        for pump in pumps:
+            pump.start()
+        for pump in pumps:
+            pump.join()
+        code = proc.wait()
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    proc.stderr.close()
+    if code < 0:
+        code = 128 - code  # killed by a signal: the shell's convention
+    return RunRecord(tuple(argv), code, capture.text(), time.monotonic() - start)
+
+
+def error_line(record: RunRecord) -> str | None:
+    if record.exit_code == 0:
+        return None
+    sig = analyse(Turn(1, "tool", record.output, "tool_result", failed=True))
+    return sig.key_error
+
+
+# ---------------------------------------------------------------- what changed
+
+
+def snapshot(repo: Repo) -> dict[str, Any]:
+    """The state a command's outcome may depend on: HEAD, dirty files, environment."""
+    root = repo.worktree
+    files: dict[str, str] = {}
+    out = git.run(["status", "--porcelain=v1", "-z", "--untracked-files=all"], root, check=False)
+    records = out.split("\0")
+    i = 0
+    while i < len(records) and len(files) < MAX_SNAPSHOT_FILES:
+        item = records[i]
+        i += 1
+        if len(item) < 4:
+            continue
+        status, path = item[:2], item[3:]
+        if "R" in status or "C" in status:
+            i += 1  # the original name follows
+        if path.startswith(".memx/"):
+            continue
+        files[path] = _file_hash(root / path)
+    env = {name: hashlib.sha1(value.encode("utf-8", "replace")).hexdigest()[:10]
+           for name, value in os.environ.items()
+           if ENV_NAME.match(name) and name not in ENV_NOISE
+           and not name.startswith(ENV_NOISE_PREFIX)}
+    return {"head": git.head_commit(root), "files": files, "env": env}
+
+
+def _file_hash(path: Path) -> str:
+    try:
+        if path.stat().st_size > 5_000_000:
+            stat = path.stat()
+            return f"size:{stat.st_size}:{int(stat.st_mtime)}"
+        return hashlib.sha1(path.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return "deleted"
+
+
+def changes(repo: Repo, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What differs between two snapshots, as phrases: "changing a.py", "adding b.txt"."""
+    said: list[str] = []
+    old, new = before.get("files") or {}, after.get("files") or {}
+    moved = bool(before.get("head") and after.get("head") and before["head"] != after["head"])
+    added = [p for p in new if p not in old and new[p] != "deleted"]
+    deleted = [p for p in new if new[p] == "deleted" and old.get(p) != "deleted"]
+    edited = [p for p in new if p in old and new[p] != old[p] and new[p] != "deleted"]
+    # a dirty file that is clean now was reverted, or committed (then HEAD says so)
+    reverted = [] if moved else [p for p in old if p not in new]
+    for verb, paths in (("changing", edited), ("adding", added), ("deleting", deleted),
+                        ("reverting", reverted)):
+        if paths:
+            more = f" and {len(paths) - 4} more" if len(paths) > 4 else ""
+            said.append(f"{verb} {', '.join(paths[:4])}{more}")
+    if moved:
+        subjects = git.run(["log", "--format=%h %s", "-3", f"{before['head']}..{after['head']}"],
+                           repo.worktree, check=False).strip().splitlines()
+        said.append("committing " + "; ".join(subjects) if subjects else "moving HEAD")
+    old_env, new_env = before.get("env") or {}, after.get("env") or {}
+    names = sorted(n for n in set(old_env) | set(new_env) if old_env.get(n) != new_env.get(n))
+    if names:
+        label = "variable" if len(names) == 1 else "variables"
+        said.append(f"changing the environment {label} {', '.join(names[:5])}")
+    return said
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def command_key(argv: tuple[str, ...], repo: Repo, cwd: Path) -> str:
+    key = shlex.join(argv)
+    with contextlib.suppress(ValueError):
+        where = cwd.resolve().relative_to(repo.worktree.resolve()).as_posix()
+        if where != ".":
+            key += f"  (in {where})"
+    return key
+
+
+def retry_success(key: str, failures: list[dict[str, Any]], said: list[str],
+                  index: int) -> Candidate:
+    last = failures[-1]
+    error = f"exit {last.get('exit')}" + (f": {last['error']}" if last.get("error") else "")
+    times = "once" if len(failures) == 1 else f"{len(failures)} times"
+    how = " and ".join(said) if said else "a retry with no change memx could see (flaky?)"
+    text = f"`{key}` failed {times} ({error}) and then passed after {how}."
+    return Candidate("RetrySuccess", index, index, "en", text, commands=(key,),
+                     veracity="tool")
+
+
+def repetitive(key: str, runs: list[dict[str, Any]], index: int) -> Candidate:
+    since = str(runs[0].get("at", ""))[:10]
+    text = (f"`{key}` is run again and again in this repository ({len(runs)} runs since "
+            f"{since}): a routine step, worth a script, an alias or a hook.")
+    confidence = min(0.7, 0.5 + 0.05 * (len(runs) - 3))
+    return Candidate("RepetitiveOp", index, index, "en", text, commands=(key,),
+                     veracity="tool", confidence=confidence)

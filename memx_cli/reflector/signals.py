@@ -1,0 +1,298 @@
+"""What one turn says: error evidence, fix statements, retries, config changes, new tools,
+repeated chores. Computed once per turn; the rules in ``detector.py`` combine turns.
+
+Error evidence comes in two strengths. *Lines* — a traceback, ``TypeError: ...``,
+``error[E0382]:``, ``npm ERR!``, a non-zero exit status — are the error half of an ErrorFix
+(SPEC 3.1: a stack trace is evidence, not noise). *Words* — "the build fails", "报错" —
+count too, unless they sit in compounds like "error handling" or are negated.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from . import lexicons as lx
+from .names import CODE_SPAN, ERROR_NAME_RE
+from .turn import Turn
+from .vocab import CJK_ANY, Hit, Lexicon, Word, index_of, language, negated, words_of
+
+_PREFILTER = ("rror", "xception", "Traceback", "FAIL", "fatal", "panic", "ERR", "exit",
+              "not found", "No such", "denied", "Segmentation", "undefined", "annot find",
+              "refused", "E  ", "Exit", "Failed", "failed", "ENOENT", "ETIMEDOUT", "returned")
+ERROR_LINE = re.compile(
+    r"(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)(?:\[[^\]]*\])?:\s*\S"
+    r"|^\s*(?:error|fatal|panic|ERROR|FATAL|PANIC|Error|Fatal)(?:\[\w+\])?\s*[:!]"
+    r"|:\d+(?::\d+)?:\s*(?:error|fatal error)\b"
+    r"|^\s*E\s{2,}\S|\bnpm ERR!|^\s*ERR!|##\[error\]"
+    r"|^\s*(?:FAILED|FAIL)\b|Traceback \(most recent call last\)"
+    r"|\b(?:exit(?:ed)? (?:code|status)|exited with code|returned non-zero exit status)[:\s]+[1-9]"
+    r"|\bcommand not found\b|\bNo such file or directory\b|\bPermission denied\b"
+    r"|\bSegmentation fault\b|\bundefined reference to\b|\bcannot find (?:module|symbol|package)\b"
+    r"|\bCannot find module\b|\b(?:ENOENT|EACCES|ECONNREFUSED|ETIMEDOUT|EADDRINUSE)\b"
+    r"|\b(?:BUILD|Build) FAILED\b|\b[1-9]\d* (?:failed|errors?)\b",
+    re.MULTILINE,
+)
+_STRONG = re.compile(r"(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\[[^\]]*\])?:\s*\S|"
+                     r"^\s*(?:error|fatal|panic)(?:\[\w+\])?:", re.IGNORECASE)
+TOOL_HINT = re.compile(
+    r"^\s*(?:hint|help|tip|suggestion)\s*:|\bdid you mean\b|\bto fix this\b|"
+    r"\bconsider (?:using|adding|running|cloning)\b|\bretry this command with\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+FIX_PREFIX = re.compile(r"^\s*(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*\S",
+                        re.IGNORECASE)
+# A quoted message that reads like an error: "`Invalid Host header`", 报 `Too many connections`
+QUOTED_ERROR = re.compile(
+    r"[`'\"]([^`'\"\n]{0,120}?(?i:error|fail|denied|refused|not found|invalid|cannot|can't|"
+    r"unable|too many|exceeded|timeout|oom|unexpected|missing|no such|backoff|killed|"
+    r"already (?:in use|exists|allocated)|unauthori[sz]ed|forbidden)[^`'\"\n]{0,120})[`'\"]")
+# "Solution: ...", "解决方法：..." — a fix announced with a colon
+ANNOUNCED_FIX = re.compile(r"(?i)\b(?:solution|fix|workaround|answer|remedy)\s*[:：]|"
+                           r"(?:解决方法|解决办法|解決策|해결책|해결 방법)\s*[:：是]")
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])|\n+|\s+(?:→|->|=>)\s+")
+
+
+@dataclass
+class Signals:
+    turn: Turn
+    text: str
+    words: list[Word]
+    lang: str
+    spans: list[tuple[int, int]]  # sentences
+    error_lines: list[str] = field(default_factory=list)
+    key_error: str | None = None
+    errors: list[Hit] = field(default_factory=list)  # prose error words (and error names)
+    resolved: list[Hit] = field(default_factory=list)
+    cause: list[Hit] = field(default_factory=list)
+    remedy: list[Hit] = field(default_factory=list)
+    retry: list[Hit] = field(default_factory=list)
+    success: list[Hit] = field(default_factory=list)
+    config: list[int] = field(default_factory=list)  # sentence numbers
+    newtool: list[tuple[int, str]] = field(default_factory=list)  # (sentence, tool)
+    repeat: list[int] = field(default_factory=list)
+    code: bool = False
+    index: dict[str, list[int]] = field(default_factory=dict)
+    _starts: list[int] = field(default_factory=list)
+    _questions: dict[int, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index = index_of(self.words)
+        self._starts = [start for start, _ in self.spans]
+
+    def find(self, lexicon: Lexicon) -> list[Hit]:
+        return lexicon.find(self.words, self.text, self.index)
+
+    @property
+    def has_error(self) -> bool:
+        return bool(self.error_lines or self.errors or self.turn.failed)
+
+    @property
+    def has_fix(self) -> bool:
+        return bool(self.resolved or self.cause or self.remedy)
+
+    def sentence_of(self, pos: int) -> int:
+        return max(0, bisect.bisect_right(self._starts, pos) - 1)
+
+    def sentence(self, number: int) -> str:
+        start, end = self.spans[number]
+        return self.text[start:end].strip()
+
+    def sentences_of(self, hits: list[Hit], limit: int = 2) -> list[int]:
+        numbers: list[int] = []
+        for hit in hits:
+            n = self.sentence_of(hit.start)
+            if n not in numbers:
+                numbers.append(n)
+        return numbers[:limit]
+
+    def is_question(self, number: int) -> bool:
+        if number not in self._questions:
+            text = self.sentence(number)
+            if self.lang in ("zh", "ja") and "，" in text:
+                text = text.rsplit("，", 1)[0] if text.endswith(("?", "？")) else text
+            self._questions[number] = text.endswith(("?", "？")) or bool(
+                not text.endswith((".", "。", "!")) and lx.HEDGE.find(words_of(text), text))
+        return self._questions[number]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in SENTENCE_END.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans or [(0, len(text))]
+
+
+def analyse(turn: Turn) -> Signals:
+    text = turn.text
+    words = words_of(text)
+    sig = Signals(turn, text, words, language(text), sentence_spans(text))
+    sig.code = "`" in text or "\n    " in text
+    _error_evidence(sig)
+    if turn.kind != "text":
+        return sig  # tool calls and tool output are evidence, never statements
+    if len(words) < 3 and len(CJK_ANY.findall(text)) < 6 and not sig.error_lines:
+        return sig  # "thanks!", "ok": nothing to learn (SPEC 3.1)
+
+    def keep(hits: list[Hit], allow_question: bool = False) -> list[Hit]:
+        return [h for h in hits if not negated(h, words, text)
+                and (allow_question or not sig.is_question(sig.sentence_of(h.start)))]
+
+    sig.resolved = keep(sig.find(lx.RESOLVED))
+    sig.cause = keep(sig.find(lx.CAUSE))
+    sig.remedy = keep(sig.find(lx.REMEDY))
+    if FIX_PREFIX.match(text):
+        sig.remedy.insert(0, Hit("fix:", 0, 4, 0))
+    for match in ANNOUNCED_FIX.finditer(text):
+        if not sig.is_question(sig.sentence_of(match.start())):
+            sig.remedy.append(Hit("solution:", match.start(), match.end(), -1))
+    hint = TOOL_HINT.search(text)
+    if hint and sig.error_lines:
+        sig.remedy.append(Hit("hint", hint.start(), hint.end(), -1))
+    sig.retry = sig.find(lx.RETRY)
+    sig.success = keep(sig.find(lx.SUCCESS))
+    _config(sig)
+    if sig.config and (sig.errors or sig.error_lines):
+        first_error = sig.errors[0].start if sig.errors else 0
+        for number in sig.config:
+            start = sig.spans[number][0]
+            if start >= first_error and not sig.is_question(number):
+                sig.remedy.append(Hit("config", start, sig.spans[number][1], -1))
+        sig.remedy.sort(key=lambda h: h.start)
+    _newtool(sig)
+    _repeat(sig)
+    return sig
+
+
+def _error_evidence(sig: Signals) -> None:
+    text = sig.text
+    if any(p in text for p in _PREFILTER):
+        for line in text.splitlines():
+            if any(p in line for p in _PREFILTER) and ERROR_LINE.search(line):
+                # "TypeError: x → turned out ...": keep the error's own clause
+                parts = [p for p in SENTENCE_END.split(line) if p and p.strip()]
+                part = next((p for p in parts if ERROR_LINE.search(p)), line)
+                sig.error_lines.append(part.strip())
+    if sig.error_lines:
+        strong = [ln for ln in sig.error_lines if _STRONG.search(ln)]
+        # a Python traceback ends with the exception; most other tools lead with it
+        pick = strong[-1] if strong and "Traceback" in text else (strong or sig.error_lines)[0]
+        sig.key_error = re.sub(r"^(?:E\s{2,}|##\[error\]|npm ERR!\s*)", "", pick).strip()[:240]
+    elif sig.turn.failed and sig.text.strip():
+        lines = [ln.strip() for ln in sig.text.splitlines() if ln.strip()]
+        sig.key_error = lines[-1][:240]
+    compounds = sig.find(lx.ERROR_COMPOUNDS)
+    blocked = [(h.start, h.end) for h in compounds]
+    for hit in sig.find(lx.ERROR):
+        if any(s <= hit.start < e for s, e in blocked) or negated(hit, sig.words, text):
+            continue
+        sig.errors.append(hit)
+    for match in ERROR_NAME_RE.finditer(text):
+        if match.group(1):
+            sig.errors.append(Hit(match.group(1), match.start(), match.end(), -1))
+    for match in QUOTED_ERROR.finditer(text):
+        sig.errors.append(Hit(match.group(1), match.start(), match.end(), -1))
+    sig.errors.sort(key=lambda h: h.start)
+
+
+KEY_TOKEN = re.compile(r"(?<![\w.])(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[._][a-z0-9]+)+"
+                       r"|--[a-z][\w-]+)(?![\w])|`[^`]+`")
+VALUE = re.compile(r"\d|`[^`]+`|\b(?:true|false|on|off|enabled|disabled)\b", re.IGNORECASE)
+FROM_TO = re.compile(
+    r"\bnow\s+`?\d[\w.]*`?\s+(?:\w+\s+)?instead of\s+`?\d|"
+    r"\bfrom\s+\S+\s+to\s+\S|\bde\s+\S+\s+à\s+\S|从\s*\S+?\s*(?:改|调|提高|降低|增加|减少|升|降)"
+    r"(?:成|到|为|至)|\S+\s*から\s*\S+\s*に|\S+에서\s*\S+(?:으로|로)"
+)
+SET_TO = re.compile(
+    r"\b(?:set|sets|raised|lowered|increased|decreased|bumped|reduced|changed|capped|limited)"
+    r"\s+(?:the\s+|our\s+|its\s+)?[\w`.'\-]+(?:\s+[\w`.'\-]+){0,5}?\s+to\s+`?\d"
+    r"|(?:改成|改为|调到|调成|设置为|设置成|设为|设成|提高到|降低到|增加到|减少到)\s*`?\d"
+    r"|を\s*\S*?\d\S*?\s*に(?:変更|設定|増や|減ら|上げ|下げ)"
+    r"|(?:을|를)\s*\S*?\d\S*?(?:으로|로)\s*(?:변경|설정|늘|줄|올|낮)"
+    r"|\b(?:passé|mis|réglé|augmenté|réduit|baissé|fixé)\s+[\w'\s-]{2,40}?\s+à\s+`?\d",
+    re.IGNORECASE)
+EXPORT = re.compile(r"^\s*(?:export|set|setx)\s+[A-Z_][A-Z0-9_]*=\S", re.MULTILINE)
+
+
+def _config(sig: Signals) -> None:
+    nouns = sig.find(lx.CONFIG_NOUN)
+    verbs = [h for h in sig.find(lx.CONFIG_VERB) if not negated(h, sig.words, sig.text)]
+    noun_s = {sig.sentence_of(h.start) for h in nouns}
+    verb_s = {sig.sentence_of(h.start) for h in verbs}
+    shaped = {sig.sentence_of(m.start()) for regex in (FROM_TO, SET_TO, EXPORT)
+              for m in regex.finditer(sig.text)}
+    for number in sorted(verb_s | shaped):  # only sentences that can be a change
+        if sig.is_question(number):
+            continue
+        text = sig.sentence(number)
+        keyed = bool(KEY_TOKEN.search(text)) or number in noun_s
+        moved = number in shaped and bool(FROM_TO.search(text))
+        changed = moved or (number in verb_s and bool(VALUE.search(text)))
+        if (keyed and changed and (number in verb_s or moved)) \
+                or (number in shaped and (EXPORT.search(text) or SET_TO.search(text))):
+            sig.config.append(number)
+
+
+GAVE_A_TRY = re.compile(r"\b(?:gave|giving|give)\s+`?([A-Za-z][\w.+-]*)`?\s+a\s+(?:try|shot|spin)\b",
+                        re.IGNORECASE)
+
+
+def _tool_like(word: str, spaced: bool) -> bool:
+    """A known tool; or, right after "started using"/"开始用", a name that looks like one."""
+    from .names import GENERIC_WORDS, is_tool_name
+
+    bare = word.rstrip(".,")
+    if is_tool_name(bare):
+        return True
+    if bare.lower() in GENERIC_WORDS or len(bare) < 2:
+        return False
+    return not spaced or bare[0].isupper() or any(c in bare for c in "-_.0123456789")
+
+
+def _newtool(sig: Signals) -> None:
+    for match in GAVE_A_TRY.finditer(sig.text):
+        if _tool_like(match.group(1), True):
+            sig.newtool.append((sig.sentence_of(match.start()), match.group(1).lower()))
+    spaced = sig.lang in ("en", "fr", "ko")
+    for hit in sig.find(lx.NEW_TOOL):
+        number = sig.sentence_of(hit.start)
+        if negated(hit, sig.words, sig.text) or sig.is_question(number):
+            continue
+        _, end = sig.spans[number]
+        tail = sig.text[hit.end:end]
+        if " from " in tail and " to " in tail:  # "switched from npm to pnpm": the target
+            tail = tail.split(" to ", 1)[1]
+        start, _ = sig.spans[number]
+        head = sig.text[start:hit.start]  # "tried Tailwind for the first time"
+        names = re.findall(r"[A-Za-z][A-Za-z0-9.+-]*", tail)[:4 if spaced else 2]
+        if "first" in hit.phrase or "première" in hit.phrase:
+            names += list(reversed(re.findall(r"[A-Za-z][A-Za-z0-9.+-]*", head)))[:2]
+        for span in CODE_SPAN.finditer(tail[:80]):
+            sig.newtool.append((number, span.group(1)))
+            break
+        else:
+            for word in names:
+                if _tool_like(word, spaced):
+                    sig.newtool.append((number, word.rstrip(".,").lower()))
+                    break
+
+
+def _repeat(sig: Signals) -> None:
+    hits = sig.find(lx.REPEAT)
+    if not hits:
+        return
+    duty = {sig.sentence_of(h.start) for h in sig.find(lx.OBLIGATION)}
+    for hit in hits:
+        number = sig.sentence_of(hit.start)
+        text = sig.sentence(number)
+        if sig.is_question(number) or number in sig.repeat:
+            continue
+        # a chore needs a duty ("I have to", 都要, il faut): "every time I deploy it
+        # fails" is an error report, not a chore
+        if number in duty or ("`" in text and not sig.errors):
+            sig.repeat.append(number)

@@ -1,0 +1,185 @@
+"""Agent transcript records → turns. One record is one JSON object (a JSONL line or an
+element of a JSON array); ``parse`` returns its turns, ``[]`` for a record that is known
+but carries nothing to read (metadata, thinking), or ``None`` for an unknown record.
+
+Shapes read (as documented by their tools):
+- OpenAI-style chat messages: ``{"role", "content"}`` where content is text or a list of
+  ``{"type": "text", "text"}`` parts; ``tool_calls`` on assistant messages; ``role: tool``.
+- Claude Code session files: ``{"type": "user"|"assistant", "sessionId", "message":
+  {"role", "content"}}`` with content blocks ``text``, ``tool_use`` (``input.command`` for
+  Bash, ``input.file_path`` for edits) and ``tool_result`` (``is_error``).
+- Codex rollout files: ``{"type": "response_item", "payload": {...}}`` with payload types
+  ``message``, ``function_call`` and ``function_call_output``; ``session_meta`` has the id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .turn import Turn, clip
+
+EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
+                     r"[:\s]+(-?\d+)", re.IGNORECASE)
+IGNORED_TYPES = frozenset({
+    "summary", "system", "file-history-snapshot", "queue-operation", "attachment",
+    "ai-title", "pr-link", "last-prompt", "turn_context", "event_msg", "compacted",
+    "session_meta",
+})
+MAX_TOOL_IDS = 512
+
+
+@dataclass
+class State:
+    session: str | None = None
+    commands: OrderedDict[str, str | None] = field(default_factory=OrderedDict)
+
+    def remember(self, call_id: Any, command: str | None) -> None:
+        if isinstance(call_id, str):
+            self.commands[call_id] = command
+            while len(self.commands) > MAX_TOOL_IDS:
+                self.commands.popitem(last=False)
+
+
+def parse(record: Any, number: int, state: State) -> list[Turn] | None:
+    if not isinstance(record, dict):
+        return None
+    kind = record.get("type")
+    if isinstance(record.get("sessionId"), str):
+        state.session = state.session or record["sessionId"]
+    if kind == "session_meta" and isinstance(record.get("payload"), dict):
+        sid = record["payload"].get("id")
+        state.session = state.session or (sid if isinstance(sid, str) else None)
+    if kind == "response_item" and isinstance(record.get("payload"), dict):
+        return _codex(record["payload"], number, state)
+    if kind in ("user", "assistant") and isinstance(record.get("message"), dict):
+        if record.get("isMeta"):
+            return []
+        return _message(record["message"], number, state)
+    if isinstance(kind, str) and kind in IGNORED_TYPES:
+        return []
+    if "role" in record and ("content" in record or "tool_calls" in record):
+        return _message(record, number, state)
+    return None
+
+
+def _message(msg: dict[str, Any], number: int, state: State) -> list[Turn] | None:
+    role = msg.get("role")
+    if not isinstance(role, str):
+        return None
+    role = {"human": "user", "ai": "assistant", "function": "tool"}.get(role, role)
+    turns: list[Turn] = []
+    content = msg.get("content")
+    if role == "tool":
+        text = _plain(content)
+        command = state.commands.get(msg.get("tool_call_id", ""))
+        return [Turn(number, "tool", clip(text), "tool_result", command=command,
+                     failed=_failed(text, None))]
+    if isinstance(content, str):
+        turns.append(Turn(number, role, clip(content)))
+    elif isinstance(content, list):
+        for block in content:
+            turns.extend(_block(block, role, number, state))
+    elif content is not None:
+        return None
+    for call in msg.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            turns.append(_tool_use(function.get("name"), _loads(function.get("arguments")),
+                                   call.get("id"), number, state))
+    return turns
+
+
+def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
+    if isinstance(block, str):
+        return [Turn(number, role, clip(block))]
+    if not isinstance(block, dict):
+        return []
+    kind = block.get("type")
+    if kind in ("text", "input_text", "output_text") and isinstance(block.get("text"), str):
+        return [Turn(number, role, clip(block["text"]))]
+    if kind == "tool_use":
+        return [_tool_use(block.get("name"), block.get("input"), block.get("id"), number, state)]
+    if kind == "tool_result":
+        text = _plain(block.get("content"))
+        error = block.get("is_error")
+        return [Turn(number, "tool", clip(text), "tool_result",
+                     command=state.commands.get(block.get("tool_use_id", "")),
+                     failed=_failed(text, error if isinstance(error, bool) else None))]
+    return []  # thinking, images, documents: nothing to learn from here
+
+
+def _codex(payload: dict[str, Any], number: int, state: State) -> list[Turn] | None:
+    kind = payload.get("type")
+    if kind == "message":
+        return _message(payload, number, state)
+    if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        args = _loads(payload.get("arguments") or payload.get("input") or payload.get("action"))
+        return [_tool_use(payload.get("name") or "shell", args, payload.get("call_id"),
+                          number, state)]
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = payload.get("output")
+        code = None
+        if isinstance(output, str) and output.startswith("{"):
+            data = _loads(output)
+            if isinstance(data, dict):
+                meta = data.get("metadata")
+                code = meta.get("exit_code") if isinstance(meta, dict) else None
+                output = data.get("output", output)
+        text = _plain(output)
+        failed = code != 0 if isinstance(code, int) else _failed(text, None)
+        return [Turn(number, "tool", clip(text), "tool_result",
+                     command=state.commands.get(payload.get("call_id", "")), failed=failed)]
+    if kind in ("reasoning",):
+        return []
+    return None
+
+
+def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> Turn:
+    tool = name if isinstance(name, str) else "tool"
+    command: str | None = None
+    files: list[str] = []
+    if isinstance(args, dict):
+        raw = args.get("command") or args.get("cmd")
+        if isinstance(raw, list):
+            parts = [str(p) for p in raw]
+            # Codex wraps commands as ["bash", "-lc", "..."]
+            command = parts[-1] if len(parts) == 3 and parts[1] in ("-lc", "-c") else " ".join(parts)
+        elif isinstance(raw, str):
+            command = raw
+        for key in ("file_path", "path", "notebook_path"):
+            if isinstance(args.get(key), str):
+                files.append(args[key])
+    state.remember(call_id, command)
+    text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
+    return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files))
+
+
+def _plain(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [_plain(c.get("text") if isinstance(c, dict) else c) for c in content]
+        return "\n".join(p for p in parts if p)
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return str(content["text"])
+    return ""
+
+
+def _failed(text: str, flag: bool | None) -> bool | None:
+    if flag is not None:
+        return flag
+    found = EXIT_RE.search(text[-2000:])
+    return int(found.group(1)) != 0 if found else None
+
+
+def _loads(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

@@ -1,0 +1,30 @@
+"""The unit every reader produces and every rule reads: one ``Turn``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a transcript, or one block of lines of a text or log."""
+
+    index: int  # 1-based: message number (JSON), line number (JSONL, text, logs)
+    role: str  # user | assistant | tool | system | text
+    text: str
+    kind: str = "text"  # text | tool_use | tool_result
+    command: str | None = None  # a shell command run (tool_use) or answered (tool_result)
+    files: tuple[str, ...] = ()  # files a tool_use edits
+    failed: bool | None = None  # tool_result / command: did it fail
+    end: int | None = None  # last line of a block
+
+    @property
+    def last(self) -> int:
+        return self.end if self.end is not None else self.index
+
+
+def clip(text: str, head: int = 8000, tail: int = 16000) -> str:
+    """Long tool output: keep the start and the end, where errors usually are."""
+    if len(text) <= head + tail:
+        return text
+    return text[:head] + "\n[...]\n" + text[-tail:]

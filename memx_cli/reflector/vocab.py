@@ -1,0 +1,158 @@
+"""The word-level matcher behind every rule, and language detection.
+
+SPEC 3.1: match words, not substrings ("use" must not fire inside "because"). A phrase is
+a sequence of whole words ("turned out"); a trailing ``*`` makes its last word a prefix
+("résolu*"). Korean words carry their particles ("오류가"), so Korean phrases are word
+prefixes. Chinese and Japanese have no spaces: their phrases are matched as character
+runs. The phrase lists themselves are in ``lexicons.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+WORD_RE = re.compile(r"\w+(?:['’]\w+)*")
+HANGUL = re.compile("[\uac00-\ud7af]")
+KANA = re.compile("[\u3040-\u30ff]")
+HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+CJK_ANY = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+class Word(NamedTuple):  # tuples: a log block has thousands of words
+    text: str  # lowercased
+    start: int
+    end: int
+
+
+class Hit(NamedTuple):
+    phrase: str
+    start: int
+    end: int
+    word_index: int  # index of the first word; -1 for a CJK run match
+
+
+def words_of(text: str) -> list[Word]:
+    lowered = text.lower().replace("’", "'")  # same length: offsets stay valid
+    return [Word(m.group(), m.start(), m.end()) for m in WORD_RE.finditer(lowered)]
+
+
+def index_of(words: Sequence[Word]) -> dict[str, list[int]]:
+    """Where each distinct word occurs: lexicons look up only the words they start with."""
+    index: dict[str, list[int]] = {}
+    for i, word in enumerate(words):
+        index.setdefault(word.text, []).append(i)
+    return index
+
+
+def phrases(text: str) -> list[str]:
+    """Phrases separated by ``;`` or new lines (so a phrase may contain spaces)."""
+    return [p.strip() for p in re.split(r"[;\n]", text) if p.strip()]
+
+
+def _spaceless(phrase: str) -> bool:
+    return bool(CJK_ANY.search(phrase)) and not HANGUL.search(phrase)
+
+
+class Lexicon:
+    """A set of phrases, matched against a text's words (and its CJK runs)."""
+
+    def __init__(self, items: Iterable[str]):
+        self.phrases = tuple(items)
+        self._by_first: dict[str, list[tuple[tuple[str, ...], bool, str]]] = {}
+        self._prefixes: dict[str, list[tuple[str, str]]] = {}
+        self._runs: list[str] = []
+        for phrase in self.phrases:
+            if _spaceless(phrase):
+                self._runs.append(phrase)
+                continue
+            prefix = phrase.endswith("*") or bool(HANGUL.search(phrase))
+            parts = tuple(w.lower().replace("’", "'") for w in WORD_RE.findall(phrase))
+            if not parts:
+                continue
+            if prefix and len(parts) == 1:
+                self._prefixes.setdefault(parts[0][:1], []).append((parts[0], phrase))
+            else:
+                self._by_first.setdefault(parts[0], []).append((parts, prefix, phrase))
+
+    def find(self, words: Sequence[Word], text: str,
+             index: dict[str, list[int]] | None = None) -> list[Hit]:
+        if index is None:
+            index = index_of(words)
+        hits: list[Hit] = []
+        count = len(words)
+        for first in self._by_first.keys() & index.keys():
+            for parts, prefix, phrase in self._by_first[first]:
+                for i in index[first]:
+                    end = i + len(parts)
+                    if end > count:
+                        continue
+                    if any(words[i + k].text != parts[k] for k in range(1, len(parts) - 1)):
+                        continue
+                    if len(parts) > 1:
+                        last = words[end - 1].text
+                        if not (last.startswith(parts[-1]) if prefix else last == parts[-1]):
+                            continue
+                        if any(text[words[k].end:words[k + 1].start].strip()
+                               for k in range(i, end - 1)):
+                            continue  # a phrase never spans punctuation: "turned, out"
+                    hits.append(Hit(phrase, words[i].start, words[end - 1].end, i))
+        if self._prefixes:
+            for text_word, places in index.items():
+                for stem, phrase in self._prefixes.get(text_word[:1], ()):
+                    if text_word.startswith(stem):
+                        hits.extend(Hit(phrase, words[i].start, words[i].end, i) for i in places)
+        if self._runs and CJK_ANY.search(text):
+            for phrase in self._runs:
+                pos = text.find(phrase)
+                while pos != -1:
+                    hits.append(Hit(phrase, pos, pos + len(phrase), -1))
+                    pos = text.find(phrase, pos + len(phrase))
+        hits.sort(key=lambda h: h.start)
+        return hits
+
+
+def language(text: str) -> str:
+    """en, zh, ja, ko or fr: the script decides CJK; French by its small words."""
+    sample = text[:4000]
+    if HANGUL.search(sample):
+        return "ko"
+    if KANA.search(sample):
+        return "ja"
+    if HAN.search(sample):
+        return "zh"
+    words = WORD_RE.findall(sample.lower())
+    french = sum(1 for w in words if w in _FRENCH_MARKERS)
+    return "fr" if words and french >= max(2, len(words) // 12) else "en"
+
+
+_FRENCH_MARKERS = frozenset(
+    "le la les des est une pas pour avec que qui dans sur ça c'est j'ai il elle nous vous "
+    "mais fallait après avant quand été était du au aux ce cette en".split()
+)
+
+# Words just before a trigger that negate it ("didn't fix", "n'a pas résolu", "안 됐").
+NEGATORS = frozenset(
+    "not no never neither nor without hardly nothing still cannot can't didn't doesn't "
+    "don't isn't wasn't won't hasn't haven't couldn't pas jamais rien sans ne n'a n'est "
+    "안 못".split()
+)
+CJK_NEG_BEFORE = ("没", "不", "未", "无")
+CJK_NEG_AFTER = ("ない", "なかった", "ません", "ず", "不了")
+_CLAUSE_BREAK = re.compile(r"[,;.:!?，。；：！？]")
+KO_NEG_AFTER = ("지 않", "지 못", "지않", "지못")
+
+
+def negated(hit: Hit, words: Sequence[Word], text: str) -> bool:
+    """Whether a trigger is negated by the words right before (or, in CJK, after) it."""
+    if hit.word_index >= 0:
+        for word in words[max(0, hit.word_index - 3):hit.word_index]:
+            if (word.text in NEGATORS or word.text.endswith("n't")) \
+                    and not _CLAUSE_BREAK.search(text, word.end, hit.start):
+                return True
+    else:
+        if text[max(0, hit.start - 2):hit.start].endswith(CJK_NEG_BEFORE):
+            return True
+    after = text[hit.end:hit.end + 5]
+    return after.startswith(CJK_NEG_AFTER) or after.startswith(KO_NEG_AFTER)

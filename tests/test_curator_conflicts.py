@@ -1,0 +1,131 @@
+"""`memx conflicts` and `memx resolve` end to end (SPEC 3.2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx
+
+
+def add(memx: Memx, *args: str) -> str:
+    return memx.ok("add", *args).strip()
+
+
+def stored(repo: Path, memory_id: str) -> dict:
+    import yaml
+
+    return yaml.safe_load((repo / ".memx" / "memories" / f"{memory_id}.yaml").read_text())
+
+
+@pytest.fixture
+def pool(memx: Memx) -> tuple[str, str]:
+    old = add(memx, "Redis pool size 10 is enough")
+    new = add(memx, "Redis pool size must be at least 50 for stability")
+    return old, new
+
+
+def test_conflicts_lists_a_recorded_pair(memx: Memx, pool: tuple[str, str]) -> None:
+    old, new = pool
+    assert memx.ok("conflicts") == (
+        f"{old} <> {new}  (recorded, similarity 0.71)\n"
+        "  older: Redis pool size 10 is enough\n"
+        "  newer: Redis pool size must be at least 50 for stability\n"
+        '  why:   different values for "pool size": 10 vs 50\n'
+        f"  fix:   memx resolve {old} --keep {new} (or --keep {old}, or --not-conflict "
+        f"--with {new})\n")
+    data = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert data == [{
+        "older": {"id": old, "content": "Redis pool size 10 is enough"},
+        "newer": {"id": new, "content": "Redis pool size must be at least 50 for stability"},
+        "similarity": data[0]["similarity"], "why": 'different values for "pool size": 10 vs 50',
+        "recorded": True,
+        "suggestion": f"memx resolve {old} --keep {new} (or --keep {old}, or --not-conflict "
+                      f"--with {new})"}]
+    assert 0.7 < data[0]["similarity"] < 0.72
+
+
+def test_scan_detects_contradictions_written_without_the_curator(memx: Memx) -> None:
+    old = add(memx, "set timeout to 300ms", "--raw")
+    add(memx, "The frontend is built with vite", "--raw")
+    new = add(memx, "changed the timeout to 500ms", "--raw")
+    data = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert [(c["older"]["id"], c["newer"]["id"], c["recorded"], c["why"], c["suggestion"])
+            for c in data] == [
+        (old, new, False, 'different values for "timeout": 300ms vs 500ms',
+         f"memx resolve {new} --supersede {old} --by {new}")]
+    assert json.loads(memx.ok("conflicts", "--no-scan", "--json")) == {"conflicts": []}
+
+
+def test_no_conflicts(memx: Memx) -> None:
+    add(memx, "The frontend is built with vite")
+    assert memx.ok("conflicts") == "No conflicts.\n"
+
+
+def test_resolve_keep_supersedes_the_other_side(memx: Memx, repo: Path,
+                                                pool: tuple[str, str]) -> None:
+    old, new = pool
+    assert memx.ok("resolve", old, "--keep", new) == f"{new} supersedes {old}\n"
+    assert stored(repo, old)["superseded_by"] == new
+    assert "conflicts_with" not in stored(repo, old)
+    assert stored(repo, new)["supersedes"] == [old]
+    assert "conflicts_with" not in stored(repo, new)
+    assert memx.ok("conflicts") == "No conflicts.\n"
+
+
+def test_resolve_keep_self_supersedes_every_partner(memx: Memx, repo: Path,
+                                                    pool: tuple[str, str]) -> None:
+    old, new = pool
+    out = json.loads(memx.ok("resolve", old, "--keep", old[:14], "--json"))
+    assert out == {"resolved": {"action": "supersedes", "pairs": [[old, new]],
+                                "changed": [old, new]}}
+    assert stored(repo, new)["superseded_by"] == old
+
+
+def test_resolve_supersede_by_works_without_a_recorded_conflict(memx: Memx, repo: Path) -> None:
+    old = add(memx, "Deploy with make deploy")
+    new = add(memx, "Deploy with the GitHub workflow")
+    assert memx.ok("resolve", "--supersede", old, "--by", new) == f"{new} supersedes {old}\n"
+    assert stored(repo, old)["superseded_by"] == new
+    assert memx.ok("show", new).endswith(
+        "# supersede chain, oldest first:\n"
+        f"#   {old}  Deploy with make deploy\n"
+        f"#   {new}  Deploy with the GitHub workflow  (this memory)  (current)\n")
+
+
+def test_resolve_not_conflict_removes_the_links_and_silences_the_scan(
+        memx: Memx, repo: Path, pool: tuple[str, str]) -> None:
+    old, new = pool
+    assert memx.ok("resolve", new, "--not-conflict") == f"{new} and {old}: not a conflict\n"
+    assert "conflicts_with" not in stored(repo, old)
+    assert "conflicts_with" not in stored(repo, new)
+    assert memx.ok("conflicts") == "No conflicts.\n"  # the scan would find them otherwise
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "choose one: --keep ID, --supersede OLD --by NEW, or --not-conflict"),
+        (["--supersede", "OLD"], "--supersede OLD needs --by NEW (and --by needs --supersede)"),
+        (["--not-conflict"], "name the memory: memx resolve ID ..."),
+        (["--keep", "x", "--not-conflict"],
+         "choose one: --keep ID, --supersede OLD --by NEW, or --not-conflict"),
+    ],
+)
+def test_resolve_usage_errors(memx: Memx, args: list[str], message: str) -> None:
+    result = memx("resolve", *args)
+    assert (result.code, result.err) == (2, f"memx: error: {message}\n")
+
+
+def test_resolve_errors_name_the_memory(memx: Memx) -> None:
+    lone = add(memx, "The frontend is built with vite")
+    result = memx("resolve", lone, "--not-conflict")
+    assert result.err == (f"memx: error: {lone} has no recorded conflicts; name the other "
+                          "memory with --with ID\n")
+    result = memx("resolve", lone, "--keep", lone)
+    assert result.err == (f"memx: error: {lone} has no recorded conflicts; to retire another "
+                          "memory use --supersede OLD --by NEW\n")
+    result = memx("resolve", "--supersede", lone, "--by", lone)
+    assert result.err == "memx: error: a memory cannot supersede itself\n"
