@@ -15,21 +15,27 @@ from .errors import LockTimeoutError
 LOCK_WAIT_SECONDS = 30.0
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` so that ``path`` holds either the old or the new bytes, never a mix."""
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` so that ``path`` holds either the old or the new bytes, never a mix.
+
+    ``durable=False`` skips the fsyncs: still never a torn file, but a power cut may
+    lose the change. For per-clone statistics and caches, not for memories.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(directory: Path) -> None:

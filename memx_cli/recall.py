@@ -39,4 +39,6 @@ def record(store: Store, ids: Iterable[str]) -> None:
         for memory_id in wanted:
             count, _ = stats.get(memory_id, (0, stamp))
             stats[memory_id] = (count + 1, stamp)
-        atomic_write(_path(store), json.dumps(stats, sort_keys=True).encode())
+        # Statistics, not memories: a lost recall after a power cut is harmless, and this
+        # runs after every search.
+        atomic_write(_path(store), json.dumps(stats, sort_keys=True).encode(), durable=False)

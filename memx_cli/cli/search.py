@@ -55,11 +55,11 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
 
     Brings the search index up to date with the memory files first (only what changed).
     """
-    from ..generator.search import search
+    from ..generator.search import search, short_ids
     from ._output import read_text_arg, warn_problems
 
     repo = state.repo()
-    result = search(repo, read_text_arg(query), mode=mode, limit=limit, scope=scope,
+    searcher, result = search(repo, read_text_arg(query), mode=mode, limit=limit, scope=scope,
                     budget=budget, include_archived=include_archived, explain=explain)
     for problem in result.problems:
         click.echo(f"memx: warning: {problem} (skipped)", err=True)
@@ -71,12 +71,8 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     if not result.hits:
         click.echo("No matching memories.", err=True)
         return
-    from ..ids import abbreviate
-
     width = terminal_width()
-    everything = [i for store in repo.stores() for i in store.ids() + store.ids(archived=True)]
-    short = abbreviate(everything + [h.id for h in result.hits],
-                       wanted=[h.id for h in result.hits])
+    short = short_ids(searcher, [h.id for h in result.hits])
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""

@@ -101,6 +101,7 @@ class StoreIndex:
         self._encoder: Any = None
         self._encoder_failed: str | None = None
         self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
+        self.ids: Iterable[str] = ()  # every memory id the last scan saw
 
     # ------------------------------------------------------------ model
 
@@ -222,6 +223,7 @@ class StoreIndex:
 
     def _sync(self, full: bool, progress: Progress | None, want_vectors: bool) -> SyncReport:
         seen, fingerprint = self._scan()
+        self.ids = seen.keys()
         state = None if full else self._read_state()
         if state is not None and state.get("fingerprint") == fingerprint:
             has_vectors = state.get("model") is not None

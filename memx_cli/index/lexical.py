@@ -53,6 +53,7 @@ class LexicalIndex:
         self.path = path
         self._index: Any = None
         self._searcher: Any = None
+        self._stored: dict[int, Any] = {}  # documents seen by the last search, by key
 
     # ------------------------------------------------------------ lifecycle
 
@@ -75,6 +76,7 @@ class LexicalIndex:
         if self._searcher is None:
             self.index.reload()
             self._searcher = self.index.searcher()
+            self._stored.clear()
         return self._searcher
 
     # ------------------------------------------------------------ writing
@@ -140,7 +142,13 @@ class LexicalIndex:
             clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(chosen, 0.0)))
         searcher = self.searcher()
         hits = searcher.search(tantivy.Query.boolean_query(clauses), limit).hits
-        return {int(searcher.doc(address)["key"][0]): float(score) for score, address in hits}
+        scores: dict[int, float] = {}
+        for score, address in hits:
+            doc = searcher.doc(address)
+            key = int(doc["key"][0])
+            scores[key] = float(score)
+            self._stored[key] = doc["doc"][0]  # fetch() needs no second lookup
+        return scores
 
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
         """The words that occur as terms of ``field`` in some document."""
@@ -151,12 +159,13 @@ class LexicalIndex:
         """The stored memory JSON for each key."""
         import tantivy
 
-        if not keys:
-            return {}
+        result = {k: json.loads(bytes(self._stored.pop(k))) for k in keys if k in self._stored}
+        missing = [k for k in keys if k not in result]
+        if not missing:
+            return result
         searcher = self.searcher()
-        query = tantivy.Query.term_set_query(self.index.schema, "key", list(keys))
-        result: dict[int, dict[str, Any]] = {}
-        for _, address in searcher.search(query, len(keys)).hits:
+        query = tantivy.Query.term_set_query(self.index.schema, "key", missing)
+        for _, address in searcher.search(query, len(missing)).hits:
             doc = searcher.doc(address)
             result[int(doc["key"][0])] = json.loads(bytes(doc["doc"][0]))
         return result

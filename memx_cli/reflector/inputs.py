@@ -128,7 +128,11 @@ class Reader:
         role, start, command = "text", 0, None
         block: list[str] = []
         for number, line in self._decoded():
-            line = STAMP_RE.sub("", ANSI_RE.sub("", line))[:MAX_ANALYSED_LINE].rstrip()
+            if "\x1b" in line or "\r" in line:
+                line = ANSI_RE.sub("", line)
+            if line[:1].isdigit():
+                line = STAMP_RE.sub("", line)
+            line = line[:MAX_ANALYSED_LINE].rstrip()
             found = ROLE_RE.match(line)
             ran = COMMAND_RE.match(line)
             if found or (not line.strip() and block) or len(block) >= BLOCK_LINES:

@@ -22,6 +22,9 @@ class Pattern:
     regex: re.Pattern[str]
     group: int = 0
     check: Check | None = None
+    # lowercase substrings, one of which must be in the lowercased text (cheap to test);
+    # "0" stands for "has a digit". Empty: always run.
+    guard: tuple[str, ...] = ()
 
 
 def _value_ok(match: re.Match[str], group: int = -1) -> bool:
@@ -115,8 +118,9 @@ def _url_password(match: re.Match[str]) -> bool:
 
 
 def _p(kind: str, regex: str, group: int = 0, check: Check | None = None,
-       flags: int = 0) -> Pattern:
-    return Pattern(kind, re.compile(regex, flags), group, check)
+       flags: int = 0, guard: str = "") -> Pattern:
+    guards = tuple(guard.split("|")) if guard else ()
+    return Pattern(kind, re.compile(regex, flags), group, check, guards)
 
 
 _SECRET_KEYS = (r"(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
@@ -125,61 +129,78 @@ _SECRET_KEYS = (r"(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|token|
 
 PATTERNS: tuple[Pattern, ...] = (
     _p("private_key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-                      r"(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|\Z)"),
-    _p("jwt", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"),
-    _p("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    _p("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0, _mixed),
+                      r"(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|\Z)", guard="private key"),
+    _p("jwt", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*", guard="eyj"),
+    _p("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", guard="sk-ant-"),
+    _p("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0, _mixed,
+       guard="sk-"),
     _p("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-                         r"[A-Z0-9]{16}\b"),
+                         r"[A-Z0-9]{16}\b",
+       guard="akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka"),
     _p("aws_secret_key", r"(?i)(aws_?secret_?(?:access_?)?key|secret_?access_?key)"
-                         r"(\s*[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 3),
-    _p("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-    _p("gitlab_token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}"),
-    _p("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]+"),
-    _p("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
-    _p("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
-    _p("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])"),
-    _p("google_oauth", r"\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[A-Za-z0-9_-]{20,}"),
-    _p("groq_key", r"\bgsk_[A-Za-z0-9]{40,}"),
-    _p("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
-    _p("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    _p("pypi_token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
-    _p("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b"),
-    _p("twilio_key", r"\bSK[0-9a-f]{32}\b"),
-    _p("mailgun_key", r"\bkey-[0-9a-f]{32}\b"),
-    _p("azure_key", r"(AccountKey=|SharedAccessKey=|[?&]sig=)([A-Za-z0-9+/=%]{30,})", 2),
-    _p("digitalocean_token", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
-    _p("shopify_token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
-    _p("telegram_token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b"),
+                         r"(\s*[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 3,
+       guard="key"),
+    _p("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+       guard="gh|github_pat_"),
+    _p("gitlab_token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}", guard="gl"),
+    _p("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]+",
+       guard="hooks.slack.com"),
+    _p("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}", guard="xox"),
+    _p("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}",
+       guard="_live_|_test_|whsec_"),
+    _p("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])", guard="aiza"),
+    _p("google_oauth", r"\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[A-Za-z0-9_-]{20,}",
+       guard="ya29.|gocspx-"),
+    _p("groq_key", r"\bgsk_[A-Za-z0-9]{40,}", guard="gsk_"),
+    _p("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", guard="hf_"),
+    _p("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", guard="npm_"),
+    _p("pypi_token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", guard="pypi-"),
+    _p("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b", guard="sg."),
+    _p("twilio_key", r"\bSK[0-9a-f]{32}\b", guard="sk"),
+    _p("mailgun_key", r"\bkey-[0-9a-f]{32}\b", guard="key-"),
+    _p("azure_key", r"(AccountKey=|SharedAccessKey=|[?&]sig=)([A-Za-z0-9+/=%]{30,})", 2,
+       guard="accountkey=|sharedaccesskey=|sig="),
+    _p("digitalocean_token", r"\bdo[por]_v1_[a-f0-9]{64}\b", guard="_v1_"),
+    _p("shopify_token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b", guard="shp"),
+    _p("telegram_token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b", guard=":aa"),
     _p("api_token", r"\b(?:dapi[a-f0-9]{32}|lin_api_[A-Za-z0-9]{40}|r8_[A-Za-z0-9]{37}|"
                     r"xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{40,}|hvs\.[A-Za-z0-9_-]{24,}|"
                     r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}|ATATT3[A-Za-z0-9_=-]{30,}|"
-                    r"AGE-SECRET-KEY-1[0-9A-Z]{58}|dp\.pt\.[A-Za-z0-9]{40,}|ntn_[A-Za-z0-9]{40,})"),
+                    r"AGE-SECRET-KEY-1[0-9A-Z]{58}|dp\.pt\.[A-Za-z0-9]{40,}|ntn_[A-Za-z0-9]{40,})",
+       guard="dapi|lin_api_|r8_|xai-|pplx-|hvs.|pmak-|atatt3|age-secret-key-|dp.pt.|ntn_"),
+    # generic shapes after the providers, so a provider key gets its own kind
     _p("password", r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", 3,
-       _url_password),
-    _p("url_token", r"\bhttps?://([A-Za-z0-9_-]{20,})@", 1),
+       _url_password, guard="://"),
+    _p("url_token", r"\bhttps?://([A-Za-z0-9_-]{20,})@", 1, guard="@"),
     _p("bearer_token", r"(?i)(\bbearer\s+|authorization:\s*(?:basic|token)\s+)"
-                       r"([A-Za-z0-9._~+/=-]{16,})", 2),
-    _p("password", r"(?<![\w.-])" + _SECRET_KEYS + r"(?=[\s\"':=])(?![\w-])(\s*[\"']?\s*(?::|=>|=)\s*[\"']?)"
-                   r"([^\s\"'`,;]+)", 2, _value_ok, re.IGNORECASE),
+                       r"([A-Za-z0-9._~+/=-]{16,})", 2, guard="bearer|authorization"),
+    _p("password", r"(?<![\w.-])" + _SECRET_KEYS + r"(?=[\s\"':=])(?![\w-])"
+                   r"(\s*[\"']?\s*(?::|=>|=)\s*[\"']?)([^\s\"'`,;]+)", 2, _value_ok,
+       re.IGNORECASE, guard="pass|secret|token|key|credential"),
     _p("password", r"(--(?:password|passwd|token|api-key|secret|client-secret)(?:=|\s+))"
-                   r"([^\s\"'-][^\s\"']*)", 2, _value_ok),
+                   r"([^\s\"'-][^\s\"']*)", 2, _value_ok, guard="--"),
     _p("password", r"(密码|口令|密钥|令牌|パスワード|비밀번호|mot de passe)\s*(?:[:：=是为は는]|est)"
-                   r"\s*([^\s，。,]{4,})", 2),
+                   r"\s*([^\s，。,]{4,})", 2,
+       guard="密码|口令|密钥|令牌|パスワード|비밀번호|mot de passe"),
     _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
-                r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email),
-    _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn),
-    _p("national_id", r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])"),
+                r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email, guard="@"),
+    _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn, guard="0"),
+    _p("national_id", r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])",
+       guard="0"),
     _p("national_id", r"(?<!\w)[1-9]\d{5}(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
-                      r"\d{3}[\dXx](?!\w)", 0, _cn_id),
+                      r"\d{3}[\dXx](?!\w)", 0, _cn_id, guard="0"),
     _p("national_id", r"(?<!\w)[12]\s?\d\d\s?(?:0[1-9]|1[0-2]|[2-9]\d)\s?(?:\d\d|2[AB])\s?\d{3}"
-                      r"\s?\d{3}\s?\d\d(?!\w)", 0, _fr_nir),
-    _p("national_id", r"(?<![\w-])\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])"),
-    _p("national_id", r"(マイナンバー|個人番号|my ?number)\D{0,5}(\d{4}\s?\d{4}\s?\d{4})", 2),
-    _p("phone", r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w.])", 0, _digits(8, 15)),
-    _p("phone", r"(?<![\w.-])(?:\(\d{3}\)\s?\d{3}[-.\s]\d{4}|\d{3}-\d{3}-\d{4})(?![\w.-])"),
+                      r"\s?\d{3}\s?\d\d(?!\w)", 0, _fr_nir, guard="0"),
+    _p("national_id", r"(?<![\w-])\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}"
+                      r"(?![\w-])", guard="0"),
+    _p("national_id", r"(マイナンバー|個人番号|my ?number)\D{0,5}(\d{4}\s?\d{4}\s?\d{4})", 2,
+       guard="マイナンバー|個人番号|my"),
+    _p("phone", r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w.])", 0, _digits(8, 15),
+       guard="0"),
+    _p("phone", r"(?<![\w.-])(?:\(\d{3}\)\s?\d{3}[-.\s]\d{4}|\d{3}-\d{3}-\d{4})(?![\w.-])",
+       guard="0"),
     _p("phone", r"(?<![\w.-])(?:1[3-9]\d{9}|0[1-9](?:[ .]\d\d){4}|01[016789]-\d{3,4}-\d{4}|"
-                r"0\d{1,3}-\d{2,4}-\d{4})(?![\w.-])", 0, _digits(10, 11)),
+                r"0\d{1,3}-\d{2,4}-\d{4})(?![\w.-])", 0, _digits(10, 11), guard="0"),
     _p("user", r"(/home/|/Users/|[A-Za-z]:\\Users\\|[A-Za-z]:/Users/)([^/\\\s'\"]+)", 2,
-       _home_user),
+       _home_user, guard="/home/|/users/|\\users\\"),
 )

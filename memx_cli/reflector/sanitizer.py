@@ -19,6 +19,7 @@ from ..memory import Anchor, Memory
 from .patterns import PATTERNS, Pattern
 
 PLACEHOLDER = "[REDACTED:{kind}]"
+_DIGIT = re.compile(r"\d")
 
 
 class SanitizeError(MemxError):
@@ -40,7 +41,12 @@ class Sanitizer:
     def sanitize(self, text: str) -> str:
         """The text with every secret masked; raises SanitizeError if anything goes wrong."""
         try:
+            lowered = text.lower()
+            digits = bool(_DIGIT.search(text))
             for pattern in self.patterns:
+                guard = pattern.guard
+                if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
+                    continue  # cannot match: skip the regex (most text has no secret at all)
                 text = pattern.regex.sub(functools.partial(_mask, pattern), text)
         except Exception as exc:  # noqa: BLE001 - fail closed, whatever went wrong
             raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "

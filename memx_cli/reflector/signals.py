@@ -203,20 +203,37 @@ def _error_evidence(sig: Signals) -> None:
 KEY_TOKEN = re.compile(r"(?<![\w.])(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[._][a-z0-9]+)+"
                        r"|--[a-z][\w-]+)(?![\w])|`[^`]+`")
 VALUE = re.compile(r"\d|`[^`]+`|\b(?:true|false|on|off|enabled|disabled)\b", re.IGNORECASE)
-FROM_TO = re.compile(
-    r"\bnow\s+`?\d[\w.]*`?\s+(?:\w+\s+)?instead of\s+`?\d|"
-    r"\bfrom\s+\S+\s+to\s+\S|\bde\s+\S+\s+à\s+\S|从\s*\S+?\s*(?:改|调|提高|降低|增加|减少|升|降)"
-    r"(?:成|到|为|至)|\S+\s*から\s*\S+\s*に|\S+에서\s*\S+(?:으로|로)"
+# Shapes of a value change, each with a literal that must be present (cheap to test) —
+# the CJK shapes start with \S+ and would otherwise be tried at every position.
+_SHAPES = (
+    ("from", r"\bfrom\s+\S+\s+to\s+\S"),
+    ("instead", r"\bnow\s+`?\d[\w.]*`?\s+(?:\w+\s+)?instead of\s+`?\d"),
+    (" to ", r"\b(?:set|sets|raised|lowered|increased|decreased|bumped|reduced|changed|capped|"
+             r"limited)\s+(?:the\s+|our\s+|its\s+)?[\w`.'\-]+(?:\s+[\w`.'\-]+){0,5}?\s+to\s+`?\d"),
+    (" à ", r"\bde\s+\S+\s+à\s+\S|\b(?:passé|mis|réglé|augmenté|réduit|baissé|fixé)\s+"
+            r"[\w'\s-]{2,40}?\s+à\s+`?\d"),
+    ("从", r"从\s*\S+?\s*(?:改|调|提高|降低|增加|减少|升|降)(?:成|到|为|至)"),
+    ("", r"(?:改成|改为|调到|调成|设置为|设置成|设为|设成|提高到|降低到|增加到|减少到)\s*`?\d"),
+    ("から", r"\S+\s*から\s*\S+\s*に"),
+    ("に", r"を\s*\S*?\d\S*?\s*に(?:変更|設定|増や|減ら|上げ|下げ)"),
+    ("에서", r"\S+에서\s*\S+(?:으로|로)"),
+    ("로", r"(?:을|를)\s*\S*?\d\S*?(?:으로|로)\s*(?:변경|설정|늘|줄|올|낮)"),
+    ("=", r"^\s*(?:export|set|setx)\s+[A-Z_][A-Z0-9_]*=\S"),
 )
-SET_TO = re.compile(
-    r"\b(?:set|sets|raised|lowered|increased|decreased|bumped|reduced|changed|capped|limited)"
-    r"\s+(?:the\s+|our\s+|its\s+)?[\w`.'\-]+(?:\s+[\w`.'\-]+){0,5}?\s+to\s+`?\d"
-    r"|(?:改成|改为|调到|调成|设置为|设置成|设为|设成|提高到|降低到|增加到|减少到)\s*`?\d"
-    r"|を\s*\S*?\d\S*?\s*に(?:変更|設定|増や|減ら|上げ|下げ)"
-    r"|(?:을|를)\s*\S*?\d\S*?(?:으로|로)\s*(?:변경|설정|늘|줄|올|낮)"
-    r"|\b(?:passé|mis|réglé|augmenté|réduit|baissé|fixé)\s+[\w'\s-]{2,40}?\s+à\s+`?\d",
-    re.IGNORECASE)
-EXPORT = re.compile(r"^\s*(?:export|set|setx)\s+[A-Z_][A-Z0-9_]*=\S", re.MULTILINE)
+SHAPES = tuple((guard, re.compile(rx, re.IGNORECASE | re.MULTILINE)) for guard, rx in _SHAPES)
+MOVES = {0, 1, 3, 4, 6, 8}  # shapes that state an old and a new value
+
+
+def _shapes(text: str) -> list[tuple[int, re.Match[str]]]:
+    lowered = text.lower()
+    found = []
+    for number, (guard, regex) in enumerate(SHAPES):
+        if guard and guard not in lowered:
+            continue
+        if not guard and not CJK_ANY.search(text):
+            continue
+        found.extend((number, m) for m in regex.finditer(text))
+    return found
 
 
 def _config(sig: Signals) -> None:
@@ -224,17 +241,17 @@ def _config(sig: Signals) -> None:
     verbs = [h for h in sig.find(lx.CONFIG_VERB) if not negated(h, sig.words, sig.text)]
     noun_s = {sig.sentence_of(h.start) for h in nouns}
     verb_s = {sig.sentence_of(h.start) for h in verbs}
-    shaped = {sig.sentence_of(m.start()) for regex in (FROM_TO, SET_TO, EXPORT)
-              for m in regex.finditer(sig.text)}
-    for number in sorted(verb_s | shaped):  # only sentences that can be a change
+    moved_s: set[int] = set()
+    direct_s: set[int] = set()  # "set X to 5", "export X=1": a change on its own
+    for number, match in _shapes(sig.text):
+        (moved_s if number in MOVES else direct_s).add(sig.sentence_of(match.start()))
+    for number in sorted(verb_s | moved_s | direct_s):  # only sentences that can be a change
         if sig.is_question(number):
             continue
         text = sig.sentence(number)
         keyed = bool(KEY_TOKEN.search(text)) or number in noun_s
-        moved = number in shaped and bool(FROM_TO.search(text))
-        changed = moved or (number in verb_s and bool(VALUE.search(text)))
-        if (keyed and changed and (number in verb_s or moved)) \
-                or (number in shaped and (EXPORT.search(text) or SET_TO.search(text))):
+        changed = number in moved_s or (number in verb_s and bool(VALUE.search(text)))
+        if (keyed and changed and (number in verb_s or number in moved_s)) or number in direct_s:
             sig.config.append(number)
 
 
