@@ -196,12 +196,13 @@ class Reflector:
 
     def _sanitized(self, candidate: Candidate) -> Candidate:
         clean = self.sanitizer.sanitize
+        # the context only ever goes to the LLM: mask it only when it will be sent
+        context = clean(candidate.context) if self.llm_ready else ""
         return replace(candidate, fix=clean(candidate.fix),
                        error=clean(candidate.error) if candidate.error else None,
                        attempts=clean(candidate.attempts) if candidate.attempts else None,
                        commands=tuple(clean(c) for c in candidate.commands),
-                       files=tuple(clean(f) for f in candidate.files),
-                       context=clean(candidate.context))
+                       files=tuple(clean(f) for f in candidate.files), context=context)
 
     def _evaluate(self, candidate: Candidate) -> llmmod.Verdict | None:
         assert self.client is not None

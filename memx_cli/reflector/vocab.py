@@ -38,6 +38,22 @@ def words_of(text: str) -> list[Word]:
     return [Word(m.group(), m.start(), m.end()) for m in WORD_RE.finditer(lowered)]
 
 
+_INITIALS: dict[int, tuple[dict[str, list[int]], dict[str, list[str]]]] = {}
+
+
+def _initials(index: dict[str, list[int]]) -> dict[str, list[str]]:
+    """Distinct words by first character (for prefix phrases), cached per index."""
+    cached = _INITIALS.get(id(index))
+    if cached is not None and cached[0] is index:
+        return cached[1]
+    grouped: dict[str, list[str]] = {}
+    for word in index:
+        grouped.setdefault(word[:1], []).append(word)
+    _INITIALS.clear()  # one turn at a time: keep the cache tiny
+    _INITIALS[id(index)] = (index, grouped)
+    return grouped
+
+
 def index_of(words: Sequence[Word]) -> dict[str, list[int]]:
     """Where each distinct word occurs: lexicons look up only the words they start with."""
     index: dict[str, list[int]] = {}
@@ -99,10 +115,13 @@ class Lexicon:
                             continue  # a phrase never spans punctuation: "turned, out"
                     hits.append(Hit(phrase, words[i].start, words[end - 1].end, i))
         if self._prefixes:
-            for text_word, places in index.items():
-                for stem, phrase in self._prefixes.get(text_word[:1], ()):
-                    if text_word.startswith(stem):
-                        hits.extend(Hit(phrase, words[i].start, words[i].end, i) for i in places)
+            initials = _initials(index)
+            for initial in self._prefixes.keys() & initials.keys():
+                for text_word in initials[initial]:
+                    for stem, phrase in self._prefixes[initial]:
+                        if text_word.startswith(stem):
+                            hits.extend(Hit(phrase, words[i].start, words[i].end, i)
+                                        for i in index[text_word])
         if self._runs and CJK_ANY.search(text):
             for phrase in self._runs:
                 pos = text.find(phrase)
