@@ -165,6 +165,7 @@ class StoreIndex:
         atomic_write(self.state_path, json.dumps({
             "index_version": INDEX_VERSION, "fingerprint": fingerprint,
             "model": manifest.model, "problems": problems,
+            "pending": len(manifest.pending) + len(manifest.pending_removed),
         }).encode())
 
     def _load_manifest(self) -> Manifest | None:
@@ -227,7 +228,8 @@ class StoreIndex:
         state = None if full else self._read_state()
         if state is not None and state.get("fingerprint") == fingerprint:
             has_vectors = state.get("model") is not None
-            current = has_vectors and state["model"] == self._model_fingerprint()
+            current = (has_vectors and not state.get("pending")
+                       and state["model"] == self._model_fingerprint())
             if not want_vectors or current or self.encoder() is None:
                 return SyncReport(vectors=current, problems=list(state.get("problems", [])))
         with self.store.lock():
@@ -378,21 +380,31 @@ class StoreIndex:
                         want: bool, rebuilt: bool) -> bool:
         fingerprint = self._model_fingerprint()
         if not want:
-            if manifest.model is not None and docs:
-                manifest.model = None  # vectors now lag behind; the next search re-embeds
+            # A keyword-only read updated the text index: remember which vectors are now
+            # behind, so the next semantic search embeds those only.
+            if manifest.model is not None:
+                fresh = {d.memory_id for d in docs}
+                manifest.pending = sorted(set(manifest.pending) | fresh)
+                manifest.pending_removed = sorted(set(manifest.pending_removed) | (remove - fresh))
             return False
         encoder = self.encoder()
         if encoder is None:
             manifest.model = None
+            manifest.pending, manifest.pending_removed = [], []
             return False
         everything = rebuilt or manifest.model != fingerprint
         if everything:
             docs = self._all_documents()
             remove = set()
+        else:
+            behind = set(manifest.pending) - {d.memory_id for d in docs}
+            docs = docs + self._all_documents(behind)
+            remove = remove | set(manifest.pending_removed) | behind
         vectors = self._vectors(encoder, docs) if docs else None
         self.vectors.update(encoder.dim, [memory_key(i) for i in sorted(remove)],
                             [d.key for d in docs], vectors, rebuild=everything)
         manifest.model = fingerprint
+        manifest.pending, manifest.pending_removed = [], []
         return True
 
     @staticmethod
@@ -421,17 +433,23 @@ class StoreIndex:
         norms[norms == 0] = 1.0
         return mixed / norms
 
-    def _all_documents(self) -> list[IndexDoc]:
-        """Every indexed memory's content (for re-embedding), read from the lexical index."""
+    def _all_documents(self, ids: Iterable[str] | None = None) -> list[IndexDoc]:
+        """Indexed memories' contents (all, or those of ``ids``) for (re-)embedding, read
+        from the lexical index's stored documents."""
         import tantivy
 
         searcher = self.lexical.searcher()
-        total = int(searcher.num_docs)
+        if ids is None:
+            total = int(searcher.num_docs)
+            query = tantivy.Query.all_query()
+        else:
+            keys = [memory_key(i) for i in ids]
+            total = len(keys)
+            query = tantivy.Query.term_set_query(self.lexical.index.schema, "key", keys)
         if total == 0:
             return []
-        hits = searcher.search(tantivy.Query.all_query(), total).hits
         docs = []
-        for _, address in hits:
+        for _, address in searcher.search(query, total).hits:
             doc = searcher.doc(address)
             stored = json.loads(bytes(doc["doc"][0]))
             docs.append(IndexDoc(int(doc["key"][0]), stored["id"], bool(stored.get("archived")),

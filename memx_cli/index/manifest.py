@@ -13,7 +13,7 @@ from ..memory import SCHEMA_VERSION
 
 # Bump when the tantivy schema, the stored document or the vector layout changes:
 # an index with another version is rebuilt automatically.
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class FileState:
 class Manifest:
     files: dict[str, FileState] = field(default_factory=dict)
     model: str | None = None  # fingerprint of the model the vectors came from; None: no vectors
+    # Memories whose vectors lag behind the text index (updated by a keyword-only read).
+    pending: list[str] = field(default_factory=list)
+    pending_removed: list[str] = field(default_factory=list)
     index_version: int = INDEX_VERSION
     schema: int = SCHEMA_VERSION
 
@@ -49,6 +52,8 @@ class Manifest:
             "index_version": self.index_version,
             "schema": self.schema,
             "model": self.model,
+            "pending": self.pending,
+            "pending_removed": self.pending_removed,
             "files": {k: v.to_list() for k, v in sorted(self.files.items())},
         }
         atomic_write(path, json.dumps(data, separators=(",", ":")).encode())
@@ -66,6 +71,8 @@ class Manifest:
             return cls(
                 files={k: FileState.from_list(v) for k, v in raw["files"].items()},
                 model=raw.get("model"),
+                pending=list(raw.get("pending", [])),
+                pending_removed=list(raw.get("pending_removed", [])),
                 index_version=int(raw["index_version"]),
                 schema=int(raw["schema"]),
             )
