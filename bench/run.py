@@ -456,7 +456,7 @@ def quality_table(q: Quality) -> str:
 # ---------------------------------------------------------------- pipeline stages
 
 # Each module has run() -> [(figure, measured, target)]; a missing one is skipped.
-STAGES = ("reflector", "curator_calibration", "anchors")
+STAGES = ("reflector", "curator_calibration", "anchors", "context", "hooks", "fusion")
 
 
 def pipeline_table() -> str:

@@ -128,6 +128,11 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.retrieval.scope_boost": (1.5, _number(0, 100)),
     "ace.retrieval.max_results": (5, _number(1, 1000, integer=True)),
     "ace.retrieval.token_budget": (2000, _number(1, 1_000_000, integer=True)),
+    # Issue 8: how hybrid search fuses its voices; the default is the one that measured
+    # better on LoCoMo (bench/fusion.py).
+    "ace.retrieval.fusion": ("blended", _choice("blended", "polyphonic")),
+    # SPEC 5: characters of the `memx context` preamble (policies and notes never cut).
+    "ace.context.budget": (6000, _number(200, 1_000_000, integer=True)),
     "ace.verification.policy": ("annotate", _choice("annotate", "demote", "drop")),
     "embedding.model": ("bundled", _text_or_none),
 }

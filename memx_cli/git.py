@@ -129,3 +129,150 @@ def renames_since(worktree: Path, commit: str | None) -> dict[str, str]:
             i += 2
     return renames
 
+
+
+# ---------------------------------------------------------------- hooks and diffs (SPEC 6)
+
+
+def run_bytes(args: list[str], cwd: Path, stdin: bytes | None = None,
+              check: bool = True) -> bytes:
+    """``git ARGS`` with byte output (file contents, ``-z`` listings)."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True,
+                              check=False)
+    except FileNotFoundError:
+        raise MemxError("git is not installed or not on PATH") from None
+    if check and proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise MemxError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
+    return proc.stdout
+
+
+def private_git_dir(worktree: Path) -> Path:
+    """This work tree's own git dir (``.git``, or ``.git/worktrees/<name>`` of a linked
+    worktree, or ``.git/modules/<name>`` of a submodule), read from ``.git`` when possible."""
+    dotgit = worktree / ".git"
+    if "GIT_DIR" not in os.environ:
+        if dotgit.is_dir():
+            return dotgit
+        if dotgit.is_file():
+            text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+            if text.startswith("gitdir:"):
+                path = Path(text[len("gitdir:"):].strip())
+                return path if path.is_absolute() else (worktree / path).resolve()
+    return Path(run(["rev-parse", "--absolute-git-dir"], cwd=worktree).strip())
+
+
+# Files git keeps while a multi-step operation replays commits.
+_SEQUENCES = (("rebase-merge", "rebase"), ("rebase-apply", "rebase"),
+              ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert"),
+              ("sequencer", "cherry-pick"))
+
+
+def sequence_in_progress(worktree: Path) -> str | None:
+    """``rebase``, ``cherry-pick`` or ``revert`` while one is replaying commits, else None."""
+    directory = private_git_dir(worktree)
+    for name, what in _SEQUENCES:
+        if (directory / name).exists():
+            return what
+    return None
+
+
+def commit_files(worktree: Path, rev: str = "HEAD") -> tuple[str, list[str], str,
+                                                             list[tuple[str, str, int, int]]]:
+    """(sha, parents, message, [(status, path, added, deleted)]) of one commit, in one
+    git call; renames are detected (status ``R…``, the new path); binary files count 0."""
+    out = run_bytes(["diff-tree", "--root", "-r", "-M", "-z", "--raw", "--numstat",
+                     "--no-color", "--format=%H%x00%P%x00%B%x00", rev], cwd=worktree)
+    sha, parents, message, rest = out.decode("utf-8", "replace").split("\0", 3)
+    fields = rest.lstrip("\0\n").split("\0")
+    statuses: list[tuple[str, str]] = []
+    counts: dict[str, tuple[int, int]] = {}
+    i = 0
+    while i < len(fields):
+        field = fields[i]
+        if field.startswith(":"):
+            status = field.rsplit(" ", 1)[-1]
+            if status[:1] in ("R", "C"):
+                statuses.append((status, fields[i + 2]))
+                i += 3
+            else:
+                statuses.append((status, fields[i + 1]))
+                i += 2
+        elif field.count("\t") == 2:
+            added, deleted, path = field.split("\t")
+            if not path:  # a rename: the old and the new path follow
+                path = fields[i + 2] if i + 2 < len(fields) else ""
+                i += 2
+            counts[path] = (int(added) if added.isdigit() else 0,
+                            int(deleted) if deleted.isdigit() else 0)
+            i += 1
+        else:
+            i += 1
+    files = [(s, p, *counts.get(p, (0, 0))) for s, p in statuses]
+    return sha.strip(), parents.split(), message, files
+
+
+def commit_diff(worktree: Path, rev: str, path: str) -> str:
+    """The unified diff one commit made to one file."""
+    return run(["diff-tree", "--root", "-p", "-M", "--no-color", "--no-ext-diff",
+                "--format=", rev, "--", path], cwd=worktree)
+
+
+def changed_paths(worktree: Path, base: str | None, head: str | None,
+                  paths: list[str]) -> list[tuple[str, str]]:
+    """(status, path) for what differs under ``paths`` between two revisions; ``head``
+    None is the work tree, "index" the staged state (against HEAD, or nothing before the
+    first commit, when ``base`` is None). No rename pairing: a move shows as a deletion
+    and an addition."""
+    args = ["diff", "--name-status", "-z", "--no-renames", "--no-ext-diff"]
+    if head == "index":
+        args += ["--cached", *([base] if base else [])]
+    elif head is None:
+        args += [base or "HEAD"]
+    else:
+        args += [base or "HEAD", head]
+    fields = run(args + ["--", *paths], cwd=worktree).split("\0")
+    return [(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+
+
+def untracked(worktree: Path, paths: list[str]) -> list[str]:
+    out = run(["ls-files", "-z", "--others", "--exclude-standard", "--", *paths], cwd=worktree)
+    return [p for p in out.split("\0") if p]
+
+
+def read_blobs(worktree: Path, specs: list[str]) -> dict[str, bytes | None]:
+    """Contents of ``rev:path`` (or ``:path``, the staged version) for each spec, in one
+    ``git cat-file --batch`` call; None for a spec that names nothing."""
+    if not specs:
+        return {}
+    out = run_bytes(["cat-file", "--batch"], cwd=worktree,
+                    stdin="".join(f"{s}\n" for s in specs).encode("utf-8"))
+    found: dict[str, bytes | None] = {}
+    pos = 0
+    for spec in specs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            found[spec] = out[pos:pos + size]
+            pos += size + 1
+        else:
+            found[spec] = None  # "<spec> missing" (or not a blob)
+    return found
+
+
+def resolve_rev(worktree: Path, rev: str) -> str:
+    out = run(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd=worktree,
+              check=False).strip()
+    if not out:
+        raise MemxError(f"unknown revision {rev!r}; pass a branch, tag or commit")
+    return out
+
+
+def merge_base(worktree: Path, a: str, b: str) -> str:
+    out = run(["merge-base", a, b], cwd=worktree, check=False).strip()
+    if not out:
+        raise MemxError(f"{a} and {b} have no common ancestor; use A..B instead of A...B")
+    return out

@@ -34,7 +34,7 @@ def _encode(value: int, length: int) -> str:
 def new_id(now_ms: int | None = None) -> str:
     """A new id; strictly increasing within one process even inside one millisecond.
 
-    Inside one millisecond the random part grows by a random step of up to 2^72 rather
+    Inside one millisecond the random part grows by a random step of up to 2^75 rather
     than by 1, so ids made in a burst (an import) still differ early enough to be
     abbreviated; on overflow the time part moves on by a millisecond.
     """
@@ -45,7 +45,7 @@ def new_id(now_ms: int | None = None) -> str:
         last_ms, last_rand = _last
         if ms <= last_ms:
             ms = last_ms
-            rand = last_rand + 1 + (int.from_bytes(os.urandom(9), "big") % (1 << 72))
+            rand = last_rand + 1 + (int.from_bytes(os.urandom(9), "big") % (1 << 75))
             if rand >= 1 << 80:
                 ms, rand = ms + 1, int.from_bytes(os.urandom(10), "big") >> 1
         _last = (ms, rand)

@@ -60,7 +60,9 @@ class Store:
         return self.local_dir / "write.lock"
 
     def exists(self) -> bool:
-        return self.memories_dir.is_dir()
+        # git does not keep an empty memories/ folder: a fresh clone of a repository
+        # with no memory yet has only .memx/config.yaml, and that is a store too.
+        return self.memories_dir.is_dir() or (self.root / "config.yaml").is_file()
 
     def display(self, path: Path) -> str:
         """A path as users should see it: relative to the work tree when inside it."""

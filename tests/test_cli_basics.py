@@ -227,3 +227,18 @@ def test_files_are_deterministic_yaml(memx: Memx, repo: Path) -> None:
     assert "content: |-\n  multi\n  line\n  text\n" in text
     assert text.endswith("\n") and "!!" not in text
     assert yaml.safe_load(text)["content"] == "multi\nline\ntext"
+
+
+def test_a_clone_without_memories_is_still_a_store(memx: Memx, repo: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from .conftest import git
+
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-qm", "memx init")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert not (clone / ".memx" / "memories").exists()  # git keeps no empty folder
+    other = Memx(clone, monkeypatch)
+    assert json.loads(other.ok("search", "anything", "--json"))["results"] == []
+    other.ok("add", "first memory in the clone")
+    assert len(json.loads(other.ok("list", "--json"))["memories"]) == 1

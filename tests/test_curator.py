@@ -214,3 +214,12 @@ def test_large_stores_take_candidates_from_the_index(memx: Memx, repo: Path,
     _, said = add(memx, "changed the timeout to 500ms")
     assert said.startswith("skipped (duplicate of ")
     assert (repo / ".memx" / "cache" / "manifest.json").is_file()  # the index was used
+
+
+def test_restating_a_fact_that_has_a_conflict_is_a_duplicate_not_a_new_conflict(memx: Memx) -> None:
+    first = memx.ok("add", "Redis pool size 10 is enough").strip()
+    memx.ok("add", "Redis pool size must be at least 50 for stability")
+    again = memx("add", "Redis pool size 10 is enough", "--json")
+    out = json.loads(again.out)
+    assert (out["action"], out["other"]) == ("skipped", first)
+    assert len(json.loads(memx.ok("list", "--json"))["memories"]) == 2

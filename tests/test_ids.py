@@ -32,4 +32,6 @@ def test_prefix_normalisation_accepts_upper_case_and_lookalikes() -> None:
 def test_ids_made_in_one_millisecond_still_abbreviate_short() -> None:
     ids = [new_id(now_ms=1_900_000_000_000) for _ in range(300)]
     assert ids == sorted(ids) and len(set(ids)) == 300
-    assert max(len(v) for v in abbreviate(ids).values()) <= 14
+    # Like random ids: the closest of 300 share ~3 characters past the 10 of the time
+    # (birthday bound), never the 25 a +1 step would give.
+    assert max(len(v) for v in abbreviate(ids).values()) <= 16

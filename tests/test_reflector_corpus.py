@@ -4,8 +4,9 @@ that should fire or "none" (nothing to learn).
 
 A case is a hit when the expected rule is among the rules of the memories kept; every other
 rule kept is a false positive (so a "none" case that yields anything counts against
-precision). Cases marked ``"split": "heldout"`` were written after the rules and evaluated
-once before any change; the figures are printed per language and per split.
+precision). Cases with a ``split`` (heldout, blind2, blind3) were written in batches after
+the rules and evaluated once before the rules learned from them; the figures are printed
+per language and per split.
 """
 
 from __future__ import annotations
@@ -80,13 +81,16 @@ def test_precision_and_recall_reach_the_targets() -> None:
         part = evaluate([c for c in cases if c["lang"] == lang])
         print(f"  {lang}: {part['cases']} cases, precision {part['precision']:.2f}, "
               f"recall {part['recall']:.2f}")
-    held = evaluate([c for c in cases if c.get("split") == "heldout"])
-    print(f"  held-out cases: {held['cases']}, precision {held['precision']:.2f}, "
-          f"recall {held['recall']:.2f}")
-    # The targets of issue 4 are 0.85 / 0.75; these are the figures actually reached.
-    assert overall["precision"] >= 0.95
-    assert overall["recall"] >= 0.90
-    assert held["precision"] >= 0.85 and held["recall"] >= 0.75
+    for split in ("heldout", "blind2", "blind3"):
+        part = evaluate([c for c in cases if c.get("split") == split])
+        print(f"  {split}: {part['cases']} cases, precision {part['precision']:.2f}, "
+              f"recall {part['recall']:.2f}")
+        assert part["precision"] >= 0.9 and part["recall"] >= 0.9, split
+    # The targets of issue 4 are 0.85 / 0.75; these are the figures actually reached (1.00
+    # and 1.00 today), with a little room. First-sight figures of the later batches, before
+    # the rules learned from them, are in docs/pipeline.md.
+    assert overall["precision"] >= 0.97
+    assert overall["recall"] >= 0.95
 
 
 def test_chit_chat_yields_nothing() -> None:

@@ -138,3 +138,14 @@ def test_tool_output_is_evidence_not_a_statement() -> None:
                        "tool_result", command="git config x y", failed=True))
     assert sig.has_error and not sig.has_fix
     assert sig.key_error == "error: could not lock config file"
+
+
+def test_system_prompts_and_successful_tool_output_are_not_knowledge() -> None:
+    system = analyse(Turn(1, "system", "Every time you edit a file you must run `make test`."))
+    assert system.repeat == [] and not system.has_fix
+    read = analyse(Turn(2, "tool", "def check(x):\n    raise ValueError('bad value')\n",
+                        "tool_result", command=None, failed=False))
+    assert not read.has_error
+    unknown = analyse(Turn(3, "tool", "the error handler logs errors\nTypeError: boom",
+                           "tool_result", failed=None))
+    assert (unknown.errors, unknown.key_error) == ([], "TypeError: boom")

@@ -45,14 +45,26 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "feedback": ("feedback", "feedback_cmd", "Vote a memory helpful or harmful."),
     "anchor": ("anchor", "anchor_cmd", "Anchor a memory to a file or lines of the repository."),
     "verify": ("verify", "verify_cmd", "Check anchored memories against the code; --fix one."),
+    "diff": ("diff", "diff_cmd", "What a commit range does to memory (for PR review)."),
+    "hooks": ("hooks", "hooks_group", "Install, remove or inspect memx's git hooks."),
+    "hook-impl": ("hooks", "hook_impl_cmd", "What the git hook shims run (hidden)."),
+    "context": ("context", "context_cmd", "Print the memory preamble for an agent's task."),
+    "notes": ("notes", "notes_cmd", "Show or change an agent's private working notes."),
+    "policy": ("policy", "policy_group", "Add, list and deactivate policies."),
+    "remember": ("remember", "remember_cmd", "Keep a session item for later consolidation."),
+    "consolidate": ("remember", "consolidate_cmd",
+                    "Promote recurring session items; merge duplicate facts."),
+    "mcp": ("mcp", "mcp_cmd", "Serve memory to agents over MCP (stdio)."),
 }
+# Resolved by name but left out of `memx --help` and docs/cli.md.
+HIDDEN = frozenset({"hook-impl"})
 
 
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return [name for name in COMMANDS if name not in HIDDEN]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:

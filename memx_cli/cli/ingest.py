@@ -53,6 +53,9 @@ def ingest_cmd(state: State, file: str, fmt: str, source: str | None, session: s
     scores at least ace.reflector.min_score, masks secrets and stores one short memory
     each. Large logs are streamed. ace.reflector.mode hybrid or llm asks a configured
     model too, and falls back to rules if it fails.
+
+    With ACE off (--raw or ace.enabled: false) the whole input is stored verbatim as one
+    memory: no extraction, no dedup, no secret sanitizing.
     """
     from ..reflector import ingest
 

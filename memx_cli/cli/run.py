@@ -27,6 +27,13 @@ def _sink(stream: IO[str]) -> Callable[[bytes], None]:
     return write_text
 
 
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 @click.command("run", context_settings={"ignore_unknown_options": True,
                                         "allow_interspersed_args": False})
 @click.option("-q", "--quiet", is_flag=True, help="No note on standard error when a memory "
@@ -40,13 +47,17 @@ def run_cmd(state: State, quiet: bool, command: tuple[str, ...]) -> None:
     later passes, memx stores what changed in between (files, commits, environment
     variables) as a RetrySuccess memory; a command run three times becomes a
     RepetitiveOp memory. Outside a memx repository the command still runs, unrecorded.
+    On a terminal the command gets a terminal too (colours and columns as usual).
     """
     from ..errors import MemxError
     from ..reflector import reflect_run
     from ..reflector.runs import execute
 
     out, err = _sink(sys.stdout), _sink(sys.stderr)
-    record = execute(list(command), state.cwd, out, err)
+    tty = _is_terminal(sys.stdout) and _is_terminal(sys.stderr)
+    record = execute(list(command), state.cwd, out, err, tty=tty)
+    if record.launch_error:
+        click.echo(f"memx run: {record.launch_error}", err=True)
     try:
         outcome = reflect_run(state.repo(), record, state.cwd)
     except MemxError as exc:

@@ -1,35 +1,10 @@
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from . import State
+from ..jsonout import search_json
 from ._output import emit_json, one_line, terminal_width
-
-
-def hit_json(hit: Any, explain: bool) -> dict[str, Any]:
-    doc = dict(hit.doc)
-    data: dict[str, Any] = {
-        "id": hit.id,
-        "content": doc.pop("content"),
-        "score": round(hit.score, 4),
-        "kind": doc.pop("kind", "fact"),
-        "scope": doc.pop("scope", "project"),
-        "tags": doc.pop("tags", []),
-        "source": doc.pop("source", {}),
-        "verification": (hit.verification.to_json() if hit.verification is not None
-                         else {"status": "unanchored", "anchors": []}),
-        "store": hit.store,
-        "path": doc.pop("path", None),
-    }
-    doc.pop("archived", None)
-    data.update(doc)
-    if explain:
-        data["explain"] = {"layers": {k: round(v, 4) for k, v in hit.layers.items()},
-                           "factors": {k: round(v, 4) for k, v in hit.factors.items()},
-                           "composite": round(hit.composite, 4), "tokens": hit.tokens}
-    return data
 
 
 @click.command("search")
@@ -64,9 +39,7 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     for problem in result.problems:
         click.echo(f"memx: warning: {problem} (skipped)", err=True)
     if as_json:
-        emit_json({"query": result.query, "mode": result.mode, "scope": result.scope,
-                   "semantic": result.semantic_available,
-                   "results": [hit_json(h, explain) for h in result.hits]})
+        emit_json(search_json(result, explain))
         return
     if not result.hits:
         click.echo("No matching memories.", err=True)

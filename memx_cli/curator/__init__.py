@@ -170,6 +170,14 @@ class Curator:
                                  keep=lambda e: comparable(new, e.memory))
         stamp = now_iso()
         for other, sim in near:
+            # Restating a current memory word for word adds a mention, nothing else: any
+            # contradiction it has with other memories is already recorded on the original.
+            old = other.memory
+            if (not old.superseded_by and is_near_identical(old.content, new.content, sim)
+                    and is_duplicate(old.content, new.content, sim, self.similarity, settings)):
+                return Decision("skipped", mention(old, new, stamp), old.id, sim,
+                                "near-identical text")
+        for other, sim in near:
             if sim < settings.band[0]:
                 break
             old = other.memory

@@ -161,8 +161,12 @@ class Searcher:
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")
 
-        self._fetch(candidates)
-        ranked = self._score(candidates, mode, current, qvec is not None, include_archived)
+        if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
+            ranked = self._polyphonic().rank(candidates, text, terms, qvec, current,
+                                             include_archived, limit)
+        else:
+            self._fetch(candidates)
+            ranked = self._score(candidates, mode, current, qvec is not None, include_archived)
         result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])
         if explain:
             self._explain(result.hits, terms)
@@ -172,7 +176,19 @@ class Searcher:
                 by_store.setdefault(hit.store, []).append(hit.id)
             for index in self.indexes:
                 recall.record(index.store, by_store.get(index.store.label, []))
+                if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
+                    from .polyphonic import record_corecall  # graph voice: co-recall edges
+
+                    record_corecall(index.store, by_store.get(index.store.label, []))
         return result
+
+    def _polyphonic(self) -> Any:
+        """The polyphonic fusion (issue 8), one per Searcher so its graph stays warm."""
+        if getattr(self, "_poly", None) is None:
+            from .polyphonic import Polyphonic
+
+            self._poly = Polyphonic(self)
+        return self._poly
 
     # ------------------------------------------------------------ candidates
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 CI_RUN_VARS = ("GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILDKITE_BUILD_NUMBER", "CIRCLE_BUILD_NUM",
                "BUILD_ID")
+INTERRUPTED = (130, 143)  # SIGINT, SIGTERM: the user stopped it, the command did not fail
 CI_JOB_VARS = ("GITHUB_JOB", "CI_JOB_NAME", "BUILDKITE_LABEL", "CIRCLE_JOB", "JOB_NAME")
 
 
@@ -144,27 +145,30 @@ def reflect_run(repo: Repo, record: RunRecord, cwd: Path, *, dry_run: bool = Fal
     clean = cached(settings.custom_patterns).sanitize
     key = clean(runs.command_key(record.argv, repo, cwd))
     error = runs.error_line(record)
-    now = runs.snapshot(repo)
     found = []
     past = history.read(repo)
     with (history.updating(repo) if not dry_run else contextlib.nullcontext(past)) as past:
         before = past.runs(key)
         if record.exit_code == 0:
-            failures = []
+            failures: list[dict[str, Any]] = []
             for run in reversed(before):
                 if run.get("exit") == 0:
                     break
-                failures.insert(0, run)
-            if failures:
-                said = runs.changes(repo, failures[-1].get("snapshot") or {}, now)
+                if not run.get("interrupted"):  # Ctrl-C is not a failure of the command
+                    failures.insert(0, run)
+            if failures:  # only then is the state of the work tree worth a `git status`
+                said = runs.changes(repo, failures[-1].get("snapshot") or {},
+                                    runs.snapshot(repo))
                 found.append(runs.retry_success(key, failures, said, len(before) + 1))
         if len(before) + 1 >= 3 and not past.reported(key, "RepetitiveOp"):
             found.append(runs.repetitive(key, before + [{}], len(before) + 1))
             past.add("reported", key, rule="RepetitiveOp")
         entry: dict[str, Any] = {"exit": record.exit_code,
                                  "error": clean(error) if error else None}
-        if record.exit_code != 0:
-            entry["snapshot"] = now
+        if record.exit_code in INTERRUPTED:
+            entry.update(error=None, interrupted=True)
+        elif record.exit_code != 0:
+            entry["snapshot"] = runs.snapshot(repo)
         past.add("run", key, **entry)
     reflector = Reflector(settings, client)
     items = reflector.items([scored(c) for c in found])

@@ -16,6 +16,7 @@ in constant memory.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ RULES = tuple(CONFIDENCE)
 WINDOW = 12
 LOOKBACK = 8
 MAX_PENDING = 64
+_HINT_LINE = re.compile(r"^\s*(?:hint|help|tip|suggestion)\s*:\s*(.*)$", re.I | re.M)
 WEAK_REMEDY = frozenset({"otherwise", "or else", "不然", "否则", "sinon"})
 
 
@@ -73,7 +75,7 @@ class PatternDetector:
     def __init__(self) -> None:
         self.window: deque[Signals] = deque(maxlen=WINDOW)
         self.pending: OrderedDict[str, _Pending] = OrderedDict()
-        self.used: deque[int] = deque(maxlen=4 * WINDOW)
+        self.used: deque[Signals] = deque(maxlen=WINDOW)  # errors already explained
 
     def feed(self, turn: Turn) -> Candidate | None:
         sig = analyse(turn)
@@ -127,12 +129,14 @@ class PatternDetector:
             error = None
         first = min([s.turn.index for s in ([source] if source else []) + retries] or
                     [sig.turn.index])
+        commands = (source.turn.command,) if source is not None and source.turn.command else ()
         return Candidate(rule, first, sig.turn.last, sig.lang, fix, error, attempts,
-                         files=tuple(files), context=_context([*scope, sig]), absorbs=absorbs)
+                         commands=commands, files=tuple(files), context=_context([*scope, sig]),
+                         absorbs=absorbs)
 
     def _error_turn(self, sig: Signals, earlier: list[Signals]) -> Signals | None:
         for candidate in [sig, *reversed(earlier)]:
-            if candidate.has_error and candidate.turn.index not in self.used \
+            if candidate.has_error and not any(candidate is u for u in self.used) \
                     and candidate.turn.kind in ("text", "tool_result"):
                 if candidate is sig and not (sig.error_lines or sig.errors):
                     continue
@@ -140,7 +144,7 @@ class PatternDetector:
         return None
 
     def _use(self, source: Signals) -> None:
-        self.used.append(source.turn.index)
+        self.used.append(source)
         if source.turn.command in self.pending:
             self.pending[source.turn.command or ""].used = True
 
@@ -153,6 +157,9 @@ class PatternDetector:
             limit = 3
         files = [f for s in scope if s.turn.kind == "tool_use" for f in s.turn.files]
         own = " ".join(_sentences(sig, hits, limit))
+        if any(h.phrase == "hint" for h in hits):  # a tool's own advice spans its lines
+            advice = [m.group(1).strip() for m in _HINT_LINE.finditer(sig.text)]
+            own = " ".join(advice[:6]) or own
         if not _says_little(sig):
             return own, files, ()
         for earlier in reversed(scope):  # "that worked, thanks": the fix was said before
@@ -175,9 +182,10 @@ class PatternDetector:
             while len(self.pending) > MAX_PENDING:
                 self.pending.popitem(last=False)
             return None
-        pending = self.pending.pop(key, None)
-        if pending is None or pending.used:
+        done = self.pending.pop(key, None)
+        if done is None or done.used:
             return None
+        pending = done
         earlier = [s for s in self.window if s.turn.index >= pending.first]
         for said in reversed(earlier):
             if said.turn.kind == "text" and (said.cause or said.remedy):

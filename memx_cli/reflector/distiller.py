@@ -55,6 +55,8 @@ def compose(candidate: Candidate) -> str:
     parts: list[str] = []
     if candidate.error:
         error = tidy(candidate.error)
+        if error.lower().startswith(error_label.lower() + ":"):  # "Error: error: ..." reads badly
+            error = error[len(error_label) + 1:].lstrip()
         if candidate.commands and candidate.commands[0] not in error:
             error = f"`{candidate.commands[0]}` — {error}"
         parts.append(_end(error_label + colon + error, lang))

@@ -77,26 +77,24 @@ class Reader:
             self.progress(n)
 
     def _raw_lines(self) -> Iterator[bytes]:
-        """Lines of at most MAX_LINE_BYTES (the rest of a longer line is dropped)."""
-        buffer = self._head
+        """Lines of at most about MAX_LINE_BYTES (the rest of a longer line is dropped)."""
+        pending = self._head
         self._head = b""
         while True:
-            cut = buffer.find(b"\n")
-            if cut == -1 and len(buffer) < MAX_LINE_BYTES:
-                chunk = self.stream.read(SNIFF_BYTES)
-                self._count(len(chunk))
-                if chunk:
-                    buffer += chunk
-                    continue
-                if buffer:
-                    yield buffer
+            chunk = self.stream.read(SNIFF_BYTES)
+            self._count(len(chunk))
+            if not chunk:
+                lines = pending.split(b"\n")
+                if lines[-1] == b"":
+                    lines.pop()
+                yield from lines
                 return
-            if cut == -1:  # an overlong line: keep its start, skip to its end
-                yield buffer[:MAX_LINE_BYTES]
-                buffer = self._skip_to_newline()
-                continue
-            yield buffer[:cut]
-            buffer = buffer[cut + 1:]
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()  # the unfinished last line
+            yield from lines
+            if len(pending) >= MAX_LINE_BYTES:  # an overlong line: keep its start only
+                yield pending[:MAX_LINE_BYTES]
+                pending = self._skip_to_newline()
 
     def _skip_to_newline(self) -> bytes:
         while True:
@@ -214,10 +212,10 @@ def sniff(head: bytes) -> str:
     if text.startswith(b"{"):
         first = text.split(b"\n", 1)[0]
         try:
-            json.loads(first)
-            return "jsonl"
+            record = json.loads(first)
         except ValueError:
             return "json"
+        return "json" if isinstance(record, dict) and "messages" in record else "jsonl"
     return "text"
 
 

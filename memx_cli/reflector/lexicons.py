@@ -16,7 +16,8 @@ crashed; crashes; crashing; broken; segfault; segfaults; traceback; panic; panic
 doesn't work;
 does not work; not working; won't start; won't compile; can't connect; cannot connect;
 timed out; times out; blows up; blew up; throws; threw; regression; stack trace;
-out of memory; oomkilled; crashloopbackoff; restart loop; keeps restarting
+out of memory; oomkilled; crashloopbackoff; restart loop; keeps restarting; dies; died;
+incompatible
 报错; 错误; 失败; 异常; 崩溃; 崩了; 出错; 挂了; 超时; 跑不起来; 编译不过; 不工作; 不生效; 连不上;
 内存溢出; 一直重启; 白屏
 エラー; 失敗; 例外; 落ちる; 落ちた; 動かない; 起動しない; タイムアウト; クラッシュ; 不具合; メモリ不足
@@ -103,12 +104,12 @@ CONFIG_NOUN = Lexicon(phrases("""
 config; configuration; configs; setting; settings; env; environment variable;
 environment variables; env var; env vars; option; flag; parameter; timeout; limit;
 pool size; threshold; max_connections; workers; heap; memory limit; concurrency;
-prefetch; retries; replicas; batch size; cache size; ttl
-配置; 设置; 环境变量; 参数; 超时; 阈值; 上限; 连接池; 并发数
-設定; 環境変数; パラメータ; タイムアウト; 上限; ワーカー
-설정; 환경 변수; 환경변수; 매개변수; 타임아웃; 제한; 워커
+prefetch; retries; replicas; batch size; cache size; ttl; log level; loglevel
+配置; 设置; 环境变量; 参数; 超时; 阈值; 上限; 连接池; 并发数; 日志级别; 大小
+設定; 環境変数; パラメータ; タイムアウト; 上限; ワーカー; ログレベル; サイズ
+설정; 환경 변수; 환경변수; 매개변수; 타임아웃; 제한; 워커; 커넥션; 크기; 로그 레벨
 configuration; paramètre; variable d'environnement; variables d'environnement; réglage;
-option; délai; limite; limite mémoire; mémoire
+option; délai; limite; limite mémoire; mémoire; niveau de log
 """))
 
 CONFIG_VERB = Lexicon(phrases("""
@@ -143,7 +144,7 @@ every monday; every tuesday; every wednesday; every thursday; every friday; ever
 every weekend; every month; each morning; each week
 每次; 每回; 每当; 又要; 总是要; 老是要; 反复; 一遍又一遍; 每天; 每周
 毎回; 毎日; 何度も; 繰り返し; そのたびに; たびに
-매번; 매일; 반복; 때마다
+매번; 매일; 매주; 매달; 반복; 때마다
 à chaque fois; chaque fois; à chaque; encore une fois; à nouveau; tout le temps;
 systématiquement; chaque matin; chaque jour; chaque déploiement; chaque semaine;
 chaque lundi; chaque mardi; chaque mercredi; chaque jeudi; chaque vendredi; tous les jours

@@ -18,6 +18,7 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -47,6 +48,7 @@ class RunRecord:
     exit_code: int
     output: str  # head and tail of stdout + stderr, decoded
     seconds: float
+    launch_error: str | None = None  # "X: command not found": the command never ran
 
 
 class _Capture:
@@ -93,18 +95,51 @@ def _interrupts_go_to_child() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def execute(argv: list[str], cwd: Path, out: Sink, err: Sink) -> RunRecord:
-    """Run ``argv``; its stdout/stderr go to ``out``/``err`` byte for byte as they come."""
+def _pump_tty(fd: int, sink: Sink, capture: _Capture, lock: threading.Lock) -> None:
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            return
+        if not data:
+            return
+        sink(data)
+        with lock:
+            capture.add(data)
+
+
+def _open_tty() -> tuple[int, int]:
+    """A pseudo-terminal the size of ours, so the child formats output as on a terminal."""
+    import fcntl
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    with contextlib.suppress(termios.error):  # our terminal translates "\n"; this one must not
+        attrs = termios.tcgetattr(slave)
+        attrs[1] &= ~termios.ONLCR
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    with contextlib.suppress(OSError):
+        size = fcntl.ioctl(sys.stdout.fileno(), termios.TIOCGWINSZ, b"\0" * 8)
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
+    return master, slave
+
+
+def execute(argv: list[str], cwd: Path, out: Sink, err: Sink, tty: bool = False) -> RunRecord:
+    """Run ``argv``; its stdout/stderr go to ``out``/``err`` byte for byte as they come.
+
+    With ``tty`` (memx's own stdout and stderr are a terminal) the child writes to a
+    pseudo-terminal instead of pipes, so colours and columns stay as without memx; both
+    streams then arrive through ``out``, as they would on the terminal.
+    """
     start = time.monotonic()
     capture = _Capture()
+    if tty:
+        return _execute_tty(argv, cwd, out, capture, start)
     try:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except FileNotFoundError:
-        err(f"memx run: {argv[0]}: command not found\n".encode())
-        return RunRecord(tuple(argv), 127, f"{argv[0]}: command not found", 0.0)
-    except PermissionError:
-        err(f"memx run: {argv[0]}: permission denied\n".encode())
-        return RunRecord(tuple(argv), 126, f"{argv[0]}: Permission denied", 0.0)
+    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+        return _not_started(argv, exc)
     lock = threading.Lock()
     with _interrupts_go_to_child():
         pumps = [threading.Thread(target=_pump, args=(proc.stdout, out, capture, lock)),
@@ -119,6 +154,35 @@ def execute(argv: list[str], cwd: Path, out: Sink, err: Sink) -> RunRecord:
     proc.stderr.close()
     if code < 0:
         code = 128 - code  # killed by a signal: the shell's convention
+    return RunRecord(tuple(argv), code, capture.text(), time.monotonic() - start)
+
+
+def _not_started(argv: list[str], exc: OSError) -> RunRecord:
+    """The shell's conventions: 127 when the command is not found, 126 when not runnable."""
+    found = isinstance(exc, FileNotFoundError)
+    why = f"{argv[0]}: {'command not found' if found else 'permission denied'}"
+    return RunRecord(tuple(argv), 127 if found else 126, why, 0.0, why)
+
+
+def _execute_tty(argv: list[str], cwd: Path, out: Sink, capture: _Capture,
+                 start: float) -> RunRecord:
+    master, slave = _open_tty()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=slave, stderr=slave)
+    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+        os.close(master)
+        os.close(slave)
+        return _not_started(argv, exc)
+    os.close(slave)  # the child holds it; EOF comes when the child is done
+    lock = threading.Lock()
+    with _interrupts_go_to_child():
+        pump = threading.Thread(target=_pump_tty, args=(master, out, capture, lock))
+        pump.start()
+        code = proc.wait()
+        pump.join()
+    os.close(master)
+    if code < 0:
+        code = 128 - code
     return RunRecord(tuple(argv), code, capture.text(), time.monotonic() - start)
 
 

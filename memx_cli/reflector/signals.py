@@ -44,10 +44,15 @@ TOOL_HINT = re.compile(
 FIX_PREFIX = re.compile(r"^\s*(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*\S",
                         re.IGNORECASE)
 # A quoted message that reads like an error: "`Invalid Host header`", 报 `Too many connections`
-QUOTED_ERROR = re.compile(
-    r"[`'\"]([^`'\"\n]{0,120}?(?i:error|fail|denied|refused|not found|invalid|cannot|can't|"
-    r"unable|too many|exceeded|timeout|oom|unexpected|missing|no such|backoff|killed|"
-    r"already (?:in use|exists|allocated)|unauthori[sz]ed|forbidden)[^`'\"\n]{0,120})[`'\"]")
+_ERRORISH = (r"(?i:error|fail|denied|refused|not found|invalid|cannot|can't|unable|too many|"
+             r"exceeded|timeout|oom|unexpected|missing|no such|backoff|killed|incompatible|"
+             r"already (?:in use|exists|allocated)|unauthori[sz]ed|forbidden)")
+QUOTED_ERROR = re.compile(  # backticks, double quotes, or single quotes that are not apostrophes
+    rf"`([^`\n]{{0,120}}?{_ERRORISH}[^`\n]{{0,120}})`|\"([^\"\n]{{0,120}}?{_ERRORISH}[^\"\n]{{0,120}})\""
+    rf"|(?<!\w)'([^'\n]{{0,120}}?{_ERRORISH}[^'\n]{{0,120}})'(?!\w)")
+# "install goes through now", "it builds again now": the problem is gone
+WORKS_NOW = re.compile(r"\b(?:works?|runs?|starts?|builds?|passes|compiles?|loads?|goes through|"
+                       r"went through|installs?|deploys?)\s+(?:fine\s+|again\s+)?now\b", re.I)
 # "Solution: ...", "解决方法：..." — a fix announced with a colon
 ANNOUNCED_FIX = re.compile(r"(?i)\b(?:solution|fix|workaround|answer|remedy)\s*[:：]|"
                            r"(?:解决方法|解决办法|解決策|해결책|해결 방법)\s*[:：是]")
@@ -134,8 +139,12 @@ def analyse(turn: Turn) -> Signals:
     sig = Signals(turn, text, words, language(text), sentence_spans(text))
     sig.code = "`" in text or "\n    " in text
     _error_evidence(sig)
-    if turn.kind != "text":
-        return sig  # tool calls and tool output are evidence, never statements
+    if turn.kind == "tool_result" and not turn.failed:
+        sig.errors = []  # a file read or a listing mentions errors without failing
+        if turn.failed is False:
+            sig.error_lines, sig.key_error = [], None
+    if turn.kind != "text" or turn.role == "system":
+        return sig  # tool calls, tool output and system prompts are never statements
     if len(words) < 3 and len(CJK_ANY.findall(text)) < 6 and not sig.error_lines:
         return sig  # "thanks!", "ok": nothing to learn (SPEC 3.1)
 
@@ -143,7 +152,8 @@ def analyse(turn: Turn) -> Signals:
         return [h for h in hits if not negated(h, words, text)
                 and (allow_question or not sig.is_question(sig.sentence_of(h.start)))]
 
-    sig.resolved = keep(sig.find(lx.RESOLVED))
+    sig.resolved = keep(sig.find(lx.RESOLVED) + [
+        Hit("works now", m.start(), m.end(), -1) for m in WORKS_NOW.finditer(text)])
     sig.cause = keep(sig.find(lx.CAUSE))
     sig.remedy = keep(sig.find(lx.REMEDY))
     if FIX_PREFIX.match(text):
@@ -196,7 +206,8 @@ def _error_evidence(sig: Signals) -> None:
         if match.group(1):
             sig.errors.append(Hit(match.group(1), match.start(), match.end(), -1))
     for match in QUOTED_ERROR.finditer(text):
-        sig.errors.append(Hit(match.group(1), match.start(), match.end(), -1))
+        quoted = next(g for g in match.groups() if g is not None)
+        sig.errors.append(Hit(quoted, match.start(), match.end(), -1))
     sig.errors.sort(key=lambda h: h.start)
 
 
@@ -210,6 +221,7 @@ _SHAPES = (
     ("instead", r"\bnow\s+`?\d[\w.]*`?\s+(?:\w+\s+)?instead of\s+`?\d"),
     (" to ", r"\b(?:set|sets|raised|lowered|increased|decreased|bumped|reduced|changed|capped|"
              r"limited)\s+(?:the\s+|our\s+|its\s+)?[\w`.'\-]+(?:\s+[\w`.'\-]+){0,5}?\s+to\s+`?\d"),
+    ("instead", r"\bnow\s+(?:\w+\s+){0,2}`?\d[\w.]*`?\s+(?:[\w-]+\s+){0,6}instead of\s+`?\d"),
     (" à ", r"\bde\s+\S+\s+à\s+\S|\b(?:passé|mis|réglé|augmenté|réduit|baissé|fixé)\s+"
             r"[\w'\s-]{2,40}?\s+à\s+`?\d"),
     ("从", r"从\s*\S+?\s*(?:改|调|提高|降低|增加|减少|升|降)(?:成|到|为|至)"),
@@ -221,12 +233,12 @@ _SHAPES = (
     ("=", r"^\s*(?:export|set|setx)\s+[A-Z_][A-Z0-9_]*=\S"),
 )
 SHAPES = tuple((guard, re.compile(rx, re.IGNORECASE | re.MULTILINE)) for guard, rx in _SHAPES)
-MOVES = {0, 1, 3, 4, 6, 8}  # shapes that state an old and a new value
+MOVES = {0, 1, 3, 4, 5, 7, 9}  # shapes that state an old and a new value
 
 
 def _shapes(text: str) -> list[tuple[int, re.Match[str]]]:
     lowered = text.lower()
-    found = []
+    found: list[tuple[int, re.Match[str]]] = []
     for number, (guard, regex) in enumerate(SHAPES):
         if guard and guard not in lowered:
             continue

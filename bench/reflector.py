@@ -1,0 +1,160 @@
+"""Reflector benchmarks (SPEC 11): rules mode on a 2k-token transcript (target ≤ 20 ms),
+the sanitizer, and a 100 MB CI log streamed through a whole `memx ingest` process.
+
+    python bench/reflector.py [--log-mb 100] [--runs 200]
+
+``run()`` returns table rows (figure, measured, target) for bench/run.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+
+def transcript(tokens: int = 2000) -> bytes:
+    """A Claude Code style session of about ``tokens`` tokens (4 characters a token): asks,
+    tool calls and outputs, a stack trace, its fix, a config change, chit-chat."""
+    records: list[dict[str, object]] = []
+    turn = 0
+
+    def say(role: str, content: object) -> None:
+        records.append({"type": role, "sessionId": "bench", "message": {"role": role,
+                                                                          "content": content}})
+
+    while len(json.dumps(records)) < tokens * 4:
+        turn += 1
+        say("user", f"The checkout test {turn} is red again, can you look? Run `pytest "
+                    f"tests/test_checkout.py -k case_{turn}` first.")
+        say("assistant", [{"type": "text", "text": "Running the failing test."},
+                          {"type": "tool_use", "id": f"t{turn}", "name": "Bash",
+                           "input": {"command": f"pytest tests/test_checkout.py -k case_{turn}"}}])
+        say("user", [{"type": "tool_result", "tool_use_id": f"t{turn}", "is_error": True,
+                      "content": "Traceback (most recent call last):\n  File \"shop/cart.py\", "
+                                 f"line {40 + turn}, in total\n    return sum(i.price for i in "
+                                 "items)\nTypeError: unsupported operand type(s) for +: 'int' "
+                                 "and 'NoneType'\n1 failed, 57 passed in 2.31s"}])
+        say("assistant", [{"type": "text", "text": "The issue is that gift cards have no "
+                           "`price`, so the sum sees None. The fix is to default it with "
+                           "`i.price or 0` in `Cart.total()`; I also raised CART_MAX_ITEMS "
+                           "from 50 to 200 as discussed."},
+                          {"type": "tool_use", "id": f"e{turn}", "name": "Edit",
+                           "input": {"file_path": "shop/cart.py", "old_string": "x",
+                                     "new_string": "y"}}])
+        say("user", "great, thanks! looks good now")
+    return ("\n".join(json.dumps(r) for r in records) + "\n").encode()
+
+
+def time_rules(data: bytes, runs: int) -> list[float]:
+    from memx_cli.reflector.inputs import Reader
+    from memx_cli.reflector.pipeline import Reflector, Settings
+
+    timings = []
+    for _ in range(runs + 5):
+        start = time.perf_counter()
+        Reflector(Settings()).reflect(Reader(io.BytesIO(data), "jsonl").turns())
+        timings.append(time.perf_counter() - start)
+    return sorted(timings[5:])  # the first runs pay for imports and caches
+
+
+def time_sanitizer(text: str, runs: int) -> list[float]:
+    from memx_cli.reflector.sanitizer import Sanitizer
+
+    sanitizer = Sanitizer()
+    timings = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        sanitizer.sanitize(text)
+        timings.append(time.perf_counter() - start)
+    return sorted(timings)
+
+
+def ingest_big_log(megabytes: int) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (MB) of one `memx ingest --dry-run` over a generated log."""
+    block = "".join(f"2026-11-01T12:00:{i % 60:02d}.1234567Z [build] step {i}: compiling "
+                    f"module_{i}.py ... ok\n" for i in range(300))
+    block += ("FAILED tests/test_api.py::test_login - AssertionError: 401 != 200\n"
+              "hint: run `make db-migrate` before the tests\n")
+    chunk = block.encode()
+    total = megabytes << 20
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "c"),
+               "XDG_DATA_HOME": str(home / "d"), "GIT_CONFIG_NOSYSTEM": "1"}
+        repo = home / "repo"
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+        memx = [sys.executable, "-m", "memx_cli"]
+        subprocess.run([*memx, "init"], cwd=repo, check=True, env=env, capture_output=True)
+        start = time.perf_counter()
+        proc = subprocess.Popen([*memx, "ingest", "--dry-run", "--stats", "--source", "ci", "-"],
+                                cwd=repo, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+        def feed() -> None:
+            assert proc.stdin is not None
+            sent = 0
+            while sent < total:
+                piece = chunk[: total - sent]
+                proc.stdin.write(piece)
+                sent += len(piece)
+            proc.stdin.close()
+
+        writer = threading.Thread(target=feed)
+        writer.start()
+        out = proc.stdout.read() if proc.stdout else b""
+        _, status, usage = os.wait4(proc.pid, 0)
+        writer.join()
+        seconds = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError((proc.stderr.read() if proc.stderr else b"").decode())
+    summary = next((ln for ln in out.decode().splitlines() if ln.startswith("rules:")), "")
+    return seconds, usage.ru_maxrss / 1024, summary
+
+
+def run(log_mb: int = 100, runs: int = 200) -> list[tuple[str, str, str]]:
+    data = transcript()
+    tokens = len(data) // 4
+    rules = time_rules(data, runs)
+    p50, p95 = statistics.median(rules) * 1000, rules[int(len(rules) * 0.95)] * 1000
+    text = data.decode()[: 8000] + " AKIAIOSFODNN7EXAMPLE ops@acme.io"
+    clean = time_sanitizer(text, runs)
+    rows = [
+        (f"Reflector rules mode, {tokens}-token transcript (in process), p50 / p95",
+         f"{p50:.1f} / {p95:.1f} ms", "p50 ≤ 20 ms"),
+        ("PrivacySanitizer, 8 KB of transcript text, p50",
+         f"{statistics.median(clean) * 1000:.2f} ms", "—"),
+    ]
+    if log_mb:
+        seconds, rss, summary = ingest_big_log(log_mb)
+        rows.append((f"`memx ingest --dry-run` of a {log_mb} MB CI log (whole process)",
+                     f"{seconds:.1f} s, peak RSS {rss:.0f} MB ({log_mb / seconds:.1f} MB/s; "
+                     f"{summary})", "streamed, bounded memory"))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log-mb", type=int, default=100, help="size of the CI log (0: skip)")
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+    print("| figure | measured | target |\n|---|---|---|")
+    for figure, measured, target in run(args.log_mb, args.runs):
+        print(f"| {figure} | {measured} | {target} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

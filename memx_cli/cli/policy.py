@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import click
+
+from . import State
+from ._output import emit_json, read_text_arg
+
+
+@click.group("policy")
+def policy_group() -> None:
+    """Policies: rules pushed to every agent in its `memx context` preamble."""
+
+
+@policy_group.command("add")
+@click.argument("rule")
+@click.option("--domain", help="Group it: conventions, decisions, codebase, ... (grants in "
+              ".memx/access.yaml are per domain).")
+@click.option("--topic", help="A finer grouping inside the domain.")
+@click.option("--for-role", "required_role", metavar="ROLE",
+              help="Whom the rule addresses (shown with it; every agent still gets it).")
+@click.option("--role", metavar="ROLE", help="Your role (default: $MEMX_ROLE); with a role, "
+              "the domain must be granted 'write' to it in .memx/access.yaml.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
+            required_role: str | None, role: str | None, as_json: bool) -> None:
+    """Propose RULE as an active policy (- reads standard input); same as
+    `memx add --kind policy`, plus the access check."""
+    from ..jsonout import write_json
+    from ..policy import Proposal, propose
+
+    result = propose(state.repo(), Proposal(read_text_arg(rule), "policy", domain, topic,
+                                            required_role=required_role), role=role)
+    if as_json:
+        emit_json(write_json(result))
+        return
+    click.echo(result.memory.id)
+    if result.action != "added":
+        click.echo(result.message, err=True)
+
+
+@policy_group.command("list")
+@click.option("--all", "include_inactive", is_flag=True, help="Also list inactive policies.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"policies": [...]}.')
+@click.pass_obj
+def list_cmd(state: State, include_inactive: bool, as_json: bool) -> None:
+    """List current policies as they appear in a preamble: - [domain] rule."""
+    from ..context import policy_line
+    from ..jsonout import memory_json
+    from ..policy import policies
+
+    found = policies(state.repo(), include_inactive)
+    if as_json:
+        emit_json({"policies": [memory_json(m) for _, m in found]})
+        return
+    if not found:
+        click.echo("No policies.", err=True)
+    for _, mem in found:
+        click.echo(f"{mem.id}  {policy_line(mem)}{'' if mem.active else '  (inactive)'}")
+
+
+@policy_group.command("deactivate")
+@click.argument("memory_id", metavar="ID")
+@click.option("--undo", is_flag=True, help="Activate it again.")
+@click.pass_obj
+def deactivate_cmd(state: State, memory_id: str, undo: bool) -> None:
+    """Switch policy ID off: it stays in .memx/ (reviewable) but leaves every preamble."""
+    from ..policy import deactivate
+
+    mem = deactivate(state.repo(), memory_id, active=undo)
+    click.echo(f"{mem.id} {'active' if mem.active else 'inactive'}")

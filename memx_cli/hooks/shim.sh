@@ -1,0 +1,59 @@
+#!/bin/sh
+# memx-hook: @HOOK@ shim written by `memx hooks install` (shim version @VERSION@).
+# `memx hooks uninstall` removes it and puts back the hook it replaced, if any.
+# Skip memx for one command: MEMX_SKIP_HOOKS=1 git commit ...
+MEMX_HOOK=@HOOK@
+MEMX_PYTHON=@PYTHON@
+# Runs the hidden `memx hook-impl` command with the Python that installed this shim; exits
+# quietly if memx has since been removed from that Python.
+MEMX_RUN='import sys
+try:
+    from memx_cli.cli import main
+except ModuleNotFoundError as exc:
+    if exc.name != "memx_cli":
+        raise
+    sys.exit(0)
+main(["hook-impl", *sys.argv[1:]])'
+
+# A hook that was here before memx is kept beside this file and runs first.
+status=0
+if [ -x "$0.memx-legacy" ]; then
+    "$0.memx-legacy" "$@" || status=$?
+    if [ "$MEMX_HOOK" = pre-commit ] && [ "$status" -ne 0 ]; then
+        exit "$status"
+    fi
+fi
+
+# Nothing to do: skipped on request, no store in this work tree, or no such Python.
+if [ -n "${MEMX_SKIP_HOOKS:-}" ] || [ ! -d .memx ] || [ ! -x "$MEMX_PYTHON" ]; then
+    exit "$status"
+fi
+
+case "$MEMX_HOOK" in
+pre-commit)
+    # Fast path: nothing staged under .memx/ means nothing to check.
+    if git diff --cached --quiet --diff-filter=ACMR -- .memx/ 2>/dev/null; then
+        exit 0
+    fi
+    exec "$MEMX_PYTHON" -c "$MEMX_RUN" "$MEMX_HOOK" "$@"
+    ;;
+post-commit)
+    # Queue the commit and return at once; memx reflects on it in the background (the
+    # Reflector costs more than a commit should wait) and unqueues it once its memories
+    # are written. Commits a rebase, cherry-pick or revert replays were queued when made.
+    gitdir=$(git rev-parse --git-dir 2>/dev/null) || exit "$status"
+    for busy in rebase-merge rebase-apply CHERRY_PICK_HEAD REVERT_HEAD sequencer; do
+        if [ -e "$gitdir/$busy" ]; then exit "$status"; fi
+    done
+    sha=$(git rev-parse --verify --quiet HEAD) || exit "$status"
+    mkdir -p .memx/local/queue 2>/dev/null && : > ".memx/local/queue/$sha" || exit "$status"
+    # (git's index variable may name a temporary index that is gone by then)
+    (unset GIT_INDEX_FILE; "$MEMX_PYTHON" -c "$MEMX_RUN" "$MEMX_HOOK" </dev/null >/dev/null 2>&1 &)
+    ;;
+*)
+    # post-merge, post-checkout, post-rewrite never fail the git command; memx logs its
+    # own errors to .memx/local/hooks.log.
+    "$MEMX_PYTHON" -c "$MEMX_RUN" "$MEMX_HOOK" "$@" </dev/null || true
+    ;;
+esac
+exit "$status"

@@ -1,0 +1,81 @@
+"""JSON shapes shared by the CLI (``--json``) and the MCP server, so an agent gets the
+same objects from either front end (SPEC 7: documented, stable shapes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .manage import WriteResult
+from .memory import Memory
+
+
+def memory_json(mem: Memory) -> dict[str, Any]:
+    data = mem.to_dict()
+    data.pop("schema", None)
+    return data
+
+
+def hit_json(hit: Any, explain: bool = False) -> dict[str, Any]:
+    """One search result (generator.search.Hit)."""
+    doc = dict(hit.doc)
+    data: dict[str, Any] = {
+        "id": hit.id,
+        "content": doc.pop("content"),
+        "score": round(hit.score, 4),
+        "kind": doc.pop("kind", "fact"),
+        "scope": doc.pop("scope", "project"),
+        "tags": doc.pop("tags", []),
+        "source": doc.pop("source", {}),
+        "verification": (hit.verification.to_json() if hit.verification is not None
+                         else {"status": "unanchored", "anchors": []}),
+        "store": hit.store,
+        "path": doc.pop("path", None),
+    }
+    doc.pop("archived", None)
+    data.update(doc)
+    if explain:
+        data["explain"] = {"layers": {k: round(v, 4) for k, v in hit.layers.items()},
+                           "factors": {k: round(v, 4) for k, v in hit.factors.items()},
+                           "composite": round(hit.composite, 4), "tokens": hit.tokens}
+    return data
+
+
+def search_json(result: Any, explain: bool = False) -> dict[str, Any]:
+    """A whole result set (generator.search.SearchResult), as `memx search --json`."""
+    return {"query": result.query, "mode": result.mode, "scope": result.scope,
+            "semantic": result.semantic_available,
+            "results": [hit_json(h, explain) for h in result.hits]}
+
+
+def write_json(result: WriteResult) -> dict[str, Any]:
+    """What a write did, as `memx add --json`."""
+    return {"action": result.action, "other": result.other, "message": result.message,
+            "memory": memory_json(result.memory), "path": str(result.path)}
+
+
+def conflict_json(pair: Any) -> dict[str, Any]:
+    """One curator.review.ConflictPair, as `memx conflicts --json`."""
+    return {"older": {"id": pair.older.id, "content": pair.older.content},
+            "newer": {"id": pair.newer.id, "content": pair.newer.content},
+            "similarity": None if pair.similarity is None else round(pair.similarity, 4),
+            "why": pair.why, "recorded": pair.recorded, "suggestion": pair.suggestion}
+
+
+def sweep_json(report: Any) -> dict[str, Any]:
+    """A sweep.SweepReport, as `memx sweep --json`."""
+    return {"threshold": report.threshold, "checked": report.checked,
+            "dry_run": report.dry_run,
+            "archived": [{"id": w.memory.id, "store": w.store.label,
+                          "weight": round(w.weight, 4), "age_days": round(w.age_days, 1),
+                          "recalls": w.recalls, "expired": w.expired, "reason": w.reason,
+                          "path": w.store.display(w.store.path_for(w.memory.id,
+                                                                   archived=True))}
+                         for w in report.moved]}
+
+
+def verify_json(report: Any, stale_only: bool = False) -> dict[str, Any]:
+    """A verify.Report: counts and every anchored memory with its status."""
+    return {"counts": report.counts(), "memories": [
+        {"id": c.memory.id, "store": c.store, "content": c.memory.content,
+         "verification": c.verification.to_json()}
+        for c in report.checked if not stale_only or c.verification.status == "stale"]}

@@ -1,0 +1,71 @@
+"""reflect_commit: the library call the git hooks use. Candidates only, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memx_cli.reflector import reflect_commit
+from memx_cli.repo import Repo
+
+from .conftest import Memx
+
+
+def reflect(repo: Path, message: str, files: list[tuple[str, str]],
+            diffs: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    found = reflect_commit(Repo(repo), message, files, "", diffs or {}, sha="abc1234")
+    assert all(m.source == {"type": "commit", "sha": "abc1234"} for m in found)
+    return [(m.tags[0], m.content) for m in found]
+
+
+def test_a_fix_commit_naming_the_error_is_an_error_fix(memx: Memx, repo: Path) -> None:
+    found = reflect(repo, "fix(auth): refresh the token before it expires\n\nRequests failed with "
+                          "401 Unauthorized after one hour because the access token was never "
+                          "refreshed.", [("M", "src/auth/client.ts"), ("M", "package-lock.json")])
+    assert found == [("error-fix",
+                      "Error: Requests failed with 401 Unauthorized after one hour because the "
+                      "access token was never refreshed. Fix: Refresh the token before it expires "
+                      "(changed src/auth/client.ts).")]
+    mem = reflect_commit(Repo(repo), "fix: crash when REDIS_URL is unset\n\nFall back to "
+                         "redis://localhost:6379/0.", [("M", "app/cache.py")], "", {})[0]
+    assert (mem.section, mem.type, mem.confidence) == ("debugging", "pitfall", 0.8)
+    assert mem.content == ("Error: Crash when REDIS_URL is unset. Fix: Fall back to "
+                           "redis://localhost:6379/0 (changed app/cache.py).")
+    assert list((repo / ".memx" / "memories").iterdir()) == []  # nothing written
+
+
+def test_a_fix_commit_without_an_error_is_not_an_error_fix(memx: Memx, repo: Path) -> None:
+    assert reflect(repo, "fix: typo in README", [("M", "README.md")]) == []
+    assert reflect(repo, "Refactor the order service", [("M", "shop/orders.py")]) == []
+
+
+def test_a_changed_setting_in_a_config_file(memx: Memx, repo: Path) -> None:
+    diff = "@@ -1,3 +1,4 @@\n bind = '0.0.0.0:8000'\n-workers = 2\n+workers = 8\n+timeout = 90\n"
+    found = reflect(repo, "More gunicorn workers for the sale", [("M", "gunicorn.conf.py")],
+                    {"gunicorn.conf.py": diff})
+    assert found == [("config-change", "In gunicorn.conf.py, workers changed from 2 to 8; "
+                                       "timeout set to 90 (More gunicorn workers for the sale).")]
+    env = "@@ -1 +1 @@\n-POOL_SIZE=10\n+POOL_SIZE=50\n"
+    assert reflect(repo, "tune pool", [("M", ".env.production")], {".env.production": env}) == [
+        ("config-change", "In .env.production, POOL_SIZE changed from 10 to 50 (tune pool).")]
+
+
+def test_a_new_dependency_or_package_manager_is_a_new_tool(memx: Memx, repo: Path) -> None:
+    diff = ('@@ -10,4 +10,5 @@\n   "dependencies": {\n     "express": "^4.19.2",\n'
+            '-    "pino": "^8.0.0"\n+    "pino": "^9.0.0",\n+    "zod": "^3.23.8"\n   }\n')
+    assert reflect(repo, "Validate request bodies", [("M", "package.json")],
+                   {"package.json": diff}) == [
+        ("new-tool", "Added the dependency `zod` (^3.23.8) to package.json: Validate request "
+                     "bodies.")]
+    req = "@@ -1,2 +1,3 @@\n fastapi==0.111.0\n+httpx==0.27.0\n"
+    assert reflect(repo, "async client", [("M", "requirements.txt")],
+                   {"requirements.txt": req})[0][0] == "new-tool"
+    assert reflect(repo, "Move to pnpm", [("A", "pnpm-lock.yaml"), ("D", "package-lock.json")]) == [
+        ("new-tool", "Started using pnpm (pnpm-lock.yaml added): Move to pnpm.")]
+    bump = '@@ -1 +1 @@\n-    "zod": "^3.22.0"\n+    "zod": "^3.23.8"\n'
+    assert reflect(repo, "bump zod", [("M", "package.json")], {"package.json": bump}) == []
+
+
+def test_the_message_goes_through_the_text_rules_too(memx: Memx, repo: Path) -> None:
+    found = reflect(repo, "Switch linting to ruff\n\nWe switched to ruff; it replaces flake8 and "
+                          "isort and runs in under a second.", [("M", "pyproject.toml")])
+    assert [rule for rule, _ in found] == ["new-tool"]

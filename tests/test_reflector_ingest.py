@@ -1,0 +1,159 @@
+"""`memx ingest` end to end in real repositories: transcripts in, one masked pitfall out;
+dry runs, JSON output, stats, ACE off, sessions ingested twice, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from .conftest import Memx
+
+SECRET = "sk-proj-Q7b2XkP9mZ4vR1tY8wN3cL6hJ0dF5gS2aE9uI4oK7pB1nM3x"
+
+
+def transcript() -> str:
+    """A Claude Code session: a failing test run, the explanation, the fix, a passing run."""
+    records = [
+        {"type": "user", "sessionId": "sess-42", "message": {"role": "user", "content":
+            f"run the tests please, the API key is in .env (OPENAI_API_KEY={SECRET})"}},
+        {"type": "assistant", "sessionId": "sess-42", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}}]}},
+        {"type": "user", "sessionId": "sess-42", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content":
+                "Traceback (most recent call last):\n  File \"/home/dana/shop/app/db.py\", line 8\n"
+                "    from app.models import Order\nImportError: cannot import name 'Order' from "
+                "partially initialized module 'app.models' (most likely due to a circular import)"}]}},
+        {"type": "assistant", "sessionId": "sess-42", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "The issue is a circular import between app/db.py and "
+                                     "app/models.py. The fix is to import `Order` inside "
+                                     "`get_session()` instead of at module level."},
+            {"type": "tool_use", "id": "t2", "name": "Edit", "input": {
+                "file_path": "app/db.py", "old_string": "a", "new_string": "b"}}]}},
+        {"type": "assistant", "sessionId": "sess-42", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "pytest -q"}}]}},
+        {"type": "user", "sessionId": "sess-42", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t3", "content": "42 passed in 1.20s"}]}},
+        {"type": "user", "sessionId": "sess-42", "message": {"role": "user", "content": "thanks!"}},
+    ]
+    return "\n".join(json.dumps(r) for r in records) + "\n"
+
+
+def memories(repo: Path) -> list[dict[str, object]]:
+    return [yaml.safe_load(p.read_text()) for p in sorted((repo / ".memx" / "memories").glob("*.yaml"))]
+
+
+def test_an_error_fixed_in_a_transcript_becomes_one_masked_pitfall(memx: Memx, repo: Path) -> None:
+    (repo / "session.jsonl").write_text(transcript())
+    out = memx.ok("ingest", "session.jsonl")
+    assert out.startswith("Stored 1 memories from 7 messages\n")
+    [mem] = memories(repo)
+    assert (mem["section"], mem["type"], mem["kind"]) == ("debugging", "pitfall", "fact")
+    assert mem["content"] == (
+        "Error: `pytest -q` — ImportError: cannot import name 'Order' from partially initialized module "
+        "'app.models' (most likely due to a circular import). Fix: The issue is a circular "
+        "import between app/db.py and app/models.py. The fix is to import `Order` inside "
+        "`get_session()` instead of at module level.")
+    assert mem["source"] == {"type": "transcript", "session": "sess-42", "turns": [3, 4]}
+    assert (mem["confidence"], mem["veracity"]) == (0.8, "inferred")
+    assert mem["instructivity"] >= 80
+    assert "app/db.py" in mem["entities"] and "ImportError" in mem["entities"]
+    assert "error-fix" in mem["tags"]
+    text = (repo / ".memx" / "memories" / f"{mem['id']}.yaml").read_text()
+    assert SECRET not in text and "dana" not in text
+
+
+def test_secrets_in_the_distilled_text_are_masked(memx: Memx, repo: Path) -> None:
+    text = ("The deploy failed with `psycopg2.OperationalError: FATAL: password authentication "
+            "failed`. Turned out DATABASE_URL=postgres://app:Sup3rS3cret@db:5432/app pointed "
+            "at the old host; ops@acme.io changed it.")
+    memx.ok("ingest", "-", input=text)
+    [mem] = memories(repo)
+    assert "Sup3rS3cret" not in mem["content"] and "ops@acme.io" not in mem["content"]
+    assert "postgres://app:[REDACTED:password]@db:5432/app" in mem["content"]
+    assert "[REDACTED:email]" in mem["content"]
+
+
+def test_dry_run_prints_candidates_and_writes_nothing(memx: Memx, repo: Path) -> None:
+    (repo / "session.jsonl").write_text(transcript())
+    out = memx.ok("ingest", "session.jsonl", "--dry-run")
+    assert out.startswith("Dry run: 1 candidates from 7 messages; nothing written\n\n"
+                          "ErrorFix  score ")
+    assert "  debugging/pitfall  [pytest]\n  Error: `pytest -q` — ImportError: cannot import" in out
+    assert memories(repo) == []
+    assert not (repo / ".memx" / "local" / "reflector-history.jsonl").exists()
+    data = json.loads(memx.ok("ingest", "session.jsonl", "--dry-run", "--json"))
+    assert set(data) == {"dry_run", "format", "candidates", "stored", "stats"}
+    assert (data["dry_run"], data["format"], data["stored"]) == (True, "jsonl", [])
+    [candidate] = data["candidates"]
+    assert (candidate["rule"], candidate["section"], candidate["type"]) == (
+        "ErrorFix", "debugging", "pitfall")
+    assert candidate["source"]["session"] == "sess-42"
+    assert data["stats"]["candidates"] == 1 and data["stats"]["llm_calls"] == 0
+    assert memories(repo) == []
+
+
+def test_stats_report_candidates_and_llm_use(memx: Memx) -> None:
+    out = memx.ok("ingest", "-", "--stats", "--dry-run",
+                  input="Raised MAX_POOL_SIZE from 10 to 50 after the load test.\n\nthanks")
+    assert out.endswith("\ninput: text, 2 blocks read, 0 records skipped, ~14 tokens\n"
+                        "rules: 1 candidates, 1 kept, 0 below min_score\n"
+                        "llm: not used (ace.reflector.mode is rules)\n")
+
+
+def test_chit_chat_yields_nothing(memx: Memx, repo: Path) -> None:
+    chat = json.dumps([{"role": "user", "content": "thanks!"},
+                       {"role": "assistant", "content": "ok"}])
+    assert memx.ok("ingest", "-", input=chat) == "Nothing to remember in 2 messages\n"
+    assert memories(repo) == []
+
+
+def test_ingesting_a_session_again_stores_only_what_is_new(memx: Memx, repo: Path) -> None:
+    (repo / "session.jsonl").write_text(transcript())
+    memx.ok("ingest", "session.jsonl")
+    assert memx.ok("ingest", "session.jsonl") == \
+        "Nothing to remember in 7 messages (1 already ingested)\n"
+    assert len(memories(repo)) == 1
+
+
+def test_ci_logs_record_their_run_and_lines(memx: Memx, repo: Path,
+                                            monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setenv("GITHUB_RUN_ID", "9001")
+    monkeypatch.setenv("GITHUB_JOB", "test")
+    log = ("$ git push origin main\nerror: failed to push some refs to 'github.com:acme/shop.git'\n"
+           "hint: Updates were rejected because the remote contains work that you do not\n"
+           "hint: have locally. Integrate the remote changes (e.g. 'git pull ...')\n")
+    memx.ok("ingest", "--source", "ci", "-", input=log)
+    [mem] = memories(repo)
+    assert mem["source"] == {"type": "ci", "run": "9001", "job": "test", "lines": [1, 4]}
+    assert mem["content"] == (
+        "Error: `git push origin main` — failed to push some refs to 'github.com:acme/shop.git'. "
+        "Fix: Updates were rejected because the remote contains work that you do not have "
+        "locally. Integrate the remote changes (e.g. 'git pull ...').")
+
+
+def test_ace_off_stores_the_input_verbatim_without_sanitizing(memx: Memx, repo: Path) -> None:
+    text = f"key {SECRET}\nthanks"
+    out = memx.ok("ingest", "--raw", "-", input=text)
+    assert out.startswith("Stored the input as one memory (ACE off: not sanitized)\n")
+    [mem] = memories(repo)
+    assert mem["content"] == text and mem["source"] == {"type": "manual"}
+    help_text = memx.ok("ingest", "--help")
+    assert "NO secret sanitizing" in " ".join(help_text.split())
+
+
+def test_bad_input_is_one_line_and_stores_nothing(memx: Memx, repo: Path) -> None:
+    (repo / "blob.bin").write_bytes(b"\x7fELF\x00\x00")
+    result = memx("ingest", "blob.bin")
+    assert (result.code, result.err) == (2, "memx: error: blob.bin: binary file, not text; pass "
+                                            "a log, a text or a JSON/JSONL transcript\n")
+    result = memx("ingest", "missing.log")
+    assert (result.code, result.err) == (2, "memx: error: cannot read missing.log: No such file "
+                                            "or directory\n")
+    result = memx("ingest", "--format", "json", "-", input="[1, 2")
+    assert result.code == 2 and result.err.startswith("memx: error: <stdin>: invalid JSON (")
+    assert memories(repo) == []
