@@ -18,16 +18,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from common import isolated_env
 from typing import Any
 
 RUNS = 200
 RESULTS = 5
 TARGET_MS = 10.0
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "memx bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "memx bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
-}
 
 
 def _source(n: int) -> str:
@@ -96,11 +93,7 @@ def run() -> list[tuple[str, str, str]]:
     from memx_cli.generator.search import Searcher
 
     with tempfile.TemporaryDirectory(prefix="memx-bench-anchors-") as tmp:
-        saved = {k: os.environ.get(k) for k in (*GIT_ENV, "HOME", "XDG_DATA_HOME",
-                                               "XDG_CONFIG_HOME")}
-        os.environ.update(GIT_ENV, HOME=tmp, XDG_DATA_HOME=f"{tmp}/data",
-                          XDG_CONFIG_HOME=f"{tmp}/config")
-        try:
+        with isolated_env(tmp):
             root = Path(tmp) / "repo"
             repo, anchor_sets = _setup(root)
             cache = repo.store.local_dir / verify.CACHE_NAME
@@ -133,12 +126,6 @@ def run() -> list[tuple[str, str, str]]:
                 without = _p50_ms(one_search)
             finally:
                 Searcher._verify = original  # type: ignore[method-assign]
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
     imports = _import_ms()
     target = f"≤ {TARGET_MS:.0f} ms"
     return [

@@ -26,14 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import isolated_env
+
 MEMORIES = 10_000
 RUNS = 11
 TARGET_MS = 150.0
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "memx bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "memx bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
-}
 TOPICS = ("pool size", "retry limit", "cache ttl", "log level", "worker count", "timeout")
 
 
@@ -92,11 +89,7 @@ def _wait_for_background(root: Path, timeout: float = 300.0) -> float:
 
 def run(memories: int = MEMORIES, runs: int = RUNS) -> list[tuple[str, str, str]]:
     with tempfile.TemporaryDirectory(prefix="memx-bench-hooks-") as tmp:
-        saved = {k: os.environ.get(k) for k in (*GIT_ENV, "HOME", "XDG_DATA_HOME",
-                                               "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
-        os.environ.update(GIT_ENV, HOME=tmp, XDG_DATA_HOME=f"{tmp}/data",
-                          XDG_CONFIG_HOME=f"{tmp}/config", XDG_CACHE_HOME=f"{tmp}/cache")
-        try:
+        with isolated_env(tmp):
             root = Path(tmp) / "repo"
             _setup(root, memories)
             no_hooks = Path(tmp) / "no-hooks"
@@ -108,12 +101,6 @@ def run(memories: int = MEMORIES, runs: int = RUNS) -> list[tuple[str, str, str]
                 with_hooks.append(_commit(root, 2 * n + 1, None))
                 background.append(_wait_for_background(root))
             made = len(list((root / ".memx" / "memories").glob("*.yaml"))) - memories
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
     plain, hooked = statistics.median(without), statistics.median(with_hooks)
     label = f"{memories // 1000}k memories" if memories >= 1000 else f"{memories} memories"
     return [

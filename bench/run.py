@@ -23,16 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from common import GIT_ENV as COMMON_GIT_ENV
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCOMO_DIR = REPO_ROOT.parent / "shared" / "data" / "locomo-dev"
 SEED = 20261101
 COLD_RUNS, INCREMENTAL_RUNS, WARM_RUNS = 15, 5, 200
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "memx bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "memx bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_AUTHOR_DATE": "2026-11-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T12:00:00Z",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
-}
+GIT_ENV = {**COMMON_GIT_ENV, "GIT_AUTHOR_DATE": "2026-11-01T12:00:00Z",
+           "GIT_COMMITTER_DATE": "2026-11-01T12:00:00Z"}
 
 
 def log(message: str) -> None:

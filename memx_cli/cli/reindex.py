@@ -18,12 +18,12 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
     Every search does this by itself for what changed; run it to rebuild after an
     upgrade or to pay the cost up front. Shows progress on a terminal.
     """
-    from ..generator.search import Searcher
+    from ..index import StoreIndex
 
     repo = state.repo()
-    searcher = Searcher(repo)
+    spec = repo.config["embedding.model"]
     summary = {}
-    for index in searcher.indexes:
+    for index in (StoreIndex(store, spec) for store in repo.stores()):
         bar = None
         if sys.stderr.isatty() and not as_json:
             bar = click.progressbar(length=max(len(index.store.files()) + len(

@@ -233,7 +233,10 @@ class StoreIndex:
             if not want_vectors or current or self.encoder() is None:
                 return SyncReport(vectors=current, problems=list(state.get("problems", [])))
         with self.store.lock():
-            seen, fingerprint = self._scan()
+            # Another memx process may have updated the index while this one waited for
+            # the lock: then look at the files again, else the scan above is current.
+            if self._read_state() != state:
+                seen, fingerprint = self._scan()
             manifest = None if full else self._load_manifest()
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
             self._write_state(fingerprint, self._manifest or Manifest())
@@ -288,11 +291,11 @@ class StoreIndex:
         for done, (memory_id, now) in enumerate(sorted(seen.items()), 1):
             old = old_files.get(memory_id)
             mtime_ns, size, archived = now
-            path = self.store.path_for(memory_id, archived)
             if (old is not None and old.mtime_ns == mtime_ns and old.size == size
                     and old.archived == archived):
                 new_files[memory_id] = old
                 continue
+            path = self.store.path_for(memory_id, archived)
             try:
                 data = path.read_bytes()
             except OSError:
