@@ -10,7 +10,7 @@ cd "$demo"
 git init -q
 memx init
 memx import "$here/demo/memories.jsonl"
-for query in "how do I make the tests faster" "redis" "connection timeouts" "连接池"; do
+for query in "which package manager do we use" "speed up the test suite" "redis" "连接池"; do
     echo
     echo "\$ memx search \"$query\""
     memx search "$query" --limit 3
