@@ -25,11 +25,13 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False) -> list[
     results: list[WriteResult] = []
     by_store: dict[int, list[Memory]] = {}
     for mem in memories:
-        if ace_enabled(repo, raw):  # SPEC 3.1/10: secrets never reach .memx/; fail closed
+        if ace_enabled(repo, raw):
+            mem = autoanchor.anchor(repo, mem)  # SPEC 3.5
+            # SPEC 3.1/10: secrets never reach .memx/, fail closed. Last, so the snippets
+            # of automatic anchors are masked too.
             from .reflector.sanitizer import for_config, sanitize_memory
 
             mem = sanitize_memory(mem, for_config(repo.config))
-        mem = autoanchor.anchor(repo, mem) if ace_enabled(repo, raw) else mem  # SPEC 3.5
         store = repo.store_for(mem.scope)
         if store is repo.global_store:
             store.create()

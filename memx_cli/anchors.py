@@ -235,8 +235,12 @@ def snippet(passage: Sequence[str]) -> str:
 
 
 def sanitize(text: str) -> str:
-    """Mask private keys, secret assignments, random-looking tokens and e-mail addresses
-    (a conservative mask for the snippet preview: source files can hold credentials)."""
+    """The PrivacySanitizer's masks, then a more conservative one for private keys, secret
+    assignments, random-looking tokens and e-mail addresses (source files can hold
+    credentials, and a snippet is only a preview)."""
+    from .reflector.sanitizer import cached
+
+    text = cached(()).sanitize(text)
     pem, assign, token, email = _secret_patterns()
     text = pem.sub("***", text)
     text = assign.sub(lambda m: m.group(1) + "***", text)

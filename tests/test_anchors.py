@@ -205,3 +205,13 @@ def test_batch_write_lists_files_once(code: Memx, repo: Path,
     assert len(ids) == 3
     assert all(stored(repo, i)["anchors"][0]["path"] == "setup.cfg" for i in ids)
     assert len(calls) == 1
+
+
+def test_automatic_anchor_snippets_go_through_the_sanitizer(memx: Memx, repo: Path) -> None:
+    (repo / "settings.py").write_text(
+        "def load_keys():\n    aws = 'AKIAIOSFODNN7EXAMPLE'\n    return aws\n")
+    mid = memx.ok("add", "Credentials are read in `load_keys` of settings.py").strip()
+    text = (repo / ".memx" / "memories" / f"{mid}.yaml").read_text()
+    assert "anchors:" in text
+    assert "AKIAIOSFODNN7EXAMPLE" not in text
+    assert "[REDACTED:aws_access_key]" in text
