@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,9 +48,45 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
+_held: dict[str, int] = {}  # lock path -> how deep this process holds it
+_threads: dict[str, threading.RLock] = {}
+_guard = threading.Lock()
+
+
 @contextlib.contextmanager
 def locked(lock_path: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``lock_path`` (created if needed)."""
+    """Hold an exclusive advisory lock on ``lock_path`` (created if needed).
+
+    Re-entrant within a process (a Curator that holds the store lock may update the
+    index, which takes it too); threads of one process take turns; other processes wait
+    up to ``wait`` seconds, then get a LockTimeoutError.
+    """
+    key = str(lock_path)
+    with _guard:
+        thread_lock = _threads.setdefault(key, threading.RLock())
+    if not thread_lock.acquire(timeout=wait):
+        raise LockTimeoutError(f"another memx thread has held {lock_path} for {wait:.0f}s; "
+                               "try again when it has finished")
+    try:
+        if _held.get(key):
+            _held[key] += 1
+            try:
+                yield
+            finally:
+                _held[key] -= 1
+            return
+        with _flock(lock_path, wait):
+            _held[key] = 1
+            try:
+                yield
+            finally:
+                _held[key] = 0
+    finally:
+        thread_lock.release()
+
+
+@contextlib.contextmanager
+def _flock(lock_path: Path, wait: float) -> Iterator[None]:
     import fcntl
 
     lock_path.parent.mkdir(parents=True, exist_ok=True)

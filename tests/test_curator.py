@@ -223,3 +223,20 @@ def test_restating_a_fact_that_has_a_conflict_is_a_duplicate_not_a_new_conflict(
     out = json.loads(again.out)
     assert (out["action"], out["other"]) == ("skipped", first)
     assert len(json.loads(memx.ok("list", "--json"))["memories"]) == 2
+
+
+def test_two_writers_adding_the_same_fact_at_once_store_it_once(memx: Memx, repo: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "memx_cli", "add", "--json",
+           "Release builds need NODE_OPTIONS=--max-old-space-size=4096"]
+    procs = [subprocess.Popen(cmd, cwd=repo, env={**os.environ}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], outs
+    actions = sorted(json.loads(out)["action"] for out, _ in outs)
+    assert actions == ["added", "skipped", "skipped"]
+    [mem] = json.loads(memx.ok("list", "--json"))["memories"]
+    assert mem["mention_count"] == 3

@@ -76,3 +76,14 @@ def test_lock_timeout_is_a_clear_error(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_lock_is_reentrant_in_one_process_and_still_excludes_others(tmp_path: Path) -> None:
+    lock = tmp_path / "write.lock"
+    with locked(lock, wait=1), locked(lock, wait=1):
+        other = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), "0"],
+                                 stdout=subprocess.PIPE, text=True)
+        time.sleep(0.3)
+        assert other.poll() is None  # still waiting: this process holds the lock
+    assert other.stdout is not None and other.stdout.readline().strip() == "held"
+    other.wait(timeout=10)

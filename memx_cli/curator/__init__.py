@@ -217,11 +217,18 @@ def curate(repo: Repo, memory: Memory) -> Decision:
 
 
 def write_curated(repo: Repo, store: Store, memories: Sequence[Memory]) -> list[WriteResult]:
-    """Curate ``memories`` (in order) against ``store`` and write every changed file
-    under one lock; one result per memory, in order."""
-    curator = Curator(repo, store)
-    decisions = [curator.curate(m) for m in memories]
-    store.write_many(list(curator.changed.values()))
+    """Curate ``memories`` (in order) against ``store`` and write every changed file;
+    one result per memory, in order.
+
+    The store lock is held from reading the existing memories to writing the results,
+    so two writers never both add the same memory, and a merge never overwrites a
+    change another process made meanwhile. The model loads before the lock is taken.
+    """
+    similarity = load_similarity(repo)
+    with store.lock():
+        curator = Curator(repo, store, similarity)
+        decisions = [curator.curate(m) for m in memories]
+        store.write_many(list(curator.changed.values()))
     results = []
     for decision in decisions:
         final = curator.changed.get(decision.memory.id, decision.memory)
