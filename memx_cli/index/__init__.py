@@ -37,6 +37,7 @@ Progress = Callable[[int, int], None]
 # a transcript turn is often only answerable with the turns around it (measured on the
 # LoCoMo dev split: +0.07 recall@10 for a window of 2 over 1; see docs/search.md).
 CONTEXT_WINDOW = 2
+ENCODE_BATCH = 1024
 # A memory's vector is its own embedding plus this share of each adjacent neighbour's.
 VECTOR_NEIGHBOUR_WEIGHT = 0.25
 
@@ -419,7 +420,9 @@ class StoreIndex:
         """
         import numpy as np
 
-        own = encoder.encode([d.content for d in docs])
+        # In batches: the encoder's working arrays grow with texts x tokens x dims.
+        own = np.concatenate([encoder.encode([d.content for d in docs[i:i + ENCODE_BATCH]])
+                              for i in range(0, len(docs), ENCODE_BATCH)])
         mixed = own.copy()
         by_group: dict[str, list[int]] = {}
         for row, doc in enumerate(docs):
