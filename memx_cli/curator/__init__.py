@@ -130,7 +130,7 @@ class Curator:
     def _fetch_from_index(self, entry: Entry) -> None:
         """Bring the indexed memories nearest to ``entry`` into the pool."""
         index = self._index
-        if index is None or index.manifest() is None:
+        if index is None or not index.built():
             return
         if entry.vector is not None and self._index_vectors and index.vectors.exists():
             keys = list(index.vectors.search(entry.vector, 2 * CANDIDATES))

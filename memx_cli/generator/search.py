@@ -201,7 +201,7 @@ class Searcher:
         words = [w for w in WORD.findall(text.lower())]
         known: set[str] = set()
         for index in self.indexes:
-            if index.manifest() is not None:
+            if index.built():
                 known |= index.lexical.known_terms("meta", words)
         kept = [w for w in words if w not in known]
         return " ".join(kept) if kept and known else text

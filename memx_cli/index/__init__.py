@@ -474,6 +474,10 @@ class StoreIndex:
 
     # ------------------------------------------------------------ state
 
+    def built(self) -> bool:
+        """Whether the indexes exist (cheap: reads no manifest)."""
+        return self.state_path.exists() and self.lexical.path.is_dir()
+
     def manifest(self) -> Manifest | None:
         if self._manifest is None:
             self._manifest = self._load_manifest()
