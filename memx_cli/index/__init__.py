@@ -289,7 +289,7 @@ class StoreIndex:
         memories: dict[str, Memory] = {}
         changed: set[str] = set()
         total = len(seen)
-        for done, (memory_id, now) in enumerate(sorted(seen.items()), 1):
+        for done, (memory_id, now) in enumerate(seen.items(), 1):
             old = old_files.get(memory_id)
             mtime_ns, size, archived = now
             if (old is not None and old.mtime_ns == mtime_ns and old.size == size
