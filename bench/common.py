@@ -30,3 +30,34 @@ def isolated_env(tmp: str) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+# A child forked straight from a large benchmark process starts with that process's
+# resident size in its ru_maxrss high-water mark (fork, then exec, keep the maximum). So
+# peaks are measured one process further away: a small launcher forks the command from
+# its own small image, waits for it and reports the command's peak on stderr.
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+sys.stderr.write(f"\\nmemx-bench-peak-kib {usage.ru_maxrss}\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+PEAK_MARK = "memx-bench-peak-kib "
+
+
+def launched(argv: list[str]) -> list[str]:
+    """``argv`` run through the launcher (see ``peak_mb``)."""
+    import sys
+
+    return [sys.executable, "-c", LAUNCHER, *argv]
+
+
+def peak_mb(stderr: str) -> float:
+    """The command's peak RSS in MB, from the launcher's stderr."""
+    lines = [ln for ln in stderr.splitlines() if ln.startswith(PEAK_MARK)]
+    if not lines:
+        raise RuntimeError("the launcher reported no peak")
+    return int(lines[-1][len(PEAK_MARK):]) / 1024

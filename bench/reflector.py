@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+from common import launched, peak_mb
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
@@ -99,7 +101,8 @@ def ingest_big_log(megabytes: int) -> tuple[float, float, str]:
         memx = [sys.executable, "-m", "memx_cli"]
         subprocess.run([*memx, "init"], cwd=repo, check=True, env=env, capture_output=True)
         start = time.perf_counter()
-        proc = subprocess.Popen([*memx, "ingest", "--dry-run", "--stats", "--source", "ci", "-"],
+        proc = subprocess.Popen(launched([*memx, "ingest", "--dry-run", "--stats", "--source",
+                                          "ci", "-"]),
                                 cwd=repo, env=env, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -115,13 +118,14 @@ def ingest_big_log(megabytes: int) -> tuple[float, float, str]:
         writer = threading.Thread(target=feed)
         writer.start()
         out = proc.stdout.read() if proc.stdout else b""
-        _, status, usage = os.wait4(proc.pid, 0)
+        err = proc.stderr.read() if proc.stderr else b""  # small: the peak line
+        proc.wait()
         writer.join()
         seconds = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError((proc.stderr.read() if proc.stderr else b"").decode())
+        if proc.returncode != 0:
+            raise RuntimeError(err.decode(errors="replace"))
     summary = next((ln for ln in out.decode().splitlines() if ln.startswith("rules:")), "")
-    return seconds, usage.ru_maxrss / 1024, summary
+    return seconds, peak_mb(err.decode(errors="replace")), summary
 
 
 def run(log_mb: int = 100, runs: int = 200) -> list[tuple[str, str, str]]:

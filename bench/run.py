@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from common import GIT_ENV as COMMON_GIT_ENV
+from common import launched, peak_mb
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCOMO_DIR = REPO_ROOT.parent / "shared" / "data" / "locomo-dev"
@@ -61,27 +62,28 @@ def memx_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "memx_cli"]
 
 
-def run_child(argv: Sequence[str], cwd: Path) -> Run:
-    """Run a fresh process; wall time and its own peak RSS (ru_maxrss via wait4)."""
+def run_child(argv: Sequence[str], cwd: Path, peak: bool = False) -> Run:
+    """Run a fresh process: its wall time, and with ``peak`` its own peak RSS (through
+    the launcher of common.py, which adds a Python start to the wall time)."""
+    command = launched(list(argv)) if peak else list(argv)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                              stderr=err, check=False)
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
+        errors = err.read().decode(errors="replace")
         if proc.returncode != 0:
-            text = err.read().decode(errors="replace").replace(tempfile.gettempdir(), "<tmp>")
+            text = errors.replace(tempfile.gettempdir(), "<tmp>")
             tail = text.strip().splitlines()[-3:]
             raise RuntimeError(f"{Path(argv[0]).name} {' '.join(argv[1:2])} exited "
                                f"{proc.returncode}: {' | '.join(tail)}")
-        return Run(seconds, usage.ru_maxrss / 1024, out.read())  # ru_maxrss is KiB
+        return Run(seconds, peak_mb(errors) if peak else 0.0, out.read())
 
 
-def memx(cwd: Path, *args: str) -> Run:
-    return run_child([*memx_argv(), *args], cwd)
+def memx(cwd: Path, *args: str, peak: bool = False) -> Run:
+    return run_child([*memx_argv(), *args], cwd, peak)
 
 
 def isolate(home: Path) -> None:
@@ -245,7 +247,7 @@ def bench_size(size: int, tmp: Path) -> Scale:
     result.setup_s = time.perf_counter() - start
     log(f"{size}: {size} memories written in {result.setup_s:.1f} s; full rebuild")
 
-    run = memx(root, "reindex", "--full")
+    run = memx(root, "reindex", "--full", peak=True)
     result.rebuild_s, result.rebuild_mb = run.seconds, run.peak_mb
     log(f"{size}: rebuild {run.seconds:.1f} s; incremental updates")
     store = Repo.discover(root).store
@@ -258,7 +260,8 @@ def bench_size(size: int, tmp: Path) -> Scale:
     memx(root, "search", "warm up", "--mode", "hybrid", "--json")
     log(f"{size}: cold searches")
     result.cold = {"keyword": [], "hybrid": []}
-    peaks = []
+    peaks = [memx(root, "search", "peak memory", "--mode", "hybrid", "--json",
+                  peak=True).peak_mb]
     for query in queries(rng, COLD_RUNS):
         for mode, times_ms in result.cold.items():
             run = memx(root, "search", query, "--mode", mode, "--json")
@@ -266,8 +269,6 @@ def bench_size(size: int, tmp: Path) -> Scale:
             if mode == "hybrid" and not payload.get("semantic"):
                 log(f"{size}: WARNING hybrid search ran without vectors")
             times_ms.append(run.seconds * 1000)
-            if mode == "hybrid":
-                peaks.append(run.peak_mb)
     result.hybrid_mb = max(peaks)
 
     log(f"{size}: warm searches")
