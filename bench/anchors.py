@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from common import isolated_env
+from common import isolated_env, print_rows
 from typing import Any
 
 RUNS = 200
@@ -143,9 +143,7 @@ def run() -> list[tuple[str, str, str]]:
 
 
 def main() -> int:
-    print("| figure | measured | target |\n|---|---|---|")
-    for figure, measured, target in run():
-        print(f"| {figure} | {measured} | {target} |")
+    print_rows(run())
     return 0
 
 

@@ -61,3 +61,10 @@ def peak_mb(stderr: str) -> float:
     if not lines:
         raise RuntimeError("the launcher reported no peak")
     return int(lines[-1][len(PEAK_MARK):]) / 1024
+
+
+def print_rows(rows: list[tuple[str, str, str]]) -> None:
+    """A stage's rows as the Markdown table its script prints when run on its own."""
+    print("| figure | measured | target |\n|---|---|---|")
+    for figure, measured, target in rows:
+        print(f"| {figure} | {measured} | {target} |")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from common import print_rows  # noqa: E402
+
 from run import SEED, isolate, log, memx, new_repo, pct, queries, synthetic_memory  # noqa: E402
 
 TARGET_MS = 150
@@ -77,9 +79,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    print("| figure | measured | target |\n|---|---|---|")
-    for figure, measured, target in run(args.size, args.runs):
-        print(f"| {figure} | {measured} | {target} |")
+    print_rows(run(args.size, args.runs))
     return 0
 
 

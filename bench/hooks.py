@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import isolated_env
+from common import isolated_env, print_rows
 
 MEMORIES = 10_000
 RUNS = 11
@@ -120,9 +120,7 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=MEMORIES)
     parser.add_argument("--runs", type=int, default=RUNS)
     options = parser.parse_args()
-    print("| figure | measured | target |\n|---|---|---|")
-    for figure, measured, target in run(options.memories, options.runs):
-        print(f"| {figure} | {measured} | {target} |")
+    print_rows(run(options.memories, options.runs))
     return 0
 
 

@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import launched, peak_mb
+from common import launched, peak_mb, print_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
@@ -154,9 +154,7 @@ def main() -> int:
     parser.add_argument("--log-mb", type=int, default=100, help="size of the CI log (0: skip)")
     parser.add_argument("--runs", type=int, default=200)
     args = parser.parse_args()
-    print("| figure | measured | target |\n|---|---|---|")
-    for figure, measured, target in run(args.log_mb, args.runs):
-        print(f"| {figure} | {measured} | {target} |")
+    print_rows(run(args.log_mb, args.runs))
     return 0
 
 

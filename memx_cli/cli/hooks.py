@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -40,13 +41,10 @@ def install_cmd(state: State, names: tuple[str, ...]) -> None:
     Uses core.hooksPath when it is set. The shims run memx with the Python that runs this
     command, so install again after moving memx to another environment.
     """
-    from ..hooks import hooks_directory, install, parse_names
+    from ..hooks import install, parse_names
 
     repo = state.repo(initialized=False)
-    changes = install(repo.worktree, parse_names(names))
-    click.echo(f"memx hooks in {_where(repo.worktree, hooks_directory(repo.worktree))}:")
-    for change in changes:
-        click.echo(f"  {change.name:<14} {change.action}")
+    _report(repo.worktree, install(repo.worktree, parse_names(names)))
 
 
 @hooks_group.command("uninstall")
@@ -54,11 +52,16 @@ def install_cmd(state: State, names: tuple[str, ...]) -> None:
 @click.pass_obj
 def uninstall_cmd(state: State, names: tuple[str, ...]) -> None:
     """Remove memx's shims and put back the hooks they replaced."""
-    from ..hooks import hooks_directory, parse_names, uninstall
+    from ..hooks import parse_names, uninstall
 
     repo = state.repo(initialized=False)
-    changes = uninstall(repo.worktree, parse_names(names))
-    click.echo(f"memx hooks in {_where(repo.worktree, hooks_directory(repo.worktree))}:")
+    _report(repo.worktree, uninstall(repo.worktree, parse_names(names)))
+
+
+def _report(worktree: Path, changes: Any) -> None:
+    from ..hooks import hooks_directory
+
+    click.echo(f"memx hooks in {_where(worktree, hooks_directory(worktree))}:")
     for change in changes:
         click.echo(f"  {change.name:<14} {change.action}")
 

@@ -67,9 +67,6 @@ class VectorIndex:
                 raise ValueError(f"{self.path}: not a usearch index")
         return self._view
 
-    def __len__(self) -> int:
-        return len(self.view()) if self.exists() else 0
-
     def search(self, query: Any, count: int) -> dict[int, float]:
         """Cosine similarity per key for the ``count`` nearest vectors."""
         index = self.view()
