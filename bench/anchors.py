@@ -18,9 +18,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from common import isolated_env, print_rows
-from typing import Any
 
 RUNS = 200
 RESULTS = 5
@@ -37,8 +37,9 @@ def _source(n: int) -> str:
 
 
 def _setup(root: Path) -> tuple[Any, list[Any]]:
-    from memx_cli import anchors, manage
-    from memx_cli.repo import Repo, init
+    from memx_cli.anchors import anchor as anchors
+    from memx_cli.store import queries as manage
+    from memx_cli.store.repo import Repo, init
 
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     (root / "src").mkdir()
@@ -76,7 +77,7 @@ def _p50_ms(action: Callable[[], object], runs: int = RUNS) -> float:
 
 _IMPORT_PROBE = (
     "import time\nimport memx_cli.generator.search\nstart = time.perf_counter()\n"
-    "import memx_cli.verify\nprint((time.perf_counter() - start) * 1000)\n"
+    "import memx_cli.anchors.verify\nprint((time.perf_counter() - start) * 1000)\n"
 )
 
 
@@ -89,7 +90,7 @@ def _import_ms(runs: int = 7) -> float:
 
 
 def run() -> list[tuple[str, str, str]]:
-    from memx_cli import verify
+    from memx_cli.anchors import verify
     from memx_cli.generator.search import Searcher
 
     with tempfile.TemporaryDirectory(prefix="memx-bench-anchors-") as tmp:

@@ -19,7 +19,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import print_rows  # noqa: E402
-
 from run import SEED, isolate, log, memx, new_repo, pct, queries, synthetic_memory  # noqa: E402
 
 TARGET_MS = 150
@@ -29,7 +28,7 @@ POLICIES = 15
 def build_store(root: Path, size: int, rng: random.Random) -> None:
     import time
 
-    from memx_cli.memory import dump
+    from memx_cli.store.memory import dump
 
     memories = root / ".memx" / "memories"
     end = int(time.time() * 1000)

@@ -53,7 +53,7 @@ def _store(path: Path, root: Path) -> tuple[Path, list[dict[str, Any]], dict[str
 
 def measure(data_dir: Path, work: Path) -> dict[str, Quality]:
     from memx_cli.generator.search import Searcher
-    from memx_cli.repo import Repo
+    from memx_cli.store.repo import Repo
 
     results = {f: Quality(recall={"hybrid": [[] for _ in KS]}, latency_ms={"hybrid": []})
                for f in FUSIONS}

@@ -18,7 +18,6 @@ Everything lives in a temporary directory with its own HOME/XDG dirs.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -39,10 +38,10 @@ def _git(root: Path, *args: str) -> None:
 
 
 def _setup(root: Path, count: int) -> None:
-    from memx_cli import memory
     from memx_cli.index import StoreIndex
-    from memx_cli.manage import build
-    from memx_cli.repo import Repo, init
+    from memx_cli.store import memory
+    from memx_cli.store.records import build
+    from memx_cli.store.repo import Repo, init
 
     _git(root.parent, "init", "-q", "-b", "main", str(root))
     repo = Repo(root)
@@ -74,9 +73,9 @@ def _commit(root: Path, n: int, hooks_off: Path | None) -> float:
 
 
 def _wait_for_background(root: Path, timeout: float = 300.0) -> float:
-    from memx_cli import hookimpl
     from memx_cli.fsutil import locked
-    from memx_cli.repo import Repo
+    from memx_cli.githooks import impl as hookimpl
+    from memx_cli.store.repo import Repo
 
     repo = Repo(root)
     start = time.perf_counter()

@@ -72,7 +72,7 @@ def time_rules(data: bytes, runs: int) -> list[float]:
 
 
 def time_sanitizer(text: str, runs: int) -> list[float]:
-    from memx_cli.reflector.sanitizer import Sanitizer
+    from memx_cli.privacy.sanitizer import Sanitizer
 
     sanitizer = Sanitizer()
     timings = []

@@ -177,8 +177,8 @@ def _fill(template: str, rng: random.Random) -> str:
 
 def synthetic_memory(rng: random.Random, index: int, ms: int) -> Any:
     from memx_cli.clock import format_timestamp
-    from memx_cli.ids import new_id
-    from memx_cli.memory import KNOWLEDGE_TYPES, SECTIONS, Memory
+    from memx_cli.store.ids import new_id
+    from memx_cli.store.memory import KNOWLEDGE_TYPES, SECTIONS, Memory
 
     template = rng.choice(ZH) if rng.random() < 0.1 else rng.choice(TEMPLATES)
     content = _fill(template, rng)
@@ -199,7 +199,7 @@ def synthetic_memory(rng: random.Random, index: int, ms: int) -> Any:
 def write_store(root: Path, count: int, rng: random.Random) -> None:
     """N memory files spread over the last 400 days, written in bulk (setup, not timed).
     Plain writes of the library's bytes: per-file fsync would dominate 100k setup."""
-    from memx_cli.memory import dump
+    from memx_cli.store.memory import dump
 
     memories = root / ".memx" / "memories"
     end = int(time.time() * 1000)
@@ -237,7 +237,7 @@ def cold_baseline(cwd: Path) -> dict[str, list[float]]:
 
 def bench_size(size: int, tmp: Path) -> Scale:
     from memx_cli.generator.search import Searcher
-    from memx_cli.repo import Repo
+    from memx_cli.store.repo import Repo
 
     rng = random.Random(SEED + size)
     result = Scale(size)
@@ -388,7 +388,7 @@ def evidence_ids(raw: list[str], known: set[str], stored: set[str],
 
 def bench_quality(data_dir: Path, tmp: Path) -> Quality:
     from memx_cli.generator.search import Searcher
-    from memx_cli.repo import Repo
+    from memx_cli.store.repo import Repo
 
     quality = Quality(recall={m: [[] for _ in KS] for m in MODES},
                       latency_ms={m: [] for m in MODES})

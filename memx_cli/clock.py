@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 
-from .errors import ConfigError
+from memx_cli.errors import ConfigError
 
 
 def now() -> datetime:

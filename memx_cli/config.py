@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .fsutil import atomic_write
+from memx_cli.errors import ConfigError
+from memx_cli.fsutil import atomic_write
 
 log = logging.getLogger("memx")
 

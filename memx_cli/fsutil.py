@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import LockTimeoutError
+from memx_cli.errors import LockTimeoutError
 
 # SPEC 9: a second writer waits briefly instead of failing (hooks must not break git).
 LOCK_WAIT_SECONDS = 30.0

@@ -10,7 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from .errors import MemxError, NotARepoError
+from memx_cli.errors import MemxError, NotARepoError
 
 
 def run(args: list[str], cwd: Path, check: bool = True) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .manage import WriteResult
-from .memory import Memory
+from memx_cli.store.memory import Memory
+from memx_cli.store.records import WriteResult
 
 
 def memory_json(mem: Memory) -> dict[str, Any]:

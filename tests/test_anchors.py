@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memx_cli import anchors
-from memx_cli.autoanchor import block_end
+from memx_cli.anchors import anchor as anchors
+from memx_cli.anchors.auto import block_end
 
 from .conftest import Memx, git
 

@@ -175,7 +175,7 @@ def test_rm_and_forget(memx: Memx, repo: Path) -> None:
 
 
 def test_unexpected_errors_are_one_line_and_exit_3(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memx_cli import manage
+    from memx_cli.store import queries as manage
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")

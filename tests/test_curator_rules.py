@@ -9,7 +9,7 @@ from memx_cli.curator import Settings, is_duplicate, is_near_identical
 from memx_cli.curator.contradiction import detect
 from memx_cli.curator.merge import combined_text, merge, raised_confidence
 from memx_cli.curator.similarity import Entry, Pool, Similarity, jaccard, word_set
-from memx_cli.memory import Memory
+from memx_cli.store.memory import Memory
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli import memory
-from memx_cli.memory import Memory
+from memx_cli.store import memory
+from memx_cli.store.memory import Memory
 
 from .conftest import Memx, git
 

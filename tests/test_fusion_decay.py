@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memx_cli.decay import DecayParams, decay_weight
+from memx_cli.decay.curve import DecayParams, decay_weight
 from memx_cli.generator.fusion import (
     Weights,
     blended,

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli import hookimpl, memory
 from memx_cli.fsutil import locked
-from memx_cli.hooks import HOOK_TYPES
+from memx_cli.githooks import impl as hookimpl
+from memx_cli.githooks.install import HOOK_TYPES
 from memx_cli.index import StoreIndex, source_group
-from memx_cli.repo import Repo
+from memx_cli.store import memory
+from memx_cli.store.repo import Repo
 
 from .conftest import Memx, git
 
@@ -105,8 +106,8 @@ def test_hook_impl_is_hidden_from_help(memx: Memx) -> None:
 
 def test_hook_code_imports_nothing_heavy() -> None:
     """The hooks run inside git commands: their modules must not pull in the heavy ones."""
-    code = ("import sys\nimport memx_cli.cli.hooks, memx_cli.cli.diff, memx_cli.hookimpl, "
-            "memx_cli.hooks, memx_cli.memdiff\nprint(sorted(m for m in ('numpy', 'usearch', "
+    code = ("import sys\nimport memx_cli.cli.hooks, memx_cli.cli.diff, memx_cli.githooks.impl, "
+            "memx_cli.githooks.install, memx_cli.githooks.diff\nprint(sorted(m for m in ('numpy', 'usearch', "
             "'model2vec', 'git', 'tantivy', 'tokenizers', 'yaml') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
@@ -115,7 +116,7 @@ def test_hook_code_imports_nothing_heavy() -> None:
 
 def test_status_names_foreign_absent_and_broken_hooks(memx: Memx, repo: Path,
                                                       tmp_path: Path) -> None:
-    from memx_cli.hooks import install
+    from memx_cli.githooks.install import install
 
     (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
     gone = tmp_path / "gone" / "python"
@@ -282,7 +283,7 @@ def test_post_hooks_are_silent_without_store_or_memx(bare_repo: Path, memx: Memx
     assert (result.returncode, result.stderr) == (0, "")
     git(bare_repo, "add", ".memx")
     git(bare_repo, "commit", "-q", "-m", "store")
-    from memx_cli.hooks import install
+    from memx_cli.githooks.install import install
 
     install(bare_repo, python=str(tmp_path / "gone" / "python"))  # memx uninstalled
     result = commit(bare_repo, FIX_MESSAGE, ("src/app.py", "x\n"))

@@ -1,6 +1,12 @@
 from __future__ import annotations
 
-from memx_cli.ids import ID_LENGTH, abbreviate, is_valid_id, new_id, normalize_prefix
+from memx_cli.store.ids import (
+    ID_LENGTH,
+    abbreviate,
+    is_valid_id,
+    new_id,
+    normalize_prefix,
+)
 
 
 def test_ids_are_valid_unique_and_sort_by_creation_time() -> None:

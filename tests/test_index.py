@@ -9,7 +9,7 @@ import pytest
 
 from memx_cli import embed
 from memx_cli.generator.search import Searcher
-from memx_cli.repo import Repo
+from memx_cli.store.repo import Repo
 
 from .conftest import Memx
 

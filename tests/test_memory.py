@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memx_cli import memory as memfmt
 from memx_cli.errors import InvalidMemoryError, SchemaTooNewError
+from memx_cli.store import memory as memfmt
 
 FORMAT_DIR = Path(__file__).resolve().parent.parent / "store_format"
 EXAMPLES = sorted((FORMAT_DIR / "examples").glob("*.yaml"))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from memx_cli import memory
-from memx_cli.memory import Memory
+from memx_cli.store import memory
+from memx_cli.store.memory import Memory
 
 from .conftest import Memx, git
 

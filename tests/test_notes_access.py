@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.access import Grants, load
-from memx_cli.repo import Repo
+from memx_cli.agents.access import Grants, load
+from memx_cli.store.repo import Repo
 
 from .conftest import Memx
 

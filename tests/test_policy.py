@@ -1,4 +1,4 @@
-"""Policies and supersede (memx policy, memx_cli.policy)."""
+"""Policies and supersede (memx policy, memx_cli.agents.policy)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from memx_cli.policy import supersede
-from memx_cli.repo import Repo
+from memx_cli.agents.policy import supersede
+from memx_cli.store.repo import Repo
 
 from .conftest import Memx
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memx_cli.reflector import reflect_commit
-from memx_cli.repo import Repo
+from memx_cli.operations.reflect import reflect_commit
+from memx_cli.store.repo import Repo
 
 from .conftest import Memx
 

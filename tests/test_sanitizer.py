@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.privacy.sanitizer import SanitizeError, Sanitizer
 from memx_cli.reflector.patterns import Pattern
-from memx_cli.reflector.sanitizer import SanitizeError, Sanitizer
 
 from .conftest import Memx
 
@@ -291,7 +291,7 @@ def test_a_bad_custom_pattern_is_a_config_error(memx: Memx) -> None:
 
 def test_sanitizer_failure_on_add_stores_nothing(memx: Memx, repo: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from memx_cli.reflector import sanitizer as module
+    from memx_cli.privacy import sanitizer as module
 
     monkeypatch.setattr(module, "cached", lambda custom: _broken())
     result = memx("add", "hello")

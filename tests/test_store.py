@@ -12,7 +12,7 @@ import pytest
 
 from memx_cli.errors import LockTimeoutError
 from memx_cli.fsutil import atomic_write, locked
-from memx_cli.store import Store
+from memx_cli.store.files import Store
 
 
 def test_a_crash_before_rename_leaves_the_old_file(tmp_path: Path,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memx_cli import config as configmod
-from memx_cli.decay import DecayCurves, decay_weight
+from memx_cli.decay.curve import DecayCurves, decay_weight
 from memx_cli.errors import ConfigError
 
 from .conftest import Memx

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli import anchors
-from memx_cli.ids import abbreviate
-from memx_cli.verify import CACHE_NAME
+from memx_cli.anchors import anchor as anchors
+from memx_cli.anchors.verify import CACHE_NAME
+from memx_cli.store.ids import abbreviate
 
 from .conftest import Memx, git
 from .test_anchors import DB_PY

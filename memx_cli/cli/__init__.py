@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from ..errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
+from memx_cli import __version__
+from memx_cli.errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
 
 # name -> (module, attribute, one-line help shown in `memx --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -88,7 +88,7 @@ class State:
         self.verbose = verbose
 
     def repo(self, initialized: bool = True, overrides: dict[str, Any] | None = None) -> Any:
-        from ..repo import Repo
+        from memx_cli.store.repo import Repo
 
         repo = Repo.discover(self.cwd, overrides)
         if initialized:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..memory import Memory, Problem
+from memx_cli.store.memory import Memory, Problem
 
 
 def emit_json(payload: dict[str, Any]) -> None:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json, memory_json, read_text_arg
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, memory_json, read_text_arg
 
 
 @click.command("add")
@@ -32,8 +32,8 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     add it, stderr says what: merged into ID, skipped (duplicate of ID), supersedes ID
     or conflicts with ID (--json always has "action").
     """
-    from .. import ace
-    from ..manage import build
+    from memx_cli.operations import write as ace
+    from memx_cli.store.records import build
 
     repo = state.repo()
     content = read_text_arg(text)
@@ -41,7 +41,7 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     mem = build(content, kind=kind, scope=repo.normalize_scope(scope), tags=tags,
                 domain=domain, topic=topic, raw=raw)
     if anchor_specs:
-        from ..anchors import create, require_repo_scope
+        from memx_cli.anchors.anchor import create, require_repo_scope
 
         require_repo_scope(mem.scope)
         mem = mem.replace(anchors=create(repo.worktree, anchor_specs, state.cwd))

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 @click.command("anchor")
@@ -19,8 +19,8 @@ def anchor_cmd(state: State, memory_id: str, paths: tuple[str, ...], as_json: bo
     (verified), has changed (stale) or cannot be checked (unverifiable). Paths outside
     the repository, or through a symlink leading out of it, are refused.
     """
-    from ..anchors import attach, label
-    from ..ids import abbreviate
+    from memx_cli.anchors.anchor import attach, label
+    from memx_cli.store.ids import abbreviate
 
     repo = state.repo()
     mem, added = attach(repo, memory_id, paths, state.cwd)

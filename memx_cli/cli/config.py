@@ -5,12 +5,12 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 def _target(state: State, local: bool, global_: bool) -> Path:
-    from .. import config as configmod
+    from memx_cli import config as configmod
 
     if global_:
         return configmod.global_config_path()
@@ -19,8 +19,8 @@ def _target(state: State, local: bool, global_: bool) -> Path:
 
 
 def _load(state: State) -> Any:
-    from .. import config as configmod
-    from ..errors import NotARepoError
+    from memx_cli import config as configmod
+    from memx_cli.errors import NotARepoError
 
     try:
         repo = state.repo(initialized=False)
@@ -72,7 +72,7 @@ def set_cmd(state: State, key: str, value: str, local: bool, global_: bool) -> N
     """Set KEY to VALUE in .memx/config.yaml (or --local / --global). VALUE is checked first."""
     import json
 
-    from .. import config as configmod
+    from memx_cli import config as configmod
 
     path = _target(state, local, global_)
     stored = configmod.set_value(path, key, value)
@@ -85,7 +85,7 @@ def set_cmd(state: State, key: str, value: str, local: bool, global_: bool) -> N
 @click.pass_obj
 def unset_cmd(state: State, key: str, local: bool, global_: bool) -> None:
     """Remove KEY from .memx/config.yaml (or --local / --global)."""
-    from .. import config as configmod
+    from memx_cli import config as configmod
 
     path = _target(state, local, global_)
     removed = configmod.unset_value(path, key)

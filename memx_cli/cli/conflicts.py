@@ -4,8 +4,8 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json, one_line, warn_problems
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line, warn_problems
 
 
 def _pair_json(pair: Any) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def conflicts_cmd(state: State, no_scan: bool, as_json: bool) -> None:
     Each pair shows its similarity, why the two contradict and how to settle it with
     `memx resolve`.
     """
-    from ..curator.review import conflicts
+    from memx_cli.curator.review import conflicts
 
     pairs, problems = conflicts(state.repo(), scan=not no_scan)
     warn_problems(problems)
@@ -68,7 +68,7 @@ def resolve_cmd(state: State, memory_id: str | None, keep: str | None, supersede
     Superseding never deletes: the old file stays with superseded_by, the new one lists it
     in supersedes. Marks made with --not-conflict are kept in .memx/local/ (this clone).
     """
-    from ..curator.resolve import resolve
+    from memx_cli.curator.resolve import resolve
 
     result = resolve(state.repo(), memory_id, keep=keep, supersede=supersede, by=by,
                      not_conflict=not_conflict, other=other)

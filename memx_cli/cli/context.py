@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json, read_text_arg
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, read_text_arg
 
 
 @click.command("context")
@@ -28,7 +28,7 @@ def context_cmd(state: State, task: str, agent: str | None, role: str | None,
     memory text escaped, so it is safe to paste into a prompt. Warns on stderr when
     policies alone take more than half the budget.
     """
-    from .. import context
+    from memx_cli.generator import context
 
     if budget is not None and budget < 1:
         raise click.BadParameter("must be positive", param_hint="--budget")

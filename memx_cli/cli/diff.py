@@ -4,12 +4,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import State
-from ._output import emit_json, memory_json, one_line
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, memory_json, one_line
 
 if TYPE_CHECKING:
-    from ..memdiff import MemoryDiff
-    from ..memory import Memory
+    from memx_cli.githooks.diff import MemoryDiff
+    from memx_cli.store.memory import Memory
 
 WIDTH = 1000  # memories are a paragraph (reflector.max_content_length: 500): show them whole
 TITLES = {"added": "Added", "changed": "Changed", "superseded": "Superseded",
@@ -34,7 +34,7 @@ def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> Non
     work tree. Without arguments: uncommitted memory changes, new files included (what
     the post-commit hook left for review); --staged: what is staged.
     """
-    from ..memdiff import diff
+    from memx_cli.githooks.diff import diff
 
     repo = state.repo(initialized=False)
     result = diff(repo.worktree, revisions, staged)
@@ -118,7 +118,7 @@ def _lines(result: MemoryDiff, name: str, short: dict[str, str], md: bool) -> li
 
 
 def render(result: MemoryDiff, markdown: bool) -> str:
-    from ..ids import abbreviate
+    from memx_cli.store.ids import abbreviate
 
     if result.empty:
         return f"memx: no memory changes in {result.label}\n"

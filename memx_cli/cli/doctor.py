@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 @click.command("doctor")
@@ -14,8 +14,8 @@ def doctor_cmd(state: State, as_json: bool) -> None:
 
     Exits 1 when something needs attention.
     """
-    from ..doctor import diagnose
-    from ..errors import CheckFailedError, NotARepoError
+    from memx_cli.errors import CheckFailedError, NotARepoError
+    from memx_cli.operations.doctor import diagnose
 
     try:
         repo = state.repo(initialized=False)

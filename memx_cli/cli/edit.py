@@ -4,7 +4,7 @@ import os
 
 import click
 
-from . import State
+from memx_cli.cli import State
 
 
 @click.command("edit")
@@ -17,10 +17,11 @@ def edit_cmd(state: State, memory_id: str) -> None:
     the memory file is left as it was and your edited text is kept in .memx/local/
     so nothing you typed is lost.
     """
-    from ..errors import InvalidMemoryError
-    from ..fsutil import atomic_write
-    from ..manage import apply_edit, find
-    from ..memory import dump
+    from memx_cli.errors import InvalidMemoryError
+    from memx_cli.fsutil import atomic_write
+    from memx_cli.operations.edit import apply_edit
+    from memx_cli.store.memory import dump
+    from memx_cli.store.queries import find
 
     repo = state.repo()
     store, original = find(repo, memory_id)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 @click.command("feedback")
@@ -19,8 +19,8 @@ def feedback_cmd(state: State, memory_id: str, verdict: str | None, as_json: boo
     The counts are kept in the memory file (commit them to share the verdict). Search
     multiplies a memory's score by (helpful + 1) / (helpful + harmful + 1).
     """
-    from ..errors import MemxError
-    from ..feedback import feedback_factor, record
+    from memx_cli.errors import MemxError
+    from memx_cli.operations.feedback import feedback_factor, record
 
     if verdict is None:
         raise MemxError("say how it went: memx feedback ID --helpful or --harmful")

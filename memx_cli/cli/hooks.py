@@ -5,8 +5,8 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 HOOKS_OPTION_HELP = ("Only these hooks (comma-separated or repeated): pre-commit, post-commit, "
                      "post-merge, post-checkout, post-rewrite. Default: all five.")
@@ -41,7 +41,7 @@ def install_cmd(state: State, names: tuple[str, ...]) -> None:
     Uses core.hooksPath when it is set. The shims run memx with the Python that runs this
     command, so install again after moving memx to another environment.
     """
-    from ..hooks import install, parse_names
+    from memx_cli.githooks.install import install, parse_names
 
     repo = state.repo(initialized=False)
     _report(repo.worktree, install(repo.worktree, parse_names(names)))
@@ -52,14 +52,14 @@ def install_cmd(state: State, names: tuple[str, ...]) -> None:
 @click.pass_obj
 def uninstall_cmd(state: State, names: tuple[str, ...]) -> None:
     """Remove memx's shims and put back the hooks they replaced."""
-    from ..hooks import parse_names, uninstall
+    from memx_cli.githooks.install import parse_names, uninstall
 
     repo = state.repo(initialized=False)
     _report(repo.worktree, uninstall(repo.worktree, parse_names(names)))
 
 
 def _report(worktree: Path, changes: Any) -> None:
-    from ..hooks import hooks_directory
+    from memx_cli.githooks.install import hooks_directory
 
     click.echo(f"memx hooks in {_where(worktree, hooks_directory(worktree))}:")
     for change in changes:
@@ -71,7 +71,7 @@ def _report(worktree: Path, changes: Any) -> None:
 @click.pass_obj
 def status_cmd(state: State, as_json: bool) -> None:
     """Show which hooks are memx's, someone else's, or absent."""
-    from ..hooks import status
+    from memx_cli.githooks.install import status
 
     repo = state.repo(initialized=False)
     directory, states = status(repo.worktree)
@@ -106,8 +106,8 @@ def check_cmd(state: State, files: tuple[Path, ...], secrets_only: bool) -> None
     (anything memx's sanitizer would mask). Without FILES, checks the staged content of
     the staged .memx/ files. Prints `file:line: problem` and exits 1 on any problem.
     """
-    from ..errors import CheckFailedError
-    from ..hookimpl import check_files, check_staged
+    from memx_cli.errors import CheckFailedError
+    from memx_cli.githooks.impl import check_files, check_staged
 
     repo = state.repo(initialized=False)
     paths = [p if p.is_absolute() else state.cwd / p for p in files]
@@ -125,8 +125,8 @@ def check_cmd(state: State, files: tuple[Path, ...], secrets_only: bool) -> None
 @click.pass_obj
 def hook_impl_cmd(state: State, hook: str, args: tuple[str, ...]) -> None:
     """What the installed git hook shims run (not for direct use)."""
-    from ..errors import CheckFailedError
-    from ..hookimpl import run
+    from memx_cli.errors import CheckFailedError
+    from memx_cli.githooks.impl import run
 
     result = run(hook, args, state.cwd)
     for line in result.messages:

@@ -6,14 +6,14 @@ from typing import IO, Any
 
 import click
 
-from . import State
-from ._output import emit_json, memory_json, one_line
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, memory_json, one_line
 
 
 def _open(path: str) -> tuple[IO[bytes], str, int | None]:
     if path == "-":
         return sys.stdin.buffer, "<stdin>", None
-    from ..errors import MemxError
+    from memx_cli.errors import MemxError
 
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
@@ -57,7 +57,7 @@ def ingest_cmd(state: State, file: str, fmt: str, source: str | None, session: s
     With ACE off (--raw or ace.enabled: false) the whole input is stored verbatim as one
     memory: no extraction, no dedup, no secret sanitizing.
     """
-    from ..reflector import ingest
+    from memx_cli.operations.reflect import ingest
 
     repo = state.repo()
     stream, name, size = _open(file)

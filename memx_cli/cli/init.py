@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from . import State
+from memx_cli.cli import State
 
 
 @click.command("init")
@@ -14,7 +14,7 @@ def init_cmd(state: State) -> None:
     per-clone local/ and cache/ folders out of git. Safe to run again: existing files
     are left as they are. Works from any subdirectory of the repository.
     """
-    from ..repo import init
+    from memx_cli.store.repo import init
 
     repo = state.repo(initialized=False)
     made = init(repo)

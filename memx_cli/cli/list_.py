@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json, memory_json, summary, warn_problems
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, memory_json, summary, warn_problems
 
 
 @click.command("list")
@@ -20,8 +20,8 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
 
     Files that cannot be read are reported on stderr and skipped.
     """
-    from ..ids import abbreviate
-    from ..manage import load_visible, select
+    from memx_cli.store.ids import abbreviate
+    from memx_cli.store.queries import load_visible, select
 
     repo = state.repo()
     found, problems = load_visible(repo)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from . import State
+from memx_cli.cli import State
 
 
 @click.command("mcp")
@@ -19,6 +19,6 @@ def mcp_cmd(state: State, agent: str | None, role: str | None) -> None:
     list_memory_conflicts, run_decay_sweep, consolidate_memory, verify_memory.
     The search index stays open between calls. See docs/agents.md to register it.
     """
-    from ..mcp_server import serve
+    from memx_cli.agents.mcp_server import serve
 
     serve(state.repo(), agent=agent, role=role)

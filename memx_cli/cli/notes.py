@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json, read_text_arg
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, read_text_arg
 
 
 @click.command("notes")
@@ -23,7 +23,7 @@ def notes_cmd(state: State, action: str, text: str | None, agent: str | None,
     show (the default) prints them; set TEXT replaces them; append TEXT adds a dated
     line; clear deletes them. TEXT may be - to read standard input.
     """
-    from .. import notes
+    from memx_cli.agents import notes
 
     repo = state.repo()
     name = notes.agent_name(agent)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json, read_text_arg
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, read_text_arg
 
 
 @click.group("policy")
@@ -26,8 +26,8 @@ def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
             required_role: str | None, role: str | None, as_json: bool) -> None:
     """Propose RULE as an active policy (- reads standard input); same as
     `memx add --kind policy`, plus the access check."""
-    from ..jsonout import write_json
-    from ..policy import Proposal, propose
+    from memx_cli.agents.policy import Proposal, propose
+    from memx_cli.jsonout import write_json
 
     result = propose(state.repo(), Proposal(read_text_arg(rule), "policy", domain, topic,
                                             required_role=required_role), role=role)
@@ -45,9 +45,9 @@ def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
 @click.pass_obj
 def list_cmd(state: State, include_inactive: bool, as_json: bool) -> None:
     """List current policies as they appear in a preamble: - [domain] rule."""
-    from ..context import policy_line
-    from ..jsonout import memory_json
-    from ..policy import policies
+    from memx_cli.agents.policy import policies
+    from memx_cli.generator.context import policy_line
+    from memx_cli.jsonout import memory_json
 
     found = policies(state.repo(), include_inactive)
     if as_json:
@@ -65,7 +65,7 @@ def list_cmd(state: State, include_inactive: bool, as_json: bool) -> None:
 @click.pass_obj
 def deactivate_cmd(state: State, memory_id: str, undo: bool) -> None:
     """Switch policy ID off: it stays in .memx/ (reviewable) but leaves every preamble."""
-    from ..policy import deactivate
+    from memx_cli.agents.policy import deactivate
 
     mem = deactivate(state.repo(), memory_id, active=undo)
     click.echo(f"{mem.id} {'active' if mem.active else 'inactive'}")

@@ -4,8 +4,8 @@ import sys
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 @click.command("reindex")
@@ -18,7 +18,7 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
     Every search does this by itself for what changed; run it to rebuild after an
     upgrade or to pay the cost up front. Shows progress on a terminal.
     """
-    from ..index import StoreIndex
+    from memx_cli.index import StoreIndex
 
     repo = state.repo()
     spec = repo.config["embedding.model"]

@@ -4,8 +4,8 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json, one_line, read_text_arg
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line, read_text_arg
 
 
 @click.command("remember")
@@ -23,7 +23,7 @@ def remember_cmd(state: State, text: str, session: str | None, mark: bool,
     `memx consolidate` promotes it to a fact once it recurs (remembered in two or more
     sessions) or when it is marked.
     """
-    from ..session import remember
+    from memx_cli.agents.session import remember
 
     item = remember(state.repo(), read_text_arg(text), session, mark)
     if as_json:
@@ -42,7 +42,7 @@ def remember_cmd(state: State, text: str, session: str | None, mark: bool,
 def consolidate_cmd(state: State, dry_run: bool, as_json: bool) -> None:
     """Promote recurring or marked session items to facts, merge near-duplicate facts
     (the other one is superseded, never deleted) and prune stale session items."""
-    from ..session import consolidate, consolidation_json
+    from memx_cli.agents.session import consolidate, consolidation_json
 
     report = consolidate(state.repo(), dry_run=dry_run)
     if as_json:

@@ -4,8 +4,8 @@ import sys
 
 import click
 
-from . import State
-from ._output import emit_json, one_line
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line
 
 
 @click.command("rm")
@@ -18,9 +18,9 @@ def rm_cmd(state: State, memory_id: str, yes: bool, as_json: bool) -> None:
 
     Asks first unless -y is given.
     """
-    from ..errors import InvalidMemoryError, MemxError
-    from ..manage import remove
-    from ..store import resolve
+    from memx_cli.errors import InvalidMemoryError, MemxError
+    from memx_cli.operations.edit import remove
+    from memx_cli.store.files import resolve
 
     repo = state.repo()
     if not yes:

@@ -7,8 +7,8 @@ from typing import IO
 
 import click
 
-from . import State
-from ._output import one_line
+from memx_cli.cli import State
+from memx_cli.cli._output import one_line
 
 
 def _sink(stream: IO[str]) -> Callable[[bytes], None]:
@@ -49,9 +49,9 @@ def run_cmd(state: State, quiet: bool, command: tuple[str, ...]) -> None:
     RepetitiveOp memory. Outside a memx repository the command still runs, unrecorded.
     On a terminal the command gets a terminal too (colours and columns as usual).
     """
-    from ..errors import MemxError
-    from ..reflector import reflect_run
-    from ..reflector.runs import execute
+    from memx_cli.errors import MemxError
+    from memx_cli.operations.reflect import reflect_run
+    from memx_cli.reflector.runs import execute
 
     out, err = _sink(sys.stdout), _sink(sys.stderr)
     tty = _is_terminal(sys.stdout) and _is_terminal(sys.stderr)

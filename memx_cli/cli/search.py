@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ..jsonout import search_json
-from ._output import emit_json, one_line, terminal_width
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line, terminal_width
+from memx_cli.jsonout import search_json
 
 
 @click.command("search")
@@ -30,8 +30,8 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
 
     Brings the search index up to date with the memory files first (only what changed).
     """
-    from ..generator.search import search, short_ids
-    from ._output import read_text_arg, warn_problems
+    from memx_cli.cli._output import read_text_arg
+    from memx_cli.generator.search import search, short_ids
 
     repo = state.repo()
     searcher, result = search(repo, read_text_arg(query), mode=mode, limit=limit, scope=scope,

@@ -4,8 +4,8 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json, memory_json, one_line
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, memory_json, one_line
 
 
 @click.command("show")
@@ -16,10 +16,10 @@ def show_cmd(state: State, memory_id: str, as_json: bool) -> None:
     """Show the memory whose id starts with ID, as stored in its file (archived ones
     too); then, as comment lines, the supersede chain it belongs to (oldest first) and
     what it conflicts with."""
-    from ..curator.history import history
-    from ..errors import NotFoundError
-    from ..manage import find
-    from ..sweep import resolve_archived
+    from memx_cli.curator.history import history
+    from memx_cli.decay.sweep import resolve_archived
+    from memx_cli.errors import NotFoundError
+    from memx_cli.store.queries import find
 
     repo = state.repo()
     try:

@@ -4,8 +4,8 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json, one_line, warn_problems
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line, warn_problems
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -18,7 +18,7 @@ def _counts(counts: dict[str, int]) -> str:
 def stats_cmd(state: State, as_json: bool) -> None:
     """Count memories by kind, scope, section and type; show the decay weight histogram,
     memories due for archiving, conflicts, harmful-heavy memories and the most recalled."""
-    from ..stats import collect
+    from memx_cli.operations.stats import collect
 
     stats = collect(state.repo())
     warn_problems(stats.problems)

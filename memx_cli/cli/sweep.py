@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from . import State
-from ._output import emit_json, one_line, warn_problems
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line, warn_problems
 
 
 @click.command("sweep")
@@ -19,7 +19,7 @@ def sweep_cmd(state: State, dry_run: bool, as_json: bool) -> None:
     archived too. Files move from .memx/memories/ to .memx/archive/ (nothing is
     deleted; `memx restore ID` brings one back). Policies are never archived.
     """
-    from ..sweep import sweep
+    from memx_cli.decay.sweep import sweep
 
     report = sweep(state.repo(), dry_run=dry_run)
     warn_problems(report.problems)
@@ -54,8 +54,8 @@ def restore_cmd(state: State, memory_id: str, as_json: bool) -> None:
 
     Its updated_at becomes now, so it starts its forgetting curve again.
     """
-    from ..sweep import restore
-    from ._output import memory_json
+    from memx_cli.cli._output import memory_json
+    from memx_cli.decay.sweep import restore
 
     repo = state.repo()
     mem, path = restore(repo, memory_id)

@@ -4,8 +4,8 @@ import sys
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 @click.command("import")
@@ -24,9 +24,9 @@ def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
     written; a record whose id already exists is skipped. Without --raw each record goes
     through the curator like `memx add`: duplicates are merged, contradictions recorded.
     """
-    from ..ace import ace_enabled
-    from ..transfer import import_records
-    from ._output import one_line
+    from memx_cli.cli._output import one_line
+    from memx_cli.operations.transfer import import_records
+    from memx_cli.operations.write import ace_enabled
 
     repo = state.repo()
     results, skipped = import_records(repo, file, raw=not ace_enabled(repo, raw))  # type: ignore[arg-type]
@@ -56,9 +56,9 @@ def export_cmd(state: State, fmt: str, include_archived: bool) -> None:
 
     JSON is {"memories": [...]}; `memx import` reads all three machine formats back.
     """
-    from ..manage import load_visible
-    from ..transfer import export_text
-    from ._output import warn_problems
+    from memx_cli.cli._output import warn_problems
+    from memx_cli.operations.transfer import export_text
+    from memx_cli.store.queries import load_visible
 
     repo = state.repo()
     found, problems = load_visible(repo)

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import click
 
-from . import State
-from ._output import emit_json
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
 
 
 @click.command("validate")
@@ -19,8 +19,8 @@ def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
     With FILES, check only those (what a pre-commit hook passes). Prints one
     `file:line: problem` per problem and exits 1 if there is any.
     """
-    from ..errors import CheckFailedError
-    from ..validate import validate
+    from memx_cli.errors import CheckFailedError
+    from memx_cli.operations.validate import validate
 
     repo = state.repo()
     paths = [p if p.is_absolute() else (state.cwd / p) for p in files]

@@ -4,8 +4,8 @@ from typing import Any
 
 import click
 
-from . import State
-from ._output import emit_json, one_line, terminal_width, warn_problems
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line, terminal_width, warn_problems
 
 
 @click.command("verify")
@@ -25,8 +25,8 @@ def verify_cmd(state: State, stale_only: bool, fix_id: str | None, as_json: bool
     the counts and the memories, with what changed for the stale ones; exits 1 when
     any memory is stale. Memory files are only rewritten by --fix.
     """
-    from ..errors import CheckFailedError
-    from ..verify import STALE, changes, fix, verifier_for, verify_all
+    from memx_cli.anchors.verify import STALE, changes, fix, verifier_for, verify_all
+    from memx_cli.errors import CheckFailedError
 
     repo = state.repo()
     short = _short_ids(repo)
@@ -71,14 +71,14 @@ def _with_changes(data: dict[str, Any], item: Any, verifier: Any, changes: Any) 
 
 
 def _short_ids(repo: Any) -> dict[str, str]:
-    from ..ids import abbreviate
+    from memx_cli.store.ids import abbreviate
 
     return abbreviate(p.stem for store in repo.stores() for p in store.files())
 
 
 def _fix(fix: Any, repo: Any, memory_id: str, as_json: bool, short_ids: dict[str, str]) -> None:
-    from ..anchors import label
-    from ..errors import CheckFailedError
+    from memx_cli.anchors.anchor import label
+    from memx_cli.errors import CheckFailedError
 
     result = fix(repo, memory_id)
     short = short_ids.get(result.memory.id, result.memory.id)

@@ -19,17 +19,17 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..clock import now_iso
-from ..errors import InvalidMemoryError, ModelUnavailableError
-from ..manage import WriteResult
-from ..memory import Memory
-from ..repo import Repo
-from ..store import Store
-from ..textproc import WORD, query_terms
-from .contradiction import detect
-from .merge import mention, merge
-from .similarity import Entry, Pool, Similarity
-from .text import numbers, tokenize, units
+from memx_cli.clock import now_iso
+from memx_cli.curator.contradiction import detect
+from memx_cli.curator.merge import mention, merge
+from memx_cli.curator.similarity import Entry, Pool, Similarity
+from memx_cli.curator.text import numbers, tokenize, units
+from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory
+from memx_cli.store.records import WriteResult
+from memx_cli.store.repo import Repo
+from memx_cli.textproc import WORD, query_terms
 
 log = logging.getLogger("memx")
 
@@ -75,7 +75,7 @@ def comparable(new: Memory, old: Memory) -> bool:
 
 
 def load_similarity(repo: Repo) -> Similarity:
-    from ..embed import load_encoder
+    from memx_cli.embed import load_encoder
 
     try:
         return Similarity(load_encoder(repo.config["embedding.model"]))
@@ -119,7 +119,7 @@ class Curator:
             for entry in self.similarity.entries(store.load_all().memories):
                 self.pool.add(entry)
         else:
-            from ..index import StoreIndex
+            from memx_cli.index import StoreIndex
 
             self._index = StoreIndex(store, self._model)
             self._index_vectors = self._index.sync(

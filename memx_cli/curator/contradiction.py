@@ -22,8 +22,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from . import lexicon as lx
-from .text import Scope, Token, is_content, negated_scopes, plain_units, stem, tokenize, units
+from memx_cli.curator import lexicon as lx
+from memx_cli.curator.text import (
+    Scope,
+    Token,
+    is_content,
+    negated_scopes,
+    plain_units,
+    stem,
+    tokenize,
+    units,
+)
 
 # Share of the shorter text's content units the other must have for a negation or
 # opposite words to be a contradiction of the same statement rather than two topics.

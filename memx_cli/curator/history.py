@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InvalidMemoryError
-from ..memory import Memory
-from ..repo import Repo
+from memx_cli.errors import InvalidMemoryError
+from memx_cli.store.memory import Memory
+from memx_cli.store.repo import Repo
 
 MAX_LINKS = 100  # a hand-edited cycle must not loop forever
 

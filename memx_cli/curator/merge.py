@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from ..memory import Memory
-from .similarity import jaccard, word_set
+from memx_cli.curator.similarity import jaccard, word_set
+from memx_cli.store.memory import Memory
 
 # SPEC 3.2: each new mention raises confidence by this step times the mentioning
 # source's veracity (stated 1.0, inferred 0.7, imported 0.6, tool 0.5), capped at 1.0.
@@ -26,7 +26,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 
 
 def veracity_weight(veracity: str | None) -> float:
-    from ..manage import VERACITY_CONFIDENCE
+    from memx_cli.store.records import VERACITY_CONFIDENCE
 
     return VERACITY_CONFIDENCE.get(veracity or "stated", 1.0)
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..clock import now_iso
-from ..errors import MemxError
-from ..manage import find
-from ..memory import Memory
-from ..repo import Repo
-from ..store import Store
-from .review import ignore_pair
+from memx_cli.clock import now_iso
+from memx_cli.curator.review import ignore_pair
+from memx_cli.errors import MemxError
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory
+from memx_cli.store.queries import find
+from memx_cli.store.repo import Repo
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..fsutil import atomic_write
-from ..manage import load_visible
-from ..memory import Memory, Problem
-from ..repo import Repo
-from ..store import Store
-from . import Settings, comparable, load_similarity
-from .contradiction import detect
-from .similarity import Entry, Pool, Similarity
+from memx_cli.curator import Settings, comparable, load_similarity
+from memx_cli.curator.contradiction import detect
+from memx_cli.curator.similarity import Entry, Pool, Similarity
+from memx_cli.fsutil import atomic_write
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory, Problem
+from memx_cli.store.queries import load_visible
+from memx_cli.store.repo import Repo
 
 NEIGHBOURS = 8
 IGNORED_FILE = "not-conflicts.json"  # pairs marked "not a conflict", per clone (local/)
@@ -78,7 +78,7 @@ def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
     if similarity.encoder is not None:
         import numpy as np
 
-        from ..index import StoreIndex, memory_key
+        from memx_cli.index import StoreIndex, memory_key
 
         index = StoreIndex(store, spec)
         if index.sync(want_vectors=True).vectors and index.vectors.exists() and entries:

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..memory import Memory
-from ..textproc import WORD, cjk_bigrams
-from .text import surface_units, tokenize
+from memx_cli.curator.text import surface_units, tokenize
+from memx_cli.store.memory import Memory
+from memx_cli.textproc import WORD, cjk_bigrams
 
 # A "duplicate" whose differing words mean something else ("standing" vs "running",
 # "woman" vs "man") describes another fact. Below this cosine between the words only

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..textproc import _CJK, STOP_WORDS
-from . import lexicon as lx
+from memx_cli.curator import lexicon as lx
+from memx_cli.textproc import _CJK, STOP_WORDS
 
 _TOKEN = re.compile(
     rf"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^\s,;，。；]+)"

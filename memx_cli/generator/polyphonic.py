@@ -26,16 +26,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..clock import now, parse_timestamp
-from ..fsutil import atomic_write
-from ..index import memory_key
-from ..textproc import WORD
-from .fusion import final_score
+from memx_cli.clock import now, parse_timestamp
+from memx_cli.fsutil import atomic_write
+from memx_cli.generator.fusion import final_score
+from memx_cli.index import memory_key
+from memx_cli.textproc import WORD
 
 if TYPE_CHECKING:
-    from ..index import StoreIndex
-    from ..store import Store
-    from .search import Hit, Searcher, _Candidate
+    from memx_cli.generator.search import Hit, Searcher, _Candidate
+    from memx_cli.index import StoreIndex
+    from memx_cli.store.files import Store
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ class Polyphonic:
                     include_archived: bool) -> tuple[list[Hit], dict[tuple[str, str], float]]:
         """Walk from the seeds of each store: the graph voice of every node reached
         (by (store, id)), and the best nodes that were not candidates yet, scored."""
-        from .search import LEXICAL_WEIGHTS, _Candidate
+        from memx_cli.generator.search import LEXICAL_WEIGHTS, _Candidate
 
         graph: dict[tuple[str, str], float] = {}
         extra: list[_Candidate] = []

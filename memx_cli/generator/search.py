@@ -14,15 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import recall
-from ..clock import now, parse_timestamp
-from ..decay import DecayCurves, age_days
-from ..errors import MemxError
-from ..feedback import feedback_factor
-from ..index import StoreIndex, memory_key
-from ..repo import Repo
-from ..textproc import WORD, estimate_tokens, query_terms
-from .fusion import (
+from memx_cli.clock import now, parse_timestamp
+from memx_cli.decay.curve import DecayCurves, age_days
+from memx_cli.errors import MemxError
+from memx_cli.generator.fusion import (
     Weights,
     blended,
     composite,
@@ -31,6 +26,11 @@ from .fusion import (
     recency_factor,
     rrf,
 )
+from memx_cli.index import StoreIndex, memory_key
+from memx_cli.operations.feedback import feedback_factor
+from memx_cli.store import recall
+from memx_cli.store.repo import Repo
+from memx_cli.textproc import WORD, estimate_tokens, query_terms
 
 log = logging.getLogger("memx")
 
@@ -177,7 +177,7 @@ class Searcher:
             for index in self.indexes:
                 recall.record(index.store, by_store.get(index.store.label, []))
                 if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
-                    from .polyphonic import record_corecall  # graph voice: co-recall edges
+                    from memx_cli.generator.polyphonic import record_corecall
 
                     record_corecall(index.store, by_store.get(index.store.label, []))
         return result
@@ -185,7 +185,7 @@ class Searcher:
     def _polyphonic(self) -> Any:
         """The polyphonic fusion (issue 8), one per Searcher so its graph stays warm."""
         if getattr(self, "_poly", None) is None:
-            from .polyphonic import Polyphonic
+            from memx_cli.generator.polyphonic import Polyphonic
 
             self._poly = Polyphonic(self)
         return self._poly
@@ -351,8 +351,8 @@ class Searcher:
         docs = hit.doc.get("anchors")
         if not docs:
             return True
-        from .. import verify
-        from ..memory import ANCHOR_KEYS, Anchor
+        from memx_cli.anchors import verify
+        from memx_cli.store.memory import ANCHOR_KEYS, Anchor
 
         if self._verifier is None:
             self._verifier = verify.Verifier(self.repo.worktree, self.repo.store.local_dir)
@@ -370,7 +370,7 @@ class Searcher:
 
 def short_ids(searcher: Searcher, ids: Sequence[str]) -> dict[str, str]:
     """Unique prefixes for ``ids`` among every memory the last search saw."""
-    from ..ids import abbreviate
+    from memx_cli.store.ids import abbreviate
 
     everything = [i for index in searcher.indexes for i in index.ids]
     return abbreviate([*everything, *ids], wanted=ids)

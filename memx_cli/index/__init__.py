@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidMemoryError, ModelUnavailableError
-from ..memory import Memory
-from ..store import Store
-from .lexical import IndexDoc, LexicalIndex
-from ..fsutil import atomic_write
-from .manifest import INDEX_VERSION, FileState, Manifest
-from .vectors import VectorIndex
+from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
+from memx_cli.fsutil import atomic_write
+from memx_cli.index.lexical import IndexDoc, LexicalIndex
+from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
+from memx_cli.index.vectors import VectorIndex
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory
 
 log = logging.getLogger("memx")
 
@@ -109,7 +109,7 @@ class StoreIndex:
     def encoder(self) -> Any:
         """The embedding model, or None (logged once) when it cannot be loaded."""
         if self._encoder is None and self._encoder_failed is None:
-            from ..embed import load_encoder
+            from memx_cli.embed import load_encoder
 
             try:
                 self._encoder = load_encoder(self.model_spec)
@@ -253,7 +253,7 @@ class StoreIndex:
 
     def _model_fingerprint(self) -> str | None:
         """Identifies the configured model cheaply (without loading it)."""
-        from ..embed import BUNDLED, bundled_model_path
+        from memx_cli.embed import BUNDLED, bundled_model_path
 
         spec = (self.model_spec or BUNDLED).strip() or BUNDLED
         path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()

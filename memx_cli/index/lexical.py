@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..textproc import index_text
+from memx_cli.textproc import index_text
 
 FIELDS = ("exact", "stem", "meta", "context")
 WRITER_HEAP = 64_000_000

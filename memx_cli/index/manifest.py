@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..fsutil import atomic_write
-from ..memory import SCHEMA_VERSION
+from memx_cli.fsutil import atomic_write
+from memx_cli.store.memory import SCHEMA_VERSION
 
 # Bump when the tantivy schema, the stored document or the vector layout changes:
 # an index with another version is rebuilt automatically.

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .detector import Candidate, PatternDetector
-from .signals import analyse
-from .turn import Turn
+from memx_cli.reflector.detector import Candidate, PatternDetector
+from memx_cli.reflector.signals import analyse
+from memx_cli.reflector.turn import Turn
 
 FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"

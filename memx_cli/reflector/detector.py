@@ -20,9 +20,9 @@ import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
-from .signals import Signals, analyse
-from .turn import Turn
-from .vocab import Hit
+from memx_cli.reflector.signals import Signals, analyse
+from memx_cli.reflector.turn import Turn
+from memx_cli.reflector.vocab import Hit
 
 CONFIDENCE = {"ErrorFix": 0.8, "RetrySuccess": 0.7, "ConfigChange": 0.6, "NewTool": 0.65,
               "RepetitiveOp": 0.5}

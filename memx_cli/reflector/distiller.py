@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .detector import Candidate
-from .names import ECOSYSTEM, entities_in, program_of, tools_in
+from memx_cli.reflector.detector import Candidate
+from memx_cli.reflector.names import ECOSYSTEM, entities_in, program_of, tools_in
 
 LABELS = {  # error, fix, tried
     "en": ("Error", "Fix", "Tried"),

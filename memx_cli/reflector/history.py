@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..clock import now_iso
-from ..fsutil import atomic_write
-from ..repo import Repo
+from memx_cli.clock import now_iso
+from memx_cli.fsutil import atomic_write
+from memx_cli.store.repo import Repo
 
 FILE_NAME = "reflector-history.jsonl"
 MAX_RUNS = 200

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..errors import MemxError
-from . import transcripts
-from .turn import Turn
+from memx_cli.errors import MemxError
+from memx_cli.reflector import transcripts
+from memx_cli.reflector.turn import Turn
 
 FORMATS = ("auto", "text", "json", "jsonl")
 SNIFF_BYTES = 64 * 1024

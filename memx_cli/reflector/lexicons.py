@@ -7,7 +7,7 @@ costs precision everywhere, so such words only feed the scorer, never a rule.
 
 from __future__ import annotations
 
-from .vocab import Lexicon, phrases
+from memx_cli.reflector.vocab import Lexicon, phrases
 
 # An error stated in prose. Evidence lines (tracebacks, "error:" lines) are in detector.py.
 ERROR = Lexicon(phrases("""

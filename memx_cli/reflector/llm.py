@@ -18,8 +18,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..memory import KNOWLEDGE_TYPES, SECTIONS
-from .detector import RULES
+from memx_cli.reflector.detector import RULES
+from memx_cli.store.memory import KNOWLEDGE_TYPES, SECTIONS
 
 MAX_REPLY_BYTES = 1 << 20
 

@@ -19,12 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import llm as llmmod
-from .detector import Candidate, PatternDetector
-from .distiller import distill
-from .sanitizer import Sanitizer, cached
-from .scorer import Scored, scored
-from .turn import Turn
+from memx_cli.privacy.sanitizer import Sanitizer, cached
+from memx_cli.reflector import llm as llmmod
+from memx_cli.reflector.detector import Candidate, PatternDetector
+from memx_cli.reflector.distiller import distill
+from memx_cli.reflector.scorer import Scored, scored
+from memx_cli.reflector.turn import Turn
 
 log = logging.getLogger("memx")
 MAX_CANDIDATES = 100

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import git
-from ..repo import Repo
-from .detector import Candidate
-from .signals import analyse
-from .turn import Turn
+from memx_cli import git
+from memx_cli.reflector.detector import Candidate
+from memx_cli.reflector.signals import analyse
+from memx_cli.reflector.turn import Turn
+from memx_cli.store.repo import Repo
 
 Sink = Callable[[bytes], None]
 KEEP_HEAD, KEEP_TAIL = 16 * 1024, 48 * 1024

@@ -15,10 +15,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import lexicons as lx
-from .detector import Candidate
-from .names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, VALUE_RE, tools_in
-from .vocab import CJK_ANY, HANGUL, words_of
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.detector import Candidate
+from memx_cli.reflector.names import (
+    CODE_SPAN,
+    ERROR_NAME_RE,
+    IDENT_RE,
+    PATH_RE,
+    VALUE_RE,
+    tools_in,
+)
+from memx_cli.reflector.vocab import CJK_ANY, HANGUL, words_of
 
 DEFAULT_SECTION = {"ErrorFix": "debugging", "RetrySuccess": "debugging",
                    "ConfigChange": "general", "NewTool": "tools", "RepetitiveOp": "workflow"}

@@ -13,10 +13,19 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from . import lexicons as lx
-from .names import CODE_SPAN, ERROR_NAME_RE
-from .turn import Turn
-from .vocab import CJK_ANY, Hit, Lexicon, Word, index_of, language, negated, words_of
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE
+from memx_cli.reflector.turn import Turn
+from memx_cli.reflector.vocab import (
+    CJK_ANY,
+    Hit,
+    Lexicon,
+    Word,
+    index_of,
+    language,
+    negated,
+    words_of,
+)
 
 _PREFILTER = ("rror", "xception", "Traceback", "FAIL", "fatal", "panic", "ERR", "exit",
               "not found", "No such", "denied", "Segmentation", "undefined", "annot find",
@@ -273,7 +282,7 @@ GAVE_A_TRY = re.compile(r"\b(?:gave|giving|give)\s+`?([A-Za-z][\w.+-]*)`?\s+a\s+
 
 def _tool_like(word: str, spaced: bool) -> bool:
     """A known tool; or, right after "started using"/"开始用", a name that looks like one."""
-    from .names import GENERIC_WORDS, is_tool_name
+    from memx_cli.reflector.names import GENERIC_WORDS, is_tool_name
 
     bare = word.rstrip(".,")
     if is_tool_name(bare):

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .turn import Turn, clip
+from memx_cli.reflector.turn import Turn, clip
 
 EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
                      r"[:\s]+(-?\d+)", re.IGNORECASE)

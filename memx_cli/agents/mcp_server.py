@@ -1,0 +1,218 @@
+"""The MCP server (SPEC 7): `memx mcp` serves one repository's memory over stdio.
+
+A thin front end, like the CLI: every tool is one library call whose result is the same
+JSON object the matching CLI command prints with ``--json`` (memx_cli/jsonout.py). One
+``MemoryService`` lives as long as the server, so the search indexes stay open (a warm
+``Searcher``) and the agent's name, role and session are fixed when the server starts.
+A library error becomes an MCP error carrying the CLI's one-line message.
+
+Imported only by `memx mcp`: the MCP SDK costs ~0.3 s to import and nothing else needs it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from pydantic import Field
+
+from memx_cli import __version__
+from memx_cli.agents import access, notes, policy, session
+from memx_cli.errors import EXIT_INTERNAL, MemxError
+from memx_cli.generator import context
+from memx_cli.jsonout import (
+    conflict_json,
+    search_json,
+    sweep_json,
+    verify_json,
+    write_json,
+)
+from memx_cli.store.repo import Repo
+
+T = TypeVar("T")
+INSTRUCTIONS = (
+    "Long-term memory of this git repository (memx). Search memory before answering "
+    "questions about the codebase, its conventions or past decisions, and before "
+    "re-investigating a failure; propose a fact when you learn something a later session "
+    "would need (a cause, a fix, a convention, a decision). Keep your own progress in "
+    "your notes; follow every policy in get_context.")
+
+
+class MemoryService:
+    """What one server keeps between calls. Each method returns plain JSON data."""
+
+    def __init__(self, repo: Repo, agent: str | None = None, role: str | None = None,
+                 session_name: str | None = None):
+        from memx_cli.generator.search import Searcher
+
+        self.repo = repo.require_store()
+        self.agent = notes.agent_name(agent)
+        self.role = access.current_role(role)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        self.session = session.session_name(session_name) if session_name else f"mcp-{stamp}"
+        self.searcher = Searcher(self.repo)
+        self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run one library call; MemxError -> an MCP error with the CLI's message."""
+        with self._lock:
+            try:
+                return fn()
+            except MemxError as exc:
+                code = INTERNAL_ERROR if exc.exit_code == EXIT_INTERNAL else INVALID_PARAMS
+                raise MCPError(code, str(exc)) from None
+
+    def search(self, query: str, mode: str, scope: str | None, limit: int) -> dict[str, Any]:
+        result = self.searcher.search(query, mode=mode, scope=scope, limit=limit)
+        grants = access.load(self.repo)
+        result.hits = [h for h in result.hits if grants.can_read(self.role, h.doc.get("domain"))]
+        return search_json(result)
+
+    def context(self, task: str, budget: int | None) -> dict[str, Any]:
+        pre = context.build(self.repo, task, agent=self.agent, role=self.role, budget=budget,
+                            searcher=self.searcher)
+        return {"context": context.to_json(pre)}
+
+    def propose(self, proposal: policy.Proposal) -> dict[str, Any]:
+        return write_json(policy.propose(self.repo, proposal, role=self.role))
+
+    def supersede(self, old_id: str, content: str, kind: str) -> dict[str, Any]:
+        return write_json(policy.supersede(self.repo, old_id, content, kind, role=self.role))
+
+    def remember(self, content: str, mark: bool) -> dict[str, Any]:
+        item = session.remember(self.repo, content, self.session, mark)
+        return {"remembered": {"id": item.id, "text": item.text, "sessions": list(item.sessions),
+                               "count": item.count, "marked": item.marked}}
+
+    def notes(self, text: str, replace: bool) -> dict[str, Any]:
+        body = (notes.write(self.repo, text, self.agent) if replace
+                else notes.append(self.repo, text, self.agent))
+        return {"notes": {"agent": self.agent, "text": body}}
+
+    def conflicts(self, scan: bool) -> dict[str, Any]:
+        from memx_cli.curator.review import conflicts
+
+        pairs, _ = conflicts(self.repo, scan=scan)
+        return {"conflicts": [conflict_json(p) for p in pairs]}
+
+    def sweep(self, dry_run: bool) -> dict[str, Any]:
+        from memx_cli.decay.sweep import sweep
+
+        return {"sweep": sweep_json(sweep(self.repo, dry_run=dry_run))}
+
+    def consolidate(self, dry_run: bool) -> dict[str, Any]:
+        return {"consolidated": session.consolidation_json(
+            session.consolidate(self.repo, dry_run=dry_run))}
+
+    def verify(self, stale_only: bool) -> dict[str, Any]:
+        from memx_cli.anchors.verify import verify_all
+
+        return verify_json(verify_all(self.repo), stale_only)
+
+
+Text = Annotated[str, Field(min_length=1, max_length=100_000)]
+MemoryId = Annotated[str, Field(description="A memory id or a unique prefix of one.")]
+Domain = Annotated[str | None, Field(description="conventions, decisions, codebase, ...")]
+
+
+def build_server(service: MemoryService) -> MCPServer:
+    server: MCPServer = MCPServer("memx", version=__version__, instructions=INSTRUCTIONS)
+    call = service.call
+
+    @server.tool()
+    def search_memory(
+            query: Text,
+            mode: Literal["keyword", "semantic", "hybrid"] = "hybrid",
+            scope: Annotated[str | None, Field(description="project (default), global, "
+                                               "workspace or workspace:NAME")] = None,
+            limit: Annotated[int, Field(ge=1, le=100)] = 5) -> dict[str, Any]:
+        """Search long-term memory. hybrid (default) blends words and meaning; keyword is
+        full text only; semantic fuses full text and vectors by rank. Results carry
+        anchor verification (verified / stale / unverifiable)."""
+        return call(lambda: service.search(query, mode, scope, limit))
+
+    @server.tool()
+    def get_context(task: Text,
+                    budget: Annotated[int | None, Field(ge=200)] = None) -> dict[str, Any]:
+        """The preamble for a task: every active policy, your working notes and up to 5
+        keyword-matched facts (tasks of 20+ characters). Verify load-bearing items with
+        search_memory."""
+        return call(lambda: service.context(task, budget))
+
+    @server.tool()
+    def propose_fact(content: Text, domain: Domain = None, topic: str | None = None,
+                     tags: list[str] | None = None, scope: str = "project") -> dict[str, Any]:
+        """Add a fact (something true about this repository). Duplicates are merged and
+        contradictions recorded, as for `memx add`; the result says which."""
+        return call(lambda: service.propose(policy.Proposal(
+            content, "fact", domain, topic, tuple(tags or ()), scope, veracity="inferred")))
+
+    @server.tool()
+    def supersede_fact(old_id: MemoryId, content: Text) -> dict[str, Any]:
+        """Replace a fact that is no longer true; the old one is kept, marked superseded."""
+        return call(lambda: service.supersede(old_id, content, "fact"))
+
+    @server.tool()
+    def propose_policy(rule: Text, domain: Domain = None, topic: str | None = None,
+                       for_role: Annotated[str | None, Field(
+                           description="whom the rule addresses (shown, not enforced)")] = None
+                       ) -> dict[str, Any]:
+        """Add a policy: a rule pushed to every agent's context. Needs write access to the
+        domain when the server runs with a role."""
+        return call(lambda: service.propose(policy.Proposal(
+            rule, "policy", domain, topic, required_role=for_role, veracity="inferred")))
+
+    @server.tool()
+    def supersede_policy(old_id: MemoryId, rule: Text) -> dict[str, Any]:
+        """Replace a policy by a new rule (same domain); the old one is kept, superseded."""
+        return call(lambda: service.supersede(old_id, rule, "policy"))
+
+    @server.tool()
+    def remember(content: Text, mark: bool = False) -> dict[str, Any]:
+        """Keep an item for this session only. consolidate_memory promotes it to a fact
+        once it recurs in another session, or at once when mark is true."""
+        return call(lambda: service.remember(content, mark))
+
+    @server.tool()
+    def record_observation(observation: Text) -> dict[str, Any]:
+        """Append a dated line to your private working notes (shown in your context)."""
+        return call(lambda: service.notes(observation, replace=False))
+
+    @server.tool()
+    def update_my_notes(notes_text: Annotated[str, Field(max_length=100_000)]) -> dict[str, Any]:
+        """Replace your private working notes (what you are in the middle of)."""
+        return call(lambda: service.notes(notes_text, replace=True))
+
+    @server.tool()
+    def list_memory_conflicts(scan: bool = True) -> dict[str, Any]:
+        """Recorded conflicts, plus (scan) contradictions found among similar memories,
+        each with a suggested resolution."""
+        return call(lambda: service.conflicts(scan))
+
+    @server.tool()
+    def run_decay_sweep(dry_run: bool = False) -> dict[str, Any]:
+        """Archive memories the forgetting curve let go (files move to .memx/archive/)."""
+        return call(lambda: service.sweep(dry_run))
+
+    @server.tool()
+    def consolidate_memory(dry_run: bool = False) -> dict[str, Any]:
+        """Promote recurring or marked session items to facts, merge near-duplicate
+        facts, prune stale session items."""
+        return call(lambda: service.consolidate(dry_run))
+
+    @server.tool()
+    def verify_memory(stale_only: bool = False) -> dict[str, Any]:
+        """Check every anchored memory against the working tree."""
+        return call(lambda: service.verify(stale_only))
+
+    return server
+
+
+def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None:
+    """Run the server on stdin/stdout until the client closes the connection."""
+    build_server(MemoryService(repo, agent, role)).run("stdio")

@@ -1,0 +1,109 @@
+"""Facts and policies as agents write them (SPEC 5, SPEC 7): propose, supersede, list,
+deactivate. Every write goes through the ACE write path (sanitizer, Curator, store),
+like `memx add`; proposing or superseding a policy first checks the role's grant on
+the policy's domain (access.py). Fact writes are not gated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memx_cli.agents import access
+from memx_cli.clock import now_iso
+from memx_cli.errors import MemxError
+from memx_cli.operations import write as ace
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory
+from memx_cli.store.queries import find, load_visible
+from memx_cli.store.records import WriteResult, build
+from memx_cli.store.repo import Repo
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What an agent wants remembered."""
+
+    content: str
+    kind: str = "fact"
+    domain: str | None = None
+    topic: str | None = None
+    tags: tuple[str, ...] = ()
+    scope: str = "project"
+    required_role: str | None = None
+    veracity: str = "stated"
+
+
+def _build(repo: Repo, proposal: Proposal) -> Memory:
+    if proposal.required_role is not None:
+        access.current_role(proposal.required_role)  # the same one-word check as --role
+    mem = build(proposal.content, kind=proposal.kind, scope=repo.normalize_scope(proposal.scope),
+                tags=proposal.tags, domain=proposal.domain, topic=proposal.topic,
+                veracity=proposal.veracity)
+    return mem.replace(required_role=proposal.required_role) if proposal.kind == "policy" else mem
+
+
+def propose(repo: Repo, proposal: Proposal, role: str | None = None) -> WriteResult:
+    """Write a new fact or policy (a policy needs write on its domain)."""
+    repo.require_store()
+    if proposal.kind == "policy":
+        access.require_policy_write(repo, access.current_role(role), proposal.domain)
+    [result] = ace.write(repo, [_build(repo, proposal)])
+    return result
+
+
+def supersede(repo: Repo, old_prefix: str, content: str, kind: str,
+              role: str | None = None) -> WriteResult:
+    """Replace memory OLD by a new one saying ``content`` (SPEC 3.2: never overwrite).
+
+    The new memory keeps OLD's kind, domain, topic, scope and tags and goes through the
+    Curator; whichever memory holds the text afterwards (the new one, or an existing
+    duplicate it merged into) supersedes OLD, and OLD gets ``superseded_by``.
+    """
+    repo.require_store()
+    store, old = find(repo, old_prefix)
+    if old.kind != kind:
+        raise MemxError(f"{old.id} is a {old.kind}, not a {kind}; use supersede_{old.kind}")
+    if old.superseded_by:
+        raise MemxError(f"{old.id} is already superseded by {old.superseded_by}; supersede "
+                        "that one instead")
+    if kind == "policy":
+        access.require_policy_write(repo, access.current_role(role), old.domain)
+    new = _build(repo, Proposal(content, kind, old.domain, old.topic, old.tags, old.scope,
+                                old.required_role))
+    stamp = now_iso()
+    # Mark OLD first: the Curator then neither merges the new text into it nor records
+    # a conflict with it (it compares current memories only).
+    store.write(old.replace(superseded_by=new.id, updated_at=stamp))
+    try:
+        [result] = ace.write(repo, [new.replace(supersedes=(old.id,))])
+    except BaseException:
+        store.write(old)
+        raise
+    holder = result.memory
+    if holder.id != new.id:  # merged into / skipped: the existing memory holds the text
+        target = repo.store_for(holder.scope)
+        linked = holder.supersedes + (() if old.id in holder.supersedes else (old.id,))
+        holder = holder.replace(supersedes=linked, updated_at=stamp)
+        target.write(holder)
+        store.write(old.replace(superseded_by=holder.id, updated_at=stamp))
+        result = WriteResult(result.action, holder, target.path_for(holder.id), result.other)
+    return result
+
+
+def policies(repo: Repo, include_inactive: bool = False) -> list[tuple[Store, Memory]]:
+    """Every current policy (not superseded), active ones only unless asked."""
+    found, _ = load_visible(repo)
+    return [(s, m) for s, m in found if m.kind == "policy" and not m.superseded_by
+            and (m.active or include_inactive)]
+
+
+def deactivate(repo: Repo, prefix: str, active: bool = False) -> Memory:
+    """Switch a policy off (or back on): it stays in the store, out of every preamble."""
+    store, mem = find(repo, prefix)
+    if mem.kind != "policy":
+        raise MemxError(f"{mem.id} is a fact, not a policy; only policies can be deactivated")
+    if mem.active == active:
+        return mem
+    changed = mem.replace(active=active, updated_at=now_iso())
+    store.write(changed)
+    return changed

@@ -1,0 +1,1 @@
+"""Git integration (SPEC 6): hook shims, what each hook does, and ``memx diff`` for review."""

@@ -1,0 +1,399 @@
+"""What each git hook does: the body of the hidden ``memx hook-impl TYPE`` (SPEC 6).
+
+- ``post-commit``: the shim queues the new commit (an empty file named by its sha under
+  ``.memx/local/queue/``) and starts ``hook-impl post-commit`` in the background, which,
+  one run at a time, gives each queued commit to the Reflector (message, changed files
+  with status, diff stat, the diffs of small config and manifest files) and stores what
+  it finds through the ordinary ACE write path (sanitize, anchor, curate) as new files,
+  left uncommitted for the author to review. Why in the background: importing the
+  Reflector alone costs more than the hook's budget (SPEC 11: p50 <= 150 ms), and
+  curating against a large store loads the embedding model. A commit leaves the queue
+  only once its memories are written, so a run that dies loses nothing: the next post-*
+  hook starts another.
+- ``post-merge`` / ``post-checkout`` / ``post-rewrite`` bring the search index up to date
+  when ``.memx/`` changed (one ``git diff`` when it did not).
+- ``pre-commit`` checks the *staged* content of ``.memx/`` files: memory files must be
+  valid, and no file may hold a merge-conflict marker or a secret the write path would
+  have masked (the second line of defence for hand-edited files, SPEC 10).
+
+post-* hooks never break git: an error is logged to ``.memx/local/hooks.log`` and the hook
+reports success, silently. post-commit skips commits that a rebase, cherry-pick or revert
+replays (the shim does not queue them: they were reflected on when first made), merges,
+commits of memory files only and amends that keep the message and files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memx_cli import git
+from memx_cli.errors import MemxError
+from memx_cli.store.repo import Repo
+
+if TYPE_CHECKING:
+    from memx_cli.privacy.sanitizer import Sanitizer
+    from memx_cli.store.memory import Problem
+    from memx_cli.store.records import WriteResult
+
+POST_HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+LOG_NAME = "hooks.log"
+STATE_NAME = "hooks-state.json"
+QUEUE_NAME = "queue"
+MAX_LOG_BYTES = 256_000
+MEMORY_DIRS = [".memx/memories", ".memx/archive"]
+# Diffs read for the Reflector: only small config/manifest files, only a few per commit.
+MAX_DIFF_LINES = 400
+MAX_DIFFS = 4
+REMEMBERED_KEYS = 200  # commits (message + files) already reflected on: an amend is not new
+# A second background run waits for the first (which may be building the index) rather
+# than give up: waiting costs nothing in the background.
+BACKGROUND_WAIT_SECONDS = 600.0
+_MANIFEST_NAMES = ("package.json", "pyproject.toml", "Cargo.toml", "go.mod", "Gemfile")
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")  # reflector.sanitizer.PLACEHOLDER
+
+
+@dataclass(frozen=True)
+class HookResult:
+    messages: tuple[str, ...] = ()  # lines for standard error
+    error: str | None = None  # set: the check failed (exit 1) with this summary
+
+
+def run(hook: str, args: Sequence[str], cwd: Path) -> HookResult:
+    if hook == "pre-commit":
+        return check_staged(Repo.discover(cwd))
+    if hook in _POST:
+        return _guarded(hook, args, cwd)
+    raise MemxError(f"unknown hook {hook!r}; expected one of pre-commit, {', '.join(POST_HOOKS)}")
+
+
+def _guarded(hook: str, args: Sequence[str], cwd: Path) -> HookResult:
+    """Run a post-* hook (or the background run); whatever happens, git sees success."""
+    repo: Repo | None = None
+    handlers: list[logging.Handler] = []
+    memx_log = logging.getLogger("memx")
+    try:
+        repo = Repo.discover(cwd)
+        if not _has_store(repo):
+            return HookResult()
+        # Library notices ("rebuilding the index") go to the log file, not the terminal.
+        handlers, memx_log.handlers = memx_log.handlers, [_LogHandler(repo, hook)]
+        return _POST[hook](repo, list(args))
+    except BaseException as exc:  # noqa: BLE001 - SPEC 6: a post-* hook never breaks git
+        if repo is not None and _has_store(repo):
+            detail = "".join(traceback.format_exception(exc)).rstrip()
+            try:
+                log_line(repo, hook, f"error: {type(exc).__name__}: {exc}\n{detail}")
+            except OSError:
+                pass
+        return HookResult()
+    finally:
+        if handlers:
+            memx_log.handlers = handlers
+
+
+def _has_store(repo: Repo) -> bool:
+    """A store, or a committed ``.memx/`` whose ``memories/`` is still empty (git does not
+    keep empty directories, so a fresh clone or worktree has none)."""
+    return repo.store.exists() or (repo.store.root / "config.yaml").is_file()
+
+
+class _LogHandler(logging.Handler):
+    def __init__(self, repo: Repo, hook: str):
+        super().__init__()
+        self.repo, self.hook = repo, hook
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            log_line(self.repo, self.hook, record.getMessage())
+        except OSError:
+            pass
+
+
+def log_line(repo: Repo, hook: str, text: str) -> None:
+    """Append to ``.memx/local/hooks.log`` (kept under MAX_LOG_BYTES: the newest half)."""
+    path = repo.store.local_dir / LOG_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+        path.write_bytes(path.read_bytes()[-MAX_LOG_BYTES // 2:])
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(f"{stamp} {hook}: {text}\n")
+
+
+# ---------------------------------------------------------------- queue (per clone)
+
+
+def queue_dir(repo: Repo) -> Path:
+    """One empty file per commit to reflect on, named by its sha (the shim creates them)."""
+    return repo.store.local_dir / QUEUE_NAME
+
+
+def queued(repo: Repo) -> list[str]:
+    """Commits the post-commit shim queued that are not reflected on yet, oldest first."""
+    try:
+        entries = [e for e in os.scandir(queue_dir(repo)) if _SHA.fullmatch(e.name)]
+    except FileNotFoundError:
+        return []
+    return [e.name for e in sorted(entries, key=lambda e: (e.stat().st_mtime_ns, e.name))]
+
+
+def _reflected(repo: Repo) -> list[str]:
+    """Keys (message + files) of the last commits reflected on: an amend is not new."""
+    try:
+        data = json.loads((repo.store.local_dir / STATE_NAME).read_bytes())
+    except (OSError, ValueError):
+        return []
+    keys = data.get("reflected") if isinstance(data, dict) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
+
+
+def _remember(repo: Repo, key: str) -> None:
+    from memx_cli.fsutil import atomic_write
+
+    keys = (_reflected(repo) + [key])[-REMEMBERED_KEYS:]
+    atomic_write(repo.store.local_dir / STATE_NAME, json.dumps({"reflected": keys}).encode())
+
+
+def _start_background(repo: Repo) -> None:
+    """``memx hook-impl post-commit``, detached from git, the terminal and their pipes."""
+    env = {k: v for k, v in os.environ.items() if k != "GIT_INDEX_FILE"}  # may be temporary
+    subprocess.Popen([sys.executable, "-m", "memx_cli", "hook-impl", "post-commit"],
+                     cwd=repo.worktree, env=env, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+
+
+# ---------------------------------------------------------------- post-commit (background)
+
+
+def _wants_diff(path: str) -> bool:
+    from memx_cli.reflector.commit import CONFIG_FILE
+
+    name = path.rsplit("/", 1)[-1]
+    return bool(CONFIG_FILE.search(path) or name in _MANIFEST_NAMES
+                or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
+
+
+def _diffstat(files: Sequence[tuple[str, str, int, int]]) -> str:
+    added, deleted = sum(f[2] for f in files), sum(f[3] for f in files)
+    return (f" {len(files)} file{'s' if len(files) != 1 else ''} changed, {added} "
+            f"insertion{'s' if added != 1 else ''}(+), {deleted} "
+            f"deletion{'s' if deleted != 1 else ''}(-)")
+
+
+def reflect_on(repo: Repo, sha: str,
+               reflected: Sequence[str]) -> tuple[str | None, list[WriteResult]]:
+    """(key, write results) for one commit; key None when the commit is not one to learn
+    from (a merge, memory files only, or ACE off)."""
+    from memx_cli.operations import write as ace
+    from memx_cli.operations.reflect import reflect_commit
+
+    sha, parents, message, files = git.commit_files(repo.worktree, sha)
+    code = [f for f in files if not f[1].startswith(".memx/")]
+    if len(parents) > 1 or (files and not code) or not repo.config["ace.enabled"]:
+        return None, []  # a merge, or a commit of memory files only (the review flow)
+    key = hashlib.sha1(json.dumps([message.strip(), [f[:2] for f in code]]).encode()).hexdigest()
+    if key in reflected:
+        return key, []  # an amend of a commit already reflected on
+    small: dict[str, str] = {}
+    for status, path, added, deleted in code:
+        if len(small) < MAX_DIFFS and _wants_diff(path) and added + deleted <= MAX_DIFF_LINES:
+            small[path] = git.commit_diff(repo.worktree, sha, path)
+    found = reflect_commit(repo, message, [f[:2] for f in code], _diffstat(code), small,
+                           sha=sha)
+    if found and not repo.store.exists():
+        repo.store.create()  # a clone of a store whose memories/ folder was still empty
+    return key, ace.write(repo, found) if found else []
+
+
+def post_commit(repo: Repo, args: list[str]) -> HookResult:
+    """The background run the shim starts: every queued commit, oldest first, through the
+    Reflector and the ACE write path; then the index. One run at a time."""
+    from memx_cli.errors import LockTimeoutError
+    from memx_cli.fsutil import locked
+
+    with locked(repo.store.local_dir / "background.lock", wait=BACKGROUND_WAIT_SECONDS):
+        while True:
+            shas = queued(repo)
+            if not shas:
+                break
+            for sha in shas:
+                try:
+                    key, results = reflect_on(repo, sha, _reflected(repo))
+                except LockTimeoutError:
+                    raise  # another writer is busy: the commit stays queued for the next run
+                except Exception as exc:  # noqa: BLE001 - one bad commit must not block the rest
+                    log_line(repo, "post-commit", f"{sha[:12]}: not reflected on: "
+                                                  f"{type(exc).__name__}: {exc}")
+                    key, results = None, []
+                if key is not None:
+                    _remember(repo, key)
+                (queue_dir(repo) / sha).unlink(missing_ok=True)
+                for result in results:
+                    log_line(repo, "post-commit", f"{sha[:12]}: {result.message} "
+                                                  f"{repo.store.display(result.path)}")
+        _sync_index(repo)
+    return HookResult()
+
+
+# ---------------------------------------------------------------- index refresh
+
+
+def _sync_index(repo: Repo) -> None:
+    """Update an existing index now (embedding included); a store never searched has no
+    index yet and its first search builds one, so there is nothing to keep fresh."""
+    from memx_cli.index import StoreIndex
+
+    index = StoreIndex(repo.store, repo.config["embedding.model"])
+    if index.manifest_path.exists():
+        index.sync()
+
+
+def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
+    if queued(repo):
+        _start_background(repo)  # a background run died: start another
+    if hook == "post-checkout" and git.sequence_in_progress(repo.worktree):
+        return HookResult()  # the rebase's post-rewrite refreshes once at the end
+    span = None
+    if hook == "post-checkout" and len(args) >= 3 and args[2] == "1":
+        span = (args[0], args[1])
+    elif hook == "post-merge" and args[:1] != ["1"]:  # a squash merge leaves HEAD alone
+        span = ("ORIG_HEAD", "HEAD")
+    if span is not None:
+        try:
+            if not git.changed_paths(repo.worktree, span[0], span[1], MEMORY_DIRS):
+                return HookResult()  # cheap: nothing under .memx/ moved
+        except MemxError:
+            pass  # e.g. no ORIG_HEAD: let the index compare the files itself
+    _sync_index(repo)
+    return HookResult()
+
+
+_POST: dict[str, Callable[[Repo, list[str]], HookResult]] = {
+    "post-commit": post_commit,
+    "post-merge": lambda repo, args: refresh(repo, args, "post-merge"),
+    "post-checkout": lambda repo, args: refresh(repo, args, "post-checkout"),
+    "post-rewrite": lambda repo, args: refresh(repo, args, "post-rewrite"),
+}
+
+
+# ---------------------------------------------------------------- pre-commit
+
+
+def _new_secrets(text: str, sanitizer: Sanitizer) -> list[str]:
+    """Kinds the sanitizer masks in ``text``; placeholders already there do not count."""
+    before = Counter(_PLACEHOLDER.findall(text))
+    found = []
+    for kind in _PLACEHOLDER.findall(sanitizer.sanitize(text)):
+        if before[kind]:
+            before[kind] -= 1
+        else:
+            found.append(kind)
+    return found
+
+
+def check_content(path: str, data: bytes, sanitizer: Sanitizer,
+                  secrets_only: bool = False) -> list[Problem]:
+    """Problems of one ``.memx/`` file (``path`` relative to the work tree)."""
+    from memx_cli.errors import InvalidMemoryError
+    from memx_cli.store import memory as memfmt
+    from memx_cli.store.files import _problem_from
+    from memx_cli.store.memory import Problem
+
+    parts = path.split("/")
+    if len(parts) > 2 and parts[1] in ("local", "cache") and not secrets_only:
+        return [Problem(path, None, f"per-clone state is never committed; unstage it: "
+                                    f"git rm --cached {path}")]
+    problems: list[Problem] = []
+    memory_file = len(parts) == 3 and parts[1] in ("memories", "archive") and path.endswith(".yaml")
+    text = data.decode("utf-8", "replace")
+    if memory_file and not secrets_only:
+        try:
+            mem = memfmt.load(data, path)
+            if mem.id != parts[2][:-5]:
+                problems.append(Problem(path, 2, f"id {mem.id} does not match the file name; "
+                                                 f"rename the file to {mem.id}.yaml"))
+        except InvalidMemoryError as exc:
+            problems.append(_problem_from(exc, path))
+    elif not secrets_only:
+        marker = memfmt.find_conflict_marker(text)
+        if marker is not None:
+            problems.append(Problem(path, marker, "merge-conflict marker; resolve the conflict, "
+                                                  "then stage the file again"))
+    if _new_secrets(text, sanitizer):
+        for number, line in enumerate(text.splitlines(), 1):
+            for kind in _new_secrets(line, sanitizer):
+                problems.append(Problem(path, number, f"secret ({kind}); remove it, then "
+                                                      "stage the file again"))
+    return problems
+
+
+def _verdict(problems: list[Problem], checked: int, what: str) -> HookResult:
+    if not problems:
+        return HookResult()
+    return HookResult(tuple(str(p) for p in problems),
+                      f"{len(problems)} problem(s) in {checked} {what}")
+
+
+def _sanitizer(repo: Repo) -> Sanitizer:
+    """The repository's sanitizer; the built-in patterns when the configuration itself is
+    broken (a conflict marker in config.yaml is one of the problems this check reports)."""
+    from memx_cli.errors import ConfigError
+    from memx_cli.privacy.sanitizer import cached, for_config
+
+    try:
+        return for_config(repo.config)
+    except ConfigError:
+        return cached(())
+
+
+def check_staged(repo: Repo) -> HookResult:
+    """The pre-commit check, on what is staged (not on the work tree)."""
+    changed = git.changed_paths(repo.worktree, None, "index", [".memx/"])
+    paths = [p for status, p in changed if status != "D"]
+    if not paths:
+        return HookResult()
+    blobs = git.read_blobs(repo.worktree, [f":{p}" for p in paths])
+    sanitizer = _sanitizer(repo)
+    problems: list[Problem] = []
+    for path in paths:
+        data = blobs[f":{path}"]
+        if data is not None:
+            problems += check_content(path, data, sanitizer)
+    result = _verdict(problems, len(paths), "staged .memx/ file(s)")
+    if result.error:
+        result = HookResult(result.messages, result.error + "; commit blocked (fix and "
+                            "stage again, or skip this check once: git commit --no-verify)")
+    return result
+
+
+def check_files(repo: Repo, files: Sequence[Path], secrets_only: bool) -> HookResult:
+    """The same check on named files as they are on disk (the pre-commit framework)."""
+    sanitizer = _sanitizer(repo)
+    problems: list[Problem] = []
+    for path in files:
+        absolute = path.resolve()
+        try:
+            shown = absolute.relative_to(repo.worktree.resolve()).as_posix()
+        except ValueError:
+            shown = str(path)
+        try:
+            data = absolute.read_bytes()
+        except OSError as exc:
+            raise MemxError(f"{shown}: cannot read: {exc.strerror}") from None
+        problems += check_content(shown, data, sanitizer, secrets_only)
+    return _verdict(problems, len(files), "file(s) checked")

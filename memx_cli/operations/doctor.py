@@ -1,0 +1,89 @@
+"""``memx doctor``: what is installed, what state the store, indexes and hooks are in."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+from typing import Any
+
+from memx_cli import __version__, git
+from memx_cli.errors import ConfigError, MemxError
+from memx_cli.operations.validate import check_config, check_store
+from memx_cli.store.repo import Repo
+
+PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy")
+GIT_HOOKS = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
+HOOK_MARKER = "memx-hook"
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def diagnose(repo: Repo | None) -> dict[str, Any]:
+    """A report as plain data; ``problems`` lists what needs attention."""
+    import yaml
+
+    report: dict[str, Any] = {
+        "versions": {
+            "memx": __version__,
+            "python": platform.python_version(),
+            "git": git.version(),
+            **{name: _package_version(name) for name in PACKAGES},
+        },
+        "yaml_c_loader": hasattr(yaml, "CSafeLoader"),
+        "problems": [],
+    }
+    problems: list[str] = report["problems"]
+    if not hasattr(yaml, "CSafeLoader"):
+        problems.append("PyYAML has no C loader: reading memories is ~9x slower")
+    if repo is None:
+        problems.append("not inside a git repository")
+        return report
+    store = repo.store
+    info: dict[str, Any] = {"path": str(store.root), "initialized": store.exists()}
+    report["store"] = info
+    if not store.exists():
+        problems.append("no .memx/ store; run memx init")
+    else:
+        checked = check_store(store)
+        info["memories"] = len(store.files())
+        info["archived"] = len(store.files(archived=True))
+        info["invalid_files"] = len(checked.problems)
+        problems.extend(str(p) for p in checked.problems)
+        config_problems = [str(p) for p in check_config(repo)]
+        problems.extend(config_problems)
+        if not config_problems:  # the files are fine; environment variables may not be
+            try:
+                repo.config  # noqa: B018 - loading it is the check
+            except ConfigError as exc:
+                problems.append(str(exc))
+    report["global_store"] = {"path": str(repo.global_store.root),
+                              "memories": len(repo.global_store.files())}
+    report["index"] = _index_state(repo)
+    report["hooks"] = _hook_state(repo)
+    return report
+
+
+def _index_state(repo: Repo) -> dict[str, Any]:
+    manifest = repo.store.cache_dir / "manifest.json"
+    return {"path": str(repo.store.cache_dir), "built": manifest.exists()}
+
+
+def _hook_state(repo: Repo) -> dict[str, str]:
+    try:
+        directory = git.hooks_dir(repo.worktree)
+    except MemxError:
+        return {}
+    state = {}
+    for name in GIT_HOOKS:
+        path = directory / name
+        if not path.exists():
+            state[name] = "absent"
+        else:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            state[name] = "memx" if HOOK_MARKER in text else "other"
+    return state

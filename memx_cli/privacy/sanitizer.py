@@ -1,0 +1,117 @@
+"""PrivacySanitizer (SPEC 3.1, SPEC 10): mask secrets and personal data before anything is
+stored or sent to an LLM. Every match becomes a typed placeholder, ``[REDACTED:kind]``.
+
+It runs on every ACE write (``ace.write``), whatever produced the memory: ``memx add``,
+import, ingest, run. It fails closed: an error while sanitizing raises ``SanitizeError``
+and the caller stores nothing. Users add their own patterns with
+``ace.reflector.custom_patterns`` (a list of ``{name, pattern}``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from memx_cli.errors import EXIT_INTERNAL, MemxError
+from memx_cli.reflector.patterns import PATTERNS, Pattern
+from memx_cli.store.memory import Anchor, Memory
+
+PLACEHOLDER = "[REDACTED:{kind}]"
+_DIGIT = re.compile(r"\d")
+
+
+class SanitizeError(MemxError):
+    """Sanitizing failed, so nothing may be stored (fail closed)."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class Sanitizer:
+    """Masks every pattern in turn; placeholders never match a later pattern."""
+
+    def __init__(self, custom: Sequence[Mapping[str, str]] = ()):
+        extra = []
+        for item in custom:
+            regex = re.compile(item["pattern"])
+            extra.append(Pattern(item["name"], regex, 1 if regex.groups else 0))
+        self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra)
+
+    def sanitize(self, text: str) -> str:
+        """The text with every secret masked; raises SanitizeError if anything goes wrong."""
+        try:
+            lowered = text.lower()
+            digits = bool(_DIGIT.search(text))
+            for pattern in self.patterns:
+                guard = pattern.guard
+                if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
+                    continue  # cannot match: skip the regex (most text has no secret at all)
+                text = pattern.regex.sub(functools.partial(_mask, pattern), text)
+        except Exception as exc:  # noqa: BLE001 - fail closed, whatever went wrong
+            raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "
+                                "nothing stored") from exc
+        return text
+
+    def findings(self, text: str) -> list[str]:
+        """Kinds found in ``text``, in order (for tests and reports)."""
+        return re.findall(r"\[REDACTED:([a-z0-9_]+)\]", self.sanitize(text))
+
+
+def _mask(pattern: Pattern, match: re.Match[str]) -> str:
+    if pattern.check is not None and not pattern.check(match):
+        return match.group(0)
+    placeholder = PLACEHOLDER.format(kind=pattern.kind)
+    if pattern.group == 0:
+        return placeholder
+    start, end = match.span(pattern.group)
+    base = match.start()
+    whole = match.group(0)
+    return whole[:start - base] + placeholder + whole[end - base:]
+
+
+@functools.lru_cache(maxsize=8)
+def cached(custom: tuple[tuple[str, str], ...]) -> Sanitizer:
+    return Sanitizer([{"name": n, "pattern": p} for n, p in custom])
+
+
+def for_config(config: Any) -> Sanitizer:
+    """The sanitizer a repository's configuration asks for (cached per pattern set)."""
+    raw = config["ace.reflector.custom_patterns"] or []
+    return cached(tuple((item["name"], item["pattern"]) for item in raw))
+
+
+def sanitize_memory(mem: Memory, sanitizer: Sanitizer) -> Memory:
+    """Every free-text field of a memory, masked. Raises SanitizeError (fail closed)."""
+    clean = sanitizer.sanitize
+
+    def many(values: Iterable[str]) -> tuple[str, ...]:
+        return tuple(clean(v) for v in values)
+
+    try:
+        anchors = tuple(
+            Anchor(a.path, a.start_line, a.end_line, a.hash,
+                   clean(a.snippet) if a.snippet else a.snippet, a.commit)
+            for a in mem.anchors)
+        return mem.replace(
+            content=clean(mem.content),
+            domain=clean(mem.domain) if mem.domain else mem.domain,
+            topic=clean(mem.topic) if mem.topic else mem.topic,
+            tags=many(mem.tags), tools=many(mem.tools), entities=many(mem.entities),
+            source=_deep(mem.source, clean), anchors=anchors,
+        )
+    except SanitizeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - fail closed
+        raise SanitizeError(f"could not sanitize memory {mem.id} ({type(exc).__name__}: {exc}); "
+                            "nothing stored") from exc
+
+
+def _deep(value: Any, clean: Any) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, Mapping):
+        return {k: _deep(v, clean) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_deep(v, clean) for v in value]
+    return value

@@ -1,0 +1,200 @@
+"""The memory store: a directory of YAML files, the only source of truth (SPEC 2).
+
+A ``Store`` is one directory with ``memories/``, ``archive/``, ``local/`` and
+``cache/``: the project's ``.memx/`` or the user's global store. Writes are atomic and
+hold the store lock; reads never modify tracked files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError
+from memx_cli.fsutil import atomic_write, locked
+from memx_cli.store import memory as memfmt
+from memx_cli.store.ids import ID_LENGTH, abbreviate, normalize_prefix
+from memx_cli.store.memory import Memory, Problem
+
+GITIGNORE = "# memx: per-clone state and derived indexes, never committed\nlocal/\ncache/\nconfig.local.yaml\n"
+MAX_FILE_BYTES = 1_000_000  # a memory is a paragraph; anything this big is not one
+
+
+@dataclass
+class Loaded:
+    """Every memory that parsed, and a problem for every file that did not."""
+
+    memories: list[Memory] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class Store:
+    def __init__(self, root: Path, label: str, display_base: Path | None = None):
+        self.root = root
+        self.label = label  # "project" or "global"
+        self._display_base = display_base
+
+    # ------------------------------------------------------------ layout
+
+    @property
+    def memories_dir(self) -> Path:
+        return self.root / "memories"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.root / "archive"
+
+    @property
+    def local_dir(self) -> Path:
+        return self.root / "local"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.root / "cache"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.local_dir / "write.lock"
+
+    def exists(self) -> bool:
+        # git does not keep an empty memories/ folder: a fresh clone of a repository
+        # with no memory yet has only .memx/config.yaml, and that is a store too.
+        return self.memories_dir.is_dir() or (self.root / "config.yaml").is_file()
+
+    def display(self, path: Path) -> str:
+        """A path as users should see it: relative to the work tree when inside it."""
+        if self._display_base is not None:
+            with contextlib.suppress(ValueError):
+                return path.relative_to(self._display_base).as_posix()
+        return str(path)
+
+    def create(self) -> list[Path]:
+        """Create the layout; returns what was newly made. Idempotent."""
+        made = []
+        for directory in (self.root, self.memories_dir):
+            if not directory.is_dir():
+                directory.mkdir(parents=True, exist_ok=True)
+                made.append(directory)
+        ignore = self.root / ".gitignore"
+        if not ignore.exists():
+            atomic_write(ignore, GITIGNORE.encode())
+            made.append(ignore)
+        return made
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        with locked(self.lock_path):
+            yield
+
+    # ------------------------------------------------------------ reading
+
+    def files(self, archived: bool = False) -> list[Path]:
+        directory = self.archive_dir if archived else self.memories_dir
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            return []
+        # Dot files are our temporaries (and editor swap files); never memories.
+        return [directory / n for n in sorted(names) if n.endswith(".yaml") and n[0] != "."]
+
+    def ids(self, archived: bool = False) -> list[str]:
+        """The ids of the memory files, sorted (cheaper than ``files`` for large stores)."""
+        try:
+            names = os.listdir(self.archive_dir if archived else self.memories_dir)
+        except FileNotFoundError:
+            return []
+        return sorted(n[:-5] for n in names if n.endswith(".yaml") and n[0] != ".")
+
+    def read_file(self, path: Path) -> Memory:
+        try:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise InvalidMemoryError(
+                    f"{self.display(path)}: {size} bytes; too large for a memory file"
+                )
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InvalidMemoryError(f"{self.display(path)}: cannot read: {exc.strerror}") from None
+        mem = memfmt.load(data, self.display(path))
+        if path.stem != mem.id:
+            raise InvalidMemoryError(
+                f"{self.display(path)}:2: id {mem.id} does not match the file name; "
+                f"rename the file to {mem.id}.yaml"
+            )
+        return mem
+
+    def load_all(self, archived: bool = False) -> Loaded:
+        """Every memory in the store; one bad file is a problem, never a failure."""
+        result = Loaded()
+        for path in self.files(archived):
+            try:
+                result.memories.append(self.read_file(path))
+            except InvalidMemoryError as exc:
+                result.problems.append(_problem_from(exc, self.display(path)))
+        return result
+
+    def path_for(self, memory_id: str, archived: bool = False) -> Path:
+        return (self.archive_dir if archived else self.memories_dir) / f"{memory_id}.yaml"
+
+    def matching_ids(self, prefix: str, archived: bool = False) -> list[str]:
+        key = normalize_prefix(prefix)
+        return [p.stem for p in self.files(archived) if p.stem.startswith(key)]
+
+    # ------------------------------------------------------------ writing
+
+    def write(self, mem: Memory, archived: bool = False) -> Path:
+        """Write one memory atomically under the store lock."""
+        data = memfmt.dump(mem)
+        path = self.path_for(mem.id, archived)
+        with self.lock():
+            atomic_write(path, data)
+        return path
+
+    def write_many(self, memories: list[Memory]) -> None:
+        """Write several memories under one lock (each file still atomic)."""
+        with self.lock():
+            for mem in memories:
+                atomic_write(self.path_for(mem.id), memfmt.dump(mem))
+
+    def remove(self, memory_id: str) -> Path:
+        path = self.path_for(memory_id)
+        with self.lock():
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                raise NotFoundError(f"no memory {memory_id}") from None
+        return path
+
+
+def resolve(stores: list[Store], prefix: str) -> tuple[Store, str]:
+    """The store and full id a user-typed prefix names, like git resolves short shas."""
+    key = normalize_prefix(prefix)
+    if not key:
+        raise NotFoundError("empty memory id; pass an id or a unique prefix of one")
+    if len(key) > ID_LENGTH or not all(c in "0123456789abcdefghjkmnpqrstvwxyz" for c in key):
+        raise NotFoundError(f"{prefix!r} is not a memory id; ids look like 01jd3k7m2x9q...")
+    found = [(store, mid) for store in stores for mid in store.matching_ids(key)]
+    if not found:
+        raise NotFoundError(f"no memory matches {prefix!r}; see memx list")
+    if len(found) > 1:
+        shown = abbreviate([mid for _, mid in found])
+        names = ", ".join(shown[mid] for _, mid in found[:10])
+        more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+        raise AmbiguousIdError(
+            f"id prefix {prefix!r} matches {len(found)} memories: {names}{more}; type more characters"
+        )
+    return found[0]
+
+
+def _problem_from(exc: InvalidMemoryError, display: str) -> Problem:
+    """Split a ``path:line: message`` error back into its parts."""
+    text = str(exc)
+    rest = text[len(display) + 1 :] if text.startswith(display + ":") else text
+    line: int | None = None
+    head, sep, tail = rest.partition(":")
+    if sep and head.isdigit():
+        line, rest = int(head), tail
+    return Problem(display, line, rest.strip())
