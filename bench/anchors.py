@@ -93,40 +93,39 @@ def run() -> list[tuple[str, str, str]]:
     from memx_cli.anchors import verify
     from memx_cli.generator.search import Searcher
 
-    with tempfile.TemporaryDirectory(prefix="memx-bench-anchors-") as tmp:
-        with isolated_env(tmp):
-            root = Path(tmp) / "repo"
-            repo, anchor_sets = _setup(root)
-            cache = repo.store.local_dir / verify.CACHE_NAME
+    with tempfile.TemporaryDirectory(prefix="memx-bench-anchors-") as tmp, isolated_env(tmp):
+        root = Path(tmp) / "repo"
+        repo, anchor_sets = _setup(root)
+        cache = repo.store.local_dir / verify.CACHE_NAME
 
-            def check_results() -> None:  # what one search does: load, check 5, save
-                verifier = verify.verifier_for(repo)
-                for anchor_set in anchor_sets:
-                    assert verifier.verify(anchor_set).status == verify.VERIFIED
-                verifier.save()
+        def check_results() -> None:  # what one search does: load, check 5, save
+            verifier = verify.verifier_for(repo)
+            for anchor_set in anchor_sets:
+                assert verifier.verify(anchor_set).status == verify.VERIFIED
+            verifier.save()
 
-            def cold_cache() -> None:
-                cache.unlink(missing_ok=True)
-                check_results()
-
+        def cold_cache() -> None:
+            cache.unlink(missing_ok=True)
             check_results()
-            cached = _p50_ms(check_results)
-            missed = _p50_ms(cold_cache, RUNS // 4)
-            searcher = Searcher(repo)
 
-            def one_search() -> list[Any]:
-                return searcher.search("pool sizing note", mode="keyword", limit=RESULTS,
-                                       record_recalls=False).hits
+        check_results()
+        cached = _p50_ms(check_results)
+        missed = _p50_ms(cold_cache, RUNS // 4)
+        searcher = Searcher(repo)
 
-            hits = one_search()
-            assert sum(h.verification is not None for h in hits) == RESULTS
-            with_verify = _p50_ms(one_search)
-            original = Searcher._verify
-            Searcher._verify = lambda self, hit, policy: True  # type: ignore[method-assign]
-            try:
-                without = _p50_ms(one_search)
-            finally:
-                Searcher._verify = original  # type: ignore[method-assign]
+        def one_search() -> list[Any]:
+            return searcher.search("pool sizing note", mode="keyword", limit=RESULTS,
+                                   record_recalls=False).hits
+
+        hits = one_search()
+        assert sum(h.verification is not None for h in hits) == RESULTS
+        with_verify = _p50_ms(one_search)
+        original = Searcher._verify
+        Searcher._verify = lambda self, hit, policy: True  # type: ignore[method-assign]
+        try:
+            without = _p50_ms(one_search)
+        finally:
+            Searcher._verify = original  # type: ignore[method-assign]
     imports = _import_ms()
     target = f"≤ {TARGET_MS:.0f} ms"
     return [

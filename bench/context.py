@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import print_rows  # noqa: E402
-from run import SEED, isolate, log, memx, new_repo, pct, queries, synthetic_memory  # noqa: E402
+from common import print_rows
+from run import SEED, isolate, log, memx, new_repo, pct, queries, synthetic_memory
 
 TARGET_MS = 150
 POLICIES = 15

@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import (  # noqa: E402 - bench/ is not a package
+from run import (
     KS,
     LOCOMO_DIR,
     Quality,

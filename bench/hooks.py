@@ -87,19 +87,18 @@ def _wait_for_background(root: Path, timeout: float = 300.0) -> float:
 
 
 def run(memories: int = MEMORIES, runs: int = RUNS) -> list[tuple[str, str, str]]:
-    with tempfile.TemporaryDirectory(prefix="memx-bench-hooks-") as tmp:
-        with isolated_env(tmp):
-            root = Path(tmp) / "repo"
-            _setup(root, memories)
-            no_hooks = Path(tmp) / "no-hooks"
-            no_hooks.mkdir()
-            without, with_hooks, background = [], [], []
-            _commit(root, 0, no_hooks)  # warm the file system caches
-            for n in range(1, runs + 1):
-                without.append(_commit(root, 2 * n, no_hooks))
-                with_hooks.append(_commit(root, 2 * n + 1, None))
-                background.append(_wait_for_background(root))
-            made = len(list((root / ".memx" / "memories").glob("*.yaml"))) - memories
+    with tempfile.TemporaryDirectory(prefix="memx-bench-hooks-") as tmp, isolated_env(tmp):
+        root = Path(tmp) / "repo"
+        _setup(root, memories)
+        no_hooks = Path(tmp) / "no-hooks"
+        no_hooks.mkdir()
+        without, with_hooks, background = [], [], []
+        _commit(root, 0, no_hooks)  # warm the file system caches
+        for n in range(1, runs + 1):
+            without.append(_commit(root, 2 * n, no_hooks))
+            with_hooks.append(_commit(root, 2 * n + 1, None))
+            background.append(_wait_for_background(root))
+        made = len(list((root / ".memx" / "memories").glob("*.yaml"))) - memories
     plain, hooked = statistics.median(without), statistics.median(with_hooks)
     label = f"{memories // 1000}k memories" if memories >= 1000 else f"{memories} memories"
     return [

@@ -7,7 +7,7 @@ reproducing a ranking as it was on a given day.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from memx_cli.errors import ConfigError
 
@@ -19,7 +19,7 @@ def now() -> datetime:
             return parse_timestamp(pinned)
         except ValueError:
             raise ConfigError(f"MEMX_NOW: not an ISO-8601 timestamp: {pinned!r}") from None
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -29,13 +29,13 @@ def parse_timestamp(value: str) -> datetime:
         text = text[:-1] + "+00:00"
     parsed = datetime.fromisoformat(text)
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
 
 
 def format_timestamp(moment: datetime) -> str:
     """The store's canonical form: UTC, seconds precision, ``Z`` suffix."""
-    return moment.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def now_iso() -> str:

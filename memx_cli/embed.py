@@ -63,8 +63,11 @@ _CACHE: dict[str, Encoder] = {}
 class Encoder(Protocol):
     """Turns texts into unit-length float32 vectors of a fixed dimension."""
 
-    model_id: str
-    dim: int
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
 
     def encode(self, texts: Sequence[str]) -> numpy.ndarray:
         """Return a float32 array (len(texts), dim); rows have L2 norm 1, or are all zero."""
@@ -150,7 +153,7 @@ class StaticEncoder:
         self.path = path
         try:
             self._load(path, model_id)
-        except Exception as exc:  # noqa: BLE001 - any failure here means "no model"; tokenizers raises bare Exception
+        except Exception as exc:
             raise _unavailable(path, exc) from exc
 
     def _load(self, path: Path, model_id: str | None) -> None:
@@ -159,7 +162,7 @@ class StaticEncoder:
 
         if not path.is_dir():
             raise NotADirectoryError("not a directory" if path.exists() else "no such directory")
-        for config_name, tensors_name, tokenizer_name, tensor_key in _LAYOUTS:
+        for config_name, tensors_name, tokenizer_name, tensor_key in _LAYOUTS:  # noqa: B007 (read after the break)
             if all((path / name).is_file() for name in (config_name, tensors_name, tokenizer_name)):
                 break
         else:
@@ -341,6 +344,6 @@ def _load_hub(spec: str) -> Encoder:
         raise _unavailable(spec, f"model2vec is not installed ({exc})") from exc
     try:
         model = StaticModel.from_pretrained(spec, force_download=False)
-    except Exception as exc:  # noqa: BLE001 - network, hub and format errors all mean "no model"
+    except Exception as exc:
         raise _unavailable(spec, exc) from exc
     return _Model2VecAdapter(spec, model)

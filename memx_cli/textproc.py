@@ -28,16 +28,7 @@ WORD = re.compile(r"[^\W_]+(?:[._'-][^\W_]+)*", re.UNICODE)
 # Words that carry no retrieval signal in questions and notes. Kept short on purpose:
 # BM25's idf already discounts common words; this list removes the question scaffolding
 # ("what did ... do") that otherwise outweighs rare content words in short queries.
-STOP_WORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before
-being below between both but by can could did do does doing down during each few for from
-further had has have having he her here hers herself him himself his how i if in into is it
-its itself just me more most my myself no nor not of off on once only or other our ours
-ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself
-yourselves ever also s t d ll m re ve
-""".split())
+STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "ever", "also", "s", "t", "d", "ll", "m", "re", "ve"])
 
 
 def cjk_bigrams(text: str) -> str:

@@ -1,9 +1,18 @@
 #!/bin/sh
-# Install memx with its test dependencies into .venv and run the whole test suite.
-# This is the README's test command; .ci/run runs it too.
+# Install memx with its test dependencies into .venv, lint, type-check and run the whole
+# test suite with coverage (child processes included). This is the README's test command;
+# .ci/run runs it too. Extra arguments go to pytest.
 set -eu
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
-exec .venv/bin/python -m pytest -q "$@"
+echo "== ruff"
+.venv/bin/ruff check memx_cli tests bench scripts
+echo "== mypy"
+.venv/bin/mypy memx_cli
+echo "== pytest"
+rm -f .coverage .coverage.*
+.venv/bin/python -m coverage run -m pytest -q "$@"
+.venv/bin/python -m coverage combine -q
+.venv/bin/python -m coverage report --sort=cover | tail -25

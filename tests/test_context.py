@@ -98,7 +98,7 @@ def test_memory_text_cannot_break_out_of_the_wrapper(memx: Memx) -> None:
 
 
 def test_recalls_count_the_facts_shown(memx: Memx, repo: Path) -> None:
-    fact, other = _setup(memx)
+    fact, _other = _setup(memx)
     memx.ok("context", "fix the flaky payment webhook test")
     recalls = json.loads((repo / ".memx" / "local" / "recalls.json").read_text())
     assert set(recalls) == {fact}

@@ -165,7 +165,7 @@ def test_import_is_curated_and_reports_each_decision(memx: Memx, repo: Path) -> 
     lines = result.out.splitlines()
     assert lines[0] == "Imported 2 memories, 1 folded into existing memories"
     newest = memory(repo, old)["superseded_by"]
-    pnpm = [m for m in files(repo) if m not in (old, newest)][0]
+    pnpm = next(m for m in files(repo) if m not in (old, newest))
     assert lines[1:] == [f"  supersedes {old}: changed the timeout to 500ms",
                          f"  skipped (duplicate of {pnpm}): Use pnpm, not npm, in this repo"]
     assert memory(repo, pnpm)["mention_count"] == 2
@@ -240,3 +240,18 @@ def test_two_writers_adding_the_same_fact_at_once_store_it_once(memx: Memx, repo
     assert actions == ["added", "skipped", "skipped"]
     [mem] = json.loads(memx.ok("list", "--json"))["memories"]
     assert mem["mention_count"] == 3
+
+
+def test_large_stores_without_the_model_take_candidates_by_keyword(
+        memx: Memx, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: a store over SMALL_STORE with no model crashed `memx add` (exit 3)."""
+    from memx_cli import curator
+
+    monkeypatch.setattr(curator, "SMALL_STORE", 0)  # every store counts as large
+    memx.ok("config", "set", "embedding.model", str(tmp_path / "no-such-model"))
+    add(memx, "the billing service owns its own schema")
+    old, _ = add(memx, "set timeout to 300ms")
+    _, said = add(memx, "changed the timeout to 500ms")
+    assert said.endswith(f"supersedes {old}\n")
+    _, said = add(memx, "changed the timeout to 500ms")
+    assert "skipped (duplicate of " in said

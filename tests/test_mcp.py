@@ -27,6 +27,8 @@ def _server(repo: Path, *args: str) -> Any:
     keep = ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GIT_CONFIG_GLOBAL",
             "GIT_CONFIG_NOSYSTEM", "PATH", "MEMX_NOW")
     env = {k: os.environ[k] for k in keep if k in os.environ}
+    # coverage measures child processes through its own variables (see pyproject.toml)
+    env.update({k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")})
     return StdioServerParameters(command=sys.executable, args=["-m", "memx_cli", "mcp", *args],
                                  cwd=str(repo), env=env)
 

@@ -57,14 +57,14 @@ def test_supersede_refusals(memx: Memx, repo: Path) -> None:
             (("zz", "x", "fact"), "no memory matches 'zz'; see memx list")):
         try:
             supersede(r, *args)
-        except Exception as exc:  # noqa: BLE001 - the message is what is checked
+        except Exception as exc:
             assert str(exc) == message
         else:
             raise AssertionError("expected a refusal")
     newer = supersede(r, pid, "Never push to main or release branches", "policy").memory
     try:
         supersede(r, pid, "again", "policy")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         assert str(exc) == f"{pid} is already superseded by {newer.id}; supersede that one instead"
     listed = json.loads(memx.ok("policy", "list", "--json"))["policies"]
     assert [p["id"] for p in listed] == [newer.id]

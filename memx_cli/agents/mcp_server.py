@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -53,7 +53,7 @@ class MemoryService:
         self.repo = repo.require_store()
         self.agent = notes.agent_name(agent)
         self.role = access.current_role(role)
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         self.session = session.session_name(session_name) if session_name else f"mcp-{stamp}"
         self.searcher = Searcher(self.repo)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads

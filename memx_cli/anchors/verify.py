@@ -226,7 +226,7 @@ class Verifier:
         if commit not in self._renames:
             try:
                 self._renames[commit] = git.renames_since(self.root, commit)
-            except Exception:  # noqa: BLE001 - no git, no renames: the file is just missing
+            except Exception:
                 self._renames[commit] = {}
         seen, current = {path}, self._renames[commit].get(path)
         while current and current in self._renames[commit] and current not in seen:

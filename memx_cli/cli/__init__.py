@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         # `memx list | head`: the reader went away; that is not an error of ours.
         sys.stderr.close()
         code = 0
-    except BaseException as exc:  # noqa: BLE001 - the boundary: no traceback escapes
+    except BaseException as exc:
         # (BaseException because Rust panics inside tantivy arrive as pyo3's
         # PanicException, which derives from BaseException.)
         if isinstance(exc, (SystemExit, GeneratorExit)):

@@ -29,9 +29,7 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
             bar = click.progressbar(length=max(len(index.store.files()) + len(
                 index.store.files(archived=True)), 1), label=f"indexing {index.store.label}",
                 file=sys.stderr)
-        last = [0]
-
-        def progress(done: int, total: int, bar: object = bar) -> None:
+        def progress(done: int, total: int, bar: object = bar, last: list[int] = [0]) -> None:  # noqa: B006 (one list per loop turn: the default is made with the function)
             if bar is not None:
                 bar.update(done - last[0])  # type: ignore[attr-defined]
                 last[0] = done

@@ -32,7 +32,7 @@ def rm_cmd(state: State, memory_id: str, yes: bool, as_json: bool) -> None:
         except InvalidMemoryError:
             what = "(a file that does not parse)"
         click.confirm(f"Delete {full_id}: {what}?", abort=True)
-    mem, path = remove(repo, memory_id)
+    _mem, path = remove(repo, memory_id)
     shown = repo.store.display(path)
     if as_json:
         emit_json({"removed": {"id": path.stem, "path": shown}})

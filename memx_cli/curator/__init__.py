@@ -136,7 +136,7 @@ class Curator:
             keys = list(index.vectors.search(entry.vector, 2 * CANDIDATES))
         else:
             terms = query_terms(entry.memory.content)[:64]
-            keys = list(index.lexical.search_field("stem", terms, 2 * CANDIDATES, False))
+            keys = list(index.lexical.search(terms, [("stem", 1.0)], 2 * CANDIDATES, False))
         docs = index.lexical.fetch(keys)
         wanted = [d["id"] for d in docs.values()
                   if not d.get("archived") and d["id"] not in self.pool.entries]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 # Words that negate what follows them. Forms ending in "n't" are caught by suffix.
 NEGATORS_EN = frozenset(
-    "not no never nobody none nothing neither nor without cannot nowhere".split())
+    ["not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "cannot", "nowhere"])
 # Chinese negation characters, and words that contain one without negating anything
 # (非常 "very", 未来 "future", 不同 "different", ...), which are removed before counting.
 NEGATORS_ZH = ("禁止", "不", "没", "别", "勿", "未", "无", "非")
@@ -15,25 +15,10 @@ NOT_NEGATIONS_ZH = ("非常", "未来", "不同", "不错", "无论", "别人", 
                     "不少", "无线", "除非", "并非", "不仅", "无数")
 
 # Words skipped when looking for what a negation applies to or what a number belongs to.
-FILLER = frozenset("""
-a an the is are was were be been being am do does did to of at least most by for from on in
-into with as it its this that these those there here than then so very really just about
-around approximately roughly only still also some any set sets setting changed change changes
-changing now updated update raised raise lowered lower increased increase decreased decrease
-reduced reduce bumped bump upgraded upgrade downgraded downgrade moved move switched switch
-must should shall will would can could may might need needs needed use uses used using keep
-keeps kept make makes made have has had get gets got equal equals exactly up down over under
-more less we you i they he she our your their my me us them please always maybe
-longer anymore stay stays remain remains
-""".split())
+FILLER = frozenset(["a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "to", "of", "at", "least", "most", "by", "for", "from", "on", "in", "into", "with", "as", "it", "its", "this", "that", "these", "those", "there", "here", "than", "then", "so", "very", "really", "just", "about", "around", "approximately", "roughly", "only", "still", "also", "some", "any", "set", "sets", "setting", "changed", "change", "changes", "changing", "now", "updated", "update", "raised", "raise", "lowered", "lower", "increased", "increase", "decreased", "decrease", "reduced", "reduce", "bumped", "bump", "upgraded", "upgrade", "downgraded", "downgrade", "moved", "move", "switched", "switch", "must", "should", "shall", "will", "would", "can", "could", "may", "might", "need", "needs", "needed", "use", "uses", "used", "using", "keep", "keeps", "kept", "make", "makes", "made", "have", "has", "had", "get", "gets", "got", "equal", "equals", "exactly", "up", "down", "over", "under", "more", "less", "we", "you", "i", "they", "he", "she", "our", "your", "their", "my", "me", "us", "them", "please", "always", "maybe", "longer", "anymore", "stay", "stays", "remain", "remains"])
 
 # Nouns that name a setting: a bare number after one of these is that setting's value.
-SETTING_NOUNS = frozenset("""
-size limit timeout timeouts port version ver count max min maximum minimum retries retry
-attempts workers worker threads thread processes ttl interval delay threshold pool capacity
-length width height depth level rate quota budget concurrency parallelism replicas shards
-ratio percentage percent
-""".split())
+SETTING_NOUNS = frozenset(["size", "limit", "timeout", "timeouts", "port", "version", "ver", "count", "max", "min", "maximum", "minimum", "retries", "retry", "attempts", "workers", "worker", "threads", "thread", "processes", "ttl", "interval", "delay", "threshold", "pool", "capacity", "length", "width", "height", "depth", "level", "rate", "quota", "budget", "concurrency", "parallelism", "replicas", "shards", "ratio", "percentage", "percent"])
 
 # Units after a number; the factor converts to a common base so 0.5s equals 500ms.
 UNITS: dict[str, tuple[str, float]] = {
@@ -68,10 +53,7 @@ ZH_VALUE_CUES = ("设置为", "设置成", "设为", "改为", "改成", "调整
 
 # Words saying the newer text replaces an older value: a contradiction with one of these
 # in the new memory is a supersede, not an open conflict (SPEC 3.2).
-CHANGE_MARKERS_EN = frozenset("""
-changed change now updated raised lowered increased decreased reduced bumped upgraded
-downgraded switched moved migrated replaced instead anymore renamed became
-""".split())
+CHANGE_MARKERS_EN = frozenset(["changed", "change", "now", "updated", "raised", "lowered", "increased", "decreased", "reduced", "bumped", "upgraded", "downgraded", "switched", "moved", "migrated", "replaced", "instead", "anymore", "renamed", "became"])
 CHANGE_PHRASES_EN = ("no longer", "from now on", "starting from", "as of")
 CHANGE_MARKERS_ZH = ("改为", "改成", "现在", "调整", "升级", "降级", "更新", "提高", "降低",
                      "增加到", "减少到", "换成", "切换", "不再", "已改", "改用")
@@ -109,8 +91,7 @@ _PAIRS_EN = [
     ("blocking", "non-blocking"), ("stable", "unstable"), ("stable", "flaky"),
 ]
 # "on"/"off" and "up"/"down" are everyday prepositions: they only count after these verbs.
-PARTICLE_VERBS = frozenset("turn turned turns turning switch switched switches set sets "
-                           "toggle toggled flip flipped scale scaled spin spun".split())
+PARTICLE_VERBS = frozenset(["turn", "turned", "turns", "turning", "switch", "switched", "switches", "set", "sets", "toggle", "toggled", "flip", "flipped", "scale", "scaled", "spin", "spun"])
 PARTICLES = frozenset({"on", "off", "up", "down"})
 ANTONYMS_EN: list[tuple[frozenset[str], frozenset[str]]] = [
     (frozenset(_forms(a) if a not in PARTICLES else {a}),

@@ -54,9 +54,7 @@ def stem(word: str) -> str:
             w = w[:-3] + "y"
         elif w.endswith("ing") and len(w) > 5:
             w = w[:-3]
-        elif w.endswith("ed"):
-            w = w[:-2]
-        elif w.endswith("es"):
+        elif w.endswith("ed") or w.endswith("es"):
             w = w[:-2]
         elif w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]

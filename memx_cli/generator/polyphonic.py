@@ -56,8 +56,7 @@ INTENTS = {
     "identifier": Voices(lexical=0.8, semantic=0.2, temporal=0.0, graph=0.05),
     "temporal": Voices(lexical=0.55, semantic=0.35, temporal=0.15, graph=0.1),
 }
-TEMPORAL_WORDS = frozenset("""latest recent recently newest last lately current currently
-now today yesterday ago new changed""".split())
+TEMPORAL_WORDS = frozenset(["latest", "recent", "recently", "newest", "last", "lately", "current", "currently", "now", "today", "yesterday", "ago", "new", "changed"])
 IDENTIFIER = re.compile(r"`|[A-Za-z0-9]_[A-Za-z0-9]|\w/\w|\.\w{1,4}\b|--?\w|::|\(\)|"
                         r"\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*\d|\w+\d+\w*")
 SEEDS = 8                 # strongest seeds taken from each of the lexical and semantic voices

@@ -236,8 +236,8 @@ class Searcher:
                 h.layers.update({name: 0.0 for _, _, name in FIELDS.values()})
             if not mine or not terms:
                 continue
-            for field, (weight, _, name) in FIELDS.items():
-                scores = index.lexical.search(terms, [(field, weight)], len(mine), True,
+            for field_name, (weight, _, name) in FIELDS.items():
+                scores = index.lexical.search(terms, [(field_name, weight)], len(mine), True,
                                               keys=list(mine))
                 for key, score in scores.items():
                     mine[key].layers[name] = score

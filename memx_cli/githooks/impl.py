@@ -92,7 +92,7 @@ def _guarded(hook: str, args: Sequence[str], cwd: Path) -> HookResult:
         # Library notices ("rebuilding the index") go to the log file, not the terminal.
         handlers, memx_log.handlers = memx_log.handlers, [_LogHandler(repo, hook)]
         return _POST[hook](repo, list(args))
-    except BaseException as exc:  # noqa: BLE001 - SPEC 6: a post-* hook never breaks git
+    except BaseException as exc:
         if repo is not None and _has_store(repo):
             detail = "".join(traceback.format_exception(exc)).rstrip()
             try:
@@ -210,7 +210,7 @@ def reflect_on(repo: Repo, sha: str,
     if key in reflected:
         return key, []  # an amend of a commit already reflected on
     small: dict[str, str] = {}
-    for status, path, added, deleted in code:
+    for _status, path, added, deleted in code:
         if len(small) < MAX_DIFFS and _wants_diff(path) and added + deleted <= MAX_DIFF_LINES:
             small[path] = git.commit_diff(repo.worktree, sha, path)
     found = reflect_commit(repo, message, [f[:2] for f in code], _diffstat(code), small,
@@ -236,7 +236,7 @@ def post_commit(repo: Repo, args: list[str]) -> HookResult:
                     key, results = reflect_on(repo, sha, _reflected(repo))
                 except LockTimeoutError:
                     raise  # another writer is busy: the commit stays queued for the next run
-                except Exception as exc:  # noqa: BLE001 - one bad commit must not block the rest
+                except Exception as exc:
                     log_line(repo, "post-commit", f"{sha[:12]}: not reflected on: "
                                                   f"{type(exc).__name__}: {exc}")
                     key, results = None, []

@@ -214,7 +214,7 @@ class StoreIndex:
             self.lexical.searcher()
             if report.vectors and want_vectors:
                 self.vectors.view()
-        except BaseException as exc:  # noqa: BLE001 - tantivy panics are BaseExceptions
+        except BaseException as exc:
             if not is_index_error(exc):
                 raise
             detail = " ".join(str(exc).split())[:100]
@@ -246,7 +246,7 @@ class StoreIndex:
     def _report_problems(self, report: SyncReport) -> SyncReport:
         manifest = self._manifest
         if manifest is not None:
-            for memory_id, state in sorted(manifest.files.items()):
+            for _memory_id, state in sorted(manifest.files.items()):
                 if state.digest.startswith("!"):
                     report.problems.append(state.digest[1:])
         return report

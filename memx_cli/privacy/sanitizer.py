@@ -48,7 +48,7 @@ class Sanitizer:
                 if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
                     continue  # cannot match: skip the regex (most text has no secret at all)
                 text = pattern.regex.sub(functools.partial(_mask, pattern), text)
-        except Exception as exc:  # noqa: BLE001 - fail closed, whatever went wrong
+        except Exception as exc:
             raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "
                                 "nothing stored") from exc
         return text
@@ -102,7 +102,7 @@ def sanitize_memory(mem: Memory, sanitizer: Sanitizer) -> Memory:
         )
     except SanitizeError:
         raise
-    except Exception as exc:  # noqa: BLE001 - fail closed
+    except Exception as exc:
         raise SanitizeError(f"could not sanitize memory {mem.id} ({type(exc).__name__}: {exc}); "
                             "nothing stored") from exc
 

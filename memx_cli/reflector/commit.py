@@ -42,8 +42,7 @@ DEPENDENCY = {
     "go.mod": re.compile(r"^\s*(?:require\s+)?([\w.\-]+\.[a-z]{2,}/[\w.\-/]+)\s+(v[\w.\-+]+)"),
     "Gemfile": re.compile(r"^\s*gem\s+['\"]([\w\-]+)['\"](?:\s*,\s*['\"]([^'\"]+)['\"])?"),
 }
-NOT_DEPENDENCIES = frozenset("name version main module types type private description license "
-                             "node npm python requires-python edition packageManager".split())
+NOT_DEPENDENCIES = frozenset(["name", "version", "main", "module", "types", "type", "private", "description", "license", "node", "npm", "python", "requires-python", "edition", "packageManager"])
 
 
 def _lines(diff: str, sign: str) -> list[str]:

@@ -236,12 +236,7 @@ def _first_sentence(sig: Signals, hits: list[Hit]) -> str | None:
     return sig.sentence(sig.sentence_of(hits[0].start)) if hits else None
 
 
-_FILLER = frozenset("""
-it that this now works worked work working fixed fixes fix thanks thank you a lot great perfect
-ok okay yes yep cool awesome nice the trick did so much wow finally all good tests test pass
-passes passing passed everything solved resolved issue problem error is gone was and again
-merci parfait ça marche fonctionne c'est bon maintenant
-""".split())
+_FILLER = frozenset(["it", "that", "this", "now", "works", "worked", "work", "working", "fixed", "fixes", "fix", "thanks", "thank", "you", "a", "lot", "great", "perfect", "ok", "okay", "yes", "yep", "cool", "awesome", "nice", "the", "trick", "did", "so", "much", "wow", "finally", "all", "good", "tests", "test", "pass", "passes", "passing", "passed", "everything", "solved", "resolved", "issue", "problem", "error", "is", "gone", "was", "and", "again", "merci", "parfait", "ça", "marche", "fonctionne", "c'est", "bon", "maintenant"])
 
 
 def _says_little(sig: Signals) -> bool:

@@ -78,7 +78,7 @@ class HttpChatClient:
             if isinstance(reason, (TimeoutError, socket.timeout)):
                 raise LLMError(f"no reply from {self.url} within {self.settings.timeout:g}s") from None
             raise LLMError(f"cannot reach {self.url} ({reason})") from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise LLMError(f"no reply from {self.url} within {self.settings.timeout:g}s") from None
         except OSError as exc:
             raise LLMError(f"cannot reach {self.url} ({exc})") from None

@@ -8,28 +8,7 @@ from __future__ import annotations
 
 import re
 
-KNOWN_TOOLS = frozenset("""
-git gh docker docker-compose podman buildx kubectl helm k9s minikube kind k3s terraform
-ansible pulumi vagrant npm pnpm yarn bun deno node nvm npx corepack pip pip3 pipx uv poetry
-conda mamba pyenv virtualenv venv pytest tox nox ruff black flake8 mypy pyright pylint isort
-pre-commit hatch pdm rye cargo rustup rustc clippy rustfmt go gofmt golangci-lint make cmake
-ninja bazel gradle maven mvn sbt webpack vite esbuild rollup parcel turbo turborepo nx lerna
-jest vitest mocha cypress playwright eslint prettier biome tsc typescript babel swc redis
-postgres postgresql psql mysql sqlite sqlite3 mongodb mongo kafka rabbitmq nginx caddy
-gunicorn uvicorn celery django flask fastapi rails react vue svelte angular nextjs nuxt
-tailwind tailwindcss prisma sqlalchemy alembic httpx requests aiohttp pydantic numpy pandas
-brew homebrew apt apt-get dnf yum curl wget jq yq rg ripgrep fzf tmux vim neovim nvim vscode
-aws gcloud az heroku vercel netlify flyctl sentry datadog grafana prometheus opentelemetry
-jenkins circleci bundler gem rubocop rspec composer phpunit dotnet nuget swift xcodebuild
-cocoapods flutter dart direnv mise asdf just sphinx mkdocs storybook supabase firebase
-tokio serde clap anyhow zod trpc graphql grpc protobuf buf lsof strace gdb lldb valgrind
-perf hyperfine htop ssh rsync systemctl journalctl openssl certbot vault consul etcd
-elasticsearch opensearch clickhouse duckdb flyway liquibase localstack testcontainers junit
-minitest memx tantivy usearch model2vec ollama langchain pytest-xdist coverage nodemon pm2
-husky lint-staged commitlint semantic-release changesets renovate dependabot webpack-cli
-ts-node tsx jupyter ipython black-formatter pipenv setuptools wheel twine maturin pyo3
-wasm-pack cargo-nextest nextest sccache ccache mold lld clang gcc llvm
-""".split())
+KNOWN_TOOLS = frozenset(["git", "gh", "docker", "docker-compose", "podman", "buildx", "kubectl", "helm", "k9s", "minikube", "kind", "k3s", "terraform", "ansible", "pulumi", "vagrant", "npm", "pnpm", "yarn", "bun", "deno", "node", "nvm", "npx", "corepack", "pip", "pip3", "pipx", "uv", "poetry", "conda", "mamba", "pyenv", "virtualenv", "venv", "pytest", "tox", "nox", "ruff", "black", "flake8", "mypy", "pyright", "pylint", "isort", "pre-commit", "hatch", "pdm", "rye", "cargo", "rustup", "rustc", "clippy", "rustfmt", "go", "gofmt", "golangci-lint", "make", "cmake", "ninja", "bazel", "gradle", "maven", "mvn", "sbt", "webpack", "vite", "esbuild", "rollup", "parcel", "turbo", "turborepo", "nx", "lerna", "jest", "vitest", "mocha", "cypress", "playwright", "eslint", "prettier", "biome", "tsc", "typescript", "babel", "swc", "redis", "postgres", "postgresql", "psql", "mysql", "sqlite", "sqlite3", "mongodb", "mongo", "kafka", "rabbitmq", "nginx", "caddy", "gunicorn", "uvicorn", "celery", "django", "flask", "fastapi", "rails", "react", "vue", "svelte", "angular", "nextjs", "nuxt", "tailwind", "tailwindcss", "prisma", "sqlalchemy", "alembic", "httpx", "requests", "aiohttp", "pydantic", "numpy", "pandas", "brew", "homebrew", "apt", "apt-get", "dnf", "yum", "curl", "wget", "jq", "yq", "rg", "ripgrep", "fzf", "tmux", "vim", "neovim", "nvim", "vscode", "aws", "gcloud", "az", "heroku", "vercel", "netlify", "flyctl", "sentry", "datadog", "grafana", "prometheus", "opentelemetry", "jenkins", "circleci", "bundler", "gem", "rubocop", "rspec", "composer", "phpunit", "dotnet", "nuget", "swift", "xcodebuild", "cocoapods", "flutter", "dart", "direnv", "mise", "asdf", "just", "sphinx", "mkdocs", "storybook", "supabase", "firebase", "tokio", "serde", "clap", "anyhow", "zod", "trpc", "graphql", "grpc", "protobuf", "buf", "lsof", "strace", "gdb", "lldb", "valgrind", "perf", "hyperfine", "htop", "ssh", "rsync", "systemctl", "journalctl", "openssl", "certbot", "vault", "consul", "etcd", "elasticsearch", "opensearch", "clickhouse", "duckdb", "flyway", "liquibase", "localstack", "testcontainers", "junit", "minitest", "memx", "tantivy", "usearch", "model2vec", "ollama", "langchain", "pytest-xdist", "coverage", "nodemon", "pm2", "husky", "lint-staged", "commitlint", "semantic-release", "changesets", "renovate", "dependabot", "webpack-cli", "ts-node", "tsx", "jupyter", "ipython", "black-formatter", "pipenv", "setuptools", "wheel", "twine", "maturin", "pyo3", "wasm-pack", "cargo-nextest", "nextest", "sccache", "ccache", "mold", "lld", "clang", "gcc", "llvm"])
 
 # Package manager → the ecosystem tag a memory about it gets.
 ECOSYSTEM = {
@@ -63,11 +42,7 @@ INSTALL_RE = re.compile(
     r"([@\w][\w.\-/@]*)"
 )
 COMMAND_START = re.compile(r"^\s*(?:\$\s*)?(?:sudo\s+)?([a-z][\w.+-]*)")
-GENERIC_WORDS = frozenset("""
-it this that the a an them those these its something main master branch version new old
-production prod staging dev home work one way approach method code file files thing use
-using it's we i you he she they our my your his her their there here what which
-""".split())
+GENERIC_WORDS = frozenset(["it", "this", "that", "the", "a", "an", "them", "those", "these", "its", "something", "main", "master", "branch", "version", "new", "old", "production", "prod", "staging", "dev", "home", "work", "one", "way", "approach", "method", "code", "file", "files", "thing", "use", "using", "it's", "we", "i", "you", "he", "she", "they", "our", "my", "your", "his", "her", "their", "there", "here", "what", "which"])
 
 
 def code_spans(text: str) -> list[str]:

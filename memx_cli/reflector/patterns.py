@@ -39,11 +39,7 @@ def _value_ok(match: re.Match[str], group: int = -1) -> bool:
                 or re.fullmatch(r"[a-z_]+\.[a-z_.]+", low))
 
 
-PLACEHOLDERS = frozenset("""
-string str int bool bytes none null nil true false undefined optional required secretstr
-password passwd secret token changeme change_me example placeholder redacted hidden masked
-your_password your_token your_api_key xxxx xxxxx xxxxxx yes no env value text
-""".split())
+PLACEHOLDERS = frozenset(["string", "str", "int", "bool", "bytes", "none", "null", "nil", "true", "false", "undefined", "optional", "required", "secretstr", "password", "passwd", "secret", "token", "changeme", "change_me", "example", "placeholder", "redacted", "hidden", "masked", "your_password", "your_token", "your_api_key", "xxxx", "xxxxx", "xxxxxx", "yes", "no", "env", "value", "text"])
 NOT_LITERAL = ("$", "%", "<", "{", "[REDACTED", "***", "...", "@", "#", "&", "*")
 
 
@@ -100,11 +96,7 @@ def _email(match: re.Match[str]) -> bool:
     return not (end < len(text) and text[end] == ":" and text[end + 1:end + 2] not in ("", " "))
 
 
-SERVICE_USERS = frozenset("""
-runner runneradmin ubuntu ec2-user vagrant user circleci node app jenkins travis
-gitlab-runner builder admin root vsts buildkite-agent docker shared public default username
-yourname your-name me you linuxbrew
-""".split())
+SERVICE_USERS = frozenset(["runner", "runneradmin", "ubuntu", "ec2-user", "vagrant", "user", "circleci", "node", "app", "jenkins", "travis", "gitlab-runner", "builder", "admin", "root", "vsts", "buildkite-agent", "docker", "shared", "public", "default", "username", "yourname", "your-name", "me", "you", "linuxbrew"])
 
 
 def _home_user(match: re.Match[str]) -> bool:

@@ -147,15 +147,12 @@ def language(text: str) -> str:
 
 
 _FRENCH_MARKERS = frozenset(
-    "le la les des est une pas pour avec que qui dans sur ça c'est j'ai il elle nous vous "
-    "mais fallait après avant quand été était du au aux ce cette en".split()
+    ["le", "la", "les", "des", "est", "une", "pas", "pour", "avec", "que", "qui", "dans", "sur", "ça", "c'est", "j'ai", "il", "elle", "nous", "vous", "mais", "fallait", "après", "avant", "quand", "été", "était", "du", "au", "aux", "ce", "cette", "en"]
 )
 
 # Words just before a trigger that negate it ("didn't fix", "n'a pas résolu", "안 됐").
 NEGATORS = frozenset(
-    "not no never neither nor without hardly nothing still cannot can't didn't doesn't "
-    "don't isn't wasn't won't hasn't haven't couldn't pas jamais rien sans ne n'a n'est "
-    "안 못".split()
+    ["not", "no", "never", "neither", "nor", "without", "hardly", "nothing", "still", "cannot", "can't", "didn't", "doesn't", "don't", "isn't", "wasn't", "won't", "hasn't", "haven't", "couldn't", "pas", "jamais", "rien", "sans", "ne", "n'a", "n'est", "안", "못"]
 )
 CJK_NEG_BEFORE = ("没", "不", "未", "无")
 CJK_NEG_AFTER = ("ない", "なかった", "ません", "ず", "不了")

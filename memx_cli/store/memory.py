@@ -260,8 +260,8 @@ def load(data: bytes | str, path: str = "<memory>") -> Memory:
     try:
         return from_data(raw)
     except _FieldError as exc:
-        line = _line_of(text, exc.key, exc.index)
-        where = f"{path}:{line}" if line else path
+        number = _line_of(text, exc.key, exc.index)
+        where = f"{path}:{number}" if number else path
         if isinstance(exc, _SchemaError):
             raise SchemaTooNewError(f"{where}: {exc.message}") from None
         raise InvalidMemoryError(f"{where}: {exc.message}") from None
@@ -428,8 +428,8 @@ def _line_of(text: str, key: str | None, index: int | None) -> int | None:
         return 1
     for key_node, value_node in node.value:
         if key_node.value == key:
-            if index is not None and isinstance(value_node, yaml.SequenceNode):
-                if index < len(value_node.value):
-                    return int(value_node.value[index].start_mark.line) + 1
+            if (index is not None and isinstance(value_node, yaml.SequenceNode)
+                    and index < len(value_node.value)):
+                return int(value_node.value[index].start_mark.line) + 1
             return int(key_node.start_mark.line) + 1
     return None
