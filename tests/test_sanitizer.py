@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.privacy.patterns import Pattern
 from memx_cli.privacy.sanitizer import SanitizeError, Sanitizer
-from memx_cli.reflector.patterns import Pattern
 
 from .conftest import Memx
 

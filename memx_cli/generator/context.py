@@ -83,7 +83,9 @@ def _policies(index: StoreIndex) -> list[Memory]:
         except (OSError, ValueError, KeyError, AttributeError):
             docs = None
     if docs is None:
-        docs = [d.stored for d in index._all_documents()
+        from memx_cli.index.documents import stored_documents
+
+        docs = [d.stored for d in stored_documents(index.lexical)
                 if d.stored.get("kind") == "policy" and not d.stored.get("archived")]
         if state is not None:
             from memx_cli.fsutil import atomic_write

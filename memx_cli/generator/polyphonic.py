@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from memx_cli.clock import now, parse_timestamp
 from memx_cli.fsutil import atomic_write
+from memx_cli.generator.candidates import LEXICAL_WEIGHTS, Candidate, Hit, Scorer
 from memx_cli.generator.fusion import final_score
 from memx_cli.index import memory_key
 from memx_cli.textproc import WORD
 
 if TYPE_CHECKING:
-    from memx_cli.generator.search import Hit, Searcher, _Candidate
     from memx_cli.index import StoreIndex
     from memx_cli.store.files import Store
 
@@ -159,7 +159,7 @@ def _walk(graph: Graph, seeds: dict[str, float], docs: dict[str, dict[str, Any]]
 
 
 class Polyphonic:
-    def __init__(self, searcher: Searcher):
+    def __init__(self, searcher: Scorer):
         self.searcher = searcher
         self._graphs: dict[int, tuple[Any, Graph]] = {}
 
@@ -172,11 +172,11 @@ class Polyphonic:
             self._graphs[id(index)] = cached
         return cached[1]
 
-    def rank(self, candidates: list[_Candidate], query: str, terms: Sequence[str], qvec: Any,
+    def rank(self, candidates: list[Candidate], query: str, terms: Sequence[str], qvec: Any,
              current: str, include_archived: bool, limit: int) -> list[Hit]:
         searcher = self.searcher
-        searcher._fetch(candidates)
-        hits = searcher._score(candidates, "hybrid", current, qvec is not None, include_archived)
+        searcher.fetch(candidates)
+        hits = searcher.score(candidates, "hybrid", current, qvec is not None, include_archived)
         extra, graph = self._graph_hits(hits, terms, qvec, current, include_archived)
         hits += extra
         weights = INTENTS[classify(query)]
@@ -200,10 +200,9 @@ class Polyphonic:
                     include_archived: bool) -> tuple[list[Hit], dict[tuple[str, str], float]]:
         """Walk from the seeds of each store: the graph voice of every node reached
         (by (store, id)), and the best nodes that were not candidates yet, scored."""
-        from memx_cli.generator.search import LEXICAL_WEIGHTS, _Candidate
 
         graph: dict[tuple[str, str], float] = {}
-        extra: list[_Candidate] = []
+        extra: list[Candidate] = []
         for index in self.searcher.indexes:
             mine = [h for h in hits if h.store == index.store.label]
             if not mine:
@@ -227,7 +226,7 @@ class Polyphonic:
             keys = [memory_key(i) for i in new[:GRAPH_NODES]]
             if not keys:
                 continue
-            found = {k: _Candidate(k, index) for k in keys}
+            found = {k: Candidate(k, index) for k in keys}
             for key, score in index.lexical.search(terms, LEXICAL_WEIGHTS, len(keys),
                                                    include_archived, keys=keys).items():
                 found[key].keyword = score
@@ -237,8 +236,8 @@ class Polyphonic:
             extra.extend(found.values())
         if not extra:
             return [], graph
-        self.searcher._fetch(extra)
-        return (self.searcher._score(extra, "hybrid", current, qvec is not None,
+        self.searcher.fetch(extra)
+        return (self.searcher.score(extra, "hybrid", current, qvec is not None,
                                      include_archived), graph)
 
     # ------------------------------------------------------------ diversity

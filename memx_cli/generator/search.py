@@ -17,6 +17,7 @@ from typing import Any
 from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
+from memx_cli.generator.candidates import FIELDS, LEXICAL_WEIGHTS, Candidate, Hit
 from memx_cli.generator.fusion import (
     Weights,
     blended,
@@ -37,23 +38,6 @@ log = logging.getLogger("memx")
 MODES = ("keyword", "semantic", "hybrid")
 MAX_QUERY_TERMS = 64
 MAX_QUERY_CHARS = 2000
-# Weights of the BM25 score of each index field in the layers (see docs/search.md for
-# how they were measured). The memory's own words count once, split between their exact
-# and stemmed forms, so identifiers still win on exact spelling; a query word that is a
-# tag, tool or entity of the memory counts four times; the neighbouring memories of the
-# same source (context) count at three quarters of the memory's own text.
-EXACT_WEIGHT = 0.5
-STEM_WEIGHT = 0.5
-META_WEIGHT = 4.0
-CONTEXT_WEIGHT = 0.75
-# index field -> (weight, the layer it belongs to, its name in --explain)
-FIELDS = {
-    "exact": (EXACT_WEIGHT, "L1", "exact"),
-    "stem": (STEM_WEIGHT, "L2", "fuzzy"),
-    "context": (CONTEXT_WEIGHT, "L2", "context"),
-    "meta": (META_WEIGHT, "L3", "metadata"),
-}
-LEXICAL_WEIGHTS = [(name, weight) for name, (weight, _, _) in FIELDS.items()]
 # Below this cosine a memory with no word in common with the query is noise, not a result.
 MIN_SEMANTIC = 0.45
 SUPERSEDED_FACTOR = 0.5
@@ -68,19 +52,6 @@ CANDIDATES = 30
 
 
 @dataclass
-class Hit:
-    id: str
-    doc: dict[str, Any]
-    store: str
-    score: float
-    composite: float
-    layers: dict[str, float]
-    factors: dict[str, float]
-    tokens: int  # estimated when the hit is considered for the result list
-    verification: Any = None  # verify.Verification for anchored results
-
-
-@dataclass
 class SearchResult:
     query: str
     mode: str
@@ -88,15 +59,6 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     semantic_available: bool = True
     problems: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Candidate:
-    key: int
-    index: StoreIndex
-    keyword: float = 0.0  # L1 + L2 + L3: the weighted BM25 sum over the fields
-    semantic: float | None = None
-    doc: dict[str, Any] | None = None
 
 
 def visible(doc_scope: str, current: str) -> bool:
@@ -147,7 +109,7 @@ class Searcher:
         depth = max(CANDIDATES, limit * 6)
 
         qvec = None
-        candidates: list[_Candidate] = []
+        candidates: list[Candidate] = []
         for index in self.indexes:
             report = index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
             result.problems.extend(report.problems)
@@ -165,8 +127,8 @@ class Searcher:
             ranked = self._polyphonic().rank(candidates, text, terms, qvec, current,
                                              include_archived, limit)
         else:
-            self._fetch(candidates)
-            ranked = self._score(candidates, mode, current, qvec is not None, include_archived)
+            self.fetch(candidates)
+            ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
         result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])
         if explain:
             self._explain(result.hits, terms)
@@ -207,12 +169,12 @@ class Searcher:
         return " ".join(kept) if kept and known else text
 
     def _candidates(self, index: StoreIndex, terms: Sequence[str], qvec: Any, depth: int,
-                    include_archived: bool) -> list[_Candidate]:
-        found: dict[int, _Candidate] = {}
+                    include_archived: bool) -> list[Candidate]:
+        found: dict[int, Candidate] = {}
 
-        def get(key: int) -> _Candidate:
+        def get(key: int) -> Candidate:
             if key not in found:
-                found[key] = _Candidate(key, index)
+                found[key] = Candidate(key, index)
             return found[key]
 
         if terms:
@@ -242,8 +204,8 @@ class Searcher:
                 for key, score in scores.items():
                     mine[key].layers[name] = score
 
-    def _fetch(self, candidates: list[_Candidate]) -> None:
-        by_index: dict[int, list[_Candidate]] = {}
+    def fetch(self, candidates: list[Candidate]) -> None:
+        by_index: dict[int, list[Candidate]] = {}
         for cand in candidates:
             by_index.setdefault(id(cand.index), []).append(cand)
         for group in by_index.values():
@@ -253,7 +215,7 @@ class Searcher:
 
     # ------------------------------------------------------------ scoring
 
-    def _score(self, candidates: list[_Candidate], mode: str, current: str, has_vector: bool,
+    def score(self, candidates: list[Candidate], mode: str, current: str, has_vector: bool,
                include_archived: bool) -> list[Hit]:
         cfg = self.repo.config
         weights = Weights(cfg["ace.retrieval.keyword_weight"],
@@ -376,7 +338,7 @@ def short_ids(searcher: Searcher, ids: Sequence[str]) -> dict[str, str]:
     return abbreviate([*everything, *ids], wanted=ids)
 
 
-def _ranks(items: list[_Candidate], key: Any) -> dict[int, int]:
+def _ranks(items: list[Candidate], key: Any) -> dict[int, int]:
     ordered = sorted(items, key=lambda c: -key(c))
     return {c.key: i for i, c in enumerate(ordered, 1)}
 

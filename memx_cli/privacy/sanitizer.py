@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memx_cli.errors import EXIT_INTERNAL, MemxError
-from memx_cli.reflector.patterns import PATTERNS, Pattern
+from memx_cli.privacy.patterns import PATTERNS, Pattern
 from memx_cli.store.memory import Anchor, Memory
 
 PLACEHOLDER = "[REDACTED:{kind}]"

@@ -16,20 +16,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memx_cli.clock import format_timestamp, parse_timestamp
+from memx_cli.clock import parse_timestamp
 from memx_cli.errors import InvalidMemoryError, SchemaTooNewError
-from memx_cli.store.ids import is_valid_id
+from memx_cli.store.fields import ANCHOR_KEYS as ANCHOR_KEYS
+from memx_cli.store.fields import FIELD_NAMES as FIELD_NAMES
+from memx_cli.store.fields import FIELDS, REQUIRED, Field, FieldError, SchemaError, check
+from memx_cli.store.fields import KINDS as KINDS
+from memx_cli.store.fields import KNOWLEDGE_TYPES as KNOWLEDGE_TYPES
+from memx_cli.store.fields import SCHEMA_VERSION as SCHEMA_VERSION
+from memx_cli.store.fields import SCOPE_RE as SCOPE_RE
+from memx_cli.store.fields import SECTIONS as SECTIONS
+from memx_cli.store.fields import VERACITIES as VERACITIES
 
-SCHEMA_VERSION = 1
-
-KINDS = ("fact", "policy")
-SECTIONS = (
-    "commands", "debugging", "architecture", "workflow", "tools", "patterns",
-    "preferences", "general",
-)
-KNOWLEDGE_TYPES = ("method", "trick", "pitfall", "preference", "knowledge")
-VERACITIES = ("stated", "inferred", "imported", "tool")
-SCOPE_RE = re.compile(r"^(global|project|workspace:[A-Za-z0-9._/-]{1,100})$")
 CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(\s|$)")
 
 
@@ -124,51 +122,7 @@ class Memory:
         return parse_timestamp(self.created_at)
 
 
-@dataclass(frozen=True)
-class _Field:
-    name: str
-    check: str
-    always: bool = False
-    default: Any = None
-
-
-# File key order (SPEC 2). `active`/`required_role` come from SPEC 5 (policies) and sit
-# beside `kind`, the field they qualify.
-FIELDS: tuple[_Field, ...] = (
-    _Field("id", "id", always=True),
-    _Field("kind", "kind", always=True),
-    _Field("active", "bool", default=True),
-    _Field("required_role", "str"),
-    _Field("content", "content", always=True),
-    _Field("section", "section"),
-    _Field("type", "ktype"),
-    _Field("domain", "str"),
-    _Field("topic", "str"),
-    _Field("scope", "scope", always=True),
-    _Field("tags", "strlist", default=[]),
-    _Field("tools", "strlist", default=[]),
-    _Field("entities", "strlist", default=[]),
-    _Field("source", "mapping", default={}),
-    _Field("veracity", "veracity"),
-    _Field("confidence", "unit"),
-    _Field("instructivity", "score"),
-    _Field("memory_type", "str"),
-    _Field("anchors", "anchors", default=[]),
-    _Field("created_at", "timestamp", always=True),
-    _Field("updated_at", "timestamp", always=True),
-    _Field("valid_until", "timestamp"),
-    _Field("mention_count", "count", default=1),
-    _Field("supersedes", "idlist", default=[]),
-    _Field("superseded_by", "oneid"),
-    _Field("conflicts_with", "idlist", default=[]),
-    _Field("feedback", "feedback", default={}),
-)
-FIELD_NAMES = ("schema",) + tuple(f.name for f in FIELDS)
-REQUIRED = ("schema", "id", "content", "created_at")
-ANCHOR_KEYS = ("path", "start_line", "end_line", "hash", "snippet", "commit")
-
-
-def _is_default(spec: _Field, value: Any) -> bool:
+def _is_default(spec: Field, value: Any) -> bool:
     if value is None:
         return True
     return spec.default is not None and value == spec.default
@@ -217,14 +171,6 @@ class Problem:
         return f"{where}: {self.message}"
 
 
-class _FieldError(Exception):
-    def __init__(self, key: str | None, message: str, index: int | None = None):
-        super().__init__(message)
-        self.key = key
-        self.message = message
-        self.index = index
-
-
 def find_conflict_marker(text: str) -> int | None:
     """1-based line of the first merge-conflict marker, or None."""
     for number, line in enumerate(text.splitlines(), 1):
@@ -259,160 +205,43 @@ def load(data: bytes | str, path: str = "<memory>") -> Memory:
         raise InvalidMemoryError(f"{path}{line}: invalid YAML: {problem}") from None
     try:
         return from_data(raw)
-    except _FieldError as exc:
+    except FieldError as exc:
         number = _line_of(text, exc.key, exc.index)
         where = f"{path}:{number}" if number else path
-        if isinstance(exc, _SchemaError):
+        if isinstance(exc, SchemaError):
             raise SchemaTooNewError(f"{where}: {exc.message}") from None
         raise InvalidMemoryError(f"{where}: {exc.message}") from None
 
 
-class _SchemaError(_FieldError):
-    pass
-
-
 def from_data(raw: Any) -> Memory:
-    """Build a Memory from plain data, checking every field (raises _FieldError)."""
+    """Build a Memory from plain data, checking every field (raises FieldError)."""
     if not isinstance(raw, dict):
-        raise _FieldError(None, "expected a mapping of fields at the top level")
+        raise FieldError(None, "expected a mapping of fields at the top level")
     schema = raw.get("schema")
     if schema is None:
-        raise _FieldError(None, "missing field 'schema' (expected 1)")
+        raise FieldError(None, "missing field 'schema' (expected 1)")
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
-        raise _FieldError("schema", f"field 'schema': expected a positive integer, got {schema!r}")
+        raise FieldError("schema", f"field 'schema': expected a positive integer, got {schema!r}")
     if schema > SCHEMA_VERSION:
-        raise _SchemaError(
+        raise SchemaError(
             "schema",
             f"schema {schema} is newer than this memx supports ({SCHEMA_VERSION}); upgrade memx",
         )
     unknown = [k for k in raw if k not in FIELD_NAMES]
     if unknown:
-        raise _FieldError(str(unknown[0]), f"unknown field {unknown[0]!r}")
+        raise FieldError(str(unknown[0]), f"unknown field {unknown[0]!r}")
     for name in REQUIRED:
         if name not in raw or raw[name] is None:
-            raise _FieldError(None, f"missing field {name!r}")
+            raise FieldError(None, f"missing field {name!r}")
     values: dict[str, Any] = {}
     for spec in FIELDS:
         if spec.name not in raw or raw[spec.name] is None:
             continue
-        values[spec.name] = _check(spec, raw[spec.name])
+        values[spec.name] = check(spec, raw[spec.name])
+    if "anchors" in values:
+        values["anchors"] = tuple(Anchor(**a) for a in values["anchors"])
     values.setdefault("updated_at", values["created_at"])
     return Memory(**values)
-
-
-def _fail(name: str, expected: str, value: Any, index: int | None = None) -> _FieldError:
-    shown = repr(value)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return _FieldError(name, f"field {name!r}: expected {expected}, got {shown}", index)
-
-
-def _check(spec: _Field, value: Any) -> Any:
-    name, check = spec.name, spec.check
-    if check == "id":
-        if not isinstance(value, str) or not is_valid_id(value):
-            raise _fail(name, "a 26-character lowercase ULID", value)
-        return value
-    if check in ("str", "content"):
-        if not isinstance(value, str):
-            raise _fail(name, "text", value)
-        if check == "content" and not value.strip():
-            raise _fail(name, "non-empty text", value)
-        return value
-    if check == "bool":
-        if not isinstance(value, bool):
-            raise _fail(name, "true or false", value)
-        return value
-    if check in ("kind", "section", "ktype", "veracity"):
-        choices = {"kind": KINDS, "section": SECTIONS, "ktype": KNOWLEDGE_TYPES,
-                   "veracity": VERACITIES}[check]
-        if value not in choices:
-            raise _fail(name, "one of " + ", ".join(choices), value)
-        return value
-    if check == "scope":
-        if not isinstance(value, str) or not SCOPE_RE.match(value):
-            raise _fail(name, "global, project or workspace:<name>", value)
-        return value
-    if check in ("strlist", "idlist"):
-        if not isinstance(value, list):
-            raise _fail(name, "a list", value)
-        for i, item in enumerate(value):
-            ok = isinstance(item, str) and item.strip() != ""
-            if check == "idlist":
-                ok = isinstance(item, str) and is_valid_id(item)
-            if not ok:
-                raise _fail(name, "a list of " + ("ids" if check == "idlist" else "text"),
-                            item, i)
-        return tuple(value)
-    if check == "oneid":
-        if not isinstance(value, str) or not is_valid_id(value):
-            raise _fail(name, "a memory id", value)
-        return value
-    if check == "mapping":
-        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-            raise _fail(name, "a mapping with text keys", value)
-        return _plain(value, name)
-    if check == "unit":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise _fail(name, "a number between 0 and 1", value)
-        return float(value)
-    if check in ("score", "count"):
-        low, high = (0, 100) if check == "score" else (1, 10**9)
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise _fail(name, f"an integer from {low} to {high}", value)
-        return value
-    if check == "timestamp":
-        if isinstance(value, datetime):  # an unquoted timestamp typed by hand
-            return format_timestamp(parse_timestamp(value.isoformat()))
-        if not isinstance(value, str):
-            raise _fail(name, "an ISO-8601 UTC timestamp", value)
-        try:
-            return format_timestamp(parse_timestamp(value))
-        except ValueError:
-            raise _fail(name, "an ISO-8601 UTC timestamp", value) from None
-    if check == "feedback":
-        if not isinstance(value, dict) or set(value) - {"helpful", "harmful"}:
-            raise _fail(name, "a mapping with helpful and harmful counts", value)
-        for key, count in value.items():
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise _fail(name, f"a non-negative integer for {key}", count)
-        return dict(value)
-    if check == "anchors":
-        if not isinstance(value, list):
-            raise _fail(name, "a list of anchors", value)
-        return tuple(_anchor(item, i) for i, item in enumerate(value))
-    raise AssertionError(f"unknown check {check}")  # pragma: no cover
-
-
-def _anchor(item: Any, index: int) -> Anchor:
-    if not isinstance(item, dict) or not isinstance(item.get("path"), str) or not item["path"]:
-        raise _fail("anchors", "a mapping with at least a 'path'", item, index)
-    unknown = set(item) - set(ANCHOR_KEYS)
-    if unknown:
-        raise _FieldError("anchors", f"field 'anchors': unknown anchor key {sorted(unknown)[0]!r}",
-                          index)
-    for key in ("start_line", "end_line"):
-        value = item.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise _fail("anchors", f"a positive line number for {key}", value, index)
-    for key in ("hash", "snippet", "commit"):
-        if item.get(key) is not None and not isinstance(item[key], str):
-            raise _fail("anchors", f"text for {key}", item[key], index)
-    return Anchor(**{k: item[k] for k in ANCHOR_KEYS if item.get(k) is not None})
-
-
-def _plain(value: Any, name: str) -> Any:
-    """Keep JSON-compatible data only, so a file never carries Python-specific tags."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v, name) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v, name) for v in value]
-    if isinstance(value, datetime):
-        return format_timestamp(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise _fail(name, "plain text, numbers, lists and mappings", value)
 
 
 def _line_of(text: str, key: str | None, index: int | None) -> int | None:

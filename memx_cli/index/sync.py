@@ -1,0 +1,377 @@
+"""Derived indexes of one store, kept in step with its YAML files (SPEC 9).
+
+``StoreIndex.sync`` compares the memory files with the manifest (stat first, content
+hash only for files whose stat changed) and updates only what changed: new, edited,
+deleted, archived files, whether memx wrote them or git, an editor or a merge did.
+A missing, corrupt or incompatible index is rebuilt with a one-line notice. The YAML
+stays the only truth: deleting ``cache/`` loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
+from memx_cli.fsutil import atomic_write
+from memx_cli.index.documents import build_documents, embed_documents, stored_documents
+from memx_cli.index.keys import is_index_error, memory_key, source_group
+from memx_cli.index.lexical import IndexDoc, LexicalIndex
+from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
+from memx_cli.index.vectors import VectorIndex
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory
+
+log = logging.getLogger("memx")
+
+Progress = Callable[[int, int], None]
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    vectors: bool = False  # vectors are current for the configured model
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def touched(self) -> int:
+        return self.added + self.changed + self.removed
+
+
+# A scanned memory file: (mtime_ns, size, archived). A plain tuple: the scan runs before
+# every read command and a dataclass per file costs more than the stat itself.
+_Seen = tuple[int, int, bool]
+
+
+class StoreIndex:
+    def __init__(self, store: Store, model_spec: str | None):
+        self.store = store
+        self.model_spec = model_spec
+        self.dir = store.cache_dir
+        self.manifest_path = self.dir / "manifest.json"
+        # A small summary of the manifest, so the common "nothing changed" check reads
+        # a few bytes instead of parsing one entry per memory.
+        self.state_path = self.dir / "state.json"
+        self.lexical = LexicalIndex(self.dir / "lexical")
+        self.vectors = VectorIndex(self.dir / "vectors.usearch")
+        self._manifest: Manifest | None = None
+        self._encoder: Any = None
+        self._encoder_failed: str | None = None
+        self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
+        self.ids: Iterable[str] = ()  # every memory id the last scan saw
+
+    # ------------------------------------------------------------ model
+
+    def encoder(self) -> Any:
+        """The embedding model, or None (logged once) when it cannot be loaded."""
+        if self._encoder is None and self._encoder_failed is None:
+            from memx_cli.embed import load_encoder
+
+            try:
+                self._encoder = load_encoder(self.model_spec)
+            except ModelUnavailableError as exc:
+                self._encoder_failed = str(exc)
+                log.warning(str(exc))
+        return self._encoder
+
+    # ------------------------------------------------------------ scanning
+
+    def _scan(self) -> tuple[dict[str, _Seen], str]:
+        """Every memory file with its stat, and a fingerprint of them all (equal
+        fingerprints: nothing was added, removed, moved or edited). One ``stat`` per
+        file is the floor of this check, so the loop does nothing else."""
+        seen: dict[str, _Seen] = {}
+        parts = []
+        for archived, directory in ((True, self.store.archive_dir),
+                                    (False, self.store.memories_dir)):
+            found: dict[str, _Seen] = {}
+            try:
+                entries = os.scandir(directory)
+            except FileNotFoundError:
+                parts.append("-")
+                continue
+            with entries:
+                for entry in entries:
+                    name = entry.name
+                    if name[0] == "." or not name.endswith(".yaml"):
+                        continue
+                    try:
+                        st = entry.stat()
+                    except FileNotFoundError:
+                        continue
+                    found[name[:-5]] = (st.st_mtime_ns, st.st_size, archived)
+            values = found.values()
+            parts.append(f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}"
+                         f".{zlib.crc32(' '.join(found).encode())}")
+            # memories/ wins over archive/ when both hold an id (validate reports it).
+            seen.update(found)
+        return seen, ":".join(parts)
+
+    def _read_state(self) -> dict[str, Any] | None:
+        try:
+            state = json.loads(self.state_path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(state, dict) or state.get("index_version") != INDEX_VERSION:
+            return None
+        return state
+
+    def _write_state(self, fingerprint: str, manifest: Manifest) -> None:
+        problems = [st.digest[1:] for _, st in sorted(manifest.files.items())
+                    if st.digest.startswith("!")]
+        atomic_write(self.state_path, json.dumps({
+            "index_version": INDEX_VERSION, "fingerprint": fingerprint,
+            "model": manifest.model, "problems": problems,
+            "pending": len(manifest.pending) + len(manifest.pending_removed),
+        }).encode())
+
+    def _load_manifest(self) -> Manifest | None:
+        try:
+            manifest = Manifest.load(self.manifest_path)
+        except ValueError:
+            return None
+        if manifest is not None and not manifest.compatible():
+            return None
+        return manifest
+
+    # ------------------------------------------------------------ syncing
+
+    def _dir_stamp(self) -> tuple[int, ...]:
+        stamps = []
+        for directory in (self.store.memories_dir, self.store.archive_dir):
+            try:
+                stamps.append(os.stat(directory).st_mtime_ns)
+            except FileNotFoundError:
+                stamps.append(0)
+        return tuple(stamps)
+
+    def sync(self, full: bool = False, progress: Progress | None = None,
+             want_vectors: bool = True, max_age: float = 0.0) -> SyncReport:
+        """Bring the indexes up to date with the files; cheap when nothing changed.
+
+        ``max_age`` (seconds) lets a long-lived process skip the per-file stat scan when
+        the last one is that recent and no file was added, removed or renamed since
+        (directory times unchanged): an edit in place is then seen within ``max_age``.
+        """
+        if max_age > 0 and not full and self._checked is not None:
+            at, stamp, last = self._checked
+            if (time.monotonic() - at < max_age and stamp == self._dir_stamp()
+                    and (last.vectors or not want_vectors)):
+                return last
+        stamp = self._dir_stamp()
+        report = self._sync(full, progress, want_vectors)
+        self._checked = (time.monotonic(), stamp, report)
+        return report
+
+    def open_for_search(self, want_vectors: bool, max_age: float = 0.0) -> SyncReport:
+        """Sync, then open the indexes; an unreadable index is rebuilt with a notice."""
+        report = self.sync(want_vectors=want_vectors, max_age=max_age)
+        try:
+            self.lexical.searcher()
+            if report.vectors and want_vectors:
+                self.vectors.view()
+        except BaseException as exc:
+            if not is_index_error(exc):
+                raise
+            detail = " ".join(str(exc).split())[:100]
+            log.warning(f"search index in {self.store.display(self.dir)} is unreadable "
+                        f"({detail}); rebuilding it")
+            report = self.sync(full=True, want_vectors=want_vectors)
+        return report
+
+    def _sync(self, full: bool, progress: Progress | None, want_vectors: bool) -> SyncReport:
+        seen, fingerprint = self._scan()
+        self.ids = seen.keys()
+        state = None if full else self._read_state()
+        if state is not None and state.get("fingerprint") == fingerprint:
+            has_vectors = state.get("model") is not None
+            current = (has_vectors and not state.get("pending")
+                       and state["model"] == self._model_fingerprint())
+            if not want_vectors or current or self.encoder() is None:
+                return SyncReport(vectors=current, problems=list(state.get("problems", [])))
+        with self.store.lock():
+            # Another memx process may have updated the index while this one waited for
+            # the lock: then look at the files again, else the scan above is current.
+            if self._read_state() != state:
+                seen, fingerprint = self._scan()
+            manifest = None if full else self._load_manifest()
+            report = self._update(manifest, seen, progress, want_vectors, quiet=full)
+            self._write_state(fingerprint, self._manifest or Manifest())
+        return self._report_problems(report)
+
+    def _report_problems(self, report: SyncReport) -> SyncReport:
+        manifest = self._manifest
+        if manifest is not None:
+            for _memory_id, state in sorted(manifest.files.items()):
+                if state.digest.startswith("!"):
+                    report.problems.append(state.digest[1:])
+        return report
+
+    def _model_fingerprint(self) -> str | None:
+        """Identifies the configured model cheaply (without loading it)."""
+        from memx_cli.embed import BUNDLED, bundled_model_path
+
+        spec = (self.model_spec or BUNDLED).strip() or BUNDLED
+        path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
+        if path.is_dir():
+            try:
+                st = (path / "model.safetensors").stat()
+            except OSError:
+                return None
+            return f"{spec}|{st.st_size}|{st.st_mtime_ns}"
+        return spec
+
+    def _update(self, manifest: Manifest | None, seen: dict[str, _Seen],
+                progress: Progress | None, want_vectors: bool, quiet: bool) -> SyncReport:
+        report = SyncReport()
+        if manifest is None:
+            if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()):
+                log.warning(f"search index in {self.store.display(self.dir)} was incomplete, "
+                            "corrupt or from another memx version; rebuilding it")
+            self._wipe()
+            manifest = Manifest()
+            report.rebuilt = True
+        try:
+            self.lexical.open(create=True)
+        except (OSError, ValueError) as exc:
+            log.warning(f"search index could not be opened ({exc}); rebuilding it")
+            self._wipe()
+            manifest = Manifest()
+            report.rebuilt = True
+            self.lexical.open(create=True)
+
+        old_files = dict(manifest.files)
+        new_files: dict[str, FileState] = {}
+        memories: dict[str, Memory] = {}
+        changed: set[str] = set()
+        total = len(seen)
+        for done, (memory_id, now) in enumerate(seen.items(), 1):
+            old = old_files.get(memory_id)
+            mtime_ns, size, archived = now
+            if (old is not None and old.mtime_ns == mtime_ns and old.size == size
+                    and old.archived == archived):
+                new_files[memory_id] = old
+                continue
+            path = self.store.path_for(memory_id, archived)
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            digest = _digest(data)
+            if old is not None and old.digest == digest and old.archived == archived:
+                new_files[memory_id] = FileState(mtime_ns, size, digest, archived, old.group)
+                continue
+            try:
+                mem = self.store.read_file(path)
+                new_files[memory_id] = FileState(mtime_ns, size, digest, archived,
+                                                 source_group(mem.source))
+                memories[memory_id] = mem
+            except InvalidMemoryError as exc:
+                new_files[memory_id] = FileState(mtime_ns, size, "!" + str(exc), archived, None)
+            changed.add(memory_id)
+            if old is None:
+                report.added += 1
+            else:
+                report.changed += 1
+            if progress is not None:
+                progress(done, total)
+        removed = set(old_files) - set(new_files)
+        report.removed = len(removed)
+
+        # Neighbours of a changed memory get new context text: re-index whole groups.
+        groups = {old_files[i].group for i in changed | removed if i in old_files}
+        groups |= {new_files[i].group for i in changed if i in new_files}
+        groups.discard(None)
+        members: dict[str, list[str]] = {}
+        for memory_id, state in new_files.items():
+            if state.group is not None and not state.digest.startswith("!"):
+                members.setdefault(state.group, []).append(memory_id)
+        reindex = set(changed)
+        for group in groups:
+            reindex.update(members.get(group, ()))  # type: ignore[arg-type]
+        for memory_id in reindex:
+            if memory_id not in memories and not new_files[memory_id].digest.startswith("!"):
+                with contextlib.suppress(InvalidMemoryError):
+                    memories[memory_id] = self.store.read_file(
+                        self.store.path_for(memory_id, seen[memory_id][2]))
+
+        docs = build_documents(self.store, reindex, memories, new_files, members)
+        if reindex or removed:
+            self.lexical.apply(sorted(reindex | removed), docs)
+        manifest.files = new_files
+        report.vectors = self._update_vectors(manifest, docs, removed | reindex, want_vectors,
+                                              report.rebuilt)
+        manifest.save(self.manifest_path)
+        self._manifest = manifest
+        if progress is not None:
+            progress(total, total)
+        return report
+
+    def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
+                        want: bool, rebuilt: bool) -> bool:
+        fingerprint = self._model_fingerprint()
+        if not want:
+            # A keyword-only read updated the text index: remember which vectors are now
+            # behind, so the next semantic search embeds those only.
+            if manifest.model is not None:
+                fresh = {d.memory_id for d in docs}
+                manifest.pending = sorted(set(manifest.pending) | fresh)
+                manifest.pending_removed = sorted(set(manifest.pending_removed) | (remove - fresh))
+            return False
+        encoder = self.encoder()
+        if encoder is None:
+            manifest.model = None
+            manifest.pending, manifest.pending_removed = [], []
+            return False
+        everything = rebuilt or manifest.model != fingerprint
+        if everything:
+            docs = stored_documents(self.lexical)
+            remove = set()
+        else:
+            behind = set(manifest.pending) - {d.memory_id for d in docs}
+            docs = docs + stored_documents(self.lexical, behind)
+            remove = remove | set(manifest.pending_removed) | behind
+        vectors = embed_documents(encoder, docs) if docs else None
+        self.vectors.update(encoder.dim, [memory_key(i) for i in sorted(remove)],
+                            [d.key for d in docs], vectors, rebuild=everything)
+        manifest.model = fingerprint
+        manifest.pending, manifest.pending_removed = [], []
+        return True
+
+    def _wipe(self) -> None:
+        self.lexical = LexicalIndex(self.dir / "lexical")
+        self.vectors = VectorIndex(self.dir / "vectors.usearch")
+        for path in (self.dir / "lexical", self.dir / "vectors.usearch", self.manifest_path):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+
+    # ------------------------------------------------------------ state
+
+    def built(self) -> bool:
+        """Whether the indexes exist (cheap: reads no manifest)."""
+        return self.state_path.exists() and self.lexical.path.is_dir()
+
+    def manifest(self) -> Manifest | None:
+        if self._manifest is None:
+            self._manifest = self._load_manifest()
+        return self._manifest
