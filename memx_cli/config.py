@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memx_cli import yamledit
 from memx_cli.errors import ConfigError
 from memx_cli.fsutil import atomic_write
 
@@ -277,11 +278,13 @@ def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) ->
 
 
 def set_value(path: Path, key: str, text: str) -> Any:
-    """Set ``key`` in one config file (validated first; the file is rewritten atomically)."""
+    """Set ``key`` in one config file (validated first). Only that key's text changes:
+    comments, order and the other keys stay as they were (the file is rewritten
+    atomically)."""
     value = parse_text(key, text)
     flat = read_file(path)
     flat[key] = value
-    write_file(path, flat)
+    _edit(path, flat, lambda old: yamledit.set_key(old, key.split("."), value))
     return value
 
 
@@ -292,8 +295,36 @@ def unset_value(path: Path, key: str) -> bool:
     if key not in flat:
         return False
     del flat[key]
-    write_file(path, flat)
+    _edit(path, flat, lambda old: yamledit.unset_key(old, key.split(".")))
     return True
+
+
+def _edit(path: Path, flat: Mapping[str, Any], change: Callable[[str], str]) -> None:
+    """Write ``flat`` by changing the file's text in place; a fresh file when there is
+    none, or when the edit would not read back as ``flat`` (an unusual layout)."""
+    try:
+        old = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        write_file(path, flat)
+        return
+    try:
+        new = change(old)
+    except yamledit.Unsupported:
+        new = None
+    if new is None or _parsed(new) != dict(flat):
+        write_file(path, flat)
+        return
+    atomic_write(path, new.encode("utf-8"))
+
+
+def _parsed(text: str) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return flatten(data) if isinstance(data, dict) else ({} if data is None else None)
 
 
 def write_file(path: Path, flat: Mapping[str, Any]) -> None:

@@ -109,3 +109,55 @@ def test_ace_disabled_in_config_stores_verbatim(memx: Memx) -> None:
     memx.ok("config", "set", "ace.enabled", "false")
     out = json.loads(memx.ok("add", "-", "--json", input="  spaced  "))
     assert out["memory"]["content"] == "  spaced  "
+
+
+COMMENTED = """\
+# Team settings: reviewed in pull requests.
+ace:
+  # how many results an agent sees
+  retrieval:
+    max_results: 8   # agents read fewer
+    fusion: blended
+  curator:
+    conflict_band:
+      - 0.5
+      - 0.8
+    # keep the better of two duplicates
+    merge_strategy: keep_best
+
+# the model
+embedding.model: bundled
+"""
+
+
+@pytest.mark.parametrize("key, value, shown, expected", [
+    ("ace.retrieval.max_results", "12", "12",
+     COMMENTED.replace("max_results: 8   #", "max_results: 12   #")),
+    ("embedding.model", "bundled", "\"bundled\"", COMMENTED),
+    ("ace.curator.conflict_band", "[0.4, 0.7]", "[0.4, 0.7]",
+     COMMENTED.replace("conflict_band:\n      - 0.5\n      - 0.8\n",
+                       "conflict_band: [0.4, 0.7]\n")),
+    # a key not there yet goes into the mapping that exists (no second top-level 'ace')
+    ("ace.decay.half_life", "10", "10.0",
+     COMMENTED.replace("    merge_strategy: keep_best\n",
+                       "    merge_strategy: keep_best\n  decay:\n    half_life: 10.0\n")),
+    ("ace.retrieval.fusion", "polyphonic", "\"polyphonic\"",
+     COMMENTED.replace("fusion: blended", "fusion: polyphonic")),
+])
+def test_config_set_changes_only_the_key_it_sets(memx: Memx, repo: Path, key: str, value: str,
+                                                 shown: str, expected: str) -> None:
+    path = repo / ".memx" / "config.yaml"
+    path.write_text(COMMENTED)
+    memx.ok("config", "set", key, value)
+    assert path.read_text() == expected
+    assert memx.ok("config", "get", key).strip() == shown
+
+
+def test_config_unset_removes_only_that_key(memx: Memx, repo: Path) -> None:
+    path = repo / ".memx" / "config.yaml"
+    path.write_text(COMMENTED)
+    memx.ok("config", "unset", "ace.retrieval.fusion")
+    assert path.read_text() == COMMENTED.replace("    fusion: blended\n", "")
+    memx.ok("config", "unset", "ace.curator.conflict_band")
+    assert path.read_text() == COMMENTED.replace("    fusion: blended\n", "").replace(
+        "    conflict_band:\n      - 0.5\n      - 0.8\n", "")
