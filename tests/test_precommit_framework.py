@@ -1,10 +1,10 @@
 """The pre-commit framework manifest (.pre-commit-hooks.yaml), run by the real `pre-commit`
 tool against a temporary repository that keeps memory files (SPEC 6).
 
-`pre-commit try-repo` installs memx from a git repository into its own environment (pip
-reaches the package index here). It would take this project's root as is, but its temporary
-commit holds only tracked files; to test the work tree exactly as it is now (new files
-included), the test snapshots it into a temporary repository first.
+`pre-commit run`, with a config that names a hook repository and a commit as a user's
+config names memx's repository and a tag, installs memx from that repository into its own
+environment. To test the work tree exactly as it is now (new files included), the test
+snapshots it into a temporary repository first.
 """
 
 from __future__ import annotations
@@ -51,14 +51,38 @@ def _memory(target: Path, content: str) -> None:
     (target / ".memx" / "memories" / f"{MEMORY_ID}.yaml").write_bytes(memory.dump(mem))
 
 
-def _try_repo(target: Path, hook_repo: Path,
-              env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo),
-                           "--all-files", "--color", "never"], cwd=target, env=env, text=True,
-                          capture_output=True, timeout=900)
+def _use_hook_repo(target: Path, hook_repo: Path) -> None:
+    """A .pre-commit-config.yaml that takes both hooks from ``hook_repo`` at its commit, as
+    a user's config takes them from memx's repository at a tag."""
+    rev = git(hook_repo, "rev-parse", "HEAD").strip()
+    (target / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n"
+        "      - id: memx-validate\n      - id: memx-secrets\n")
 
 
-def test_memx_hooks_through_pre_commit_try_repo(tmp_path: Path) -> None:
+def _run(target: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color",
+                           "never"], cwd=target, env=env, text=True, capture_output=True,
+                          timeout=900)
+
+
+def _fast_env(tmp_path: Path) -> dict[str, str]:
+    """pre-commit installs the hook repository into a new environment with pip. Installing
+    memx's dependencies there (numpy, tantivy, usearch, ...) took most of this test's time
+    and proves nothing about the manifest, so memx alone is installed (--no-deps) and the
+    hooks import its dependencies from this test run's own site-packages (PYTHONPATH: no
+    .pth files are read there, so memx itself still comes from pre-commit's environment —
+    checked below)."""
+    import sysconfig
+
+    return {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+            "PIP_NO_DEPS": "1", "PYTHONPATH": sysconfig.get_paths()["purelib"],
+            # build with this run's setuptools (a test extra) instead of fetching one;
+            # pip reads "no build isolation" from the value 0 of this variable
+            "PIP_NO_BUILD_ISOLATION": "0"}
+
+
+def test_memx_hooks_through_the_pre_commit_framework(tmp_path: Path) -> None:
     hook_repo = _snapshot(tmp_path / "memx-src")
     target = tmp_path / "project"
     (target / ".memx" / "memories").mkdir(parents=True)
@@ -67,10 +91,11 @@ def test_memx_hooks_through_pre_commit_try_repo(tmp_path: Path) -> None:
     _memory(target, "Deploy with the key AKIAIOSFODNN7EXAMPLE")
     (target / ".memx" / "memories" / "01jd3k7m2xbbbbbbbbbbbbbbbb.yaml").write_text(
         "<<<<<<< HEAD\nschema: 1\n=======\n>>>>>>> topic\n")
+    _use_hook_repo(target, hook_repo)
     git(target, "add", "-A")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    env = _fast_env(tmp_path)
 
-    failed = _try_repo(target, hook_repo, env)
+    failed = _run(target, env)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     out = failed.stdout
     assert (f".memx/memories/{MEMORY_ID}.yaml:4: secret (aws_access_key); remove it, then "
@@ -83,6 +108,9 @@ def test_memx_hooks_through_pre_commit_try_repo(tmp_path: Path) -> None:
     _memory(target, "Deploy with the key from the vault")
     (target / ".memx" / "memories" / "01jd3k7m2xbbbbbbbbbbbbbbbb.yaml").unlink()
     git(target, "add", "-A")
-    passed = _try_repo(target, hook_repo, env)
+    passed = _run(target, env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert passed.stdout.count("Passed") == 2
+    # both runs used the one environment pre-commit built from the hook repository
+    [env_dir] = (tmp_path / "pre-commit-home").glob("repo*/py_env-*")
+    assert list(env_dir.glob("lib/python*/site-packages/memx_cli/__init__.py"))
