@@ -99,7 +99,12 @@ def _normalize_rows(out: numpy.ndarray) -> numpy.ndarray:
 
 
 def _read_safetensors(data: bytes) -> dict[str, numpy.ndarray]:
-    """Parse a safetensors file held in memory into read-only numpy views."""
+    """Parse a safetensors file held in memory into read-only numpy views.
+
+    Not the ``safetensors`` package: on the bundled model its ``numpy.load_file`` (which
+    copies every tensor, plus its own import) took a median 13.1 ms in a cold process
+    against 7.7 ms for these zero-copy views (21 runs each, issue 11). A test checks that
+    both read the same tensors."""
     import numpy as np
 
     if len(data) < 8:

@@ -316,3 +316,19 @@ def test_import_is_lean() -> None:
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_the_model_file_reader_matches_the_safetensors_package() -> None:
+    """memx reads model.safetensors itself (faster on a cold start, see embed.py); it must
+    read exactly what the reference implementation reads."""
+    from safetensors.numpy import load_file
+
+    from memx_cli.embed import _read_safetensors
+
+    path = bundled_model_path() / "model.safetensors"
+    ours = _read_safetensors(path.read_bytes())
+    reference = load_file(str(path))
+    assert sorted(ours) == sorted(reference)
+    for name, tensor in reference.items():
+        assert ours[name].dtype == tensor.dtype and ours[name].shape == tensor.shape, name
+        assert np.array_equal(ours[name], tensor), name
