@@ -79,3 +79,9 @@ def verify_json(report: Any, stale_only: bool = False) -> dict[str, Any]:
         {"id": c.memory.id, "store": c.store, "content": c.memory.content,
          "verification": c.verification.to_json()}
         for c in report.checked if not stale_only or c.verification.status == "stale"]}
+
+
+def item_json(item: Any) -> dict[str, Any]:
+    """A remembered session item (agents.session.Item), as `memx remember --json`."""
+    return {"id": item.id, "text": item.text, "sessions": list(item.sessions),
+            "count": item.count, "marked": item.marked}

@@ -6,12 +6,15 @@
       agent: {conventions: write, secrets: none}
 
 Reads fail open, by design: a missing grant, a missing file or an unreadable one means
-``read``. ``none`` only keeps a domain's facts out of that role's search results and
-context preamble; the memory files are in the repository for anyone who can read it, so
-this is guidance for agents, not a security boundary. The one write that is checked is
-proposing (or superseding) a policy: it needs ``write`` on the policy's domain. Roles are
-self-declared (``--role`` or ``MEMX_ROLE``); without a role nothing is checked (a
-person at a terminal), with one a missing grant is ``read`` and the policy is refused.
+``read``. ``none`` keeps a domain's memories out of everything that role reads (search,
+context, list, show, conflicts, verify, sweep reports); the memory files are in the
+repository for anyone who can read it, so this is guidance for agents, not a security
+boundary. Every write (a fact or a policy, in any store, a supersede, a deletion) needs
+``write`` on the domain it touches; a real sweep or consolidation, which moves memories
+of every domain, needs ``write`` on ``*``. Roles are self-declared (``--role`` or
+``MEMX_ROLE``); without a role nothing is checked (a person at a terminal), with one a
+missing grant is ``read`` and the write is refused. ``Guard`` is the one check;
+memx_cli.api.Memx calls it for the CLI and the MCP server alike.
 """
 
 from __future__ import annotations
@@ -102,12 +105,32 @@ def _parse(data: object) -> dict[str, dict[str, str]]:
     return table
 
 
-def require_policy_write(repo: Repo, role: str | None, domain: str | None) -> None:
-    """Proposing a policy needs ``write`` on its domain (SPEC 5); fails loudly."""
-    if role is None:
-        return
-    level = load(repo).level(role, domain)
-    if level != "write":
-        raise AccessDeniedError(
-            f"role {role!r} has {level} access to domain {domain or NO_DOMAIN!r}; proposing "
-            f"a policy needs write (grant it in .memx/access.yaml)")
+@dataclass(frozen=True)
+class Guard:
+    """One role's grants: the check every read and write of the facade goes through."""
+
+    grants: Grants
+    role: str | None
+
+    def can_read(self, domain: str | None) -> bool:
+        return self.grants.can_read(self.role, domain)
+
+    def require_write(self, domain: str | None, what: str) -> None:
+        """``what`` (e.g. "writing a fact") needs ``write`` on ``domain``; fails loudly."""
+        if self.role is None:
+            return
+        level = self.grants.level(self.role, domain)
+        if level != "write":
+            shown = domain if domain == ANY else domain or NO_DOMAIN
+            raise AccessDeniedError(
+                f"role {self.role!r} has {level} access to domain {shown!r}; {what} needs "
+                "write (grant it in .memx/access.yaml)")
+
+    def require_write_all(self, what: str) -> None:
+        """A change to memories of every domain (a real sweep) needs ``write`` on ``*``."""
+        self.require_write(ANY, what)
+
+
+def guard(repo: Repo, role: str | None) -> Guard:
+    """The grants of ``repo`` for ``role``, read now (an edit of access.yaml applies at once)."""
+    return Guard(load(repo) if role is not None else Grants(), role)

@@ -22,11 +22,10 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import Field
 
 from memx_cli import __version__
-from memx_cli.agents import access, notes, policy, session
 from memx_cli.errors import EXIT_INTERNAL, MemxError
-from memx_cli.generator import context
 from memx_cli.jsonout import (
     conflict_json,
+    item_json,
     search_json,
     sweep_json,
     verify_json,
@@ -44,18 +43,16 @@ INSTRUCTIONS = (
 
 
 class MemoryService:
-    """What one server keeps between calls. Each method returns plain JSON data."""
+    """What one server keeps between calls: one facade (memx_cli.api.Memx, so the search
+    indexes stay warm and the agent, role and session are fixed) and a lock. Each method
+    is one facade call turned into the JSON of the matching CLI command."""
 
     def __init__(self, repo: Repo, agent: str | None = None, role: str | None = None,
                  session_name: str | None = None):
-        from memx_cli.generator.search import Searcher
+        from memx_cli.api import Memx
 
-        self.repo = repo.require_store()
-        self.agent = notes.agent_name(agent)
-        self.role = access.current_role(role)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        self.session = session.session_name(session_name) if session_name else f"mcp-{stamp}"
-        self.searcher = Searcher(self.repo)
+        self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}")
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
 
     def call(self, fn: Callable[[], T]) -> T:
@@ -68,51 +65,40 @@ class MemoryService:
                 raise MCPError(code, str(exc)) from None
 
     def search(self, query: str, mode: str, scope: str | None, limit: int) -> dict[str, Any]:
-        result = self.searcher.search(query, mode=mode, scope=scope, limit=limit)
-        grants = access.load(self.repo)
-        result.hits = [h for h in result.hits if grants.can_read(self.role, h.doc.get("domain"))]
-        return search_json(result)
+        return search_json(self.memx.search(query, mode=mode, scope=scope, limit=limit))
 
     def context(self, task: str, budget: int | None) -> dict[str, Any]:
-        pre = context.build(self.repo, task, agent=self.agent, role=self.role, budget=budget,
-                            searcher=self.searcher)
-        return {"context": context.to_json(pre)}
+        from memx_cli.generator.context import to_json
 
-    def propose(self, proposal: policy.Proposal) -> dict[str, Any]:
-        return write_json(policy.propose(self.repo, proposal, role=self.role))
+        return {"context": to_json(self.memx.context(task, budget))}
+
+    def propose(self, content: str, kind: str, **fields: Any) -> dict[str, Any]:
+        return write_json(self.memx.add(content, kind=kind, veracity="inferred", **fields))
 
     def supersede(self, old_id: str, content: str, kind: str) -> dict[str, Any]:
-        return write_json(policy.supersede(self.repo, old_id, content, kind, role=self.role))
+        return write_json(self.memx.supersede(old_id, content, kind))
 
     def remember(self, content: str, mark: bool) -> dict[str, Any]:
-        item = session.remember(self.repo, content, self.session, mark)
-        return {"remembered": {"id": item.id, "text": item.text, "sessions": list(item.sessions),
-                               "count": item.count, "marked": item.marked}}
+        return {"remembered": item_json(self.memx.remember(content, mark))}
 
     def notes(self, text: str, replace: bool) -> dict[str, Any]:
-        body = (notes.write(self.repo, text, self.agent) if replace
-                else notes.append(self.repo, text, self.agent))
-        return {"notes": {"agent": self.agent, "text": body}}
+        body = self.memx.set_notes(text) if replace else self.memx.append_note(text)
+        return {"notes": {"agent": self.memx.agent, "text": body}}
 
     def conflicts(self, scan: bool) -> dict[str, Any]:
-        from memx_cli.curator.review import conflicts
-
-        pairs, _ = conflicts(self.repo, scan=scan)
+        pairs, _ = self.memx.conflicts(scan)
         return {"conflicts": [conflict_json(p) for p in pairs]}
 
     def sweep(self, dry_run: bool) -> dict[str, Any]:
-        from memx_cli.decay.sweep import sweep
-
-        return {"sweep": sweep_json(sweep(self.repo, dry_run=dry_run))}
+        return {"sweep": sweep_json(self.memx.sweep(dry_run))}
 
     def consolidate(self, dry_run: bool) -> dict[str, Any]:
-        return {"consolidated": session.consolidation_json(
-            session.consolidate(self.repo, dry_run=dry_run))}
+        from memx_cli.agents.session import consolidation_json
+
+        return {"consolidated": consolidation_json(self.memx.consolidate(dry_run))}
 
     def verify(self, stale_only: bool) -> dict[str, Any]:
-        from memx_cli.anchors.verify import verify_all
-
-        return verify_json(verify_all(self.repo), stale_only)
+        return verify_json(self.memx.verify(), stale_only)
 
 
 Text = Annotated[str, Field(min_length=1, max_length=100_000)]
@@ -149,8 +135,8 @@ def build_server(service: MemoryService) -> MCPServer:
                      tags: list[str] | None = None, scope: str = "project") -> dict[str, Any]:
         """Add a fact (something true about this repository). Duplicates are merged and
         contradictions recorded, as for `memx add`; the result says which."""
-        return call(lambda: service.propose(policy.Proposal(
-            content, "fact", domain, topic, tuple(tags or ()), scope, veracity="inferred")))
+        return call(lambda: service.propose(content, "fact", domain=domain, topic=topic,
+                                            tags=tuple(tags or ()), scope=scope))
 
     @server.tool()
     def supersede_fact(old_id: MemoryId, content: Text) -> dict[str, Any]:
@@ -164,8 +150,8 @@ def build_server(service: MemoryService) -> MCPServer:
                        ) -> dict[str, Any]:
         """Add a policy: a rule pushed to every agent's context. Needs write access to the
         domain when the server runs with a role."""
-        return call(lambda: service.propose(policy.Proposal(
-            rule, "policy", domain, topic, required_role=for_role, veracity="inferred")))
+        return call(lambda: service.propose(rule, "policy", domain=domain, topic=topic,
+                                            required_role=for_role))
 
     @server.tool()
     def supersede_policy(old_id: MemoryId, rule: Text) -> dict[str, Any]:

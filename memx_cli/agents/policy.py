@@ -1,7 +1,6 @@
 """Facts and policies as agents write them (SPEC 5, SPEC 7): propose, supersede, list,
 deactivate. Every write goes through the ACE write path (sanitizer, Curator, store),
-like `memx add`; proposing or superseding a policy first checks the role's grant on
-the policy's domain (access.py). Fact writes are not gated.
+like `memx add`. Access grants are checked before, in one place: memx_cli.api.Memx.
 """
 
 from __future__ import annotations
@@ -33,26 +32,17 @@ class Proposal:
     veracity: str = "stated"
 
 
-def _build(repo: Repo, proposal: Proposal) -> Memory:
+def new_memory(repo: Repo, proposal: Proposal, raw: bool = False) -> Memory:
+    """The memory a proposal becomes (every field checked), not written yet."""
     if proposal.required_role is not None:
         access.current_role(proposal.required_role)  # the same one-word check as --role
     mem = build(proposal.content, kind=proposal.kind, scope=repo.normalize_scope(proposal.scope),
                 tags=proposal.tags, domain=proposal.domain, topic=proposal.topic,
-                veracity=proposal.veracity)
+                veracity=proposal.veracity, raw=raw)
     return mem.replace(required_role=proposal.required_role) if proposal.kind == "policy" else mem
 
 
-def propose(repo: Repo, proposal: Proposal, role: str | None = None) -> WriteResult:
-    """Write a new fact or policy (a policy needs write on its domain)."""
-    repo.require_store()
-    if proposal.kind == "policy":
-        access.require_policy_write(repo, access.current_role(role), proposal.domain)
-    [result] = ace.write(repo, [_build(repo, proposal)])
-    return result
-
-
-def supersede(repo: Repo, old_prefix: str, content: str, kind: str,
-              role: str | None = None) -> WriteResult:
+def supersede(repo: Repo, old_prefix: str, content: str, kind: str) -> WriteResult:
     """Replace memory OLD by a new one saying ``content`` (SPEC 3.2: never overwrite).
 
     The new memory keeps OLD's kind, domain, topic, scope and tags and goes through the
@@ -66,9 +56,7 @@ def supersede(repo: Repo, old_prefix: str, content: str, kind: str,
     if old.superseded_by:
         raise MemxError(f"{old.id} is already superseded by {old.superseded_by}; supersede "
                         "that one instead")
-    if kind == "policy":
-        access.require_policy_write(repo, access.current_role(role), old.domain)
-    new = _build(repo, Proposal(content, kind, old.domain, old.topic, old.tags, old.scope,
+    new = new_memory(repo, Proposal(content, kind, old.domain, old.topic, old.tags, old.scope,
                                 old.required_role))
     stamp = now_iso()
     # Mark OLD first: the Curator then neither merges the new text into it nor records

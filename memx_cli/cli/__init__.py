@@ -95,6 +95,13 @@ class State:
             repo.require_store()
         return repo
 
+    def memx(self, **identity: Any) -> Any:
+        """The library facade (memx_cli.api.Memx) on this repository: role, agent and
+        session from the command's flags, else from MEMX_ROLE / MEMX_AGENT / MEMX_SESSION."""
+        from memx_cli.api import Memx
+
+        return Memx(self.repo(), **identity)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-C", "directory", metavar="PATH", help="Run as if memx was started in PATH.")

@@ -32,20 +32,9 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     add it, stderr says what: merged into ID, skipped (duplicate of ID), supersedes ID
     or conflicts with ID (--json always has "action").
     """
-    from memx_cli.operations import write as ace
-    from memx_cli.store.records import build
-
-    repo = state.repo()
-    content = read_text_arg(text)
-    raw = not ace.ace_enabled(repo, raw)
-    mem = build(content, kind=kind, scope=repo.normalize_scope(scope), tags=tags,
-                domain=domain, topic=topic, raw=raw)
-    if anchor_specs:
-        from memx_cli.anchors.anchor import create, require_repo_scope
-
-        require_repo_scope(mem.scope)
-        mem = mem.replace(anchors=create(repo.worktree, anchor_specs, state.cwd))
-    [result] = ace.write(repo, [mem], raw=raw)
+    result = state.memx().add(read_text_arg(text), kind=kind, domain=domain, topic=topic,
+                              tags=tags, scope=scope, anchors=anchor_specs, cwd=state.cwd,
+                              raw=raw)
     if as_json:
         emit_json({"action": result.action, "other": result.other, "message": result.message,
                    "memory": memory_json(result.memory), "path": str(result.path)})

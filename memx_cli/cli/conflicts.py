@@ -1,18 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from memx_cli.cli import State
 from memx_cli.cli._output import emit_json, one_line, warn_problems
-
-
-def _pair_json(pair: Any) -> dict[str, Any]:
-    return {"older": {"id": pair.older.id, "content": pair.older.content},
-            "newer": {"id": pair.newer.id, "content": pair.newer.content},
-            "similarity": None if pair.similarity is None else round(pair.similarity, 4),
-            "why": pair.why, "recorded": pair.recorded, "suggestion": pair.suggestion}
 
 
 @click.command("conflicts")
@@ -28,12 +19,12 @@ def conflicts_cmd(state: State, no_scan: bool, as_json: bool) -> None:
     Each pair shows its similarity, why the two contradict and how to settle it with
     `memx resolve`.
     """
-    from memx_cli.curator.review import conflicts
-
-    pairs, problems = conflicts(state.repo(), scan=not no_scan)
+    pairs, problems = state.memx().conflicts(scan=not no_scan)
     warn_problems(problems)
     if as_json:
-        emit_json({"conflicts": [_pair_json(p) for p in pairs]})
+        from memx_cli.jsonout import conflict_json
+
+        emit_json({"conflicts": [conflict_json(p) for p in pairs]})
         return
     if not pairs:
         click.echo("No conflicts.")

@@ -32,8 +32,7 @@ def context_cmd(state: State, task: str, agent: str | None, role: str | None,
 
     if budget is not None and budget < 1:
         raise click.BadParameter("must be positive", param_hint="--budget")
-    pre = context.build(state.repo(), read_text_arg(task), agent=agent, role=role,
-                        budget=budget)
+    pre = state.memx(agent=agent, role=role).context(read_text_arg(task), budget)
     for warning in pre.warnings:
         click.echo(f"memx: warning: {warning}", err=True)
     if as_json:

@@ -21,14 +21,10 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
     Files that cannot be read are reported on stderr and skipped.
     """
     from memx_cli.store.ids import abbreviate
-    from memx_cli.store.queries import load_visible, select
 
-    repo = state.repo()
-    found, problems = load_visible(repo)
+    found, chosen, problems = state.memx().memories(kind=kind, scope=scope, tags=tags,
+                                                    section=section)
     warn_problems(problems)
-    chosen = select((m for _, m in found), kind=kind,
-                    scope=repo.normalize_scope(scope) if scope else None,
-                    tags=tags, section=section)
     if as_json:
         emit_json({"memories": [memory_json(m) for m in chosen]})
         return

@@ -23,20 +23,18 @@ def notes_cmd(state: State, action: str, text: str | None, agent: str | None,
     show (the default) prints them; set TEXT replaces them; append TEXT adds a dated
     line; clear deletes them. TEXT may be - to read standard input.
     """
-    from memx_cli.agents import notes
-
-    repo = state.repo()
-    name = notes.agent_name(agent)
     if action in ("set", "append") and text is None:
         raise click.UsageError(f"memx notes {action} needs TEXT (or - for standard input)")
+    memx = state.memx(agent=agent)
+    name = memx.agent
     if action == "show":
-        body = notes.read(repo, name)
+        body = memx.notes()
     elif action == "set":
-        body = notes.write(repo, read_text_arg(text or ""), name)
+        body = memx.set_notes(read_text_arg(text or ""))
     elif action == "append":
-        body = notes.append(repo, read_text_arg(text or ""), name)
+        body = memx.append_note(read_text_arg(text or ""))
     else:
-        notes.clear(repo, name)
+        memx.clear_notes()
         body = ""
     if as_json:
         emit_json({"notes": {"agent": name, "text": body}})

@@ -26,11 +26,10 @@ def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
             required_role: str | None, role: str | None, as_json: bool) -> None:
     """Propose RULE as an active policy (- reads standard input); same as
     `memx add --kind policy`, plus the access check."""
-    from memx_cli.agents.policy import Proposal, propose
     from memx_cli.jsonout import write_json
 
-    result = propose(state.repo(), Proposal(read_text_arg(rule), "policy", domain, topic,
-                                            required_role=required_role), role=role)
+    result = state.memx(role=role).add(read_text_arg(rule), kind="policy", domain=domain,
+                                       topic=topic, required_role=required_role)
     if as_json:
         emit_json(write_json(result))
         return
@@ -45,17 +44,16 @@ def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
 @click.pass_obj
 def list_cmd(state: State, include_inactive: bool, as_json: bool) -> None:
     """List current policies as they appear in a preamble: - [domain] rule."""
-    from memx_cli.agents.policy import policies
     from memx_cli.generator.context import policy_line
     from memx_cli.jsonout import memory_json
 
-    found = policies(state.repo(), include_inactive)
+    found = state.memx().policies(include_inactive)
     if as_json:
-        emit_json({"policies": [memory_json(m) for _, m in found]})
+        emit_json({"policies": [memory_json(m) for m in found]})
         return
     if not found:
         click.echo("No policies.", err=True)
-    for _, mem in found:
+    for mem in found:
         click.echo(f"{mem.id}  {policy_line(mem)}{'' if mem.active else '  (inactive)'}")
 
 
@@ -65,7 +63,5 @@ def list_cmd(state: State, include_inactive: bool, as_json: bool) -> None:
 @click.pass_obj
 def deactivate_cmd(state: State, memory_id: str, undo: bool) -> None:
     """Switch policy ID off: it stays in .memx/ (reviewable) but leaves every preamble."""
-    from memx_cli.agents.policy import deactivate
-
-    mem = deactivate(state.repo(), memory_id, active=undo)
+    mem = state.memx().deactivate(memory_id, active=undo)
     click.echo(f"{mem.id} {'active' if mem.active else 'inactive'}")

@@ -23,13 +23,11 @@ def remember_cmd(state: State, text: str, session: str | None, mark: bool,
     `memx consolidate` promotes it to a fact once it recurs (remembered in two or more
     sessions) or when it is marked.
     """
-    from memx_cli.agents.session import remember
+    from memx_cli.jsonout import item_json
 
-    item = remember(state.repo(), read_text_arg(text), session, mark)
+    item = state.memx(session=session).remember(read_text_arg(text), mark)
     if as_json:
-        emit_json({"remembered": {"id": item.id, "text": item.text,
-                                  "sessions": list(item.sessions), "count": item.count,
-                                  "marked": item.marked}})
+        emit_json({"remembered": item_json(item)})
     else:
         click.echo(f"{item.id}  seen {item.count}x in {len(item.sessions)} session(s)"
                    f"{', marked' if item.marked else ''}")
@@ -42,9 +40,9 @@ def remember_cmd(state: State, text: str, session: str | None, mark: bool,
 def consolidate_cmd(state: State, dry_run: bool, as_json: bool) -> None:
     """Promote recurring or marked session items to facts, merge near-duplicate facts
     (the other one is superseded, never deleted) and prune stale session items."""
-    from memx_cli.agents.session import consolidate, consolidation_json
+    from memx_cli.agents.session import consolidation_json
 
-    report = consolidate(state.repo(), dry_run=dry_run)
+    report = state.memx().consolidate(dry_run=dry_run)
     if as_json:
         emit_json({"consolidated": consolidation_json(report)})
         return

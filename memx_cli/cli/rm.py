@@ -19,10 +19,10 @@ def rm_cmd(state: State, memory_id: str, yes: bool, as_json: bool) -> None:
     Asks first unless -y is given.
     """
     from memx_cli.errors import InvalidMemoryError, MemxError
-    from memx_cli.operations.edit import remove
     from memx_cli.store.files import resolve
 
-    repo = state.repo()
+    memx = state.memx()
+    repo = memx.repo
     if not yes:
         if not sys.stdin.isatty():
             raise MemxError("not deleting without confirmation: stdin is not a terminal; pass -y")
@@ -32,7 +32,7 @@ def rm_cmd(state: State, memory_id: str, yes: bool, as_json: bool) -> None:
         except InvalidMemoryError:
             what = "(a file that does not parse)"
         click.confirm(f"Delete {full_id}: {what}?", abort=True)
-    _mem, path = remove(repo, memory_id)
+    _mem, path = memx.remove(memory_id)
     shown = repo.store.display(path)
     if as_json:
         emit_json({"removed": {"id": path.stem, "path": shown}})

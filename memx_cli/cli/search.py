@@ -31,11 +31,12 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     Brings the search index up to date with the memory files first (only what changed).
     """
     from memx_cli.cli._output import read_text_arg
-    from memx_cli.generator.search import search, short_ids
+    from memx_cli.generator.search import short_ids
 
-    repo = state.repo()
-    searcher, result = search(repo, read_text_arg(query), mode=mode, limit=limit, scope=scope,
-                    budget=budget, include_archived=include_archived, explain=explain)
+    memx = state.memx()
+    result = memx.search(read_text_arg(query), mode=mode, limit=limit, scope=scope,
+                         budget=budget, include_archived=include_archived, explain=explain)
+    searcher = memx.searcher
     for problem in result.problems:
         click.echo(f"memx: warning: {problem} (skipped)", err=True)
     if as_json:

@@ -19,11 +19,11 @@ def show_cmd(state: State, memory_id: str, as_json: bool) -> None:
     from memx_cli.curator.history import history
     from memx_cli.decay.sweep import resolve_archived
     from memx_cli.errors import NotFoundError
-    from memx_cli.store.queries import find
 
-    repo = state.repo()
+    memx = state.memx()
+    repo = memx.repo
     try:
-        store, mem = find(repo, memory_id)
+        store, mem = memx.get(memory_id)
         path = store.path_for(mem.id)
     except NotFoundError as missing:
         try:
@@ -32,6 +32,7 @@ def show_cmd(state: State, memory_id: str, as_json: bool) -> None:
             raise missing from None
         path = store.path_for(full_id, archived=True)
         mem = store.read_file(path)
+        memx.require_read(mem)
     past = history(repo, mem)
     if as_json:
         emit_json({"memory": memory_json(mem), "path": store.display(path),

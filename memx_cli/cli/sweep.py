@@ -19,18 +19,12 @@ def sweep_cmd(state: State, dry_run: bool, as_json: bool) -> None:
     archived too. Files move from .memx/memories/ to .memx/archive/ (nothing is
     deleted; `memx restore ID` brings one back). Policies are never archived.
     """
-    from memx_cli.decay.sweep import sweep
+    from memx_cli.jsonout import sweep_json
 
-    report = sweep(state.repo(), dry_run=dry_run)
+    report = state.memx().sweep(dry_run=dry_run)
     warn_problems(report.problems)
     if as_json:
-        emit_json({"sweep": {
-            "threshold": report.threshold, "checked": report.checked, "dry_run": dry_run,
-            "archived": [{"id": w.memory.id, "store": w.store.label,
-                          "weight": round(w.weight, 4), "age_days": round(w.age_days, 1),
-                          "recalls": w.recalls, "expired": w.expired, "reason": w.reason,
-                          "path": w.store.display(w.store.path_for(w.memory.id, archived=True))}
-                         for w in report.moved]}})
+        emit_json({"sweep": sweep_json(report)})
         return
     if not report.moved:
         click.echo(f"Nothing to archive: {report.checked} memories checked, none below "

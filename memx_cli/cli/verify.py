@@ -25,15 +25,16 @@ def verify_cmd(state: State, stale_only: bool, fix_id: str | None, as_json: bool
     the counts and the memories, with what changed for the stale ones; exits 1 when
     any memory is stale. Memory files are only rewritten by --fix.
     """
-    from memx_cli.anchors.verify import STALE, changes, fix, verifier_for, verify_all
+    from memx_cli.anchors.verify import STALE, changes, verifier_for
     from memx_cli.errors import CheckFailedError
 
-    repo = state.repo()
+    memx = state.memx()
+    repo = memx.repo
     short = _short_ids(repo)
     if fix_id is not None:
-        _fix(fix, repo, fix_id, as_json, short)
+        _fix(memx.fix_anchors(fix_id), as_json, short)
         return
-    report = verify_all(repo)
+    report = memx.verify()
     warn_problems(report.problems)
     counts = report.counts()
     verifier = verifier_for(repo)
@@ -76,11 +77,10 @@ def _short_ids(repo: Any) -> dict[str, str]:
     return abbreviate(p.stem for store in repo.stores() for p in store.files())
 
 
-def _fix(fix: Any, repo: Any, memory_id: str, as_json: bool, short_ids: dict[str, str]) -> None:
+def _fix(result: Any, as_json: bool, short_ids: dict[str, str]) -> None:
     from memx_cli.anchors.anchor import label
     from memx_cli.errors import CheckFailedError
 
-    result = fix(repo, memory_id)
     short = short_ids.get(result.memory.id, result.memory.id)
     if as_json:
         emit_json({"id": result.memory.id,

@@ -59,7 +59,8 @@ def policy_line(mem: Memory) -> str:
     enforced (a policy reaches every agent)."""
     text = " ".join(mem.content.split())
     role = f" (for role {mem.required_role})" if mem.required_role else ""
-    return f"- [{mem.domain or access.NO_DOMAIN}] {text}{role}"
+    domain = " ".join((mem.domain or access.NO_DOMAIN).split())  # a hand-edited file too
+    return f"- [{domain}] {text}{role}"
 
 
 def escape(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,7 +91,10 @@ class Searcher:
         include_archived: bool = False,
         record_recalls: bool = True,
         explain: bool = False,
+        allow: Callable[[dict[str, Any]], bool] | None = None,
     ) -> SearchResult:
+        """Rank, keep the hits ``allow`` accepts (access grants), fill ``limit`` and
+        ``budget`` with them, then count a recall for each hit returned."""
         if mode not in MODES:
             raise MemxError(f"unknown search mode {mode!r}; use keyword, semantic or hybrid")
         if not query.strip():
@@ -129,6 +132,8 @@ class Searcher:
         else:
             self.fetch(candidates)
             ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
+        if allow is not None:
+            ranked = [hit for hit in ranked if allow(hit.doc)]
         result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])
         if explain:
             self._explain(result.hits, terms)

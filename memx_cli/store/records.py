@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,12 @@ from memx_cli.store.ids import new_id
 from memx_cli.store.memory import KINDS, Memory
 
 MAX_CONTENT_CHARS = 100_000
+# Domains, topics and tags are printed inside one-line items of every agent's preamble
+# ("- [domain] rule"): a line break there would forge items of its own (issue 12).
+MAX_LABEL_CHARS = 64
+# Unicode categories of control, format (bidi overrides, zero-width), line and paragraph
+# separator and surrogate characters.
+_UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 # SPEC 3.2: veracity sets the starting confidence.
 VERACITY_CONFIDENCE = {"stated": 1.0, "inferred": 0.7, "imported": 0.6, "tool": 0.5}
 
@@ -55,10 +62,19 @@ def check_content(text: str) -> str:
     return text
 
 
+def check_label(value: str, what: str) -> str:
+    """A short field (domain, topic, tag): one line, no control characters."""
+    if len(value) > MAX_LABEL_CHARS or any(unicodedata.category(c) in _UNPRINTABLE
+                                           for c in value):
+        raise MemxError(f"invalid {what} {value!r}: use one line of at most "
+                        f"{MAX_LABEL_CHARS} characters, without control characters")
+    return value
+
+
 def normalize_labels(values: Iterable[str], what: str) -> tuple[str, ...]:
     seen: list[str] = []
     for value in values:
-        label = value.strip().lower()
+        label = check_label(value, what).strip().lower()
         if not label or any(c.isspace() for c in label):
             raise MemxError(f"invalid {what} {value!r}: use one word (a-z, 0-9, - _ . /)")
         if label not in seen:
@@ -94,8 +110,8 @@ def build(
         id=new_id(),
         kind=kind,
         content=text,
-        domain=domain or None,
-        topic=topic or None,
+        domain=check_label(domain, "domain") if domain else None,
+        topic=check_label(topic, "topic") if topic else None,
         scope=scope,
         tags=normalize_labels(tags, "tag"),
         source=dict(source or {"type": "manual"}),

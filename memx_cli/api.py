@@ -1,0 +1,273 @@
+"""memx as a library: ``Memx``, the one facade the CLI and the MCP server both call.
+
+    from memx_cli.api import Memx
+
+    mx = Memx.open("path/to/repo", agent="claude", role="agent")
+    mx.add("The payment webhook retries 5 times", domain="codebase")
+    for hit in mx.search("webhook retries").hits:
+        print(hit.id, hit.doc["content"])
+
+A ``Memx`` is one repository seen by one agent (its working notes) with one role (its
+access grants, .memx/access.yaml). Every read and every write goes through the same
+grant check (agents/access.py ``Guard``): reads leave out the domains the role may not
+read, writes need ``write`` on the domain they touch. Writes go through the ACE write
+path (operations/write.py: sanitizer, Curator, store); a recall is counted only for a
+result actually returned, after the access filter. Without a role (a person at a
+terminal) nothing is filtered or refused. Errors are ``MemxError`` subclasses with one
+line to show.
+
+Cheap to import (no numpy, usearch, tantivy or click): the work is imported by the
+method that needs it. Results are the library's own records (``SearchResult``,
+``WriteResult``, ``Memory`` ...); memx_cli/jsonout.py turns them into the JSON the CLI's
+``--json`` and the MCP tools print.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memx_cli.agents import access, notes
+from memx_cli.store.repo import Repo
+
+if TYPE_CHECKING:
+    from memx_cli.agents.session import Consolidation, Item
+    from memx_cli.anchors.verify import FixResult, Report
+    from memx_cli.curator.review import ConflictPair
+    from memx_cli.decay.sweep import SweepReport
+    from memx_cli.generator.context import Preamble
+    from memx_cli.generator.search import Searcher, SearchResult
+    from memx_cli.store.files import Store
+    from memx_cli.store.memory import Memory, Problem
+    from memx_cli.store.records import WriteResult
+
+__all__ = ["Memx"]
+
+
+class Memx:
+    """One repository's memory, as one agent with one role sees and changes it."""
+
+    def __init__(self, repo: Repo, *, agent: str | None = None, role: str | None = None,
+                 session: str | None = None):
+        from memx_cli.agents.session import session_name
+
+        self.repo = repo.require_store()
+        self.agent = notes.agent_name(agent)
+        self.role = access.current_role(role)
+        self.session = session_name(session)
+        self._searcher: Searcher | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] = ".", *, agent: str | None = None,
+             role: str | None = None, session: str | None = None,
+             overrides: dict[str, Any] | None = None) -> Memx:
+        """The store of the repository at (or above) ``path``; role defaults to $MEMX_ROLE,
+        agent to $MEMX_AGENT, session to $MEMX_SESSION."""
+        return cls(Repo.discover(Path(path), overrides), agent=agent, role=role,
+                   session=session)
+
+    # ------------------------------------------------------------------ access
+
+    def guard(self) -> access.Guard:
+        """This role's grants, read now: an edit of access.yaml applies at once."""
+        return access.guard(self.repo, self.role)
+
+    def can_read(self, mem: Memory) -> bool:
+        return self.guard().can_read(mem.domain)
+
+    def require_read(self, mem: Memory) -> None:
+        """Refuse to show one memory of a domain the role may not read."""
+        if not self.can_read(mem):
+            raise access.AccessDeniedError(
+                f"role {self.role!r} has none access to domain "
+                f"{mem.domain or access.NO_DOMAIN!r}; {mem.id} is not shown to it")
+
+    # ------------------------------------------------------------------- reads
+
+    @property
+    def searcher(self) -> Searcher:
+        """One warm searcher per facade: the indexes stay open between searches."""
+        if self._searcher is None:
+            from memx_cli.generator.search import Searcher
+
+            self._searcher = Searcher(self.repo)
+        return self._searcher
+
+    def search(self, query: str, *, mode: str = "hybrid", scope: str | None = None,
+               limit: int | None = None, budget: int | None = None,
+               include_archived: bool = False, explain: bool = False) -> SearchResult:
+        """Hybrid (or keyword / semantic) search; ``limit`` counts readable results."""
+        guard = self.guard()
+        return self.searcher.search(
+            query, mode=mode, scope=scope, limit=limit, budget=budget,
+            include_archived=include_archived, explain=explain,
+            allow=None if self.role is None else lambda doc: guard.can_read(doc.get("domain")))
+
+    def context(self, task: str, budget: int | None = None) -> Preamble:
+        """The preamble for ``task``: policies, this agent's notes, readable facts."""
+        from memx_cli.generator import context
+
+        return context.build(self.repo, task, agent=self.agent, role=self.role, budget=budget,
+                             searcher=self.searcher)
+
+    def memories(self, *, kind: str | None = None, scope: str | None = None,
+                 tags: Iterable[str] = (), section: str | None = None
+                 ) -> tuple[list[tuple[Store, Memory]], list[Memory], list[Problem]]:
+        """(every readable memory with its store, those matching the filters, problems)."""
+        from memx_cli.store.queries import load_visible, select
+
+        found, problems = load_visible(self.repo)
+        guard = self.guard()
+        found = [(s, m) for s, m in found if guard.can_read(m.domain)]
+        chosen = select((m for _, m in found), kind=kind,
+                        scope=self.repo.normalize_scope(scope) if scope else None,
+                        tags=tuple(tags), section=section)
+        return found, chosen, problems
+
+    def get(self, prefix: str) -> tuple[Store, Memory]:
+        """The current memory whose id starts with ``prefix`` (readable by the role)."""
+        from memx_cli.store.queries import find
+
+        store, mem = find(self.repo, prefix)
+        self.require_read(mem)
+        return store, mem
+
+    def policies(self, include_inactive: bool = False) -> list[Memory]:
+        """Current policies: pushed to every role, so not filtered (SPEC 5)."""
+        from memx_cli.agents.policy import policies
+
+        return [m for _, m in policies(self.repo, include_inactive)]
+
+    def conflicts(self, scan: bool = True) -> tuple[list[ConflictPair], list[Problem]]:
+        """Recorded and detected conflicts whose two sides the role may read."""
+        from memx_cli.curator.review import conflicts
+
+        pairs, problems = conflicts(self.repo, scan=scan)
+        guard = self.guard()
+        return [p for p in pairs if guard.can_read(p.older.domain)
+                and guard.can_read(p.newer.domain)], problems
+
+    def verify(self) -> Report:
+        """Every readable anchored memory checked against the work tree."""
+        from memx_cli.anchors.verify import verify_all
+
+        report = verify_all(self.repo)
+        guard = self.guard()
+        return replace(report, checked=tuple(c for c in report.checked
+                                             if guard.can_read(c.memory.domain)))
+
+    # ------------------------------------------------------------------ writes
+
+    def add(self, content: str, *, kind: str = "fact", domain: str | None = None,
+            topic: str | None = None, tags: Sequence[str] = (), scope: str = "project",
+            anchors: Sequence[str] = (), cwd: Path | None = None, raw: bool = False,
+            veracity: str = "stated", required_role: str | None = None) -> WriteResult:
+        """Write a fact or a policy through the ACE write path (``raw``: verbatim)."""
+        from memx_cli.agents.policy import Proposal, new_memory
+        from memx_cli.operations import write as ace
+
+        raw = not ace.ace_enabled(self.repo, raw)
+        mem = new_memory(self.repo, Proposal(content, kind, domain, topic, tuple(tags), scope,
+                                             required_role, veracity), raw=raw)
+        self.guard().require_write(mem.domain, _writing(kind))
+        if anchors:
+            from memx_cli.anchors.anchor import create, require_repo_scope
+
+            require_repo_scope(mem.scope)
+            mem = mem.replace(anchors=create(self.repo.worktree, anchors,
+                                             cwd or self.repo.worktree))
+        [result] = ace.write(self.repo, [mem], raw=raw)
+        return result
+
+    def supersede(self, old_id: str, content: str, kind: str = "fact") -> WriteResult:
+        """Replace memory OLD (kept, marked superseded) by one saying ``content``."""
+        from memx_cli.agents.policy import supersede
+        from memx_cli.store.queries import find
+
+        _, old = find(self.repo, old_id)
+        self.guard().require_write(old.domain, f"superseding a {old.kind}")
+        return supersede(self.repo, old.id, content, kind)
+
+    def deactivate(self, policy_id: str, active: bool = False) -> Memory:
+        """Switch a policy off (or back on); it stays in the store."""
+        from memx_cli.agents.policy import deactivate
+        from memx_cli.store.queries import find
+
+        _, mem = find(self.repo, policy_id)
+        self.guard().require_write(mem.domain, "deactivating a policy")
+        return deactivate(self.repo, mem.id, active)
+
+    def remove(self, prefix: str) -> tuple[Memory | None, Path]:
+        """Delete one memory file (git keeps its history)."""
+        from memx_cli.operations.edit import remove
+
+        mem = self._existing(prefix)
+        if mem is not None:
+            self.guard().require_write(mem.domain, "deleting a memory")
+        elif self.role is not None:
+            self.guard().require_write(access.ANY, "deleting an unreadable file")
+        return remove(self.repo, prefix)
+
+    def sweep(self, dry_run: bool = False) -> SweepReport:
+        """Archive what the forgetting curve let go; a real sweep needs write on ``*``."""
+        from memx_cli.decay.sweep import sweep
+
+        guard = self.guard()
+        if not dry_run:
+            guard.require_write_all("a real sweep")
+        report = sweep(self.repo, dry_run=dry_run)
+        return replace(report, moved=[w for w in report.moved
+                                      if guard.can_read(w.memory.domain)])
+
+    def consolidate(self, dry_run: bool = False) -> Consolidation:
+        """Promote recurring session items, merge duplicate facts (write on ``*``)."""
+        from memx_cli.agents.session import consolidate
+
+        if not dry_run:
+            self.guard().require_write_all("consolidating memory")
+        return consolidate(self.repo, dry_run=dry_run)
+
+    def fix_anchors(self, prefix: str) -> FixResult:
+        """Re-anchor memory ``prefix`` to where its passages are now."""
+        from memx_cli.anchors.verify import fix
+
+        _, mem = self.get(prefix)
+        self.guard().require_write(mem.domain, "re-anchoring a memory")
+        return fix(self.repo, mem.id)
+
+    # ------------------------------------- private to this agent or this session
+
+    def remember(self, content: str, mark: bool = False) -> Item:
+        """Keep a session item (.memx/local/, never committed) for consolidation."""
+        from memx_cli.agents.session import remember
+
+        return remember(self.repo, content, self.session, mark)
+
+    def notes(self) -> str:
+        return notes.read(self.repo, self.agent)
+
+    def set_notes(self, text: str) -> str:
+        return notes.write(self.repo, text, self.agent)
+
+    def append_note(self, text: str) -> str:
+        return notes.append(self.repo, text, self.agent)
+
+    def clear_notes(self) -> bool:
+        return notes.clear(self.repo, self.agent)
+
+    def _existing(self, prefix: str) -> Memory | None:
+        from memx_cli.errors import InvalidMemoryError
+        from memx_cli.store.files import resolve
+
+        store, memory_id = resolve(self.repo.stores(), prefix)
+        try:
+            return store.read_file(store.path_for(memory_id))
+        except InvalidMemoryError:
+            return None
+
+
+def _writing(kind: str) -> str:
+    return "proposing a policy" if kind == "policy" else "writing a fact"
