@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memx_cli.agents import access, notes
+from memx_cli.operations.guarded import Guarded
 from memx_cli.store.repo import Repo
 
 if TYPE_CHECKING:
@@ -47,8 +48,11 @@ if TYPE_CHECKING:
 __all__ = ["Memx"]
 
 
-class Memx:
-    """One repository's memory, as one agent with one role sees and changes it."""
+class Memx(Guarded):
+    """One repository's memory, as one agent with one role sees and changes it.
+
+    The core verbs are here; import, export, edit, anchor, restore, resolve and feedback
+    come from operations/guarded.py, behind the same check."""
 
     def __init__(self, repo: Repo, *, agent: str | None = None, role: str | None = None,
                  session: str | None = None):

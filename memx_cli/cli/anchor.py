@@ -19,11 +19,12 @@ def anchor_cmd(state: State, memory_id: str, paths: tuple[str, ...], as_json: bo
     (verified), has changed (stale) or cannot be checked (unverifiable). Paths outside
     the repository, or through a symlink leading out of it, are refused.
     """
-    from memx_cli.anchors.anchor import attach, label
+    from memx_cli.anchors.anchor import label
     from memx_cli.store.ids import abbreviate
 
-    repo = state.repo()
-    mem, added = attach(repo, memory_id, paths, state.cwd)
+    memx = state.memx()
+    repo = memx.repo
+    mem, added = memx.attach_anchors(memory_id, paths, state.cwd)
     short = abbreviate(p.stem for store in repo.stores() for p in store.files())[mem.id]
     if as_json:
         emit_json({"id": mem.id, "added": [a.to_dict() for a in added],

@@ -59,10 +59,8 @@ def resolve_cmd(state: State, memory_id: str | None, keep: str | None, supersede
     Superseding never deletes: the old file stays with superseded_by, the new one lists it
     in supersedes. Marks made with --not-conflict are kept in .memx/local/ (this clone).
     """
-    from memx_cli.curator.resolve import resolve
-
-    result = resolve(state.repo(), memory_id, keep=keep, supersede=supersede, by=by,
-                     not_conflict=not_conflict, other=other)
+    result = state.memx().resolve(memory_id, keep=keep, supersede=supersede, by=by,
+                                  not_conflict=not_conflict, other=other)
     if as_json:
         emit_json({"resolved": {"action": result.action,
                                 "pairs": [list(p) for p in result.pairs],

@@ -19,18 +19,16 @@ def edit_cmd(state: State, memory_id: str) -> None:
     """
     from memx_cli.errors import InvalidMemoryError
     from memx_cli.fsutil import atomic_write
-    from memx_cli.operations.edit import apply_edit
     from memx_cli.store.memory import dump
-    from memx_cli.store.queries import find
 
-    repo = state.repo()
-    store, original = find(repo, memory_id)
+    memx = state.memx()
+    store, original = memx.editable(memory_id)
     draft = store.local_dir / "edits" / f"{original.id}.yaml"
     atomic_write(draft, dump(original))
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     click.edit(filename=str(draft), editor=editor)
     try:
-        edited = apply_edit(store, original, draft.read_bytes())
+        edited = memx.apply_edit(store, original, draft.read_bytes())
     except InvalidMemoryError as exc:
         raise InvalidMemoryError(
             f"edit refused, memory unchanged: {exc} (your text is in {store.display(draft)})"

@@ -20,11 +20,11 @@ def feedback_cmd(state: State, memory_id: str, verdict: str | None, as_json: boo
     multiplies a memory's score by (helpful + 1) / (helpful + harmful + 1).
     """
     from memx_cli.errors import MemxError
-    from memx_cli.operations.feedback import feedback_factor, record
+    from memx_cli.operations.feedback import feedback_factor
 
     if verdict is None:
         raise MemxError("say how it went: memx feedback ID --helpful or --harmful")
-    result = record(state.repo(), memory_id, helpful=verdict == "helpful")
+    result = state.memx().feedback(memory_id, helpful=verdict == "helpful")
     counts = {"helpful": result.memory.feedback.get("helpful", 0),
               "harmful": result.memory.feedback.get("harmful", 0)}
     factor = feedback_factor(counts)

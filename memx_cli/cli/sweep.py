@@ -49,10 +49,9 @@ def restore_cmd(state: State, memory_id: str, as_json: bool) -> None:
     Its updated_at becomes now, so it starts its forgetting curve again.
     """
     from memx_cli.cli._output import memory_json
-    from memx_cli.decay.sweep import restore
-
-    repo = state.repo()
-    mem, path = restore(repo, memory_id)
+    memx = state.memx()
+    repo = memx.repo
+    mem, path = memx.restore(memory_id)
     shown = repo.store.display(path) if path.is_relative_to(repo.store.root) else str(path)
     if as_json:
         emit_json({"restored": {"memory": memory_json(mem), "path": shown}})

@@ -25,11 +25,10 @@ def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
     through the curator like `memx add`: duplicates are merged, contradictions recorded.
     """
     from memx_cli.cli._output import one_line
-    from memx_cli.operations.transfer import import_records
     from memx_cli.operations.write import ace_enabled
 
-    repo = state.repo()
-    results, skipped = import_records(repo, file, raw=not ace_enabled(repo, raw))  # type: ignore[arg-type]
+    memx = state.memx()
+    results, skipped = memx.import_records(file, raw=not ace_enabled(memx.repo, raw))
     # New files: added, or added with a supersede / conflict link to an existing memory.
     written = [r for r in results if r.action not in ("merged into", "skipped")]
     if as_json:
@@ -58,16 +57,8 @@ def export_cmd(state: State, fmt: str, include_archived: bool) -> None:
     """
     from memx_cli.cli._output import warn_problems
     from memx_cli.operations.transfer import export_text
-    from memx_cli.store.queries import load_visible
 
-    repo = state.repo()
-    found, problems = load_visible(repo)
+    memories, problems = state.memx().export(include_archived)
     warn_problems(problems)
-    memories = [m for _, m in found]
-    if include_archived:
-        for store in repo.stores():
-            loaded = store.load_all(archived=True)
-            memories.extend(loaded.memories)
-            warn_problems(loaded.problems)
     for chunk in export_text(memories, fmt):
         sys.stdout.write(chunk)
