@@ -209,6 +209,16 @@ def test_help_does_not_import_heavy_modules() -> None:
     assert out.strip().endswith("HEAVY []")
 
 
+def test_importing_the_library_facade_is_cheap() -> None:
+    """`import memx_cli.api` (issue 11): no index, model, git or CLI machinery."""
+    code = ("import sys\nimport memx_cli.api\n"
+            "print([m for m in ('numpy', 'usearch', 'model2vec', 'git', 'tantivy', 'tokenizers',"
+            " 'click', 'mcp', 'yaml') if m in sys.modules])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == "[]\n"
+
+
 def test_git_memx_entry_point_runs(memx: Memx, repo: Path) -> None:
     """`git memx` works because git finds `git-memx` on PATH."""
     exe = Path(sys.executable).parent / "git-memx"
