@@ -115,7 +115,7 @@ class Memx(Guarded):
         from memx_cli.generator import context
 
         return context.build(self.repo, task, agent=self.agent, role=self.role, budget=budget,
-                             searcher=self.searcher)
+                             searcher=self.searcher, can_read=self.guard().can_read)
 
     def memories(self, *, kind: str | None = None, scope: str | None = None,
                  tags: Iterable[str] = (), section: str | None = None

@@ -1,10 +1,11 @@
 """The MCP server (SPEC 7): `memx mcp` serves one repository's memory over stdio.
 
-A thin front end, like the CLI: every tool is one library call whose result is the same
-JSON object the matching CLI command prints with ``--json`` (memx_cli/jsonout.py). One
-``MemoryService`` lives as long as the server, so the search indexes stay open (a warm
-``Searcher``) and the agent's name, role and session are fixed when the server starts.
-A library error becomes an MCP error carrying the CLI's one-line message.
+A thin front end, like the CLI: every tool is one call of the library facade
+(memx_cli.api.Memx: access grants, sanitizing, curation, recall counting) whose result is
+the same JSON object the matching CLI command prints with ``--json``
+(memx_cli/jsonout.py). One facade lives as long as the server, so the search indexes
+stay open and the agent's name, role and session are fixed when the server starts. A
+library error becomes an MCP error carrying the CLI's one-line message.
 
 Imported only by `memx mcp`: the MCP SDK costs ~0.3 s to import and nothing else needs it.
 """
@@ -134,7 +135,8 @@ def build_server(service: MemoryService) -> MCPServer:
     def propose_fact(content: Text, domain: Domain = None, topic: str | None = None,
                      tags: list[str] | None = None, scope: str = "project") -> dict[str, Any]:
         """Add a fact (something true about this repository). Duplicates are merged and
-        contradictions recorded, as for `memx add`; the result says which."""
+        contradictions recorded, as for `memx add`; the result says which. Needs write access
+        to the domain when the server runs with a role."""
         return call(lambda: service.propose(content, "fact", domain=domain, topic=topic,
                                             tags=tuple(tags or ()), scope=scope))
 
@@ -182,7 +184,8 @@ def build_server(service: MemoryService) -> MCPServer:
 
     @server.tool()
     def run_decay_sweep(dry_run: bool = False) -> dict[str, Any]:
-        """Archive memories the forgetting curve let go (files move to .memx/archive/)."""
+        """Archive memories the forgetting curve let go (files move to .memx/archive/).
+        With a role, a real sweep needs write access to every domain ("*")."""
         return call(lambda: service.sweep(dry_run))
 
     @server.tool()

@@ -31,6 +31,9 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     Prints the id of the memory that holds TEXT now. When the curator did more than
     add it, stderr says what: merged into ID, skipped (duplicate of ID), supersedes ID
     or conflicts with ID (--json always has "action").
+
+    With a role ($MEMX_ROLE), the domain must be granted 'write' to it in
+    .memx/access.yaml (docs/agents.md).
     """
     result = state.memx().add(read_text_arg(text), kind=kind, domain=domain, topic=topic,
                               tags=tags, scope=scope, anchors=anchor_specs, cwd=state.cwd,

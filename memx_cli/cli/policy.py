@@ -25,7 +25,7 @@ def policy_group() -> None:
 def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
             required_role: str | None, role: str | None, as_json: bool) -> None:
     """Propose RULE as an active policy (- reads standard input); same as
-    `memx add --kind policy`, plus the access check."""
+    `memx add --kind policy`, with --for-role and --role."""
     from memx_cli.jsonout import write_json
 
     result = state.memx(role=role).add(read_text_arg(rule), kind="policy", domain=domain,

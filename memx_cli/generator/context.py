@@ -15,6 +15,7 @@ none can fake another item.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,10 @@ def _policies(index: StoreIndex) -> list[Memory]:
 
 
 def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None = None,
-          budget: int | None = None, searcher: Any = None) -> Preamble:
+          budget: int | None = None, searcher: Any = None,
+          can_read: Callable[[str | None], bool] | None = None) -> Preamble:
+    """The preamble; ``can_read(domain)`` says which facts the role may see (the
+    facade's grant check, memx_cli.api.Memx.context); everything without it."""
     from memx_cli.generator.search import WARM_RESCAN_SECONDS, Searcher
 
     repo.require_store()
@@ -129,7 +133,8 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
     if policy_chars > limit / 2:
         warnings.append(f"policies alone take {policy_chars} of the {limit}-character "
                         "context budget; deactivate or shorten some (memx policy list)")
-    facts = _facts(repo, searcher, task, who, min(FACT_CHARS, max(limit - used, 0)))
+    facts = _facts(repo, searcher, task, can_read or (lambda _domain: True),
+                   min(FACT_CHARS, max(limit - used, 0)))
     body = head
     if facts:
         body += ["Facts that may matter for this task (keyword matches; memx show ID):",
@@ -142,21 +147,20 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
                     tuple(warnings))
 
 
-def _facts(repo: Repo, searcher: Any, task: str, role: str | None,
+def _facts(repo: Repo, searcher: Any, task: str, can_read: Callable[[str | None], bool],
            room: int) -> list[ContextFact]:
     """Up to MAX_FACTS keyword-matched current facts whose lines fit in ``room``."""
     if len(task.strip()) < MIN_TASK_CHARS or room <= 0:
         return []
-    grants = access.load(repo)
     result = searcher.search(task, mode="keyword", limit=SHORTLIST, budget=10**6,
-                             record_recalls=False)
+                             record_recalls=False,
+                             allow=lambda doc: can_read(doc.get("domain")))
     chosen: list[ContextFact] = []
     used = len("Facts that may matter for this task (keyword matches; memx show ID):") + 2
     shown: dict[str, list[str]] = {}
     for hit in result.hits:
         doc = hit.doc
-        if (doc.get("kind", "fact") != "fact" or doc.get("superseded_by")
-                or not grants.can_read(role, doc.get("domain"))):
+        if doc.get("kind", "fact") != "fact" or doc.get("superseded_by"):
             continue
         if hit.verification is not None and hit.verification.status == "stale":
             continue  # a passage it describes has changed: not something to push
