@@ -168,3 +168,19 @@ def test_mcp_counts_recalls_after_filtering(granted: Memx, repo: Path) -> None:
     assert [r["id"] for r in found["results"]] == [shown]  # the limit counts readable hits
     recalls = json.loads((repo / ".memx" / "local" / "recalls.json").read_text())
     assert set(recalls) == {shown} and hidden not in recalls
+
+
+def test_stats_show_no_memory_of_an_unreadable_domain(granted: Memx,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    hidden = json.loads(granted.ok("add", "The vault root token is in the safe", "--domain",
+                                   "secrets", "--json"))["memory"]["id"]
+    shown = json.loads(granted.ok("add", "The vault UI is on port 8200",
+                                  "--json"))["memory"]["id"]
+    granted.ok("search", "vault")
+    granted.ok("feedback", hidden, "--harmful")
+    granted.ok("feedback", shown, "--harmful")
+    monkeypatch.setenv("MEMX_ROLE", "intern")
+    stats = json.loads(granted.ok("stats", "--json"))["stats"]
+    assert [r["id"] for r in stats["top_recalled"]] == [shown]
+    assert [r["id"] for r in stats["harmful"]] == [shown]
+    assert hidden not in granted.ok("stats")

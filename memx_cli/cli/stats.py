@@ -18,9 +18,7 @@ def _counts(counts: dict[str, int]) -> str:
 def stats_cmd(state: State, as_json: bool) -> None:
     """Count memories by kind, scope, section and type; show the decay weight histogram,
     memories due for archiving, conflicts, harmful-heavy memories and the most recalled."""
-    from memx_cli.operations.stats import collect
-
-    stats = collect(state.repo())
+    stats = state.memx().stats()
     warn_problems(stats.problems)
     harmful = [{"id": m.id, "helpful": m.feedback.get("helpful", 0),
                 "harmful": m.feedback.get("harmful", 0), "content": m.content}

@@ -1,5 +1,5 @@
 """The rest of the library facade: moving memories in and out and changing them by hand
-(import, export, edit, anchor, restore, resolve, feedback), each behind the same grant
+(import, export, stats, edit, anchor, restore, resolve, feedback), each behind the same grant
 check as the core verbs. Mixed into memx_cli.api.Memx; not used on its own.
 """
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from memx_cli.anchors.anchor import Anchor
     from memx_cli.curator.resolve import Resolution
     from memx_cli.operations.feedback import FeedbackResult
+    from memx_cli.operations.stats import Stats
     from memx_cli.store.files import Store
     from memx_cli.store.memory import Memory, Problem
     from memx_cli.store.records import WriteResult
@@ -68,6 +69,19 @@ class Guarded:
                 problems.extend(loaded.problems)
         guard = self.guard()
         return [m for m in memories if guard.can_read(m.domain)], problems
+
+    def stats(self) -> Stats:
+        """Counts of every memory; the memories it names (harmful-heavy, most recalled)
+        only from readable domains."""
+        from dataclasses import replace
+
+        from memx_cli.operations.stats import collect
+
+        stats = collect(self.repo)
+        guard = self.guard()
+        return replace(stats, harmful=[m for m in stats.harmful if guard.can_read(m.domain)],
+                       top_recalled=[r for r in stats.top_recalled
+                                     if guard.can_read(r.memory.domain)])
 
     def editable(self, prefix: str) -> tuple[Store, Memory]:
         """The memory ``memx edit`` opens: the role needs write on its domain."""
