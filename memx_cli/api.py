@@ -56,12 +56,10 @@ class Memx(Guarded):
 
     def __init__(self, repo: Repo, *, agent: str | None = None, role: str | None = None,
                  session: str | None = None):
-        from memx_cli.agents.session import session_name
-
         self.repo = repo.require_store()
         self.agent = notes.agent_name(agent)
         self.role = access.current_role(role)
-        self.session = session_name(session)
+        self._session = session
         self._searcher: Searcher | None = None
 
     @classmethod
@@ -88,6 +86,14 @@ class Memx(Guarded):
             raise access.AccessDeniedError(
                 f"role {self.role!r} has none access to domain "
                 f"{mem.domain or access.NO_DOMAIN!r}; {mem.id} is not shown to it")
+
+    @property
+    def session(self) -> str:
+        """The session ``remember`` tags items with (agents/session.py costs ~50 ms to
+        import, so only when asked)."""
+        from memx_cli.agents.session import session_name
+
+        return session_name(self._session)
 
     # ------------------------------------------------------------------- reads
 
