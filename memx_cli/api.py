@@ -182,7 +182,10 @@ class Memx(Guarded):
         raw = not ace.ace_enabled(self.repo, raw)
         mem = new_memory(self.repo, Proposal(content, kind, domain, topic, tuple(tags), scope,
                                              required_role, veracity), raw=raw)
-        self.guard().require_write(mem.domain, _writing(kind))
+        # the user's global store reaches every repository: an explicit grant, like a policy
+        strict = kind == "policy" or mem.scope == "global"
+        self.guard().require_write(mem.domain, _writing(kind),
+                                   kind="policy" if strict else "fact")
         if anchors:
             from memx_cli.anchors.anchor import create, require_repo_scope
 
@@ -198,7 +201,7 @@ class Memx(Guarded):
         from memx_cli.store.queries import find
 
         _, old = find(self.repo, old_id)
-        self.guard().require_write(old.domain, f"superseding a {old.kind}")
+        self.guard().require_write(old.domain, f"superseding a {old.kind}", kind=old.kind)
         return supersede(self.repo, old.id, content, kind)
 
     def deactivate(self, policy_id: str, active: bool = False) -> Memory:
@@ -216,7 +219,7 @@ class Memx(Guarded):
 
         mem = self._existing(prefix)
         if mem is not None:
-            self.guard().require_write(mem.domain, "deleting a memory")
+            self.guard().require_write(mem.domain, "deleting a memory", kind=mem.kind)
         elif self.role is not None:
             self.guard().require_write(access.ANY, "deleting an unreadable file")
         return remove(self.repo, prefix)
@@ -245,7 +248,7 @@ class Memx(Guarded):
         from memx_cli.anchors.verify import fix
 
         _, mem = self.get(prefix)
-        self.guard().require_write(mem.domain, "re-anchoring a memory")
+        self.guard().require_write(mem.domain, "re-anchoring a memory", kind=mem.kind)
         return fix(self.repo, mem.id)
 
     # ------------------------------------- private to this agent or this session

@@ -9,11 +9,12 @@ Reads fail open, by design: a missing grant, a missing file or an unreadable one
 ``read``. ``none`` keeps a domain's memories out of everything that role reads (search,
 context, list, show, conflicts, verify, sweep reports); the memory files are in the
 repository for anyone who can read it, so this is guidance for agents, not a security
-boundary. Every write (a fact or a policy, in any store, a supersede, a deletion) needs
-``write`` on the domain it touches; a real sweep or consolidation, which moves memories
-of every domain, needs ``write`` on ``*``. Roles are self-declared (``--role`` or
-``MEMX_ROLE``); without a role nothing is checked (a person at a terminal), with one a
-missing grant is ``read`` and the write is refused. ``Guard`` is the one check;
+boundary. Every write (a fact or a policy, in any store, a supersede, a deletion) is checked
+against the domain it touches: a policy needs an explicit ``write``; a fact is refused
+where a grant says ``read`` or ``none`` and allowed where no grant speaks (SPEC 5: fact
+writes are not gated by default). A real sweep or consolidation, which moves memories of
+every domain, needs ``write`` on ``*``. Roles are self-declared (``--role`` or
+``MEMX_ROLE``); without a role nothing is checked (a person at a terminal). ``Guard`` is the one check;
 memx_cli.api.Memx calls it for the CLI and the MCP server alike.
 """
 
@@ -47,14 +48,18 @@ class Grants:
 
     def level(self, role: str | None, domain: str | None) -> str:
         """The permission of ``role`` on ``domain``; ``read`` when nothing says otherwise."""
+        return self.granted(role, domain) or "read"
+
+    def granted(self, role: str | None, domain: str | None) -> str | None:
+        """The permission a grant gives ``role`` on ``domain``; None when no grant does."""
         if role is None:
-            return "read"
+            return None
         domain = domain or NO_DOMAIN
         for who, what in ((role, domain), (role, ANY), (ANY, domain), (ANY, ANY)):
             found = self.table.get(who, {}).get(what)
             if found is not None:
                 return found
-        return "read"
+        return None
 
     def can_read(self, role: str | None, domain: str | None) -> bool:
         return self.level(role, domain) != "none"
@@ -115,11 +120,19 @@ class Guard:
     def can_read(self, domain: str | None) -> bool:
         return self.grants.can_read(self.role, domain)
 
-    def require_write(self, domain: str | None, what: str) -> None:
-        """``what`` (e.g. "writing a fact") needs ``write`` on ``domain``; fails loudly."""
+    def require_write(self, domain: str | None, what: str, *, kind: str = "policy") -> None:
+        """``what`` (e.g. "writing a fact") needs ``write`` on ``domain``; fails loudly.
+
+        SPEC 5: fact writes are not gated unless a grant says otherwise — with no grant for
+        the domain a role may write facts there, and ``read`` or ``none`` refuses them.
+        Policies and changes to every domain (``kind="policy"``, the default) always need
+        an explicit ``write``."""
         if self.role is None:
             return
-        level = self.grants.level(self.role, domain)
+        granted = self.grants.granted(self.role, domain)
+        if kind == "fact" and granted is None:
+            return
+        level = granted or "read"
         if level != "write":
             shown = domain if domain == ANY else domain or NO_DOMAIN
             raise AccessDeniedError(

@@ -38,7 +38,7 @@ class Guarded:
         from memx_cli.store.queries import find
 
         store, mem = find(self.repo, prefix)
-        self.guard().require_write(mem.domain, what)
+        self.guard().require_write(mem.domain, what, kind=mem.kind)
         return store, mem
 
     def import_records(self, stream: IO[bytes], raw: bool = False
@@ -53,7 +53,7 @@ class Guarded:
             guard = self.guard()
             for where, record in read_records(io.BytesIO(data)):
                 mem = to_memory(self.repo, record, where, raw)
-                guard.require_write(mem.domain, f"importing a {mem.kind}")
+                guard.require_write(mem.domain, f"importing a {mem.kind}", kind=mem.kind)
         return import_records(self.repo, io.BytesIO(data), raw=raw)
 
     def export(self, include_archived: bool = False) -> tuple[list[Memory], list[Problem]]:
@@ -99,7 +99,8 @@ class Guarded:
                 edited = memfmt.load(data, store.display(store.path_for(original.id)))
             except InvalidMemoryError:
                 edited = original  # apply_edit says what is wrong with it
-            self.guard().require_write(edited.domain, "editing a memory")
+            kind = "policy" if "policy" in (original.kind, edited.kind) else "fact"
+            self.guard().require_write(edited.domain, "editing a memory", kind=kind)
         return apply_edit(store, original, data)
 
     def attach_anchors(self, prefix: str, specs: Iterable[str],
@@ -115,7 +116,7 @@ class Guarded:
 
         store, memory_id = resolve_archived(self.repo, prefix)
         mem = store.read_file(store.path_for(memory_id, archived=True))
-        self.guard().require_write(mem.domain, "restoring a memory")
+        self.guard().require_write(mem.domain, "restoring a memory", kind=mem.kind)
         return restore(self.repo, memory_id)
 
     def resolve(self, memory_id: str | None = None, *, keep: str | None = None,
@@ -136,7 +137,8 @@ class Guarded:
                             _, linked = find(self.repo, partner)
                         except NotFoundError:
                             continue  # resolve() reports it
-                        self.guard().require_write(linked.domain, "resolving a conflict")
+                        self.guard().require_write(linked.domain, "resolving a conflict",
+                                                   kind=linked.kind)
         return resolve(self.repo, memory_id, keep=keep, supersede=supersede, by=by,
                        not_conflict=not_conflict, other=other)
 
