@@ -23,16 +23,27 @@ import functools
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
+from memx_cli.curator.similarity import jaccard
+from memx_cli.curator.statement import (
+    Shape,
+    differing,
+    name_swap,
+    overlap,
+    shape,
+    subject_swap,
+)
 from memx_cli.curator.text import (
     Scope,
     Token,
     is_content,
     negated_scopes,
+    number_norm,
+    numbers,
     plain_units,
-    stem,
     tokenize,
     units,
 )
+from memx_cli.textproc import stem
 
 # Share of the shorter text's content units the other must have for a negation or
 # opposite words to be a contradiction of the same statement rather than two topics.
@@ -60,14 +71,6 @@ class Value:
     norm: str             # comparable form: "0.3|time", "3.10", a URL
     shown: str            # as written
     previous: bool        # the X of "from X to Y"
-
-
-def _norm(token: Token) -> str:
-    if token.kind == "url" or token.dotted:
-        return token.text.lstrip("v").split("/")[0] if token.dotted else token.text
-    assert token.number is not None
-    dim, factor = lx.UNITS.get(token.unit, ("", 1.0))
-    return f"{token.number * factor:g}|{dim}"
 
 
 _ZH_NEGATED_TAIL = ("不要", "不能", "不应", "不得", "禁止", "别", "勿", "不")
@@ -127,6 +130,8 @@ def values(tokens: list[Token]) -> list[Value]:
                 cue = True
                 continue
             if is_content(prior):
+                # A bare number right after a name is its version: "Node 18", "Java 17".
+                cue = cue or (prior.name and back == at - 1)
                 words = [prior.text]
                 if back > 0 and is_content(tokens[back - 1]):
                     words.insert(0, tokens[back - 1].text)
@@ -146,7 +151,7 @@ def values(tokens: list[Token]) -> list[Value]:
         named = setting if token.text in lx.NUMBER_WORDS else (cue or cjk or setting)
         if not named:
             continue
-        found.append(Value(key, label, cjk, _norm(token), token.text, False))
+        found.append(Value(key, label, cjk, number_norm(token), token.text, False))
         if previous:
             # "from X to Y": X (two tokens back) was the value before this one.
             old = found[-2] if len(found) > 1 else None
@@ -268,10 +273,22 @@ def _opposites(a: Reading, b: Reading) -> str | None:
 
 
 def detect(old: str, new: str) -> Contradiction | None:
-    """The contradiction between an older and a newer text, or None."""
+    """The contradiction between an older and a newer text, or None.
+
+    Subjects first: texts about different things ("auth service" / "billing service")
+    never contradict. Then a changed value, a negation, opposite words, a swapped tool,
+    and last a restatement that says it changes the statement ("now", "instead of")."""
     a, b = read(old), read(new)
+    sa, sb = shape(old), shape(new)
+    said = frozenset(stem(w) if w.isascii() else w
+                     for w in (*a.sides.values(), *b.sides.values()))
+    if subject_swap(sa, sb, said):
+        return None
+    only_a, only_b = differing(sa, sb)
     change = _value_change(a.values, b.values)
-    if change is not None:
+    # "the frontend is built with Node 20" / "the docs site ... Node 18": the words that
+    # lead to the value differ on both sides too: two statements, not one value changed.
+    if change is not None and not (_leading(sa) & only_a and _leading(sb) & only_b):
         was, now, from_to = change
         why = f"different values for \"{now.label}\": {was.shown} vs {now.shown}"
         return Contradiction("value", why, from_to or b.change)
@@ -283,4 +300,25 @@ def detect(old: str, new: str) -> Contradiction | None:
         opposite = _opposites(a, b)
         if opposite is not None:
             return Contradiction("opposite", opposite, b.change)
+    if sa.negative != sb.negative and jaccard(sa.core, sb.core) >= SAME_STATEMENT:
+        which = "newer" if sb.negative else "older"
+        return Contradiction("negation", f"negation: the {which} one says not", b.change)
+    swap = name_swap(sa, sb)
+    if swap is not None:
+        return Contradiction("value", f"different tools: \"{swap[0]}\" vs \"{swap[1]}\"",
+                             b.change)
+    if b.change and overlap(sa, sb) >= SAME_TOPIC and (
+            only_a or only_b or numbers(a.tokens) != numbers(b.tokens)):
+        return Contradiction("restated", "the newer one restates it with a change", True)
     return None
+
+
+def _leading(one: Shape) -> frozenset[str]:
+    """Content words before the first number, names aside: what the value is of."""
+    found = set()
+    for token in one.tokens:
+        if token.kind == "number":
+            break
+        if is_content(token) and not token.name:
+            found.add(stem(token.text))
+    return frozenset(found)
