@@ -43,8 +43,10 @@ def rm_cmd(state: State, memory_id: str, yes: bool, relink: bool, as_json: bool)
     path = done.path
     shown = repo.store.display(path)
     if as_json:
-        emit_json({"removed": {"id": path.stem, "path": shown},
-                   "relinked": [{"id": m.id, "was": how} for m, how in done.relinked]})
+        data: dict[str, object] = {"removed": {"id": path.stem, "path": shown}}
+        if done.relinked:
+            data["relinked"] = [{"id": m.id, "was": how} for m, how in done.relinked]
+        emit_json(data)
         return
     for mem, how in done.relinked:
         click.echo(f"Relinked {_mended(mem, how, path.stem)}")

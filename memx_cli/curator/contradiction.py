@@ -308,9 +308,16 @@ def detect(old: str, new: str) -> Contradiction | None:
         return Contradiction("value", f"different tools: \"{swap[0]}\" vs \"{swap[1]}\"",
                              b.change)
     if b.change and overlap(sa, sb) >= SAME_TOPIC and (
-            only_a or only_b or numbers(a.tokens) != numbers(b.tokens)):
+            only_a or numbers(a.tokens) != numbers(b.tokens) or (only_b and _replaces(b))):
         return Contradiction("restated", "the newer one restates it with a change", True)
     return None
+
+
+def _replaces(one: Reading) -> bool:
+    """Does the text say it replaces something ("instead of", "switched", 改用)?"""
+    low = one.text.lower()
+    return (any(t.kind == "word" and t.text in lx.REPLACE_WORDS for t in one.tokens)
+            or any(p in low for p in lx.REPLACE_PHRASES))
 
 
 def _leading(one: Shape) -> frozenset[str]:

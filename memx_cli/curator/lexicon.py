@@ -74,6 +74,14 @@ CHANGE_MARKERS_ZH = ("改为", "改成", "现在", "调整", "升级", "降级",
                      # Japanese: from now on, instead of, changed
                      "今後", "代わりに", "変更", "移行")
 
+# Of those, the ones that say the new text *replaces* something ("instead of", 改用): a
+# restatement that only adds words needs one to supersede ("changed src/app.py, cli.py"
+# adds a file to a commit note and replaces nothing).
+REPLACE_WORDS = frozenset(["instead", "replaced", "switched", "migrated", "moved", "renamed",
+                           "became", "désormais"])
+REPLACE_PHRASES = ("from now on", "no longer", "au lieu de", "改为", "改成", "改用", "换成",
+                   "切换", "不再", "代わりに", "今後", "移行")
+
 
 def _forms(word: str) -> set[str]:
     """A word and its regular inflections (enable, enables, enabled, enabling)."""
