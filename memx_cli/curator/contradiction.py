@@ -264,6 +264,17 @@ def _negation(a: Reading, b: Reading, shared: float) -> str | None:
     return None
 
 
+def _opposed_words(a: Reading, b: Reading) -> frozenset[str]:
+    """The words of each opposite pair the two texts take different sides of ("enable" in
+    one, "disable" in the other): the change itself, not a change of subject."""
+    found = set()
+    for (number, side), word in a.sides.items():
+        other = b.sides.get((number, 1 - side))
+        if other is not None:
+            found |= {word, other}
+    return frozenset(stem(w) if w.isascii() else w for w in found)
+
+
 def _opposites(a: Reading, b: Reading) -> str | None:
     for (number, side), word in sorted(a.sides.items()):
         other = (number, 1 - side)
@@ -280,9 +291,7 @@ def detect(old: str, new: str) -> Contradiction | None:
     and last a restatement that says it changes the statement ("now", "instead of")."""
     a, b = read(old), read(new)
     sa, sb = shape(old), shape(new)
-    said = frozenset(stem(w) if w.isascii() else w
-                     for w in (*a.sides.values(), *b.sides.values()))
-    if subject_swap(sa, sb, said):
+    if subject_swap(sa, sb, _opposed_words(a, b)):
         return None
     only_a, only_b = differing(sa, sb)
     change = _value_change(a.values, b.values)
