@@ -13,7 +13,7 @@ from memx_cli.textproc import query_terms, stem, words
 
 # Developer vocabulary and the forms where stemmers disagree most (-ies, -ing, -ed,
 # -ational, -ness, possessives, doubled consonants, short words).
-WORDS = """deploy deploys deployed deploying deployment deployments running runs ran
+_VOCABULARY = """deploy deploys deployed deploying deployment deployments running runs ran
 cached caching caches cache databases migrations migrating migrated services listening
 listens linted linting formatted formatting generously relational conditional rational
 valency hesitancy digitizer conformability radically differently analogously vileness
@@ -23,7 +23,8 @@ proceed exceed succeed configured configuration configurations dependencies depe
 tests testing tested retries retried retrying timeouts timeout connections connection
 pooling pooled builds building built images imaging strictly enabled enabling disable
 disabled rebased rebasing squashed committing committed pushes pushing merged merging
-stability stable ponies caresses cats generate generates generated generation""".split()
+stability stable ponies caresses cats generate generates generated generation"""
+WORDS = _VOCABULARY.split()
 
 
 def _en_stem_terms(tmp_path: Path, vocabulary: list[str]) -> dict[str, bool]:
