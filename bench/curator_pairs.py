@@ -10,8 +10,10 @@ without one) or ``independent`` (added beside the old one).
 
 Every pair goes through the real write path: a fresh store in a temporary git
 repository, the old memory written, then the new one; the write's action is the
-Curator's answer. Figures per category: exact accuracy, and "lost" contradictions (a
-supersede or conflict pair that was skipped, merged or added: the figure that must be 0).
+Curator's answer. Figures per category: exact accuracy; accuracy with skip and merge
+counted as one decision (both keep one memory and count a mention); and "lost"
+contradictions (a supersede or conflict pair that was skipped, merged or added), split
+into those skipped or merged (the text is gone: must be 0) and those added beside the old.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ FILES = {"tuning": DATA / "curator_pairs.jsonl", "held-out": DATA / "curator_pai
 ACTIONS = {"added": "independent", "skipped": "skip", "merged into": "merge",
            "supersedes": "supersede", "conflicts with": "conflict"}
 CONTRADICTIONS = ("supersede", "conflict")
-Row = tuple[str, str, str]
+DUPLICATE = {"skip": "duplicate", "merge": "duplicate"}
+Row = tuple[str, str, str, str]
 
 
 def read_pairs(path: Path) -> list[dict[str, str]]:
@@ -64,8 +67,13 @@ def decide_all(pairs: Sequence[dict[str, str]], model: bool) -> list[str]:
     return got
 
 
+def _pct(right: int, n: int) -> str:
+    return f"{right}/{n} ({100 * right / n:.0f}%)"
+
+
 def score(pairs: Sequence[dict[str, str]], got: Sequence[str]) -> list[Row]:
-    """One row per category and a total: correct/n and lost contradictions."""
+    """One row per category and a total: exact accuracy, accuracy with skip = merge, and
+    contradictions lost (skipped or merged + added)."""
     by_cat: dict[str, list[tuple[str, str]]] = {}
     for pair, answer in zip(pairs, got):
         by_cat.setdefault(pair["category"], []).append((pair["expected"], answer))
@@ -73,23 +81,25 @@ def score(pairs: Sequence[dict[str, str]], got: Sequence[str]) -> list[Row]:
     rows = []
     for cat, items in by_cat.items():
         right = sum(e == a for e, a in items)
-        lost = sum(e in CONTRADICTIONS and a not in CONTRADICTIONS for e, a in items)
-        contra = sum(e in CONTRADICTIONS for e, _ in items)
-        rows.append((cat, f"{right}/{len(items)} ({100 * right / len(items):.0f}%)",
-                     f"{lost}/{contra}" if contra else "-"))
+        same = sum(DUPLICATE.get(e, e) == DUPLICATE.get(a, a) for e, a in items)
+        contra = [a for e, a in items if e in CONTRADICTIONS]
+        gone = sum(a in DUPLICATE for a in contra)
+        added = sum(a == "independent" for a in contra)
+        lost = f"{gone} + {added} / {len(contra)}" if contra else "-"
+        rows.append((cat, _pct(right, len(items)), _pct(same, len(items)), lost))
     return rows
 
 
 def run(heldout: bool = False, model: bool = True,
         errors: list[str] | None = None) -> list[Row]:
-    """Rows ``(category, accuracy, lost contradictions)`` for tuning (and held-out)."""
+    """Rows ``(category, exact, skip = merge, lost)`` for tuning (and held-out)."""
     rows: list[Row] = []
     for name, path in FILES.items():
         if name == "held-out" and not heldout:
             continue
         pairs = read_pairs(path)
         got = decide_all(pairs, model)
-        rows += [(f"{name}: {cat}", acc, lost) for cat, acc, lost in score(pairs, got)]
+        rows += [(f"{name}: {row[0]}", *row[1:]) for row in score(pairs, got)]
         if errors is not None:
             errors += [f"{p['id']}: expected {p['expected']}, got {a}: {p['old']!r} -> "
                        f"{p['new']!r}" for p, a in zip(pairs, got) if a != p["expected"]]
@@ -106,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = run(args.heldout, not args.no_model, errors)
     method = "Jaccard (no model)" if args.no_model else "cosine (bundled model)"
     print(f"## Curator pairs, {method}\n")
-    print("| category | accuracy | contradictions lost |\n|---|---|---|")
+    print("| category | exact | skip = merge | contradictions skipped or merged + added |\n"
+          "|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     if args.show_errors:

@@ -23,7 +23,13 @@ from memx_cli.clock import now_iso
 from memx_cli.curator.contradiction import SAME_STATEMENT, detect
 from memx_cli.curator.merge import mention, merge
 from memx_cli.curator.similarity import Entry, Pool, Similarity
-from memx_cli.curator.statement import overlap, same_statement, shape, subject_swap
+from memx_cli.curator.statement import (
+    overlap,
+    relocated,
+    same_statement,
+    shape,
+    subject_swap,
+)
 from memx_cli.curator.text import numbers, tokenize, units
 from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
 from memx_cli.store.files import Store
@@ -40,7 +46,7 @@ log = logging.getLogger("memx")
 SMALL_STORE = 200
 CANDIDATES = 12
 # Candidates below the conflict band are still read when they share most of their words.
-CANDIDATE_FLOOR = 0.3
+CANDIDATE_FLOOR = 0.2
 # At or above this similarity with the same content words the new text adds nothing.
 NEAR_IDENTICAL = 0.98
 
@@ -102,6 +108,13 @@ def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
     if sim >= settings.dedup_threshold and similarity.same_meaning_words(old, new):
         return True
     return (sim >= settings.band[0] and same_statement(a, b)) or a.core == b.core
+
+
+def close_enough(old: str, new: str) -> bool:
+    """Worth a contradiction check whatever the similarity: most content words shared,
+    or the newer text says the older one's subject moved ("The docs moved to ...")."""
+    a, b = shape(old), shape(new)
+    return overlap(a, b) >= SAME_STATEMENT or relocated(a, b) is not None
 
 
 def same_words(old: str, new: str) -> bool:
@@ -195,8 +208,7 @@ class Curator:
             old = other.memory
             # A small static model underrates some pairs (CJK text, a swapped name): texts
             # that share most of their content words are compared whatever the cosine.
-            if sim < settings.band[0] and overlap(shape(old.content),
-                                                  shape(new.content)) < SAME_STATEMENT:
+            if sim < settings.band[0] and not close_enough(old.content, new.content):
                 continue
             found = detect(old.content, new.content)
             if found is None:

@@ -29,6 +29,7 @@ from memx_cli.curator.statement import (
     differing,
     name_swap,
     overlap,
+    relocated,
     shape,
     subject_swap,
 )
@@ -316,10 +317,20 @@ def detect(old: str, new: str) -> Contradiction | None:
     if swap is not None:
         return Contradiction("value", f"different tools: \"{swap[0]}\" vs \"{swap[1]}\"",
                              b.change)
-    if b.change and overlap(sa, sb) >= SAME_TOPIC and (
-            only_a or numbers(a.tokens) != numbers(b.tokens) or (only_b and _replaces(b))):
+    # A restatement: "now", "changed" need most words shared; "instead of", "switched",
+    # 改用 say what is replaced and need half; "also" adds to the old text, never replaces.
+    replaces = _replaces(b)
+    if (b.change and not _adds(b) and overlap(sa, sb) >= (SAME_TOPIC if replaces else SAME_STATEMENT)
+            and (only_a or numbers(a.tokens) != numbers(b.tokens) or (only_b and replaces))):
         return Contradiction("restated", "the newer one restates it with a change", True)
+    moved = relocated(sa, sb)
+    if moved is not None:
+        return Contradiction("restated", f"the newer one says \"{moved}\" {_verb(sb)}", True)
     return None
+
+
+def _verb(one: Shape) -> str:
+    return next((t.text for t in one.tokens if t.text in lx.REPLACE_WORDS), "")
 
 
 def _replaces(one: Reading) -> bool:
@@ -327,6 +338,13 @@ def _replaces(one: Reading) -> bool:
     low = one.text.lower()
     return (any(t.kind == "word" and t.text in lx.REPLACE_WORDS for t in one.tokens)
             or any(p in low for p in lx.REPLACE_PHRASES))
+
+
+def _adds(one: Reading) -> bool:
+    """Does the text say it adds to what is known ("also", "as well", 也)?"""
+    low = one.text.lower()
+    return (any(t.kind == "word" and t.text in lx.ADD_WORDS for t in one.tokens)
+            or any(p in low for p in lx.ADD_PHRASES))
 
 
 def _leading(one: Shape) -> frozenset[str]:

@@ -82,6 +82,10 @@ REPLACE_WORDS = frozenset(["instead", "replaced", "switched", "migrated", "moved
 REPLACE_PHRASES = ("from now on", "no longer", "au lieu de", "改为", "改成", "改用", "换成",
                    "切换", "不再", "代わりに", "今後", "移行")
 
+# Words saying the new text adds to the old one rather than replacing it.
+ADD_WORDS = frozenset(["also", "too", "additionally", "aussi"])
+ADD_PHRASES = ("as well", "in addition", "也", "还要", "另外")
+
 
 def _forms(word: str) -> set[str]:
     """A word and its regular inflections (enable, enables, enabled, enabling)."""
@@ -113,6 +117,8 @@ _PAIRS_EN = [
     ("on", "off"), ("up", "down"), ("upper", "lower"),
     ("max", "min"), ("maximum", "minimum"), ("present", "absent"), ("online", "offline"),
     ("blocking", "non-blocking"), ("stable", "unstable"), ("stable", "flaky"),
+    ("before", "after"), ("above", "below"), ("first", "last"), ("ascending", "descending"),
+    ("encrypted", "unencrypted"), ("compressed", "uncompressed"),
 ]
 # "on"/"off" and "up"/"down" are everyday prepositions: they only count after these verbs.
 PARTICLE_VERBS = frozenset(["turn", "turned", "turns", "turning", "switch", "switched", "switches", "set", "sets", "toggle", "toggled", "flip", "flipped", "scale", "scaled", "spin", "spun"])

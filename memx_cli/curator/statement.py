@@ -31,7 +31,7 @@ _CHANGE_STEMS = frozenset(stem(w) for w in lx.CHANGE_MARKERS_EN)
 # Chinese words that only introduce a value or state a change: left out of the
 # comparison so "缓存过期时间是10分钟" and "缓存过期时间改为1小时" read as one statement.
 _ZH_NOISE = tuple(sorted(set(lx.CHANGE_MARKERS_ZH + lx.ZH_VALUE_CUES + lx.NEGATORS_ZH
-                             + lx.NEGATIONS_JA + ("使用", "需要", "要", "先")),
+                             + lx.NEGATIONS_JA + ("使用", "需要", "要", "先", "可以", "应该")),
                          key=len, reverse=True))
 
 
@@ -52,7 +52,7 @@ def _core_units(tokens: list[Token]) -> tuple[set[str], set[str]]:
         if token.kind == "cjk":
             run = token.text
             for noise in _ZH_NOISE:
-                run = run.replace(noise, " ")
+                run = run.replace(noise, "")  # 构建时没有缓存依赖包 reads as 构建时缓存依赖包
             for piece in run.split():
                 chars.update(piece)
                 units.update([piece] if len(piece) == 1 else
@@ -94,7 +94,8 @@ def _heads(tokens: list[Token], only: frozenset[str]) -> set[tuple[str, str]]:
         back = at - 1
         while back >= 0 and tokens[back].text in ("the", "a", "an", "le", "la", "les"):
             back -= 1
-        if back >= 1 and tokens[back].text in _PLACES:
+        if back >= 1 and tokens[back].text in _PLACES and not token.name:
+            # "in staging" names where; "on Buildkite" names a tool (a value)
             found.add((tokens[back].text, unit(tokens[back - 1].text)))
     return found
 
@@ -161,3 +162,29 @@ def same_statement(a: Shape, b: Shape) -> bool:
     small, large = sorted((a, b), key=lambda one: len(one.core))
     return (bool(small.chars) and small.chars <= large.chars
             and len(a.core & b.core) / len(a.core | b.core) >= 0.6)
+
+
+def _subject(tokens: list[Token]) -> tuple[list[str], int]:
+    """The content words a sentence starts with (its subject, "the docs", "secrets"),
+    and the index of the first token after them."""
+    found: list[str] = []
+    for at, token in enumerate(tokens):
+        if token.text in ("the", "a", "an", "our", "all") and not found:
+            continue
+        if not is_content(token) or token.text in lx.REPLACE_WORDS:
+            return found, at
+        found.append(unit(token.text))
+    return found, len(tokens)
+
+
+def relocated(a: Shape, b: Shape) -> str | None:
+    """"The docs moved to GitHub Pages" after "The docs are hosted on Read the Docs": the
+    newer text says its subject moved, switched or was replaced, and the older one starts
+    with the same subject. The subject as written, or None."""
+    subject, at = _subject(b.tokens)
+    if not subject or at >= len(b.tokens) or b.tokens[at].text not in lx.REPLACE_WORDS:
+        return None
+    old_subject, _ = _subject(a.tokens)
+    if old_subject != subject:
+        return None
+    return " ".join(t.text for t in b.tokens[:at])
