@@ -2,13 +2,18 @@
 memories of the same scope and decide: added, merged into, skipped (duplicate),
 supersedes or conflicts with.
 
-Order of the checks, for the most similar comparable memories first:
-1. contradiction (for similarity >= the conflict band's low edge): a clear change
+Order of the checks, for the most similar comparable memories first (issue 12: no
+duplicate decision before the contradiction check):
+1. the very same words (case and punctuation aside): skipped, one more mention;
+2. contradiction (similarity >= the conflict band's low edge, or most content words
+   shared): subjects are compared first (statement.subject_swap), then values, tools,
+   negation, opposite words and restatements (contradiction.detect); a clear change
    supersedes the old memory, an unclear one is recorded as a conflict on both;
-2. duplicate (similarity >= ``dedup_threshold``, the same numbers, no word swapped for
-   one of another meaning): near-identical text is skipped, otherwise merged; either way
-   the existing memory counts a mention and gains confidence;
-3. otherwise the memory is added as it is.
+3. duplicate (the same polarity, subject and numbers; similarity >= ``dedup_threshold``
+   with no word swapped for one of another meaning, or the same content words):
+   near-identical text is skipped, otherwise merged; either way the existing memory
+   counts a mention and gains confidence;
+4. otherwise the memory is added as it is.
 
 Nothing is deleted: supersede and conflict only add links to both files.
 """
