@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from memx_cli.decay.sweep import SweepReport
     from memx_cli.generator.context import Preamble
     from memx_cli.generator.search import Searcher, SearchResult
+    from memx_cli.operations.edit import Removal
     from memx_cli.store.files import Store
     from memx_cli.store.memory import Memory, Problem
     from memx_cli.store.records import WriteResult
@@ -213,16 +214,27 @@ class Memx(Guarded):
         self.guard().require_write(mem.domain, "deactivating a policy")
         return deactivate(self.repo, mem.id, active)
 
-    def remove(self, prefix: str) -> tuple[Memory | None, Path]:
+    def remove(self, prefix: str, relink: bool = False) -> tuple[Memory | None, Path]:
         """Delete one memory file (git keeps its history)."""
-        from memx_cli.operations.edit import remove
+        done = self.remove_memory(prefix, relink)
+        return done.memory, done.path
+
+    def remove_memory(self, prefix: str, relink: bool = False) -> Removal:
+        """Delete one memory file; one that others link to (supersede chain, conflict) is
+        refused with their list unless ``relink`` mends their links (each needs write)."""
+        from memx_cli.curator.links import dependants
+        from memx_cli.operations.edit import remove_memory
 
         mem = self._existing(prefix)
         if mem is not None:
             self.guard().require_write(mem.domain, "deleting a memory", kind=mem.kind)
+            if relink:
+                for dep in dependants(self.repo, mem.id):
+                    self.guard().require_write(dep.memory.domain, "relinking a memory",
+                                               kind=dep.memory.kind)
         elif self.role is not None:
             self.guard().require_write(access.ANY, "deleting an unreadable file")
-        return remove(self.repo, prefix)
+        return remove_memory(self.repo, prefix, relink)
 
     def sweep(self, dry_run: bool = False) -> SweepReport:
         """Archive what the forgetting curve let go; a real sweep needs write on ``*``."""

@@ -60,3 +60,7 @@ class CheckFailedError(MemxError):
     """A check (validate, pre-commit) found problems. Exit code 1."""
 
     exit_code = EXIT_CHECK_FAILED
+
+
+class LinkedMemoryError(MemxError):
+    """Other memories link to the one to remove (supersede chain, conflict)."""

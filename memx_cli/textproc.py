@@ -1,4 +1,5 @@
-"""Text handling shared by indexing and search: CJK bigrams, query terms, token estimates.
+"""Text handling shared by the Curator, indexing and search: the one word tokeniser, the
+one English stemmer, CJK bigrams, query terms, token estimates.
 
 No tantivy-specific tokenizer needs registering: CJK runs are rewritten as overlapping
 character bigrams ("超时时间" → "超时 时时 时间") before text reaches the index and before
@@ -23,7 +24,36 @@ def _cjk_run() -> re.Pattern[str]:
     # Compiled on first non-ASCII text only: the character class costs ~2 ms to compile.
     return re.compile(f"[{_CJK}]+")
 
-WORD = re.compile(r"[^\W_]+(?:[._'-][^\W_]+)*", re.UNICODE)
+# A word: letters and digits, joined by . _ ' ’ - ("max_connections", "v1.2", "don't"),
+# never containing CJK characters (a CJK run is a token of its own).
+WORD_BODY = rf"[^\W_{_CJK}]+(?:[._'’-][^\W_{_CJK}]+)*"
+
+
+@functools.cache
+def _word() -> re.Pattern[str]:
+    return re.compile(rf"[{_CJK}]+|{WORD_BODY}")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as written, in order: the one word tokeniser of memx (the
+    Curator's lexer, the index's query terms and search all split words this way). A CJK
+    run is one word here; ``cjk_bigrams`` first makes it overlapping bigrams."""
+    return _word().findall(text)
+
+
+@functools.cache
+def _stemmer() -> object:
+    import snowballstemmer  # pure Python, ~1 ms: loaded on the first stem only
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball English (Porter2) stem of ``word``, lowercased: the algorithm of
+    tantivy's ``en_stem`` tokenizer, so the Curator and the index agree on what is the
+    same word (tests/test_textproc.py checks both on a word list)."""
+    return str(_stemmer().stemWord(word.lower().replace("’", "'")))  # type: ignore[attr-defined]
 
 # Words that carry no retrieval signal in questions and notes. Kept short on purpose:
 # BM25's idf already discounts common words; this list removes the question scaffolding
@@ -53,11 +83,11 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
 
     When every word is a stop word ("what is it"), they are kept: some query beats none.
     """
-    words: list[str] = []
-    for token in WORD.findall(cjk_bigrams(text).lower()):
-        words.extend(part for part in re.split(r"[._'-]", token) if part)
-    kept = [w for w in words if keep_stop_words or w not in STOP_WORDS]
-    return kept or words
+    terms: list[str] = []
+    for token in words(cjk_bigrams(text).lower()):
+        terms.extend(part for part in re.split(r"[._'’-]", token) if part)
+    kept = [w for w in terms if keep_stop_words or w not in STOP_WORDS]
+    return kept or terms
 
 
 def estimate_tokens(text: str) -> int:

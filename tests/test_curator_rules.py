@@ -39,7 +39,7 @@ from memx_cli.store.memory import Memory
         ("The man is slicing a potato", "The man is not slicing the potato", "negation", False,
          'negation: one says "not slicing the potato", the other says the opposite'),
         ("用npm安装依赖", "不要用npm安装依赖", "negation", False,
-         'negation: one says "不要用 npm", the other says the opposite'),
+         'negation: one says "不要用 npm 安装依赖", the other says the opposite'),
         ("Enable the build cache in CI jobs", "Disable the build cache in CI jobs", "opposite",
          False, 'opposite words: "enable" vs "disable"'),
         ("Turn on the feature flag in staging", "Turn off the feature flag in staging",
@@ -81,7 +81,14 @@ def test_duplicate_guards() -> None:
     assert is_duplicate("pool size 10", "pool size 10.", 1.0, plain, settings)
     assert not is_duplicate("pool size 10", "pool size 50", 1.0, plain, settings)
     assert not is_duplicate("a man is standing", "a man is running", 0.95, plain, settings)
-    assert not is_duplicate("pool size 10", "pool size 10", 0.89, plain, settings)
+    # Below the threshold only the same content words (in any order or form) are a copy.
+    assert not is_duplicate("pool size 10", "pool size 10 per worker", 0.89, plain, settings)
+    assert is_duplicate("pool size 10", "the size of the pool is 10", 0.6, plain, settings)
+    # Polarity and subject come before any similarity (issue 12).
+    assert not is_duplicate("Always enable strict mode", "Never enable strict mode", 1.0,
+                            plain, settings)
+    assert not is_duplicate("auth service uses port 80", "billing service uses port 80",
+                            0.99, plain, settings)
     assert is_near_identical("Use pnpm, not npm.", "use pnpm not npm", 0.5)
     assert not is_near_identical("Use pnpm", "Use pnpm here", 0.97)
 

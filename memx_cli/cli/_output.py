@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import click
@@ -33,11 +33,24 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((100, 20)).columns
 
 
-def summary(mem: Memory, short_id: str) -> str:
+def summary(mem: Memory, short_id: str, marks: str = "") -> str:
     tags = f" [{', '.join(mem.tags)}]" if mem.tags else ""
     head = f"{short_id}  {mem.kind:<6} {mem.scope:<8}"
-    room = max(terminal_width() - len(head) - len(tags) - 2, 20)
-    return f"{head} {one_line(mem.content, room)}{tags}"
+    room = max(terminal_width() - len(head) - len(tags) - len(marks) - 2, 20)
+    return f"{head} {one_line(mem.content, room)}{tags}{marks}"
+
+
+def link_marks(supersedes: Sequence[str], superseded_by: str | None,
+               conflicts_with: Sequence[str], short: Mapping[str, str]) -> str:
+    """" (superseded by ID)", " (supersedes ID)", " (conflicts with ID)": the Curator's
+    links of one memory, ids as ``short`` abbreviates them (issue 12)."""
+    def ids(many: Sequence[str]) -> str:
+        return ", ".join(short.get(i, i) for i in many)
+
+    marks = [f"superseded by {ids([superseded_by])}"] if superseded_by else []
+    marks += [f"supersedes {ids(supersedes)}"] if supersedes else []
+    marks += [f"conflicts with {ids(conflicts_with)}"] if conflicts_with else []
+    return "".join(f" ({m})" for m in marks)
 
 
 def warn_problems(problems: Iterable[Problem], what: str = "skipped") -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, memory_json, summary, warn_problems
+from memx_cli.cli._output import emit_json, link_marks, memory_json, summary, warn_problems
 
 
 @click.command("list")
@@ -18,6 +18,9 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
              section: str | None, as_json: bool) -> None:
     """List the memories this repository sees (its own and your global ones), oldest first.
 
+    A memory the Curator linked to others says so: (superseded by ID), (supersedes ID),
+    (conflicts with ID).
+
     Files that cannot be read are reported on stderr and skipped.
     """
     from memx_cli.store.ids import abbreviate
@@ -30,6 +33,7 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
         return
     short = abbreviate(m.id for _, m in found)
     for mem in chosen:
-        click.echo(summary(mem, short[mem.id]))
+        marks = link_marks(mem.supersedes, mem.superseded_by, mem.conflicts_with, short)
+        click.echo(summary(mem, short[mem.id], marks))
     if not chosen and not problems:
         click.echo("No memories." if not found else "No memories match.", err=True)

@@ -30,7 +30,7 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
 
     Brings the search index up to date with the memory files first (only what changed).
     """
-    from memx_cli.cli._output import read_text_arg
+    from memx_cli.cli._output import link_marks, read_text_arg
     from memx_cli.generator.search import short_ids
 
     memx = state.memx()
@@ -50,7 +50,8 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
-        marks = " (superseded)" if doc.get("superseded_by") else ""
+        marks = link_marks(doc.get("supersedes") or [], doc.get("superseded_by"),
+                           doc.get("conflicts_with") or [], short)
         if hit.verification is not None:
             marks += f" ({hit.verification.status})"
         click.echo(f"{short.get(hit.id, hit.id)}  {hit.score:.3f}  {doc.get('scope', 'project')}{tags}{marks}")

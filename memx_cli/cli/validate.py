@@ -14,7 +14,8 @@ from memx_cli.cli._output import emit_json
 @click.pass_obj
 def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
     """Check memory files: YAML syntax, schema version, field types, unknown keys,
-    merge-conflict markers, duplicate ids, and the configuration files.
+    merge-conflict markers, duplicate ids, links to memories that do not exist
+    (supersedes, superseded_by, conflicts_with), and the configuration files.
 
     With FILES, check only those (what a pre-commit hook passes). Prints one
     `file:line: problem` per problem and exits 1 if there is any.

@@ -2,13 +2,18 @@
 memories of the same scope and decide: added, merged into, skipped (duplicate),
 supersedes or conflicts with.
 
-Order of the checks, for the most similar comparable memories first:
-1. contradiction (for similarity >= the conflict band's low edge): a clear change
+Order of the checks, for the most similar comparable memories first (issue 12: no
+duplicate decision before the contradiction check):
+1. the very same words (case and punctuation aside): skipped, one more mention;
+2. contradiction (similarity >= the conflict band's low edge, or most content words
+   shared): subjects are compared first (statement.subject_swap), then values, tools,
+   negation, opposite words and restatements (contradiction.detect); a clear change
    supersedes the old memory, an unclear one is recorded as a conflict on both;
-2. duplicate (similarity >= ``dedup_threshold``, the same numbers, no word swapped for
-   one of another meaning): near-identical text is skipped, otherwise merged; either way
-   the existing memory counts a mention and gains confidence;
-3. otherwise the memory is added as it is.
+3. duplicate (the same polarity, subject and numbers; similarity >= ``dedup_threshold``
+   with no word swapped for one of another meaning, or the same content words):
+   near-identical text is skipped, otherwise merged; either way the existing memory
+   counts a mention and gains confidence;
+4. otherwise the memory is added as it is.
 
 Nothing is deleted: supersede and conflict only add links to both files.
 """
@@ -20,16 +25,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memx_cli.clock import now_iso
-from memx_cli.curator.contradiction import detect
+from memx_cli.curator.contradiction import SAME_STATEMENT, detect
 from memx_cli.curator.merge import mention, merge
 from memx_cli.curator.similarity import Entry, Pool, Similarity
+from memx_cli.curator.statement import (
+    overlap,
+    relocated,
+    same_statement,
+    shape,
+    subject_swap,
+)
 from memx_cli.curator.text import numbers, tokenize, units
 from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
-from memx_cli.textproc import WORD, query_terms
+from memx_cli.textproc import query_terms, words
 
 log = logging.getLogger("memx")
 
@@ -38,6 +50,8 @@ log = logging.getLogger("memx")
 # store's vector (or full-text) index.
 SMALL_STORE = 200
 CANDIDATES = 12
+# Candidates below the conflict band are still read when they share most of their words.
+CANDIDATE_FLOOR = 0.2
 # At or above this similarity with the same content words the new text adds nothing.
 NEAR_IDENTICAL = 0.98
 
@@ -87,19 +101,36 @@ def load_similarity(repo: Repo) -> Similarity:
 
 def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
                  settings: Settings) -> bool:
-    """Similar enough, the same numbers, and no word swapped for one of another meaning
-    (the contradiction check has already run)."""
-    if sim < settings.dedup_threshold:
-        return False
+    """The same statement (the contradiction check has already run): the same polarity,
+    the same subject and the same numbers; and either similar enough with no word swapped
+    for one of another meaning, or the same content words in another order or form
+    ("Use ruff for linting Python code" / "Python code is linted with ruff")."""
+    a, b = shape(old), shape(new)
+    if a.negative != b.negative or subject_swap(a, b):
+        return False  # "never X" is not a copy of "X"; "auth service" is not "billing service"
     if numbers(tokenize(old)) != numbers(tokenize(new)):
         return False  # "pool size 10" and "pool size 50" are two facts, not one
-    return similarity.same_meaning_words(old, new)
+    if sim >= settings.dedup_threshold and similarity.same_meaning_words(old, new):
+        return True
+    return (sim >= settings.band[0] and same_statement(a, b)) or a.core == b.core
+
+
+def close_enough(old: str, new: str) -> bool:
+    """Worth a contradiction check whatever the similarity: most content words shared,
+    or the newer text says the older one's subject moved ("The docs moved to ...")."""
+    a, b = shape(old), shape(new)
+    return overlap(a, b) >= SAME_STATEMENT or relocated(a, b) is not None
+
+
+def same_words(old: str, new: str) -> bool:
+    """The same words in the same order, case and punctuation aside."""
+    return words(old.lower()) == words(new.lower())
 
 
 def is_near_identical(old: str, new: str, sim: float) -> bool:
-    """The same words (case and punctuation aside), or nearly the same vector with the
-    same content words: nothing worth merging, the new text is skipped."""
-    if WORD.findall(old.lower()) == WORD.findall(new.lower()):
+    """The same words, or nearly the same vector with the same content words: nothing
+    worth merging, the new text is skipped (asked only once no contradiction was found)."""
+    if same_words(old, new):
         return True
     return sim >= NEAR_IDENTICAL and units(tokenize(old)) == units(tokenize(new))
 
@@ -165,22 +196,25 @@ class Curator:
 
     def _decide(self, entry: Entry) -> Decision:
         settings, new = self.settings, entry.memory
-        floor = min(settings.band[0], settings.dedup_threshold)
+        floor = min(CANDIDATE_FLOOR, settings.band[0], settings.dedup_threshold)
         near = self.pool.nearest(entry, floor, CANDIDATES,
                                  keep=lambda e: comparable(new, e.memory))
         stamp = now_iso()
         for other, sim in near:
             # Restating a current memory word for word adds a mention, nothing else: any
             # contradiction it has with other memories is already recorded on the original.
+            # Only the very same words: one changed word ("always" -> "never") can be the
+            # contradiction, which must be checked before any duplicate decision.
             old = other.memory
-            if (not old.superseded_by and is_near_identical(old.content, new.content, sim)
-                    and is_duplicate(old.content, new.content, sim, self.similarity, settings)):
+            if not old.superseded_by and same_words(old.content, new.content):
                 return Decision("skipped", mention(old, new, stamp), old.id, sim,
-                                "near-identical text")
+                                "the same words")
         for other, sim in near:
-            if sim < settings.band[0]:
-                break
             old = other.memory
+            # A small static model underrates some pairs (CJK text, a swapped name): texts
+            # that share most of their content words are compared whatever the cosine.
+            if sim < settings.band[0] and not close_enough(old.content, new.content):
+                continue
             found = detect(old.content, new.content)
             if found is None:
                 continue
@@ -194,8 +228,6 @@ class Curator:
                             new.replace(conflicts_with=new.conflicts_with + (old.id,)),
                             old.id, sim, found.why)
         for other, sim in near:
-            if sim < settings.dedup_threshold:
-                break
             old = other.memory
             if not is_duplicate(old.content, new.content, sim, self.similarity, settings):
                 continue

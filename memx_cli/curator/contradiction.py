@@ -23,16 +23,28 @@ import functools
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
+from memx_cli.curator.similarity import jaccard
+from memx_cli.curator.statement import (
+    Shape,
+    differing,
+    name_swap,
+    overlap,
+    relocated,
+    shape,
+    subject_swap,
+)
 from memx_cli.curator.text import (
     Scope,
     Token,
     is_content,
     negated_scopes,
+    number_norm,
+    numbers,
     plain_units,
-    stem,
     tokenize,
     units,
 )
+from memx_cli.textproc import stem
 
 # Share of the shorter text's content units the other must have for a negation or
 # opposite words to be a contradiction of the same statement rather than two topics.
@@ -60,14 +72,6 @@ class Value:
     norm: str             # comparable form: "0.3|time", "3.10", a URL
     shown: str            # as written
     previous: bool        # the X of "from X to Y"
-
-
-def _norm(token: Token) -> str:
-    if token.kind == "url" or token.dotted:
-        return token.text.lstrip("v").split("/")[0] if token.dotted else token.text
-    assert token.number is not None
-    dim, factor = lx.UNITS.get(token.unit, ("", 1.0))
-    return f"{token.number * factor:g}|{dim}"
 
 
 _ZH_NEGATED_TAIL = ("不要", "不能", "不应", "不得", "禁止", "别", "勿", "不")
@@ -127,6 +131,8 @@ def values(tokens: list[Token]) -> list[Value]:
                 cue = True
                 continue
             if is_content(prior):
+                # A bare number right after a name is its version: "Node 18", "Java 17".
+                cue = cue or (prior.name and back == at - 1)
                 words = [prior.text]
                 if back > 0 and is_content(tokens[back - 1]):
                     words.insert(0, tokens[back - 1].text)
@@ -146,7 +152,7 @@ def values(tokens: list[Token]) -> list[Value]:
         named = setting if token.text in lx.NUMBER_WORDS else (cue or cjk or setting)
         if not named:
             continue
-        found.append(Value(key, label, cjk, _norm(token), token.text, False))
+        found.append(Value(key, label, cjk, number_norm(token), token.text, False))
         if previous:
             # "from X to Y": X (two tokens back) was the value before this one.
             old = found[-2] if len(found) > 1 else None
@@ -259,6 +265,17 @@ def _negation(a: Reading, b: Reading, shared: float) -> str | None:
     return None
 
 
+def _opposed_words(a: Reading, b: Reading) -> frozenset[str]:
+    """The words of each opposite pair the two texts take different sides of ("enable" in
+    one, "disable" in the other): the change itself, not a change of subject."""
+    found = set()
+    for (number, side), word in a.sides.items():
+        other = b.sides.get((number, 1 - side))
+        if other is not None:
+            found |= {word, other}
+    return frozenset(stem(w) if w.isascii() else w for w in found)
+
+
 def _opposites(a: Reading, b: Reading) -> str | None:
     for (number, side), word in sorted(a.sides.items()):
         other = (number, 1 - side)
@@ -268,10 +285,20 @@ def _opposites(a: Reading, b: Reading) -> str | None:
 
 
 def detect(old: str, new: str) -> Contradiction | None:
-    """The contradiction between an older and a newer text, or None."""
+    """The contradiction between an older and a newer text, or None.
+
+    Subjects first: texts about different things ("auth service" / "billing service")
+    never contradict. Then a changed value, a negation, opposite words, a swapped tool,
+    and last a restatement that says it changes the statement ("now", "instead of")."""
     a, b = read(old), read(new)
+    sa, sb = shape(old), shape(new)
+    if subject_swap(sa, sb, _opposed_words(a, b)):
+        return None
+    only_a, only_b = differing(sa, sb)
     change = _value_change(a.values, b.values)
-    if change is not None:
+    # "the frontend is built with Node 20" / "the docs site ... Node 18": the words that
+    # lead to the value differ on both sides too: two statements, not one value changed.
+    if change is not None and not (_leading(sa) & only_a and _leading(sb) & only_b):
         was, now, from_to = change
         why = f"different values for \"{now.label}\": {was.shown} vs {now.shown}"
         return Contradiction("value", why, from_to or b.change)
@@ -283,4 +310,49 @@ def detect(old: str, new: str) -> Contradiction | None:
         opposite = _opposites(a, b)
         if opposite is not None:
             return Contradiction("opposite", opposite, b.change)
+    if sa.negative != sb.negative and jaccard(sa.core, sb.core) >= SAME_STATEMENT:
+        which = "newer" if sb.negative else "older"
+        return Contradiction("negation", f"negation: the {which} one says not", b.change)
+    swap = name_swap(sa, sb)
+    if swap is not None:
+        return Contradiction("value", f"different tools: \"{swap[0]}\" vs \"{swap[1]}\"",
+                             b.change)
+    # A restatement: "now", "changed" need most words shared; "instead of", "switched",
+    # 改用 say what is replaced and need half; "also" adds to the old text, never replaces.
+    replaces = _replaces(b)
+    if (b.change and not _adds(b) and overlap(sa, sb) >= (SAME_TOPIC if replaces else SAME_STATEMENT)
+            and (only_a or numbers(a.tokens) != numbers(b.tokens) or (only_b and replaces))):
+        return Contradiction("restated", "the newer one restates it with a change", True)
+    moved = relocated(sa, sb)
+    if moved is not None:
+        return Contradiction("restated", f"the newer one says \"{moved}\" {_verb(sb)}", True)
     return None
+
+
+def _verb(one: Shape) -> str:
+    return next((t.text for t in one.tokens if t.text in lx.REPLACE_WORDS), "")
+
+
+def _replaces(one: Reading) -> bool:
+    """Does the text say it replaces something ("instead of", "switched", 改用)?"""
+    low = one.text.lower()
+    return (any(t.kind == "word" and t.text in lx.REPLACE_WORDS for t in one.tokens)
+            or any(p in low for p in lx.REPLACE_PHRASES))
+
+
+def _adds(one: Reading) -> bool:
+    """Does the text say it adds to what is known ("also", "as well", 也)?"""
+    low = one.text.lower()
+    return (any(t.kind == "word" and t.text in lx.ADD_WORDS for t in one.tokens)
+            or any(p in low for p in lx.ADD_PHRASES))
+
+
+def _leading(one: Shape) -> frozenset[str]:
+    """Content words before the first number, names aside: what the value is of."""
+    found = set()
+    for token in one.tokens:
+        if token.kind == "number":
+            break
+        if is_content(token) and not token.name:
+            found.add(stem(token.text))
+    return frozenset(found)

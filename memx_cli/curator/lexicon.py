@@ -7,15 +7,23 @@ from __future__ import annotations
 
 # Words that negate what follows them. Forms ending in "n't" are caught by suffix.
 NEGATORS_EN = frozenset(
-    ["not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "cannot", "nowhere"])
+    ["not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "cannot", "nowhere",
+     # French: "ne … pas", "n'… jamais" (the elided "n'" is read as "ne"), "sans"
+     "ne", "jamais", "sans"])
+# "stop" negates a gerund after it ("stop caching the assets") and says it is a change.
+STOP_VERBS = frozenset(["stop", "stops", "stopped", "stopping"])
 # Chinese negation characters, and words that contain one without negating anything
 # (非常 "very", 未来 "future", 不同 "different", ...), which are removed before counting.
-NEGATORS_ZH = ("禁止", "不", "没", "别", "勿", "未", "无", "非")
+NEGATORS_ZH = ("禁止", "不再", "不要", "没有", "不", "没", "别", "勿", "未", "无", "非")
+# Japanese negates at the end of the verb: 有効にしない, 使いません, 禁止する.
+NEGATIONS_JA = ("しない", "ない", "ません", "禁止", "なし")
 NOT_NEGATIONS_ZH = ("非常", "未来", "不同", "不错", "无论", "别人", "别的", "不过", "不断",
                     "不少", "无线", "除非", "并非", "不仅", "无数")
 
 # Words skipped when looking for what a negation applies to or what a number belongs to.
-FILLER = frozenset(["a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "to", "of", "at", "least", "most", "by", "for", "from", "on", "in", "into", "with", "as", "it", "its", "this", "that", "these", "those", "there", "here", "than", "then", "so", "very", "really", "just", "about", "around", "approximately", "roughly", "only", "still", "also", "some", "any", "set", "sets", "setting", "changed", "change", "changes", "changing", "now", "updated", "update", "raised", "raise", "lowered", "lower", "increased", "increase", "decreased", "decrease", "reduced", "reduce", "bumped", "bump", "upgraded", "upgrade", "downgraded", "downgrade", "moved", "move", "switched", "switch", "must", "should", "shall", "will", "would", "can", "could", "may", "might", "need", "needs", "needed", "use", "uses", "used", "using", "keep", "keeps", "kept", "make", "makes", "made", "have", "has", "had", "get", "gets", "got", "equal", "equals", "exactly", "up", "down", "over", "under", "more", "less", "we", "you", "i", "they", "he", "she", "our", "your", "their", "my", "me", "us", "them", "please", "always", "maybe", "longer", "anymore", "stay", "stays", "remain", "remains"])
+FILLER = frozenset(["a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "to", "of", "at", "least", "most", "by", "for", "from", "on", "in", "into", "with", "as", "it", "its", "this", "that", "these", "those", "there", "here", "than", "then", "so", "very", "really", "just", "about", "around", "approximately", "roughly", "only", "still", "also", "some", "any", "set", "sets", "setting", "changed", "change", "changes", "changing", "now", "updated", "update", "raised", "raise", "lowered", "lower", "increased", "increase", "decreased", "decrease", "reduced", "reduce", "bumped", "bump", "upgraded", "upgrade", "downgraded", "downgrade", "moved", "move", "switched", "switch", "must", "should", "shall", "will", "would", "can", "could", "may", "might", "need", "needs", "needed", "use", "uses", "used", "using", "keep", "keeps", "kept", "make", "makes", "made", "have", "has", "had", "get", "gets", "got", "equal", "equals", "exactly", "up", "down", "over", "under", "more", "less", "we", "you", "i", "they", "he", "she", "our", "your", "their", "my", "me", "us", "them", "please", "always", "maybe", "longer", "anymore", "stay", "stays", "remain", "remains",
+    # French function words (a memory in French reads the same way)
+    "le", "la", "les", "un", "une", "des", "du", "de", "et", "est", "sont", "sur", "pour", "dans", "au", "aux", "en", "on", "avec", "pas", "plus", "toujours", "chaque", "il", "elle", "nous", "vous", "ce", "cette", "ces", "par", "lieu", "désormais", "maintenant"])
 
 # Nouns that name a setting: a bare number after one of these is that setting's value.
 SETTING_NOUNS = frozenset(["size", "limit", "timeout", "timeouts", "port", "version", "ver", "count", "max", "min", "maximum", "minimum", "retries", "retry", "attempts", "workers", "worker", "threads", "thread", "processes", "ttl", "interval", "delay", "threshold", "pool", "capacity", "length", "width", "height", "depth", "level", "rate", "quota", "budget", "concurrency", "parallelism", "replicas", "shards", "ratio", "percentage", "percent"])
@@ -33,7 +41,11 @@ UNITS: dict[str, tuple[str, float]] = {
     "m": ("count", 1e6), "gb": ("bytes", 1e9), "tb": ("bytes", 1e12),
     "kib": ("bytes", 1024.0), "mib": ("bytes", 1024.0**2), "gib": ("bytes", 1024.0**3),
     "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("times", 1.0),
-    "px": ("px", 1.0), "rps": ("rate", 1.0), "qps": ("rate", 1.0), "rpm": ("rpm", 1.0),
+    "week": ("time", 604800.0), "weeks": ("time", 604800.0),
+    "month": ("time", 2592000.0), "months": ("time", 2592000.0),
+    "year": ("time", 31536000.0), "years": ("time", 31536000.0),
+    "times": ("times", 1.0), "secondes": ("time", 1.0), "heures": ("time", 3600.0),
+    "jours": ("time", 86400.0), "px": ("px", 1.0), "rps": ("rate", 1.0), "qps": ("rate", 1.0), "rpm": ("rpm", 1.0),
     "毫秒": ("time", 0.001), "秒": ("time", 1.0), "分钟": ("time", 60.0),
     "小时": ("time", 3600.0), "天": ("time", 86400.0), "个": ("count", 1.0),
     "次": ("count", 1.0), "兆": ("bytes", 1e6),
@@ -53,10 +65,26 @@ ZH_VALUE_CUES = ("设置为", "设置成", "设为", "改为", "改成", "调整
 
 # Words saying the newer text replaces an older value: a contradiction with one of these
 # in the new memory is a supersede, not an open conflict (SPEC 3.2).
-CHANGE_MARKERS_EN = frozenset(["changed", "change", "now", "updated", "raised", "lowered", "increased", "decreased", "reduced", "bumped", "upgraded", "downgraded", "switched", "moved", "migrated", "replaced", "instead", "anymore", "renamed", "became"])
-CHANGE_PHRASES_EN = ("no longer", "from now on", "starting from", "as of")
+CHANGE_MARKERS_EN = frozenset(["changed", "now", "updated", "raised", "lowered", "increased", "decreased", "reduced", "bumped", "upgraded", "downgraded", "switched", "moved", "migrated", "replaced", "instead", "anymore", "renamed", "became", "stop", "stopped",
+                               "désormais", "maintenant"])
+CHANGE_PHRASES_EN = ("no longer", "from now on", "starting from", "as of", "au lieu de",
+                     "ne plus", "n'est plus")
 CHANGE_MARKERS_ZH = ("改为", "改成", "现在", "调整", "升级", "降级", "更新", "提高", "降低",
-                     "增加到", "减少到", "换成", "切换", "不再", "已改", "改用")
+                     "增加到", "减少到", "换成", "切换", "不再", "已改", "改用",
+                     # Japanese: from now on, instead of, changed
+                     "今後", "代わりに", "変更", "移行")
+
+# Of those, the ones that say the new text *replaces* something ("instead of", 改用): a
+# restatement that only adds words needs one to supersede ("changed src/app.py, cli.py"
+# adds a file to a commit note and replaces nothing).
+REPLACE_WORDS = frozenset(["instead", "replaced", "switched", "migrated", "moved", "renamed",
+                           "became", "désormais"])
+REPLACE_PHRASES = ("from now on", "no longer", "au lieu de", "改为", "改成", "改用", "换成",
+                   "切换", "不再", "代わりに", "今後", "移行")
+
+# Words saying the new text adds to the old one rather than replacing it.
+ADD_WORDS = frozenset(["also", "too", "additionally", "aussi"])
+ADD_PHRASES = ("as well", "in addition", "也", "还要", "另外")
 
 
 def _forms(word: str) -> set[str]:
@@ -89,6 +117,8 @@ _PAIRS_EN = [
     ("on", "off"), ("up", "down"), ("upper", "lower"),
     ("max", "min"), ("maximum", "minimum"), ("present", "absent"), ("online", "offline"),
     ("blocking", "non-blocking"), ("stable", "unstable"), ("stable", "flaky"),
+    ("before", "after"), ("above", "below"), ("first", "last"), ("ascending", "descending"),
+    ("encrypted", "unencrypted"), ("compressed", "uncompressed"),
 ]
 # "on"/"off" and "up"/"down" are everyday prepositions: they only count after these verbs.
 PARTICLE_VERBS = frozenset(["turn", "turned", "turns", "turning", "switch", "switched", "switches", "set", "sets", "toggle", "toggled", "flip", "flipped", "scale", "scaled", "spin", "spun"])

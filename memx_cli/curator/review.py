@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from memx_cli.curator import Settings, comparable, load_similarity
+from memx_cli.curator import Settings, close_enough, comparable, load_similarity
 from memx_cli.curator.contradiction import detect
 from memx_cli.curator.similarity import Entry, Pool, Similarity
 from memx_cli.fsutil import atomic_write
@@ -136,7 +136,7 @@ def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[P
                 if (a_id, b_id) in skip or not comparable(a, b) or _linked(a, b):
                     continue
                 sim = similarity.score(entries[a_id], entries[b_id])
-                if sim >= settings.band[0]:
+                if sim >= settings.band[0] or close_enough(a.content, b.content):
                     pair = _pair(a, b, sim, recorded=False)
                     if pair is not None:
                         result.append(pair)

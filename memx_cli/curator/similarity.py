@@ -11,7 +11,7 @@ from typing import Any
 
 from memx_cli.curator.text import surface_units, tokenize
 from memx_cli.store.memory import Memory
-from memx_cli.textproc import WORD, cjk_bigrams
+from memx_cli.textproc import cjk_bigrams, words
 
 # A "duplicate" whose differing words mean something else ("standing" vs "running",
 # "woman" vs "man") describes another fact. Below this cosine between the words only
@@ -26,10 +26,10 @@ def word_set(text: str, mask_numbers: bool = True) -> frozenset[str]:
     """Lowercased words, CJK text as character bigrams. Digits are masked ("300ms" and
     "500ms" are both "#ms") so a changed value still reads as the same sentence; the
     Curator compares the numbers themselves separately."""
-    words = WORD.findall(cjk_bigrams(text).lower())
+    found = words(cjk_bigrams(text).lower())
     if mask_numbers:
-        words = [_DIGITS.sub("#", w) for w in words]
-    return frozenset(words)
+        found = [_DIGITS.sub("#", w) for w in found]
+    return frozenset(found)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -124,8 +124,10 @@ class Pool:
     def nearest(self, entry: Entry, floor: float, count: int,
                 keep: Callable[[Entry], bool]) -> list[tuple[Entry, float]]:
         """Up to ``count`` entries that ``keep`` accepts with similarity >= ``floor``,
-        most similar first."""
-        scored: list[tuple[Entry, float]] = []
+        most similar first. With vectors, entries that share words (Jaccard >= ``floor``)
+        are candidates too, scored by their cosine: a small static model can put "构建时
+        缓存依赖包" and "构建时没有缓存依赖包" far apart."""
+        scored: dict[str, tuple[Entry, float]] = {}
         if entry.vector is not None and self._ids:
             import numpy as np
 
@@ -135,16 +137,28 @@ class Pool:
                     break
                 other = self.entries[self._ids[i]]
                 if keep(other):
-                    scored.append((other, float(sims[i])))
+                    scored[other.memory.id] = (other, float(sims[i]))
+            for other, _ in self._sharing_words(entry, floor, count, keep):
+                if other.memory.id not in scored and other.vector is not None:
+                    sim = float(self._matrix[self._rows[other.memory.id]] @ entry.vector)
+                    scored[other.memory.id] = (other, sim)
         elif entry.vector is None:
-            seen: set[str] = set()
-            postings = sorted((self._by_word.get(w, set()) for w in entry.words), key=len)
-            for posting in postings:
-                if seen and len(posting) > COMMON_WORD:
-                    break  # "the", "to": rarer shared words already found the candidates
-                seen |= posting
-            pairs = [(self.entries[i], jaccard(entry.words, self.entries[i].words))
-                     for i in sorted(seen)]
-            scored = sorted((p for p in pairs if p[1] >= floor and keep(p[0])),
-                            key=lambda p: -p[1])[:count]
-        return [(e, min(max(s, 0.0), 1.0)) for e, s in scored]
+            scored = {e.memory.id: (e, s)
+                      for e, s in self._sharing_words(entry, floor, count, keep)}
+        ranked = sorted(scored.values(), key=lambda p: -p[1])
+        return [(e, min(max(s, 0.0), 1.0)) for e, s in ranked]
+
+    def _sharing_words(self, entry: Entry, floor: float, count: int,
+                       keep: Callable[[Entry], bool]) -> list[tuple[Entry, float]]:
+        """Entries with Jaccard >= ``floor`` over words, best first."""
+        seen: set[str] = set()
+        postings = sorted((self._by_word.get(w, set()) for w in entry.words), key=len)
+        for posting in postings:
+            if seen and len(posting) > COMMON_WORD:
+                break  # "the", "to": rarer shared words already found the candidates
+            seen |= posting
+        seen.discard(entry.memory.id)
+        pairs = [(self.entries[i], jaccard(entry.words, self.entries[i].words))
+                 for i in sorted(seen)]
+        return sorted((p for p in pairs if p[1] >= floor and keep(p[0])),
+                      key=lambda p: -p[1])[:count]

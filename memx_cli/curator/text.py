@@ -7,21 +7,33 @@ operators and clause punctuation). Content units are what two texts must share t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
-from memx_cli.textproc import _CJK, STOP_WORDS
+from memx_cli.reflector.names import KNOWN_TOOLS
+from memx_cli.textproc import _CJK, STOP_WORDS, WORD_BODY, stem
 
-_TOKEN = re.compile(
-    rf"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^\s,;，。；]+)"
-    rf"|(?P<cjk>[{_CJK}]+)"
-    rf"|(?P<word>(?:[^\W{_CJK}]|[%'’])+(?:[./-](?:[^\W{_CJK}]|%)+)*)"
-    r"|(?P<op>[=:<>≥≤→]|->)"
-    r"|(?P<punct>[,;.!?，。；！？、])"
-)
+
+@functools.cache
+def _lexer() -> re.Pattern[str]:
+    # Words are the one word tokeniser's (textproc.WORD_BODY); around them the Curator
+    # also needs URLs, CJK runs, operators and clause punctuation.
+    return re.compile(
+        rf"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^\s,;，。；]+)"
+        rf"|(?P<cjk>[{_CJK}]+)"
+        rf"|(?P<word>{WORD_BODY})"
+        r"|(?P<op>[=:<>≥≤→%]|->)"
+        r"|(?P<punct>[,;.!?，。；！？、])"
+    )
+
+
 _NUMBER = re.compile(r"^v?(\d+(?:\.\d+)*)([a-z%]*)$")
-_MODALS_ZH = ("应该", "需要", "可以", "要", "能", "会", "必", "用")
+# French elision: "n'utilisez" is "ne" + "utilisez", "l'API" is "API". English
+# contractions ("don't", "it's") have more than one letter before the apostrophe.
+_ELISION = re.compile(r"^(n|l|d|j|m|t|s|c|qu)['’](\w.*)$")
+_MODALS_ZH = ("应该", "需要", "可以", "使用", "要", "能", "会", "必", "用", "有")
 
 
 @dataclass(frozen=True)
@@ -31,42 +43,31 @@ class Token:
     number: float | None = None
     unit: str = ""
     dotted: bool = False  # a version-like number such as 3.11.2
+    name: bool = False    # a proper name or tool: "Postgres", "Jest", "pnpm", "iOS"
+    negator: bool = False  # negates by its place: "stop" before "caching"
 
     @property
     def negates(self) -> bool:
-        return self.kind == "word" and (self.text in lx.NEGATORS_EN
+        return self.kind == "word" and (self.negator or self.text in lx.NEGATORS_EN
                                         or self.text.endswith(("n't", "n’t")))
-
-
-_IRREGULAR = {"men": "man", "women": "woman", "children": "child", "people": "person",
-              "mice": "mouse", "feet": "foot", "teeth": "tooth", "geese": "goose"}
-
-
-def stem(word: str) -> str:
-    """A crude English stem, enough to match dogs/dog and slicing/slice."""
-    w = word.lower().replace("’", "'")
-    if w in _IRREGULAR:
-        return _IRREGULAR[w]
-    if w.endswith("'s"):
-        w = w[:-2]
-    if len(w) > 4:
-        if w.endswith("ies"):
-            w = w[:-3] + "y"
-        elif w.endswith("ing") and len(w) > 5:
-            w = w[:-3]
-        elif w.endswith("ed") or w.endswith("es"):
-            w = w[:-2]
-        elif w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
-    for match in _TOKEN.finditer(text):
+    for match in _lexer().finditer(text):
         kind = match.lastgroup or "word"
         raw = match.group(0)
         low = raw.lower()
+        if kind == "op" and raw == "%" and tokens and tokens[-1].kind == "number" \
+                and not tokens[-1].unit:
+            last = tokens[-1]
+            tokens[-1] = Token("number", last.text + "%", last.number, "%", last.dotted)
+            continue
+        elided = _ELISION.match(low) if kind == "word" else None
+        if elided:
+            if elided.group(1) == "n":
+                tokens.append(Token("word", "ne"))
+            raw = low = elided.group(2)
         if kind == "word":
             number = _NUMBER.match(low)
             if number and (not number.group(2) or number.group(2) in lx.UNITS):
@@ -90,8 +91,37 @@ def tokenize(text: str) -> list[Token]:
             if unit:
                 last = tokens[-1]
                 tokens[-1] = Token("number", last.text + unit, last.number, unit, last.dotted)
+        if kind == "word":
+            tokens.append(Token(kind, low, name=_is_name(raw, low, tokens)))
+            _mark_stop(tokens)
+            continue
         tokens.append(Token(kind, low if kind != "cjk" else raw))
     return tokens
+
+
+def _is_name(raw: str, low: str, before: list[Token]) -> bool:
+    """A tool or proper name: a known tool, or a word capitalised inside a sentence
+    ("with Java 17"), or with a capital after its first letter ("iOS", "GitHub")."""
+    starts = not before or before[-1].kind == "punct"
+    return (low in KNOWN_TOOLS or any(c.isupper() for c in raw[1:])
+            or (raw[:1].isupper() and not starts))
+
+
+def _mark_stop(tokens: list[Token]) -> None:
+    """"stop caching": "stop" negates the gerund after it (not "stop the car")."""
+    if len(tokens) > 1 and tokens[-2].text in lx.STOP_VERBS and tokens[-1].text.endswith("ing"):
+        stop = tokens[-2]
+        tokens[-2] = Token(stop.kind, stop.text, name=stop.name, negator=True)
+
+
+# Irregular plurals the stemmer leaves alone ("men" is not "man" to Snowball).
+_IRREGULAR = {"men": "man", "women": "woman", "children": "child", "people": "person",
+              "mice": "mouse", "feet": "foot", "teeth": "tooth", "geese": "goose"}
+
+
+def unit(word: str) -> str:
+    """A content word's unit: its singular if irregular, then the shared stemmer."""
+    return stem(_IRREGULAR.get(word, word))
 
 
 def is_content(token: Token) -> bool:
@@ -121,7 +151,7 @@ def surface_units(tokens: list[Token]) -> dict[str, str]:
     found: dict[str, str] = {}
     for token in tokens:
         if is_content(token):
-            found.setdefault(stem(token.text), token.text)
+            found.setdefault(unit(token.text), token.text)
         elif token.kind == "cjk":
             found.update((b, b) for b in _bigrams(token.text))
     return found
@@ -144,28 +174,58 @@ def negated_scopes(tokens: list[Token]) -> list[Scope]:
             if scope:
                 phrase = " ".join(t.text for t in tokens[at:end])
                 scopes.append(Scope(token.text, frozenset(scope), phrase))
+        elif token.kind == "cjk" and _KANA.search(token.text):
+            scopes.extend(_ja_scopes(token.text))
         elif token.kind == "cjk":
-            run = strip_zh_negations(token.text)
-            pos = 0
-            while pos < len(run):
-                neg = next((n for n in lx.NEGATORS_ZH if run.startswith(n, pos)), None)
-                if neg is None:
-                    pos += 1
-                    continue
-                rest = run[pos + len(neg):]
-                for modal in _MODALS_ZH:
-                    if rest.startswith(modal) and len(rest) > len(modal):
-                        rest = rest[len(modal):]
-                        break
-                rest = re.split(r"[，不没别勿未无非]", rest)[0]
-                head = _bigrams(rest)[:2] if rest else []
-                phrase = run[pos:]
-                if len(rest) <= 2:
-                    head, end = _following_units(tokens, at + 1, head)
-                    phrase = " ".join([phrase] + [t.text for t in tokens[at + 1:end]])
-                if head:
-                    scopes.append(Scope(neg, frozenset(head), phrase))
-                pos += len(neg)
+            scopes.extend(_zh_scopes(tokens, at))
+    return scopes
+
+
+_KANA = re.compile("[\u3040-\u30ff]")
+_JA_PARTICLES = re.compile("[をにはでがのへとも]|する$")
+
+
+def _ja_scopes(run: str) -> list[Scope]:
+    """Japanese negates after the verb: the scope is the word before the negation
+    ("デバッグログを有効にしない" -> 有効; "プッシュを禁止する" -> プッシュ)."""
+    scopes = []
+    for neg in lx.NEGATIONS_JA:
+        at = run.find(neg)
+        if at <= 0:
+            continue
+        before = [w for w in _JA_PARTICLES.split(run[:at]) if w]
+        if neg in ("ない", "ません") and run[at - 1:at] in "しせ":
+            before = [w for w in _JA_PARTICLES.split(run[:at - 1]) if w]
+        if before:
+            scopes.append(Scope(neg, frozenset(_bigrams(before[-1])[:2]), run[:at + len(neg)]))
+        break
+    return scopes
+
+
+def _zh_scopes(tokens: list[Token], at: int) -> list[Scope]:
+    """Chinese negates before the verb: 不要用npm -> {npm, 安装}; 不再需要备份 -> 备份."""
+    scopes = []
+    run = strip_zh_negations(tokens[at].text)
+    pos = 0
+    while pos < len(run):
+        neg = next((n for n in lx.NEGATORS_ZH if run.startswith(n, pos)), None)
+        if neg is None:
+            pos += 1
+            continue
+        rest = run[pos + len(neg):]
+        for modal in _MODALS_ZH:
+            if rest.startswith(modal):
+                rest = rest[len(modal):]
+                break
+        rest = re.split(r"[，不没别勿未无非]", rest)[0]
+        head = _bigrams(rest)[:2] if rest else []
+        phrase = run[pos:]
+        if len(rest) <= 2:
+            head, end = _following_units(tokens, at + 1, head)
+            phrase = " ".join([phrase] + [t.text for t in tokens[at + 1:end]])
+        if head:
+            scopes.append(Scope(neg, frozenset(head), phrase))
+        pos += len(neg)
     return scopes
 
 
@@ -178,7 +238,7 @@ def _following_units(tokens: list[Token], start: int, found: list[str]) -> tuple
         if len(found) >= 2 or token.kind == "punct":
             return found, end
         if is_content(token):
-            found.append(stem(token.text))
+            found.append(unit(token.text))
         elif token.kind == "cjk":
             found.extend(_bigrams(token.text)[:2 - len(found)])
     else:
@@ -194,7 +254,17 @@ def plain_units(tokens: list[Token]) -> set[str]:
     return units(tokens) - negated
 
 
+def number_norm(token: Token) -> str:
+    """A number or URL in a comparable form: "0.5s" and "500ms" are both "0.5|time";
+    a version ("3.10", "v2.1.0") stays as written."""
+    if token.kind == "url" or token.dotted:
+        return token.text.lstrip("v").split("/")[0] if token.dotted else token.text
+    assert token.number is not None
+    dim, factor = lx.UNITS.get(token.unit, ("", 1.0))
+    return f"{token.number * factor:g}|{dim}"
+
+
 def numbers(tokens: list[Token]) -> frozenset[str]:
-    """Every number as written (with its unit): two texts with different numbers are
+    """Every number (with its unit, normalised): two texts with different numbers are
     never duplicates, however similar (an embedding model barely sees digits)."""
-    return frozenset(t.text for t in tokens if t.kind == "number")
+    return frozenset(number_norm(t) for t in tokens if t.kind == "number")

@@ -31,7 +31,7 @@ from memx_cli.fsutil import atomic_write
 from memx_cli.generator.candidates import LEXICAL_WEIGHTS, Candidate, Hit, Scorer
 from memx_cli.generator.fusion import final_score
 from memx_cli.index import memory_key
-from memx_cli.textproc import WORD
+from memx_cli.textproc import words as split_words
 
 if TYPE_CHECKING:
     from memx_cli.index import StoreIndex
@@ -99,7 +99,7 @@ def record_corecall(store: Store, ids: Sequence[str]) -> None:
 
 def classify(query: str) -> str:
     """'identifier', 'temporal' or 'prose'."""
-    words = set(WORD.findall(query.lower()))
+    words = set(split_words(query.lower()))
     if words & TEMPORAL_WORDS:
         return "temporal"
     if IDENTIFIER.search(query) and len(query.split()) <= 8:
@@ -293,7 +293,7 @@ class Polyphonic:
                 except (OSError, ValueError):
                     continue
         keys = [memory_key(h.id) for h in hits]
-        words = [frozenset(WORD.findall(h.doc["content"].lower())) for h in hits]
+        words = [frozenset(split_words(h.doc["content"].lower())) for h in hits]
 
         def similar(a: int, b: int) -> float:
             va, vb = vectors.get(keys[a]), vectors.get(keys[b])

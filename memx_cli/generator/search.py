@@ -31,7 +31,8 @@ from memx_cli.index import StoreIndex, memory_key
 from memx_cli.operations.feedback import feedback_factor
 from memx_cli.store import recall
 from memx_cli.store.repo import Repo
-from memx_cli.textproc import WORD, estimate_tokens, query_terms
+from memx_cli.textproc import estimate_tokens, query_terms
+from memx_cli.textproc import words as split_words
 
 log = logging.getLogger("memx")
 
@@ -165,7 +166,7 @@ class Searcher:
         In a static embedding model a name dominates the averaged vector although it
         says nothing about meaning; the metadata layer (L3) already matches it exactly.
         """
-        words = [w for w in WORD.findall(text.lower())]
+        words = split_words(text.lower())
         known: set[str] = set()
         for index in self.indexes:
             if index.built():

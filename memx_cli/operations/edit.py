@@ -2,24 +2,52 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memx_cli.clock import now_iso
-from memx_cli.errors import InvalidMemoryError
+from memx_cli.curator.links import dependants, repair
+from memx_cli.errors import InvalidMemoryError, LinkedMemoryError
 from memx_cli.store import memory as memfmt
 from memx_cli.store.files import Store, resolve
 from memx_cli.store.memory import Memory
 from memx_cli.store.repo import Repo
 
 
-def remove(repo: Repo, prefix: str) -> tuple[Memory | None, Path]:
-    """Delete one memory file (git keeps its history). A broken file can be removed too."""
+@dataclass(frozen=True)
+class Removal:
+    memory: Memory | None           # None: the file did not parse
+    path: Path
+    relinked: list[tuple[Memory, str]] = field(default_factory=list)  # (mended, relation)
+
+
+def remove_memory(repo: Repo, prefix: str, relink: bool = False) -> Removal:
+    """Delete one memory file (git keeps its history). A broken file can be removed too.
+
+    A memory other memories link to (a supersede chain, a recorded conflict) is only
+    removed with ``relink``, which mends their links first (curator.links.unlinked);
+    otherwise LinkedMemoryError names them and nothing changes.
+    """
     store, memory_id = resolve(repo.stores(), prefix)
     try:
         mem: Memory | None = store.read_file(store.path_for(memory_id))
     except InvalidMemoryError:
         mem = None
-    return mem, store.remove(memory_id)
+    found = dependants(repo, memory_id)
+    if found and not relink:
+        listed = ", ".join(f"{d.memory.id} ({d.relation})" for d in found)
+        raise LinkedMemoryError(
+            f"{memory_id} is linked from {listed}; pass --relink to mend their links and "
+            f"remove it, or settle it first with memx resolve")
+    mended = repair(found, memory_id, mem)
+    path = store.remove(memory_id)
+    return Removal(mem, path, [(m, d.relation) for m, d in zip(mended, found)])
+
+
+def remove(repo: Repo, prefix: str, relink: bool = False) -> tuple[Memory | None, Path]:
+    """``remove_memory`` as (memory, path)."""
+    done = remove_memory(repo, prefix, relink)
+    return done.memory, done.path
 
 
 def apply_edit(store: Store, original: Memory, new_text: bytes) -> Memory | None:

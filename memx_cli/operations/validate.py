@@ -1,4 +1,5 @@
-"""``memx validate``: check every memory file and the configuration (SPEC 2, SPEC 10)."""
+"""``memx validate``: check every memory file, the links between memories and the
+configuration (SPEC 2, SPEC 10)."""
 
 from __future__ import annotations
 
@@ -80,5 +81,18 @@ def validate(repo: Repo, paths: list[Path] | None = None) -> Report:
     if paths:
         return check_files(repo.store, paths)
     report = check_store(repo.store)
+    report.problems.extend(check_links(repo))
     report.problems.extend(check_config(repo))
     return report
+
+
+def check_links(repo: Repo) -> list[Problem]:
+    """Curator links (supersedes, superseded_by, conflicts_with) to a memory that no
+    visible store holds (issue 12)."""
+    from memx_cli.curator.links import dangling
+
+    return [Problem(store.display(store.path_for(mem.id, archived)), None,
+                    f"{field} names {target}, which no memory has (a dangling link: "
+                    "remove the id from the file)")
+            for store, mem, archived, field, target in dangling(repo)
+            if store is repo.store]

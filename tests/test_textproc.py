@@ -1,0 +1,86 @@
+"""One word tokeniser and one English stemmer (issue 11): memx_cli.textproc, shared by
+the Curator, the index and search, and the same stems as tantivy's en_stem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memx_cli.curator import text as curator_text
+from memx_cli.curator.similarity import word_set
+from memx_cli.textproc import query_terms, stem, words
+
+# Developer vocabulary and the forms where stemmers disagree most (-ies, -ing, -ed,
+# -ational, -ness, possessives, doubled consonants, short words).
+_VOCABULARY = """deploy deploys deployed deploying deployment deployments running runs ran
+cached caching caches cache databases migrations migrating migrated services listening
+listens linted linting formatted formatting generously relational conditional rational
+valency hesitancy digitizer conformability radically differently analogously vileness
+happiness hopeful goodness triplicate formative formalize electriciti electrical
+hopefulness skies dying lying tying news innings outing canning herring earring
+proceed exceed succeed configured configuration configurations dependencies dependency
+tests testing tested retries retried retrying timeouts timeout connections connection
+pooling pooled builds building built images imaging strictly enabled enabling disable
+disabled rebased rebasing squashed committing committed pushes pushing merged merging
+stability stable ponies caresses cats generate generates generated generation"""
+WORDS = _VOCABULARY.split()
+
+
+def _en_stem_terms(tmp_path: Path, vocabulary: list[str]) -> dict[str, bool]:
+    """For each word: does a term query for memx's stem find the document that holds
+    the word in a field tokenised by tantivy's en_stem (as the index's ``stem`` field)?"""
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("n", stored=True, indexed=True)
+    builder.add_text_field("stem", stored=False, tokenizer_name="en_stem", index_option="freq")
+    schema = builder.build()
+    index = tantivy.Index(schema, path=str(tmp_path))
+    writer = index.writer(heap_size=15_000_000, num_threads=1)
+    for n, word in enumerate(vocabulary):
+        doc = tantivy.Document()
+        doc.add_unsigned("n", n)
+        doc.add_text("stem", word)
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    searcher = index.searcher()
+    found = {}
+    for n, word in enumerate(vocabulary):
+        query = tantivy.Query.term_query(schema, "stem", stem(word), index_option="freq")
+        hits = [searcher.doc(address)["n"][0] for _, address in searcher.search(query, 50).hits]
+        found[word] = n in hits
+    return found
+
+
+def test_stem_matches_tantivy_en_stem(tmp_path: Path) -> None:
+    found = _en_stem_terms(tmp_path, WORDS)
+    assert [w for w, ok in found.items() if not ok] == []
+
+
+def test_stem_is_snowball_english() -> None:
+    assert [stem(w) for w in ("Deployments", "caching", "ponies", "generously", "team's")] \
+        == ["deploy", "cach", "poni", "generous", "team"]
+
+
+def test_one_tokeniser_for_curator_index_and_search() -> None:
+    text = "Set max_connections to 100 in postgresql.conf; don't use v1.2 用npm安装依赖"
+    assert words(text) == ["Set", "max_connections", "to", "100", "in", "postgresql.conf",
+                           "don't", "use", "v1.2", "用", "npm", "安装依赖"]
+    # The Curator's lexer reads the same words (numbers and units aside).
+    lexed = [t.text for t in curator_text.tokenize(text) if t.kind in ("word", "number")]
+    assert lexed == [w.lower() for w in words(text) if w.isascii()]
+    # The Curator's word sets and search's query terms come from the same words.
+    assert {"max_connections", "postgresql.conf", "安装", "装依", "依赖"} <= word_set(text)
+    assert query_terms("max_connections in postgresql.conf") == [
+        "max", "connections", "postgresql", "conf"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("N'utilisez jamais le mode strict", ["ne", "utilisez", "jamais", "le", "mode", "strict"]),
+    ("Keep coverage above 80%", ["keep", "coverage", "above", "80%"]),
+])
+def test_curator_lexer_details(text: str, expected: list[str]) -> None:
+    assert [t.text for t in curator_text.tokenize(text)] == expected
