@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NewType
 
 from memx_cli.errors import LockTimeoutError
 
@@ -16,20 +17,32 @@ from memx_cli.errors import LockTimeoutError
 LOCK_WAIT_SECONDS = 30.0
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write ``data`` so that ``path`` holds either the old or the new bytes, never a mix.
+# Text that went through the privacy gate (``memx_cli.privacy.mask``). The text writers
+# below take only this type, so mypy rejects a writer that forgot to mask (issue 12).
+Masked = NewType("Masked", str)
 
-    ``durable=False`` skips the fsyncs: still never a torn file, but a power cut may
-    lose the change. For per-clone statistics and caches, not for memories.
+
+@contextlib.contextmanager
+def replacing(path: Path, durable: bool = True, mode: int | None = None) -> Iterator[Path]:
+    """The one atomic-write helper: yields a temporary path beside ``path`` for the caller
+    to fill; on success it replaces ``path`` at once (old or new bytes, never a mix).
+
+    ``durable=False`` skips the fsyncs: still never a torn file, but a power cut may lose
+    the change (for per-clone statistics and caches, not for memories). ``mode`` sets the
+    permissions before the file appears under its name (hook shims are executable).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+        yield tmp
+        if mode is not None:
+            os.chmod(tmp, mode)
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -37,6 +50,28 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int | None = None) -> None:
+    """Write ``data`` atomically (see ``replacing``). For bytes memx derives itself (ids,
+    counts, indexes); text from outside goes through ``write_text``."""
+    with replacing(path, durable, mode) as tmp, open(tmp, "wb") as handle:
+        handle.write(data)
+
+
+def write_text(path: Path, text: Masked, durable: bool = True) -> None:
+    """Write masked text atomically, as UTF-8."""
+    atomic_write(path, text.encode("utf-8"), durable)
+
+
+def append_line(path: Path, line: Masked, max_bytes: int) -> None:
+    """Append one masked line to a log kept under ``max_bytes`` (its newest half)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        if path.stat().st_size > max_bytes:
+            atomic_write(path, path.read_bytes()[-max_bytes // 2:], durable=False)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line.rstrip("\n") + "\n")
 
 
 def _fsync_dir(directory: Path) -> None:

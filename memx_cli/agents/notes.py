@@ -12,7 +12,8 @@ from pathlib import Path
 
 from memx_cli.clock import now_iso
 from memx_cli.errors import MemxError
-from memx_cli.fsutil import atomic_write
+from memx_cli.fsutil import Masked, write_text
+from memx_cli.privacy import mask
 from memx_cli.store.repo import Repo
 
 DEFAULT_AGENT = "default"
@@ -53,13 +54,20 @@ def _check(text: str) -> str:
     return text
 
 
+def _masked(repo: Repo, text: str) -> Masked:
+    """Secrets out before anything else (issue 12): notes reach every preamble."""
+    from memx_cli.privacy.sanitizer import for_config
+
+    return mask(text, for_config(repo.config))
+
+
 def write(repo: Repo, text: str, agent: str | None = None) -> str:
-    """Replace the agent's notes with ``text``; returns what is stored now."""
+    """Replace the agent's notes with ``text`` (masked); returns what is stored now."""
     repo.require_store()
-    body = _check(text.rstrip() + "\n" if text.strip() else "")
+    body = _masked(repo, _check(text.rstrip() + "\n" if text.strip() else ""))
     path = notes_path(repo, agent_name(agent))
     with repo.store.lock():
-        atomic_write(path, body.encode("utf-8"))
+        write_text(path, body)
     return body
 
 
@@ -68,13 +76,15 @@ def append(repo: Repo, text: str, agent: str | None = None, stamp: bool = True) 
     repo.require_store()
     if not text.strip():
         raise MemxError("nothing to add; pass the text of the note")
-    line = " ".join(text.split())
+    line = " ".join(_masked(repo, text).split())  # mask, then fold onto one line
     entry = f"- {now_iso()} {line}" if stamp else line
     with repo.store.lock():
         current = read(repo, agent)
         body = _check(current + ("" if not current or current.endswith("\n") else "\n")
                       + entry + "\n")
-        atomic_write(notes_path(repo, agent_name(agent)), body.encode("utf-8"))
+        # what is there already was masked when written; mask again in case a person
+        # edited the file by hand (masking is idempotent)
+        write_text(notes_path(repo, agent_name(agent)), _masked(repo, body))
     return body
 
 

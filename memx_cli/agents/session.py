@@ -20,8 +20,10 @@ from datetime import timedelta
 from memx_cli.clock import now, now_iso, parse_timestamp
 from memx_cli.curator.similarity import jaccard, word_set
 from memx_cli.errors import MemxError
-from memx_cli.fsutil import atomic_write
+from memx_cli.fsutil import write_text
 from memx_cli.operations import write as ace
+from memx_cli.privacy import dumps, mask
+from memx_cli.privacy.sanitizer import for_config
 from memx_cli.store.ids import new_id
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult, build, check_content
@@ -72,14 +74,15 @@ def load_items(repo: Repo) -> list[Item]:
 
 def _save(repo: Repo, items: list[Item]) -> None:
     data = {"items": [{**asdict(i), "sessions": list(i.sessions)} for i in items]}
-    atomic_write(repo.store.local_dir / ITEMS_FILE,
-                 json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
+    write_text(repo.store.local_dir / ITEMS_FILE,
+               dumps(data, for_config(repo.config), ensure_ascii=False, indent=1))
 
 
 def remember(repo: Repo, text: str, session: str | None = None, marked: bool = False) -> Item:
     """Keep ``text`` for this session; a repeat counts on the item it repeats."""
     repo.require_store()
-    body = " ".join(check_content(text).split())
+    # masked before it is folded onto one line and compared (issue 12)
+    body = " ".join(mask(check_content(text), for_config(repo.config)).split())
     if len(body) > MAX_ITEM_CHARS:
         raise MemxError(f"remembered text is {len(body)} characters (limit {MAX_ITEM_CHARS}); "
                         "remember one point at a time")

@@ -8,7 +8,6 @@ preview for people reading the memory file, never used to decide anything alone.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
@@ -235,36 +234,14 @@ def snippet(passage: Sequence[str]) -> str:
 
 
 def sanitize(text: str) -> str:
-    """The PrivacySanitizer's masks, then a more conservative one for private keys, secret
-    assignments, random-looking tokens and e-mail addresses (source files can hold
-    credentials, and a snippet is only a preview)."""
-    from memx_cli.privacy.sanitizer import cached
+    """The privacy gate for source previews: every pattern of the sanitizer, then
+    conservative ones for secret assignments, random-looking tokens and e-mail addresses
+    (source files can hold credentials, and a snippet is only a preview)."""
+    from memx_cli.privacy import mask
+    from memx_cli.privacy.sanitizer import for_snippets
 
-    text = cached(()).sanitize(text)
-    pem, assign, token, email = _secret_patterns()
-    text = pem.sub("***", text)
-    text = assign.sub(lambda m: m.group(1) + "***", text)
-    text = token.sub(lambda m: "***" if _random_looking(m.group(0)) else m.group(0), text)
-    return email.sub("***", text)
+    return mask(text, for_snippets())
 
-
-@functools.cache
-def _secret_patterns() -> tuple[re.Pattern[str], ...]:
-    # Compiled on first use: only writes make snippets; searches never need these.
-    return (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?"
-                   r"(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
-        re.compile(r"(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)"
-                   r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;)]{4,}"),
-        re.compile(r"(?<![A-Za-z0-9+/-])[A-Za-z0-9+/-]{32,}={0,2}"),
-        re.compile(r"\b(?!git@)[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
-    )
-
-
-def _random_looking(token: str) -> bool:
-    # Keys mix cases and digits; identifiers, hex digests and kebab-case names do not.
-    return (any(c.isdigit() for c in token) and any(c.isupper() for c in token)
-            and any(c.islower() for c in token))
 
 def _identity(anchor: Anchor) -> tuple[str, int | None, int | None, str | None]:
     return anchor.path, anchor.start_line, anchor.end_line, anchor.hash

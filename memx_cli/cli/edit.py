@@ -13,25 +13,33 @@ from memx_cli.cli import State
 def edit_cmd(state: State, memory_id: str) -> None:
     """Open the memory whose id starts with ID in $VISUAL / $EDITOR.
 
-    The edited file is validated when the editor exits. An invalid edit is refused:
-    the memory file is left as it was and your edited text is kept in .memx/local/
-    so nothing you typed is lost.
+    The edited file is validated when the editor exits, and secrets in it are masked
+    like on every write (standard error names their kinds). An invalid edit is refused:
+    the memory file is left as it was and your edited text is kept (masked) in
+    .memx/local/ so nothing you typed is lost.
     """
     from memx_cli.errors import InvalidMemoryError
     from memx_cli.fsutil import atomic_write
+    from memx_cli.operations.edit import keep_draft
     from memx_cli.store.memory import dump
 
     memx = state.memx()
     store, original = memx.editable(memory_id)
     draft = store.local_dir / "edits" / f"{original.id}.yaml"
-    atomic_write(draft, dump(original))
+    atomic_write(draft, dump(original))  # already stored, already masked
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     click.edit(filename=str(draft), editor=editor)
+    text = draft.read_bytes()
     try:
-        edited = memx.apply_edit(store, original, draft.read_bytes())
+        edited = memx.apply_edit(store, original, text)
     except InvalidMemoryError as exc:
+        keep_draft(draft, text)
         raise InvalidMemoryError(
             f"edit refused, memory unchanged: {exc} (your text is in {store.display(draft)})"
         ) from None
     draft.unlink()
+    if edited is not None and edited.masked:
+        count = len(edited.masked)
+        click.echo(f"memx: masked {count} secret{'s' if count > 1 else ''} in the edit: "
+                   f"{', '.join(sorted(set(edited.masked)))}", err=True)
     click.echo("No changes." if edited is None else f"Updated {original.id}")

@@ -124,14 +124,13 @@ class _LogHandler(logging.Handler):
 
 
 def log_line(repo: Repo, hook: str, text: str) -> None:
-    """Append to ``.memx/local/hooks.log`` (kept under MAX_LOG_BYTES: the newest half)."""
-    path = repo.store.local_dir / LOG_NAME
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
-        path.write_bytes(path.read_bytes()[-MAX_LOG_BYTES // 2:])
+    """Append to ``.memx/local/hooks.log`` (kept under MAX_LOG_BYTES: the newest half).
+    Masked: an error message can quote the input that caused it (issue 12)."""
+    from memx_cli.fsutil import append_line
+    from memx_cli.privacy import mask
+
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(f"{stamp} {hook}: {text}\n")
+    append_line(repo.store.local_dir / LOG_NAME, mask(f"{stamp} {hook}: {text}"), MAX_LOG_BYTES)
 
 
 # ---------------------------------------------------------------- queue (per clone)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memx_cli import git
 from memx_cli.errors import MemxError
+from memx_cli.fsutil import atomic_write
 
 HOOK_TYPES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = "memx-hook"  # also doctor.HOOK_MARKER
@@ -82,14 +83,7 @@ def _exists(path: Path) -> bool:
 
 def _write_executable(path: Path, data: bytes) -> None:
     """Atomically, and executable before it appears under its name."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    atomic_write(path, data, durable=False, mode=0o755)
 
 
 def install(worktree: Path, names: Iterable[str] = HOOK_TYPES,

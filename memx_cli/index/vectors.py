@@ -7,11 +7,11 @@ view another process holds is never modified underneath it.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from memx_cli.fsutil import replacing
 
 DTYPE = "f16"
 
@@ -48,14 +48,8 @@ class VectorIndex:
                 index.remove(np.asarray(present, dtype=np.uint64))
         if len(keys):
             index.add(np.asarray(keys, dtype=np.uint64), np.asarray(vectors, dtype=np.float32))
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
+        with replacing(self.path, durable=False) as tmp:
             index.save(str(tmp))
-            os.replace(tmp, self.path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
         self._view = None
 
     def view(self) -> Any:

@@ -8,6 +8,8 @@ from pathlib import Path
 from memx_cli.clock import now_iso
 from memx_cli.curator.links import dependants, repair
 from memx_cli.errors import InvalidMemoryError, LinkedMemoryError
+from memx_cli.fsutil import write_text
+from memx_cli.privacy import mask, new_kinds
 from memx_cli.store import memory as memfmt
 from memx_cli.store.files import Store, resolve
 from memx_cli.store.memory import Memory
@@ -50,8 +52,14 @@ def remove(repo: Repo, prefix: str, relink: bool = False) -> tuple[Memory | None
     return done.memory, done.path
 
 
-def apply_edit(store: Store, original: Memory, new_text: bytes) -> Memory | None:
-    """Check an edited file and write it; None when nothing changed.
+@dataclass(frozen=True)
+class Edited:
+    memory: Memory  # as stored: masked
+    masked: tuple[str, ...]  # kinds of the secrets the privacy gate took out of the edit
+
+
+def apply_edit(store: Store, original: Memory, new_text: bytes) -> Edited | None:
+    """Check an edited file and write it, masked; None when nothing changed.
 
     Raises InvalidMemoryError (the original file untouched) when the edit is not valid.
     """
@@ -64,5 +72,12 @@ def apply_edit(store: Store, original: Memory, new_text: bytes) -> Memory | None
         return None
     if edited.updated_at == original.updated_at:
         edited = edited.replace(updated_at=now_iso())
-    store.write(edited)
-    return edited
+    masked = store.masker(edited)  # the gate store.write applies; here to say what it did
+    store.write(masked)
+    kinds = new_kinds(memfmt.dump(edited).decode("utf-8"), memfmt.dump(masked).decode("utf-8"))
+    return Edited(masked, tuple(kinds))
+
+
+def keep_draft(draft: Path, text: bytes) -> None:
+    """Keep a refused edit for the user, its secrets masked (it sits in .memx/local/)."""
+    write_text(draft, mask(text.decode("utf-8", "replace")))

@@ -15,6 +15,7 @@ from memx_cli.store.repo import Repo
 if TYPE_CHECKING:
     from memx_cli.anchors.anchor import Anchor
     from memx_cli.curator.resolve import Resolution
+    from memx_cli.operations.edit import Edited
     from memx_cli.operations.feedback import FeedbackResult
     from memx_cli.operations.stats import Stats
     from memx_cli.store.files import Store
@@ -87,7 +88,7 @@ class Guarded:
         """The memory ``memx edit`` opens: the role needs write on its domain."""
         return self._for_write(prefix, "editing a memory")
 
-    def apply_edit(self, store: Store, original: Memory, data: bytes) -> Memory | None:
+    def apply_edit(self, store: Store, original: Memory, data: bytes) -> Edited | None:
         """Write an edited file (checked like any file); None when nothing changed. Moving
         a memory to another domain needs write there too."""
         from memx_cli.errors import InvalidMemoryError

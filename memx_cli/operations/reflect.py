@@ -135,7 +135,7 @@ def reflect_run(repo: Repo, record: RunRecord, cwd: Path, *, dry_run: bool = Fal
 
     settings = Settings.from_config(repo.config)
     clean = cached(settings.custom_patterns).sanitize
-    key = clean(runs.command_key(record.argv, repo, cwd))
+    key = runs.command_key(record.argv, repo, cwd, clean)
     error = runs.error_line(record)
     found = []
     past = history.read(repo)
@@ -178,11 +178,16 @@ def reflect_commit(repo: Repo, message: str, files: Sequence[tuple[str, str]], d
     ``small_diffs`` maps a path to its unified diff, for the files small enough to read.
     Rules only, whatever the configured mode: a post-commit hook must stay fast.
     """
+    from memx_cli.privacy.sanitizer import cached
     from memx_cli.reflector import commit
     from memx_cli.reflector.pipeline import Reflector, Settings
     from memx_cli.reflector.scorer import scored
 
     settings = replace(Settings.from_config(repo.config), mode="rules")
+    # issue 12: mask first; the rules rewrite diffs into prose the patterns cannot read
+    clean = cached(settings.custom_patterns).sanitize
+    message = clean(message)
+    small_diffs = {path: clean(diff) for path, diff in small_diffs.items()}
     found = commit.candidates(message, files, diffstat, small_diffs)
     items = Reflector(settings).items([scored(c) for c in found])
     source: dict[str, Any] = {"type": "commit"}

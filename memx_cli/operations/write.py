@@ -46,7 +46,7 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False) -> list[
 
             done = write_curated(repo, store, group)
         else:
-            store.write_many(group)
+            store.write_many(group, raw=True)  # SPEC 3: ACE off stores it as given
             done = [WriteResult("added", m, store.path_for(m.id)) for m in group]
         by_id.update((m.id, r) for m, r in zip(group, done))
     results.extend(by_id[m.id] for m in memories if m.id in by_id)

@@ -4,7 +4,8 @@ Each pattern names the group to mask (0 = the whole match) and may carry a check
 rejects look-alikes: Luhn for card numbers, the official check digits of national IDs,
 placeholders (``${DB_PASSWORD}``, ``<token>``, ``changeme``) for assignments. Ordinary
 developer text — ``git@github.com:org/repo.git``, commit hashes, UUIDs, versions,
-``localhost:8080`` — matches none of them; tests/test_sanitizer.py holds both corpora.
+``localhost:8080`` — matches none of them; tests/test_sanitizer.py and
+tests/data/privacy_census.json hold both corpora.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from memx_cli.privacy import phrases
 
 Check = Callable[[re.Match[str]], bool]
 
@@ -171,9 +174,8 @@ PATTERNS: tuple[Pattern, ...] = (
        re.IGNORECASE, guard="pass|secret|token|key|credential"),
     _p("password", r"(--(?:password|passwd|token|api-key|secret|client-secret)(?:=|\s+))"
                    r"([^\s\"'-][^\s\"']*)", 2, _value_ok, guard="--"),
-    _p("password", r"(密码|口令|密钥|令牌|パスワード|비밀번호|mot de passe)\s*(?:[:：=是为は는]|est)"
-                   r"\s*([^\s，。,]{4,})", 2,
-       guard="密码|口令|密钥|令牌|パスワード|비밀번호|mot de passe"),
+    # "the admin password is X" in EN/FR/ES/DE/ZH/JA/KO (privacy/phrases.py)
+    Pattern("password", phrases.PHRASE, 1, phrases.secret_value, phrases.GUARD),
     _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
                 r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email, guard="@"),
     _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn, guard="0"),
@@ -195,4 +197,25 @@ PATTERNS: tuple[Pattern, ...] = (
                 r"0\d{1,3}-\d{2,4}-\d{4})(?![\w.-])", 0, _digits(10, 11), guard="0"),
     _p("user", r"(/home/|/Users/|[A-Za-z]:\\Users\\|[A-Za-z]:/Users/)([^/\\\s'\"]+)", 2,
        _home_user, guard="/home/|/users/|\\users\\"),
+)
+
+
+def _random_looking(match: re.Match[str]) -> bool:
+    # Keys mix cases and digits; identifiers, hex digests and kebab-case names do not.
+    token = match.group(0)
+    return (any(c.isdigit() for c in token) and any(c.isupper() for c in token)
+            and any(c.islower() for c in token))
+
+
+# Anchor snippets are previews of source files, which may hold credentials in shapes no
+# provider pattern knows: after PATTERNS, mask these too (a preview can afford to lose a
+# word; the passage itself is still checked by its hash).
+SNIPPET_PATTERNS: tuple[Pattern, ...] = (
+    _p("private_key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?"
+                      r"(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", guard="private key"),
+    _p("password", r"(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)"
+                   r"[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED)([^\s\"',;)]{4,})", 2,
+       guard="pass|pwd|secret|token|key"),
+    _p("token", r"(?<![A-Za-z0-9+/-])[A-Za-z0-9+/-]{32,}={0,2}", 0, _random_looking),
+    _p("email", r"\b(?!git@)[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", guard="@"),
 )

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memx_cli.errors import EXIT_INTERNAL, MemxError
-from memx_cli.privacy.patterns import PATTERNS, Pattern
+from memx_cli.privacy.patterns import PATTERNS, SNIPPET_PATTERNS, Pattern
 from memx_cli.store.memory import Anchor, Memory
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -31,12 +31,13 @@ class SanitizeError(MemxError):
 class Sanitizer:
     """Masks every pattern in turn; placeholders never match a later pattern."""
 
-    def __init__(self, custom: Sequence[Mapping[str, str]] = ()):
+    def __init__(self, custom: Sequence[Mapping[str, str]] = (),
+                 more: tuple[Pattern, ...] = ()):
         extra = []
         for item in custom:
             regex = re.compile(item["pattern"])
             extra.append(Pattern(item["name"], regex, 1 if regex.groups else 0))
-        self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra)
+        self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra) + more
 
     def sanitize(self, text: str) -> str:
         """The text with every secret masked; raises SanitizeError if anything goes wrong."""
@@ -73,6 +74,12 @@ def _mask(pattern: Pattern, match: re.Match[str]) -> str:
 @functools.lru_cache(maxsize=8)
 def cached(custom: tuple[tuple[str, str], ...]) -> Sanitizer:
     return Sanitizer([{"name": n, "pattern": p} for n, p in custom])
+
+
+@functools.lru_cache(maxsize=1)
+def for_snippets() -> Sanitizer:
+    """The built-in patterns plus the conservative ones for source previews."""
+    return Sanitizer(more=SNIPPET_PATTERNS)
 
 
 def for_config(config: Any) -> Sanitizer:

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli.clock import now_iso
-from memx_cli.fsutil import atomic_write
+from memx_cli.fsutil import Masked, write_text
+from memx_cli.privacy import mask_data
 from memx_cli.store.repo import Repo
 
 FILE_NAME = "reflector-history.jsonl"
@@ -60,13 +61,14 @@ class History:
         sessions = [e for e in self.entries if e.get("kind") == "session"][-MAX_MARKERS:]
         keep = {id(e) for e in runs + reported + sessions}
         self.entries = [e for e in self.entries if id(e) in keep]
-        data = "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n"
-                       for e in self.entries)
-        atomic_write(self.path, data.encode("utf-8"))
+        # every entry was masked when it was added (``add``), or read back from this file
+        data = Masked("".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n"
+                              for e in self.entries))
+        write_text(self.path, data)
         self.changed = False
 
     def add(self, kind: str, key: str, **data: Any) -> dict[str, Any]:
-        entry = {"kind": kind, "key": key, "at": now_iso(), **data}
+        entry = mask_data({"kind": kind, "key": key, "at": now_iso(), **data})  # issue 12
         self.entries.append(entry)
         self.changed = True
         return entry

@@ -260,8 +260,11 @@ def changes(repo: Repo, before: dict[str, Any], after: dict[str, Any]) -> list[s
 # ---------------------------------------------------------------- the rules
 
 
-def command_key(argv: tuple[str, ...], repo: Repo, cwd: Path) -> str:
-    key = shlex.join(argv)
+def command_key(argv: tuple[str, ...], repo: Repo, cwd: Path,
+                clean: Callable[[str], str]) -> str:
+    """The command as a shell line, masked: each argument before quoting (a quote must not
+    hide a value from the patterns), then the line (``--token VALUE`` spans two)."""
+    key = clean(shlex.join(clean(arg) for arg in argv))
     with contextlib.suppress(ValueError):
         where = cwd.resolve().relative_to(repo.worktree.resolve()).as_posix()
         if where != ".":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,10 +32,14 @@ class Loaded:
 
 
 class Store:
-    def __init__(self, root: Path, label: str, display_base: Path | None = None):
+    def __init__(self, root: Path, label: str, display_base: Path | None = None,
+                 masker: Callable[[Memory], Memory] | None = None):
         self.root = root
         self.label = label  # "project" or "global"
         self._display_base = display_base
+        # The privacy gate (issue 12): every memory written passes it. The repository
+        # gives the one its configuration asks for (custom patterns); else the built-in.
+        self.masker = masker or _builtin_mask
 
     # ------------------------------------------------------------ layout
 
@@ -145,19 +149,25 @@ class Store:
 
     # ------------------------------------------------------------ writing
 
-    def write(self, mem: Memory, archived: bool = False) -> Path:
-        """Write one memory atomically under the store lock."""
-        data = memfmt.dump(mem)
+    def write(self, mem: Memory, archived: bool = False, *, raw: bool = False) -> Path:
+        """Write one memory atomically under the store lock, masked (see ``write_many``)."""
+        data = memfmt.dump(mem if raw else self.masker(mem))
         path = self.path_for(mem.id, archived)
         with self.lock():
             atomic_write(path, data)
         return path
 
-    def write_many(self, memories: list[Memory]) -> None:
-        """Write several memories under one lock (each file still atomic)."""
+    def write_many(self, memories: list[Memory], *, raw: bool = False) -> None:
+        """Write several memories under one lock (each file still atomic).
+
+        Every free-text field is masked first (the privacy gate, issue 12); ``raw=True``
+        is ACE off (``--raw``, ``ace.enabled: false``), which SPEC 3 stores as given.
+        Masking is idempotent, so text the ACE path masked already comes out the same.
+        """
+        data = [(m.id, memfmt.dump(m if raw else self.masker(m))) for m in memories]
         with self.lock():
-            for mem in memories:
-                atomic_write(self.path_for(mem.id), memfmt.dump(mem))
+            for memory_id, blob in data:
+                atomic_write(self.path_for(memory_id), blob)
 
     def remove(self, memory_id: str) -> Path:
         path = self.path_for(memory_id)
@@ -167,6 +177,12 @@ class Store:
             except FileNotFoundError:
                 raise NotFoundError(f"no memory {memory_id}") from None
         return path
+
+
+def _builtin_mask(mem: Memory) -> Memory:
+    from memx_cli.privacy.sanitizer import cached, sanitize_memory
+
+    return sanitize_memory(mem, cached(()))
 
 
 def resolve(stores: list[Store], prefix: str) -> tuple[Store, str]:

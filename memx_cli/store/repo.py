@@ -13,7 +13,7 @@ from memx_cli import git
 from memx_cli.errors import MemxError, NotInitializedError
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.files import Store
-from memx_cli.store.memory import SCOPE_RE
+from memx_cli.store.memory import SCOPE_RE, Memory
 
 STORE_DIR = ".memx"
 
@@ -27,8 +27,9 @@ def global_store_root() -> Path:
 class Repo:
     def __init__(self, worktree: Path, overrides: dict[str, Any] | None = None):
         self.worktree = worktree
-        self.store = Store(worktree / STORE_DIR, "project", display_base=worktree)
-        self.global_store = Store(global_store_root(), "global")
+        self.store = Store(worktree / STORE_DIR, "project", display_base=worktree,
+                           masker=self.mask)
+        self.global_store = Store(global_store_root(), "global", masker=self.mask)
         self._overrides = overrides or {}
 
     @classmethod
@@ -46,6 +47,12 @@ class Repo:
     def config(self) -> configmod.Config:
         root = self.store.root if self.store.exists() else None
         return configmod.load(root, self._overrides)
+
+    def mask(self, mem: Memory) -> Memory:
+        """``mem`` through the privacy gate, with this repository's custom patterns."""
+        from memx_cli.privacy.sanitizer import for_config, sanitize_memory
+
+        return sanitize_memory(mem, for_config(self.config))
 
     def stores(self) -> list[Store]:
         """The stores visible from this repository: the project's, then the global one."""
