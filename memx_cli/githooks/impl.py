@@ -333,12 +333,46 @@ def check_content(path: str, data: bytes, sanitizer: Sanitizer,
         if marker is not None:
             problems.append(Problem(path, marker, "merge-conflict marker; resolve the conflict, "
                                                   "then stage the file again"))
+    found: list[tuple[int, str]] = []
     if _new_secrets(text, sanitizer):
         for number, line in enumerate(text.splitlines(), 1):
-            for kind in _new_secrets(line, sanitizer):
-                problems.append(Problem(path, number, f"secret ({kind}); remove it, then "
-                                                      "stage the file again"))
+            found += [(number, kind) for kind in _new_secrets(line, sanitizer)]
+    if path.endswith((".yaml", ".yml")):
+        found += _value_secrets(text, sanitizer, found)
+    problems += [Problem(path, number, f"secret ({kind}); remove it, then stage the file again")
+                 for number, kind in sorted(found)]
     return problems
+
+
+def _value_secrets(text: str, sanitizer: Sanitizer,
+                   seen: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Secrets in the *parsed* YAML values that the raw lines did not show: a value folded
+    over two lines, quotes YAML doubled, an escape (``\\x41KIA...``) decode to the secret
+    that search would return (issue 12). Reported at the value's first line."""
+    import yaml
+
+    try:
+        nodes = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader",
+                                                             yaml.SafeLoader)))
+    except yaml.YAMLError:
+        return []  # not YAML: the validity check reports it; the raw lines were scanned
+    found: list[tuple[int, str]] = []
+    stack = [n for n in nodes if n is not None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            first, last = node.start_mark.line + 1, node.end_mark.line + 1
+            already = [kind for number, kind in seen if first <= number <= last]
+            for kind in _new_secrets(node.value, sanitizer):
+                if kind in already:
+                    already.remove(kind)
+                else:
+                    found.append((first, kind))
+        elif isinstance(node, yaml.MappingNode):
+            stack += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return found
 
 
 def _verdict(problems: list[Problem], checked: int, what: str) -> HookResult:
