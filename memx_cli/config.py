@@ -282,10 +282,23 @@ def set_value(path: Path, key: str, text: str) -> Any:
     comments, order and the other keys stay as they were (the file is rewritten
     atomically)."""
     value = parse_text(key, text)
+    _refuse_secret(key, text)
     flat = read_file(path)
     flat[key] = value
     _edit(path, flat, lambda old: yamledit.set_key(old, key.split("."), value))
     return value
+
+
+def _refuse_secret(key: str, text: str) -> None:
+    """Config files are committed: a value the privacy gate would mask is refused (issue
+    12), and the message never repeats it."""
+    from memx_cli.privacy import default, kinds
+
+    found = kinds(default().sanitize(text))
+    if found:
+        raise ConfigError(f"the value for {key} looks like a secret ({found[0]}); config files "
+                          "are committed: keep secrets in environment variables (the LLM key: "
+                          "set ace.reflector.llm.api_key_env to the variable's name)")
 
 
 def unset_value(path: Path, key: str) -> bool:

@@ -193,3 +193,62 @@ def test_check_still_reports_each_raw_line_once(memx: Memx, repo: Path) -> None:
     code, err = _check(memx, path)
     assert (code, err.count("secret (github_token)")) == (1, 1)
     assert json.dumps(err).count(token) == 0
+
+
+def test_config_set_refuses_a_secret(memx: Memx, repo: Path) -> None:
+    config = repo / ".memx" / "config.yaml"
+    before = config.read_bytes()
+    key = "sk-" + "proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    result = memx("config", "set", "ace.reflector.llm.api_key_env", key)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "memx: error: the value for ace.reflector.llm.api_key_env looks like a secret "
+        "(openai_key); config files are committed: keep secrets in environment variables "
+        "(the LLM key: set ace.reflector.llm.api_key_env to the variable's name)\n")
+    assert config.read_bytes() == before
+    memx.ok("config", "set", "ace.reflector.llm.api_key_env", "OPENAI_API_KEY")
+    memx.ok("config", "set", "ace.reflector.llm.base_url", "http://localhost:8080/v1")
+
+
+# Modules that write bytes without the text gate, and why nothing from outside is in them.
+# Text from outside goes through fsutil.write_text / append_line, which take only
+# privacy.Masked (mypy checks), or through Store.write, which masks every memory.
+RAW_WRITERS = {
+    "memx_cli/fsutil.py": "the helpers themselves",
+    "memx_cli/store/files.py": "memory files after the store's masker; the .gitignore",
+    "memx_cli/store/repo.py": "the config header", "memx_cli/config.py": "settings, "
+    "checked by _refuse_secret", "memx_cli/store/recall.py": "recall counts by id",
+    "memx_cli/githooks/impl.py": "hashes of reflected commits",
+    "memx_cli/githooks/install.py": "hook shims from the template",
+    "memx_cli/generator/polyphonic.py": "co-recall counts by id",
+    "memx_cli/generator/context.py": "policies read from (masked) memory files",
+    "memx_cli/cli/edit.py": "the draft of a stored memory", "memx_cli/curator/review.py":
+    "ignored id pairs", "memx_cli/anchors/verify.py": "paths, hashes and line numbers",
+    "memx_cli/index/__init__.py": "derived from memory files",
+    "memx_cli/index/manifest.py": "derived from memory files",
+    "memx_cli/index/vectors.py": "derived from memory files",
+    "memx_cli/decay/sweep.py": "moves memory files",
+}
+
+
+def test_every_raw_writer_is_known() -> None:
+    """A new module writing files with atomic_write, open(..., 'w'/'a') or Path.write_*
+    fails here until it uses the masked text writers or says why it may not need to."""
+    import ast
+
+    root = Path(__file__).parent.parent
+    found = set()
+    for path in sorted((root / "memx_cli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else "")
+            writes = name in ("atomic_write", "replacing", "write_bytes") or (
+                name == "write_text" and isinstance(func, ast.Attribute)) or (
+                name == "open" and any(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                       and a.value[:1] in "wax" for a in node.args[1:2]))
+            if writes:
+                found.add(path.relative_to(root).as_posix())
+    assert sorted(found - set(RAW_WRITERS)) == []
