@@ -82,9 +82,8 @@ def append(repo: Repo, text: str, agent: str | None = None, stamp: bool = True) 
         current = read(repo, agent)
         body = _check(current + ("" if not current or current.endswith("\n") else "\n")
                       + entry + "\n")
-        # what is there already was masked when written; mask again in case a person
-        # edited the file by hand (masking is idempotent)
-        write_text(notes_path(repo, agent_name(agent)), _masked(repo, body))
+        # the new line is masked above; the notes already there were masked when written
+        write_text(notes_path(repo, agent_name(agent)), Masked(body))
     return body
 
 

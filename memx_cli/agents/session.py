@@ -22,7 +22,7 @@ from memx_cli.curator.similarity import jaccard, word_set
 from memx_cli.errors import MemxError
 from memx_cli.fsutil import write_text
 from memx_cli.operations import write as ace
-from memx_cli.privacy import dumps, mask
+from memx_cli.privacy import dumps
 from memx_cli.privacy.sanitizer import for_config
 from memx_cli.store.ids import new_id
 from memx_cli.store.memory import Memory
@@ -81,8 +81,7 @@ def _save(repo: Repo, items: list[Item]) -> None:
 def remember(repo: Repo, text: str, session: str | None = None, marked: bool = False) -> Item:
     """Keep ``text`` for this session; a repeat counts on the item it repeats."""
     repo.require_store()
-    # masked before it is folded onto one line and compared (issue 12)
-    body = " ".join(mask(check_content(text), for_config(repo.config)).split())
+    body = " ".join(check_content(text).split())  # masked when saved (_save)
     if len(body) > MAX_ITEM_CHARS:
         raise MemxError(f"remembered text is {len(body)} characters (limit {MAX_ITEM_CHARS}); "
                         "remember one point at a time")

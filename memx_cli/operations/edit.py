@@ -72,8 +72,8 @@ def apply_edit(store: Store, original: Memory, new_text: bytes) -> Edited | None
         return None
     if edited.updated_at == original.updated_at:
         edited = edited.replace(updated_at=now_iso())
-    masked = store.masker(edited)  # the gate store.write applies; here to say what it did
-    store.write(masked)
+    store.write(edited)  # the store's privacy gate masks it
+    masked = store.masker(edited)  # the same mask again, to say what it did
     kinds = new_kinds(memfmt.dump(edited).decode("utf-8"), memfmt.dump(masked).decode("utf-8"))
     return Edited(masked, tuple(kinds))
 
