@@ -293,8 +293,8 @@ def _mcp_observe(memx: Memx, repo: Path) -> None:
 
 @driver("mcp update_my_notes")
 def _mcp_notes(memx: Memx, repo: Path) -> None:
-    for start in range(0, len(SECRETS), 16):
-        text = "\n".join(s.line for s in SECRETS[start:start + 16])
+    for start in range(0, len(SECRETS), 32):  # two agents: notes are capped at 8,000 chars
+        text = "\n".join(s.line for s in SECRETS[start:start + 32])
 
         async def script(client: Any, text: str = text) -> None:
             await call(client, "update_my_notes", notes_text=text)
