@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.githooks.impl import _new_secrets
+from memx_cli.githooks.check import _new_secrets
 from memx_cli.privacy import default
 from memx_cli.store import memory as memfmt
 from memx_cli.store.records import build
@@ -224,7 +224,7 @@ RAW_WRITERS = {
     "memx_cli/generator/context.py": "policies read from (masked) memory files",
     "memx_cli/cli/edit.py": "the draft of a stored memory", "memx_cli/curator/review.py":
     "ignored id pairs", "memx_cli/anchors/verify.py": "paths, hashes and line numbers",
-    "memx_cli/index/__init__.py": "derived from memory files",
+    "memx_cli/index/sync.py": "derived from memory files",
     "memx_cli/index/manifest.py": "derived from memory files",
     "memx_cli/index/vectors.py": "derived from memory files",
     "memx_cli/decay/sweep.py": "moves memory files",

@@ -107,7 +107,7 @@ def check_cmd(state: State, files: tuple[Path, ...], secrets_only: bool) -> None
     the staged .memx/ files. Prints `file:line: problem` and exits 1 on any problem.
     """
     from memx_cli.errors import CheckFailedError
-    from memx_cli.githooks.impl import check_files, check_staged
+    from memx_cli.githooks.check import check_files, check_staged
 
     repo = state.repo(initialized=False)
     paths = [p if p.is_absolute() else state.cwd / p for p in files]

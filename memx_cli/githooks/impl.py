@@ -12,9 +12,7 @@
   hook starts another.
 - ``post-merge`` / ``post-checkout`` / ``post-rewrite`` bring the search index up to date
   when ``.memx/`` changed (one ``git diff`` when it did not).
-- ``pre-commit`` checks the *staged* content of ``.memx/`` files: memory files must be
-  valid, and no file may hold a merge-conflict marker or a secret the write path would
-  have masked (the second line of defence for hand-edited files, SPEC 10).
+- ``pre-commit`` checks the *staged* content of ``.memx/`` files (``githooks/check.py``).
 
 post-* hooks never break git: an error is logged to ``.memx/local/hooks.log`` and the hook
 reports success, silently. post-commit skips commits that a rebase, cherry-pick or revert
@@ -33,19 +31,16 @@ import subprocess
 import sys
 import time
 import traceback
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memx_cli import git
 from memx_cli.errors import MemxError
+from memx_cli.githooks.check import HookResult
 from memx_cli.store.repo import Repo
 
 if TYPE_CHECKING:
-    from memx_cli.privacy.sanitizer import Sanitizer
-    from memx_cli.store.memory import Problem
     from memx_cli.store.records import WriteResult
 
 POST_HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
@@ -63,17 +58,12 @@ REMEMBERED_KEYS = 200  # commits (message + files) already reflected on: an amen
 BACKGROUND_WAIT_SECONDS = 600.0
 _MANIFEST_NAMES = ("package.json", "pyproject.toml", "Cargo.toml", "go.mod", "Gemfile")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")  # reflector.sanitizer.PLACEHOLDER
-
-
-@dataclass(frozen=True)
-class HookResult:
-    messages: tuple[str, ...] = ()  # lines for standard error
-    error: str | None = None  # set: the check failed (exit 1) with this summary
 
 
 def run(hook: str, args: Sequence[str], cwd: Path) -> HookResult:
     if hook == "pre-commit":
+        from memx_cli.githooks.check import check_staged
+
         return check_staged(Repo.discover(cwd))
     if hook in _POST:
         return _guarded(hook, args, cwd)
@@ -288,145 +278,3 @@ _POST: dict[str, Callable[[Repo, list[str]], HookResult]] = {
     "post-checkout": lambda repo, args: refresh(repo, args, "post-checkout"),
     "post-rewrite": lambda repo, args: refresh(repo, args, "post-rewrite"),
 }
-
-
-# ---------------------------------------------------------------- pre-commit
-
-
-def _new_secrets(text: str, sanitizer: Sanitizer) -> list[str]:
-    """Kinds the sanitizer masks in ``text``; placeholders already there do not count."""
-    before = Counter(_PLACEHOLDER.findall(text))
-    found = []
-    for kind in _PLACEHOLDER.findall(sanitizer.sanitize(text)):
-        if before[kind]:
-            before[kind] -= 1
-        else:
-            found.append(kind)
-    return found
-
-
-def check_content(path: str, data: bytes, sanitizer: Sanitizer,
-                  secrets_only: bool = False) -> list[Problem]:
-    """Problems of one ``.memx/`` file (``path`` relative to the work tree)."""
-    from memx_cli.errors import InvalidMemoryError
-    from memx_cli.store import memory as memfmt
-    from memx_cli.store.files import _problem_from
-    from memx_cli.store.memory import Problem
-
-    parts = path.split("/")
-    if len(parts) > 2 and parts[1] in ("local", "cache") and not secrets_only:
-        return [Problem(path, None, f"per-clone state is never committed; unstage it: "
-                                    f"git rm --cached {path}")]
-    problems: list[Problem] = []
-    memory_file = len(parts) == 3 and parts[1] in ("memories", "archive") and path.endswith(".yaml")
-    text = data.decode("utf-8", "replace")
-    if memory_file and not secrets_only:
-        try:
-            mem = memfmt.load(data, path)
-            if mem.id != parts[2][:-5]:
-                problems.append(Problem(path, 2, f"id {mem.id} does not match the file name; "
-                                                 f"rename the file to {mem.id}.yaml"))
-        except InvalidMemoryError as exc:
-            problems.append(_problem_from(exc, path))
-    elif not secrets_only:
-        marker = memfmt.find_conflict_marker(text)
-        if marker is not None:
-            problems.append(Problem(path, marker, "merge-conflict marker; resolve the conflict, "
-                                                  "then stage the file again"))
-    found: list[tuple[int, str]] = []
-    if _new_secrets(text, sanitizer):
-        for number, line in enumerate(text.splitlines(), 1):
-            found += [(number, kind) for kind in _new_secrets(line, sanitizer)]
-    if path.endswith((".yaml", ".yml")):
-        found += _value_secrets(text, sanitizer, found)
-    problems += [Problem(path, number, f"secret ({kind}); remove it, then stage the file again")
-                 for number, kind in sorted(found)]
-    return problems
-
-
-def _value_secrets(text: str, sanitizer: Sanitizer,
-                   seen: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Secrets in the *parsed* YAML values that the raw lines did not show: a value folded
-    over two lines, quotes YAML doubled, an escape (``\\x41KIA...``) decode to the secret
-    that search would return (issue 12). Reported at the value's first line."""
-    import yaml
-
-    try:
-        nodes = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader",
-                                                             yaml.SafeLoader)))
-    except yaml.YAMLError:
-        return []  # not YAML: the validity check reports it; the raw lines were scanned
-    found: list[tuple[int, str]] = []
-    stack = [n for n in nodes if n is not None]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.ScalarNode):
-            first, last = node.start_mark.line + 1, node.end_mark.line + 1
-            already = [kind for number, kind in seen if first <= number <= last]
-            for kind in _new_secrets(node.value, sanitizer):
-                if kind in already:
-                    already.remove(kind)
-                else:
-                    found.append((first, kind))
-        elif isinstance(node, yaml.MappingNode):
-            stack += [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            stack += node.value
-    return found
-
-
-def _verdict(problems: list[Problem], checked: int, what: str) -> HookResult:
-    if not problems:
-        return HookResult()
-    return HookResult(tuple(str(p) for p in problems),
-                      f"{len(problems)} problem(s) in {checked} {what}")
-
-
-def _sanitizer(repo: Repo) -> Sanitizer:
-    """The repository's sanitizer; the built-in patterns when the configuration itself is
-    broken (a conflict marker in config.yaml is one of the problems this check reports)."""
-    from memx_cli.errors import ConfigError
-    from memx_cli.privacy.sanitizer import cached, for_config
-
-    try:
-        return for_config(repo.config)
-    except ConfigError:
-        return cached(())
-
-
-def check_staged(repo: Repo) -> HookResult:
-    """The pre-commit check, on what is staged (not on the work tree)."""
-    changed = git.changed_paths(repo.worktree, None, "index", [".memx/"])
-    paths = [p for status, p in changed if status != "D"]
-    if not paths:
-        return HookResult()
-    blobs = git.read_blobs(repo.worktree, [f":{p}" for p in paths])
-    sanitizer = _sanitizer(repo)
-    problems: list[Problem] = []
-    for path in paths:
-        data = blobs[f":{path}"]
-        if data is not None:
-            problems += check_content(path, data, sanitizer)
-    result = _verdict(problems, len(paths), "staged .memx/ file(s)")
-    if result.error:
-        result = HookResult(result.messages, result.error + "; commit blocked (fix and "
-                            "stage again, or skip this check once: git commit --no-verify)")
-    return result
-
-
-def check_files(repo: Repo, files: Sequence[Path], secrets_only: bool) -> HookResult:
-    """The same check on named files as they are on disk (the pre-commit framework)."""
-    sanitizer = _sanitizer(repo)
-    problems: list[Problem] = []
-    for path in files:
-        absolute = path.resolve()
-        try:
-            shown = absolute.relative_to(repo.worktree.resolve()).as_posix()
-        except ValueError:
-            shown = str(path)
-        try:
-            data = absolute.read_bytes()
-        except OSError as exc:
-            raise MemxError(f"{shown}: cannot read: {exc.strerror}") from None
-        problems += check_content(shown, data, sanitizer, secrets_only)
-    return _verdict(problems, len(files), "file(s) checked")
