@@ -55,9 +55,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "consolidate": ("remember", "consolidate_cmd",
                     "Promote recurring session items; merge duplicate facts."),
     "mcp": ("mcp", "mcp_cmd", "Serve memory to agents over MCP (stdio)."),
+    "setup": ("setup", "setup_cmd", "Register memx with a coding agent (MCP server, hooks)."),
+    "agent-hook": ("setup", "agent_hook_cmd", "What an agent's lifecycle hook runs (hidden)."),
 }
 # Resolved by name but left out of `memx --help` and docs/cli.md.
-HIDDEN = frozenset({"hook-impl"})
+HIDDEN = frozenset({"hook-impl", "agent-hook"})
 
 
 class LazyGroup(click.Group):

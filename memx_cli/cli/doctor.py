@@ -40,6 +40,9 @@ def doctor_cmd(state: State, as_json: bool) -> None:
             click.echo(f"index:      {'built' if index['built'] else 'not built yet'}")
             hooks = ", ".join(f"{k}={v}" for k, v in report["hooks"].items())
             click.echo(f"hooks:      {hooks}")
+            agents = [f"{a['agent']} ({a['scope']}{'' if a['complete'] else ', partly'})"
+                      for a in report["agents"]]
+            click.echo(f"agents:     {', '.join(agents) or 'none set up (see memx setup)'}")
         for problem in report["problems"]:
             click.echo(f"problem:    {problem}")
     if report["problems"]:

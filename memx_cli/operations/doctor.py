@@ -65,12 +65,22 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
                               "memories": len(repo.global_store.files())}
     report["index"] = _index_state(repo)
     report["hooks"] = _hook_state(repo)
+    report["agents"] = _agent_state(repo)
     return report
 
 
 def _index_state(repo: Repo) -> dict[str, Any]:
     manifest = repo.store.cache_dir / "manifest.json"
     return {"path": str(repo.store.cache_dir), "built": manifest.exists()}
+
+
+def _agent_state(repo: Repo) -> list[dict[str, Any]]:
+    """The coding agents `memx setup` registered memx with, here and for this user."""
+    from pathlib import Path
+
+    from memx_cli.agents.setup.plan import status
+
+    return status(repo.worktree, Path.home())
 
 
 def _hook_state(repo: Repo) -> dict[str, str]:

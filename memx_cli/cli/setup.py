@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json
+
+AGENT_NAMES = "claude-code, codex, cursor, gemini, copilot, windsurf"
+
+
+@click.command("setup")
+@click.argument("agent", metavar="AGENT")
+@click.option("--user", is_flag=True, help="Write the user's configuration (in the home "
+              "directory) instead of the project's.")
+@click.option("--remove", is_flag=True, help="Take out what memx setup wrote; leave every "
+              "other entry alone.")
+@click.option("-y", "--yes", is_flag=True, help="Write without asking.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan (and whether it was "
+              "written) as JSON.")
+@click.pass_obj
+def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
+              as_json: bool) -> None:
+    """Register memx with a coding AGENT: claude-code, codex, cursor, gemini, copilot
+    (VS Code) or windsurf.
+
+    Adds the MCP server (`memx mcp --agent AGENT`) to the agent's own configuration file,
+    project scope unless --user, keeping every other entry. For Claude Code and Gemini
+    CLI it also adds a session-end and pre-compaction hook that runs `memx ingest` on the
+    session's transcript in the background. Shows a diff first and writes only with
+    --yes or after you confirm at a terminal; running it again changes nothing. See
+    docs/agents.md for the exact files.
+    """
+    from memx_cli import git
+    from memx_cli.agents.setup.plan import apply, plan
+    from memx_cli.errors import NotARepoError
+
+    home = Path.home()
+    try:
+        root: Path | None = git.find_worktree(state.cwd)
+    except NotARepoError:
+        if not user:
+            raise
+        root = None
+    setup = plan(agent, root or home, home, user=user, remove=remove)
+    title, scope = setup.agent.title, setup.scope
+    files = ", ".join(c.display for c in setup.changes)
+    pending = setup.pending
+    if not pending:
+        if as_json:
+            emit_json({"setup": {**setup.to_json(), "written": False}})
+        elif remove:
+            click.echo(f"{title} is not set up by memx ({scope}): nothing to remove")
+        else:
+            click.echo(f"{title} is already set up ({scope}): {files}")
+        return
+    if not as_json:
+        click.echo(setup.diff(), nl=False)
+    write = yes or (not as_json and sys.stdin.isatty() and sys.stdout.isatty()
+                    and click.confirm("Write these changes?", default=False))
+    if write:
+        apply(setup, tuple(p for p in (root, home) if p is not None))
+    if as_json:
+        emit_json({"setup": {**setup.to_json(), "written": write}})
+        return
+    if not write:
+        click.echo("Nothing written; run again with --yes to write these changes.")
+        return
+    done = ", ".join(f"{c.action}d {c.display}" for c in pending)
+    if remove:
+        click.echo(f"Removed memx from {title} ({scope}): {done}")
+    else:
+        click.echo(f"Set up {title} ({scope}): {done}")
+        click.echo(f"Restart {title} (or reload its MCP servers) to use memx.")
+        if setup.agent.hooks:
+            click.echo(f"At {' and '.join(setup.agent.hooks)} it runs `memx ingest` on the "
+                       "session's transcript in the background.")
+
+
+@click.command("agent-hook")
+@click.argument("agent", metavar="AGENT")
+@click.pass_obj
+def agent_hook_cmd(state: State, agent: str) -> None:
+    """What an agent's lifecycle hook runs (hidden): reads the hook's JSON on standard
+    input and starts `memx ingest` on its transcript in the background."""
+    from memx_cli.agents.agent_hook import run
+
+    data = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
+    try:
+        run(agent, data, state.cwd)
+    except Exception as exc:  # a hook never fails the agent
+        click.echo(f"memx agent-hook: {type(exc).__name__}: {exc}", err=True)

@@ -1,0 +1,256 @@
+"""`memx setup AGENT`: each writer against a fixture of its agent's format (other servers
+and settings kept, byte for byte after --remove), idempotency, --user, --json, errors."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx
+
+CLAUDE_MCP = """{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}
+    }
+  }
+}
+"""
+CLAUDE_SETTINGS = """{
+    "permissions": {
+        "allow": ["Bash(npm run lint)", "Bash(npm test:*)"],
+        "deny": ["Read(./.env)"]
+    },
+    "hooks": {
+        "PreCompact": [
+            {
+                "matcher": "auto",
+                "hooks": [{"type": "command", "command": "./scripts/backup-transcript.sh"}]
+            }
+        ]
+    },
+    "model": "sonnet"
+}"""
+
+
+def write(path: Path, text: str) -> bytes:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path.read_bytes()
+
+
+def test_claude_code_setup_then_remove_leaves_the_files_byte_for_byte(memx: Memx,
+                                                                     repo: Path) -> None:
+    mcp = write(repo / ".mcp.json", CLAUDE_MCP)
+    settings = write(repo / ".claude" / "settings.json", CLAUDE_SETTINGS)
+
+    shown = memx.ok("setup", "claude-code")
+    assert shown.startswith("--- a/.mcp.json\n+++ b/.mcp.json\n")
+    assert "+++ b/.claude/settings.json\n" in shown
+    assert shown.endswith("Nothing written; run again with --yes to write these changes.\n")
+    assert (repo / ".mcp.json").read_bytes() == mcp  # a plan only
+
+    out = memx.ok("setup", "claude-code", "--yes")
+    assert "Set up Claude Code (project): updated .mcp.json, updated .claude/settings.json\n" in out
+    servers = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+    assert list(servers) == ["github", "memx"]
+    assert servers["memx"] == {"command": "memx", "args": ["mcp", "--agent", "claude-code"]}
+    assert servers["github"]["args"] == ["-y", "@modelcontextprotocol/server-github"]
+    data = json.loads((repo / ".claude" / "settings.json").read_text())
+    assert list(data) == ["permissions", "hooks", "model"]
+    ours = {"hooks": [{"type": "command", "command": "memx agent-hook claude-code"}]}
+    assert data["hooks"]["SessionEnd"] == [ours]
+    assert data["hooks"]["PreCompact"][0]["hooks"][0]["command"] == "./scripts/backup-transcript.sh"
+    assert data["hooks"]["PreCompact"][1] == ours
+    # The user's lines are untouched: the file keeps its 4-space style.
+    assert (repo / ".claude" / "settings.json").read_text().startswith(CLAUDE_SETTINGS[:120])
+
+    again = memx.ok("setup", "claude-code", "--yes")
+    assert again == "Claude Code is already set up (project): .mcp.json, .claude/settings.json\n"
+
+    out = memx.ok("setup", "claude-code", "--remove", "--yes")
+    assert out.endswith("Removed memx from Claude Code (project): updated .mcp.json, "
+                        "updated .claude/settings.json\n")
+    assert (repo / ".mcp.json").read_bytes() == mcp
+    assert (repo / ".claude" / "settings.json").read_bytes() == settings
+    assert memx.ok("setup", "claude-code", "--remove") == (
+        "Claude Code is not set up by memx (project): nothing to remove\n")
+
+
+def test_files_memx_created_are_deleted_by_remove(memx: Memx, repo: Path) -> None:
+    out = memx.ok("setup", "cursor", "--yes")
+    assert out.startswith(
+        '--- /dev/null\n+++ b/.cursor/mcp.json\n@@ -0,0 +1,12 @@\n+{\n+  "mcpServers": {\n'
+        '+    "memx": {\n+      "command": "memx",\n+      "args": [\n+        "mcp",\n')
+    assert "Set up Cursor (project): created .cursor/mcp.json\n" in out
+    memx.ok("setup", "cursor", "--remove", "--yes")
+    assert not (repo / ".cursor").exists()
+
+
+def test_a_user_hook_sharing_a_group_with_memx_stays(memx: Memx, repo: Path) -> None:
+    memx.ok("setup", "claude-code", "--yes")
+    path = repo / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    data["hooks"]["SessionEnd"][0]["hooks"].append({"type": "command", "command": "./notify.sh"})
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    memx.ok("setup", "claude-code", "--remove", "--yes")
+    assert json.loads(path.read_text()) == {
+        "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}}
+    assert not (repo / ".mcp.json").exists()
+
+
+CODEX = """# Codex configuration
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs-mcp"]   # keep this comment
+
+[mcp_servers.docs.env]
+DOCS_TOKEN = "from-env"
+
+[profiles.fast]
+model = "gpt-5-mini"
+"""
+
+
+def test_codex_edits_only_its_table(memx: Memx, repo: Path) -> None:
+    path = repo / ".codex" / "config.toml"
+    original = write(path, CODEX)
+    memx.ok("setup", "codex", "--yes")
+    text = path.read_text()
+    assert text == CODEX + '\n[mcp_servers.memx]\ncommand = "memx"\nargs = ["mcp", "--agent", "codex"]\n'
+    parsed = tomllib.loads(text)
+    assert set(parsed["mcp_servers"]) == {"docs", "memx"}
+    assert memx.ok("setup", "codex") == "Codex CLI is already set up (project): .codex/config.toml\n"
+    memx.ok("setup", "codex", "--remove", "--yes")
+    assert path.read_bytes() == original
+
+
+def test_codex_replaces_an_outdated_memx_table_in_place(memx: Memx, repo: Path) -> None:
+    path = repo / ".codex" / "config.toml"
+    old = CODEX.replace("[profiles.fast]", '[mcp_servers.memx]\ncommand = "memx"\nargs = ["mcp"]\n\n'
+                        "[profiles.fast]")
+    write(path, old)
+    memx.ok("setup", "codex", "--yes")
+    assert path.read_text() == old.replace('args = ["mcp"]', 'args = ["mcp", "--agent", "codex"]')
+    memx.ok("setup", "codex", "--remove", "--yes")
+    assert path.read_text() == CODEX
+
+
+def test_codex_refuses_a_memx_server_it_cannot_edit(memx: Memx, repo: Path) -> None:
+    path = repo / ".codex" / "config.toml"
+    original = write(path, 'mcp_servers.memx = { command = "memx", args = ["mcp"] }\n')
+    result = memx("setup", "codex", "--yes")
+    assert result.code == 2
+    assert result.err == ("memx: error: .codex/config.toml: mcp_servers.memx is defined in a form "
+                          "memx does not edit; change or remove it by hand\n")
+    assert path.read_bytes() == original
+
+
+GEMINI = """{
+  "theme": "GitHub",
+  "mcpServers": {
+    "search": {"httpUrl": "https://example.invalid/mcp", "timeout": 5000}
+  },
+  "general": {"vimMode": true}
+}
+"""
+
+
+def test_gemini_gets_the_server_and_its_hooks_in_one_file(memx: Memx, repo: Path) -> None:
+    path = repo / ".gemini" / "settings.json"
+    original = write(path, GEMINI)
+    memx.ok("setup", "gemini", "--yes")
+    data = json.loads(path.read_text())
+    assert list(data) == ["theme", "mcpServers", "general", "hooks"]
+    assert data["mcpServers"]["memx"] == {"command": "memx", "args": ["mcp", "--agent", "gemini"]}
+    hook = {"name": "memx-ingest", "type": "command", "command": "memx agent-hook gemini"}
+    assert data["hooks"] == {"SessionEnd": [{"hooks": [hook]}], "PreCompress": [{"hooks": [hook]}]}
+    assert memx.ok("setup", "gemini") == "Gemini CLI is already set up (project): .gemini/settings.json\n"
+    memx.ok("setup", "gemini", "--remove", "--yes")
+    assert path.read_bytes() == original
+
+
+def test_vscode_uses_servers_with_a_type_and_the_workspace_folder(memx: Memx, repo: Path) -> None:
+    path = repo / ".vscode" / "mcp.json"
+    original = write(path, '{\n\t"inputs": [],\n\t"servers": {}\n}\n')
+    memx.ok("setup", "copilot", "--yes")
+    assert path.read_text() == (
+        '{\n\t"inputs": [],\n\t"servers": {\n\t\t"memx": {\n\t\t\t"type": "stdio",\n'
+        '\t\t\t"command": "memx",\n\t\t\t"args": [\n\t\t\t\t"-C",\n\t\t\t\t"${workspaceFolder}",\n'
+        '\t\t\t\t"mcp",\n\t\t\t\t"--agent",\n\t\t\t\t"copilot"\n\t\t\t]\n\t\t}\n\t}\n}\n')
+    memx.ok("setup", "vscode", "--remove", "--yes")  # the alias names the same agent
+    assert path.read_bytes() == original
+
+
+def test_json_with_comments_is_refused_and_left_alone(memx: Memx, repo: Path) -> None:
+    path = repo / ".vscode" / "mcp.json"
+    original = write(path, '{\n  // my servers\n  "servers": {}\n}\n')
+    result = memx("setup", "copilot", "--yes")
+    assert result.code == 2
+    assert result.err == ("memx: error: .vscode/mcp.json: not valid JSON (line 2: Expecting "
+                          "property name enclosed in double quotes); memx edits plain JSON only: "
+                          "fix the file or add the entry by hand\n")
+    assert path.read_bytes() == original
+
+
+def test_user_scope_writes_the_home_configuration(memx: Memx, isolated_home: Path) -> None:
+    claude_json = write(isolated_home / ".claude.json",
+                        '{"numStartups": 3, "projects": {"/w": {"allowedTools": []}}}')
+    out = memx.ok("setup", "claude-code", "--user", "--yes")
+    assert ("Set up Claude Code (user): updated ~/.claude.json, "
+            "created ~/.claude/settings.json\n") in out
+    data = json.loads((isolated_home / ".claude.json").read_text())
+    assert list(data) == ["numStartups", "projects", "mcpServers"]
+    memx.ok("setup", "claude-code", "--user", "--remove", "--yes")
+    assert (isolated_home / ".claude.json").read_bytes() == claude_json
+    assert not (isolated_home / ".claude").exists()
+
+
+def test_windsurf_has_only_a_user_configuration(memx: Memx, isolated_home: Path) -> None:
+    result = memx("setup", "windsurf")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == ("memx: error: Windsurf reads MCP servers only from the user's "
+                          "~/.codeium/windsurf/mcp_config.json; run: memx setup windsurf --user\n")
+    memx.ok("setup", "windsurf", "--user", "--yes")
+    data = json.loads((isolated_home / ".codeium" / "windsurf" / "mcp_config.json").read_text())
+    assert data == {"mcpServers": {"memx": {"command": "memx",
+                                            "args": ["mcp", "--agent", "windsurf"]}}}
+
+
+def test_json_output_and_doctor_list_the_agents(memx: Memx, repo: Path) -> None:
+    report = json.loads(memx.ok("setup", "cursor", "--json"))["setup"]
+    assert (report["agent"], report["scope"], report["changed"], report["written"]) == (
+        "cursor", "project", True, False)
+    assert report["files"] == [{"path": ".cursor/mcp.json", "what": ["MCP server"],
+                                "action": "create"}]
+    assert report["diff"].startswith("--- /dev/null\n+++ b/.cursor/mcp.json\n")
+    report = json.loads(memx.ok("setup", "cursor", "--json", "--yes"))["setup"]
+    assert report["written"] is True
+    memx.ok("setup", "claude-code", "--yes")
+    agents = json.loads(memx.ok("doctor", "--json"))["doctor"]["agents"]
+    assert [(a["agent"], a["scope"], a["complete"]) for a in agents] == [
+        ("claude-code", "project", True), ("cursor", "project", True)]
+    assert "agents:     claude-code (project), cursor (project)\n" in memx.ok("doctor")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("setup", "emacs"), "memx: error: unknown agent 'emacs'; choose one of claude-code, codex, "
+                         "cursor, gemini, copilot, windsurf\n"),
+    (("setup", "cursor", "--yes"), None),
+])
+def test_bad_agent_names_are_one_line(memx: Memx, repo: Path, args: tuple[str, ...],
+                                      message: str | None) -> None:
+    result = memx(*args)
+    if message is None:
+        assert result.code == 0
+        return
+    assert (result.code, result.err) == (2, message)
+    assert not (repo / ".cursor").exists()

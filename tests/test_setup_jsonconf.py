@@ -1,0 +1,38 @@
+"""The JSON text editor behind `memx setup`: adding memx's member and removing it again
+gives back the very same bytes, whatever the file's style (property-based)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memx_cli.agents.setup import jsonconf
+
+keys = st.sampled_from(["a", "b", "mcpServers", "servers", "x"]) | st.text(max_size=6)
+scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(keys, inner, max_size=3), max_leaves=8)
+styles = st.sampled_from([None, 2, 4, "\t", 1])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(keys, values, max_size=4), styles, st.booleans(),
+       st.sampled_from([("mcpServers",), ("servers",), ("a", "b")]))
+def test_set_then_remove_is_byte_exact(data: dict[str, object], indent: object, newline: bool,
+                                       path: tuple[str, ...]) -> None:
+    text = json.dumps(data, indent=indent, ensure_ascii=False) + ("\n" if newline else "")  # type: ignore[arg-type]
+    keep = frozenset({(), *(path[:i] for i in range(1, len(path) + 1)
+                            if jsonconf.find(data, path[:i]) is not None)})
+    prefixes = [jsonconf.find(data, path[:i]) for i in range(1, len(path) + 1)]
+    if any(p is not None and not isinstance(p, dict) for p in prefixes):
+        return  # not an object: memx refuses (tested through the CLI)
+    if isinstance(prefixes[-1], dict) and "memx" in prefixes[-1]:
+        return
+    entry = {"command": "memx", "args": ["mcp", "--agent", "x"]}
+    added = jsonconf.set_member(text, "f", path, "memx", entry)
+    parsed = json.loads(added)
+    assert jsonconf.find(parsed, (*path, "memx")) == entry
+    assert jsonconf.set_member(added, "f", path, "memx", entry) == added
+    assert jsonconf.remove(added, [*path, "memx"], keep) == text
