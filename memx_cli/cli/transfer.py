@@ -9,14 +9,24 @@ from memx_cli.cli._output import emit_json
 
 
 @click.command("import")
-@click.argument("file", type=click.File("rb"))
+@click.argument("paths", metavar="FILE...", nargs=-1, required=True,
+                type=click.Path(exists=True, allow_dash=True))
 @click.option("--raw", is_flag=True, help="ACE off: store contents verbatim, with no "
               "extraction, no dedup and NO secret sanitizing.")
+@click.option("--dry-run", is_flag=True, help="Markdown: show how the files split into "
+              "policies and facts; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
-def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
+def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
+               as_json: bool) -> None:
     """Import memories from FILE (- for standard input): a JSON array of objects, an
-    object {"memories": [...]}, or JSONL (one object per line).
+    object {"memories": [...]}, or JSONL (one object per line). Or from Markdown files
+    and folders of them: agent instruction files (CLAUDE.md, AGENTS.md, .cursor/rules,
+    .github/copilot-instructions.md, .windsurf/rules, a memory-bank/) or any notes.
+
+    Markdown: each top-level bullet, paragraph, table or code block becomes one policy
+    (an imperative or must/never rule) or fact, its domain the heading above it, its
+    source the file and line. Importing an unchanged file again changes nothing.
 
     Each object needs "content"; "tags", "source", "created_at", "kind", "scope",
     "domain", "topic", "veracity", "tools", "entities", "section", "type" and "id" are
@@ -24,11 +34,23 @@ def import_cmd(state: State, file: object, raw: bool, as_json: bool) -> None:
     written; a record whose id already exists is skipped. Without --raw each record goes
     through the curator like `memx add`: duplicates are merged, contradictions recorded.
     """
+    from pathlib import Path
+
     from memx_cli.cli._output import one_line
+    from memx_cli.operations.instructions import is_instructions
     from memx_cli.operations.write import ace_enabled
 
+    if all(p != "-" and is_instructions(Path(p)) for p in paths):
+        from memx_cli.cli.instructions import import_markdown
+
+        import_markdown(state, [Path(p) for p in paths], raw, dry_run, as_json)
+        return
+    if len(paths) > 1 or dry_run:
+        raise click.UsageError("JSON/JSONL: import one file at a time, without --dry-run "
+                               "(Markdown files and folders can be combined)")
     memx = state.memx()
-    results, skipped = memx.import_records(file, raw=not ace_enabled(memx.repo, raw))
+    with click.open_file(paths[0], "rb") as file:
+        results, skipped = memx.import_records(file, raw=not ace_enabled(memx.repo, raw))
     # New files: added, or added with a supersede / conflict link to an existing memory.
     written = [r for r in results if r.action not in ("merged into", "skipped")]
     if as_json:
