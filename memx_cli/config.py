@@ -42,6 +42,18 @@ def _choice(*options: str) -> Callable[[Any], Any]:
     return check
 
 
+def _choices(*options: str) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if value is None:
+            return []
+        items = value if isinstance(value, list) else [value]
+        bad = [v for v in items if v not in options]
+        if bad:
+            raise ValueError("expected a list of " + ", ".join(options))
+        return list(dict.fromkeys(items))
+    return check
+
+
 def _boolean(value: Any) -> Any:
     if not isinstance(value, bool):
         raise ValueError("expected true or false")
@@ -136,6 +148,9 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.context.budget": (6000, _number(200, 1_000_000, integer=True)),
     "ace.verification.policy": ("annotate", _choice("annotate", "demote", "drop")),
     "embedding.model": ("bundled", _text_or_none),
+    # Issue 18: instruction-file blocks (`memx export --format ...`) the post-merge,
+    # post-checkout and post-rewrite hooks rewrite when .memx/ changed. Opt-in.
+    "agents.export": ([], _choices("agents-md", "claude-md", "cursor-rules")),
 }
 
 HEADER = (

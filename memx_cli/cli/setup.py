@@ -79,7 +79,7 @@ def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
                        "session's transcript in the background.")
 
 
-@click.command("agent-hook")
+@click.command("agent-hook", hidden=True)
 @click.argument("agent", metavar="AGENT")
 @click.pass_obj
 def agent_hook_cmd(state: State, agent: str) -> None:

@@ -68,15 +68,38 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(["json", "jsonl", "markdown"]),
+@click.option("--format", "fmt", type=click.Choice(["json", "jsonl", "markdown", "agents-md",
+                                                   "claude-md", "cursor-rules"]),
               default="json", show_default=True, help="Output format.")
 @click.option("--include-archived", is_flag=True, help="Also export archived memories.")
+@click.option("--output", type=click.Path(dir_okay=False), help="agents-md, claude-md, "
+              "cursor-rules: the file to write (default AGENTS.md, CLAUDE.md, "
+              ".cursor/rules/memx.mdc).")
+@click.option("--max-chars", type=click.IntRange(500, 200_000), default=6000,
+              show_default=True, help="agents-md, claude-md, cursor-rules: size of the block.")
 @click.pass_obj
-def export_cmd(state: State, fmt: str, include_archived: bool) -> None:
+def export_cmd(state: State, fmt: str, include_archived: bool, output: str | None,
+               max_chars: int) -> None:
     """Write every memory this repository sees to standard output.
 
     JSON is {"memories": [...]}; `memx import` reads all three machine formats back.
+
+    agents-md, claude-md and cursor-rules (for agents without MCP) instead write the
+    active policies and the best facts into a block between `<!-- memx:begin -->` and
+    `<!-- memx:end -->` markers in AGENTS.md, CLAUDE.md or .cursor/rules/memx.mdc,
+    leaving the rest of the file as it is; running it again changes nothing.
     """
+    if fmt in ("agents-md", "claude-md", "cursor-rules"):
+        from pathlib import Path
+
+        from memx_cli.operations.agents_file import export_block
+
+        done = export_block(state.repo(), fmt, Path(output) if output else None, max_chars)
+        more = f", {done.left_out} left out for size" if done.left_out else ""
+        verb = "Updated" if done.changed else "Up to date:"
+        click.echo(f"{verb} {done.display} ({done.policies} policies, {done.facts} facts, "
+                   f"{done.chars} characters{more})")
+        return
     from memx_cli.cli._output import warn_problems
     from memx_cli.operations.transfer import export_text
 

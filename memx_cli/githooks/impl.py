@@ -269,7 +269,20 @@ def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
         except MemxError:
             pass  # e.g. no ORIG_HEAD: let the index compare the files itself
     _sync_index(repo)
+    _refresh_exports(repo)
     return HookResult()
+
+
+def _refresh_exports(repo: Repo) -> None:
+    """Rewrite the instruction-file blocks the user opted into (config agents.export)."""
+    formats = repo.config["agents.export"]
+    if formats:
+        from memx_cli.operations.agents_file import export_block
+
+        for fmt in formats:
+            done = export_block(repo, fmt)
+            if done.changed:
+                log_line(repo, "export", f"updated {done.display}")
 
 
 _POST: dict[str, Callable[[Repo, list[str]], HookResult]] = {

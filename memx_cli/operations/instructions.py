@@ -152,9 +152,10 @@ def candidates(repo: Repo, paths: list[Path]) -> tuple[list[Candidate], dict[str
                          if isinstance(meta.get(k), (str, bool, list))}
         kind_of = origin(path)
         for item in items(body, first_line=skipped + 1):
-            # The first heading is the document's title ("# CLAUDE.md"), except in notes.
-            under = item.headings[1:] if len(item.headings) > 1 or kind_of != "markdown" \
-                else item.headings
+            # A level-1 heading is the document's title ("# CLAUDE.md"), except in notes
+            # that have no other heading.
+            deeper = [h for h, level in zip(item.headings, item.levels) if level > 1]
+            under = deeper if deeper or kind_of != "markdown" else list(item.headings)
             named = [slug(h) for h in under if slug(h)]
             domain = named[-1] if named else (slug(path.stem) if kind_of != "markdown" and
                                                path.stem.lower() not in ("claude", "agents")

@@ -27,6 +27,7 @@ class Item:
     kind: str  # "bullet", "paragraph", "table" or "code"
     text: str
     headings: tuple[str, ...]
+    levels: tuple[int, ...] = ()  # each heading's level (1 for "#")
 
 
 def front_matter(text: str) -> tuple[dict[str, Any], str, int]:
@@ -74,7 +75,8 @@ def items(text: str, first_line: int = 1) -> list[Item]:
         nonlocal current, kind
         body = "\n".join(current).strip("\n")
         if body.strip():
-            found.append(Item(start + first_line, kind, body, tuple(h for _, h in headings)))
+            found.append(Item(start + first_line, kind, body, tuple(h for _, h in headings),
+                              tuple(level for level, _ in headings)))
         current, kind = [], ""
 
     for number, line in enumerate(lines):
@@ -147,4 +149,4 @@ def _tidy(item: Item) -> Item:
         if line == "" and out and out[-1] == "":
             continue
         out.append(line)
-    return Item(item.line, item.kind, "\n".join(out), item.headings)
+    return Item(item.line, item.kind, "\n".join(out), item.headings, item.levels)
