@@ -25,11 +25,16 @@ def test_set_then_remove_is_byte_exact(data: dict[str, object], indent: object, 
     text = json.dumps(data, indent=indent, ensure_ascii=False) + ("\n" if newline else "")  # type: ignore[arg-type]
     keep = frozenset({(), *(path[:i] for i in range(1, len(path) + 1)
                             if jsonconf.find(data, path[:i]) is not None)})
-    prefixes = [jsonconf.find(data, path[:i]) for i in range(1, len(path) + 1)]
-    if any(p is not None and not isinstance(p, dict) for p in prefixes):
-        return  # not an object: memx refuses (tested through the CLI)
-    if isinstance(prefixes[-1], dict) and "memx" in prefixes[-1]:
-        return
+    node: object = data
+    for step in path:
+        if not isinstance(node, dict):
+            return  # a key on the way holds something else: memx refuses (CLI tests)
+        if step not in node:
+            break
+        node = node[step]
+    else:
+        if not isinstance(node, dict) or "memx" in node:
+            return
     entry = {"command": "memx", "args": ["mcp", "--agent", "x"]}
     added = jsonconf.set_member(text, "f", path, "memx", entry)
     parsed = json.loads(added)
