@@ -80,3 +80,43 @@ def test_the_hook_never_fails_the_agent(memx: Memx, repo: Path) -> None:
 def test_the_hook_is_hidden_from_help(memx: Memx) -> None:
     out = memx.ok("--help")
     assert "setup" in out and "agent-hook" not in out
+
+
+def gemini_transcript() -> str:
+    """A Gemini CLI chat recording: a failing test run, the explanation, a passing run."""
+    def call(cid: str, output: str, status: str) -> dict[str, object]:
+        return {"id": cid, "name": "run_shell_command", "args": {"command": "pytest -q"},
+                "status": status, "resultDisplay": output}
+    messages = [
+        {"id": "m1", "type": "user", "content": "run the tests please"},
+        {"id": "m2", "type": "gemini", "content": "", "toolCalls": [call(
+            "c1", "ImportError: cannot import name 'Order' from partially initialized module "
+                  "'app.models' (most likely due to a circular import)\nexit code: 1", "error")]},
+        {"id": "m3", "type": "gemini", "content": "The issue is a circular import between "
+         "app/db.py and app/models.py. The fix is to import `Order` inside `get_session()` "
+         "instead of at module level.", "toolCalls": [{"id": "c2", "name": "replace", "args": {
+             "file_path": "app/db.py", "old_string": "a", "new_string": "b"}, "status": "success",
+             "resultDisplay": "ok"}]},
+        {"id": "m4", "type": "gemini", "content": "", "toolCalls": [
+            call("c3", "42 passed in 1.20s", "success")]},
+        {"id": "m5", "type": "user", "content": "thanks!"},
+    ]
+    return json.dumps({"sessionId": "gem-7", "projectHash": "x", "messages": messages})
+
+
+def test_a_gemini_session_handed_to_its_hook_becomes_memories(memx: Memx, repo: Path,
+                                                              tmp_path: Path) -> None:
+    memx.ok("setup", "gemini", "--yes")
+    settings = json.loads((repo / ".gemini" / "settings.json").read_text())
+    [command] = {h["command"] for groups in settings["hooks"].values()
+                 for g in groups for h in g["hooks"]}
+    session = tmp_path / "session-gem-7.json"
+    session.write_text(gemini_transcript())
+    event = {"session_id": "gem-7", "transcript_path": str(session), "cwd": str(repo),
+             "hook_event_name": "SessionEnd", "timestamp": "2026-11-01T12:00:00Z"}
+    done = run_hook(command, json.dumps(event).encode(), cwd=repo)
+    assert (done.returncode, done.stdout) == (0, b"")
+    wait_for(lambda: memories(repo))
+    [mem] = memories(repo)
+    assert mem["source"]["session"] == "gem-7"  # type: ignore[index]
+    assert "circular import" in str(mem["content"])

@@ -183,7 +183,8 @@ class Reader:
             raise InputError(f"{self.name}: invalid JSON ({exc}); use --format text for "
                              "plain text") from None
         if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
-            self.session = self.session or _text_or_none(doc.get("session") or doc.get("id"))
+            self.session = self.session or _text_or_none(
+                doc.get("session") or doc.get("id") or doc.get("sessionId"))
             doc = doc["messages"]
         if not isinstance(doc, list):
             doc = [doc]

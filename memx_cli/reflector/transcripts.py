@@ -10,6 +10,9 @@ Shapes read (as documented by their tools):
   Bash, ``input.file_path`` for edits) and ``tool_result`` (``is_error``).
 - Codex rollout files: ``{"type": "response_item", "payload": {...}}`` with payload types
   ``message``, ``function_call`` and ``function_call_output``; ``session_meta`` has the id.
+- Gemini CLI chat recordings (``{"sessionId", "messages": [...]}``): messages
+  ``{"type": "user"|"gemini", "content"}`` whose ``toolCalls`` carry ``name``, ``args``,
+  ``status`` and the ``result`` / ``resultDisplay`` (issue 18: the Gemini session hook).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ def parse(record: Any, number: int, state: State) -> list[Turn] | None:
         if record.get("isMeta"):
             return []
         return _message(record["message"], number, state)
+    if kind in ("user", "gemini") and "content" in record and "role" not in record:
+        return _gemini(record, number, state)
     if isinstance(kind, str) and kind in IGNORED_TYPES:
         return []
     if "role" in record and ("content" in record or "tool_calls" in record):
@@ -136,6 +141,40 @@ def _codex(payload: dict[str, Any], number: int, state: State) -> list[Turn] | N
     if kind in ("reasoning",):
         return []
     return None
+
+
+def _gemini(record: dict[str, Any], number: int, state: State) -> list[Turn]:
+    role = "user" if record["type"] == "user" else "assistant"
+    turns: list[Turn] = []
+    text = _plain(record.get("content"))
+    if text:
+        turns.append(Turn(number, role, clip(text)))
+    for call in record.get("toolCalls") or ():
+        if not isinstance(call, dict):
+            continue
+        turns.append(_tool_use(call.get("name"), call.get("args"), call.get("id"), number, state))
+        shown = call.get("resultDisplay")
+        output = shown if isinstance(shown, str) else _gemini_result(call.get("result"))
+        status = call.get("status")
+        flag = status == "error" if status in ("error", "success") else None
+        turns.append(Turn(number, "tool", clip(output), "tool_result",
+                          command=state.commands.get(call.get("id", "")),
+                          failed=_failed(output, flag)))
+    return turns
+
+
+def _gemini_result(result: Any) -> str:
+    """Text of a Gemini tool result: parts holding ``functionResponse.response``."""
+    parts = result if isinstance(result, list) else [result]
+    texts: list[str] = []
+    for part in parts:
+        response = part.get("functionResponse", {}).get("response") \
+            if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            texts.extend(str(response[k]) for k in ("output", "error") if response.get(k))
+        else:
+            texts.append(_plain(part))
+    return "\n".join(t for t in texts if t)
 
 
 def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> Turn:
