@@ -254,3 +254,80 @@ def test_bad_agent_names_are_one_line(memx: Memx, repo: Path, args: tuple[str, .
         return
     assert (result.code, result.err) == (2, message)
     assert not (repo / ".cursor").exists()
+
+
+CURSOR = """{
+  "mcpServers": {
+    "postgres": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://localhost/dev"]
+    },
+    "remote": {"url": "https://mcp.example.invalid/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}
+  }
+}
+"""
+WINDSURF = """{
+  "mcpServers": {
+    "git": {
+      "command": "uvx",
+      "args": ["mcp-server-git"],
+      "disabled": false,
+      "env": {}
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("agent, where, text, user", [
+    ("cursor", ".cursor/mcp.json", CURSOR, False),
+    ("cursor", ".cursor/mcp.json", CURSOR, True),
+    ("windsurf", ".codeium/windsurf/mcp_config.json", WINDSURF, True),
+])
+def test_mcp_json_writers_keep_other_servers(memx: Memx, repo: Path, isolated_home: Path,
+                                             agent: str, where: str, text: str,
+                                             user: bool) -> None:
+    path = (isolated_home if user else repo) / where
+    original = write(path, text)
+    flags = ("--user",) if user else ()
+    memx.ok("setup", agent, *flags, "--yes")
+    servers = json.loads(path.read_text())["mcpServers"]
+    assert list(servers)[-1] == "memx" and servers["memx"]["args"] == ["mcp", "--agent", agent]
+    assert {k: v for k, v in servers.items() if k != "memx"} == json.loads(text)["mcpServers"]
+    assert path.read_text().startswith(text.rsplit("\n  }\n}", 1)[0])  # lines kept as they were
+    memx.ok("setup", agent, *flags, "--remove", "--yes")
+    assert path.read_bytes() == original
+
+
+def test_at_a_terminal_setup_asks_first(repo: Path, memx: Memx, isolated_home: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    def run(answer: bytes) -> str:
+        main, child = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "memx_cli", "setup", "cursor"], cwd=repo,
+                                stdin=child, stdout=child, stderr=child, env=dict(os.environ))
+        os.close(child)
+        os.write(main, answer)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=60)
+        os.close(main)
+        return out.decode().replace("\r\n", "\n")
+
+    out = run(b"n\n")
+    assert "+++ b/.cursor/mcp.json\n" in out and "Write these changes? [y/N]: " in out
+    assert "Nothing written; run again with --yes" in out
+    assert not (repo / ".cursor").exists()
+    out = run(b"y\n")
+    assert "Set up Cursor (project): created .cursor/mcp.json" in out
+    assert (repo / ".cursor" / "mcp.json").exists()
