@@ -331,3 +331,17 @@ def test_at_a_terminal_setup_asks_first(repo: Path, memx: Memx, isolated_home: P
     out = run(b"y\n")
     assert "Set up Cursor (project): created .cursor/mcp.json" in out
     assert (repo / ".cursor" / "mcp.json").exists()
+
+
+def test_a_warning_when_the_agent_would_not_find_memx(memx: Memx, repo: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setenv("PATH", str(repo / "nowhere"))
+    result = memx("setup", "cursor", "--yes")
+    assert result.code == 0
+    assert result.err == ("memx: warning: no `memx` on PATH here; Cursor starts `memx` from its "
+                          "PATH, so put memx's bin directory on it\n")
+    memx.ok("setup", "cursor", "--remove", "--yes")
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    assert memx("setup", "cursor", "--yes").err == ""

@@ -73,6 +73,11 @@ def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
         click.echo(f"Removed memx from {title} ({scope}): {done}")
     else:
         click.echo(f"Set up {title} ({scope}): {done}")
+        import shutil
+
+        if shutil.which("memx") is None:
+            click.echo(f"memx: warning: no `memx` on PATH here; {title} starts `memx` from "
+                       "its PATH, so put memx's bin directory on it", err=True)
         click.echo(f"Restart {title} (or reload its MCP servers) to use memx.")
         if setup.agent.hooks:
             click.echo(f"At {' and '.join(setup.agent.hooks)} it runs `memx ingest` on the "
