@@ -100,3 +100,14 @@ def test_git_hooks_refresh_the_blocks_the_user_opted_into(memx: Memx, repo: Path
     result = memx("config", "set", "agents.export", "[emacs]")
     assert result.code == 2
     assert "expected a list of agents-md, claude-md, cursor-rules" in result.err
+
+
+def test_a_role_exports_only_what_it_may_read(memx: Memx, repo: Path,
+                                              monkeypatch: object) -> None:
+    memx.ok("add", "The payroll export runs at 02:00.", "--domain", "payroll")
+    memx.ok("add", "The API server lives in services/api.", "--domain", "codebase")
+    (repo / ".memx" / "access.yaml").write_text("grants:\n  agent: {payroll: none}\n")
+    monkeypatch.setenv("MEMX_ROLE", "agent")  # type: ignore[attr-defined]
+    memx.ok("export", "--format", "agents-md")
+    text = (repo / "AGENTS.md").read_text()
+    assert "services/api" in text and "payroll" not in text

@@ -202,3 +202,17 @@ def test_policy_or_fact_on_labelled_rules() -> None:
         chosen = [(label, text) for s, label, text in rows if s == split]
         right = sum(classify(text) == label for label, text in chosen)
         assert right / len(chosen) >= floor, (split, right, len(chosen))
+
+
+def test_a_role_needs_write_on_the_domain_and_nothing_is_written_otherwise(
+        memx: Memx, repo: Path, monkeypatch: object) -> None:
+    fixture(repo)
+    (repo / ".memx" / "access.yaml").write_text(
+        "grants:\n  agent: {testing: read, architecture: write}\n")
+    monkeypatch.setenv("MEMX_ROLE", "agent")  # type: ignore[attr-defined]
+    result = memx("import", "AGENTS.md")
+    assert result.code == 2
+    assert result.err.startswith("memx: error: role 'agent' has read access to domain 'testing'")
+    assert not list((repo / ".memx" / "memories").glob("*.yaml"))
+    (repo / ".memx" / "access.yaml").write_text("grants:\n  agent: {'*': write}\n")
+    assert memx.ok("import", "AGENTS.md").startswith("Imported 4 memories")

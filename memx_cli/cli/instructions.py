@@ -4,6 +4,7 @@ command itself is in transfer.py, which sends Markdown paths here)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -16,9 +17,17 @@ def import_markdown(state: State, paths: list[Path], raw: bool, dry_run: bool,
     from memx_cli.operations.instructions import import_instructions
     from memx_cli.operations.write import ace_enabled
 
-    repo = state.repo()
+    memx = state.memx()  # the role (MEMX_ROLE) and its grants, as for JSON imports
+    repo = memx.repo
+    check = None
+    if memx.role is not None:
+        guard = memx.guard()
+
+        def check(c: Any) -> None:
+            guard.require_write(c.domain, f"importing a {c.kind}", kind=c.kind)
+
     found, results = import_instructions(repo, paths, dry_run=dry_run,
-                                         raw=not ace_enabled(repo, raw))
+                                         raw=not ace_enabled(repo, raw), check=check)
     fresh = [c for c in found if not c.present]
     if as_json:
         emit_json({"dry_run": dry_run, "items": [

@@ -94,7 +94,10 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
 
         from memx_cli.operations.agents_file import export_block
 
-        done = export_block(state.repo(), fmt, Path(output) if output else None, max_chars)
+        memx = state.memx()
+        guard = memx.guard() if memx.role is not None else None
+        done = export_block(memx.repo, fmt, Path(output) if output else None, max_chars,
+                            None if guard is None else lambda m: guard.can_read(m.domain))
         more = f", {done.left_out} left out for size" if done.left_out else ""
         verb = "Updated" if done.changed else "Up to date:"
         click.echo(f"{verb} {done.display} ({done.policies} policies, {done.facts} facts, "

@@ -59,7 +59,8 @@ def _more(left: int) -> str:
     return f"({left} more in memx: `memx search`, `memx policy list`)"
 
 
-def render(repo: Repo, target: str, max_chars: int) -> tuple[str, int, int, int]:
+def render(repo: Repo, target: str, max_chars: int,
+           readable: Callable[[Memory], bool] | None = None) -> tuple[str, int, int, int]:
     """The block's text and (policies, facts, left out)."""
     from memx_cli.privacy.sanitizer import for_config
     from memx_cli.store.queries import load_visible
@@ -67,7 +68,8 @@ def render(repo: Repo, target: str, max_chars: int) -> tuple[str, int, int, int]
     sanitize = for_config(repo.config).sanitize
     found, _ = load_visible(repo)
     current = [m for _, m in found if not m.superseded_by
-               and (m.source or {}).get("file") != target]
+               and (m.source or {}).get("file") != target
+               and (readable is None or readable(m))]
     policies = [m for m in current if m.kind == "policy" and m.active]
     facts = sorted((m for m in current if m.kind == "fact"), key=_rank)
     lines = [BEGIN, "## Project memory (memx)", ""]
@@ -116,7 +118,9 @@ def splice(text: str, block: str) -> str:
 
 
 def export_block(repo: Repo, fmt: str, output: Path | None = None,
-                 max_chars: int = DEFAULT_MAX_CHARS) -> ExportResult:
+                 max_chars: int = DEFAULT_MAX_CHARS,
+                 readable: Callable[[Memory], bool] | None = None) -> ExportResult:
+    """Write the block; ``readable`` (a role's grants) filters the memories shown."""
     if fmt not in TARGETS:
         raise MemxError(f"unknown format {fmt!r}; use one of {', '.join(TARGETS)}")
     path = output or repo.worktree / TARGETS[fmt]
@@ -124,7 +128,7 @@ def export_block(repo: Repo, fmt: str, output: Path | None = None,
         shown = path.resolve().relative_to(repo.worktree.resolve()).as_posix()
     except ValueError:
         shown = str(path)
-    block, policies, facts, left = render(repo, shown, max_chars)
+    block, policies, facts, left = render(repo, shown, max_chars, readable)
     try:
         before = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,13 +169,19 @@ def candidates(repo: Repo, paths: list[Path]) -> tuple[list[Candidate], dict[str
 
 
 def import_instructions(repo: Repo, paths: list[Path], dry_run: bool = False,
-                        raw: bool = False) -> tuple[list[Candidate], list[WriteResult]]:
-    """Import the files' items; returns every candidate and what writing the new ones did."""
+                        raw: bool = False, check: Callable[[Candidate], None] | None = None
+                        ) -> tuple[list[Candidate], list[WriteResult]]:
+    """Import the files' items; returns every candidate and what writing the new ones did.
+    ``check`` (the caller's access grants) sees every new item before anything is written
+    and raises to refuse: then nothing is written."""
     repo.require_store()
     found, extras = candidates(repo, paths)
     fresh = [c for c in found if not c.present]
     if dry_run or not fresh:
         return found, []
+    for candidate in fresh:
+        if check is not None:
+            check(candidate)
     memories = [build(c.item.text, kind=c.kind, tags=c.tags, domain=c.domain,
                       source=c.source(extras.get(c.path, {})), veracity="stated", raw=raw)
                 for c in fresh]
