@@ -125,6 +125,13 @@ def _import(memx: Memx, repo: Path) -> None:
     memx.ok("import", str(data))
 
 
+@driver("import markdown")
+def _import_markdown(memx: Memx, repo: Path) -> None:
+    blocks = [f"## Note {s.number}\n\n```text\n{s.line}\n```\n" for s in SECRETS]
+    (repo / "AGENTS.md").write_text("# AGENTS.md\n\n" + "\n".join(blocks), encoding="utf-8")
+    memx.ok("import", "AGENTS.md")
+
+
 @driver("ingest", reach=len(SECRETS) // 2)
 def _ingest(memx: Memx, repo: Path) -> None:
     messages = []
@@ -307,7 +314,10 @@ def _mcp_notes(memx: Memx, repo: Path) -> None:
 CLI_NO_OUTSIDE_TEXT = {
     "init": "creates the empty layout and the config header",
     "search": "reads (recall counts are numbers keyed by id)",
-    "show": "reads", "list": "reads", "validate": "reads", "export": "prints to stdout",
+    "show": "reads", "list": "reads", "validate": "reads", "export": "prints to stdout; "
+    "--format agents-md etc. write masked lines into an instruction file (test_agents_file)",
+    "setup": "writes memx's own server entry and hook command into agent config files",
+    "agent-hook": "starts `memx ingest` on the agent's transcript (the 'ingest' driver)",
     "doctor": "reads", "stats": "reads", "diff": "reads git history", "context": "reads "
     "(its cache holds policy text read from memory files, which the census scans)",
     "conflicts": "reads and records links between memory ids",
@@ -325,7 +335,7 @@ CLI_NO_OUTSIDE_TEXT = {
     "consolidate": "driven as 'remember + consolidate'",
 }
 CLI_DRIVEN = {"add": ("add", "add --scope global", "add --kind policy", "add --anchor"),
-              "import": ("import",), "ingest": ("ingest",), "run": ("run",),
+              "import": ("import", "import markdown"), "ingest": ("ingest",), "run": ("run",),
               "edit": ("edit",), "notes": ("notes set", "notes append"),
               "policy add": ("policy add",), "remember": ("remember + consolidate",),
               "anchor": ("anchor",)}

@@ -228,6 +228,13 @@ RAW_WRITERS = {
     "memx_cli/index/manifest.py": "derived from memory files",
     "memx_cli/index/vectors.py": "derived from memory files",
     "memx_cli/decay/sweep.py": "moves memory files",
+    "memx_cli/agents/agent_hook.py": "the background ingest's own output (masked memories)",
+    "memx_cli/agents/setup/plan.py": "agent config files: the user's bytes plus memx's "
+    "fixed server entry and hook command",
+    "memx_cli/agents/setup/state.py": "key paths of agent config files",
+    "memx_cli/operations/instructions.py": "file names and content hashes of imported items",
+    "memx_cli/operations/agents_file.py": "the user's instruction file around a block of "
+    "memory lines masked again on the way out",
 }
 
 
