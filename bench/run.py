@@ -27,7 +27,10 @@ from common import GIT_ENV as COMMON_GIT_ENV
 from common import launched, peak_mb
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-LOCOMO_DIR = REPO_ROOT.parent / "shared" / "data" / "locomo-dev"
+# The evaluation data sits beside the repository; MEMX_BENCH_DATA points elsewhere (a git
+# worktree, for instance).
+DATA_DIR = Path(os.environ.get("MEMX_BENCH_DATA") or REPO_ROOT.parent / "shared" / "data")
+LOCOMO_DIR = DATA_DIR / "locomo-dev"
 SEED = 20261101
 COLD_RUNS, INCREMENTAL_RUNS, WARM_RUNS = 15, 5, 200
 GIT_ENV = {**COMMON_GIT_ENV, "GIT_AUTHOR_DATE": "2026-11-01T12:00:00Z",

@@ -267,3 +267,21 @@ def test_unreadable_index_files_are_rebuilt_with_one_notice(store: Memx, repo: P
     assert notice.endswith("); rebuilding it")
     assert json.loads(result.out)["results"][0]["content"].startswith("Database migrations")
     assert store("search", "alembic").err == ""
+
+
+def test_best_match_by_meaning_is_not_dropped_by_a_fixed_floor(memx: Memx) -> None:
+    """Issue 16: no word of the query is in the UTC memory and its cosine is low in
+    absolute terms, but it is the nearest memory by meaning: it must be a result."""
+    for text in ["Store all timestamps in UTC and convert to local time only when displaying",
+                 "Commit messages follow Conventional Commits: feat:, fix:, chore: prefixes",
+                 "Run pytest -v --lf to rerun only the tests that failed last time",
+                 "Use pnpm, not npm: the lockfile is pnpm-lock.yaml",
+                 "Logging goes through structlog; never call print in library code"]:
+        memx.ok("add", text)
+    out = json.loads(memx.ok("search", "timezone handling convention", "--json", "--explain"))
+    found = [r["content"] for r in out["results"]]
+    assert any(text.startswith("Store all timestamps in UTC") for text in found), found
+    utc = next(r for r in out["results"] if r["content"].startswith("Store all timestamps"))
+    assert utc["explain"]["layers"]["semantic"] < 0.45  # the old fixed floor dropped it
+    # Far weaker matches by meaning are still not padding.
+    assert not any(text.startswith("Run pytest") for text in found), found

@@ -39,8 +39,13 @@ log = logging.getLogger("memx")
 MODES = ("keyword", "semantic", "hybrid")
 MAX_QUERY_TERMS = 64
 MAX_QUERY_CHARS = 2000
-# Below this cosine a memory with no word in common with the query is noise, not a result.
-MIN_SEMANTIC = 0.45
+# A memory with no word in common with the query is a result only when its cosine is
+# within this margin of the best cosine among the query's own candidates (issue 16): the
+# scale of cosines depends on the model, the store and the query, so a fixed floor
+# dropped the best match by meaning (cosine 0.38 under a floor of 0.45) while showing
+# an unrelated memory that shared one word. Chosen by leave-one-out on LoCoMo
+# (bench/loo.py) and by the small-store case in tests/test_search.py.
+SEMANTIC_MARGIN = 0.15
 SUPERSEDED_FACTOR = 0.5
 # SPEC 3.5, policy demote: what a stale / unverifiable anchor does to the composite.
 VERIFICATION_FACTORS = {"stale": 0.3, "unverifiable": 0.7}
@@ -80,6 +85,8 @@ class Searcher:
         spec = cfg["embedding.model"]
         self.indexes = [StoreIndex(store, spec) for store in repo.stores()]
         self._verifier: Any = None
+        # Semantic-only candidates below this cosine are not results (set per search).
+        self.semantic_floor = 1.0
 
     def search(
         self,
@@ -124,6 +131,7 @@ class Searcher:
             vector = qvec if report.vectors else None
             candidates.extend(self._candidates(index, terms, vector, depth, include_archived))
         result.semantic_available = qvec is not None or not want_vectors
+        self.semantic_floor = semantic_floor(candidates)
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")
 
@@ -242,7 +250,7 @@ class Searcher:
                 continue
             lexical = cand.keyword > 0
             semantic = cand.semantic if has_vector else None
-            if not lexical and (semantic is None or semantic < MIN_SEMANTIC):
+            if not lexical and (semantic is None or semantic < self.semantic_floor):
                 continue  # SPEC 3.4: no zero-score padding
             live.append(cand)
 
@@ -342,6 +350,13 @@ def short_ids(searcher: Searcher, ids: Sequence[str]) -> dict[str, str]:
 
     everything = [i for index in searcher.indexes for i in index.ids]
     return abbreviate([*everything, *ids], wanted=ids)
+
+
+def semantic_floor(candidates: Sequence[Candidate]) -> float:
+    """The lowest cosine a candidate with no lexical match may have: SEMANTIC_MARGIN
+    under the best cosine of all candidates (1.0, i.e. none, without vectors)."""
+    best = max((c.semantic for c in candidates if c.semantic is not None), default=None)
+    return 1.0 if best is None else best - SEMANTIC_MARGIN
 
 
 def _ranks(items: list[Candidate], key: Any) -> dict[int, int]:

@@ -1,0 +1,156 @@
+"""Leave-one-conversation-out tuning of retrieval constants on the LoCoMo dev split
+(issue 16).
+
+For a constant and a few candidate values, every value is measured on every
+conversation (same protocol as bench/run.py's quality part: one memory per turn,
+hybrid search, recall@k over the evidence turns). Then, for each conversation in turn,
+the value with the best recall@10 on the OTHER conversations is chosen and measured on
+the held-out one; the held-out figures, pooled over the questions, are the
+leave-one-out figure. The fitted figure is the value that is best on all three. A new
+constant is worth keeping only when its leave-one-out R@10 beats the current value's by
+at least 0.01 (``GAIN``).
+
+    python bench/loo.py [--workdir DIR] [--grid NAME ...]   # DIR keeps the stores
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fusion import _store  # noqa: E402
+from run import KS, LOCOMO_DIR, isolate, log  # noqa: E402
+
+GAIN = 0.01
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
+# name -> (module attribute, current value, values tried)
+GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
+    "baseline": ("memx_cli.generator.search.CANDIDATES", 30, [30]),
+    "semantic_margin": ("memx_cli.generator.search.SEMANTIC_MARGIN", 0.15,
+                        [0.05, 0.1, 0.15, 0.25, 1.0]),
+}
+# One question's recall at each k, with its conversation and category.
+Row = tuple[str, int, tuple[float, ...]]
+
+
+@contextmanager
+def setting(target: str, value: Any) -> Iterator[None]:
+    module_name, attr = target.rsplit(".", 1)
+    module = importlib.import_module(module_name)
+    saved = getattr(module, attr)
+    setattr(module, attr, value)
+    try:
+        yield
+    finally:
+        setattr(module, attr, saved)
+
+
+def stores(work: Path) -> list[tuple[str, Path, dict[str, Any]]]:
+    out = []
+    for path in sorted(LOCOMO_DIR.glob("*.json")):
+        root, _, conv = _store(path, work / f"locomo-{path.stem}")
+        out.append((path.stem, root, conv))
+    return out
+
+
+def measure(convs: list[tuple[str, Path, dict[str, Any]]]) -> list[Row]:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    rows: list[Row] = []
+    for stem, root, conv in convs:
+        searcher = Searcher(Repo.discover(root))
+        for qa in conv["qa"]:
+            if qa.get("category") not in CATEGORIES or not qa.get("evidence"):
+                continue
+            gold = {p.strip() for item in qa["evidence"] for p in item.replace(";", ",").split(",")
+                    if p.strip()}
+            result = searcher.search(qa["question"], mode="hybrid", limit=max(KS),
+                                     budget=10**6, record_recalls=False)
+            found = [h.doc.get("source", {}).get("dia_id") for h in result.hits]
+            rows.append((stem, qa["category"],
+                         tuple(len(gold & set(found[:k])) / len(gold) for k in KS)))
+    return rows
+
+
+def means(rows: list[Row]) -> tuple[float, ...]:
+    return tuple(statistics.fmean(r[2][i] for r in rows) for i in range(len(KS)))
+
+
+def leave_one_out(by_value: dict[Any, list[Row]]) -> tuple[list[Row], dict[str, Any]]:
+    """The held-out rows of each conversation under the value best on the others."""
+    stems = sorted({r[0] for rows in by_value.values() for r in rows})
+    held: list[Row] = []
+    chosen = {}
+    r10 = KS.index(10)
+    for stem in stems:
+        best = max(by_value, key=lambda v: means([r for r in by_value[v] if r[0] != stem])[r10])
+        chosen[stem] = best
+        held += [r for r in by_value[best] if r[0] == stem]
+    return held, chosen
+
+
+def line(name: str, rows: list[Row]) -> str:
+    cells = [" / ".join(f"{v:.3f}" for v in means(rows))]
+    for cat in CATEGORIES:
+        mine = [r for r in rows if r[1] == cat]
+        cells.append(" / ".join(f"{v:.3f}" for v in means(mine)) if mine else "-")
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
+def report(name: str, current: Any, by_value: dict[Any, list[Row]]) -> list[str]:
+    r10 = KS.index(10)
+    fitted = max(by_value, key=lambda v: means(by_value[v])[r10])
+    held, chosen = leave_one_out(by_value)
+    out = [f"### {name}", "",
+           "| value | all R@1/5/10/25 | " + " | ".join(CATEGORIES.values()) + " |",
+           "|---|---|---|---|---|---|"]
+    out += [line(f"{v}{' (current)' if v == current else ''}", rows)
+            for v, rows in by_value.items()]
+    out.append(line(f"leave-one-out ({', '.join(f'{s}: {v}' for s, v in chosen.items())})",
+                    held))
+    gain = means(held)[r10] - means(by_value[current])[r10]
+    out += ["", f"fitted value {fitted} (R@10 {means(by_value[fitted])[r10]:.3f}); "
+            f"leave-one-out R@10 {means(held)[r10]:.3f}, {gain:+.3f} over the current value: "
+            + ("worth changing" if gain >= GAIN else "keep the current value"), ""]
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workdir", type=Path, help="keep the imported stores here")
+    parser.add_argument("--grid", nargs="*", choices=sorted(GRIDS), help="grids to run")
+    args = parser.parse_args()
+    if not LOCOMO_DIR.is_dir():
+        print(f"Skipped: {LOCOMO_DIR} is not present on this machine.")
+        return 0
+    out: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="memx-loo-") as name:
+        work = args.workdir.resolve() if args.workdir else Path(name)
+        work.mkdir(parents=True, exist_ok=True)
+        isolate(Path(name) / "home")
+        convs = stores(work)
+        for grid in args.grid or sorted(GRIDS):
+            target, current, values = GRIDS[grid]
+            by_value = {}
+            for value in values:
+                log(f"{grid} = {value}")
+                with setting(target, value):
+                    by_value[value] = measure(convs)
+            out += report(grid, current, by_value)
+            print("\n".join(out[-(len(values) + 8):]), file=sys.stderr)
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
