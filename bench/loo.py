@@ -27,29 +27,40 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fusion import _store  # noqa: E402
-from run import KS, LOCOMO_DIR, isolate, log  # noqa: E402
+from fusion import _store
+from run import KS, LOCOMO_DIR, isolate, log
 
 GAIN = 0.01
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
-# name -> (module attribute, current value, values tried)
+# name -> (what it sets, current value, values tried). What it sets is a module constant
+# ("package.module.NAME") or a configuration key ("config:KEY"); "config:A=1-B" sets key
+# A to the value and key B to one minus it (a pair of weights that sum to one).
 GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
-    "baseline": ("memx_cli.generator.search.CANDIDATES", 30, [30]),
     "semantic_margin": ("memx_cli.generator.search.SEMANTIC_MARGIN", 0.15,
                         [0.05, 0.1, 0.15, 0.25, 1.0]),
+    "semantic_weight": ("config:ace.retrieval.semantic_weight=1-ace.retrieval.keyword_weight",
+                        0.4, [0.3, 0.35, 0.4, 0.45, 0.5]),
+    "keyword_full_score": ("config:ace.retrieval.keyword_full_score", 35.0,
+                           [25.0, 30.0, 35.0, 40.0, 50.0]),
+    "candidates": ("memx_cli.generator.search.CANDIDATES", 30, [30]),
 }
 # One question's recall at each k, with its conversation and category.
 Row = tuple[str, int, tuple[float, ...]]
 
 
 @contextmanager
-def setting(target: str, value: Any) -> Iterator[None]:
+def setting(target: str, value: Any) -> Iterator[dict[str, Any]]:
+    """Set ``target`` to ``value`` for the block; yields the configuration overrides."""
+    if target.startswith("config:"):
+        key, _, other = target[len("config:"):].partition("=1-")
+        yield {key: value, **({other: round(1 - value, 6)} if other else {})}
+        return
     module_name, attr = target.rsplit(".", 1)
     module = importlib.import_module(module_name)
     saved = getattr(module, attr)
     setattr(module, attr, value)
     try:
-        yield
+        yield {}
     finally:
         setattr(module, attr, saved)
 
@@ -62,13 +73,14 @@ def stores(work: Path) -> list[tuple[str, Path, dict[str, Any]]]:
     return out
 
 
-def measure(convs: list[tuple[str, Path, dict[str, Any]]]) -> list[Row]:
+def measure(convs: list[tuple[str, Path, dict[str, Any]]],
+            overrides: dict[str, Any]) -> list[Row]:
     from memx_cli.generator.search import Searcher
     from memx_cli.store.repo import Repo
 
     rows: list[Row] = []
     for stem, root, conv in convs:
-        searcher = Searcher(Repo.discover(root))
+        searcher = Searcher(Repo.discover(root, overrides))
         for qa in conv["qa"]:
             if qa.get("category") not in CATEGORIES or not qa.get("evidence"):
                 continue
@@ -144,8 +156,8 @@ def main() -> int:
             by_value = {}
             for value in values:
                 log(f"{grid} = {value}")
-                with setting(target, value):
-                    by_value[value] = measure(convs)
+                with setting(target, value) as overrides:
+                    by_value[value] = measure(convs, overrides)
             out += report(grid, current, by_value)
             print("\n".join(out[-(len(values) + 8):]), file=sys.stderr)
     print("\n".join(out))
