@@ -65,9 +65,9 @@ def setting(target: str, value: Any) -> Iterator[dict[str, Any]]:
         setattr(module, attr, saved)
 
 
-def stores(work: Path) -> list[tuple[str, Path, dict[str, Any]]]:
+def stores(work: Path, data_dir: Path) -> list[tuple[str, Path, dict[str, Any]]]:
     out = []
-    for path in sorted(LOCOMO_DIR.glob("*.json")):
+    for path in sorted(data_dir.glob("*.json")):
         root, _, conv = _store(path, work / f"locomo-{path.stem}")
         out.append((path.stem, root, conv))
     return out
@@ -137,6 +137,27 @@ def report(name: str, current: Any, by_value: dict[Any, list[Row]]) -> list[str]
     return out
 
 
+# The grids bench/run.py prints beside its quality table: the constants of hybrid ranking.
+DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_margin")
+
+
+def run(work: Path, data_dir: Path = LOCOMO_DIR,
+        grids: tuple[str, ...] | list[str] = DEFAULT_GRIDS) -> list[str]:
+    """Markdown sections, one per grid (the conversations of ``data_dir`` are imported
+    under ``work`` once)."""
+    convs = stores(work, data_dir)
+    out: list[str] = []
+    for grid in grids:
+        target, current, values = GRIDS[grid]
+        by_value = {}
+        for value in values:
+            log(f"leave-one-out: {grid} = {value}")
+            with setting(target, value) as overrides:
+                by_value[value] = measure(convs, overrides)
+        out += report(grid, current, by_value)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, help="keep the imported stores here")
@@ -145,21 +166,11 @@ def main() -> int:
     if not LOCOMO_DIR.is_dir():
         print(f"Skipped: {LOCOMO_DIR} is not present on this machine.")
         return 0
-    out: list[str] = []
     with tempfile.TemporaryDirectory(prefix="memx-loo-") as name:
         work = args.workdir.resolve() if args.workdir else Path(name)
         work.mkdir(parents=True, exist_ok=True)
         isolate(Path(name) / "home")
-        convs = stores(work)
-        for grid in args.grid or sorted(GRIDS):
-            target, current, values = GRIDS[grid]
-            by_value = {}
-            for value in values:
-                log(f"{grid} = {value}")
-                with setting(target, value) as overrides:
-                    by_value[value] = measure(convs, overrides)
-            out += report(grid, current, by_value)
-            print("\n".join(out[-(len(values) + 8):]), file=sys.stderr)
+        out = run(work, LOCOMO_DIR, args.grid or DEFAULT_GRIDS)
     print("\n".join(out))
     return 0
 

@@ -505,6 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             out += ["## Retrieval quality: LoCoMo dev split", ""]
             if LOCOMO_DIR.is_dir() and any(LOCOMO_DIR.glob("*.json")):
                 out += [quality_table(bench_quality(LOCOMO_DIR, tmp)), ""]
+                from loo import run as leave_one_out
+
+                out += ["## Leave-one-conversation-out (bench/loo.py)", "",
+                        *leave_one_out(tmp / "loo", LOCOMO_DIR)]
             else:
                 out += [("Skipped: ../shared/data/locomo-dev/ (relative to the repository) "
                          "is not present on this machine."), ""]
