@@ -33,8 +33,9 @@ from run import KS, LOCOMO_DIR, isolate, log
 GAIN = 0.01
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
 # name -> (what it sets, current value, values tried). What it sets is a module constant
-# ("package.module.NAME") or a configuration key ("config:KEY"); "config:A=1-B" sets key
-# A to the value and key B to one minus it (a pair of weights that sum to one).
+# ("package.module.NAME"), one weight in a constant list of (name, weight) pairs
+# ("package.module.NAME:name") or a configuration key ("config:KEY"); "config:A=1-B" sets
+# key A to the value and key B to one minus it (a pair of weights that sum to one).
 GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "semantic_margin": ("memx_cli.generator.search.SEMANTIC_MARGIN", 0.15,
                         [0.05, 0.1, 0.15, 0.25, 1.0]),
@@ -43,6 +44,10 @@ GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "keyword_full_score": ("config:ace.retrieval.keyword_full_score", 35.0,
                            [25.0, 30.0, 35.0, 40.0, 50.0]),
     "candidates": ("memx_cli.generator.search.CANDIDATES", 30, [30]),
+    # The metadata and context field weights (candidates.py), as the list search uses.
+    "meta_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:meta", 4.0, [2.0, 3.0, 4.0, 6.0, 8.0]),
+    "context_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:context", 0.75,
+                       [0.5, 0.75, 1.0, 1.25]),
 }
 # One question's recall at each k, with its conversation and category.
 Row = tuple[str, int, tuple[float, ...]]
@@ -55,9 +60,12 @@ def setting(target: str, value: Any) -> Iterator[dict[str, Any]]:
         key, _, other = target[len("config:"):].partition("=1-")
         yield {key: value, **({other: round(1 - value, 6)} if other else {})}
         return
+    target, _, field = target.partition(":")
     module_name, attr = target.rsplit(".", 1)
     module = importlib.import_module(module_name)
     saved = getattr(module, attr)
+    if field:  # one entry of a list of (name, weight) pairs
+        value = [(name, value if name == field else w) for name, w in saved]
     setattr(module, attr, value)
     try:
         yield {}
