@@ -140,7 +140,7 @@ def report(name: str, current: Any, by_value: dict[Any, list[Row]]) -> list[str]
                     held))
     gain = means(held)[r10] - means(by_value[current])[r10]
     out += ["", f"fitted value {fitted} (R@10 {means(by_value[fitted])[r10]:.3f}); "
-            f"leave-one-out R@10 {means(held)[r10]:.3f}, {gain:+.3f} over the current value: "
+            f"leave-one-out R@10 {means(held)[r10]:.4f}, {gain:+.4f} over the current value: "
             + ("worth changing" if gain >= GAIN else "keep the current value"), ""]
     return out
 
