@@ -39,6 +39,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
 GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "semantic_margin": ("memx_cli.generator.search.SEMANTIC_MARGIN", 0.15,
                         [0.05, 0.1, 0.15, 0.25, 1.0]),
+    "noise_cosine": ("memx_cli.generator.search.NOISE_COSINE", 0.2, [0.0, 0.1, 0.2, 0.3, 0.45]),
     "semantic_weight": ("config:ace.retrieval.semantic_weight=1-ace.retrieval.keyword_weight",
                         0.4, [0.3, 0.35, 0.4, 0.45, 0.5]),
     "keyword_full_score": ("config:ace.retrieval.keyword_full_score", 35.0,
@@ -146,7 +147,7 @@ def report(name: str, current: Any, by_value: dict[Any, list[Row]]) -> list[str]
 
 
 # The grids bench/run.py prints beside its quality table: the constants of hybrid ranking.
-DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_margin")
+DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_margin", "noise_cosine")
 
 
 def run(work: Path, data_dir: Path = LOCOMO_DIR,

@@ -285,3 +285,7 @@ def test_best_match_by_meaning_is_not_dropped_by_a_fixed_floor(memx: Memx) -> No
     assert utc["explain"]["layers"]["semantic"] < 0.45  # the old fixed floor dropped it
     # Far weaker matches by meaning are still not padding.
     assert not any(text.startswith("Run pytest") for text in found), found
+    # A query the model finds nothing in (every cosine at noise level) gets no results,
+    # not the whole store at a score of zero.
+    for mode in ("hybrid", "semantic"):
+        assert results(memx, "xylophone quartz", "--mode", mode) == []
