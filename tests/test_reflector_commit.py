@@ -44,9 +44,11 @@ def test_a_changed_setting_in_a_config_file(memx: Memx, repo: Path) -> None:
                     {"gunicorn.conf.py": diff})
     assert found == [("config-change", "In gunicorn.conf.py, workers changed from 2 to 8; "
                                        "timeout set to 90 (More gunicorn workers for the sale).")]
-    env = "@@ -1 +1 @@\n-POOL_SIZE=10\n+POOL_SIZE=50\n"
+    # .env files (and secret-looking keys anywhere): the keys, never the values (issue 13)
+    env = "@@ -1,2 +1,2 @@\n-POOL_SIZE=10\n+POOL_SIZE=50\n-OLD_FLAG=1\n+STRIPE_KEY=sk_x\n"
     assert reflect(repo, "tune pool", [("M", ".env.production")], {".env.production": env}) == [
-        ("config-change", "In .env.production, POOL_SIZE changed from 10 to 50 (tune pool).")]
+        ("config-change", "In .env.production, POOL_SIZE changed (value masked); STRIPE_KEY set "
+                          "(value masked); OLD_FLAG removed (tune pool).")]
 
 
 def test_a_new_dependency_or_package_manager_is_a_new_tool(memx: Memx, repo: Path) -> None:

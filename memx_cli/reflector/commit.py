@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from memx_cli.reflector.detector import Candidate, PatternDetector
-from memx_cli.reflector.signals import analyse
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.detector import PatternDetector
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
+from memx_cli.reflector.vocab import words_of
 
 FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
@@ -42,6 +45,11 @@ DEPENDENCY = {
     "go.mod": re.compile(r"^\s*(?:require\s+)?([\w.\-]+\.[a-z]{2,}/[\w.\-/]+)\s+(v[\w.\-+]+)"),
     "Gemfile": re.compile(r"^\s*gem\s+['\"]([\w\-]+)['\"](?:\s*,\s*['\"]([^'\"]+)['\"])?"),
 }
+CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\([^)]*\))?!?:\s*\S")
+FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-authored-by: |"
+                    r"Signed-off-by: )")
+TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|whitespace|formatting|wording|grammar)\b")
+SECRET_KEY = re.compile(r"(?i)secret|token|passw|api_?key|private|credential|_key$|^key$")
 NOT_DEPENDENCIES = frozenset(["name", "version", "main", "module", "types", "type", "private", "description", "license", "node", "npm", "python", "requires-python", "edition", "packageManager"])
 
 
@@ -81,25 +89,47 @@ def _settings(lines: list[str]) -> dict[str, str]:
 
 
 def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Candidate:
-    """"fix: <what>" + body: what failed, what the fix was, which files changed."""
+    """"fix: <what>" + body → the problem (the body's cause sentences, or the subject when it
+    names the failure) and the fix (the body's other sentences, else the subject); the
+    changed files last. A body's last sentence is its fix unless it states a cause."""
     what = FIX_SUBJECT.sub("", subject, count=1).strip()
     what = what[:1].upper() + what[1:]
-    body = message.strip()[len(subject):].strip()
+    body = "\n".join(line for line in message.strip().splitlines()[1:]
+                     if not FOOTER.match(line)).strip()
     head = analyse(Turn(1, "text", what))
     rest = analyse(Turn(2, "text", body)) if body else None
-    said = [rest.sentence(n) for n in range(len(rest.spans))] if rest else []
-    if head.errors or head.error_lines or rest is None:
-        error: str | None = what
-        fixes = [s for s in said if s not in (rest.error_lines if rest else [])][:2]
+    causes: list[str] = []
+    fixes: list[str] = []
+    if rest is not None:
+        said = [n for n in range(len(rest.spans)) if rest.sentence(n)]
+        for number in said:
+            (causes if _states_cause(rest, number) else fixes).append(rest.sentence(number))
+        if fixes and not causes and len(said) > 1:  # "what happened. what we do now."
+            causes, fixes = fixes[:-1], fixes[-1:]
+    failed = bool(head.errors or head.error_lines)
+    if causes:
+        error: str | None = " ".join(causes[:2])
+        fix = " ".join(fixes[:2]) or what
     else:
-        error = rest.key_error or rest.sentence(rest.sentence_of(rest.errors[0].start))
-        fixes = [what] + [s for s in said if s != error and error not in s][:1]
-    if not fixes:
-        error, fixes = None, [what]
-    fix = " ".join(fixes)
+        error = what if failed and fixes else None
+        fix = " ".join(fixes[:2]) if error else " ".join([what, *fixes[:1]])
     if changed:
         fix = fix.rstrip(".。 ") + f" (changed {', '.join(changed)})"
     return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed))
+
+
+def _states_cause(sig: Signals, number: int) -> bool:
+    """A sentence about what went wrong: error evidence, a cause, an effect."""
+    start, end = sig.spans[number]
+    inside = [h for h in sig.errors + sig.cause if start <= h.start < end]
+    return bool(inside) or any(ln in sig.sentence(number) for ln in sig.error_lines) or \
+        bool(lx.CAUSE_EFFECT.find(words_of(sig.sentence(number)), sig.sentence(number)))
+
+
+def _masked(path: str, key: str) -> bool:
+    """.env files and secret-looking keys: the change is kept, the values are not."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(".env") or bool(SECRET_KEY.search(key))
 
 
 def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
@@ -109,7 +139,11 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     lang = sig.lang
     out: list[Candidate] = []
     changed = [p for _, p in files if p.rsplit("/", 1)[-1] not in LOCKFILES][:4]
-    if FIX_SUBJECT.match(subject) and (sig.error_lines or sig.errors):
+    conventional = CONVENTIONAL.match(subject)
+    kind = conventional.group(1).lower() if conventional else ""
+    trivial = bool(TRIVIAL.search(subject))
+    if not trivial and (kind == "fix" or (FIX_SUBJECT.match(subject) and not conventional
+                                         and (sig.error_lines or sig.errors))):
         out.append(_fix_commit(message, subject, changed, lang))
     for status, path in files:
         name = path.rsplit("/", 1)[-1]
@@ -132,15 +166,20 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
                 continue
         if CONFIG_FILE.search(path) and diff:
             old, new_values = _settings(_lines(diff, "-")), _settings(_lines(diff, "+"))
-            moves = [f"{k} changed from {old[k]} to {v}" for k, v in new_values.items()
-                     if k in old and old[k] != v]
-            moves += [f"{k} set to {v}" for k, v in new_values.items() if k not in old]
+            if kind:  # a manifest's own version is a release, not a setting
+                old.pop("version", None)
+                new_values.pop("version", None)
+            moves = [f"{k} changed (value masked)" if _masked(path, k) else f"{k} changed from {old[k]} to {v}"
+                     for k, v in new_values.items() if k in old and old[k] != v]
+            moves += [f"{k} set (value masked)" if _masked(path, k) else f"{k} set to {v}"
+                      for k, v in new_values.items() if k not in old]
+            moves += [f"{k} removed" for k in old if k not in new_values]
             if moves:
                 out.append(Candidate("ConfigChange", 1, 1, lang,
                                      f"In {path}, {'; '.join(moves[:3])} ({subject}).",
                                      files=(path,)))
     if not out:  # the message itself, through the ordinary text rules
-        found = PatternDetector().feed(Turn(1, "text", message))
-        if found is not None:
-            out.append(found)
+        detector = PatternDetector()
+        out.extend(detector.feed(Turn(1, "text", message)))
+        out.extend(detector.finish())
     return out

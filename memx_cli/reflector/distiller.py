@@ -11,18 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memx_cli.reflector.detector import Candidate
+from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import ECOSYSTEM, entities_in, program_of, tools_in
+from memx_cli.reflector.rules import RULES
 
-LABELS = {  # error, fix, tried
-    "en": ("Error", "Fix", "Tried"),
-    "zh": ("错误", "解决", "尝试过"),
-    "ja": ("エラー", "解決", "試したこと"),
-    "ko": ("오류", "해결", "시도"),
-    "fr": ("Erreur", "Correctif", "Essais"),
+LABELS = {  # error, fix, why
+    "en": ("Error", "Fix", "Why"),
+    "zh": ("错误", "解决", "原因"),
+    "ja": ("エラー", "解決", "原因"),
+    "ko": ("오류", "해결", "원인"),
+    "fr": ("Erreur", "Correctif", "Cause"),
 }
-TAG = {"ErrorFix": "error-fix", "RetrySuccess": "retry-success", "ConfigChange": "config-change",
-       "NewTool": "new-tool", "RepetitiveOp": "repetitive-op"}
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+", re.MULTILINE)
 _BOUNDARY = re.compile(r"(?<=[.!?;])\s|(?<=[。！？；])")
 
@@ -49,7 +48,7 @@ def _end(text: str, lang: str) -> str:
 
 def compose(candidate: Candidate) -> str:
     lang = candidate.lang if candidate.lang in LABELS else "en"
-    error_label, fix_label, tried_label = LABELS[lang]
+    error_label, fix_label, why_label = LABELS[lang]
     colon = "：" if lang in ("zh", "ja") else (" : " if lang == "fr" else ": ")
     fix = tidy(candidate.fix)
     parts: list[str] = []
@@ -60,13 +59,11 @@ def compose(candidate: Candidate) -> str:
         if candidate.commands and candidate.commands[0] not in error:
             error = f"`{candidate.commands[0]}` — {error}"
         parts.append(_end(error_label + colon + error, lang))
-        if candidate.attempts:
-            parts.append(_end(tried_label + colon + tidy(candidate.attempts), lang))
         parts.append(_end(fix_label + colon + fix, lang))
     else:
-        if candidate.attempts:
-            parts.append(_end(tidy(candidate.attempts), lang))
         parts.append(_end(fix, lang))
+    if candidate.cause and tidy(candidate.cause) not in fix:
+        parts.append(_end(why_label + colon + tidy(candidate.cause), lang))
     joiner = "" if lang in ("zh", "ja") else " "
     return joiner.join(parts)
 
@@ -92,7 +89,10 @@ def distill(candidate: Candidate, max_length: int, content: str | None = None) -
     tools = tools_in(text + " " + " ".join(programs), candidate.commands)[:8]
     entities = [e for e in entities_in(text) if e.lower() not in tools]
     entities += [f for f in candidate.files if f not in entities]
-    tags = [TAG.get(candidate.rule, "llm")]
+    found = RULES.get(candidate.rule)
+    tags = [found.tag if found else "llm"]
+    if found is not None and found.suggests_policy:
+        tags.append("policy-suggestion")
     for tool in tools:
         eco = ECOSYSTEM.get(tool)
         if eco and eco not in tags:

@@ -214,3 +214,43 @@ CONFIRM_ONLY = Lexicon(phrases("""
 thanks; thank you; thx; great; perfect; awesome; nice; cool; works now; that worked;
 that did it; 谢谢; 好了; 可以了; ありがとう; 감사; merci; parfait; ok; okay
 """))
+
+# Outcome of an attempt, said by whoever tried it (episodes.py). A confirmation closes an
+# episode with the last attempt as what worked; a denial marks that attempt as failed.
+CONFIRM = Lexicon(phrases("""
+that worked; that did it; that fixed it; that fixes it; that fixes the; that sorted it;
+sorted it; did the trick; does the trick; works now; working now; it works; it worked;
+worked; works; fixed; solved; resolved; all green; green now; passes now; passing now;
+that was it; that was the problem; that was the issue; nailed it; up and running;
+goes through now; went through; builds now; runs now; compiles now; starts now; is gone;
+went away; no longer
+搞定; 好了; 可以了; 行了; 解决了; 修好了; 成功了; 正常了; 好使了; 能跑了; 通过了; 跑起来了;
+起来了; 没问题了; 不报错了; 就好了; 才好; 装上了
+直った; 直りました; 治った; 解決した; 解決しました; 動いた; 動きました; 通った; 通りました;
+うまくいった; うまくいきました; できました; 消えた; 消えました; 解消
+됐어요; 됐습니다; 됐다; 됐네요; 해결됐; 해결했; 해결되었; 고쳐졌; 잘 됩니다; 잘 돼요;
+작동합니다; 작동해요; 성공했
+ça marche; ça fonctionne; ça passe; c'est bon; ça a marché; ça a fonctionné; résolu*;
+corrigé; réglé; fonctionne maintenant; marche maintenant
+"""))
+
+DENY = Lexicon(phrases("""
+still failing; still fails; still failed; still broken; still the same; still getting;
+still get; still hangs; still hanging; still crashes; still crashing; still errors;
+same error; same thing; same problem; same result; same issue; didn't work; did not work;
+doesn't work; didn't help; did not help; doesn't help; no luck; nope; no change;
+not working; nothing changed; no dice; no difference; didn't fix; did not fix;
+is rejected; was rejected; gets rejected; neither worked; neither helped; none of them worked;
+none worked; nothing worked
+还是不行; 还是报错; 还是失败; 还是一样; 也不行; 都不行; 没用; 不管用; 没效果; 没有用;
+依然; 仍然; 没解决; 还是卡
+ダメ; だめ; 変わらず; 効果なし; 直らない; 直りません; 同じエラー; 解決しない
+안 됐; 안 돼요; 안 됩니다; 소용없; 여전히; 같은 오류; 같은 에러; 효과가 없
+toujours pas; toujours la même; même erreur; même problème; sans succès; rien n'y fait;
+ne change rien; ça ne marche pas; marche pas; pareil
+"""))
+
+# Words just before a confirmation that make it a hope, not a report ("should work").
+HYPOTHETICAL = frozenset(["should", "will", "would", "could", "might", "may", "can", "to",
+                          "hopefully", "probably", "if", "once", "until", "si", "devrait"])
+CJK_HYPOTHETICAL = ("应该", "应当", "也许", "可能", "如果", "はず", "かも", "면")

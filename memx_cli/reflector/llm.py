@@ -18,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from memx_cli.reflector.detector import RULES
+from memx_cli.reflector.rules import NAMES as RULES
 from memx_cli.store.memory import KNOWLEDGE_TYPES, SECTIONS
 
 MAX_REPLY_BYTES = 1 << 20

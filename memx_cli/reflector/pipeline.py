@@ -21,8 +21,10 @@ from typing import Any
 
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import llm as llmmod
-from memx_cli.reflector.detector import Candidate, PatternDetector
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.detector import PatternDetector
 from memx_cli.reflector.distiller import distill
+from memx_cli.reflector.rules import rule
 from memx_cli.reflector.scorer import Scored, scored
 from memx_cli.reflector.turn import Turn
 
@@ -30,7 +32,6 @@ log = logging.getLogger("memx")
 MAX_CANDIDATES = 100
 CHUNK_CHARS = 12_000
 MAX_LLM_CHUNKS = 20
-EPISODES = ("ErrorFix", "RetrySuccess")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class Item:
     last: int
     veracity: str = "inferred"
     refined: bool = False  # the LLM wrote or judged it
+    memory_type: str | None = None  # picks the decay curve (rules.Rule.memory_type)
 
 
 @dataclass
@@ -129,7 +131,6 @@ class Reflector:
         best: list[tuple[int, int, Scored]] = []
         chunk: list[str] = []
         extracted: list[Item] = []
-        absorbed: set[int] = set()  # turns an episode took its fix from
         covered = last = 0  # last turn index the LLM has read (llm mode), last seen
         for order, turn in enumerate(turns):
             last = turn.last
@@ -140,24 +141,28 @@ class Reflector:
                 if sum(map(len, chunk)) >= CHUNK_CHARS:
                     covered = self._extract(chunk, extracted, turn.last, covered)
                     chunk = []
-            candidate = detector.feed(turn)
-            if candidate is not None:
-                absorbed.update(candidate.absorbs)
-                self.stats.candidates += 1
-                rated = scored(candidate)
-                entry = (rated.score, -order, rated)
-                if len(best) < MAX_CANDIDATES:
-                    heapq.heappush(best, entry)
-                else:
-                    heapq.heappushpop(best, entry)
+            for candidate in detector.feed(turn):
+                self._keep(best, candidate, order)
+        for candidate in detector.finish():
+            self._keep(best, candidate, self.stats.turns)
         if chunk and self.settings.mode == "llm" and self.llm_ready:
             covered = self._extract(chunk, extracted, last, covered)
         self.stats.last_turn = last
-        ruled = [s for _, _, s in sorted(best, key=lambda e: -e[1])
-                 if s.candidate.rule in EPISODES or s.candidate.first not in absorbed]
+        ruled = [s for _, _, s in sorted(best, key=lambda e: -e[1])]
         if self.settings.mode == "llm":
             ruled = [s for s in ruled if s.candidate.first > covered]
         return self._finish(extracted + self.items(ruled))
+
+    def _keep(self, best: list[tuple[int, int, Scored]], candidate: Candidate,
+              order: int) -> None:
+        """The MAX_CANDIDATES best candidates, in a heap: memory stays bounded."""
+        self.stats.candidates += 1
+        rated = scored(candidate)
+        entry = (rated.score, -order, rated)
+        if len(best) < MAX_CANDIDATES:
+            heapq.heappush(best, entry)
+        else:
+            heapq.heappushpop(best, entry)
 
     def items(self, candidates: list[Scored]) -> list[Item]:
         """Rule candidates → items: sanitize, (hybrid) ask the LLM, filter, distill."""
@@ -177,9 +182,11 @@ class Reflector:
                 continue
             draft = distill(candidate, self.settings.max_length,
                             self.sanitizer.sanitize(content) if content else None)
+            found = rule(candidate.rule)
             out.append(Item(candidate.rule, candidate.confidence, score, section, kind,
                             draft.content, draft.tools, draft.entities, draft.tags,
-                            candidate.first, candidate.last, candidate.veracity, refined))
+                            candidate.first, candidate.last, candidate.veracity, refined,
+                            found.memory_type if found else None))
         return out
 
     # ------------------------------------------------------------ internals
@@ -201,6 +208,7 @@ class Reflector:
         return replace(candidate, fix=clean(candidate.fix),
                        error=clean(candidate.error) if candidate.error else None,
                        attempts=clean(candidate.attempts) if candidate.attempts else None,
+                       cause=clean(candidate.cause) if candidate.cause else None,
                        commands=tuple(clean(c) for c in candidate.commands),
                        files=tuple(clean(f) for f in candidate.files), context=context)
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from memx_cli.reflector import lexicons as lx
-from memx_cli.reflector.detector import Candidate
+from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import (
     CODE_SPAN,
     ERROR_NAME_RE,
@@ -25,12 +25,10 @@ from memx_cli.reflector.names import (
     VALUE_RE,
     tools_in,
 )
+from memx_cli.reflector.rules import RULES
 from memx_cli.reflector.vocab import CJK_ANY, HANGUL, words_of
 
-DEFAULT_SECTION = {"ErrorFix": "debugging", "RetrySuccess": "debugging",
-                   "ConfigChange": "general", "NewTool": "tools", "RepetitiveOp": "workflow"}
-DEFAULT_TYPE = {"ErrorFix": "pitfall", "RetrySuccess": "trick", "ConfigChange": "knowledge",
-                "NewTool": "knowledge", "RepetitiveOp": "method"}
+STATED = ("Preference", "Convention", "Decision")
 TOOL_CONFIG = re.compile(
     r"tsconfig|eslint|prettier|webpack|vite\.config|babel|jest\.config|pytest\.ini|"
     r"pyproject|setup\.cfg|ruff|mypy|tox\.ini|\.editorconfig|Cargo\.toml|golangci|"
@@ -84,10 +82,14 @@ def classify(candidate: Candidate) -> tuple[str, str]:
     text = candidate.text
     words = words_of(text)
     rule = candidate.rule
+    found = RULES.get(rule)
+    if found is None:
+        return "general", "knowledge"
+    if rule in STATED:
+        return found.section, found.type
     if lx.PREFERENCE.find(words, text):
         return "preferences", "preference"
-    section = DEFAULT_SECTION[rule]
-    kind = DEFAULT_TYPE[rule]
+    section, kind = found.section, found.type
     if rule == "ConfigChange":
         if TOOL_CONFIG.search(text):
             section = "tools"

@@ -65,6 +65,10 @@ WORKS_NOW = re.compile(r"\b(?:works?|runs?|starts?|builds?|passes|compiles?|load
 # "Solution: ...", "解决方法：..." — a fix announced with a colon
 ANNOUNCED_FIX = re.compile(r"(?i)\b(?:solution|fix|workaround|answer|remedy)\s*[:：]|"
                            r"(?:解决方法|解决办法|解決策|해결책|해결 방법)\s*[:：是]")
+ARROW = re.compile(r"\s(?:->|→|=>)\s")
+# An error constant: CERTIFICATE_VERIFY_FAILED, ERR_OSSL_EVP_UNSUPPORTED
+ERROR_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:FAILED|FAILURE|ERROR|DENIED|"
+                            r"TIMEOUT|REFUSED|UNSUPPORTED|INVALID)\b|\bERR_[A-Z0-9_]+\b")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])|\n+|\s+(?:→|->|=>)\s+")
 
 
@@ -86,6 +90,8 @@ class Signals:
     config: list[int] = field(default_factory=list)  # sentence numbers
     newtool: list[tuple[int, str]] = field(default_factory=list)  # (sentence, tool)
     repeat: list[int] = field(default_factory=list)
+    confirm: list[Hit] = field(default_factory=list)  # "that worked", 搞定了, 直った …
+    deny: list[Hit] = field(default_factory=list)  # "still failing", 还是不行 …
     code: bool = False
     index: dict[str, list[int]] = field(default_factory=dict)
     _starts: list[int] = field(default_factory=list)
@@ -154,6 +160,7 @@ def analyse(turn: Turn) -> Signals:
             sig.error_lines, sig.key_error = [], None
     if turn.kind != "text" or turn.role == "system":
         return sig  # tool calls, tool output and system prompts are never statements
+    _outcome(sig)
     if len(words) < 3 and len(CJK_ANY.findall(text)) < 6 and not sig.error_lines:
         return sig  # "thanks!", "ok": nothing to learn (SPEC 3.1)
 
@@ -170,6 +177,12 @@ def analyse(turn: Turn) -> Signals:
     for match in ANNOUNCED_FIX.finditer(text):
         if not sig.is_question(sig.sentence_of(match.start())):
             sig.remedy.append(Hit("solution:", match.start(), match.end(), -1))
+    if sig.error_lines or sig.errors:  # "ModuleNotFoundError: ... -> pip install pyyaml"
+        first = sig.errors[0].start if sig.errors else 0
+        for match in ARROW.finditer(text, first):
+            if not sig.is_question(sig.sentence_of(match.end())):
+                sig.remedy.append(Hit("->", match.start(), match.end(), -1))
+                break
     hint = TOOL_HINT.search(text)
     if hint and sig.error_lines:
         sig.remedy.append(Hit("hint", hint.start(), hint.end(), -1))
@@ -186,6 +199,29 @@ def analyse(turn: Turn) -> Signals:
     _newtool(sig)
     _repeat(sig)
     return sig
+
+
+def _outcome(sig: Signals) -> None:
+    """Confirmations and denials of an attempt, outside questions; a negated or hoped-for
+    confirmation ("didn't work", "should work") is none."""
+    words, text = sig.words, sig.text
+    deny = [h for h in sig.find(lx.DENY) if not sig.is_question(sig.sentence_of(h.start))]
+    confirm = []
+    for hit in sig.find(lx.CONFIRM):
+        if any(d.start <= hit.start < d.end for d in deny) or negated(hit, words, text) \
+                or _hypothetical(hit, words, text) or sig.is_question(sig.sentence_of(hit.start)):
+            continue
+        confirm.append(hit)
+    sig.confirm, sig.deny = confirm, deny
+
+
+def _hypothetical(hit: Hit, words: list[Word], text: str) -> bool:
+    """"should work", "will fix it", 应该可以了, 直るはず: a hope, not a report."""
+    if hit.word_index >= 0:
+        before = words[max(0, hit.word_index - 2):hit.word_index]
+        return any(w.text in lx.HYPOTHETICAL or w.text.endswith("'ll") for w in before)
+    head, tail = text[max(0, hit.start - 4):hit.start], text[hit.end:hit.end + 3]
+    return any(m in head or m in tail for m in lx.CJK_HYPOTHETICAL)
 
 
 def _error_evidence(sig: Signals) -> None:
@@ -214,12 +250,15 @@ def _error_evidence(sig: Signals) -> None:
     for match in ERROR_NAME_RE.finditer(text):
         if match.group(1):
             sig.errors.append(Hit(match.group(1), match.start(), match.end(), -1))
+    for match in ERROR_CONSTANT.finditer(text):
+        sig.errors.append(Hit(match.group(), match.start(), match.end(), -1))
     for match in QUOTED_ERROR.finditer(text):
         quoted = next(g for g in match.groups() if g is not None)
         sig.errors.append(Hit(quoted, match.start(), match.end(), -1))
     sig.errors.sort(key=lambda h: h.start)
 
 
+HYPHEN_KEY = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")  # maxmemory-policy
 KEY_TOKEN = re.compile(r"(?<![\w.])(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[._][a-z0-9]+)+"
                        r"|--[a-z][\w-]+)(?![\w])|`[^`]+`")
 VALUE = re.compile(r"\d|`[^`]+`|\b(?:true|false|on|off|enabled|disabled)\b", re.IGNORECASE)
@@ -270,12 +309,16 @@ def _config(sig: Signals) -> None:
         if sig.is_question(number):
             continue
         text = sig.sentence(number)
-        keyed = bool(KEY_TOKEN.search(text)) or number in noun_s
+        keyed = bool(KEY_TOKEN.search(text)) or number in noun_s or (
+            number in moved_s and bool(HYPHEN_KEY.search(text)))
         changed = number in moved_s or (number in verb_s and bool(VALUE.search(text)))
         if (keyed and changed and (number in verb_s or number in moved_s)) or number in direct_s:
             sig.config.append(number)
 
 
+# "switched our task runner from make to just": the object between, the tool after "to"
+SWITCHED = re.compile(r"\b(?:switched|moved|migrated)\s+(?:[\w-]+\s+){1,4}?from\s+`?[\w.+-]+`?"
+                      r"\s+to\s+`?([A-Za-z][\w.+-]*)`?", re.IGNORECASE)
 GAVE_A_TRY = re.compile(r"\b(?:gave|giving|give)\s+`?([A-Za-z][\w.+-]*)`?\s+a\s+(?:try|shot|spin)\b",
                         re.IGNORECASE)
 
@@ -296,11 +339,16 @@ def _newtool(sig: Signals) -> None:
     for match in GAVE_A_TRY.finditer(sig.text):
         if _tool_like(match.group(1), True):
             sig.newtool.append((sig.sentence_of(match.start()), match.group(1).lower()))
+    for match in SWITCHED.finditer(sig.text):
+        number = sig.sentence_of(match.start())
+        if _tool_like(match.group(1), True) and not sig.is_question(number):
+            sig.newtool.append((number, match.group(1).lower()))
     spaced = sig.lang in ("en", "fr", "ko")
+    failing = {sig.sentence_of(h.start) for h in sig.errors}
     for hit in sig.find(lx.NEW_TOOL):
         number = sig.sentence_of(hit.start)
-        if negated(hit, sig.words, sig.text) or sig.is_question(number):
-            continue
+        if negated(hit, sig.words, sig.text) or sig.is_question(number) or number in failing:
+            continue  # "first time I've seen this error": a failure, not a tool
         _, end = sig.spans[number]
         tail = sig.text[hit.end:end]
         if " from " in tail and " to " in tail:  # "switched from npm to pnpm": the target

@@ -177,11 +177,26 @@ def _gemini_result(result: Any) -> str:
     return "\n".join(t for t in texts if t)
 
 
+EDIT_NAMES = ("edit", "write", "patch", "replace", "create", "insert")
+EDIT_KEYS = ("new_string", "content", "new_str", "file_text", "patch", "diff")
+PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.MULTILINE)
+MAX_CHANGE = 120
+
+
 def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> Turn:
+    """A tool call: the shell command it runs, or the files it edits and the new text
+    (``Edit``/``Write``/``MultiEdit``, ``apply_patch``, ``write_file``…); reads of a file
+    are neither."""
     tool = name if isinstance(name, str) else "tool"
     command: str | None = None
     files: list[str] = []
-    if isinstance(args, dict):
+    change: str | None = None
+    replaced: str | None = None
+    editing = any(word in tool.lower() for word in EDIT_NAMES)
+    if isinstance(args, str) and editing:  # apply_patch: the patch itself is the input
+        files = PATCH_FILE.findall(args)
+        change, replaced = _added(args), _added(args, "-")
+    elif isinstance(args, dict):
         raw = args.get("command") or args.get("cmd")
         if isinstance(raw, list):
             parts = [str(p) for p in raw]
@@ -189,12 +204,32 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
             command = parts[-1] if len(parts) == 3 and parts[1] in ("-lc", "-c") else " ".join(parts)
         elif isinstance(raw, str):
             command = raw
-        for key in ("file_path", "path", "notebook_path"):
-            if isinstance(args.get(key), str):
-                files.append(args[key])
+        new = next((args[k] for k in EDIT_KEYS if isinstance(args.get(k), str)), None)
+        if editing or new is not None:
+            for key in ("file_path", "path", "notebook_path"):
+                if isinstance(args.get(key), str):
+                    files.append(args[key])
+            if isinstance(new, str):
+                change = _added(new) if new.startswith("*** Begin Patch") else _short(new)
+                files = files or PATCH_FILE.findall(new)
+            old = args.get("old_string") or args.get("old_str")
+            replaced = _short(old) if isinstance(old, str) else None
     state.remember(call_id, command)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
-    return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files))
+    return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files),
+                change=change, replaced=replaced)
+
+
+def _added(patch: str, sign: str = "+") -> str | None:
+    """The lines a patch adds (or, with ``sign`` "-", removes), short."""
+    lines = [ln[1:] for ln in patch.splitlines()
+             if ln.startswith(sign) and not ln.startswith(sign * 3)]
+    return _short("\n".join(lines)) if lines else None
+
+
+def _short(text: str) -> str | None:
+    text = " ".join(text.split())
+    return text if 0 < len(text) <= MAX_CHANGE else None
 
 
 def _plain(content: Any) -> str:

@@ -17,6 +17,8 @@ class Turn:
     files: tuple[str, ...] = ()  # files a tool_use edits
     failed: bool | None = None  # tool_result / command: did it fail
     end: int | None = None  # last line of a block
+    change: str | None = None  # tool_use edit: the new text, short ("`x = 1`"), if any
+    replaced: str | None = None  # tool_use edit: the text it replaced, short, if any
 
     @property
     def last(self) -> int:

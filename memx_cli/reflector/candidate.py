@@ -1,0 +1,35 @@
+"""What a rule finds: one ``Candidate``, before it is scored, sanitized and distilled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memx_cli.reflector.rules import RULES
+
+
+@dataclass(frozen=True)
+class Candidate:
+    rule: str
+    first: int  # span of turns (or lines) the evidence comes from
+    last: int
+    lang: str
+    fix: str  # the statement: what worked, the change, the tool, the chore, the rule
+    error: str | None = None  # ErrorFix / RetrySuccess: the problem
+    attempts: str | None = None  # RetrySuccess: what did not work (never the lesson)
+    commands: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    veracity: str = "inferred"
+    context: str = ""  # nearby text, for the LLM stage
+    confidence: float = 0.0
+    absorbs: tuple[int, ...] = ()  # turns whose statement this candidate took over
+    cause: str | None = None  # why, when it was said
+    failed: int = 0  # attempts that did not work
+
+    def __post_init__(self) -> None:
+        if not self.confidence:
+            found = RULES.get(self.rule)
+            object.__setattr__(self, "confidence", found.confidence if found else 0.7)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p for p in (self.error, self.cause, self.fix) if p)

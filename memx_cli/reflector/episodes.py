@@ -1,0 +1,412 @@
+"""Episodes, not adjacent pairs (issue 13): a problem, the attempts at it, and how it
+ended. The lesson of an episode is the last attempt before a *confirmed* success, with
+its concrete command, edit, setting or version, and why when it was said.
+
+An episode opens on error evidence (a failing tool result, an error line, a reported
+failure). Inside it:
+- an attempt is a concrete proposal (a command, a setting, a version, code: ``proposal``),
+  an edit made by a tool call, or another command run;
+- a denial ("still failing", 还是不行, toujours pas…), the same command failing again, or
+  a new error line reported by the user marks the attempts since the last failure failed;
+  an edit that restores what a failed edit replaced is a revert, never the lesson;
+- a confirmation by the user ("that worked", 搞定了, 直った, 됐어요, ça marche…) or the
+  failing command passing closes it with what worked. The assistant cannot confirm its
+  own suggestion; an episode that is never confirmed teaches nothing.
+
+A turn that tells a whole episode by itself ("tried A, no luck; B fixed it", a traceback
+and its cause) is read clause by clause (``narrative``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
+from memx_cli.reflector.signals import KEY_TOKEN, Signals
+from memx_cli.reflector.vocab import Hit, words_of
+
+QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
+MAX_ATTEMPTS = 12
+CONCRETE = re.compile(r"\d+\.\d+|==|(?<![\w-])--?[a-zA-Z][\w-]*|\w=\S|[\w)]\(|::|->|\{|/\w")
+_HINT_LINE = re.compile(r"^\s*(?:hint|help|tip|suggestion)\s*:\s*(.*)$", re.I | re.M)
+WEAK_REMEDY = frozenset({"otherwise", "or else", "不然", "否则", "sinon"})
+CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|[,，;；。！？]\s*|:\s+|：|\n+|\s+(?:→|->|=>)\s+")
+BARE_DENIALS = frozenset({"same", "same here", "nope", "no", "still", "nothing", "pareil",
+                          "same again", "no change"})
+
+
+@dataclass
+class Attempt:
+    first: int
+    text: str
+    files: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    change: str | None = None
+    replaced: str | None = None
+    tool: bool = False
+    failed: bool = False
+    revert: bool = False
+    pending: str | None = None  # a command run as an attempt, awaiting its result
+
+
+@dataclass
+class Episode:
+    first: int
+    lang: str
+    problem: str | None
+    command: str | None = None
+    seen: int = 0
+    attempts: list[Attempt] = field(default_factory=list)
+    mark: int = 0  # attempts before this index failed with the problem itself
+    failures: int = 0
+    context: list[str] = field(default_factory=list)
+
+    def fail(self) -> None:
+        """The problem is still there: every attempt since the last failure failed."""
+        fresh = [a for a in self.attempts[self.mark:] if not a.revert]
+        for attempt in fresh:
+            attempt.failed = True
+        self.failures += bool(fresh)
+        self.mark = len(self.attempts)
+
+    def working(self) -> list[Attempt]:
+        return [a for a in self.attempts[self.mark:] if not a.failed and not a.revert]
+
+    def add(self, attempt: Attempt) -> None:
+        for earlier in self.attempts:
+            if (earlier.failed and attempt.tool and earlier.files == attempt.files
+                    and attempt.change is not None and attempt.change == earlier.replaced):
+                attempt.revert = True  # puts back what a failed edit replaced
+        self.attempts.append(attempt)
+        del self.attempts[:-MAX_ATTEMPTS]
+        self.mark = min(self.mark, len(self.attempts))
+
+
+class Tracker:
+    """Feeds turns one at a time; returns the lessons of the episodes that end."""
+
+    def __init__(self) -> None:
+        self.open: Episode | None = None
+        self.done: Candidate | None = None  # succeeded; may take the next explanation
+        # The last thing a user asked or reported, with what was proposed since: it becomes
+        # an episode only when the user then confirms or denies ("docker build hangs" →
+        # "try X" → "nope, still hangs"), so a question answered is no lesson by itself.
+        self.latent: Episode | None = None
+
+    def feed(self, sig: Signals) -> tuple[list[Candidate], bool]:
+        """Lessons finished by this turn, and whether the turn belongs to an episode."""
+        out: list[Candidate] = []
+        if self.done is not None:
+            explained = sig.turn.kind == "text" and sig.turn.role == "assistant"
+            out.append(self._explained(self.done, sig) if explained else self.done)
+            self.done = None
+            if explained:
+                return out, True
+        episode = self.open
+        if episode is not None and sig.turn.index - episode.seen > QUIET_TURNS:
+            self.open = episode = None
+        kind = sig.turn.kind
+        if kind == "tool_use":
+            return out, self._tool_use(sig)
+        if kind == "tool_result":
+            return out, self._tool_result(sig)
+        found, taken = self._text(sig)
+        return out + found, taken
+
+    def finish(self) -> list[Candidate]:
+        done, self.done, self.open = self.done, None, None
+        return [done] if done is not None else []
+
+    # ------------------------------------------------------------ tool calls
+
+    def _tool_use(self, sig: Signals) -> bool:
+        episode, turn = self.open, sig.turn
+        if episode is None:
+            return False
+        episode.seen = turn.index
+        if turn.command:
+            if episode.command is not None and _key(turn.command) != episode.command:
+                episode.add(Attempt(turn.index, f"ran `{turn.command}`",
+                                    commands=[turn.command], tool=True,
+                                    pending=_key(turn.command)))
+        elif turn.files:
+            shown = f": `{turn.change}`" if turn.change else ""
+            episode.add(Attempt(turn.index, f"edited {', '.join(turn.files)}{shown}",
+                                files=list(turn.files), change=turn.change,
+                                replaced=turn.replaced, tool=True))
+        return True
+
+    def _tool_result(self, sig: Signals) -> bool:
+        turn = sig.turn
+        if not turn.command:
+            return self.open is not None
+        key = _key(turn.command)
+        failed = turn.failed if turn.failed is not None else bool(sig.error_lines)
+        episode = self.open
+        if episode is None:
+            if failed:
+                self.open = Episode(turn.index, sig.lang, sig.key_error, key, turn.index)
+            return failed
+        episode.seen = turn.index
+        pending = next((a for a in reversed(episode.attempts) if a.pending == key), None)
+        if pending is not None:
+            pending.pending = None
+            pending.failed = bool(failed)
+            return True
+        if episode.command is None:  # the reported problem, now seen failing as a command
+            if failed:
+                episode.command = key
+                episode.problem = sig.key_error or episode.problem
+            return True
+        if key != episode.command:
+            return True
+        if failed:
+            episode.fail()
+            return True
+        working = episode.working()
+        self.open = None
+        if working:
+            self.done = self._lesson(episode, working, turn.last, "tool")
+        return True
+
+    # ------------------------------------------------------------ what people say
+
+    def _text(self, sig: Signals) -> tuple[list[Candidate], bool]:
+        episode, turn = self.open, sig.turn
+        if turn.role == "system":
+            return [], False
+        if episode is None and self.latent is not None and self.latent.attempts \
+                and turn.role == "user" and (sig.confirm or sig.deny):
+            episode = self.open = self.latent
+            self.latent = None
+        if episode is None:
+            found = narrative(sig) if turn.role in ("user", "text") else None
+            if found is not None:
+                return [found], True
+            if sig.error_lines or (sig.errors and turn.role in ("user", "text")):
+                problem = sig.key_error or _first_sentence(sig, sig.errors)
+                self.open = Episode(turn.index, sig.lang, problem, None, turn.index,
+                                    context=[_said(sig)])
+                self.latent = None
+                return [], True
+            self._follow(sig)
+            return [], False
+        episode.seen = turn.index
+        episode.context = (episode.context + [_said(sig)])[-6:]
+        speaker = turn.role in ("user", "text")
+        if speaker and sig.confirm and not _denied_after(sig):
+            return self._confirmed(episode, sig), True
+        if sig.deny or (speaker and sig.error_lines and episode.attempts):
+            episode.fail()
+        said = proposal(sig)
+        if not said and turn.role == "assistant" and not _asks(sig):
+            said = " ".join(sig.sentence(n) for n in range(min(2, len(sig.spans))))
+        if said:
+            if turn.role == "text":  # a note's author states what fixed it
+                episode.add(Attempt(turn.index, said))
+                self.open = None
+                return [self._lesson(episode, episode.working(), turn.last, "text")], True
+            episode.add(Attempt(turn.index, said))
+        return [], True
+
+    def _follow(self, sig: Signals) -> None:
+        turn = sig.turn
+        if turn.role == "user":
+            self.latent = Episode(turn.index, sig.lang, sig.sentence(0)[:240], None,
+                                  turn.index, context=[_said(sig)])
+        elif self.latent is not None and turn.role == "assistant":
+            said = proposal(sig)
+            if said:
+                self.latent.add(Attempt(turn.index, said))
+                self.latent.seen = turn.index
+
+    def _confirmed(self, episode: Episode, sig: Signals) -> list[Candidate]:
+        self.open = None
+        own = own_fix(sig)
+        if own:
+            episode.add(Attempt(sig.turn.index, own))
+        working = episode.working()
+        if not working:
+            return []  # confirmed, but nothing concrete was tried: nothing to learn
+        return [self._lesson(episode, working, sig.turn.last, "user")]
+
+    def _lesson(self, episode: Episode, working: list[Attempt], last: int,
+                by: str) -> Candidate:
+        tools = [a for a in working if a.tool]
+        said = [a for a in working if not a.tool]
+        if tools:
+            fix = "; ".join(a.text for a in tools[-4:])
+            cause = said[-1].text if said else None
+        else:
+            fix, cause = said[-1].text, None
+        rule = "RetrySuccess" if episode.failures or any(
+            a.failed for a in episode.attempts) else "ErrorFix"
+        files = tuple(dict.fromkeys(f for a in working for f in a.files))
+        commands = (episode.command,) if episode.command else ()
+        return Candidate(rule, episode.first, last, episode.lang, fix, episode.problem,
+                         commands=commands, files=files, cause=cause,
+                         context="\n".join(episode.context)[-1500:],
+                         failed=sum(a.failed for a in episode.attempts),
+                         veracity="tool" if by == "tool" and not said else "inferred")
+
+    def _explained(self, done: Candidate, sig: Signals) -> Candidate:
+        """The assistant's words right after a passing run say why it worked."""
+        why = proposal(sig, limit=2)
+        return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _asks(sig: Signals) -> bool:
+    return all(sig.is_question(n) for n in range(len(sig.spans)))
+
+
+def _key(command: str) -> str:
+    return " ".join(command.split())
+
+
+def _said(sig: Signals) -> str:
+    return f"{sig.turn.role}: {sig.text[:600]}"
+
+
+def _denied_after(sig: Signals) -> bool:
+    """"that worked for the first one, but the second still fails": the denial wins."""
+    return bool(sig.deny) and sig.deny[-1].start > sig.confirm[-1].start
+
+
+def concrete(sentence: str) -> bool:
+    """Names something one can type or look up: code, a path, a version, a flag, a key."""
+    return bool(CODE_SPAN.search(sentence) or PATH_RE.search(sentence)
+                or KEY_TOKEN.search(sentence) or IDENT_RE.search(sentence)
+                or CONCRETE.search(sentence))
+
+
+def proposal(sig: Signals, limit: int = 3) -> str | None:
+    """What a turn proposes or explains concretely (never a question)."""
+    numbers = []
+    hits = {sig.sentence_of(h.start) for h in sig.cause + sig.remedy} | set(sig.config)
+    for number in range(len(sig.spans)):
+        if sig.is_question(number):
+            continue
+        text = sig.sentence(number)
+        if number in hits or concrete(text):
+            numbers.append(number)
+    return " ".join(sig.sentence(n) for n in numbers[:limit]) or None
+
+
+def own_fix(sig: Signals) -> str | None:
+    """A confirmation that says itself what was done: "upgrading Flask to 2.3.2 did it"."""
+    numbers = {sig.sentence_of(h.start) for h in sig.confirm}
+    near = sorted(numbers | {n - 1 for n in numbers if n > 0})
+    found = [sig.sentence(n) for n in near if not sig.is_question(n)
+             and concrete(sig.sentence(n))]
+    return " ".join(found[:2]) or None
+
+
+def _first_sentence(sig: Signals, hits: list[Hit]) -> str | None:
+    return sig.sentence(sig.sentence_of(hits[0].start)) if hits else None
+
+
+# ------------------------------------------------------------ one turn, a whole episode
+
+def narrative(sig: Signals) -> Candidate | None:
+    """A turn that tells a whole episode: failed attempts and what finally worked, or an
+    error and its cause or fix."""
+    if sig.deny or sig.retry:
+        found = _retry_story(sig)
+        if found is not None:
+            return found
+    fixes = sig.cause + sig.remedy + sig.resolved
+    if not fixes:
+        return None
+    if sig.repeat and all(h.phrase in WEAK_REMEDY for h in fixes):
+        return None  # "every time ... have to run X, otherwise it fails": a chore
+    first_error = min([h.start for h in sig.errors] + [0 if sig.error_lines else len(sig.text)])
+    told = sig.error_lines or sig.errors
+    paired = any(sig.sentence_of(r.start) == sig.sentence_of(m.start)
+                 for r in sig.resolved for m in sig.remedy)
+    if not (told and any(h.start >= first_error for h in fixes)) and not paired:
+        return None
+    fix = _fix_text(sig)
+    if not fix:
+        return None
+    error = sig.key_error or _first_sentence(sig, sig.errors)
+    if error and error in fix:
+        error = None
+    return Candidate("ErrorFix", sig.turn.index, sig.turn.last, sig.lang, fix, error,
+                     commands=(sig.turn.command,) if sig.turn.command else (),
+                     context=sig.text[:1500])
+
+
+def _fix_text(sig: Signals) -> str:
+    hits = sorted(sig.cause + sig.remedy + sig.resolved, key=lambda h: h.start)
+    own = " ".join(_sentences(sig, hits, 2))
+    if any(h.phrase == "hint" for h in hits):  # a tool's own advice spans its lines
+        advice = [m.group(1).strip() for m in _HINT_LINE.finditer(sig.text)]
+        own = " ".join(advice[:6]) or own
+    return own
+
+
+def _sentences(sig: Signals, hits: list[Hit], limit: int = 2) -> list[str]:
+    """The sentences with these hits; plus the next one after a short sentence or a bare
+    cause ("... was caused by libvips 8.14; pinning 8.13 made it go away")."""
+    numbers = sig.sentences_of(sorted(hits, key=lambda h: h.start), limit)
+    causes_only = bool(hits) and all(h in sig.cause for h in hits)
+    if numbers and (len(sig.sentence(numbers[-1])) < 50 or causes_only) \
+            and numbers[-1] + 1 < len(sig.spans):
+        following = numbers[-1] + 1
+        if not sig.is_question(following):
+            numbers.append(following)
+    return [sig.sentence(n) for n in numbers]
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """Clause spans: sentences cut at commas, colons and arrows too (never inside `code`)."""
+    code = [(m.start(), m.end()) for m in CODE_SPAN.finditer(text)]
+    spans, start = [], 0
+    for match in CLAUSE_END.finditer(text):
+        if any(s < match.start() < e for s, e in code):
+            continue
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def _retry_story(sig: Signals) -> Candidate | None:
+    """"tried A, no luck; tried B, same; what worked: C" → C, without A and B."""
+    text = sig.text
+    spans = clauses(text)
+
+    def inside(hits: list[Hit], span: tuple[int, int]) -> bool:
+        return any(span[0] <= h.start < span[1] for h in hits)
+
+    def bare(span: tuple[int, int]) -> bool:
+        words = " ".join(w.text for w in words_of(text[span[0]:span[1]]))
+        return words in BARE_DENIALS
+
+    denied = [i for i, span in enumerate(spans) if inside(sig.deny, span) or bare(span)]
+    if not denied:
+        return None
+    last = denied[-1]
+    success = sig.confirm + sig.success
+    after = [i for i in range(last + 1, len(spans)) if inside(success, spans[i])]
+    if not after:
+        return None
+    sentence_end = sig.spans[sig.sentence_of(spans[after[0]][0])][1]
+    fix = text[spans[last + 1][0]:max(sentence_end, spans[after[0]][1])].strip()
+    start = denied[0]
+    while start > 0 and inside(sig.retry, spans[start - 1]) \
+            and not inside(sig.deny, spans[start - 1]):
+        start -= 1
+    problem = text[spans[0][0]:spans[start - 1][1]].strip() if start > 0 else None
+    if problem and (problem in fix or len(problem) > 300):
+        problem = None
+    return Candidate("RetrySuccess", sig.turn.index, sig.turn.last, sig.lang, fix,
+                     problem, failed=len(denied), context=text[:1500])
+
+
+__all__ = ["Tracker", "narrative", "proposal", "concrete", "lx"]

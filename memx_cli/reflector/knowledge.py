@@ -1,0 +1,141 @@
+"""Knowledge that is stated rather than learned by failing (issue 13): a person's
+*Preference* (how they want work done), a team's *Convention* (a rule of the repository)
+and a *Decision* (a choice, its reason, the alternative rejected).
+
+Each is found sentence by sentence in what people say (never in the assistant's words,
+never in a question): a marker of the kind, plus, for a preference, someone it is for
+(I, me, please, 给我, ください, 주세요…) and, for a convention, a scope (our team, this
+repo, 规范, このリポジトリ, 우리 팀, chez nous…). A decision takes its reason along when
+the next sentence gives one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.vocab import Lexicon, negated, phrases
+
+DECISION = Lexicon(phrases("""
+we decided; decided to; decided on; we've decided; we have decided; we went with;
+went with; we chose; we picked; we'll go with; we will go with; we're going with;
+we are going with; settled on; opted for; we agreed to; agreed on; we'll stick with;
+we will stick with; we stay on; we'll stay on
+决定; 决定了; 选择了; 选定; 定下来; 敲定
+決めました; 決めた; 決定し; 採用する; 採用し; ことにしました
+결정했; 결정하였; 선택했; 정했; 채택했
+décidé; avons choisi; on a choisi; opté pour; on part sur; nous partons sur; retenu
+"""))
+DECISION_SHAPE = re.compile(r"(?i)\b(?:decision|adr)\s*[:：]|\bthe decision to\b|决策[:：]")
+REASON = Lexicon(phrases("""
+because; since; reason; the reason; so that; 因为; 原因; 理由; 由于; ため; ので;
+理由は; 때문; 이유; parce que; car; puisque; la raison
+"""))
+
+# A rule by name: enough on its own.
+CONVENTION_RULE = Lexicon(phrases("""
+our convention; the convention; convention; conventions; team rule; house rule; our rule;
+the rule is; style guide; coding standard; coding standards; we always; we never; our policy
+规范; 约定; 规定; ルール; 規約; 規則; 팀 규칙; 규칙; 컨벤션; la règle; notre convention;
+nos conventions; règle d'équipe
+"""))
+# A scope: needs a norm in the same sentence ("in this repo we use conventional commits").
+CONVENTION_SCOPE = Lexicon(phrases("""
+in this repo; in this repository; in this codebase; in this project; in our repo; our team;
+in our team; here we
+团队; 本仓库; 这个仓库; 这个项目; 项目里; 我们组; このリポジトリ; このプロジェクト; チームでは;
+우리 팀; 이 저장소; 이 프로젝트; chez nous; dans ce dépôt; dans ce projet; notre équipe
+"""))
+NORM = Lexicon(phrases("""
+always; never; must; should; every; all; use; uses; need; needs; required; only; no
+一律; 必须; 都; 统一; 不能; 不得; 所有; 必ず; すべて; 全て; 항상; 모든; 반드시; 꼭
+doit; doivent; toujours; jamais; chaque; tous; toutes
+"""))
+
+PREFER = Lexicon(phrases("""
+i prefer; i'd prefer; i would prefer; i'd rather; i would rather; my preference;
+i want you to; prefer
+偏好; 更喜欢; 我喜欢用; 比较喜欢
+好み; の方が好き
+선호; 좋아해요; 좋아합니다
+je préfère; j'aime mieux; je voudrais que; je préférerais
+"""))
+# A standing request: "please ... always/never/don't", "from now on ... for me".
+PLEASE = Lexicon(phrases("""
+please; 请; 给我; 帮我; ください; お願い; 주세요; merci de; s'il te plaît; s'il vous plaît
+"""))
+HABIT = Lexicon(phrases("""
+always; never; don't; do not; from now on; going forward; in future; in the future;
+whenever; 以后; 今后; 总是; 永远; 不要; 别; 一律; これから; 今後; 常に; 必ず; 앞으로; 항상; 절대;
+désormais; à l'avenir; toujours; jamais
+"""))
+FUTURE = Lexicon(phrases("""
+from now on; going forward; in future; in the future; 以后; 今后; これから; 今後; 앞으로;
+désormais; à l'avenir
+"""))
+FOR_ME = Lexicon(phrases("""
+me; my; you; your; for me; 我; 你; 私; 저; 제; moi; tu; vous
+"""))
+
+
+def found(sig: Signals, skip: set[int]) -> Candidate | None:
+    """The first kind a turn states (Decision, Convention, Preference), with its sentences."""
+    if sig.turn.kind != "text" or sig.turn.role not in ("user", "text"):
+        return None
+    for name, test in (("Decision", _decision), ("Convention", _convention),
+                       ("Preference", _preference)):
+        numbers = [n for n in range(len(sig.spans)) if n not in skip and test(sig, n)]
+        if numbers:
+            return _candidate(sig, name, numbers)
+    return None
+
+
+def _hits(sig: Signals, lexicon: Lexicon, number: int) -> bool:
+    start, end = sig.spans[number]
+    return any(start <= h.start < end and not negated(h, sig.words, sig.text)
+               for h in sig.find(lexicon))
+
+
+def _usable(sig: Signals, number: int) -> bool:
+    text = sig.sentence(number)
+    return not sig.is_question(number) and len(text) >= 12
+
+
+def _decision(sig: Signals, number: int) -> bool:
+    return _usable(sig, number) and (
+        _hits(sig, DECISION, number) or bool(DECISION_SHAPE.search(sig.sentence(number))))
+
+
+def _convention(sig: Signals, number: int) -> bool:
+    if not _usable(sig, number):
+        return False
+    return _hits(sig, CONVENTION_RULE, number) or (
+        _hits(sig, CONVENTION_SCOPE, number) and _hits(sig, NORM, number))
+
+
+def _preference(sig: Signals, number: int) -> bool:
+    if not _usable(sig, number):
+        return False
+    if _hits(sig, PREFER, number):
+        return True
+    if _hits(sig, PLEASE, number) and _hits(sig, HABIT, number):
+        return True
+    return _hits(sig, FUTURE, number) and _hits(sig, FOR_ME, number)
+
+
+def _candidate(sig: Signals, name: str, numbers: list[int]) -> Candidate:
+    chosen = numbers[:3]
+    following = chosen[-1] + 1
+    if following < len(sig.spans) and not sig.is_question(following) \
+            and following not in numbers:
+        short = len(sig.sentence(chosen[-1])) < 60
+        if name == "Decision" and _hits(sig, REASON, following):
+            chosen.append(following)  # the reason: "... because the Redis locks lost jobs"
+        elif name == "Convention" and short:
+            chosen.append(following)  # "Team rule: no pushes to main; everything via a PR"
+        elif name == "Preference" and _hits(sig, PLEASE, following):
+            chosen.append(following)  # "I prefer full names. Please write user, not usr."
+    content = " ".join(sig.sentence(n) for n in chosen)
+    return Candidate(name, sig.turn.index, sig.turn.last, sig.lang, content,
+                     veracity="stated", context=sig.text[:1500])
