@@ -142,7 +142,7 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     conventional = CONVENTIONAL.match(subject)
     kind = conventional.group(1).lower() if conventional else ""
     trivial = bool(TRIVIAL.search(subject))
-    if not trivial and (kind == "fix" or (FIX_SUBJECT.match(subject) and not conventional
+    if not trivial and (kind in ("fix", "hotfix", "bugfix") or (FIX_SUBJECT.match(subject) and not conventional
                                          and (sig.error_lines or sig.errors))):
         out.append(_fix_commit(message, subject, changed, lang))
     for status, path in files:

@@ -389,6 +389,14 @@ def _retry_story(sig: Signals) -> Candidate | None:
         return words in BARE_DENIALS
 
     denied = [i for i, span in enumerate(spans) if inside(sig.deny, span) or bare(span)]
+    if not denied and sig.retry:  # "first attempt failed on X; retrying ... succeeded"
+        failing = sig.errors + [Hit("", text.find(ln), text.find(ln) + 1, -1)
+                                for ln in sig.error_lines if ln in text]
+        first_try = min(h.start for h in sig.retry)
+        denied = [i for i, span in enumerate(spans)
+                  if inside(failing, span) and span[1] >= first_try]
+        denied = denied or [i for i, span in enumerate(spans) if inside(failing, span)
+                            and any(h.start >= span[1] for h in sig.retry)]
     if not denied:
         return None
     last = denied[-1]

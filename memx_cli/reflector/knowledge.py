@@ -17,6 +17,7 @@ from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.signals import Signals
 from memx_cli.reflector.vocab import Lexicon, negated, phrases
 
+CODEISH = frozenset("-_./=`")  # "--prefer-offline" is a flag, not a preference
 DECISION = Lexicon(phrases("""
 we decided; decided to; decided on; we've decided; we have decided; we went with;
 went with; we chose; we picked; we'll go with; we will go with; we're going with;
@@ -93,8 +94,16 @@ def found(sig: Signals, skip: set[int]) -> Candidate | None:
 
 def _hits(sig: Signals, lexicon: Lexicon, number: int) -> bool:
     start, end = sig.spans[number]
-    return any(start <= h.start < end and not negated(h, sig.words, sig.text)
+    text = sig.text
+    return any(start <= h.start < end and not negated(h, sig.words, text)
+               and text[h.start - 1:h.start] not in CODEISH
+               and not _glued(text[h.end:h.end + 2])
                for h in sig.find(lexicon))
+
+
+def _glued(after: str) -> bool:
+    """The hit continues as code: "prefer-offline", "prefer_x", "prefer.x"."""
+    return bool(after) and after[0] in CODEISH and (after[0] != "." or after[1:2].isalnum())
 
 
 def _usable(sig: Signals, number: int) -> bool:

@@ -241,7 +241,8 @@ same error; same thing; same problem; same result; same issue; didn't work; did 
 doesn't work; didn't help; did not help; doesn't help; no luck; nope; no change;
 not working; nothing changed; no dice; no difference; didn't fix; did not fix;
 is rejected; was rejected; gets rejected; neither worked; neither helped; none of them worked;
-none worked; nothing worked
+none worked; nothing worked; none of it helped; none of it worked; none of them helped;
+nothing helped; kept failing; keeps failing; kept crashing; failed again; failed the same way
 还是不行; 还是报错; 还是失败; 还是一样; 也不行; 都不行; 没用; 不管用; 没效果; 没有用;
 依然; 仍然; 没解决; 还是卡
 ダメ; だめ; 変わらず; 効果なし; 直らない; 直りません; 同じエラー; 解決しない
