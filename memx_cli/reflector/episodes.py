@@ -50,6 +50,7 @@ class Attempt:
     failed: bool = False
     revert: bool = False
     pending: str | None = None  # a command run as an attempt, awaiting its result
+    remedy: bool = False  # says what to do ("the fix is to ..."), not only why
 
 
 @dataclass
@@ -209,7 +210,7 @@ class Tracker:
                 episode.add(Attempt(turn.index, said))
                 self.open = None
                 return [self._lesson(episode, episode.working(), turn.last, "text")], True
-            episode.add(Attempt(turn.index, said))
+            episode.add(Attempt(turn.index, said, remedy=bool(sig.remedy)))
         return [], True
 
     def _follow(self, sig: Signals) -> None:
@@ -237,7 +238,12 @@ class Tracker:
                 by: str) -> Candidate:
         tools = [a for a in working if a.tool]
         said = [a for a in working if not a.tool]
-        if tools:
+        if tools and said and said[-1].remedy:  # the words say the fix better than a diff
+            edited = [f for a in tools for f in a.files]
+            fix = said[-1].text.rstrip(".。 ") + (f" (edited {', '.join(dict.fromkeys(edited))})"
+                                   if edited else "")
+            cause = None
+        elif tools:
             fix = "; ".join(a.text for a in tools[-4:])
             cause = said[-1].text if said else None
         else:
