@@ -57,8 +57,12 @@ class DecayCurves:
 
     @classmethod
     def from_config(cls, cfg: object) -> DecayCurves:
+        from memx_cli.reflector.rules import decay_defaults
+
         base = DecayParams.from_config(cfg)
-        types = {}
+        # What the Reflector's rules write (decisions, conventions, preferences) fades
+        # slowly unless the configuration says otherwise (rules.Rule.half_life).
+        types = {name: replace(base, half_life=days) for name, days in decay_defaults().items()}
         for name, curve in cfg.get("ace.decay.types").items():  # type: ignore[attr-defined]
             half_life = curve["half_life"] if "half_life" in curve else curve["scale"] * math.log(2)
             types[name] = replace(base, half_life=half_life, shape=curve.get("shape", 1.0))

@@ -50,7 +50,7 @@ def to_memory(item: Item, source: Mapping[str, Any]) -> Memory:
     mem = build(item.content, source=source, veracity=item.veracity, tags=item.tags)
     return mem.replace(section=item.section, type=item.type, tools=item.tools,
                        entities=item.entities, instructivity=item.score,
-                       confidence=round(item.confidence, 2))
+                       confidence=round(item.confidence, 2), memory_type=item.memory_type)
 
 
 def _source(kind: str, session: str | None, item: Item, name: str) -> dict[str, Any]:

@@ -22,7 +22,8 @@ SECTIONS = (
     "commands", "debugging", "architecture", "workflow", "tools", "patterns",
     "preferences", "general",
 )
-KNOWLEDGE_TYPES = ("method", "trick", "pitfall", "preference", "knowledge")
+KNOWLEDGE_TYPES = ("method", "trick", "pitfall", "preference", "knowledge", "convention",
+                   "decision")
 VERACITIES = ("stated", "inferred", "imported", "tool")
 SCOPE_RE = re.compile(r"^(global|project|workspace:[A-Za-z0-9._/-]{1,100})$")
 
