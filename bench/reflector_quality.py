@@ -29,6 +29,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 DATA = REPO_ROOT / "tests" / "data"
 BATCHES = ("blind1", "blind2", "heldout")
+DEVELOPMENT = ("blind1", "blind2")  # the rules were improved on these after their blind run
 
 
 def load(batch: str) -> list[dict[str, Any]]:
@@ -100,7 +101,7 @@ def evaluate(cases: list[dict[str, Any]]) -> dict[str, Any]:
             "lesson": lessons / positives if positives else 1.0, "misses": misses}
 
 
-def rows(batches: tuple[str, ...] = BATCHES) -> list[tuple[str, str, str]]:
+def rows(batches: tuple[str, ...] = DEVELOPMENT) -> list[tuple[str, str, str]]:
     out = []
     for batch in batches:
         found = evaluate(load(batch))

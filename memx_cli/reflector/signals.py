@@ -96,13 +96,17 @@ class Signals:
     index: dict[str, list[int]] = field(default_factory=dict)
     _starts: list[int] = field(default_factory=list)
     _questions: dict[int, bool] = field(default_factory=dict)
+    _found: dict[int, list[Hit]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index = index_of(self.words)
         self._starts = [start for start, _ in self.spans]
 
     def find(self, lexicon: Lexicon) -> list[Hit]:
-        return lexicon.find(self.words, self.text, self.index)
+        found = self._found.get(id(lexicon))
+        if found is None:  # several rules ask about the same lexicon
+            found = self._found[id(lexicon)] = lexicon.find(self.words, self.text, self.index)
+        return found
 
     @property
     def has_error(self) -> bool:
@@ -150,6 +154,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 def analyse(turn: Turn) -> Signals:
     text = turn.text
+    if turn.kind == "tool_use" or (turn.kind == "tool_result" and turn.failed is False):
+        # a command, an edit or a passing run: the episode reads the turn itself
+        return Signals(turn, text, [], "en", [(0, len(text))])
     words = words_of(text)
     sig = Signals(turn, text, words, language(text), sentence_spans(text))
     sig.code = "`" in text or "\n    " in text
