@@ -27,7 +27,8 @@ FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))
 CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:config|settings|conf)[\w.-]*\.(?:ya?ml|json|toml|"
     r"ini|js|cjs|mjs|ts|py|properties)|application\.(?:ya?ml|properties)|[\w.-]+\.(?:ini|cfg|"
-    r"conf|toml)|docker-compose[\w.-]*\.ya?ml|\.npmrc|\.nvmrc|\.tool-versions|"
+    r"conf|toml)|docker-compose[\w.-]*\.ya?ml|\.github/workflows/[\w.-]+\.ya?ml|"
+    r"\.gitlab-ci\.ya?ml|\.npmrc|\.nvmrc|\.tool-versions|"
     r"(?:config|conf|settings|deploy|k8s|helm)/[\w./-]+\.(?:ya?ml|json|toml|ini|properties|conf))$")
 SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",

@@ -33,7 +33,8 @@ MAX_ATTEMPTS = 12
 CONCRETE = re.compile(r"\d+\.\d+|==|(?<![\w-])--?[a-zA-Z][\w-]*|\w=\S|[\w)]\(|::|->|\{|/\w")
 _HINT_LINE = re.compile(r"^\s*(?:hint|help|tip|suggestion)\s*:\s*(.*)$", re.I | re.M)
 WEAK_REMEDY = frozenset({"otherwise", "or else", "不然", "否则", "sinon"})
-CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|[,，;；。！？]\s*|:\s+|：|\n+|\s+(?:→|->|=>)\s+")
+CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|[,，;；。！？]\s*|:\s+|：|\n+|\s+(?:→|->|=>|-|–|—)\s+")
+STILL = re.compile(r"(?i)\bstill\b|还是|依然|まだ|여전히|toujours")
 BARE_DENIALS = frozenset({"same", "same here", "nope", "no", "still", "nothing", "pareil",
                           "same again", "no change"})
 
@@ -180,7 +181,7 @@ class Tracker:
         if turn.role == "system":
             return [], False
         if episode is None and self.latent is not None and self.latent.attempts \
-                and turn.role == "user" and (sig.confirm or sig.deny):
+                and turn.role == "user" and (sig.confirm or sig.deny or STILL.search(sig.text)):
             episode = self.open = self.latent
             self.latent = None
         if episode is None:
@@ -200,9 +201,10 @@ class Tracker:
         speaker = turn.role in ("user", "text")
         if speaker and sig.confirm and not _denied_after(sig):
             return self._confirmed(episode, sig), True
-        if sig.deny or (speaker and sig.error_lines and episode.attempts):
+        still = speaker and episode.attempts and not sig.confirm and STILL.search(sig.text)
+        if sig.deny or still or (speaker and sig.error_lines and episode.attempts):
             episode.fail()
-        said = proposal(sig)
+        said = proposal(sig, asked=turn.role == "assistant")
         if not said and turn.role == "assistant" and not _asks(sig):
             said = " ".join(sig.sentence(n) for n in range(min(2, len(sig.spans))))
         if said:
@@ -219,7 +221,7 @@ class Tracker:
             self.latent = Episode(turn.index, sig.lang, sig.sentence(0)[:240], None,
                                   turn.index, context=[_said(sig)])
         elif self.latent is not None and turn.role == "assistant":
-            said = proposal(sig)
+            said = proposal(sig, asked=True)
             if said:
                 self.latent.add(Attempt(turn.index, said))
                 self.latent.seen = turn.index
@@ -227,9 +229,10 @@ class Tracker:
     def _confirmed(self, episode: Episode, sig: Signals) -> list[Candidate]:
         self.open = None
         own = own_fix(sig)
-        if own:
-            episode.add(Attempt(sig.turn.index, own))
         working = episode.working()
+        if own and not (working and _tokens(own) <= _tokens(working[-1].text)):
+            episode.add(Attempt(sig.turn.index, own))  # "upgrading Flask to 2.3.2 did it"
+            working = episode.working()
         if not working:
             return []  # confirmed, but nothing concrete was tried: nothing to learn
         return [self._lesson(episode, working, sig.turn.last, "user")]
@@ -288,17 +291,29 @@ def concrete(sentence: str) -> bool:
                 or CONCRETE.search(sentence))
 
 
-def proposal(sig: Signals, limit: int = 3) -> str | None:
-    """What a turn proposes or explains concretely (never a question)."""
+def proposal(sig: Signals, limit: int = 3, asked: bool = False) -> str | None:
+    """What a turn proposes or explains concretely; a question only when ``asked`` (the
+    assistant's "Maybe disable the `semi` rule?" is a suggestion)."""
     numbers = []
     hits = {sig.sentence_of(h.start) for h in sig.cause + sig.remedy} | set(sig.config)
     for number in range(len(sig.spans)):
-        if sig.is_question(number):
+        if sig.is_question(number) and not (asked and concrete(sig.sentence(number))):
             continue
         text = sig.sentence(number)
         if number in hits or concrete(text):
             numbers.append(number)
     return " ".join(sig.sentence(n) for n in numbers[:limit]) or None
+
+
+TOKEN = re.compile(r"[A-Za-z0-9_][\w.-]*")
+
+
+def _tokens(text: str) -> set[str]:
+    """The concrete names in a text (versions, keys, dotted or snake names), to tell a new
+    detail from one the attempt already gave."""
+    return {t.strip(".-").lower() for t in TOKEN.findall(text)
+            if any(c.isdigit() or c in "_.-" for c in t.strip(".-"))
+            or (t.isupper() and len(t) > 2)} - {""}
 
 
 def own_fix(sig: Signals) -> str | None:
@@ -319,7 +334,7 @@ def _first_sentence(sig: Signals, hits: list[Hit]) -> str | None:
 def narrative(sig: Signals) -> Candidate | None:
     """A turn that tells a whole episode: failed attempts and what finally worked, or an
     error and its cause or fix."""
-    if sig.deny or sig.retry:
+    if sig.deny or sig.retry or sig.confirm or sig.success:
         found = _retry_story(sig)
         if found is not None:
             return found

@@ -130,7 +130,7 @@ migrating to; tried out; trying out; discovered; new tool; introduced; adopted; 
 first time
 第一次用; 第一次使用; 首次使用; 开始用; 开始使用; 换成了; 改用; 切换到; 迁移到; 引入了; 试用了;
 新工具; 第一次
-初めて; 使い始め; 導入; 乗り換え; 切り替え
+初めて; はじめて; 使い始め; 導入; 乗り換え; 切り替え
 처음; 사용하기 시작; 도입; 갈아탔; 전환했
 première fois; découvert; passé à; migré vers; adopté; commencé à utiliser
 """))
@@ -223,7 +223,7 @@ sorted it; did the trick; does the trick; works now; working now; it works; it w
 worked; works; fixed; solved; resolved; all green; green now; passes now; passing now;
 that was it; that was the problem; that was the issue; nailed it; up and running;
 goes through now; went through; builds now; runs now; compiles now; starts now; is gone;
-went away; no longer
+went away; no longer; no more; succeeded; finished; passed; is green; went green
 搞定; 好了; 可以了; 行了; 解决了; 修好了; 成功了; 正常了; 好使了; 能跑了; 通过了; 跑起来了;
 起来了; 没问题了; 不报错了; 就好了; 才好; 装上了
 直った; 直りました; 治った; 解決した; 解決しました; 動いた; 動きました; 通った; 通りました;

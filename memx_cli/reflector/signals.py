@@ -53,7 +53,7 @@ TOOL_HINT = re.compile(
 FIX_PREFIX = re.compile(r"^\s*(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*\S",
                         re.IGNORECASE)
 # A quoted message that reads like an error: "`Invalid Host header`", 报 `Too many connections`
-_ERRORISH = (r"(?i:error|fail|denied|refused|not found|invalid|cannot|can't|unable|too many|"
+_ERRORISH = (r"(?i:error|fail|fatal|denied|refused|not found|invalid|cannot|can't|unable|too many|"
              r"exceeded|timeout|oom|unexpected|missing|no such|backoff|killed|incompatible|"
              r"already (?:in use|exists|allocated)|unauthori[sz]ed|forbidden)")
 QUOTED_ERROR = re.compile(  # backticks, double quotes, or single quotes that are not apostrophes
@@ -188,7 +188,7 @@ def analyse(turn: Turn) -> Signals:
         first = sig.errors[0].start if sig.errors else 0
         for match in ARROW.finditer(text, first):
             if not sig.is_question(sig.sentence_of(match.end())):
-                sig.remedy.append(Hit("->", match.start(), match.end(), -1))
+                sig.remedy.append(Hit("->", match.end(), match.end() + 1, -1))
                 break
     hint = TOOL_HINT.search(text)
     if hint and sig.error_lines:
@@ -375,8 +375,12 @@ def _newtool(sig: Signals) -> None:
                     break
 
 
+EVERY = re.compile(r"\b(?:each|every)\s+(?:single\s+)?[a-z]{3,}", re.IGNORECASE)
+
+
 def _repeat(sig: Signals) -> None:
-    hits = sig.find(lx.REPEAT)
+    hits = sig.find(lx.REPEAT) + [  # "each sprint", "every standup": any recurring event
+        Hit(m.group(), m.start(), m.end(), -1) for m in EVERY.finditer(sig.text)]
     if not hits:
         return
     duty = {sig.sentence_of(h.start) for h in sig.find(lx.OBLIGATION)}
