@@ -131,8 +131,69 @@ def ingest_big_log(megabytes: int) -> tuple[float, float, str]:
     return seconds, peak_mb(err.decode(errors="replace")), summary
 
 
+def history(repo: Path, commits: int) -> None:
+    """``commits`` commits through one ``git fast-import``: features, fixes with a body,
+    config changes and dependency additions, one in five of them teaching something."""
+    lines: list[bytes] = []
+    stamp = 1_700_000_000
+    for i in range(1, commits + 1):
+        kind = i % 5
+        if kind == 1:
+            message = (f"fix(api): crash {i} when the cart is empty\n\nThe handler read "
+                       f"items[0] without a check, so an IndexError crashed it.\n\nReturn an "
+                       f"empty total for carts without items.")
+            path, body = f"src/api_{i % 50}.py", f"def total_{i}(): return 0\n"
+        elif kind == 2:
+            message, path, body = (f"tune the pool for load test {i}", "config/settings.yaml",
+                                   f"database:\n  pool_size: {i % 40 + 5}\n")
+        else:
+            message = f"feat: screen {i} of the new checkout"
+            path, body = f"web/screen_{i % 200}.tsx", f"export const n = {i};\n"
+        data = body.encode()
+        text = message.encode()
+        lines += [b"commit refs/heads/main", b"mark :%d" % i,
+                  b"committer Dev <dev@example.invalid> %d +0000" % (stamp + i),
+                  b"data %d" % len(text), text]
+        if i > 1:
+            lines.append(b"from :%d" % (i - 1))
+        lines += [b"M 100644 inline " + path.encode(), b"data %d" % len(data), data, b""]
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, check=True,
+                   input=b"\n".join(lines) + b"\n")
+    subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=repo, check=True)
+
+
+def time_git_log(commits: int) -> list[tuple[str, str, str]]:
+    """Wall time of `memx ingest --git-log` (dry run, then storing) over ``commits``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "c"),
+               "XDG_DATA_HOME": str(home / "d"), "GIT_CONFIG_NOSYSTEM": "1"}
+        repo = home / "repo"
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True, env=env)
+        history(repo, commits)
+        memx = [sys.executable, "-m", "memx_cli"]
+        subprocess.run([*memx, "init"], cwd=repo, check=True, env=env, capture_output=True)
+        rows = []
+        for label, extra in (("--dry-run", ["--dry-run"]), ("storing", [])):
+            start = time.perf_counter()
+            done = subprocess.run([*memx, "ingest", "--git-log", *extra], cwd=repo, env=env,
+                                  capture_output=True, text=True)
+            seconds = time.perf_counter() - start
+            if done.returncode != 0:
+                raise RuntimeError(done.stderr)
+            rows.append((f"`memx ingest --git-log` {label}, {commits} commits",
+                         f"{seconds:.1f} s ({done.stdout.splitlines()[0]})", "≤ 60 s"))
+        start = time.perf_counter()
+        subprocess.run([*memx, "ingest", "--git-log"], cwd=repo, env=env, check=True,
+                       capture_output=True)
+        rows.append((f"`memx ingest --git-log` again (nothing new), {commits} commits",
+                     f"{time.perf_counter() - start:.1f} s", "—"))
+    return rows
+
+
 def run(log_mb: int = 100, runs: int = 200,
-        heldout: bool = False) -> list[tuple[str, str, str]]:
+        heldout: bool = False, git_log: int = 10_000) -> list[tuple[str, str, str]]:
     data = transcript()
     tokens = len(data) // 4
     rules = time_rules(data, runs)
@@ -146,6 +207,8 @@ def run(log_mb: int = 100, runs: int = 200,
         ("PrivacySanitizer, 8 KB of transcript text, p50",
          f"{statistics.median(clean) * 1000:.2f} ms", "—"),
     ]
+    if git_log:
+        rows += time_git_log(git_log)
     if log_mb:
         seconds, rss, summary = ingest_big_log(log_mb)
         rows.append((f"`memx ingest --dry-run` of a {log_mb} MB CI log (whole process)",
@@ -160,8 +223,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--heldout", action="store_true",
                         help="also score the held-out batch (only once the rules are final)")
+    parser.add_argument("--git-log", type=int, default=10_000,
+                        help="commits of history for `memx ingest --git-log` (0: skip)")
     args = parser.parse_args()
-    print_rows(run(args.log_mb, args.runs, args.heldout))
+    print_rows(run(args.log_mb, args.runs, args.heldout, args.git_log))
     return 0
 
 

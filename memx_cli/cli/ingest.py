@@ -27,7 +27,11 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 
 
 @click.command("ingest")
-@click.argument("file", metavar="FILE|-")
+@click.argument("file", metavar="FILE|-", required=False)
+@click.option("--git-log", "git_log", is_flag=False, flag_value="HEAD", default=None,
+              metavar="[RANGE]", help="Learn from the repository's history instead of a file: "
+              "every commit of RANGE (default HEAD, e.g. v1.0..main) not ingested before, "
+              "through the commit rules; merge commits and bots are skipped.")
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "jsonl"]),
               default="auto", show_default=True,
               help="text and logs; JSON: [{role, content}] or {messages: [...]}; JSONL: one "
@@ -45,8 +49,9 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
               "memory, with no extraction, no dedup and NO secret sanitizing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
-def ingest_cmd(state: State, file: str, fmt: str, source: str | None, session: str | None,
-               dry_run: bool, show_stats: bool, raw: bool, as_json: bool) -> None:
+def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
+               source: str | None, session: str | None, dry_run: bool, show_stats: bool,
+               raw: bool, as_json: bool) -> None:
     """Learn from FILE (- for standard input): a chat transcript, a CI or command log, or
     plain text. The Reflector finds errors and their fixes, what finally worked after
     failed attempts, configuration changes, new tools and repeated chores, keeps what
@@ -56,10 +61,22 @@ def ingest_cmd(state: State, file: str, fmt: str, source: str | None, session: s
 
     With ACE off (--raw or ace.enabled: false) the whole input is stored verbatim as one
     memory: no extraction, no dedup, no secret sanitizing.
+
+    With --git-log the input is the repository's own history: each commit gives what the
+    post-commit hook would have learned (fixes, settings, dependencies, decisions).
+    Running it again stores nothing new. Progress goes to standard error.
     """
     from memx_cli.operations.reflect import ingest
 
+    if (file is None) == (git_log is None):
+        raise click.UsageError("give FILE (or - for standard input), or --git-log [RANGE]")
     repo = state.repo()
+    if git_log is not None:
+        from memx_cli.cli.ingest_git import git_log_cmd
+
+        git_log_cmd(repo, git_log, dry_run, as_json)
+        return
+    assert file is not None
     stream, name, size = _open(file)
     bar: Any = None
     if size and size > 4 << 20 and sys.stderr.isatty() and not as_json:

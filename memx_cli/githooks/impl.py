@@ -56,7 +56,6 @@ REMEMBERED_KEYS = 200  # commits (message + files) already reflected on: an amen
 # A second background run waits for the first (which may be building the index) rather
 # than give up: waiting costs nothing in the background.
 BACKGROUND_WAIT_SECONDS = 600.0
-_MANIFEST_NAMES = ("package.json", "pyproject.toml", "Cargo.toml", "go.mod", "Gemfile")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -170,11 +169,9 @@ def _start_background(repo: Repo) -> None:
 
 
 def _wants_diff(path: str) -> bool:
-    from memx_cli.reflector.commit import CONFIG_FILE
+    from memx_cli.reflector.commit import wants_diff
 
-    name = path.rsplit("/", 1)[-1]
-    return bool(CONFIG_FILE.search(path) or name in _MANIFEST_NAMES
-                or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
+    return wants_diff(path)
 
 
 def _diffstat(files: Sequence[tuple[str, str, int, int]]) -> str:

@@ -19,7 +19,7 @@ from memx_cli.reflector.detector import PatternDetector
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
-from memx_cli.reflector.vocab import words_of
+from memx_cli.reflector.vocab import language, words_of
 
 FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
@@ -52,6 +52,16 @@ FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-au
 TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|whitespace|formatting|wording|grammar)\b")
 SECRET_KEY = re.compile(r"(?i)secret|token|passw|api_?key|private|credential|_key$|^key$")
 NOT_DEPENDENCIES = frozenset(["name", "version", "main", "module", "types", "type", "private", "description", "license", "node", "npm", "python", "requires-python", "edition", "packageManager"])
+
+
+MANIFESTS = ("package.json", "pyproject.toml", "Cargo.toml", "go.mod", "Gemfile")
+
+
+def wants_diff(path: str) -> bool:
+    """A file whose small diff the commit rules read: config, env, manifests."""
+    name = path.rsplit("/", 1)[-1]
+    return bool(CONFIG_FILE.search(path) or name in MANIFESTS
+                or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
 
 
 def _lines(diff: str, sign: str) -> list[str]:
@@ -136,16 +146,19 @@ def _masked(path: str, key: str) -> bool:
 def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
                small_diffs: Mapping[str, str]) -> list[Candidate]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
-    sig = analyse(Turn(1, "text", message))
-    lang = sig.lang
+    lang = language(message)
     out: list[Candidate] = []
     changed = [p for _, p in files if p.rsplit("/", 1)[-1] not in LOCKFILES][:4]
     conventional = CONVENTIONAL.match(subject)
     kind = conventional.group(1).lower() if conventional else ""
-    trivial = bool(TRIVIAL.search(subject))
-    if not trivial and (kind in ("fix", "hotfix", "bugfix") or (FIX_SUBJECT.match(subject) and not conventional
-                                         and (sig.error_lines or sig.errors))):
+    if TRIVIAL.search(subject):
+        pass  # "fix: typo": nothing to learn from the fix itself
+    elif kind in ("fix", "hotfix", "bugfix"):
         out.append(_fix_commit(message, subject, changed, lang))
+    elif FIX_SUBJECT.match(subject) and not conventional:  # "Fix the login crash"
+        sig = analyse(Turn(1, "text", message))
+        if sig.error_lines or sig.errors:
+            out.append(_fix_commit(message, subject, changed, lang))
     for status, path in files:
         name = path.rsplit("/", 1)[-1]
         diff = small_diffs.get(path, "")

@@ -1,0 +1,44 @@
+"""``memx ingest --git-log [RANGE]``: output of a history ingest (the command is ingest.py)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from memx_cli.cli._output import emit_json, one_line
+
+
+def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool) -> None:
+    from memx_cli.operations.gitlog import ingest_git_log
+
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 500 == 0 or (tty and done % 25 == 0):
+            end = "\n" if done == total or not tty else "\r"
+            click.echo(f"Reflecting on commits: {done}/{total}", file=sys.stderr, nl=False)
+            click.echo(end, file=sys.stderr, nl=False)
+
+    outcome = ingest_git_log(repo.require_store(), rev_range, dry_run=dry_run,
+                             progress=progress)
+    if as_json:
+        emit_json({"dry_run": dry_run, "range": rev_range, **outcome.as_dict(),
+                   "candidates": [{"sha": sha, "rule": item.rule, "score": item.score,
+                                   "section": item.section, "type": item.type,
+                                   "content": item.content}
+                                  for sha, item in outcome.items],
+                   "stored": [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
+                              for r in outcome.results]})
+        return
+    skipped = (f"{outcome.merges} merges, {outcome.bots} by bots, {outcome.already} already "
+               "ingested")
+    verb = "Would store" if dry_run else "Stored"
+    count = len(outcome.items) if dry_run else len(outcome.results)
+    click.echo(f"{verb} {count} memories from {outcome.reflected} commits ({skipped})")
+    shown = outcome.items if dry_run else [(s, i) for (s, i), _ in
+                                           zip(outcome.items, outcome.results)]
+    for sha, item in shown:
+        click.echo(f"  {sha[:10]}  {item.rule:<12} {item.score:>3}  "
+                   f"{one_line(item.content, 70)}")

@@ -1,0 +1,199 @@
+"""``memx ingest --git-log [RANGE]`` (issue 13): learn from a repository's existing history,
+so a project with years of commits starts with memory.
+
+Two git processes read everything: one ``git log`` for the messages, authors and changed
+files of the range (merge commits left out by git), one ``git diff-tree --stdin`` for the
+diffs of the small config and manifest files the commit rules read. Each commit then goes
+through the same rules as the post-commit hook (``reflector.commit``), oldest first.
+
+Skipped: merge commits, commits by bots (``[bot]`` authors, dependabot, renovate…),
+commits of memory files only, and commits already ingested — a second run stores nothing
+new. "Already ingested" is a sha in ``local/git-log-ingested`` (this clone) or in the
+``source`` of a stored memory (a teammate's ingest, committed).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memx_cli.errors import MemxError
+
+if TYPE_CHECKING:
+    from memx_cli.reflector.pipeline import Item
+    from memx_cli.store.memory import Memory
+    from memx_cli.store.records import WriteResult
+    from memx_cli.store.repo import Repo
+
+SEEN_FILE = "git-log-ingested"
+BOT = re.compile(r"\[bot\]|\bbot@|^(?:dependabot|renovate|github-actions|pre-commit-ci|"
+                 r"snyk-bot|greenkeeper|mergify|semantic-release-bot)\b", re.IGNORECASE)
+MAX_DIFF_LINES = 400  # the post-commit hook's limits (githooks.impl)
+MAX_DIFFS = 4
+WRITE_CHUNK = 500
+_RECORD, _FIELD = "\x1e", "\x1f"
+_SHA_LINE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+
+class GitLogError(MemxError):
+    """The range cannot be read."""
+
+
+@dataclass
+class Commit:
+    sha: str
+    author: str
+    email: str
+    message: str
+    files: list[tuple[str, str]] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class GitLogOutcome:
+    commits: int = 0  # non-merge commits in the range
+    merges: int = 0
+    bots: int = 0
+    already: int = 0
+    reflected: int = 0
+    items: list[tuple[str, Item]] = field(default_factory=list)  # (sha, item)
+    memories: list[Memory] = field(default_factory=list)
+    results: list[WriteResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"commits": self.commits, "merges_skipped": self.merges,
+                "bots_skipped": self.bots, "already_ingested": self.already,
+                "reflected": self.reflected}
+
+
+def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False,
+                   progress: Callable[[int, int], None] | None = None) -> GitLogOutcome:
+    """Reflect on every commit of ``rev_range`` not ingested before; store unless dry."""
+    from memx_cli.operations import write as ace
+    from memx_cli.operations.reflect import to_memory
+    from memx_cli.reflector import commit as rules
+    from memx_cli.reflector.pipeline import Reflector, Settings
+    from memx_cli.reflector.scorer import scored
+
+    if rev_range.startswith("-"):
+        raise GitLogError(f"not a revision range: {rev_range}")
+    outcome = GitLogOutcome(merges=_count_merges(repo, rev_range))
+    seen = _seen(repo)
+    commits = list(_commits(repo, rev_range))
+    outcome.commits = len(commits)
+    todo = []
+    for found in commits:
+        if BOT.search(found.author) or BOT.search(found.email):
+            outcome.bots += 1
+        elif found.sha in seen:
+            outcome.already += 1
+        elif not found.files or any(not p.startswith(".memx/") for _, p in found.files):
+            todo.append(found)
+    _add_diffs(repo, todo)
+    settings = Settings.from_config(repo.config)
+    settings = Settings("rules", settings.min_score, settings.max_length, None,
+                        settings.custom_patterns)
+    reflector = Reflector(settings)
+    for number, found in enumerate(reversed(todo), 1):  # oldest first, as they happened
+        files = [f for f in found.files if not f[1].startswith(".memx/")]
+        candidates = rules.candidates(found.message, files, "", found.diffs)
+        for item in reflector.items([scored(c) for c in candidates]):
+            outcome.items.append((found.sha, item))
+            outcome.memories.append(to_memory(item, {"type": "commit", "sha": found.sha}))
+        outcome.reflected += 1
+        if progress is not None:
+            progress(number, len(todo))
+    if not dry_run:
+        for start in range(0, len(outcome.memories), WRITE_CHUNK):
+            outcome.results.extend(ace.write(repo, outcome.memories[start:start + WRITE_CHUNK]))
+        _remember(repo, [c.sha for c in todo])
+    return outcome
+
+
+def _git(repo: Repo, args: list[str], stdin: str | None = None, what: str = "") -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=repo.worktree, input=stdin,
+                              capture_output=True, text=True, encoding="utf-8",
+                              errors="replace", check=False)
+    except OSError as exc:
+        raise GitLogError(f"cannot run git: {exc.strerror}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["git failed"])[-1]
+        last = last.removeprefix("fatal: ").removeprefix("error: ")
+        raise GitLogError(f"cannot read the history {what}: {last}" if what
+                          else f"git {args[0]}: {last}")
+    return done.stdout
+
+
+def _count_merges(repo: Repo, rev_range: str) -> int:
+    out = _git(repo, ["rev-list", "--merges", "--count", rev_range, "--"], what=rev_range)
+    return int(out.strip() or 0)
+
+
+def _commits(repo: Repo, rev_range: str) -> Iterator[Commit]:
+    fmt = f"{_RECORD}%H{_FIELD}%an{_FIELD}%ae{_FIELD}%B{_FIELD}"
+    out = _git(repo, ["log", "--no-merges", "--no-color", "--name-status", "-M",
+                      f"--format={fmt}", rev_range, "--"])
+    for record in out.split(_RECORD)[1:]:
+        sha, author, email, message, files = record.split(_FIELD, 4)
+        found = Commit(sha, author, email, message)
+        for line in files.strip().splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 2:
+                found.files.append((parts[0], parts[-1]))
+        yield found
+
+
+def _add_diffs(repo: Repo, commits: list[Commit]) -> None:
+    """The diffs of small config and manifest files, in one ``git diff-tree --stdin``."""
+    from memx_cli.reflector.commit import wants_diff
+
+    wanted = {c.sha: c for c in commits if any(wants_diff(p) for _, p in c.files)}
+    if not wanted:
+        return
+    out = _git(repo, ["diff-tree", "--stdin", "--root", "-r", "-p", "-M", "--no-color",
+                      "--no-ext-diff"], stdin="\n".join(wanted) + "\n")
+    current: Commit | None = None
+    path: str | None = None
+    lines: list[str] = []
+
+    def flush() -> None:
+        if current is not None and path is not None and wants_diff(path) \
+                and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < MAX_DIFFS:
+            current.diffs[path] = "\n".join(lines) + "\n"
+
+    for line in out.splitlines():
+        if _SHA_LINE.match(line):
+            flush()
+            current, path, lines = wanted.get(line), None, []
+        elif line.startswith("diff --git "):
+            flush()
+            path, lines = line.rsplit(" b/", 1)[-1], []
+        elif path is not None:
+            lines.append(line)
+    flush()
+
+
+def _seen(repo: Repo) -> set[str]:
+    seen: set[str] = set()
+    marker = repo.store.local_dir / SEEN_FILE
+    if marker.exists():
+        seen.update(marker.read_text(encoding="utf-8").split())
+    if repo.store.exists():
+        loaded = repo.store.load_all()
+        for mem in loaded.memories:
+            sha = mem.source.get("sha") if isinstance(mem.source, dict) else None
+            if isinstance(sha, str):
+                seen.add(sha)
+    return seen
+
+
+def _remember(repo: Repo, shas: list[str]) -> None:
+    if not shas or not repo.store.exists():
+        return
+    repo.store.local_dir.mkdir(parents=True, exist_ok=True)
+    with (repo.store.local_dir / SEEN_FILE).open("a", encoding="utf-8") as out:
+        out.write("".join(f"{sha}\n" for sha in shas))
