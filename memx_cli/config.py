@@ -146,6 +146,8 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.retrieval.fusion": ("blended", _choice("blended", "polyphonic")),
     # SPEC 5: characters of the `memx context` preamble (policies and notes never cut).
     "ace.context.budget": (6000, _number(200, 1_000_000, integer=True)),
+    # Issue 13: memx context and the MCP server leave out memories pending `memx review`.
+    "ace.context.reviewed_only": (False, _boolean),
     "ace.verification.policy": ("annotate", _choice("annotate", "demote", "drop")),
     "embedding.model": ("bundled", _text_or_none),
     # Issue 18: instruction-file blocks (`memx export --format ...`) the post-merge,

@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "anchor": ("anchor", "anchor_cmd", "Anchor a memory to a file or lines of the repository."),
     "verify": ("verify", "verify_cmd", "Check anchored memories against the code; --fix one."),
     "diff": ("diff", "diff_cmd", "What a commit range does to memory (for PR review)."),
+    "review": ("review", "review_cmd", "Accept, edit or reject what memx learned by itself."),
     "hooks": ("hooks", "hooks_group", "Install, remove or inspect memx's git hooks."),
     "hook-impl": ("hooks", "hook_impl_cmd", "What the git hook shims run (hidden)."),
     "context": ("context", "context_cmd", "Print the memory preamble for an agent's task."),

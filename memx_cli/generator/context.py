@@ -116,10 +116,11 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
     searcher = searcher or Searcher(repo)
     warnings: list[str] = []
     policies: list[str] = []
+    hidden = unreviewed(repo)
     for index in searcher.indexes:
         report = index.open_for_search(want_vectors=False, max_age=WARM_RESCAN_SECONDS)
         warnings.extend(f"{p} (skipped)" for p in report.problems)
-        policies.extend(escape(policy_line(m)) for m in _policies(index))
+        policies.extend(escape(policy_line(m)) for m in _policies(index) if m.id not in hidden)
     note_text = notes.read(repo, name)
     head = [OPEN]
     if policies:
@@ -147,11 +148,21 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
                     tuple(warnings))
 
 
+def unreviewed(repo: Repo) -> set[str]:
+    """Ids to leave out with ace.context.reviewed_only: memories pending `memx review`."""
+    if not repo.config["ace.context.reviewed_only"]:
+        return set()
+    from memx_cli.operations.review import unreviewed_ids
+
+    return unreviewed_ids(repo)
+
+
 def _facts(repo: Repo, searcher: Any, task: str, can_read: Callable[[str | None], bool],
            room: int) -> list[ContextFact]:
     """Up to MAX_FACTS keyword-matched current facts whose lines fit in ``room``."""
     if len(task.strip()) < MIN_TASK_CHARS or room <= 0:
         return []
+    hidden = unreviewed(repo)
     result = searcher.search(task, mode="keyword", limit=SHORTLIST, budget=10**6,
                              record_recalls=False,
                              allow=lambda doc: can_read(doc.get("domain")))
@@ -160,7 +171,7 @@ def _facts(repo: Repo, searcher: Any, task: str, can_read: Callable[[str | None]
     shown: dict[str, list[str]] = {}
     for hit in result.hits:
         doc = hit.doc
-        if doc.get("kind", "fact") != "fact" or doc.get("superseded_by"):
+        if doc.get("kind", "fact") != "fact" or doc.get("superseded_by") or hit.id in hidden:
             continue
         if hit.verification is not None and hit.verification.status == "stale":
             continue  # a passage it describes has changed: not something to push

@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from memx_cli.cli import State
+from memx_cli.cli._output import emit_json, one_line
+
+
+@click.command("review")
+@click.argument("ids", nargs=-1, metavar="[ID...]")
+@click.option("--base", metavar="REV", help="List every memory that differs from REV (e.g. "
+              "origin/main), staged or committed, instead of the unstaged ones only.")
+@click.option("--accept", "action", flag_value="accept", help="Stage the memories ID... "
+              "(or all with --all): reviewed; commit them as usual.")
+@click.option("--reject", "action", flag_value="reject", help="Remove the memories ID... "
+              "(or all with --all); a changed one goes back to its committed version. A copy "
+              "is kept in .memx/local/rejected/.")
+@click.option("--edit", "action", flag_value="edit", help="Open each memory ID... in "
+              "$VISUAL / $EDITOR, then stage it.")
+@click.option("--all", "everything", is_flag=True, help="Apply --accept or --reject to every "
+              "memory listed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the list (or what was done) as "
+              "JSON.")
+@click.pass_obj
+def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str | None,
+               everything: bool, as_json: bool) -> None:
+    """Review what memx learned by itself before it is trusted: the memory files that hooks,
+    memx ingest, memx run and agents wrote and that nobody has staged yet, each with its
+    provenance (rule, score, source commit, transcript or command, who proposed it).
+
+    Without an action, on a terminal, it asks about each one: accept (stage), edit,
+    reject (remove), skip. Elsewhere it lists them. A convention learned from a transcript
+    is shown with a policy suggestion; it never becomes a policy by itself.
+
+    With ace.context.reviewed_only set, memx context and the MCP server leave memories
+    that are still pending review out.
+    """
+    from memx_cli.operations import review
+
+    repo = state.repo()
+    found = review.pending(repo, base)
+    if action is None:
+        if ids or everything:
+            raise click.UsageError("say what to do with them: --accept, --reject or --edit")
+        if as_json or not sys.stdin.isatty():
+            _list(found, base, as_json)
+            return
+        _interactive(repo, found)
+        return
+    if bool(ids) == everything:
+        raise click.UsageError(f"name the memories to {action} (ID...) or pass --all")
+    chosen = list(found) if everything else review.select(found, ids)
+    if action == "edit":
+        for item in chosen:
+            _edit(repo, item)
+    elif action == "accept":
+        review.accept(repo, chosen)
+    else:
+        review.reject(repo, chosen)
+    done = {"edit": "Edited and staged", "accept": "Accepted (staged)", "reject": "Rejected"}
+    if as_json:
+        emit_json({"action": action, "ids": [p.memory.id for p in chosen]})
+        return
+    click.echo(f"{done[action]} {len(chosen)} memor{'y' if len(chosen) == 1 else 'ies'}")
+    for item in chosen:
+        click.echo(f"  {item.memory.id[:12]}  {one_line(item.memory.content, 70)}")
+
+
+def _list(found: list[Any], base: str | None, as_json: bool) -> None:
+    if as_json:
+        emit_json({"base": base, "pending": [p.as_dict() for p in found]})
+        return
+    if not found:
+        click.echo("Nothing to review" + (f" against {base}" if base else ""))
+        return
+    what = f"differ from {base}" if base else "are not staged yet"
+    click.echo(f"{len(found)} learned memor{'y' if len(found) == 1 else 'ies'} {what}:")
+    for item in found:
+        click.echo(_block(item))
+
+
+def _block(item: Any) -> str:
+    mem = item.memory
+    score = f"score {mem.instructivity}" if mem.instructivity is not None else "no score"
+    head = (f"\n  {mem.id[:12]}  {item.state:<9} {item.rule or mem.kind:<12} {score}  "
+            f"from {item.origin}  proposed by {item.proposer}")
+    lines = [head, f"    {one_line(mem.content, 200)}"]
+    if "policy-suggestion" in mem.tags:
+        lines.append("    suggestion: a team rule; to make every agent follow it, accept it "
+                     "and run: memx policy add \"<rule>\"")
+    return "\n".join(lines)
+
+
+def _interactive(repo: Any, found: list[Any]) -> None:
+    from memx_cli.operations import review
+
+    if not found:
+        click.echo("Nothing to review")
+        return
+    counts = {"accepted": 0, "edited": 0, "rejected": 0, "skipped": 0}
+    for number, item in enumerate(found, 1):
+        click.echo(f"[{number}/{len(found)}]" + _block(item))
+        answer = click.prompt("  [a]ccept, [e]dit, [r]eject, [s]kip, [q]uit",
+                              type=click.Choice(["a", "e", "r", "s", "q"]), default="s",
+                              show_choices=False)
+        if answer == "q":
+            break
+        if answer == "a":
+            review.accept(repo, [item])
+            counts["accepted"] += 1
+        elif answer == "e":
+            _edit(repo, item)
+            counts["edited"] += 1
+        elif answer == "r":
+            review.reject(repo, [item])
+            counts["rejected"] += 1
+        else:
+            counts["skipped"] += 1
+    click.echo(", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
+def _edit(repo: Any, item: Any) -> None:
+    """The memory in the editor (validated as `memx edit` does), then staged."""
+    from memx_cli.errors import InvalidMemoryError
+    from memx_cli.fsutil import atomic_write
+    from memx_cli.operations import review
+    from memx_cli.operations.edit import apply_edit
+    from memx_cli.store.memory import dump
+
+    store, original = repo.store, item.memory
+    draft = store.local_dir / "edits" / f"{original.id}.yaml"
+    atomic_write(draft, dump(original))
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    click.edit(filename=str(draft), editor=editor)
+    try:
+        apply_edit(store, original, draft.read_bytes())
+    except InvalidMemoryError as exc:
+        raise InvalidMemoryError(
+            f"edit refused, memory unchanged: {exc} (your text is in {store.display(draft)})"
+        ) from None
+    draft.unlink()
+    review.accept(repo, [item])

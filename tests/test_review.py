@@ -1,0 +1,108 @@
+"""`memx review` end to end (issue 13): learned memories not staged yet, with provenance;
+accept (stage), edit, reject (remove, a copy kept); --base; reviewed-only agents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx, git
+
+NOTE = ("User: the tests fail with `ImportError: cannot import name 'x'`\n\n"
+        "Assistant: The issue is a circular import; import `x` inside `load()` instead.\n\n"
+        "User: that fixed it, thanks\n\n"
+        "User: Our convention: every public function needs a docstring with an example.\n")
+
+
+def learn(memx: Memx, repo: Path) -> dict[str, dict[str, object]]:
+    (repo / "session.txt").write_text(NOTE)
+    memx.ok("ingest", "session.txt")
+    listed = json.loads(memx.ok("review", "--json"))["pending"]
+    return {str(p["rule"]): p for p in listed}
+
+
+def staged(repo: Path) -> set[str]:
+    return set(git(repo, "diff", "--cached", "--name-only").split())
+
+
+def test_lists_learned_memories_with_their_provenance(memx: Memx, repo: Path) -> None:
+    found = learn(memx, repo)
+    assert set(found) == {"ErrorFix", "Convention"}
+    fix = found["ErrorFix"]
+    assert (fix["state"], fix["proposed_by"], fix["source"]) == ("new", "manual",
+                                                                 {"type": "manual"})
+    assert isinstance(fix["score"], int) and fix["score"] >= 30
+    assert found["Convention"]["suggests_policy"] is True
+    text = memx.ok("review")  # not a terminal: a list
+    assert text.startswith("2 learned memories are not staged yet:\n")
+    assert "suggestion: a team rule; to make every agent follow it, accept it and run: " \
+        "memx policy add" in text
+    memx.ok("add", "typed by hand, not learned", "--raw")
+    assert len(json.loads(memx.ok("review", "--json"))["pending"]) == 3  # uncommitted too
+
+
+def test_accept_stages_reject_removes_and_keeps_a_copy(memx: Memx, repo: Path) -> None:
+    found = learn(memx, repo)
+    fix, rule = found["ErrorFix"], found["Convention"]
+    out = memx.ok("review", "--accept", str(fix["id"])[:20])
+    assert out.splitlines()[0] == "Accepted (staged) 1 memory"
+    assert staged(repo) == {fix["path"]}
+    memx.ok("review", "--reject", str(rule["id"]))
+    assert not (repo / str(rule["path"])).exists()
+    assert (repo / ".memx" / "local" / "rejected" / Path(str(rule["path"])).name).exists()
+    assert json.loads(memx.ok("review", "--json"))["pending"] == []
+    assert memx.ok("review") == "Nothing to review\n"
+
+
+def test_edit_then_stage(memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = learn(memx, repo)
+    editor = repo / ".." / "editor.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/inside/within/' \"$1\"\n")
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor.resolve()))
+    fix = found["ErrorFix"]
+    memx.ok("review", "--edit", str(fix["id"]))
+    assert "within" in (repo / str(fix["path"])).read_text()
+    assert staged(repo) == {fix["path"]}
+
+
+def test_a_changed_committed_memory_goes_back_when_rejected(memx: Memx, repo: Path) -> None:
+    found = learn(memx, repo)
+    memx.ok("review", "--accept", "--all")
+    git(repo, "commit", "-q", "-m", "memory")
+    path = repo / str(found["ErrorFix"]["path"])
+    before = path.read_text()
+    path.write_text(before.replace("inside", "within"))
+    [changed] = json.loads(memx.ok("review", "--json"))["pending"]
+    assert changed["state"] == "changed"
+    memx.ok("review", "--reject", "--all")
+    assert path.read_text() == before
+    on_branch = json.loads(memx.ok("review", "--base", "HEAD~1", "--json"))["pending"]
+    assert {p["state"] for p in on_branch} == {"committed"} and len(on_branch) == 2
+
+
+def test_bad_requests_are_one_line_errors(memx: Memx, repo: Path) -> None:
+    learn(memx, repo)
+    cases = {("review", "--accept"): "name the memories to accept (ID...) or pass --all",
+             ("review", "zz"): "say what to do with them: --accept, --reject or --edit",
+             ("review", "--accept", "zzzz"): "no memory pending review starts with 'zzzz'; "
+                                             "see memx review",
+             ("review", "--base", "nope"): "unknown base 'nope'; give a branch, tag or commit"}
+    for args, message in cases.items():
+        result = memx(*args)
+        assert (result.code, result.err.splitlines()[-1]) == (2, f"memx: error: {message}")
+    assert staged(repo) == set()
+
+
+def test_agents_can_be_told_to_see_reviewed_memories_only(memx: Memx, repo: Path) -> None:
+    found = learn(memx, repo)
+    task = ["context", "fix the circular import in load() so the tests pass again", "--json"]
+    shown = json.loads(memx.ok(*task))["context"]["facts"]
+    assert [f["id"] for f in shown] == [found["ErrorFix"]["id"]]
+    memx.ok("config", "set", "ace.context.reviewed_only", "true")
+    assert json.loads(memx.ok(*task))["context"]["facts"] == []
+    memx.ok("review", "--accept", "--all")
+    shown = json.loads(memx.ok(*task))["context"]["facts"]
+    assert [f["id"] for f in shown] == [found["ErrorFix"]["id"]]
