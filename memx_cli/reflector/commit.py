@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.detector import PatternDetector
-from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import language, words_of

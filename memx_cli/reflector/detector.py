@@ -24,7 +24,7 @@ from memx_cli.reflector.turn import Turn
 
 RULES = NAMES
 CONFIDENCE = {name: rule.confidence for name, rule in RULE_TABLE.items()}
-__all__ = ["Candidate", "PatternDetector", "RULES", "CONFIDENCE"]
+__all__ = ["CONFIDENCE", "RULES", "Candidate", "PatternDetector"]
 
 
 class PatternDetector:

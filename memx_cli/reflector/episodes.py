@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
 from memx_cli.reflector.signals import KEY_TOKEN, Signals
@@ -438,4 +437,3 @@ def _retry_story(sig: Signals) -> Candidate | None:
                      problem, failed=len(denied), context=text[:1500])
 
 
-__all__ = ["Tracker", "narrative", "proposal", "concrete", "lx"]
