@@ -27,7 +27,7 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 
 
 @click.command("ingest")
-@click.argument("file", metavar="FILE|-", required=False)
+@click.argument("file", metavar="[FILE|-]", required=False)
 @click.option("--git-log", "git_log", is_flag=False, flag_value="HEAD", default=None,
               metavar="[RANGE]", help="Learn from the repository's history instead of a file: "
               "every commit of RANGE (default HEAD, e.g. v1.0..main) not ingested before, "
