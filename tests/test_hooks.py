@@ -241,7 +241,8 @@ def test_config_and_dependency_changes_are_linked_by_their_commit(hooked: Path) 
     wait_for_background(hooked)
     found = {tuple(m.tags): m for m in (memory.load(p.read_bytes()) for p in memory_files(hooked))}
     assert sorted(found) == [("config-change",), ("new-tool",)]
-    assert "DB_POOL_SIZE changed from 10 to 50" in found[("config-change",)].content
+    # issue 13: an .env change keeps the key, never the value
+    assert "DB_POOL_SIZE changed (value masked)" in found[("config-change",)].content
     assert "`httpx` (==0.27)" in found[("new-tool",)].content
     groups = {source_group(m.source) for m in found.values()}
     assert groups == {f"commit:sha:{git(hooked, 'rev-parse', 'HEAD').strip()}"}
