@@ -106,3 +106,16 @@ def test_agents_can_be_told_to_see_reviewed_memories_only(memx: Memx, repo: Path
     memx.ok("review", "--accept", "--all")
     shown = json.loads(memx.ok(*task))["context"]["facts"]
     assert [f["id"] for f in shown] == [found["ErrorFix"]["id"]]
+
+
+def test_the_mcp_server_s_search_leaves_pending_memories_out(memx: Memx, repo: Path) -> None:
+    from memx_cli.agents.mcp_server import MemoryService
+    from memx_cli.store.repo import Repo
+
+    found = learn(memx, repo)
+    memx.ok("config", "set", "ace.context.reviewed_only", "true")
+    query = ("circular import load", "keyword", None, 5)
+    assert MemoryService(Repo(repo)).search(*query)["results"] == []
+    memx.ok("review", "--accept", str(found["ErrorFix"]["id"]))
+    hits = MemoryService(Repo(repo)).search(*query)["results"]
+    assert [h["id"] for h in hits] == [found["ErrorFix"]["id"]]
