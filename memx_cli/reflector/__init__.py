@@ -1,10 +1,14 @@
 """The Reflector (SPEC 3.1): raw developer activity → a few instructive memories, with
 rules at zero LLM cost (optionally refined by an LLM).
 
-The stages live one per module: ``detector`` (PatternDetector, the rules), ``scorer``
-(KnowledgeScorer), ``distiller`` (BulletDistiller), ``llm`` (the optional model stage),
-``history`` (recent runs, per clone), ``inputs`` and ``transcripts`` (readers), ``commit``
-and ``runs`` (what a commit or a command run teaches). Nothing here writes to the store:
+The stages live one per module: ``rules`` (one ``Rule`` record per rule: confidence,
+section, type, tag, decay), ``detector`` (PatternDetector: runs the rules), ``episodes``
+and ``narrative`` (problem → attempts → confirmed outcome, across turns or in one),
+``knowledge`` (Preference, Convention, Decision), ``scorer`` (KnowledgeScorer),
+``distiller`` (BulletDistiller), ``llm`` (the optional model stage), ``history`` (recent
+runs, per clone), ``inputs`` and ``transcripts`` (readers), ``commit`` and ``runs`` (what
+a commit or a command run teaches). A new rule: its record in ``rules``, its detector in
+``knowledge`` (stated) or ``detector`` (one turn), its vocabulary in ``lexicons``. Nothing here writes to the store:
 ``memx_cli.operations.reflect`` runs the stages and sends what they find to the write path;
 secrets are masked by ``memx_cli.privacy``.
 """

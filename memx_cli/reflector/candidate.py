@@ -15,13 +15,12 @@ class Candidate:
     lang: str
     fix: str  # the statement: what worked, the change, the tool, the chore, the rule
     error: str | None = None  # ErrorFix / RetrySuccess: the problem
-    attempts: str | None = None  # RetrySuccess: what did not work (never the lesson)
+    attempts: str | None = None  # what did not work (for the LLM stage; never the lesson)
     commands: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     veracity: str = "inferred"
     context: str = ""  # nearby text, for the LLM stage
     confidence: float = 0.0
-    absorbs: tuple[int, ...] = ()  # turns whose statement this candidate took over
     cause: str | None = None  # why, when it was said
     failed: int = 0  # attempts that did not work
 
