@@ -25,7 +25,7 @@ method that needs it. Results are the library's own records (``SearchResult``,
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -175,14 +175,18 @@ class Memx(Guarded):
     def add(self, content: str, *, kind: str = "fact", domain: str | None = None,
             topic: str | None = None, tags: Sequence[str] = (), scope: str = "project",
             anchors: Sequence[str] = (), cwd: Path | None = None, raw: bool = False,
-            veracity: str = "stated", required_role: str | None = None) -> WriteResult:
-        """Write a fact or a policy through the ACE write path (``raw``: verbatim)."""
+            veracity: str = "stated", required_role: str | None = None,
+            source: Mapping[str, Any] | None = None) -> WriteResult:
+        """Write a fact or a policy through the ACE write path (``raw``: verbatim);
+        ``source`` records where it came from (default ``{type: manual}``)."""
         from memx_cli.agents.policy import Proposal, new_memory
         from memx_cli.operations import write as ace
 
         raw = not ace.ace_enabled(self.repo, raw)
         mem = new_memory(self.repo, Proposal(content, kind, domain, topic, tuple(tags), scope,
                                              required_role, veracity), raw=raw)
+        if source is not None:
+            mem = mem.replace(source=dict(source))
         # the user's global store reaches every repository: an explicit grant, like a policy
         strict = kind == "policy" or mem.scope == "global"
         self.guard().require_write(mem.domain, _writing(kind),

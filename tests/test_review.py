@@ -119,3 +119,15 @@ def test_the_mcp_server_s_search_leaves_pending_memories_out(memx: Memx, repo: P
     memx.ok("review", "--accept", str(found["ErrorFix"]["id"]))
     hits = MemoryService(Repo(repo)).search(*query)["results"]
     assert [h["id"] for h in hits] == [found["ErrorFix"]["id"]]
+
+
+def test_an_agent_s_proposal_names_the_agent(memx: Memx, repo: Path) -> None:
+    from memx_cli.agents.mcp_server import MemoryService
+    from memx_cli.store.repo import Repo
+
+    MemoryService(Repo(repo), agent="claude-7").propose(
+        "Integration tests need the docker compose db service running.", "fact")
+    [item] = json.loads(memx.ok("review", "--json"))["pending"]
+    assert (item["proposed_by"], item["source"]) == (
+        "agent (claude-7)", {"type": "agent", "agent": "claude-7", "via": "mcp"})
+    assert "proposed by agent (claude-7)" in memx.ok("review")

@@ -79,7 +79,10 @@ class MemoryService:
         return {"context": to_json(self.memx.context(task, budget))}
 
     def propose(self, content: str, kind: str, **fields: Any) -> dict[str, Any]:
-        return write_json(self.memx.add(content, kind=kind, veracity="inferred", **fields))
+        # issue 13: `memx review` shows who proposed it
+        origin = {"type": "agent", "agent": self.memx.agent, "via": "mcp"}
+        return write_json(self.memx.add(content, kind=kind, veracity="inferred", source=origin,
+                                        **fields))
 
     def supersede(self, old_id: str, content: str, kind: str) -> dict[str, Any]:
         return write_json(self.memx.supersede(old_id, content, kind))
