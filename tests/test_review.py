@@ -131,3 +131,36 @@ def test_an_agent_s_proposal_names_the_agent(memx: Memx, repo: Path) -> None:
     assert (item["proposed_by"], item["source"]) == (
         "agent (claude-7)", {"type": "agent", "agent": "claude-7", "via": "mcp"})
     assert "proposed by agent (claude-7)" in memx.ok("review")
+
+
+def test_interactive_review_on_a_terminal(memx: Memx, repo: Path) -> None:
+    """A real pseudo-terminal: the questions, one answer each, the tally."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    found = learn(memx, repo)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "memx_cli", "review"], cwd=repo,
+                            stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    os.write(leader, b"a\nr\n")
+    output = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    assert proc.wait(timeout=60) == 0
+    os.close(leader)
+    text = output.decode().replace("\r\n", "\n")
+    assert "[1/2]" in text and "[2/2]" in text
+    assert "[a]ccept, [e]dit, [r]eject, [s]kip, [q]uit" in text
+    assert text.rstrip().endswith("1 accepted, 0 edited, 1 rejected, 0 skipped")
+    first = min(found.values(), key=lambda p: (str(p["id"])))
+    assert staged(repo) == {first["path"]}
+    assert json.loads(memx.ok("review", "--json"))["pending"] == []
