@@ -140,9 +140,11 @@ def _ingest(memx: Memx, repo: Path) -> None:
             {"role": "user", "content": f"The deploy fails with: Error: unauthorized, {s.line}"},
             {"role": "assistant", "content": "Fixed: always export the credentials before "
                                              f"deploying, as in {s.line}"},
+            # issue 13: only a confirmed fix is a lesson
+            {"role": "user", "content": "that worked, thanks"},
         ]
         data = repo.parent / f"session{s.number}.json"
-        data.write_text(json.dumps({"messages": messages[-2:]}), encoding="utf-8")
+        data.write_text(json.dumps({"messages": messages[-3:]}), encoding="utf-8")
         memx.ok("ingest", str(data))
 
 
@@ -333,6 +335,7 @@ CLI_NO_OUTSIDE_TEXT = {
     "config get": "reads", "config list": "reads", "config unset": "removes a key",
     "config set": "refuses a value that looks like a secret (test_config_set_refuses_a_secret)",
     "consolidate": "driven as 'remember + consolidate'",
+    "review": "stages, restores or removes memory files; --edit is memx edit's path",
 }
 CLI_DRIVEN = {"add": ("add", "add --scope global", "add --kind policy", "add --anchor"),
               "import": ("import", "import markdown"), "ingest": ("ingest",), "run": ("run",),

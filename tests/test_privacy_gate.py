@@ -235,6 +235,8 @@ RAW_WRITERS = {
     "memx_cli/operations/instructions.py": "file names and content hashes of imported items",
     "memx_cli/operations/agents_file.py": "the user's instruction file around a block of "
     "memory lines masked again on the way out",
+    "memx_cli/operations/review.py": "a copy of a rejected memory file, as stored",
+    "memx_cli/operations/gitlog.py": "shas of the commits read",
 }
 
 

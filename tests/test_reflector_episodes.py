@@ -163,3 +163,15 @@ def test_a_command_that_passes_without_any_change_teaches_nothing() -> None:
     ]
     text = "\n".join(json.dumps(r) for r in records)
     assert reflect_text(text, fmt="jsonl") == []  # a flaky pass is not a fix
+
+
+def test_a_lesson_never_holds_lines_of_a_multi_line_secret() -> None:
+    body = ["b92MVZkOuU9/jm24yZg0ck9CglF71qXTobGPnDmacnqvgtNc87DlFXHg0o/g01aq",
+            "Rr2KOqqVzblJRAiQTADW5jwgPCfYEDRY/fqXds4INuHPzjL7OchGV/ewG6C7fR5x"]
+    key = "\n".join(["-----BEGIN OPENSSH PRIVATE KEY-----", *body,
+                     "-----END OPENSSH PRIVATE KEY-----"])
+    [item] = chat("u: the deploy fails with: Error: unauthorized",
+                  f"a: Export the deploy key first, as in `DEPLOY_KEY` =\n{key}",
+                  "u: that worked, thanks")
+    assert "[REDACTED:private_key]" in item.content
+    assert not any(line[:20] in item.content for line in body)

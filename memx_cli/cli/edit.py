@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
@@ -18,12 +19,19 @@ def edit_cmd(state: State, memory_id: str) -> None:
     the memory file is left as it was and your edited text is kept (masked) in
     .memx/local/ so nothing you typed is lost.
     """
+    memx = state.memx()
+    original, edited = edit_in_editor(memx, memory_id)
+    click.echo("No changes." if edited is None else f"Updated {original.id}")
+
+
+def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
+    """The memory in $VISUAL / $EDITOR, validated and masked as every write is;
+    (original, edited or None). Also `memx review --edit`'s path."""
     from memx_cli.errors import InvalidMemoryError
     from memx_cli.fsutil import atomic_write
     from memx_cli.operations.edit import keep_draft
     from memx_cli.store.memory import dump
 
-    memx = state.memx()
     store, original = memx.editable(memory_id)
     draft = store.local_dir / "edits" / f"{original.id}.yaml"
     atomic_write(draft, dump(original))  # already stored, already masked
@@ -42,4 +50,4 @@ def edit_cmd(state: State, memory_id: str) -> None:
         count = len(edited.masked)
         click.echo(f"memx: masked {count} secret{'s' if count > 1 else ''} in the edit: "
                    f"{', '.join(sorted(set(edited.masked)))}", err=True)
-    click.echo("No changes." if edited is None else f"Updated {original.id}")
+    return original, edited

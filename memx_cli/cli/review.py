@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -49,14 +48,14 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str
         if as_json or not sys.stdin.isatty():
             _list(found, base, as_json)
             return
-        _interactive(repo, found)
+        _interactive(state, found)
         return
     if bool(ids) == everything:
         raise click.UsageError(f"name the memories to {action} (ID...) or pass --all")
     chosen = list(found) if everything else review.select(found, ids)
     if action == "edit":
         for item in chosen:
-            _edit(repo, item)
+            _edit(state, item)
     elif action == "accept":
         review.accept(repo, chosen)
     else:
@@ -95,9 +94,10 @@ def _block(item: Any) -> str:
     return "\n".join(lines)
 
 
-def _interactive(repo: Any, found: list[Any]) -> None:
+def _interactive(state: State, found: list[Any]) -> None:
     from memx_cli.operations import review
 
+    repo = state.repo()
     if not found:
         click.echo("Nothing to review")
         return
@@ -113,7 +113,7 @@ def _interactive(repo: Any, found: list[Any]) -> None:
             review.accept(repo, [item])
             counts["accepted"] += 1
         elif answer == "e":
-            _edit(repo, item)
+            _edit(state, item)
             counts["edited"] += 1
         elif answer == "r":
             review.reject(repo, [item])
@@ -123,24 +123,10 @@ def _interactive(repo: Any, found: list[Any]) -> None:
     click.echo(", ".join(f"{n} {k}" for k, n in counts.items()))
 
 
-def _edit(repo: Any, item: Any) -> None:
-    """The memory in the editor (validated as `memx edit` does), then staged."""
-    from memx_cli.errors import InvalidMemoryError
-    from memx_cli.fsutil import atomic_write
+def _edit(state: State, item: Any) -> None:
+    """The memory in the editor (validated and masked as `memx edit` does), then staged."""
+    from memx_cli.cli.edit import edit_in_editor
     from memx_cli.operations import review
-    from memx_cli.operations.edit import apply_edit
-    from memx_cli.store.memory import dump
 
-    store, original = repo.store, item.memory
-    draft = store.local_dir / "edits" / f"{original.id}.yaml"
-    atomic_write(draft, dump(original))
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    click.edit(filename=str(draft), editor=editor)
-    try:
-        apply_edit(store, original, draft.read_bytes())
-    except InvalidMemoryError as exc:
-        raise InvalidMemoryError(
-            f"edit refused, memory unchanged: {exc} (your text is in {store.display(draft)})"
-        ) from None
-    draft.unlink()
-    review.accept(repo, [item])
+    edit_in_editor(state.memx(), item.memory.id)
+    review.accept(state.repo(), [item])

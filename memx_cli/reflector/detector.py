@@ -14,6 +14,9 @@ Memory stays bounded: one open episode, a few attempts.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.episodes import Tracker
@@ -28,10 +31,16 @@ __all__ = ["CONFIDENCE", "RULES", "Candidate", "PatternDetector"]
 
 
 class PatternDetector:
-    def __init__(self) -> None:
+    def __init__(self, sanitizer: Sanitizer | None = None) -> None:
         self.episodes = Tracker()
+        # What people say is masked before any sentence is picked out of it: a lesson made
+        # of a few lines of a multi-line secret (a PEM body without its BEGIN line) would
+        # no longer look like a secret to the sanitizer downstream.
+        self.sanitizer = sanitizer or cached(())
 
     def feed(self, turn: Turn) -> list[Candidate]:
+        if turn.kind == "text":
+            turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
         sig = analyse(turn)
         found, taken = self.episodes.feed(sig)
         if turn.kind != "text":

@@ -127,7 +127,7 @@ class Reflector:
     # ------------------------------------------------------------ entry points
 
     def reflect(self, turns: Iterable[Turn]) -> list[Item]:
-        detector = PatternDetector()
+        detector = PatternDetector(self.sanitizer)
         best: list[tuple[int, int, Scored]] = []
         chunk: list[str] = []
         extracted: list[Item] = []
