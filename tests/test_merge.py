@@ -1,5 +1,6 @@
 """Merging branches that changed memory (SPEC 2, SPEC 6): additions never conflict; two
-edits of one memory give a small conflict in that one file, which validate reports."""
+edits of one memory give, without memx's merge driver, a small conflict in that one file,
+which validate reports."""
 
 from __future__ import annotations
 
@@ -49,7 +50,11 @@ def _write(repo: Path, content: str, updated_at: str) -> Path:
     return path
 
 
-def test_two_edits_of_one_memory_conflict_in_that_file_only(memx: Memx, repo: Path) -> None:
+def test_without_the_driver_two_edits_conflict_in_that_file_only(memx: Memx,
+                                                                  repo: Path) -> None:
+    # A clone that never ran memx init / memx hooks install: git's own line merge
+    # (tests/test_merge_driver.py covers the driver, which keeps both versions instead).
+    git(repo, "config", "--unset", "merge.memx.driver")
     _write(repo, "Deploys run from the release branch", "2026-11-01T12:00:00Z")
     memx.ok("add", "An unrelated memory")
     _branch_and_main(repo)

@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "review": ("review", "review_cmd", "Accept, edit or reject what memx learned by itself."),
     "hooks": ("hooks", "hooks_group", "Install, remove or inspect memx's git hooks."),
     "hook-impl": ("hooks", "hook_impl_cmd", "What the git hook shims run (hidden)."),
+    "merge-file": ("merge_file", "merge_file_cmd", "What git's memx merge driver runs (hidden)."),
     "context": ("context", "context_cmd", "Print the memory preamble for an agent's task."),
     "notes": ("notes", "notes_cmd", "Show or change an agent's private working notes."),
     "policy": ("policy", "policy_group", "Add, list and deactivate policies."),
@@ -60,7 +61,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "agent-hook": ("setup", "agent_hook_cmd", "What an agent's lifecycle hook runs (hidden)."),
 }
 # Resolved by name but left out of `memx --help` and docs/cli.md.
-HIDDEN = frozenset({"hook-impl", "agent-hook"})
+HIDDEN = frozenset({"hook-impl", "agent-hook", "merge-file"})
 
 
 class LazyGroup(click.Group):

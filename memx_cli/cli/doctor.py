@@ -43,6 +43,10 @@ def doctor_cmd(state: State, as_json: bool) -> None:
             agents = [f"{a['agent']} ({a['scope']}{'' if a['complete'] else ', partly'})"
                       for a in report["agents"]]
             click.echo(f"agents:     {', '.join(agents) or 'none set up (see memx setup)'}")
+            merge = report.get("merge_driver")
+            if merge is not None:
+                click.echo(f"merge:      {'memx driver' if merge['command'] else 'no memx driver'}"
+                           f"{'' if merge['attributes'] else ', .memx/.gitattributes missing'}")
         for problem in report["problems"]:
             click.echo(f"problem:    {problem}")
     if report["problems"]:

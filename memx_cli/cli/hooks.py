@@ -39,12 +39,17 @@ def install_cmd(state: State, names: tuple[str, ...]) -> None:
     """Write the hook shims into the repository's hooks directory.
 
     Uses core.hooksPath when it is set. The shims run memx with the Python that runs this
-    command, so install again after moving memx to another environment.
+    command, so install again after moving memx to another environment. Also registers
+    memx's merge driver for memory files in this clone (.git/config) and writes
+    .memx/.gitattributes when it is missing.
     """
+    from memx_cli.githooks.driver import register
     from memx_cli.githooks.install import install, parse_names
 
     repo = state.repo(initialized=False)
     _report(repo.worktree, install(repo.worktree, parse_names(names)))
+    for change in register(repo.worktree, repo.store.root):
+        click.echo(f"  {'merge driver':<14} {change}")
 
 
 @hooks_group.command("uninstall")

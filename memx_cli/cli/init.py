@@ -10,14 +10,16 @@ from memx_cli.cli import State
 def init_cmd(state: State) -> None:
     """Create the .memx/ store at the top of this git repository.
 
-    Makes .memx/config.yaml, .memx/memories/ and a .memx/.gitignore that keeps the
-    per-clone local/ and cache/ folders out of git. Safe to run again: existing files
+    Makes .memx/config.yaml, .memx/memories/, a .memx/.gitignore that keeps the
+    per-clone local/ and cache/ folders out of git, and a .memx/.gitattributes that
+    routes memory files to memx's merge driver (registered in this clone's .git/config;
+    other clones get it from `memx hooks install`). Safe to run again: existing files
     are left as they are. Works from any subdirectory of the repository.
     """
-    from memx_cli.store.repo import init
+    from memx_cli.operations.init import initialize
 
     repo = state.repo(initialized=False)
-    made = init(repo)
+    made = initialize(repo)
     where = repo.store.display(repo.store.root)
     if made:
         click.echo(f"Initialized memx store in {where}/ (commit it to share memory)")

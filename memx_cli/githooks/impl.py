@@ -11,7 +11,8 @@
   only once its memories are written, so a run that dies loses nothing: the next post-*
   hook starts another.
 - ``post-merge`` / ``post-checkout`` / ``post-rewrite`` bring the search index up to date
-  when ``.memx/`` changed (one ``git diff`` when it did not).
+  when ``.memx/`` changed (one ``git diff`` when it did not); after a merge or rebase
+  they stage the memories the merge driver wrote for content edited on both sides.
 - ``pre-commit`` checks the *staged* content of ``.memx/`` files (``githooks/check.py``).
 
 post-* hooks never break git: an error is logged to ``.memx/local/hooks.log`` and the hook
@@ -249,7 +250,21 @@ def _sync_index(repo: Repo) -> None:
         index.sync()
 
 
+def _stage_merge_copies(repo: Repo) -> tuple[str, ...]:
+    """Stage what the merge driver kept of memories edited on both sides (issue 17)."""
+    from memx_cli.githooks.driver import stage_copies
+
+    staged = stage_copies(repo.worktree)
+    if not staged:
+        return ()
+    return (f"memx: {len(staged)} memory(ies) had their content edited on both sides; the "
+            "other version is kept as a new memory linked by a recorded conflict, staged: "
+            f"{', '.join(staged)}. Commit it, then settle it with memx conflicts and "
+            "memx resolve.",)
+
+
 def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
+    messages = () if hook == "post-checkout" else _stage_merge_copies(repo)
     if queued(repo):
         _start_background(repo)  # a background run died: start another
     if hook == "post-checkout" and git.sequence_in_progress(repo.worktree):
@@ -259,7 +274,7 @@ def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
         span = (args[0], args[1])
     elif hook == "post-merge" and args[:1] != ["1"]:  # a squash merge leaves HEAD alone
         span = ("ORIG_HEAD", "HEAD")
-    if span is not None:
+    if span is not None and not messages:
         try:
             if not git.changed_paths(repo.worktree, span[0], span[1], MEMORY_DIRS):
                 return HookResult()  # cheap: nothing under .memx/ moved
@@ -267,7 +282,7 @@ def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
             pass  # e.g. no ORIG_HEAD: let the index compare the files itself
     _sync_index(repo)
     _refresh_exports(repo)
-    return HookResult()
+    return HookResult(messages)
 
 
 def _refresh_exports(repo: Repo) -> None:

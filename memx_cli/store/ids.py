@@ -52,6 +52,12 @@ def new_id(now_ms: int | None = None) -> str:
     return _encode(ms, 10) + _encode(rand, 16)
 
 
+def make_id(millis: int, random_part: int) -> str:
+    """The id made of a time in milliseconds and an 80-bit value (for ids that must be the
+    same wherever they are made, such as the merge driver's conflict copies)."""
+    return _encode(millis, 10) + _encode(random_part % (1 << 80), 16)
+
+
 def is_valid_id(value: str) -> bool:
     return len(value) == ID_LENGTH and all(c in ALPHABET for c in value)
 

@@ -1,0 +1,272 @@
+"""memx's merge driver for memory files (issue 17): real clones, a bare remote and
+`git pull`; sets, counters and timestamps merge field by field, two content edits keep
+both versions linked by a recorded conflict, and nothing ever leaves conflict markers."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memx_cli.store import memory
+from memx_cli.store.memory import Memory
+
+from .conftest import Memx, git
+
+
+@dataclass
+class Team:
+    origin: Path
+    alice: Path
+    bob: Path
+    memory_id: str
+
+
+def _path(clone: Path, memory_id: str, folder: str = "memories") -> Path:
+    return clone / ".memx" / folder / f"{memory_id}.yaml"
+
+
+def _read(clone: Path, memory_id: str, folder: str = "memories") -> Memory:
+    return memory.load(_path(clone, memory_id, folder).read_bytes())
+
+
+def _edit(clone: Path, memory_id: str, message: str, **changes: Any) -> None:
+    mem = _read(clone, memory_id)
+    _path(clone, memory_id).write_bytes(memory.dump(mem.replace(**changes)))
+    git(clone, "commit", "-q", "-am", message)
+
+
+def _pull(clone: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-c", "pull.rebase=false", "pull", "-q", "--no-edit"],
+                          cwd=clone, capture_output=True, text=True)
+
+
+@pytest.fixture
+def team(memx: Memx, repo: Path, tmp_path: Path) -> Team:
+    """A store with one memory, pushed to a bare remote and cloned twice; each clone ran
+    `memx hooks install` (what registers the driver in a fresh clone)."""
+    memory_id = memx.ok("add", "Deploys run from the release branch", "--tag", "deploy").strip()
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "memx store")
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(origin))
+    clones = []
+    for name in ("alice", "bob"):
+        clone = tmp_path / name
+        git(tmp_path, "clone", "-q", str(origin), str(clone))
+        out = memx.ok("hooks", "install", "--hooks", "post-merge,post-rewrite", cwd=clone)
+        assert out.endswith("  merge driver   set merge.memx.driver in .git/config\n")
+        clones.append(clone)
+    return Team(origin, clones[0], clones[1], memory_id)
+
+
+def test_init_commits_the_attributes_and_registers_the_driver(memx: Memx, repo: Path) -> None:
+    assert (repo / ".memx" / ".gitattributes").read_text() == (
+        "# memx: merge memory files field by field (see docs/git.md)\n"
+        "memories/*.yaml merge=memx\narchive/*.yaml merge=memx\n")
+    assert git(repo, "check-attr", "merge", ".memx/memories/x.yaml") == (
+        ".memx/memories/x.yaml: merge: memx\n")
+    assert git(repo, "config", "merge.memx.driver").endswith(
+        " -m memx_cli merge-file %O %A %B %P\n")
+    assert "merge-file" not in memx.ok("--help")
+
+
+def test_a_tag_and_votes_from_two_clones_pull_cleanly_and_add_up(memx: Memx, team: Team) -> None:
+    mid = team.memory_id
+    memx.ok("feedback", mid, "--helpful", cwd=team.alice)
+    _edit(team.alice, mid, "tag ci", tags=("deploy", "ci"), updated_at="2026-11-02T08:00:00Z")
+    git(team.alice, "push", "-q")
+    memx.ok("feedback", mid, "--helpful", cwd=team.bob)
+    memx.ok("feedback", mid, "--harmful", cwd=team.bob)
+    _edit(team.bob, mid, "tag release, untag deploy", tags=("release",), mention_count=3,
+          updated_at="2026-11-03T08:00:00Z")
+    pulled = _pull(team.bob)
+    assert (pulled.returncode, pulled.stderr) == (0, "")
+    merged = _read(team.bob, mid)
+    assert merged.tags == ("release", "ci")  # deploy removed by bob, ci added by alice
+    assert dict(merged.feedback) == {"helpful": 2, "harmful": 1}
+    assert merged.mention_count == 3
+    assert merged.updated_at == "2026-11-03T08:00:00Z"
+    assert git(team.bob, "status", "--porcelain") == ""
+    assert memx.ok("validate", cwd=team.bob) == "1 memory file(s) OK\n"
+    # and back: alice pulls bob's merge as a fast-forward, the same bytes
+    git(team.bob, "push", "-q")
+    assert _pull(team.alice).returncode == 0
+    assert _path(team.alice, mid).read_bytes() == _path(team.bob, mid).read_bytes()
+
+
+def test_two_content_edits_keep_both_versions_linked_by_a_conflict(memx: Memx,
+                                                                    team: Team) -> None:
+    mid = team.memory_id
+    _edit(team.alice, mid, "alice", content="Deploys run from the main branch",
+          updated_at="2026-11-02T08:00:00Z")
+    git(team.alice, "push", "-q")
+    memx.ok("feedback", mid, "--helpful", cwd=team.bob)
+    _edit(team.bob, mid, "bob", content="Deploys run from tagged commits only",
+          updated_at="2026-11-03T08:00:00Z")
+    pulled = _pull(team.bob)
+    assert pulled.returncode == 0, pulled.stderr
+    kept = _read(team.bob, mid)
+    assert kept.content == "Deploys run from tagged commits only"  # this side stays
+    assert dict(kept.feedback) == {"helpful": 1, "harmful": 0}
+    (copy_id,) = kept.conflicts_with
+    copy = _read(team.bob, copy_id)
+    assert copy.content == "Deploys run from the main branch"
+    assert copy.conflicts_with == (mid,) and copy.tags == ("deploy",)
+    assert pulled.stderr == (
+        "memx: 1 memory(ies) had their content edited on both sides; the other version is "
+        "kept as a new memory linked by a recorded conflict, staged: "
+        f".memx/memories/{copy_id}.yaml. Commit it, then settle it with memx conflicts and "
+        "memx resolve.\n")
+    assert git(team.bob, "status", "--porcelain") == f"A  .memx/memories/{copy_id}.yaml\n"
+    first = memx.ok("conflicts", "--no-scan", cwd=team.bob).splitlines()[0]
+    assert first.startswith((f"{mid} <> {copy_id}  (recorded", f"{copy_id} <> {mid}  (recorded"))
+    git(team.bob, "commit", "-q", "-m", "keep alice's version as a memory")
+    memx.ok("resolve", mid, "--keep", copy_id, cwd=team.bob)
+    assert _read(team.bob, mid).superseded_by == copy_id
+
+
+def test_delete_against_edit_is_a_plain_git_conflict_with_valid_yaml(memx: Memx,
+                                                                      team: Team) -> None:
+    mid = team.memory_id
+    memx.ok("rm", "-y", mid, cwd=team.alice)
+    git(team.alice, "commit", "-q", "-am", "forget it")
+    git(team.alice, "push", "-q")
+    memx.ok("feedback", mid, "--helpful", cwd=team.bob)
+    git(team.bob, "commit", "-q", "-am", "vote")
+    pulled = _pull(team.bob)
+    assert pulled.returncode == 1
+    assert f"CONFLICT (modify/delete): .memx/memories/{mid}.yaml deleted in" in pulled.stdout
+    # git leaves bob's edited file as it was: a valid memory, no markers
+    assert dict(_read(team.bob, mid).feedback) == {"helpful": 1, "harmful": 0}
+    assert memx.ok("validate", cwd=team.bob) == "1 memory file(s) OK\n"
+
+
+def test_archiving_against_an_edit_follows_the_rename(memx: Memx, team: Team) -> None:
+    mid = team.memory_id
+    archived = _path(team.alice, mid, "archive")
+    archived.parent.mkdir()
+    git(team.alice, "mv", f".memx/memories/{mid}.yaml", f".memx/archive/{mid}.yaml")
+    mem = memory.load(archived.read_bytes())
+    archived.write_bytes(memory.dump(mem.replace(tags=("deploy", "old"))))
+    git(team.alice, "commit", "-q", "-am", "archive")
+    git(team.alice, "push", "-q")
+    memx.ok("feedback", mid, "--helpful", cwd=team.bob)
+    _edit(team.bob, mid, "tag", tags=("deploy", "infra"))
+    pulled = _pull(team.bob)
+    assert (pulled.returncode, pulled.stderr) == (0, "")
+    assert not _path(team.bob, mid).exists()
+    merged = _read(team.bob, mid, "archive")
+    assert merged.tags == ("deploy", "infra", "old") and dict(merged.feedback) == {"helpful": 1, "harmful": 0}
+
+
+def test_a_hundred_memories_touched_on_two_branches_merge_without_conflict(
+        memx: Memx, repo: Path) -> None:
+    ids = [memx.ok("add", "--raw", f"Service {n} listens on port {8000 + n}").strip()
+           for n in range(100)]
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "store")
+    git(repo, "branch", "topic")
+    for n, mid in enumerate(ids):
+        mem = _read(repo, mid)
+        _path(repo, mid).write_bytes(memory.dump(mem.replace(
+            tags=(f"main-{n}",), feedback={"helpful": 1}, mention_count=2)))
+    git(repo, "commit", "-q", "-am", "main votes")
+    git(repo, "checkout", "-q", "topic")
+    for n, mid in enumerate(ids):
+        mem = _read(repo, mid)
+        _path(repo, mid).write_bytes(memory.dump(mem.replace(
+            tags=(f"topic-{n}",), feedback={"helpful": 2, "harmful": 1}, mention_count=4)))
+    git(repo, "commit", "-q", "-am", "topic votes")
+    git(repo, "checkout", "-q", "main")
+    merged = subprocess.run(["git", "merge", "-q", "--no-edit", "topic"], cwd=repo,
+                            capture_output=True, text=True)
+    assert (merged.returncode, merged.stderr) == (0, "")
+    for n, mid in enumerate(ids):
+        mem = _read(repo, mid)
+        assert mem.tags == (f"main-{n}", f"topic-{n}")
+        assert dict(mem.feedback) == {"helpful": 3, "harmful": 1}
+        assert mem.mention_count == 5
+    assert memx.ok("validate") == "100 memory file(s) OK\n"
+
+
+def test_doctor_names_a_clone_without_the_driver(memx: Memx, repo: Path) -> None:
+    assert "merge:      memx driver\n" in memx.ok("doctor")
+    git(repo, "config", "--unset", "merge.memx.driver")
+    result = memx("doctor")
+    assert result.code == 1
+    assert ("problem:    this clone has no memx merge driver: merges of memory files fall back "
+            "to git's line merge; run memx hooks install\n") in result.out
+    memx.ok("hooks", "install", "--hooks", "post-merge")
+    assert memx.ok("doctor").endswith("No problems found.\n")
+
+
+def _driver_files(tmp_path: Path, base: bytes, ours: bytes, theirs: bytes) -> list[str]:
+    names = []
+    for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (tmp_path / name).write_bytes(data)
+        names.append(str(tmp_path / name))
+    return names
+
+
+def _mem(**changes: Any) -> Memory:
+    values: dict[str, Any] = {"id": "01jd3k7m2xaaaaaaaaaaaaaaaa", "content": "Use uv to install",
+                              "created_at": "2026-11-01T12:00:00Z",
+                              "updated_at": "2026-11-01T12:00:00Z", "tags": ("python",)}
+    values.update(changes)
+    return Memory(**values)
+
+
+@pytest.mark.parametrize(("theirs", "reason"), [
+    (b"<<<<<<< HEAD\ncontent: x\n=======\ncontent: y\n>>>>>>> topic\n",
+     "the other side is not a valid memory (.memx/memories/01jd3k7m2xaaaaaaaaaaaaaaaa.yaml:1: "
+     "merge-conflict marker; resolve the conflict, then run memx validate)"),
+    (memory.dump(_mem(id="01jd3k7m2xbbbbbbbbbbbbbbbb")),
+     "the two sides are different memories (their ids differ)"),
+])
+def test_the_driver_never_writes_garbage(memx: Memx, tmp_path: Path, theirs: bytes,
+                                         reason: str) -> None:
+    ours = memory.dump(_mem(tags=("python", "tooling")))
+    base, ours_file, theirs_file = _driver_files(tmp_path, memory.dump(_mem()), ours, theirs)
+    pathname = ".memx/memories/01jd3k7m2xaaaaaaaaaaaaaaaa.yaml"
+    result = memx("merge-file", base, ours_file, theirs_file, pathname)
+    assert result.code == 1 and result.out == ""
+    assert result.err == (f"memx merge-file: {pathname}: {reason}; kept this side's version "
+                          "unchanged, settle it by hand (memx validate checks it)\n")
+    assert Path(ours_file).read_bytes() == ours  # untouched: still valid YAML
+
+
+def test_the_driver_merges_an_addition_made_on_both_sides(memx: Memx, tmp_path: Path) -> None:
+    ours = _mem(tags=("python", "a"), feedback={"helpful": 2}, updated_at="2026-11-02T00:00:00Z")
+    theirs = _mem(tags=("b",), feedback={"helpful": 1, "harmful": 1}, mention_count=3)
+    base, ours_file, theirs_file = _driver_files(tmp_path, b"", memory.dump(ours),
+                                                 memory.dump(theirs))
+    assert memx.ok("merge-file", base, ours_file, theirs_file, "x.yaml") == ""
+    merged = memory.load(Path(ours_file).read_bytes())
+    # no common ancestor: sets are unions, counters the larger of the two
+    assert merged.tags == ("python", "a", "b")
+    assert dict(merged.feedback) == {"helpful": 2, "harmful": 1} and merged.mention_count == 3
+    assert merged.updated_at == "2026-11-02T00:00:00Z"
+
+
+def test_fields_merge_by_kind() -> None:
+    from memx_cli.githooks.merge import merge_memories
+
+    base = _mem(valid_until="2027-01-01T00:00:00Z", section="tools")
+    ours = base.replace(section="workflow", valid_until="2027-06-01T00:00:00Z",
+                        updated_at="2026-11-03T00:00:00Z", mention_count=2)
+    theirs = base.replace(section="commands", valid_until="2027-03-01T00:00:00Z",
+                          updated_at="2026-11-02T00:00:00Z", tags=(), topic="installs")
+    outcome = merge_memories(base, ours, theirs)
+    merged = outcome.memory
+    assert outcome.copy is None
+    assert merged.section == "workflow"  # both changed it: the side edited last
+    assert merged.topic == "installs"  # one side changed it
+    assert merged.tags == ()  # removed on one side
+    assert merged.valid_until == "2027-06-01T00:00:00Z"  # the later date
+    assert merged.mention_count == 2
+    # an expiry dropped on one side while the other moved it: no expiry is the latest
+    assert merge_memories(base, ours.replace(valid_until=None), theirs).memory.valid_until is None
