@@ -6,6 +6,7 @@ import click
 
 from memx_cli.cli import State
 from memx_cli.cli._output import emit_json, memory_json, one_line
+from memx_cli.cli._review import attention_json, attention_lines
 
 if TYPE_CHECKING:
     from memx_cli.githooks.diff import MemoryDiff
@@ -27,17 +28,19 @@ TITLES = {"added": "Added", "changed": "Changed", "superseded": "Superseded",
 def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> None:
     """What a range of commits does to memory: memories added, changed (with a content
     diff), superseded, archived, restored or deleted, and conflicts recorded for the
-    first time.
+    first time. On top, what needs attention: policies added, changed or removed (they
+    are pushed into every agent's prompt), changes to .memx/access.yaml and
+    .memx/config.yaml, stale anchors and secrets the pre-commit check would block.
 
     A..B compares two revisions; A...B compares B with where it forked from A (what a
     pull request shows: `memx diff origin/main...HEAD`); A alone compares A with the
     work tree. Without arguments: uncommitted memory changes, new files included (what
     the post-commit hook left for review); --staged: what is staged.
     """
-    from memx_cli.githooks.diff import diff
+    from memx_cli.githooks.review import review
 
     repo = state.repo(initialized=False)
-    result = diff(repo.worktree, revisions, staged)
+    result = review(repo, revisions, staged)
     if fmt == "json":
         emit_json({"diff": as_json(result)})
     else:
@@ -47,6 +50,7 @@ def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> Non
 def as_json(result: MemoryDiff) -> dict[str, Any]:
     return {
         "range": result.label,
+        "attention": attention_json(result.attention),
         "counts": result.counts(),
         "added": [memory_json(m) for m in result.added],
         "changed": [{"id": c.after.id, "fields": list(c.fields), "content_diff": c.content_diff,
@@ -123,12 +127,18 @@ def render(result: MemoryDiff, markdown: bool) -> str:
     if result.empty:
         return f"memx: no memory changes in {result.label}\n"
     ids = set(result.contents) | {i for pair in result.conflicts for i in pair}
+    if result.attention is not None:
+        ids |= {p.memory.id for p in result.attention.policies}
+        ids |= {a.memory.id for a in result.attention.anchors}
     ids |= {m.superseded_by for m in result.superseded if m.superseded_by}
     short = abbreviate(ids)
+    summary = _summary(result) or "no memory added, changed or removed"
     if markdown:
-        out = [f"### memx: memory changes in {result.label}", "", _summary(result)]
+        out = [f"### memx: memory changes in {result.label}", "", summary]
     else:
-        out = [f"memx: memory changes in {result.label}: {_summary(result)}"]
+        out = [f"memx: memory changes in {result.label}: {summary}"]
+    if result.attention is not None:
+        out += attention_lines(result.attention, short, markdown)
     for name in result.SECTIONS:
         count = len(getattr(result, name))
         if count:

@@ -13,11 +13,15 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memx_cli import git
 from memx_cli.errors import InvalidMemoryError, MemxError
 from memx_cli.store import memory as memfmt
 from memx_cli.store.memory import Memory, Problem
+
+if TYPE_CHECKING:
+    from memx_cli.githooks.review import Attention
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 MEMORY_DIRS = {"memories": ".memx/memories", "archive": ".memx/archive"}
@@ -55,6 +59,8 @@ class MemoryDiff:
     conflicts: list[tuple[str, str]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     contents: dict[str, str] = field(default_factory=dict)  # id -> content, either side
+    base: str = "HEAD"  # the revision compared against
+    attention: Attention | None = None  # what review() found that must not be missed
 
     SECTIONS = ("added", "changed", "superseded", "archived", "restored", "deleted",
                 "conflicts", "problems")
@@ -64,7 +70,8 @@ class MemoryDiff:
 
     @property
     def empty(self) -> bool:
-        return not any(self.counts().values())
+        return not any(self.counts().values()) and not (self.attention and
+                                                         self.attention.count())
 
 
 def parse_range(worktree: Path, spec: str | None, staged: bool) -> tuple[str, str, str]:
@@ -117,7 +124,7 @@ def diff(worktree: Path, spec: str | None = None, staged: bool = False) -> Memor
             before[memory_id] = (area, path)
         if status[:1] != "D":
             after[memory_id] = (area, path)
-    result = MemoryDiff(label, head)
+    result = MemoryDiff(label, head, base=base)
     old = _read(worktree, base, before, None)
     new = _read(worktree, head, after, result.problems)  # what is broken after the range
     result.contents = {m.id: m.content for m in (*old.values(), *new.values())}
