@@ -113,6 +113,32 @@ def _patterns(value: Any) -> Any:
     return [{"name": i["name"], "pattern": i["pattern"]} for i in value]
 
 
+def _sources(value: Any) -> Any:
+    """sources (issue 17): NAME -> {url, ref, domains, weight}; see memx source add."""
+    import re
+
+    expected = "expected {NAME: {url: URL, ref: REF, domains: [DOMAIN], weight: W}}"
+    if not isinstance(value, dict):
+        raise ValueError(expected)
+    found: dict[str, dict[str, Any]] = {}
+    for name, entry in value.items():
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,39}", name):
+            raise ValueError(f"source name {name!r}: use lowercase letters, digits, . _ -")
+        if (not isinstance(entry, dict) or not set(entry) <= {"url", "ref", "domains", "weight"}
+                or not isinstance(entry.get("url"), str) or not entry["url"].strip()):
+            raise ValueError(f"{expected} (source {name!r})")
+        ref, domains, weight = entry.get("ref"), entry.get("domains", []), entry.get("weight", 1.0)
+        if ref is not None and not isinstance(ref, str):
+            raise ValueError(f"source {name!r}: ref must be text")
+        if not isinstance(domains, list) or not all(isinstance(d, str) and d for d in domains):
+            raise ValueError(f"source {name!r}: domains must be a list of names")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= 10:
+            raise ValueError(f"source {name!r}: weight must be a number above 0, at most 10")
+        found[name] = {"url": entry["url"], "ref": ref, "domains": list(domains),
+                       "weight": float(weight)}
+    return found
+
+
 # key: (default, validator). SPEC 12 is the source of every default here.
 SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.enabled": (True, _boolean),
@@ -153,6 +179,8 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # Issue 18: instruction-file blocks (`memx export --format ...`) the post-merge,
     # post-checkout and post-rewrite hooks rewrite when .memx/ changed. Opt-in.
     "agents.export": ([], _choices("agents-md", "claude-md", "cursor-rules")),
+    # Issue 17: shared memory repositories this one subscribes to (memx source add).
+    "sources": ({}, _sources),
 }
 
 HEADER = (

@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("verify", "verify_cmd", "Check anchored memories against the code; --fix one."),
     "diff": ("diff", "diff_cmd", "What a commit range does to memory (for PR review)."),
     "review": ("review", "review_cmd", "Accept, edit or reject what memx learned by itself."),
+    "source": ("source", "source_group", "Subscribe to shared memory repositories."),
     "hooks": ("hooks", "hooks_group", "Install, remove or inspect memx's git hooks."),
     "hook-impl": ("hooks", "hook_impl_cmd", "What the git hook shims run (hidden)."),
     "merge-file": ("merge_file", "merge_file_cmd", "What git's memx merge driver runs (hidden)."),

@@ -54,7 +54,8 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
                            doc.get("conflicts_with") or [], short)
         if hit.verification is not None:
             marks += f" ({hit.verification.status})"
-        click.echo(f"{short.get(hit.id, hit.id)}  {hit.score:.3f}  {doc.get('scope', 'project')}{tags}{marks}")
+        where = hit.store if hit.store.startswith("source:") else doc.get("scope", "project")
+        click.echo(f"{short.get(hit.id, hit.id)}  {hit.score:.3f}  {where}{tags}{marks}")
         for line in doc["content"].splitlines()[:6]:
             click.echo("    " + one_line(line, width - 4))
         for check in hit.verification.checks if hit.verification is not None else ():

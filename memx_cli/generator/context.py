@@ -120,7 +120,14 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
     for index in searcher.indexes:
         report = index.open_for_search(want_vectors=False, max_age=WARM_RESCAN_SECONDS)
         warnings.extend(f"{p} (skipped)" for p in report.problems)
-        policies.extend(escape(policy_line(m)) for m in _policies(index) if m.id not in hidden)
+        source = searcher.sources.get(index.store.label)
+        for mem in _policies(index):
+            if mem.id in hidden:
+                continue
+            if source is None:
+                policies.append(escape(policy_line(mem)))
+            elif not source.domains or mem.domain in source.domains:
+                policies.append(escape(policy_line(mem)) + f" (from source {source.name})")
     note_text = notes.read(repo, name)
     head = [OPEN]
     if policies:

@@ -31,6 +31,7 @@ from memx_cli.index import StoreIndex, memory_key
 from memx_cli.operations.feedback import feedback_factor
 from memx_cli.store import recall
 from memx_cli.store.repo import Repo
+from memx_cli.store.sources import stores as source_stores
 from memx_cli.textproc import estimate_tokens, query_terms
 from memx_cli.textproc import words as split_words
 
@@ -90,6 +91,10 @@ class Searcher:
         cfg = repo.config
         spec = cfg["embedding.model"]
         self.indexes = [StoreIndex(store, spec) for store in repo.stores()]
+        # Issue 17: subscribed shared repositories, read-only, with their own weight.
+        found = source_stores(repo)
+        self.sources = {source.label: source for source, _ in found}
+        self.indexes += [StoreIndex(store, spec) for _, store in found]
         self._verifier: Any = None
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
@@ -157,6 +162,8 @@ class Searcher:
             for hit in result.hits:
                 by_store.setdefault(hit.store, []).append(hit.id)
             for index in self.indexes:
+                if index.store.label in self.sources:
+                    continue  # a source is read-only, its recall counts too
                 recall.record(index.store, by_store.get(index.store.label, []))
                 if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
                     from memx_cli.generator.polyphonic import record_corecall
@@ -249,6 +256,9 @@ class Searcher:
             doc = cand.doc
             if doc is None or not visible(doc.get("scope", "project"), current):
                 continue
+            source = self.sources.get(cand.index.store.label)
+            if source is not None and source.domains and doc.get("domain") not in source.domains:
+                continue
             if doc.get("archived") and not include_archived:
                 continue
             until = doc.get("valid_until")
@@ -290,8 +300,12 @@ class Searcher:
                 "superseded": SUPERSEDED_FACTOR if doc.get("superseded_by") else 1.0,
                 "feedback": feedback_factor(doc.get("feedback")),  # harmful votes rank lower
             }
+            source = self.sources.get(cand.index.store.label)
+            if source is not None:
+                factors["source"] = source.weight
             value = composite(blend, factors["decay"], factors["recency"], factors["scope"],
-                              factors["superseded"] * factors["feedback"])
+                              factors["superseded"] * factors["feedback"]
+                              * factors.get("source", 1.0))
             hits.append(Hit(doc["id"], doc, cand.index.store.label, final_score(value), value,
                             layers, factors, 0))
         hits.sort(key=lambda h: (-h.composite, h.id))

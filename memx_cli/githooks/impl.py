@@ -263,8 +263,19 @@ def _stage_merge_copies(repo: Repo) -> tuple[str, ...]:
             "memx resolve.",)
 
 
+def _sync_sources(repo: Repo) -> None:
+    """Unpack the shared memory sources the lock file pins, when it moved (issue 17)."""
+    from memx_cli.operations.sources import sync
+
+    for item in sync(repo):
+        if item.problem:
+            log_line(repo, "sources", item.problem)
+
+
 def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
     messages = () if hook == "post-checkout" else _stage_merge_copies(repo)
+    if (repo.store.root / "sources.lock").is_file():
+        _sync_sources(repo)
     if queued(repo):
         _start_background(repo)  # a background run died: start another
     if hook == "post-checkout" and git.sequence_in_progress(repo.worktree):

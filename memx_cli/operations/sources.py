@@ -1,0 +1,141 @@
+"""``memx source add|update|list|remove``: subscribing to shared memory repositories
+(issue 17). The subscription lives in ``.memx/config.yaml``, the pinned commit in
+``.memx/sources.lock``; the memories themselves only in the user's cache."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from memx_cli import config as configmod
+from memx_cli.errors import ConfigError, MemxError
+from memx_cli.store import sources as srcmod
+from memx_cli.store.repo import Repo
+from memx_cli.store.sources import Source
+
+
+@dataclass(frozen=True)
+class Updated:
+    source: Source
+    old: str | None  # the commit pinned before
+    new: str | None  # pinned now (None: the source could not be fetched)
+    memories: int = 0
+    problem: str | None = None
+
+
+def _config_path(repo: Repo) -> Path:
+    return repo.store.root / "config.yaml"
+
+
+def _write_sources(repo: Repo, entries: dict[str, dict[str, object]]) -> None:
+    path = _config_path(repo)
+    flat = configmod.read_file(path)
+    if entries:
+        flat["sources"] = entries
+    else:
+        flat.pop("sources", None)
+    configmod.write_file(path, flat)
+
+
+def _url(repo: Repo, url: str) -> str:
+    """A local path is recorded absolute (git resolves it from the cache, not from here)."""
+    local = Path(url).expanduser()
+    if not local.is_absolute():
+        local = repo.worktree / local
+    return str(local.resolve()) if local.is_dir() else url
+
+
+def add(repo: Repo, name: str, url: str, ref: str | None = None,
+        domains: tuple[str, ...] = (), weight: float = 1.0) -> Updated:
+    """Subscribe, fetch and pin. Nothing is recorded when the source cannot be read."""
+    repo.require_store()
+    entries = dict(repo.config["sources"])
+    if name in entries:
+        raise MemxError(f"source {name!r} already exists; memx source remove {name} first, "
+                        "or memx source update")
+    entry = {"url": _url(repo, url), "ref": ref, "domains": list(domains), "weight": weight}
+    try:
+        checked = configmod.parse_value("sources", {name: entry})[name]
+    except ConfigError as exc:
+        raise MemxError(str(exc).replace("configuration key 'sources': ", "")) from None
+    source = Source(name, checked["url"], ref, tuple(domains), checked["weight"])
+    commit = srcmod.fetch(source)
+    store = srcmod.materialize(source, commit)
+    entries[name] = {k: v for k, v in checked.items() if v not in (None, [])
+                     and not (k == "weight" and v == 1.0)}
+    _write_sources(repo, entries)
+    lock = srcmod.read_lock(repo)
+    lock[name] = {"url": source.url, "commit": commit}
+    srcmod.write_lock(repo, lock)
+    return Updated(source, None, commit, len(store.ids()))
+
+
+def update(repo: Repo, names: tuple[str, ...] = ()) -> list[Updated]:
+    """Fetch each source (or the named ones) and pin its ref's current commit. A source
+    that cannot be fetched keeps its pin and is reported, not raised."""
+    repo.require_store()
+    found = srcmod.configured(repo)
+    unknown = sorted(set(names) - {s.name for s in found})
+    if unknown:
+        raise MemxError(f"no source {unknown[0]!r}; see memx source list")
+    lock = srcmod.read_lock(repo)
+    results = []
+    for source in found:
+        if names and source.name not in names:
+            continue
+        try:
+            commit = srcmod.fetch(source)
+            store = srcmod.materialize(source, commit)
+        except MemxError as exc:
+            results.append(Updated(source, source.commit, None, problem=str(exc)))
+            continue
+        lock[source.name] = {"url": source.url, "commit": commit}
+        results.append(Updated(source, source.commit, commit, len(store.ids())))
+    srcmod.write_lock(repo, {k: v for k, v in lock.items()
+                             if k in {s.name for s in found}})
+    return results
+
+
+def sync(repo: Repo) -> list[Updated]:
+    """Bring the cache to the pinned commits (the post-merge hook, when the lock moved):
+    fetch only the sources whose pinned commit is not unpacked yet."""
+    results = []
+    for source in srcmod.configured(repo):
+        if source.commit is None or srcmod.snapshot_store(source.commit,
+                                                           source.name).memories_dir.is_dir():
+            continue
+        try:
+            srcmod.materialize(source, source.commit)
+        except MemxError:
+            try:
+                srcmod.fetch(source)
+                srcmod.materialize(source, source.commit)
+            except MemxError as exc:
+                results.append(Updated(source, source.commit, None, problem=str(exc)))
+                continue
+        results.append(Updated(source, source.commit, source.commit))
+    return results
+
+
+def remove(repo: Repo, name: str) -> Source:
+    repo.require_store()
+    found = {s.name: s for s in srcmod.configured(repo)}
+    if name not in found:
+        raise MemxError(f"no source {name!r}; see memx source list")
+    entries = dict(repo.config["sources"])
+    del entries[name]
+    _write_sources(repo, entries)
+    lock = srcmod.read_lock(repo)
+    lock.pop(name, None)
+    srcmod.write_lock(repo, lock)
+    return found[name]
+
+
+def listing(repo: Repo) -> list[tuple[Source, int | None]]:
+    """Each source with its number of memories at the pinned commit (None: not cached)."""
+    rows = []
+    for source in srcmod.configured(repo):
+        store = srcmod.snapshot_store(source.commit, source.name) if source.commit else None
+        rows.append((source, len(store.ids()) if store and store.memories_dir.is_dir()
+                     else None))
+    return rows

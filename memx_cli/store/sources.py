@@ -1,0 +1,185 @@
+"""Shared memory repositories (issue 17): read-only stores this repository subscribes to.
+
+A *source* is any git repository with a memx store (``.memx/memories/``): a team's or an
+organisation's memory. ``.memx/config.yaml`` records the subscription (``sources: {NAME:
+{url, ref, domains, weight}}``) and ``.memx/sources.lock`` (committed) pins the exact
+commit, so every clone reads the same memories until someone runs ``memx source update``.
+
+Nothing of a source is committed here. Its repository is mirrored in the user's cache
+and each pinned commit's memories are unpacked once, under the commit's id: ten
+repositories subscribing to one source share one copy and one search index. A source
+that is not in the cache (offline, never fetched, gone) is skipped with one notice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import os
+import shutil
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memx_cli import git
+from memx_cli.errors import MemxError
+from memx_cli.fsutil import atomic_write
+from memx_cli.store.files import Store
+
+log = logging.getLogger("memx")
+
+LOCK_NAME = "sources.lock"
+LABEL_PREFIX = "source:"
+LOCK_HEADER = ("# memx: the commit each shared memory source is pinned to (memx source update)\n")
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    url: str
+    ref: str | None = None
+    domains: tuple[str, ...] = ()
+    weight: float = 1.0
+    commit: str | None = None  # pinned in the lock file
+
+    @property
+    def label(self) -> str:
+        return LABEL_PREFIX + self.name
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memx" / "sources"
+
+
+def _mirror(url: str) -> Path:
+    return cache_root() / "mirrors" / (hashlib.sha256(url.encode()).hexdigest()[:24] + ".git")
+
+
+def snapshot_store(commit: str, name: str) -> Store:
+    return Store(cache_root() / "commits" / commit / ".memx", LABEL_PREFIX + name)
+
+
+def lock_path(repo: Any) -> Path:
+    return Path(repo.store.root) / LOCK_NAME
+
+
+def read_lock(repo: Any) -> dict[str, dict[str, str]]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(lock_path(repo).read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        return {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise MemxError(f".memx/{LOCK_NAME}: cannot read it ({exc}); fix or delete it, then "
+                        "run memx source update") from None
+    return {str(k): dict(v) for k, v in data.items() if isinstance(v, dict)}
+
+
+def write_lock(repo: Any, entries: dict[str, dict[str, str]]) -> None:
+    import yaml
+
+    body = yaml.safe_dump(entries, sort_keys=True, default_flow_style=False) if entries else ""
+    atomic_write(lock_path(repo), (LOCK_HEADER + body).encode("utf-8"))
+
+
+def configured(repo: Any) -> list[Source]:
+    """The subscribed sources, with the commit each is pinned to."""
+    entries = repo.config["sources"]
+    if not entries:
+        return []
+    lock = read_lock(repo)
+    return [Source(name, e["url"], e.get("ref"), tuple(e.get("domains") or ()),
+                   float(e.get("weight", 1.0)), lock.get(name, {}).get("commit"))
+            for name, e in sorted(entries.items())]
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    return git.run(args, cwd=cwd)
+
+
+def fetch(source: Source) -> str:
+    """Mirror the source (clone once, then fetch) and return the commit its ref names."""
+    mirror = _mirror(source.url)
+    try:
+        if not mirror.is_dir():
+            mirror.parent.mkdir(parents=True, exist_ok=True)
+            tmp = mirror.with_name(f".{mirror.name}.{os.getpid()}.tmp")
+            shutil.rmtree(tmp, ignore_errors=True)
+            _git(["clone", "--quiet", "--mirror", source.url, str(tmp)], cwd=mirror.parent)
+            os.replace(tmp, mirror)
+        else:
+            _git(["fetch", "--quiet", "--prune", "origin"], cwd=mirror)
+        rev = source.ref or "HEAD"
+        return git.resolve_rev(mirror, rev)
+    except MemxError as exc:
+        raise MemxError(f"source {source.name}: cannot fetch {source.url} ({exc})") from None
+
+
+def materialize(source: Source, commit: str) -> Store:
+    """The store of ``commit``'s memories, unpacked from the mirror once per commit."""
+    store = snapshot_store(commit, source.name)
+    if store.memories_dir.is_dir():
+        return store
+    mirror = _mirror(source.url)
+    if not mirror.is_dir():
+        raise MemxError(f"source {source.name} is not fetched; run memx source update")
+    data = git.run_bytes(["archive", "--format=tar", commit, "--", ".memx/memories"],
+                         cwd=mirror, check=False)
+    if not data:
+        raise MemxError(f"source {source.name}: {commit[:12]} has no .memx/memories/; a "
+                        "source must be a repository with a memx store")
+    top = store.root.parent
+    tmp = top.with_name(f".{top.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    target = tmp / ".memx" / "memories"
+    target.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            folder, _, name = member.name.rpartition("/")
+            # memory files only, by their plain name: nothing the archive names can escape
+            if member.isfile() and folder == ".memx/memories" and name.endswith(".yaml") \
+                    and not name.startswith("."):
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    (target / name).write_bytes(handle.read())
+    top.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(tmp, top)
+    except OSError:  # another process unpacked it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return store
+
+
+def stores(repo: Any) -> list[tuple[Source, Store]]:
+    """The sources that can be read now; a missing one is skipped with one notice."""
+    try:
+        found = configured(repo)
+    except MemxError as exc:
+        _notice("lock", str(exc))
+        return []
+    readable = []
+    for source in found:
+        if source.commit is None:
+            _notice(source.name, f"source {source.name} is not fetched yet; run memx source "
+                                 "update (skipped)")
+            continue
+        store = snapshot_store(source.commit, source.name)
+        if not store.memories_dir.is_dir():
+            try:
+                store = materialize(source, source.commit)  # the mirror may have it
+            except MemxError:
+                _notice(source.name, f"source {source.name} ({source.commit[:12]}) is not in "
+                                     "the cache; run memx source update (skipped)")
+                continue
+        readable.append((source, store))
+    return readable
+
+
+def _notice(key: str, message: str) -> None:
+    # (one per source each time the stores are opened: once per command, once per
+    # MCP server, which keeps its searcher)
+    log.warning(message)

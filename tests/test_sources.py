@@ -1,0 +1,140 @@
+"""Shared memory repositories (issue 17): memx source add/update/list/remove, searched
+and pushed as read-only scopes, pinned by a committed lock file, cached per commit."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx, git
+
+
+@pytest.fixture
+def team_repo(memx: Memx, tmp_path: Path) -> Path:
+    """An organisation's memory repository: a memx store with a policy and two facts."""
+    root = tmp_path / "team-memory"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    memx.ok("init", cwd=root)
+    memx.ok("add", "--raw", "--kind", "policy", "--domain", "security",
+            "Never log access tokens", cwd=root)
+    memx.ok("add", "--raw", "--domain", "infra", "The staging cluster is named kestrel",
+            cwd=root)
+    memx.ok("add", "--raw", "--domain", "style", "Python services use ruff for linting",
+            cwd=root)
+    git(root, "add", ".memx")
+    git(root, "commit", "-q", "-m", "team memory")
+    return root
+
+
+def _commit(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def test_add_pins_the_commit_and_search_and_context_include_the_source(
+        memx: Memx, repo: Path, team_repo: Path) -> None:
+    memx.ok("add", "The local cache lives in /var/cache/app")
+    out = memx.ok("source", "add", "team", str(team_repo))
+    commit = _commit(team_repo)
+    assert out == (f"Added source team: 3 memories at {commit[:12]} (commit .memx/config.yaml "
+                   "and .memx/sources.lock)\n")
+    lock = (repo / ".memx" / "sources.lock").read_text()
+    assert f"team:\n  commit: {commit}\n  url: {team_repo}\n" in lock
+    assert f"sources:\n  team:\n    url: {team_repo}\n" in (repo / ".memx" / "config.yaml"
+                                                          ).read_text()
+    found = memx.ok("search", "staging cluster name")
+    assert found.splitlines()[0].split("  ")[2] == "source:team"
+    data = json.loads(memx.ok("search", "staging cluster name", "--json"))
+    assert data["results"][0]["store"] == "source:team"
+    assert data["results"][0]["content"] == "The staging cluster is named kestrel"
+    context = memx.ok("context", "add request logging")
+    assert "- [security] Never log access tokens (from source team)\n" in context
+    # read-only: nothing of the source is written into this repository
+    assert len(list((repo / ".memx" / "memories").iterdir())) == 1
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == (
+        "?? .memx/.gitattributes\n?? .memx/.gitignore\n?? .memx/config.yaml\n"
+        "?? .memx/memories/" + next((repo / ".memx" / "memories").iterdir()).name + "\n"
+        "?? .memx/sources.lock\n")
+    listed = memx.ok("source", "list")
+    assert listed == f"team  {team_repo}  {commit[:12]} (3 memories)\n"
+
+
+def test_update_moves_the_pin_and_the_new_memory_is_found(memx: Memx, repo: Path,
+                                                          team_repo: Path) -> None:
+    memx.ok("source", "add", "team", str(team_repo))
+    old = _commit(team_repo)
+    memx.ok("add", "--raw", "Releases are cut every second Tuesday", cwd=team_repo)
+    git(team_repo, "add", ".memx")
+    git(team_repo, "commit", "-q", "-m", "more")
+    assert "second Tuesday" not in memx.ok("search", "when are releases cut")
+    new = _commit(team_repo)
+    assert memx.ok("source", "update") == f"team: {old[:12]} -> {new[:12]} (4 memories)\n"
+    assert "second Tuesday" in memx.ok("search", "when are releases cut")
+    assert memx.ok("source", "update") == f"team: up to date at {new[:12]} (4 memories)\n"
+
+
+def test_domains_filter_and_weight(memx: Memx, repo: Path, team_repo: Path) -> None:
+    memx.ok("source", "add", "team", str(team_repo), "--domain", "infra", "--weight", "0.5")
+    assert "kestrel" in memx.ok("search", "staging cluster name")
+    assert memx("search", "ruff linting").out == ""  # style is not subscribed
+    assert "Never log access tokens" not in memx.ok("context", "add logging")
+    hit = json.loads(memx.ok("search", "staging cluster", "--json", "--explain"))["results"][0]
+    assert hit["store"] == "source:team" and hit["explain"]["factors"]["source"] == 0.5
+
+
+def test_an_unreachable_source_is_skipped_with_one_notice(memx: Memx, repo: Path,
+                                                          team_repo: Path,
+                                                          tmp_path: Path) -> None:
+    memx.ok("add", "The local cache lives in /var/cache/app")
+    memx.ok("source", "add", "team", str(team_repo))
+    shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources")
+    shutil.rmtree(team_repo)
+    result = memx("search", "local cache")
+    assert result.code == 0 and "/var/cache/app" in result.out
+    commit = (repo / ".memx" / "sources.lock").read_text().split("commit: ")[1][:12]
+    assert result.err == (f"memx: warning: source team ({commit}) is not in the cache; run "
+                          "memx source update (skipped)\n")
+    updated = memx("source", "update")
+    assert updated.code == 0
+    assert updated.err.startswith(f"memx: warning: source team: cannot fetch {team_repo} (")
+    assert updated.err.endswith(f"(kept {commit})\n")
+
+
+def test_two_repositories_share_one_cached_copy(memx: Memx, repo: Path, team_repo: Path,
+                                                tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    memx.ok("init", cwd=other)
+    memx.ok("source", "add", "team", str(team_repo))
+    memx.ok("search", "staging cluster")
+    memx.ok("source", "add", "org", str(team_repo), cwd=other)
+    assert "kestrel" in memx.ok("search", "staging cluster", cwd=other)
+    commits = Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources" / "commits"
+    assert [p.name for p in commits.iterdir()] == [_commit(team_repo)]
+
+
+def test_bad_input_changes_nothing(memx: Memx, repo: Path, team_repo: Path,
+                                   tmp_path: Path) -> None:
+    config = (repo / ".memx" / "config.yaml").read_text()
+    bad = memx("source", "add", "Team!", str(team_repo))
+    assert (bad.code, bad.err) == (2, "memx: error: source name 'Team!': use lowercase "
+                                      "letters, digits, . _ -, got {'Team!': {'url': "
+                                      f"'{team_repo}', 'ref': None, 'domains': [], "
+                                      "'weight': 1.0}}\n")
+    missing = memx("source", "add", "team", str(tmp_path / "nowhere"))
+    assert missing.code == 2
+    assert missing.err.startswith(f"memx: error: source team: cannot fetch {tmp_path}/nowhere (")
+    assert (repo / ".memx" / "config.yaml").read_text() == config
+    assert not (repo / ".memx" / "sources.lock").exists()
+    memx.ok("source", "add", "team", str(team_repo))
+    again = memx("source", "add", "team", str(team_repo))
+    assert again.err == ("memx: error: source 'team' already exists; memx source remove team "
+                         "first, or memx source update\n")
+    assert memx.ok("source", "remove", "team") == "Removed source team\n"
+    assert memx.ok("source", "list") == "No sources; add one with memx source add NAME URL.\n"
+    assert "kestrel" not in memx.ok("search", "staging cluster name")
