@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -33,10 +34,14 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
     optional. "source" is kept verbatim. Every record is checked before anything is
     written; a record whose id already exists is skipped. Without --raw each record goes
     through the curator like `memx add`: duplicates are merged, contradictions recorded.
+
+    On a terminal a progress line counts the records on stderr. Up to ten decisions other
+    than "added" are listed; more are summarised per kind with a few examples (-v lists
+    every one).
     """
     from pathlib import Path
 
-    from memx_cli.cli._output import one_line
+    from memx_cli.cli._progress import ProgressLine
     from memx_cli.operations.instructions import is_instructions
     from memx_cli.operations.write import ace_enabled
 
@@ -49,8 +54,13 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
         raise click.UsageError("JSON/JSONL: import one file at a time, without --dry-run "
                                "(Markdown files and folders can be combined)")
     memx = state.memx()
-    with click.open_file(paths[0], "rb") as file:
-        results, skipped = memx.import_records(file, raw=not ace_enabled(memx.repo, raw))
+    progress = ProgressLine(enabled=False if as_json else None)
+    try:
+        with click.open_file(paths[0], "rb") as file:
+            results, skipped = memx.import_records(file, raw=not ace_enabled(memx.repo, raw),
+                                                   progress=progress)
+    finally:
+        progress.close()
     # New files: added, or added with a supersede / conflict link to an existing memory.
     written = [r for r in results if r.action not in ("merged into", "skipped")]
     if as_json:
@@ -62,9 +72,38 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
     folded = len(results) - len(written)
     more += f", {folded} folded into existing memories" if folded else ""
     click.echo(f"Imported {len(written)} memories{more}")
-    for r in results:
-        if r.action != "added":
-            click.echo(f"  {r.message}: {one_line(r.memory.content, 60)}")
+    for line in _decisions(results, state.verbose):
+        click.echo(line)
+
+
+EXAMPLES = 3  # decisions shown of each kind when there are too many to list
+LIST_ALL_UP_TO = 10
+KINDS = (("conflicts with", "recorded as conflicting with an existing memory"),
+         ("supersedes", "superseding an existing memory"),
+         ("merged into", "merged into an existing memory"),
+         ("skipped", "skipped as duplicates"))
+
+
+def _decisions(results: list[Any], verbose: bool) -> list[str]:
+    """Every decision other than "added" when there are few (or with -v); else a count
+    per kind with a few examples and how to see the rest."""
+    from memx_cli.cli._output import one_line
+
+    notable = [r for r in results if r.action != "added"]
+    if verbose or len(notable) <= LIST_ALL_UP_TO:
+        return [f"  {r.message}: {one_line(r.memory.content, 60)}" for r in notable]
+    lines = []
+    for action, words in KINDS:
+        group = [r for r in notable if r.action == action]
+        if not group:
+            continue
+        lines.append(f"  {len(group)} {words}, for example:")
+        lines += [f"    {r.message}: {one_line(r.memory.content, 60)}"
+                  for r in group[:EXAMPLES]]
+    hint = "memx conflicts lists the conflicts; " if any(
+        r.action == "conflicts with" for r in notable) else ""
+    lines.append(f"  ({hint}memx -v import ... lists every decision)")
+    return lines
 
 
 @click.command("export")

@@ -21,7 +21,7 @@ Nothing is deleted: supersede and conflict only add links to both files.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memx_cli.clock import now_iso
@@ -248,7 +248,8 @@ def curate(repo: Repo, memory: Memory) -> Decision:
     return Curator(repo, repo.store_for(memory.scope)).curate(memory)
 
 
-def write_curated(repo: Repo, store: Store, memories: Sequence[Memory]) -> list[WriteResult]:
+def write_curated(repo: Repo, store: Store, memories: Sequence[Memory],
+                  progress: Callable[[int], None] | None = None) -> list[WriteResult]:
     """Curate ``memories`` (in order) against ``store`` and write every changed file;
     one result per memory, in order.
 
@@ -259,7 +260,11 @@ def write_curated(repo: Repo, store: Store, memories: Sequence[Memory]) -> list[
     similarity = load_similarity(repo)
     with store.lock():
         curator = Curator(repo, store, similarity)
-        decisions = [curator.curate(m) for m in memories]
+        decisions = []
+        for mem in memories:
+            decisions.append(curator.curate(mem))
+            if progress is not None:
+                progress(len(decisions))  # bulk imports report as they go (issue 17)
         store.write_many(list(curator.changed.values()))
     results = []
     for decision in decisions:

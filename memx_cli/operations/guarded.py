@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from memx_cli.agents import access
 from memx_cli.store.repo import Repo
@@ -42,7 +42,7 @@ class Guarded:
         self.guard().require_write(mem.domain, what, kind=mem.kind)
         return store, mem
 
-    def import_records(self, stream: IO[bytes], raw: bool = False
+    def import_records(self, stream: IO[bytes], raw: bool = False, progress: Any = None
                        ) -> tuple[list[WriteResult], int]:
         """Check every record (fields, then grants), then write them all."""
         import io
@@ -55,7 +55,7 @@ class Guarded:
             for where, record in read_records(io.BytesIO(data)):
                 mem = to_memory(self.repo, record, where, raw)
                 guard.require_write(mem.domain, f"importing a {mem.kind}", kind=mem.kind)
-        return import_records(self.repo, io.BytesIO(data), raw=raw)
+        return import_records(self.repo, io.BytesIO(data), raw=raw, progress=progress)
 
     def export(self, include_archived: bool = False) -> tuple[list[Memory], list[Problem]]:
         """Every memory the role may read (archived ones too when asked)."""

@@ -98,15 +98,19 @@ def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
         raise MemxError(f"import: record {where}: {message}") from None
 
 
-def import_records(repo: Repo, stream: IO[bytes],
-                   raw: bool = False) -> tuple[list[WriteResult], int]:
+def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
+                   progress: ace.Progress | None = None) -> tuple[list[WriteResult], int]:
     """Check every record first, then write them all: bad input changes nothing.
 
     Returns what the write did with each record (the Curator may merge one into an
     existing memory) and how many were skipped because their id exists.
     """
     repo.require_store()
-    memories = [to_memory(repo, rec, where, raw) for where, rec in read_records(stream)]
+    memories = []
+    for where, rec in read_records(stream):
+        memories.append(to_memory(repo, rec, where, raw))
+        if progress is not None and len(memories) % 100 == 0:
+            progress("reading", len(memories), 0)
     fresh: list[Memory] = []
     skipped = 0
     for mem in memories:
@@ -115,7 +119,7 @@ def import_records(repo: Repo, stream: IO[bytes],
             skipped += 1
         else:
             fresh.append(mem)
-    return ace.write(repo, fresh, raw=raw), skipped
+    return ace.write(repo, fresh, raw=raw, progress=progress), skipped
 
 
 def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:

@@ -8,7 +8,7 @@ stored exactly as given: no sanitizing, no dedup.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memx_cli.anchors import auto as autoanchor
 from memx_cli.store.memory import Memory
@@ -20,11 +20,19 @@ def ace_enabled(repo: Repo, raw: bool) -> bool:
     return not raw and bool(repo.config["ace.enabled"])
 
 
-def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False) -> list[WriteResult]:
+# progress(phase, done, total): "checking" (anchor, sanitize), then "curating"
+Progress = Callable[[str, int, int], None]
+
+
+def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
+          progress: Progress | None = None) -> list[WriteResult]:
     """Store ``memories`` (all checked already); returns what happened to each, in order."""
     results: list[WriteResult] = []
     by_store: dict[int, list[Memory]] = {}
-    for mem in memories:
+    total = len(memories)
+    for done, mem in enumerate(memories, 1):
+        if progress is not None:
+            progress("checking", done, total)
         if ace_enabled(repo, raw):
             mem = autoanchor.anchor(repo, mem)  # SPEC 3.5
             # SPEC 3.1/10: secrets never reach .memx/, fail closed. Last, so the snippets
@@ -44,10 +52,19 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False) -> list[
         if ace_enabled(repo, raw):
             from memx_cli.curator import write_curated
 
-            done = write_curated(repo, store, group)
+            written = write_curated(repo, store, group,
+                                    _offset(progress, len(by_id), total))
         else:
             store.write_many(group, raw=True)  # SPEC 3: ACE off stores it as given
-            done = [WriteResult("added", m, store.path_for(m.id)) for m in group]
-        by_id.update((m.id, r) for m, r in zip(group, done))
+            written = [WriteResult("added", m, store.path_for(m.id)) for m in group]
+        by_id.update((m.id, r) for m, r in zip(group, written))
     results.extend(by_id[m.id] for m in memories if m.id in by_id)
     return results
+
+
+def _offset(progress: Progress | None, before: int, total: int) -> Callable[[int], None] | None:
+    """The curator counts one store's group; the user sees the whole import."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda done: report("curating", before + done, total)
