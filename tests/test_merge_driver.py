@@ -270,3 +270,18 @@ def test_fields_merge_by_kind() -> None:
     assert merged.mention_count == 2
     # an expiry dropped on one side while the other moved it: no expiry is the latest
     assert merge_memories(base, ours.replace(valid_until=None), theirs).memory.valid_until is None
+
+
+def test_pull_with_rebase_merges_votes_too(memx: Memx, team: Team) -> None:
+    mid = team.memory_id
+    memx.ok("feedback", mid, "--helpful", cwd=team.alice)
+    git(team.alice, "commit", "-q", "-am", "alice votes")
+    git(team.alice, "push", "-q")
+    memx.ok("feedback", mid, "--helpful", cwd=team.bob)
+    _edit(team.bob, mid, "bob tags", tags=("deploy", "ops"))
+    pulled = subprocess.run(["git", "pull", "-q", "--rebase"], cwd=team.bob,
+                            capture_output=True, text=True)
+    assert (pulled.returncode, pulled.stderr) == (0, "")
+    merged = _read(team.bob, mid)
+    assert merged.feedback["helpful"] == 2 and merged.tags == ("deploy", "ops")
+    assert git(team.bob, "log", "--format=%s", "-2") == "bob tags\nalice votes\n"
