@@ -138,3 +138,24 @@ def test_bad_input_changes_nothing(memx: Memx, repo: Path, team_repo: Path,
     assert memx.ok("source", "remove", "team") == "Removed source team\n"
     assert memx.ok("source", "list") == "No sources; add one with memx source add NAME URL.\n"
     assert "kestrel" not in memx.ok("search", "staging cluster name")
+
+
+def test_a_pull_that_moves_the_pin_unpacks_the_new_commit(memx: Memx, repo: Path,
+                                                          team_repo: Path,
+                                                          tmp_path: Path) -> None:
+    memx.ok("source", "add", "team", str(team_repo))
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "subscribe")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    memx.ok("hooks", "install", "--hooks", "post-merge", cwd=clone)
+    memx.ok("add", "--raw", "Releases are cut every second Tuesday", cwd=team_repo)
+    git(team_repo, "add", ".memx")
+    git(team_repo, "commit", "-q", "-m", "more")
+    memx.ok("source", "update")
+    git(repo, "commit", "-q", "-am", "move the pin")
+    commits = Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources" / "commits"
+    shutil.rmtree(commits)  # as on another machine: the new commit is not unpacked yet
+    git(clone, "-c", "pull.rebase=false", "pull", "-q")
+    assert [p.name for p in commits.iterdir()] == [_commit(team_repo)]
+    assert "second Tuesday" in memx.ok("search", "when are releases cut", cwd=clone)

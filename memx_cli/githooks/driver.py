@@ -128,3 +128,14 @@ def stage_copies(worktree: Path) -> list[str]:
         git.run(["add", "--", *present], cwd=worktree)
     pending.unlink(missing_ok=True)
     return present
+
+
+def stage_copies_notice(worktree: Path) -> tuple[str, ...]:
+    """Stage the conflict copies (the post-merge / post-rewrite hook); what to tell."""
+    staged = stage_copies(worktree)
+    if not staged:
+        return ()
+    return (f"memx: {len(staged)} memory(ies) had their content edited on both sides; the "
+            "other version is kept as a new memory linked by a recorded conflict, staged: "
+            f"{', '.join(staged)}. Commit it, then settle it with memx conflicts and "
+            "memx resolve.",)

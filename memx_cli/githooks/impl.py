@@ -250,32 +250,16 @@ def _sync_index(repo: Repo) -> None:
         index.sync()
 
 
-def _stage_merge_copies(repo: Repo) -> tuple[str, ...]:
-    """Stage what the merge driver kept of memories edited on both sides (issue 17)."""
-    from memx_cli.githooks.driver import stage_copies
-
-    staged = stage_copies(repo.worktree)
-    if not staged:
-        return ()
-    return (f"memx: {len(staged)} memory(ies) had their content edited on both sides; the "
-            "other version is kept as a new memory linked by a recorded conflict, staged: "
-            f"{', '.join(staged)}. Commit it, then settle it with memx conflicts and "
-            "memx resolve.",)
-
-
-def _sync_sources(repo: Repo) -> None:
-    """Unpack the shared memory sources the lock file pins, when it moved (issue 17)."""
-    from memx_cli.operations.sources import sync
-
-    for item in sync(repo):
-        if item.problem:
-            log_line(repo, "sources", item.problem)
-
-
 def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
-    messages = () if hook == "post-checkout" else _stage_merge_copies(repo)
+    from memx_cli.githooks.driver import stage_copies_notice
+
+    # Issue 17: stage the merge driver's conflict copies; unpack sources the lock moved.
+    messages = () if hook == "post-checkout" else stage_copies_notice(repo.worktree)
     if (repo.store.root / "sources.lock").is_file():
-        _sync_sources(repo)
+        from memx_cli.operations.sources import sync
+
+        for item in sync(repo):
+            log_line(repo, "sources", item.problem or f"{item.source.name}: unpacked {item.new}")
     if queued(repo):
         _start_background(repo)  # a background run died: start another
     if hook == "post-checkout" and git.sequence_in_progress(repo.worktree):
