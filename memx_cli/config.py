@@ -134,8 +134,10 @@ def _sources(value: Any) -> Any:
             raise ValueError(f"source {name!r}: domains must be a list of names")
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= 10:
             raise ValueError(f"source {name!r}: weight must be a number above 0, at most 10")
-        found[name] = {"url": entry["url"], "ref": ref, "domains": list(domains),
-                       "weight": float(weight)}
+        # compact: what differs from the defaults (ref: the source's HEAD, all domains, 1)
+        found[name] = {"url": entry["url"], **({"ref": ref} if ref else {}),
+                       **({"domains": list(domains)} if domains else {}),
+                       **({"weight": float(weight)} if weight != 1 else {})}
     return found
 
 

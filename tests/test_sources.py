@@ -38,14 +38,17 @@ def _commit(root: Path) -> str:
 def test_add_pins_the_commit_and_search_and_context_include_the_source(
         memx: Memx, repo: Path, team_repo: Path) -> None:
     memx.ok("add", "The local cache lives in /var/cache/app")
+    with (repo / ".memx" / "config.yaml").open("a") as handle:
+        handle.write("# kept: a comment of the team\n")
     out = memx.ok("source", "add", "team", str(team_repo))
     commit = _commit(team_repo)
     assert out == (f"Added source team: 3 memories at {commit[:12]} (commit .memx/config.yaml "
                    "and .memx/sources.lock)\n")
     lock = (repo / ".memx" / "sources.lock").read_text()
     assert f"team:\n  commit: {commit}\n  url: {team_repo}\n" in lock
-    assert f"sources:\n  team:\n    url: {team_repo}\n" in (repo / ".memx" / "config.yaml"
-                                                          ).read_text()
+    assert (repo / ".memx" / "config.yaml").read_text().endswith(
+        "# kept: a comment of the team\n"
+        f"sources: {{team: {{url: {team_repo}}}}}\n")  # only the key changes
     found = memx.ok("search", "staging cluster name")
     assert found.splitlines()[0].split("  ")[2] == "source:team"
     data = json.loads(memx.ok("search", "staging cluster name", "--json"))
@@ -123,9 +126,10 @@ def test_bad_input_changes_nothing(memx: Memx, repo: Path, team_repo: Path,
     config = (repo / ".memx" / "config.yaml").read_text()
     bad = memx("source", "add", "Team!", str(team_repo))
     assert (bad.code, bad.err) == (2, "memx: error: source name 'Team!': use lowercase "
-                                      "letters, digits, . _ -, got {'Team!': {'url': "
-                                      f"'{team_repo}', 'ref': None, 'domains': [], "
-                                      "'weight': 1.0}}\n")
+                                      "letters, digits, . _ -\n")
+    heavy = memx("source", "add", "team", str(team_repo), "--weight", "20")
+    assert heavy.err == ("memx: error: source 'team': weight must be a number above 0, at "
+                         "most 10\n")
     missing = memx("source", "add", "team", str(tmp_path / "nowhere"))
     assert missing.code == 2
     assert missing.err.startswith(f"memx: error: source team: cannot fetch {tmp_path}/nowhere (")

@@ -28,13 +28,14 @@ def _config_path(repo: Repo) -> Path:
 
 
 def _write_sources(repo: Repo, entries: dict[str, dict[str, object]]) -> None:
+    """Change only the ``sources`` key of .memx/config.yaml (comments and keys stay)."""
+    import json
+
     path = _config_path(repo)
-    flat = configmod.read_file(path)
     if entries:
-        flat["sources"] = entries
+        configmod.set_value(path, "sources", json.dumps(entries))
     else:
-        flat.pop("sources", None)
-    configmod.write_file(path, flat)
+        configmod.unset_value(path, "sources")
 
 
 def _url(repo: Repo, url: str) -> str:
@@ -57,12 +58,12 @@ def add(repo: Repo, name: str, url: str, ref: str | None = None,
     try:
         checked = configmod.parse_value("sources", {name: entry})[name]
     except ConfigError as exc:
-        raise MemxError(str(exc).replace("configuration key 'sources': ", "")) from None
-    source = Source(name, checked["url"], ref, tuple(domains), checked["weight"])
+        message = str(exc).replace("configuration key 'sources': ", "")
+        raise MemxError(message.rsplit(", got ", 1)[0]) from None
+    source = Source(name, checked["url"], ref, tuple(domains), float(weight))
     commit = srcmod.fetch(source)
     store = srcmod.materialize(source, commit)
-    entries[name] = {k: v for k, v in checked.items() if v not in (None, [])
-                     and not (k == "weight" and v == 1.0)}
+    entries[name] = checked
     _write_sources(repo, entries)
     lock = srcmod.read_lock(repo)
     lock[name] = {"url": source.url, "commit": commit}
