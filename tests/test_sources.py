@@ -163,3 +163,24 @@ def test_a_pull_that_moves_the_pin_unpacks_the_new_commit(memx: Memx, repo: Path
     git(clone, "-c", "pull.rebase=false", "pull", "-q")
     assert [p.name for p in commits.iterdir()] == [_commit(team_repo)]
     assert "second Tuesday" in memx.ok("search", "when are releases cut", cwd=clone)
+
+
+def test_the_mcp_server_searches_and_pushes_the_source(memx: Memx, repo: Path,
+                                                       team_repo: Path) -> None:
+    pytest.importorskip("mcp")
+    from .test_mcp import call, run_session
+
+    memx.ok("add", "The local cache lives in /var/cache/app")
+    memx.ok("source", "add", "team", str(team_repo))
+
+    async def script(client: object) -> tuple[dict[str, object], dict[str, object]]:
+        found = await call(client, "search_memory", query="staging cluster name")
+        context = await call(client, "get_context", task="add request logging")
+        return found, context
+
+    found, context = run_session(repo, script)
+    first = found["results"][0]  # type: ignore[index]
+    assert (first["store"], first["content"]) == ("source:team",
+                                                  "The staging cluster is named kestrel")
+    assert "- [security] Never log access tokens (from source team)\n" in (
+        context["context"]["text"])  # type: ignore[index]
