@@ -336,6 +336,10 @@ CLI_NO_OUTSIDE_TEXT = {
     "config set": "refuses a value that looks like a secret (test_config_set_refuses_a_secret)",
     "consolidate": "driven as 'remember + consolidate'",
     "review": "stages, restores or removes memory files; --edit is memx edit's path",
+    "merge-file": "merges two committed memory files (git's merge driver)",
+    "source add": "records a URL (one holding a credential is refused) and a commit",
+    "source update": "records commits", "source list": "reads",
+    "source remove": "removes a key",
 }
 CLI_DRIVEN = {"add": ("add", "add --scope global", "add --kind policy", "add --anchor"),
               "import": ("import", "import markdown"), "ingest": ("ingest",), "run": ("run",),
@@ -348,7 +352,8 @@ MCP_NO_OUTSIDE_TEXT = {
     "consolidate_memory": "driven with remember",
 }
 HOOKS_NO_OUTSIDE_TEXT = {
-    "pre-commit": "writes nothing", "post-merge": "refreshes the index from memory files",
+    "pre-commit": "writes nothing", "post-merge": "refreshes the index from memory files, "
+    "stages the merge driver's copies (merged memory files), unpacks pinned sources",
     "post-checkout": "refreshes the index from memory files",
     "post-rewrite": "refreshes the index from memory files",
 }

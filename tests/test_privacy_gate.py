@@ -237,6 +237,10 @@ RAW_WRITERS = {
     "memory lines masked again on the way out",
     "memx_cli/operations/review.py": "a copy of a rejected memory file, as stored",
     "memx_cli/operations/gitlog.py": "shas of the commits read",
+    "memx_cli/githooks/driver.py": ".memx/.gitattributes lines; paths of conflict copies",
+    "memx_cli/githooks/merge.py": "merges two committed memory files field by field",
+    "memx_cli/store/sources.py": "the lock's URLs (credentials refused) and commits; a "
+    "source's committed memory files, unpacked into the user cache",
 }
 
 

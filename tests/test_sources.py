@@ -135,6 +135,11 @@ def test_bad_input_changes_nothing(memx: Memx, repo: Path, team_repo: Path,
     assert missing.err.startswith(f"memx: error: source team: cannot fetch {tmp_path}/nowhere (")
     assert (repo / ".memx" / "config.yaml").read_text() == config
     assert not (repo / ".memx" / "sources.lock").exists()
+    token = memx("source", "add", "team", "https://bot:hunter2hunter2@example.com/org/m.git")
+    assert token.err == ("memx: error: source team: the URL holds a credential, and "
+                         ".memx/config.yaml is committed; use SSH or a git credential helper "
+                         "instead\n")
+    assert (repo / ".memx" / "config.yaml").read_text() == config
     memx.ok("source", "add", "team", str(team_repo))
     again = memx("source", "add", "team", str(team_repo))
     assert again.err == ("memx: error: source 'team' already exists; memx source remove team "

@@ -146,7 +146,7 @@ def _significant(lines: tuple[str, ...]) -> bool:
 
 
 def _secrets(repo: Repo, result: MemoryDiff) -> list[Problem]:
-    from memx_cli.githooks.impl import _sanitizer, check_content
+    from memx_cli.githooks.check import _sanitizer, check_content
 
     head = None if result.head == WORKTREE else ("index" if result.head == INDEX else result.head)
     paths = [p for status, p in git.changed_paths(repo.worktree, result.base, head, [".memx/"])

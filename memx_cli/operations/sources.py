@@ -46,6 +46,21 @@ def _url(repo: Repo, url: str) -> str:
     return str(local.resolve()) if local.is_dir() else url
 
 
+def _refuse_credentials(name: str, url: str) -> None:
+    """The URL is committed (config and lock): no password or token in it (issue 12)."""
+    from urllib.parse import urlsplit
+
+    from memx_cli.privacy import default, kinds
+
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    if password or kinds(default().sanitize(url)):
+        raise MemxError(f"source {name}: the URL holds a credential, and .memx/config.yaml is "
+                        "committed; use SSH or a git credential helper instead")
+
+
 def add(repo: Repo, name: str, url: str, ref: str | None = None,
         domains: tuple[str, ...] = (), weight: float = 1.0) -> Updated:
     """Subscribe, fetch and pin. Nothing is recorded when the source cannot be read."""
@@ -54,6 +69,7 @@ def add(repo: Repo, name: str, url: str, ref: str | None = None,
     if name in entries:
         raise MemxError(f"source {name!r} already exists; memx source remove {name} first, "
                         "or memx source update")
+    _refuse_credentials(name, url)
     entry = {"url": _url(repo, url), "ref": ref, "domains": list(domains), "weight": weight}
     try:
         checked = configmod.parse_value("sources", {name: entry})[name]
