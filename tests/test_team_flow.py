@@ -74,6 +74,8 @@ def test_two_clones_a_remote_and_a_shared_source(memx: Memx, repo: Path,
     review = memx.ok("diff", f"{base}..HEAD", "--format", "markdown", cwd=bob)
     head, _, rest = review.partition("**Needs attention (1)**\n\n")
     assert head.startswith(f"### memx: memory changes in {base}..HEAD\n\n2 changed\n\n")
-    assert rest.startswith(f"- **Changed policy** (content; pushed into every agent's prompt): "
-                           f"`{policy[:12]}` Open a draft pull request on the first day\n")
+    first = rest.splitlines()[0]  # (the short id is 12 characters or more, like git's)
+    assert first.startswith("- **Changed policy** (content; pushed into every agent's prompt): "
+                            f"`{policy[:12]}")
+    assert first.endswith("` Open a draft pull request on the first day")
     assert rest.index("Changed policy") < rest.index("**Changed (2)**")
