@@ -137,7 +137,13 @@ def queued(repo: Repo) -> list[str]:
         entries = [e for e in os.scandir(queue_dir(repo)) if _SHA.fullmatch(e.name)]
     except FileNotFoundError:
         return []
-    return [e.name for e in sorted(entries, key=lambda e: (e.stat().st_mtime_ns, e.name))]
+    stamped = []
+    for entry in entries:
+        try:  # the background run may unqueue it meanwhile
+            stamped.append((entry.stat().st_mtime_ns, entry.name))
+        except FileNotFoundError:
+            continue
+    return [name for _, name in sorted(stamped)]
 
 
 def _reflected(repo: Repo) -> list[str]:
