@@ -18,6 +18,7 @@ from typing import Any
 from memx_cli import yamledit
 from memx_cli.errors import ConfigError
 from memx_cli.fsutil import atomic_write
+from memx_cli.store import safeyaml
 
 log = logging.getLogger("memx")
 
@@ -207,11 +208,9 @@ def parse_value(key: str, raw: Any) -> Any:
 
 def parse_text(key: str, text: str) -> Any:
     """A value typed on a command line or in an environment variable (YAML scalar syntax)."""
-    import yaml
-
     try:
-        raw = yaml.safe_load(text) if text.strip() else None
-    except yaml.YAMLError:
+        raw = safeyaml.loads(text) if text.strip() else None
+    except safeyaml.YamlInputError:
         raw = text
     if isinstance(raw, dict) and not isinstance(SETTINGS.get(key, (None,))[0], dict):
         raw = text
@@ -243,21 +242,23 @@ def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
 def read_file(path: Path) -> dict[str, Any]:
     """The flat keys of one config file; {} when absent. Raises ConfigError when malformed."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = safeyaml.read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: not UTF-8 text "
+                          f"(byte {exc.start})") from None
     if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
         return {}  # only comments: skip importing PyYAML (~25 ms) on the common path
-    import yaml
-
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: invalid YAML in configuration") from None
+        data = safeyaml.loads(text)
+    except safeyaml.YamlInputError as exc:
+        # "path:2: invalid YAML in configuration: ..." (tags, aliases, depth included)
+        detail = exc.message.removeprefix("invalid YAML: ")
+        raise ConfigError(f"{exc.where(str(path))}: invalid YAML in configuration: {detail}"
+                          ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -64,3 +64,7 @@ class CheckFailedError(MemxError):
 
 class LinkedMemoryError(MemxError):
     """Other memories link to the one to remove (supersede chain, conflict)."""
+
+
+class StoreError(MemxError):
+    """The store's layout is damaged: a directory memx needs is a file, say."""

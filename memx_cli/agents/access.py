@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from memx_cli.errors import MemxError
 from memx_cli.store.repo import Repo
+from memx_cli.store.safeyaml import YamlInputError, loads, read_regular
 
 log = logging.getLogger("memx")
 
@@ -77,22 +78,24 @@ def load(repo: Repo) -> Grants:
     """The grants of ``.memx/access.yaml``; none (everything ``read``) when it is missing
     or unreadable (fail open: a warning, never an error)."""
     path = repo.store.root / ACCESS_FILE
+    shown = repo.store.display(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return Grants()
-    except (OSError, UnicodeDecodeError) as exc:
-        log.warning(f"{repo.store.display(path)}: unreadable ({exc}); every grant is read")
+    except OSError as exc:
+        log.warning(f"{shown}: unreadable ({exc.strerror}); every grant is read")
         return Grants()
-    import yaml
-
+    except UnicodeDecodeError as exc:
+        log.warning(f"{shown}: unreadable (not UTF-8 text, byte {exc.start}); every grant is read")
+        return Grants()
     try:
-        data = yaml.safe_load(text) or {}
-        return Grants(_parse(data))
-    except (yaml.YAMLError, ValueError) as exc:
-        detail = str(exc).splitlines()[0]
-        log.warning(f"{repo.store.display(path)}: {detail}; every grant is read")
-        return Grants()
+        return Grants(_parse(loads(text) or {}))
+    except YamlInputError as exc:
+        log.warning(f"{exc.where(shown)}: {exc.message}; every grant is read")
+    except ValueError as exc:
+        log.warning(f"{shown}: {exc}; every grant is read")
+    return Grants()
 
 
 def _parse(data: object) -> dict[str, dict[str, str]]:

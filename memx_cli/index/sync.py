@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import time
 import zlib
 from collections.abc import Callable, Iterable
@@ -31,6 +32,7 @@ from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
+from memx_cli.store.safeyaml import read_regular
 
 log = logging.getLogger("memx")
 
@@ -107,6 +109,9 @@ class StoreIndex:
             except FileNotFoundError:
                 parts.append("-")
                 continue
+            except NotADirectoryError:
+                self.store.files(archived)  # raises the store's one-line StoreError
+                raise
             with entries:
                 for entry in entries:
                     name = entry.name
@@ -116,6 +121,8 @@ class StoreIndex:
                         st = entry.stat()
                     except FileNotFoundError:
                         continue
+                    if not stat.S_ISREG(st.st_mode):
+                        continue  # a FIFO named *.yaml must not hang the index (issue 14)
                     found[name[:-5]] = (st.st_mtime_ns, st.st_size, archived)
             values = found.values()
             parts.append(f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}"
@@ -271,7 +278,7 @@ class StoreIndex:
                 continue
             path = self.store.path_for(memory_id, archived)
             try:
-                data = path.read_bytes()
+                data = read_regular(path)  # swapped for a FIFO since the scan: never block
             except OSError:
                 continue
             digest = _digest(data)

@@ -8,16 +8,18 @@ hold the store lock; reads never modify tracked files.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError
+from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError, StoreError
 from memx_cli.fsutil import atomic_write, locked
 from memx_cli.store import memory as memfmt
 from memx_cli.store.ids import ID_LENGTH, abbreviate, normalize_prefix
 from memx_cli.store.memory import Memory, Problem
+from memx_cli.store.safeyaml import NotRegularFileError, read_regular
 
 GITIGNORE = "# memx: per-clone state and derived indexes, never committed\nlocal/\ncache/\nconfig.local.yaml\n"
 MAX_FILE_BYTES = 1_000_000  # a memory is a paragraph; anything this big is not one
@@ -97,30 +99,33 @@ class Store:
 
     def files(self, archived: bool = False) -> list[Path]:
         directory = self.archive_dir if archived else self.memories_dir
+        # Dot files are our temporaries (and editor swap files); never memories.
+        return [directory / n for n in self._names(directory)]
+
+    def ids(self, archived: bool = False) -> list[str]:
+        """The ids of the memory files, sorted (cheaper than ``files`` for large stores)."""
+        return [n[:-5] for n in self._names(self.archive_dir if archived else self.memories_dir)]
+
+    def _names(self, directory: Path) -> list[str]:
         try:
             names = os.listdir(directory)
         except FileNotFoundError:
             return []
-        # Dot files are our temporaries (and editor swap files); never memories.
-        return [directory / n for n in sorted(names) if n.endswith(".yaml") and n[0] != "."]
-
-    def ids(self, archived: bool = False) -> list[str]:
-        """The ids of the memory files, sorted (cheaper than ``files`` for large stores)."""
-        try:
-            names = os.listdir(self.archive_dir if archived else self.memories_dir)
-        except FileNotFoundError:
-            return []
-        return sorted(n[:-5] for n in names if n.endswith(".yaml") and n[0] != ".")
+        except NotADirectoryError:
+            raise StoreError(f"{self.display(directory)} is a file, not a directory; move it "
+                             "aside (memories live in that directory)") from None
+        return sorted(n for n in names if n.endswith(".yaml") and n[0] != ".")
 
     def read_file(self, path: Path) -> Memory:
         try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise InvalidMemoryError(
-                    f"{self.display(path)}: {size} bytes; too large for a memory file"
-                )
-            data = path.read_bytes()
+            data = read_regular(path, MAX_FILE_BYTES)
+        except NotRegularFileError:
+            raise InvalidMemoryError(
+                f"{self.display(path)}: not a regular file; move it out of the store") from None
         except OSError as exc:
+            if exc.errno == errno.EFBIG:
+                raise InvalidMemoryError(
+                    f"{self.display(path)}: {exc.strerror}; too large for a memory file") from None
             raise InvalidMemoryError(f"{self.display(path)}: cannot read: {exc.strerror}") from None
         mem = memfmt.load(data, self.display(path))
         if path.stem != mem.id:

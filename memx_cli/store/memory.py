@@ -18,6 +18,7 @@ from typing import Any
 
 from memx_cli.clock import parse_timestamp
 from memx_cli.errors import InvalidMemoryError, SchemaTooNewError
+from memx_cli.store import safeyaml
 from memx_cli.store.fields import ANCHOR_KEYS as ANCHOR_KEYS
 from memx_cli.store.fields import FIELD_NAMES as FIELD_NAMES
 from memx_cli.store.fields import FIELDS, REQUIRED, Field, FieldError, SchemaError, check
@@ -195,14 +196,10 @@ def load(data: bytes | str, path: str = "<memory>") -> Memory:
         raise InvalidMemoryError(
             f"{path}:{marker}: merge-conflict marker; resolve the conflict, then run memx validate"
         )
-    yaml, loader, _ = _yaml()
     try:
-        raw = yaml.load(text, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InvalidMemoryError(f"{path}{line}: invalid YAML: {problem}") from None
+        raw = safeyaml.loads(text)
+    except safeyaml.YamlInputError as exc:
+        raise InvalidMemoryError(f"{exc.where(path)}: {exc.message}") from None
     try:
         return from_data(raw)
     except FieldError as exc:
