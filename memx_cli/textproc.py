@@ -95,3 +95,18 @@ def estimate_tokens(text: str) -> int:
     cjk = 0 if text.isascii() else sum(len(run) for run in _cjk_run().findall(text))
     other = len(text) - cjk
     return max(1, round(cjk / 1.5 + other / 4.0))
+
+
+def clean_text(text: str) -> str:
+    """Text made safe to store, index and send (issue 14): surrogate pairs joined, lone
+    surrogates (undecodable bytes of an argument, ``"\\ud800"`` in JSON) become U+FFFD,
+    NUL characters are dropped. Everything else is kept as typed."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -12,6 +12,9 @@ Imported only by `memx mcp`: the MCP SDK costs ~0.3 s to import and nothing else
 
 from __future__ import annotations
 
+import io
+import json
+import sys
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -33,6 +36,7 @@ from memx_cli.jsonout import (
     write_json,
 )
 from memx_cli.store.repo import Repo
+from memx_cli.textproc import clean_text
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -212,4 +216,45 @@ def build_server(service: MemoryService) -> MCPServer:
 
 def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None:
     """Run the server on stdin/stdout until the client closes the connection."""
-    build_server(MemoryService(repo, agent, role)).run("stdio")
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(MemoryService(repo, agent, role))
+    stdin = anyio.wrap_file(CleanLines(sys.stdin.buffer))
+
+    async def run() -> None:
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            lowlevel = server._lowlevel_server  # what MCPServer.run("stdio") runs
+            await lowlevel.run(read_stream, write_stream,
+                               lowlevel.create_initialization_options())
+
+    anyio.run(run)
+
+
+class CleanLines(io.TextIOWrapper):
+    """stdin as UTF-8 lines, a JSON ``\\ud800`` (a lone surrogate) made U+FFFD: the SDK's
+    parser refuses the whole message, and a message it cannot parse gets no reply at
+    all (issue 14). Undecodable bytes become U+FFFD too."""
+
+    def __init__(self, buffer: Any):
+        super().__init__(buffer, encoding="utf-8", errors="replace")
+
+    def readline(self, size: int = -1, /) -> str:
+        line = super().readline(size)
+        if "\\ud" not in line.lower():
+            return line
+        try:
+            data = json.loads(line)
+        except ValueError:
+            return line
+        return json.dumps(_clean(data), ensure_ascii=False) + "\n"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value

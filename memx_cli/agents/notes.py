@@ -15,6 +15,7 @@ from memx_cli.errors import MemxError
 from memx_cli.fsutil import Masked, write_text
 from memx_cli.privacy import mask
 from memx_cli.store.repo import Repo
+from memx_cli.textproc import clean_text
 
 DEFAULT_AGENT = "default"
 AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -47,6 +48,7 @@ def read(repo: Repo, agent: str | None = None) -> str:
 def _check(text: str) -> str:
     if "\x00" in text:
         raise MemxError("notes contain NUL bytes; pass text")
+    text = clean_text(text)  # lone surrogates (undecodable bytes) become U+FFFD (issue 14)
     if len(text) > MAX_NOTES_CHARS:
         raise MemxError(f"notes would be {len(text)} characters (limit {MAX_NOTES_CHARS}); "
                         "keep them short: memx notes set or clear, promote lasting facts "

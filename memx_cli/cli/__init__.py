@@ -18,6 +18,7 @@ import click
 
 from memx_cli import __version__
 from memx_cli.errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
+from memx_cli.textproc import clean_text
 
 # name -> (module, attribute, one-line help shown in `memx --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -142,6 +143,9 @@ def _setup_logging(verbose: bool) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``memx`` and ``git-memx``: the one error boundary (SPEC 7)."""
     args = sys.argv[1:] if argv is None else argv
+    # Undecodable bytes arrive as lone surrogates: U+FFFD from here on (issue 14), except
+    # in an argument that names an existing file (its name must stay as it is on disk).
+    args = [a if a.isascii() or os.path.lexists(a) else clean_text(a) for a in args]
     verbose = any(a in ("-v", "--verbose") for a in args) or bool(os.environ.get("MEMX_DEBUG"))
     try:
         code = cli.main(args=args, prog_name="memx", standalone_mode=False)

@@ -32,7 +32,7 @@ from memx_cli.operations.feedback import feedback_factor
 from memx_cli.store import recall
 from memx_cli.store.repo import Repo
 from memx_cli.store.sources import stores as source_stores
-from memx_cli.textproc import estimate_tokens, query_terms
+from memx_cli.textproc import clean_text, estimate_tokens, query_terms
 from memx_cli.textproc import words as split_words
 
 log = logging.getLogger("memx")
@@ -116,6 +116,7 @@ class Searcher:
         ``budget`` with them, then count a recall for each hit returned."""
         if mode not in MODES:
             raise MemxError(f"unknown search mode {mode!r}; use keyword, semantic or hybrid")
+        query = clean_text(query)  # a lone surrogate crashed the tokenizer (issue 14)
         if not query.strip():
             raise MemxError("empty query; pass the words to search for")
         cfg = self.repo.config

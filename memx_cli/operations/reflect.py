@@ -182,8 +182,14 @@ def reflect_commit(repo: Repo, message: str, files: Sequence[tuple[str, str]], d
     from memx_cli.reflector import commit
     from memx_cli.reflector.pipeline import Reflector, Settings
     from memx_cli.reflector.scorer import scored
+    from memx_cli.textproc import clean_text
 
     settings = replace(Settings.from_config(repo.config), mode="rules")
+    # Text from git, normalised at the boundary: NUL or a lone surrogate in a path or a
+    # message must not reach the rules or the YAML writer (issue 14).
+    message, diffstat = clean_text(message), clean_text(diffstat)
+    files = [(clean_text(status), clean_text(path)) for status, path in files]
+    small_diffs = {clean_text(p): clean_text(d) for p, d in small_diffs.items()}
     # issue 12: mask first; the rules rewrite diffs into prose the patterns cannot read
     clean = cached(settings.custom_patterns).sanitize
     message = clean(message)

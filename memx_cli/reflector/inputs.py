@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from memx_cli.errors import MemxError
 from memx_cli.reflector import transcripts
 from memx_cli.reflector.turn import Turn
+from memx_cli.textproc import clean_text
 
 FORMATS = ("auto", "text", "json", "jsonl")
 SNIFF_BYTES = 64 * 1024
@@ -202,22 +203,41 @@ class Reader:
         self.records += 1
         for turn in turns:
             if turn.text.strip() or turn.command:
-                yield turn
+                yield _clean_turn(turn)
 
 
 def sniff(head: bytes) -> str:
-    """Guess the format from the first bytes: JSON array, JSONL records, or text."""
+    """Guess the format from the first bytes: JSON array, JSONL records, or text.
+
+    A transcript is an array of objects or an object, so JSON must open with ``[{"``,
+    ``[]`` or ``{"`` (whitespace allowed between): a log line such as ``[INFO] ...``,
+    ``[2026-01-02 10:00] ...`` or ``{build} ...`` is text (issue 14).
+    """
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"["):
+    if _JSON_ARRAY_RE.match(text):
         return "json"
-    if text.startswith(b"{"):
+    if _JSON_OBJECT_RE.match(text):
         first = text.split(b"\n", 1)[0]
         try:
             record = json.loads(first)
         except ValueError:
-            return "json"
+            return "json"  # a document spread over lines
         return "json" if isinstance(record, dict) and "messages" in record else "jsonl"
     return "text"
+
+
+_JSON_ARRAY_RE = re.compile(rb'\[\s*(?:\{\s*(?:"|\})|\])')
+_JSON_OBJECT_RE = re.compile(rb'\{\s*(?:"|\})')
+
+
+def _clean_turn(turn: Turn) -> Turn:
+    """JSON may hold ``"\\ud800"`` or NUL: a lone surrogate crashes tokenizers (issue 14)."""
+    text = clean_text(turn.text)
+    command = clean_text(turn.command) if turn.command else turn.command
+    files = tuple(clean_text(f) for f in turn.files)
+    if text is turn.text and command is turn.command and files == turn.files:
+        return turn
+    return replace(turn, text=text, command=command, files=files)
 
 
 def _role(name: str) -> str:

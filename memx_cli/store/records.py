@@ -12,6 +12,7 @@ from memx_cli.clock import now_iso
 from memx_cli.errors import MemxError
 from memx_cli.store.ids import new_id
 from memx_cli.store.memory import KINDS, Memory
+from memx_cli.textproc import clean_text
 
 MAX_CONTENT_CHARS = 100_000
 # Domains, topics and tags are printed inside one-line items of every agent's preamble
@@ -52,6 +53,7 @@ class WriteResult:
 def check_content(text: str) -> str:
     if "\x00" in text:
         raise MemxError("memory text contains NUL bytes; pass text, not a binary file")
+    text = clean_text(text)  # lone surrogates (undecodable bytes) become U+FFFD
     if not text.strip():
         raise MemxError("memory text is empty; pass the text to remember")
     if len(text) > MAX_CONTENT_CHARS:
