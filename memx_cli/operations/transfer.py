@@ -33,6 +33,8 @@ def read_records(stream: IO[bytes]) -> Iterator[tuple[int, Any]]:
             data = json.loads((head + rest).decode("utf-8"))
         except UnicodeDecodeError:
             raise MemxError("import: input is not UTF-8 text") from None
+        except RecursionError:
+            raise MemxError("import: JSON nested too deep; records are flat objects") from None
         except json.JSONDecodeError as exc:
             if head == b"{" and b"\n{" in rest:
                 yield from _jsonl(head + rest)
@@ -57,6 +59,8 @@ def _jsonl(data: bytes) -> Iterator[tuple[int, Any]]:
             yield number, json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise MemxError(f"import: line {number}: invalid JSON ({exc})") from None
+        except RecursionError:
+            raise MemxError(f"import: line {number}: JSON nested too deep") from None
 
 
 def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
@@ -69,6 +73,9 @@ def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
     content = record.get("content")
     if not isinstance(content, str) or not content.strip():
         raise MemxError(f"import: record {where}: 'content' must be non-empty text")
+    problem = _shape_problem(record)
+    if problem:
+        raise MemxError(f"import: record {where}: {problem}")
     try:
         source = record.get("source") or {"type": "import"}
         if not isinstance(source, dict):
@@ -77,7 +84,11 @@ def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
         if veracity not in VERACITIES:
             raise MemxError(f"'veracity' must be one of {', '.join(VERACITIES)}")
         created = record.get("created_at")
-        stamp = format_timestamp(parse_timestamp(created)) if created else None
+        try:
+            stamp = format_timestamp(parse_timestamp(created)) if created else None
+        except ValueError:
+            raise MemxError(f"field 'created_at': expected an ISO 8601 time such as "
+                            f"2026-01-02T10:00:00Z, got {_short(created)}") from None
         tags = record.get("tags") or []
         if not isinstance(tags, list):
             raise MemxError("'tags' must be a list")
@@ -98,6 +109,55 @@ def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
         raise MemxError(f"import: record {where}: {message}") from None
 
 
+TEXT_KEYS = ("id", "kind", "scope", "domain", "topic", "created_at", "updated_at",
+             "valid_until", "veracity", "section", "type", "memory_type", "required_role",
+             "superseded_by")
+LIST_KEYS = ("tags", "tools", "entities", "supersedes", "conflicts_with")
+
+
+def _shape_problem(record: dict[str, Any]) -> str | None:
+    """The first field whose JSON type is wrong, as one line (issue 14: ``"tags": [1]``
+    and ``"created_at": 12345`` crashed the import)."""
+    for key in TEXT_KEYS:
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"field {key!r}: expected text, got {_short(value)}"
+    for key in LIST_KEYS:
+        value = record.get(key)
+        if value is not None and (not isinstance(value, list)
+                                  or not all(isinstance(v, str) for v in value)):
+            return f"field {key!r}: expected a list of text, got {_short(value)}"
+    for key in ("source", "feedback"):
+        value = record.get(key)
+        if value is not None and not isinstance(value, dict):
+            return f"field {key!r}: expected an object, got {_short(value)}"
+        if value is not None and _depth(value) > MAX_NESTING:
+            return f"field {key!r}: nested more than {MAX_NESTING} levels deep"
+    return None
+
+
+MAX_NESTING = 16  # a source is a flat object; JSON 900 deep overflowed the YAML writer
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (iterative: no recursion limit)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if level > MAX_NESTING:
+                break
+            children = item.values() if isinstance(item, dict) else item
+            todo.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
                    progress: ace.Progress | None = None) -> tuple[list[WriteResult], int]:
     """Check every record first, then write them all: bad input changes nothing.
@@ -106,20 +166,64 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
     existing memory) and how many were skipped because their id exists.
     """
     repo.require_store()
-    memories = []
+    memories: list[Memory] = []
+    digests: list[str] = []
+    first: dict[str, int] = {}
     for where, rec in read_records(stream):
-        memories.append(to_memory(repo, rec, where, raw))
+        mem = to_memory(repo, rec, where, raw)
+        digests.append(_digest(rec))
+        if mem.id in first:  # the second would overwrite the first (issue 14)
+            raise MemxError(f"import: records {first[mem.id]} and {where} have the same id "
+                            f"{mem.id}; keep one of them")
+        first[mem.id] = where
+        memories.append(mem)
         if progress is not None and len(memories) % 100 == 0:
             progress("reading", len(memories), 0)
     fresh: list[Memory] = []
     skipped = 0
-    for mem in memories:
+    # Re-running an import (after a crash, say) adds nothing twice: a record whose id or
+    # (unless --raw) whose exact text is already stored is skipped, not merged again (a
+    # merge would count one more mention on every run). Repeats within this import are
+    # the Curator's to fold, as before.
+    # Records the Curator folded into another memory leave no file of their own: a
+    # per-clone journal of imported records remembers them.
+    journal = repo.store.local_dir / IMPORT_JOURNAL
+    done = set() if raw else _read_journal(journal)
+    present: dict[int, set[str]] = {}
+    for mem, digest in zip(memories, digests):
         store = repo.store_for(mem.scope)
-        if store.path_for(mem.id).exists() or store.path_for(mem.id, archived=True).exists():
+        if id(store) not in present:
+            present[id(store)] = set() if raw else {m.content for m in store.load_all().memories}
+        if (store.path_for(mem.id).exists() or store.path_for(mem.id, archived=True).exists()
+                or mem.content in present[id(store)] or digest in done):
             skipped += 1
         else:
             fresh.append(mem)
-    return ace.write(repo, fresh, raw=raw, progress=progress), skipped
+    results = ace.write(repo, fresh, raw=raw, progress=progress)
+    if not raw:
+        new = [d for d in digests if d not in done]
+        if new:
+            with repo.store.lock(), open(journal, "a", encoding="utf-8") as handle:
+                handle.write("".join(d + "\n" for d in new))
+    return results, skipped
+
+
+IMPORT_JOURNAL = "imported.txt"  # in local/: sha256 of each record imported, one a line
+
+
+def _digest(record: Any) -> str:
+    import hashlib
+
+    text = json.dumps(record, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_journal(path: Any) -> set[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return {line.strip() for line in handle if line.strip()}
+    except FileNotFoundError:
+        return set()
 
 
 def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:
