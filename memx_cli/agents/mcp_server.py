@@ -239,7 +239,7 @@ class CleanLines(io.TextIOWrapper):
     def __init__(self, buffer: Any):
         super().__init__(buffer, encoding="utf-8", errors="replace")
 
-    def readline(self, size: int = -1, /) -> str:
+    def readline(self, size: int = -1, /) -> str:  # type: ignore[override]
         line = super().readline(size)
         if "\\ud" not in line.lower():
             return line

@@ -31,6 +31,7 @@ def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
     from memx_cli.fsutil import atomic_write
     from memx_cli.operations.edit import keep_draft
     from memx_cli.store.memory import dump
+    from memx_cli.store.merge3 import ConcurrentChangeError
 
     store, original = memx.editable(memory_id)
     draft = store.local_dir / "edits" / f"{original.id}.yaml"
@@ -40,9 +41,9 @@ def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
     text = draft.read_bytes()
     try:
         edited = memx.apply_edit(store, original, text)
-    except InvalidMemoryError as exc:
+    except (InvalidMemoryError, ConcurrentChangeError) as exc:
         keep_draft(draft, text)
-        raise InvalidMemoryError(
+        raise type(exc)(
             f"edit refused, memory unchanged: {exc} (your text is in {store.display(draft)})"
         ) from None
     draft.unlink()

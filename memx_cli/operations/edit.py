@@ -72,10 +72,13 @@ def apply_edit(store: Store, original: Memory, new_text: bytes) -> Edited | None
         return None
     if edited.updated_at == original.updated_at:
         edited = edited.replace(updated_at=now_iso())
-    store.write(edited)  # the store's privacy gate masks it
+    # The editor may have been open for minutes: a Curator merge or a vote made
+    # meanwhile is merged in, or the edit is refused (issue 14). The store's privacy
+    # gate masks what it writes.
+    written = store.write_over(original, edited)
     masked = store.masker(edited)  # the same mask again, to say what it did
     kinds = new_kinds(memfmt.dump(edited).decode("utf-8"), memfmt.dump(masked).decode("utf-8"))
-    return Edited(masked, tuple(kinds))
+    return Edited(written, tuple(kinds))
 
 
 def keep_draft(draft: Path, text: bytes) -> None:

@@ -44,7 +44,14 @@ def record(repo: Repo, prefix: str, helpful: bool) -> FeedbackResult:
 
     store, mem = find(repo, prefix)
     name = "helpful" if helpful else "harmful"
-    counts = {"helpful": mem.feedback.get("helpful", 0), "harmful": mem.feedback.get("harmful", 0)}
-    counts[name] += 1
-    updated = mem.replace(feedback=counts)
-    return FeedbackResult(updated, store.write(updated))
+
+    def vote(current: Memory) -> Memory:
+        counts = {"helpful": current.feedback.get("helpful", 0),
+                  "harmful": current.feedback.get("harmful", 0)}
+        counts[name] += 1
+        return current.replace(feedback=counts)
+
+    # Counted on the file as it is under the lock, not on the copy read above: 39
+    # concurrent votes stored 23 before (issue 14).
+    updated = store.update(mem.id, vote)
+    return FeedbackResult(updated, store.path_for(mem.id))
