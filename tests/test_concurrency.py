@@ -4,7 +4,6 @@ disk while the editor was open, or is refused and keeps the draft."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
