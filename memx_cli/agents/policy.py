@@ -61,19 +61,20 @@ def supersede(repo: Repo, old_prefix: str, content: str, kind: str) -> WriteResu
     stamp = now_iso()
     # Mark OLD first: the Curator then neither merges the new text into it nor records
     # a conflict with it (it compares current memories only).
-    store.write(old.replace(superseded_by=new.id, updated_at=stamp))
+    # write_over: a vote or an edit made since ``find`` is kept (issue 14)
+    marked = store.write_over(old, old.replace(superseded_by=new.id, updated_at=stamp))
     try:
         [result] = ace.write(repo, [new.replace(supersedes=(old.id,))])
     except BaseException:
-        store.write(old)
+        store.write_over(marked, marked.replace(superseded_by=None, updated_at=old.updated_at))
         raise
     holder = result.memory
     if holder.id != new.id:  # merged into / skipped: the existing memory holds the text
         target = repo.store_for(holder.scope)
         linked = holder.supersedes + (() if old.id in holder.supersedes else (old.id,))
         holder = holder.replace(supersedes=linked, updated_at=stamp)
-        target.write(holder)
-        store.write(old.replace(superseded_by=holder.id, updated_at=stamp))
+        target.write_over(result.memory, holder)
+        store.write_over(marked, marked.replace(superseded_by=holder.id))
         result = WriteResult(result.action, holder, target.path_for(holder.id), result.other)
     return result
 
@@ -92,6 +93,4 @@ def deactivate(repo: Repo, prefix: str, active: bool = False) -> Memory:
         raise MemxError(f"{mem.id} is a fact, not a policy; only policies can be deactivated")
     if mem.active == active:
         return mem
-    changed = mem.replace(active=active, updated_at=now_iso())
-    store.write(changed)
-    return changed
+    return store.write_over(mem, mem.replace(active=active, updated_at=now_iso()))
