@@ -207,7 +207,8 @@ class StoreIndex:
         seen, fingerprint = self._scan()
         self.ids = seen.keys()
         state = None if full else self._read_state()
-        if state is not None and state.get("fingerprint") == fingerprint:
+        if (state is not None and state.get("fingerprint") == fingerprint
+                and self.manifest_path.exists() and self.lexical.path.is_dir()):
             has_vectors = state.get("model") is not None
             current = (has_vectors and not state.get("pending")
                        and state["model"] == self._model_fingerprint())
@@ -356,8 +357,20 @@ class StoreIndex:
             docs = docs + stored_documents(self.lexical, behind)
             remove = remove | set(manifest.pending_removed) | behind
         vectors = embed_documents(encoder, docs) if docs else None
-        self.vectors.update(encoder.dim, [memory_key(i) for i in sorted(remove)],
-                            [d.key for d in docs], vectors, rebuild=everything)
+        try:
+            self.vectors.update(encoder.dim, [memory_key(i) for i in sorted(remove)],
+                                [d.key for d in docs], vectors, rebuild=everything)
+        except BaseException as exc:
+            if everything or not is_index_error(exc):
+                raise
+            # A damaged vector file must not fail every search until reindex --full
+            # (issue 14): rebuild the vectors from the text index, with one notice.
+            detail = " ".join(str(exc).split())[:100]
+            log.warning(f"vector index in {self.store.display(self.dir)} is unreadable "
+                        f"({detail}); rebuilding it")
+            docs = stored_documents(self.lexical)
+            vectors = embed_documents(encoder, docs) if docs else None
+            self.vectors.update(encoder.dim, [], [d.key for d in docs], vectors, rebuild=True)
         manifest.model = fingerprint
         manifest.pending, manifest.pending_removed = [], []
         return True
@@ -365,7 +378,11 @@ class StoreIndex:
     def _wipe(self) -> None:
         self.lexical = LexicalIndex(self.dir / "lexical")
         self.vectors = VectorIndex(self.dir / "vectors.usearch")
-        for path in (self.dir / "lexical", self.dir / "vectors.usearch", self.manifest_path):
+        # state.json first: a rebuild killed after this point leaves no state that says
+        # "current", so the next reader rebuilds instead of answering from a half-built
+        # index with a silent empty list (issue 14).
+        for path in (self.state_path, self.dir / "lexical", self.dir / "vectors.usearch",
+                     self.manifest_path):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:

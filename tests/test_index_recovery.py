@@ -1,0 +1,87 @@
+"""Indexes that never answer silently empty (issue 14): after a killed rebuild, with a
+damaged vector file, every search returns the right memories or says why not.
+
+``MEMX_KILL_TRIALS`` sets how many random-moment kills of ``reindex --full`` run (a few
+in CI; hundreds for a long run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from memx_cli.config import load as load_config
+from memx_cli.index.sync import StoreIndex
+from memx_cli.store.repo import Repo
+from tests.conftest import Memx
+
+KILL_TRIALS = int(os.environ.get("MEMX_KILL_TRIALS", "3"))
+COUNT = 150
+
+
+def _fill(memx: Memx) -> None:
+    records = [{"content": f"service {n} uses the marker zq{n}x behind the gateway"}
+               for n in range(COUNT)]
+    memx.ok("import", "-", "--raw", input=json.dumps(records))
+
+
+def _keyword_hits(memx: Memx, word: str) -> tuple[list[str], str]:
+    result = memx("search", word, "--mode", "keyword", "--json")
+    assert result.code == 0, result.err
+    return [h["content"] for h in json.loads(result.out)["results"]], result.err
+
+
+def test_a_rebuild_killed_after_it_wiped_the_index_is_rebuilt_not_empty(memx: Memx,
+                                                                        repo: Path) -> None:
+    _fill(memx)
+    assert _keyword_hits(memx, "zq7x")[0] == ["service 7 uses the marker zq7x behind the gateway"]
+    store = Repo.discover(repo).store
+    # What a `reindex --full` killed right after its first step leaves behind.
+    StoreIndex(store, load_config(store.root).get("embedding.model"))._wipe()
+    hits, err = _keyword_hits(memx, "zq7x")
+    assert hits == ["service 7 uses the marker zq7x behind the gateway"]
+    context = memx.ok("context", "which service uses the marker zq9x")
+    assert "service 9 uses the marker zq9x" in context
+
+
+def test_kill_reindex_full_at_random_moments(memx: Memx, repo: Path) -> None:
+    _fill(memx)
+    memx.ok("search", "gateway")  # vectors too
+    rng = random.Random(int(os.environ.get("MEMX_KILL_SEED", "14")))
+    for trial in range(KILL_TRIALS):
+        proc = subprocess.Popen([sys.executable, "-m", "memx_cli", "reindex", "--full"],
+                                cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.2, 2.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        n = rng.randrange(COUNT)
+        hits, err = _keyword_hits(memx, f"zq{n}x")
+        assert hits == [f"service {n} uses the marker zq{n}x behind the gateway"], (trial, err)
+        result = memx("search", f"zq{n}x", "--json")
+        assert result.code == 0, (trial, result.err)
+        assert f"zq{n}x" in json.loads(result.out)["results"][0]["content"], trial
+
+
+def test_a_damaged_vector_file_with_vectors_pending_is_rebuilt(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "the gateway terminates TLS")
+    memx.ok("search", "gateway")  # builds the vectors
+    memx.ok("add", "the gateway also proxies websockets")
+    memx.ok("search", "gateway", "--mode", "keyword")  # the new vector is now pending
+    vectors = repo / ".memx" / "cache" / "vectors.usearch"
+    vectors.write_bytes(vectors.read_bytes()[:100])
+    result = memx("search", "websockets gateway", "--json")
+    assert result.code == 0, result.err
+    assert result.err.startswith("memx: warning: vector index in .memx/cache is unreadable (")
+    assert result.err.endswith("); rebuilding it\n")
+    contents = [h["content"] for h in json.loads(result.out)["results"]]
+    assert contents[0] == "the gateway also proxies websockets"
+    vectors.write_bytes(b"junk")
+    memx.ok("add", "the gateway logs to stdout")
+    memx.ok("search", "gateway", "--mode", "keyword")
+    result = memx("reindex")
+    assert result.code == 0, result.err
