@@ -41,9 +41,12 @@ def test_a_rebuild_killed_after_it_wiped_the_index_is_rebuilt_not_empty(memx: Me
     _fill(memx)
     assert _keyword_hits(memx, "zq7x")[0] == ["service 7 uses the marker zq7x behind the gateway"]
     store = Repo.discover(repo).store
-    # What a `reindex --full` killed right after its first step leaves behind.
-    StoreIndex(store, load_config(store.root).get("embedding.model"))._wipe()
-    hits, err = _keyword_hits(memx, "zq7x")
+    # What a `reindex --full` killed before it added the first document leaves behind:
+    # the old index wiped, a new empty one created.
+    index = StoreIndex(store, load_config(store.root).get("embedding.model"))
+    index._wipe()
+    index.lexical.open(create=True)
+    hits, _ = _keyword_hits(memx, "zq7x")
     assert hits == ["service 7 uses the marker zq7x behind the gateway"]
     context = memx.ok("context", "which service uses the marker zq9x")
     assert "service 9 uses the marker zq9x" in context
