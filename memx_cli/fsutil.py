@@ -23,16 +23,21 @@ Masked = NewType("Masked", str)
 
 
 @contextlib.contextmanager
-def replacing(path: Path, durable: bool = True, mode: int | None = None) -> Iterator[Path]:
+def replacing(path: Path, durable: bool = True, mode: int | None = None,
+              tmp_dir: Path | None = None) -> Iterator[Path]:
     """The one atomic-write helper: yields a temporary path beside ``path`` for the caller
     to fill; on success it replaces ``path`` at once (old or new bytes, never a mix).
 
     ``durable=False`` skips the fsyncs: still never a torn file, but a power cut may lose
     the change (for per-clone statistics and caches, not for memories). ``mode`` sets the
     permissions before the file appears under its name (hook shims are executable).
+    ``tmp_dir`` (same file system) holds the temporary file instead of ``path``'s folder:
+    one ``git add`` cannot see (issue 14).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if tmp_dir is not None:
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+    tmp = (tmp_dir or path.parent) / f".{path.name}.{os.getpid()}.tmp"
     try:
         yield tmp
         if mode is not None:
@@ -52,10 +57,11 @@ def replacing(path: Path, durable: bool = True, mode: int | None = None) -> Iter
         _fsync_dir(path.parent)
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, durable: bool = True, mode: int | None = None,
+                 tmp_dir: Path | None = None) -> None:
     """Write ``data`` atomically (see ``replacing``). For bytes memx derives itself (ids,
     counts, indexes); text from outside goes through ``write_text``."""
-    with replacing(path, durable, mode) as tmp, open(tmp, "wb") as handle:
+    with replacing(path, durable, mode, tmp_dir) as tmp, open(tmp, "wb") as handle:
         handle.write(data)
 
 
@@ -72,6 +78,11 @@ def append_line(path: Path, line: Masked, max_bytes: int) -> None:
             atomic_write(path, path.read_bytes()[-max_bytes // 2:], durable=False)
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(line.rstrip("\n") + "\n")
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or a new file in ``directory`` survive a power cut."""
+    _fsync_dir(directory)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -134,22 +134,31 @@ def test_decay_types_from_the_environment(memx: Memx, monkeypatch: pytest.Monkey
         "commitment": {"half_life": 3.0}}
 
 
-def test_a_crash_between_copy_and_removal_loses_nothing(memx: Memx, repo: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_move_leaves_one_copy_and_the_next_sweep_finishes(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     old = add_at(memx, monkeypatch, T0, "The staging database is refreshed every Sunday")
     monkeypatch.setenv("MEMX_NOW", DAY_200)
 
-    def crash(self: Path, missing_ok: bool = False) -> None:
-        raise PermissionError("simulated crash")  # after the archive copy was written
+    def crash(source: object, target: object) -> None:
+        raise PermissionError("simulated crash")  # the one step of the move
 
     with monkeypatch.context() as patched:
-        patched.setattr(Path, "unlink", crash)
+        patched.setattr("memx_cli.decay.sweep.os.replace", crash)
         result = memx("sweep")
     assert result.code == 3
-    assert (repo / ".memx" / "memories" / f"{old}.yaml").exists()
-    assert (repo / ".memx" / "archive" / f"{old}.yaml").exists()
+    # one copy, never two (a copy then a removal left a duplicate when killed between)
+    assert copies(repo) == [f"memories/{old}.yaml"]
     assert memx.ok("sweep").startswith("Archived 1 of 1 memories")
-    assert every_file(repo) == {f"{old}.yaml"}
+    assert copies(repo) == [f"archive/{old}.yaml"]
+    assert memx.ok("restore", old).startswith("Restored")
+    assert copies(repo) == [f"memories/{old}.yaml"]
+
+
+def copies(repo: Path) -> list[str]:
+    """Every memory file and temporary file, archived or live."""
+    root = repo / ".memx"
+    return sorted(p.relative_to(root).as_posix() for folder in ("memories", "archive")
+                  for p in (root / folder).glob("*") if p.is_file())
 
 
 def test_restore_errors(memx: Memx) -> None:

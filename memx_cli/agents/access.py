@@ -77,6 +77,16 @@ def current_role(role: str | None = None) -> str | None:
 def load(repo: Repo) -> Grants:
     """The grants of ``.memx/access.yaml``; none (everything ``read``) when it is missing
     or unreadable (fail open: a warning, never an error)."""
+    try:
+        return read_grants(repo)
+    except MemxError as exc:
+        log.warning(f"{exc}; every grant is read")
+    return Grants()
+
+
+def read_grants(repo: Repo) -> Grants:
+    """The grants of ``.memx/access.yaml`` (none when it is missing); MemxError naming
+    the file (and line) when it is unreadable or malformed: what ``memx validate`` says."""
     path = repo.store.root / ACCESS_FILE
     shown = repo.store.display(path)
     try:
@@ -84,18 +94,15 @@ def load(repo: Repo) -> Grants:
     except FileNotFoundError:
         return Grants()
     except OSError as exc:
-        log.warning(f"{shown}: unreadable ({exc.strerror}); every grant is read")
-        return Grants()
+        raise MemxError(f"{shown}: unreadable ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
-        log.warning(f"{shown}: unreadable (not UTF-8 text, byte {exc.start}); every grant is read")
-        return Grants()
+        raise MemxError(f"{shown}: unreadable (not UTF-8 text, byte {exc.start})") from None
     try:
         return Grants(_parse(loads(text) or {}))
     except YamlInputError as exc:
-        log.warning(f"{exc.where(shown)}: {exc.message}; every grant is read")
+        raise MemxError(f"{exc.where(shown)}: {exc.message}") from None
     except ValueError as exc:
-        log.warning(f"{shown}: {exc}; every grant is read")
-    return Grants()
+        raise MemxError(f"{shown}: {exc}") from None
 
 
 def _parse(data: object) -> dict[str, dict[str, str]]:

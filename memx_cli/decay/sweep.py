@@ -12,14 +12,14 @@ Policies are not swept: they are rules every agent gets, not facts that fade.
 
 from __future__ import annotations
 
-import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from memx_cli.clock import now, now_iso
 from memx_cli.decay.curve import DecayCurves, age_days, is_expired
 from memx_cli.errors import AmbiguousIdError, NotFoundError
-from memx_cli.fsutil import atomic_write
+from memx_cli.fsutil import atomic_write, fsync_dir
 from memx_cli.store import recall
 from memx_cli.store.files import Store
 from memx_cli.store.ids import normalize_prefix
@@ -84,10 +84,12 @@ def weigh(repo: Repo) -> tuple[list[Weighed], list[Problem]]:
 
 
 def _move(source: Path, target: Path) -> None:
-    """Copy first (atomic, fsynced), then remove the original: never zero copies."""
-    atomic_write(target, source.read_bytes())
-    with contextlib.suppress(FileNotFoundError):
-        source.unlink()
+    """One rename: at every moment exactly one of the two files exists (a copy, then
+    a removal, left a memory both archived and live when killed between; issue 14)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
+    fsync_dir(target.parent)
+    fsync_dir(source.parent)
 
 
 def sweep(repo: Repo, dry_run: bool = False) -> SweepReport:
@@ -130,7 +132,7 @@ def restore(repo: Repo, prefix: str) -> tuple[Memory, Path]:
     target = store.path_for(memory_id)
     revived = mem.replace(updated_at=now_iso())
     with store.lock():
-        atomic_write(target, dump(revived))
-        with contextlib.suppress(FileNotFoundError):
-            source.unlink()
+        # Renewed in place, then moved in one rename: never both archived and live.
+        atomic_write(source, dump(revived), tmp_dir=store.tmp_dir)
+        _move(source, target)
     return revived, target

@@ -26,6 +26,7 @@ from memx_cli.fsutil import atomic_write
 HOOK_TYPES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = "memx-hook"  # also doctor.HOOK_MARKER
 LEGACY_SUFFIX = ".memx-legacy"
+FRAMEWORK_LEGACY_SUFFIX = ".legacy"  # where `pre-commit install` moves the hook it finds
 SHIM_VERSION = 1
 
 
@@ -120,6 +121,19 @@ def uninstall(worktree: Path, names: Iterable[str] = HOOK_TYPES) -> list[Change]
     changes = []
     for name in names:
         path, legacy = directory / name, directory / (name + LEGACY_SUFFIX)
+        framework = directory / (name + FRAMEWORK_LEGACY_SUFFIX)
+        if _exists(path) and not is_ours(path) and _exists(framework) and is_ours(framework):
+            # `pre-commit install` after ours: its script runs our shim, which it moved
+            # to <name>.legacy; without this the shim stayed active (issue 14).
+            framework.unlink()
+            if _exists(legacy):
+                os.replace(legacy, framework)
+                changes.append(Change(name, f"removed from {framework.name}; the hook before "
+                                            "memx is back there"))
+            else:
+                changes.append(Change(name, f"removed from {framework.name} (pre-commit's "
+                                            "chained hook)"))
+            continue
         if _exists(path) and not is_ours(path):
             changes.append(Change(name, "left alone (not a memx hook)"))
             continue

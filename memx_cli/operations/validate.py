@@ -3,11 +3,13 @@ configuration (SPEC 2, SPEC 10)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memx_cli import config as configmod
-from memx_cli.errors import ConfigError, InvalidMemoryError
+from memx_cli.agents.access import ACCESS_FILE, read_grants
+from memx_cli.errors import ConfigError, InvalidMemoryError, MemxError
 from memx_cli.store.files import Store, _problem_from
 from memx_cli.store.memory import Problem
 from memx_cli.store.repo import Repo
@@ -43,18 +45,60 @@ def check_store(store: Store) -> Report:
     return report
 
 
-def check_files(store: Store, paths: list[Path]) -> Report:
-    """Check named files only (what a pre-commit hook passes)."""
+def check_files(repo: Repo, paths: list[Path]) -> Report:
+    """Check named files only (what a pre-commit hook passes): memory files, the
+    configuration and access.yaml, each by what it is (issue 14: the framework hook
+    rejected access.yaml with "missing field 'schema'")."""
+    store = repo.store
     report = Report()
+    configs = {p.resolve() for _, p in configmod.layer_paths(store.root)[1:]}
     for path in paths:
-        if path.suffix != ".yaml" or path.name.startswith("config"):
+        if path.name.startswith(".") and path.name.endswith(".tmp"):
+            report.checked += 1
+            report.problems.append(Problem(store.display(path), None, TEMP_PROBLEM))
+            continue
+        if path.suffix != ".yaml":
             continue
         report.checked += 1
-        try:
-            store.read_file(path)
-        except InvalidMemoryError as exc:
-            report.problems.append(_problem_from(exc, store.display(path)))
+        if path.resolve() in configs:
+            report.problems.extend(p for p in check_config(repo)
+                                   if p.path == store.display(path))
+        elif path.resolve() == (store.root / ACCESS_FILE).resolve():
+            report.problems.extend(check_access(repo))
+        elif path.parent.resolve() in (store.memories_dir.resolve(),
+                                       store.archive_dir.resolve()):
+            try:
+                store.read_file(path)
+            except InvalidMemoryError as exc:
+                report.problems.append(_problem_from(exc, store.display(path)))
+        else:
+            report.checked -= 1  # not a file memx reads
     return report
+
+
+TEMP_PROBLEM = ("temporary file left by an interrupted memx write; the next memx command "
+                "removes it (or delete it)")
+
+
+def check_access(repo: Repo) -> list[Problem]:
+    try:
+        read_grants(repo)
+    except MemxError as exc:
+        return [_problem_from(exc, repo.store.display(repo.store.root / ACCESS_FILE))]
+    return []
+
+
+def check_leftovers(store: Store) -> list[Problem]:
+    """Temporary files an interrupted write left beside the memories."""
+    found = []
+    for directory in (store.memories_dir, store.archive_dir):
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        found += [Problem(store.display(directory / n), None, TEMP_PROBLEM)
+                  for n in names if n.startswith(".") and n.endswith(".tmp")]
+    return found
 
 
 def check_config(repo: Repo) -> list[Problem]:
@@ -79,10 +123,12 @@ def check_config(repo: Repo) -> list[Problem]:
 def validate(repo: Repo, paths: list[Path] | None = None) -> Report:
     repo.require_store()
     if paths:
-        return check_files(repo.store, paths)
+        return check_files(repo, paths)
     report = check_store(repo.store)
     report.problems.extend(check_links(repo))
     report.problems.extend(check_config(repo))
+    report.problems.extend(check_access(repo))
+    report.problems.extend(check_leftovers(repo.store))
     return report
 
 

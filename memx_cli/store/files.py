@@ -67,6 +67,12 @@ class Store:
     def lock_path(self) -> Path:
         return self.local_dir / "write.lock"
 
+    @property
+    def tmp_dir(self) -> Path:
+        """Where writes stage their temporary files: under local/, which is never
+        committed, so ``git add .memx`` never meets one (issue 14)."""
+        return self.local_dir / "tmp"
+
     def exists(self) -> bool:
         # git does not keep an empty memories/ folder: a fresh clone of a repository
         # with no memory yet has only .memx/config.yaml, and that is a store too.
@@ -95,6 +101,9 @@ class Store:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         with locked(self.lock_path):
+            if self.root not in _swept:
+                _swept.add(self.root)
+                remove_leftovers(self)
             yield
 
     # ------------------------------------------------------------ reading
@@ -161,7 +170,7 @@ class Store:
         data = memfmt.dump(mem if raw else self.masker(mem))
         path = self.path_for(mem.id, archived)
         with self.lock():
-            atomic_write(path, data)
+            atomic_write(path, data, tmp_dir=self.tmp_dir)
         return path
 
     def update(self, memory_id: str, change: Callable[[Memory], Memory],
@@ -174,7 +183,7 @@ class Store:
                 raise NotFoundError(f"no memory {memory_id}")
             new = change(self.read_file(path))
             new = self.masker(new)  # the privacy gate, as in write_many
-            atomic_write(path, memfmt.dump(new))
+            atomic_write(path, memfmt.dump(new), tmp_dir=self.tmp_dir)
         return new
 
     def write_over(self, base: Memory, new: Memory, archived: bool = False) -> Memory:
@@ -194,7 +203,7 @@ class Store:
             if current != base:
                 new = merge3.merge(base, new, current)
             new = self.masker(new)  # the privacy gate, as in write_many
-            atomic_write(path, memfmt.dump(new))
+            atomic_write(path, memfmt.dump(new), tmp_dir=self.tmp_dir)
         return new
 
     def write_many(self, memories: list[Memory], *, raw: bool = False) -> None:
@@ -207,7 +216,7 @@ class Store:
         data = [(m.id, memfmt.dump(m if raw else self.masker(m))) for m in memories]
         with self.lock():
             for memory_id, blob in data:
-                atomic_write(self.path_for(memory_id), blob)
+                atomic_write(self.path_for(memory_id), blob, tmp_dir=self.tmp_dir)
 
     def remove(self, memory_id: str) -> Path:
         path = self.path_for(memory_id)
@@ -245,7 +254,7 @@ def resolve(stores: list[Store], prefix: str) -> tuple[Store, str]:
     return found[0]
 
 
-def _problem_from(exc: InvalidMemoryError, display: str) -> Problem:
+def _problem_from(exc: Exception, display: str) -> Problem:
     """Split a ``path:line: message`` error back into its parts."""
     text = str(exc)
     rest = text[len(display) + 1 :] if text.startswith(display + ":") else text

@@ -1,0 +1,88 @@
+"""Git is never blocked or broken by memx (issue 14): temporary files where `git add`
+cannot see them, leftovers reported and removed, every .memx/ file understood by
+validate, uninstall right after `pre-commit install`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Memx, git
+
+DEAD_PID = "4194303"  # above the default pid_max: no such process
+
+
+def test_writes_stage_temporary_files_outside_what_git_add_sees(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memx_cli.fsutil as fsutil
+
+    staged: list[str] = []
+    real = os.replace
+
+    def spy(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        staged.append(Path(source).relative_to(repo).parent.as_posix())
+        real(source, target)
+
+    monkeypatch.setattr(fsutil.os, "replace", spy)
+    memory_id = memx.ok("add", "the build cache lives in /var/cache/ci").strip()
+    memx.ok("feedback", memory_id, "--helpful")
+    memory_writes = [d for d in staged if d != ".memx/cache" and d != ".memx/local"]
+    assert memory_writes and set(memory_writes) == {".memx/local/tmp"}
+    assert ".memx/local" not in git(repo, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_leftover_temporary_files_are_reported_then_removed(memx: Memx, repo: Path) -> None:
+    memory_id = memx.ok("add", "deploys go out on Tuesdays").strip()
+    memories = repo / ".memx" / "memories"
+    old_style = memories / f".{memory_id}.yaml.{DEAD_PID}.tmp"
+    old_style.write_text("half a memo")
+    new_style = repo / ".memx" / "local" / "tmp" / f".{memory_id}.yaml.{DEAD_PID}.tmp"
+    new_style.parent.mkdir(parents=True, exist_ok=True)
+    new_style.write_text("half")
+    result = memx("validate")
+    assert result.code == 1
+    assert result.out == (f".memx/memories/{old_style.name}: temporary file left by an "
+                          "interrupted memx write; the next memx command removes it (or delete "
+                          "it)\n")
+    result = memx("validate", str(old_style))  # what the framework hook passes
+    assert result.code == 1 and "temporary file left by an interrupted memx write" in result.out
+    # the next memx process that writes (this test's runner already cleaned once)
+    subprocess.run([sys.executable, "-m", "memx_cli", "add", "the next write cleans up"],
+                   cwd=repo, check=True, capture_output=True)
+    assert not old_style.exists() and not new_style.exists()
+    assert memx("validate").code == 0
+
+
+def test_validate_understands_every_file_memx_keeps(memx: Memx, repo: Path) -> None:
+    store = repo / ".memx"
+    memory_id = memx.ok("add", "a memory").strip()
+    (store / "access.yaml").write_text("grants:\n  agent: {conventions: write}\n")
+    memx.ok("config", "set", "ace.reflector.min_score", "40")
+    files = [store / "access.yaml", store / "config.yaml", store / ".gitignore",
+             store / "memories" / f"{memory_id}.yaml"]
+    result = memx("validate", *map(str, files))
+    assert result.code == 0, result.out
+    assert result.out == "3 memory file(s) OK\n"
+    (store / "access.yaml").write_text("grants:\n  agent: {conventions: maybe}\n")
+    result = memx("validate", str(store / "access.yaml"))
+    assert result.code == 1
+    assert result.out == (".memx/access.yaml: role 'agent', domain 'conventions': expected none, "
+                          "read or write, got 'maybe'\n")
+    assert memx("validate").out.endswith(result.out)
+
+
+def test_uninstall_after_pre_commit_install_leaves_no_memx_shim(memx: Memx, repo: Path) -> None:
+    memx.ok("hooks", "install")
+    hooks = repo / ".git" / "hooks"
+    framework = [sys.executable, "-m", "pre_commit", "install"]
+    subprocess.run(framework, cwd=repo, check=True, capture_output=True)
+    assert "memx" in (hooks / "pre-commit.legacy").read_text()
+    out = memx.ok("hooks", "uninstall")
+    assert "pre-commit     removed from pre-commit.legacy (pre-commit's chained hook)" in out
+    assert not (hooks / "pre-commit.legacy").exists()
+    assert not any("memx" in p.read_text(errors="replace") for p in hooks.iterdir()
+                   if p.is_file() and not p.name.endswith(".sample"))
