@@ -4,9 +4,11 @@ validate, uninstall right after `pre-commit install`."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,63 @@ def test_uninstall_after_pre_commit_install_leaves_no_memx_shim(memx: Memx, repo
     assert not (hooks / "pre-commit.legacy").exists()
     assert not any("memx" in p.read_text(errors="replace") for p in hooks.iterdir()
                    if p.is_file() and not p.name.endswith(".sample"))
+
+
+@pytest.fixture
+def hooked(memx: Memx, repo: Path) -> Path:
+    memx.ok("hooks", "install")
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "memx store")
+    return repo
+
+
+def test_a_checkout_does_not_wait_on_a_busy_store(memx: Memx, hooked: Path) -> None:
+    from memx_cli.fsutil import locked
+
+    git(hooked, "checkout", "-q", "-b", "notes")
+    memx.ok("add", "the checkout hook refreshes the index")
+    git(hooked, "add", ".memx")
+    git(hooked, "commit", "-q", "-m", "a memory")
+    memx.ok("search", "checkout hook")  # an index to keep fresh
+    with locked(hooked / ".memx" / "local" / "write.lock"):  # another memx is writing
+        start = time.monotonic()
+        git(hooked, "checkout", "-q", "main")
+        elapsed = time.monotonic() - start
+    assert elapsed < 10, f"git checkout waited {elapsed:.1f}s on the store lock"
+    log = (hooked / ".memx" / "local" / "hooks.log").read_text()
+    assert "the store is busy; the index refresh continues in the background" in log
+
+
+def test_the_background_run_leaves_git_s_session(hooked: Path) -> None:
+    from memx_cli.fsutil import locked
+
+    sha = git(hooked, "rev-parse", "HEAD").strip()
+    (hooked / ".memx" / "local" / "queue").mkdir(parents=True, exist_ok=True)
+    (hooked / ".memx" / "local" / "queue" / sha).write_text("")
+    with locked(hooked / ".memx" / "local" / "background.lock"):  # keeps the run waiting
+        proc = subprocess.Popen([sys.executable, "-m", "memx_cli", "hook-impl", "post-commit"],
+                                cwd=hooked, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while os.getsid(proc.pid) == os.getsid(0) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert os.getsid(proc.pid) == proc.pid  # leads a session of its own
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def test_doctor_reports_a_stuck_queue(memx: Memx, hooked: Path) -> None:
+    sha = git(hooked, "rev-parse", "HEAD").strip()
+    queued = hooked / ".memx" / "local" / "queue" / sha
+    queued.parent.mkdir(parents=True, exist_ok=True)
+    queued.write_text("")
+    hour_ago = time.time() - 3600
+    os.utime(queued, (hour_ago, hour_ago))
+    result = memx("doctor", "--json")
+    assert (result.code, result.err) == (1, "memx: error: 1 problem(s) found\n")
+    since = time.strftime("%Y-%m-%d %H:%M", time.localtime(hour_ago))
+    assert json.loads(result.out)["doctor"]["problems"] == [
+        f"1 commit(s) queued for reflection since {since} with no background run; run: "
+        "memx hook-impl post-commit"]

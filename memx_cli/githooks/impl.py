@@ -23,6 +23,7 @@ commits of memory files only and amends that keep the message and files.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -57,6 +58,8 @@ REMEMBERED_KEYS = 200  # commits (message + files) already reflected on: an amen
 # A second background run waits for the first (which may be building the index) rather
 # than give up: waiting costs nothing in the background.
 BACKGROUND_WAIT_SECONDS = 600.0
+HOOK_LOCK_WAIT_SECONDS = 0.5  # what a foreground hook waits for the store lock at most
+QUEUE_STUCK_SECONDS = 600  # a commit queued this long ago: the background run is not running
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -129,6 +132,31 @@ def log_line(repo: Repo, hook: str, text: str) -> None:
 def queue_dir(repo: Repo) -> Path:
     """One empty file per commit to reflect on, named by its sha (the shim creates them)."""
     return repo.store.local_dir / QUEUE_NAME
+
+
+def stuck_queue(repo: Repo, now: float | None = None) -> str | None:
+    """A one-line problem when queued commits wait with no background run working on
+    them (``memx doctor``), else None."""
+    from memx_cli.errors import LockTimeoutError
+    from memx_cli.fsutil import locked
+
+    shas = queued(repo)
+    if not shas:
+        return None
+    try:
+        oldest = (queue_dir(repo) / shas[0]).stat().st_mtime
+    except FileNotFoundError:
+        return None
+    if (now or time.time()) - oldest < QUEUE_STUCK_SECONDS:
+        return None
+    try:
+        with locked(repo.store.local_dir / "background.lock", wait=0):
+            pass
+    except LockTimeoutError:
+        return None  # a background run holds it: working, not stuck
+    return (f"{len(shas)} commit(s) queued for reflection since "
+            f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))} with no background "
+            "run; run: memx hook-impl post-commit")
 
 
 def queued(repo: Repo) -> list[str]:
@@ -219,6 +247,11 @@ def post_commit(repo: Repo, args: list[str]) -> HookResult:
     from memx_cli.errors import LockTimeoutError
     from memx_cli.fsutil import locked
 
+    # Out of git's process group (and off the terminal): closing the terminal or the end
+    # of a CI step must not kill the run with the commits still queued (issue 14). Fails
+    # harmlessly when this process already leads a session (_start_background made it).
+    with contextlib.suppress(OSError):
+        os.setsid()
     with locked(repo.store.local_dir / "background.lock", wait=BACKGROUND_WAIT_SECONDS):
         while True:
             shas = queued(repo)
@@ -281,7 +314,17 @@ def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
                 return HookResult()  # cheap: nothing under .memx/ moved
         except MemxError:
             pass  # e.g. no ORIG_HEAD: let the index compare the files itself
-    _sync_index(repo)
+    from memx_cli.errors import LockTimeoutError
+    from memx_cli.fsutil import locked
+
+    try:
+        # git waits for this hook: never long on another memx process (issue 14: every
+        # checkout waited 30 s); the background run does it once the store is free.
+        with locked(repo.store.lock_path, wait=HOOK_LOCK_WAIT_SECONDS):
+            _sync_index(repo)
+    except LockTimeoutError:
+        log_line(repo, hook, "the store is busy; the index refresh continues in the background")
+        _start_background(repo)
     _refresh_exports(repo)
     return HookResult(messages)
 

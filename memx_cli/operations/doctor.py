@@ -72,6 +72,13 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         report["merge_driver"] = {"attributes": merge.attributes, "command": merge.command}
         if merge.problem:
             problems.append(merge.problem)
+        from memx_cli.githooks.impl import stuck_queue
+        from memx_cli.operations.validate import check_leftovers
+
+        stuck = stuck_queue(repo)
+        if stuck:
+            problems.append(stuck)
+        problems.extend(str(p) for p in check_leftovers(store))
     return report
 
 
