@@ -11,6 +11,7 @@ from memx_cli.agents import access
 from memx_cli.clock import now_iso
 from memx_cli.errors import MemxError
 from memx_cli.operations import write as ace
+from memx_cli.store import intents
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
 from memx_cli.store.queries import find, load_visible
@@ -59,23 +60,26 @@ def supersede(repo: Repo, old_prefix: str, content: str, kind: str) -> WriteResu
     new = new_memory(repo, Proposal(content, kind, old.domain, old.topic, old.tags, old.scope,
                                 old.required_role))
     stamp = now_iso()
-    # Mark OLD first: the Curator then neither merges the new text into it nor records
-    # a conflict with it (it compares current memories only).
-    # write_over: a vote or an edit made since ``find`` is kept (issue 14)
-    marked = store.write_over(old, old.replace(superseded_by=new.id, updated_at=stamp))
-    try:
-        [result] = ace.write(repo, [new.replace(supersedes=(old.id,))])
-    except BaseException:
-        store.write_over(marked, marked.replace(superseded_by=None, updated_at=old.updated_at))
-        raise
-    holder = result.memory
-    if holder.id != new.id:  # merged into / skipped: the existing memory holds the text
-        target = repo.store_for(holder.scope)
-        linked = holder.supersedes + (() if old.id in holder.supersedes else (old.id,))
-        holder = holder.replace(supersedes=linked, updated_at=stamp)
-        target.write_over(result.memory, holder)
-        store.write_over(marked, marked.replace(superseded_by=holder.id))
-        result = WriteResult(result.action, holder, target.path_for(holder.id), result.other)
+    # An intent first: killed between marking OLD and writing NEW, the next memx writer
+    # removes the dangling superseded_by (issue 14).
+    with intents.intent(store, "supersede", old=old.id, new=new.id):
+        # Mark OLD first: the Curator then neither merges the new text into it nor records
+        # a conflict with it (it compares current memories only).
+        # write_over: a vote or an edit made since ``find`` is kept (issue 14)
+        marked = store.write_over(old, old.replace(superseded_by=new.id, updated_at=stamp))
+        try:
+            [result] = ace.write(repo, [new.replace(supersedes=(old.id,))])
+        except BaseException:
+            store.write_over(marked, marked.replace(superseded_by=None, updated_at=old.updated_at))
+            raise
+        holder = result.memory
+        if holder.id != new.id:  # merged into / skipped: the existing memory holds the text
+            target = repo.store_for(holder.scope)
+            linked = holder.supersedes + (() if old.id in holder.supersedes else (old.id,))
+            holder = holder.replace(supersedes=linked, updated_at=stamp)
+            target.write_over(result.memory, holder)
+            store.write_over(marked, marked.replace(superseded_by=holder.id))
+            result = WriteResult(result.action, holder, target.path_for(holder.id), result.other)
     return result
 
 

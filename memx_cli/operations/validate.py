@@ -10,6 +10,7 @@ from pathlib import Path
 from memx_cli import config as configmod
 from memx_cli.agents.access import ACCESS_FILE, read_grants
 from memx_cli.errors import ConfigError, InvalidMemoryError, MemxError
+from memx_cli.store import intents
 from memx_cli.store.files import Store, _problem_from
 from memx_cli.store.memory import Problem
 from memx_cli.store.repo import Repo
@@ -28,6 +29,7 @@ class Report:
 def check_store(store: Store) -> Report:
     report = Report()
     seen: dict[str, str] = {}
+    links: dict[str, str] = {}
     for archived in (False, True):
         for path in store.files(archived):
             report.checked += 1
@@ -42,6 +44,17 @@ def check_store(store: Store) -> Report:
                     Problem(shown, 2, f"duplicate id {mem.id} (also in {seen[mem.id]})")
                 )
             seen[mem.id] = shown
+            if mem.superseded_by:
+                links[shown] = mem.superseded_by
+    # A superseded memory is hidden from search: a link to nothing hides it for nothing.
+    for shown, newer in links.items():
+        if newer not in seen:
+            report.problems.append(Problem(shown, None, f"superseded_by {newer}, which does "
+                                                         "not exist (an interrupted supersede?)"))
+    for path, data in intents.pending(store):
+        report.problems.append(Problem(store.display(path), None, (
+            f"an interrupted {data.get('operation', 'operation')}; the next memx write "
+            "finishes or undoes it")))
     return report
 
 

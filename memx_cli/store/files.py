@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from memx_cli.store.ids import ID_LENGTH, abbreviate, normalize_prefix
 from memx_cli.store.memory import Memory, Problem
 from memx_cli.store.merge3 import ConcurrentChangeError
 from memx_cli.store.safeyaml import NotRegularFileError, read_regular
+
+log = logging.getLogger("memx")
 
 GITIGNORE = "# memx: per-clone state and derived indexes, never committed\nlocal/\ncache/\nconfig.local.yaml\n"
 MAX_FILE_BYTES = 1_000_000  # a memory is a paragraph; anything this big is not one
@@ -104,6 +107,10 @@ class Store:
             if self.root not in _swept:
                 _swept.add(self.root)
                 remove_leftovers(self)
+                from memx_cli.store import intents
+
+                for line in intents.recover(self):
+                    log.warning(line)
             yield
 
     # ------------------------------------------------------------ reading
