@@ -71,3 +71,18 @@ def test_a_damaged_vector_file_with_vectors_pending_is_rebuilt(memx: Memx, repo:
     memx.ok("search", "gateway", "--mode", "keyword")
     result = memx("reindex")
     assert result.code == 0, result.err
+
+
+def test_a_missing_text_index_with_changed_files_is_rebuilt_whole(memx: Memx, repo: Path) -> None:
+    import shutil
+
+    memx.ok("add", "the gateway terminates TLS")
+    memx.ok("search", "gateway", "--mode", "keyword")
+    shutil.rmtree(repo / ".memx" / "cache" / "lexical")
+    memx.ok("add", "the gateway also proxies websockets")  # the files changed meanwhile
+    result = memx("search", "gateway", "--mode", "keyword", "--json")
+    assert result.code == 0, result.err
+    assert sorted(h["content"] for h in json.loads(result.out)["results"]) == [
+        "the gateway also proxies websockets", "the gateway terminates TLS"]
+    assert result.err == ("memx: warning: search index in .memx/cache was incomplete, corrupt "
+                          "or from another memx version; rebuilding it\n")

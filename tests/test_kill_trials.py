@@ -65,8 +65,10 @@ def _next_command_then_check(repo: Path, trial: int) -> None:
     assert live & archived == set(), (trial, "both archived and live")
     for folder in ("memories", "archive"):
         for path in (repo / ".memx" / folder).glob("*.yaml"):
-            newer = yaml.safe_load(path.read_text()).get("superseded_by")
-            assert newer is None or newer in live | archived, (trial, "dangling", path.name)
+            data = yaml.safe_load(path.read_text())
+            links = {data.get("superseded_by"), *data.get("conflicts_with", ()),
+                     *data.get("supersedes", ())} - {None}
+            assert links <= live | archived, (trial, "dangling", path.name)
     result = subprocess.run([*MEMX, "validate"], cwd=repo, capture_output=True, text=True)
     assert result.returncode == 0, (trial, result.stdout, result.stderr)
 

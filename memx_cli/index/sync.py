@@ -207,8 +207,7 @@ class StoreIndex:
         seen, fingerprint = self._scan()
         self.ids = seen.keys()
         state = None if full else self._read_state()
-        if (state is not None and state.get("fingerprint") == fingerprint
-                and self.manifest_path.exists() and self.lexical.path.is_dir()):
+        if state is not None and state.get("fingerprint") == fingerprint:
             has_vectors = state.get("model") is not None
             current = (has_vectors and not state.get("pending")
                        and state["model"] == self._model_fingerprint())
@@ -219,7 +218,10 @@ class StoreIndex:
             # the lock: then look at the files again, else the scan above is current.
             if self._read_state() != state:
                 seen, fingerprint = self._scan()
-            manifest = None if full else self._load_manifest()
+            # Without its text index, a manifest describes nothing: rebuild (a partial
+            # index would answer with a silent subset; issue 14).
+            manifest = (None if full or not self.lexical.path.is_dir()
+                        else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
             self._write_state(fingerprint, self._manifest or Manifest())
         return self._report_problems(report)

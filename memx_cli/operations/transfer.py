@@ -9,6 +9,7 @@ from typing import IO, Any
 from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.errors import MemxError
 from memx_cli.operations import write as ace
+from memx_cli.store import intents
 from memx_cli.store import memory as memfmt
 from memx_cli.store.ids import is_valid_id
 from memx_cli.store.memory import VERACITIES, Memory
@@ -180,35 +181,32 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
         if progress is not None and len(memories) % 100 == 0:
             progress("reading", len(memories), 0)
     fresh: list[Memory] = []
+    fresh_digests: list[str] = []
     skipped = 0
-    # Re-running an import (after a crash, say) adds nothing twice: a record whose id or
-    # (unless --raw) whose exact text is already stored is skipped, not merged again (a
-    # merge would count one more mention on every run). Repeats within this import are
-    # the Curator's to fold, as before.
-    # Records the Curator folded into another memory leave no file of their own: a
-    # per-clone journal of imported records remembers them.
-    journal = repo.store.local_dir / IMPORT_JOURNAL
-    done = set() if raw else _read_journal(journal)
-    present: dict[int, set[str]] = {}
+    # Re-running an import (after a crash, say) adds nothing twice: a record whose id is
+    # stored, or (unless --raw) that this clone imported before, is skipped rather than
+    # merged again (a merge counts one more mention on every run). A per-clone journal
+    # of imported records remembers them, the ones the Curator folded into another
+    # memory too. Repeats within one import are the Curator's to fold, as before.
+    done = set() if raw else intents.read_journal(repo.store)
     for mem, digest in zip(memories, digests):
         store = repo.store_for(mem.scope)
-        if id(store) not in present:
-            present[id(store)] = set() if raw else {m.content for m in store.load_all().memories}
         if (store.path_for(mem.id).exists() or store.path_for(mem.id, archived=True).exists()
-                or mem.content in present[id(store)] or digest in done):
+                or digest in done):
             skipped += 1
         else:
             fresh.append(mem)
-    results = ace.write(repo, fresh, raw=raw, progress=progress)
-    if not raw:
-        new = [d for d in digests if d not in done]
-        if new:
-            with repo.store.lock(), open(journal, "a", encoding="utf-8") as handle:
-                handle.write("".join(d + "\n" for d in new))
+            fresh_digests.append(digest)
+    # An intent naming the new ids and records: killed midway, the next memx writer
+    # journals the records whose memories were written and removes links to the ones
+    # never written (issue 14: hundreds of dangling conflict links).
+    entries = [[m.id, d] for m, d in zip(fresh, fresh_digests)] if not raw else [
+        [m.id, None] for m in fresh]
+    with intents.intent(repo.store, "import", entries=entries):
+        results = ace.write(repo, fresh, raw=raw, progress=progress)
+        if not raw:
+            intents.append_journal(repo.store, fresh_digests)
     return results, skipped
-
-
-IMPORT_JOURNAL = "imported.txt"  # in local/: sha256 of each record imported, one a line
 
 
 def _digest(record: Any) -> str:
@@ -216,14 +214,6 @@ def _digest(record: Any) -> str:
 
     text = json.dumps(record, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _read_journal(path: Any) -> set[str]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return {line.strip() for line in handle if line.strip()}
-    except FileNotFoundError:
-        return set()
 
 
 def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:

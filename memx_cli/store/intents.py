@@ -72,6 +72,10 @@ def recover(store: Store) -> list[str]:
             line = _undo_dangling(store, str(data.get("old", "")))
             if line:
                 repaired.append(line)
+        elif data.get("operation") == "import" and isinstance(data.get("entries"), list):
+            entries = [e for e in data["entries"] if isinstance(e, list) and len(e) == 2]
+            append_journal(store, [str(d) for i, d in entries if d and _exists(store, str(i))])
+            repaired += _drop_links_to_unwritten(store, {str(i) for i, _ in entries})
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
     return repaired
@@ -90,6 +94,51 @@ def _undo_dangling(store: Store, old_id: str) -> str | None:
         return None
     atomic_write(path, _dump(old.replace(superseded_by=None)), tmp_dir=store.tmp_dir)
     return f"{old_id}: an interrupted supersede left superseded_by {newer}, which does not exist; removed"
+
+
+def _drop_links_to_unwritten(store: Store, batch: set[str]) -> list[str]:
+    """A killed import wrote some of its memories: links the Curator recorded to the ones
+    never written (conflicts, supersedes) are removed; the memories written are kept (a
+    re-run of the import skips them)."""
+    unwritten = {i for i in batch if not _exists(store, i)}
+    if not unwritten:
+        return []
+    repaired = []
+    for archived in (False, True):
+        for mem in store.load_all(archived).memories:
+            links = set(mem.conflicts_with) | set(mem.supersedes) | {mem.superseded_by}
+            if not links & unwritten:
+                continue
+            fixed = mem.replace(
+                conflicts_with=tuple(i for i in mem.conflicts_with if i not in unwritten),
+                supersedes=tuple(i for i in mem.supersedes if i not in unwritten),
+                superseded_by=None if mem.superseded_by in unwritten else mem.superseded_by)
+            atomic_write(store.path_for(mem.id, archived), _dump(fixed), tmp_dir=store.tmp_dir)
+            repaired.append(f"{mem.id}: an interrupted import left links to memories it never "
+                            "wrote; removed")
+    return repaired
+
+
+JOURNAL = "imported.txt"  # in local/: a digest of each record imported, one a line
+
+
+def read_journal(store: Store) -> set[str]:
+    """Digests of the import records this clone imported (``memx import`` skips them)."""
+    try:
+        with open(store.local_dir / JOURNAL, encoding="utf-8", errors="replace") as handle:
+            return {line.strip() for line in handle if line.strip()}
+    except FileNotFoundError:
+        return set()
+
+
+def append_journal(store: Store, digests: list[str]) -> None:
+    if not digests:
+        return
+    store.local_dir.mkdir(parents=True, exist_ok=True)
+    with store.lock(), open(store.local_dir / JOURNAL, "a", encoding="utf-8") as handle:
+        handle.write("".join(d + "\n" for d in digests))
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _exists(store: Store, memory_id: str) -> bool:
