@@ -18,6 +18,8 @@ def edit_cmd(state: State, memory_id: str) -> None:
     like on every write (standard error names their kinds). An invalid edit is refused:
     the memory file is left as it was and your edited text is kept (masked) in
     .memx/local/ so nothing you typed is lost.
+    A change made to the memory while the editor was open (a vote, a merge) is kept;
+    if it changed a field you changed too, the edit is refused the same way.
     """
     memx = state.memx()
     original, edited = edit_in_editor(memx, memory_id)
