@@ -27,14 +27,17 @@ def _unlink(mem: Memory, other: str) -> Memory:
 
 
 def _write(changed: dict[str, tuple[Store, Memory]], originals: dict[str, Memory]) -> list[Memory]:
-    """Write every memory that differs from what was read, one lock per store."""
+    """Write every memory that differs from what was read, one lock per store; a change
+    another process made since the read is merged in (issue 14: no lost update)."""
     by_store: dict[int, tuple[Store, list[Memory]]] = {}
     for memory_id, (store, mem) in changed.items():
         if mem != originals[memory_id]:
             by_store.setdefault(id(store), (store, []))[1].append(mem)
+    written = []
     for store, group in by_store.values():
-        store.write_many(group)
-    return [mem for _, group in by_store.values() for mem in group]
+        with store.lock():
+            written += [store.write_over(originals[mem.id], mem) for mem in group]
+    return written
 
 
 def _supersede(changed: dict[str, tuple[Store, Memory]], old_id: str, new_id: str,
