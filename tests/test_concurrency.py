@@ -4,6 +4,7 @@ disk while the editor was open, or is refused and keeps the draft."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ import yaml
 
 from memx_cli.store.memory import Memory
 from memx_cli.store.merge3 import ConcurrentChangeError, merge
-from tests.conftest import Memx
+from tests.conftest import Memx, git
 
 MEMX = [sys.executable, "-m", "memx_cli"]
 
@@ -106,3 +107,51 @@ def test_the_three_way_merge_field_by_field() -> None:
     with pytest.raises(ConcurrentChangeError):
         merge(base, _mem(content="y"), _mem(content="z"))
     assert json.dumps(merge(base, base, base).to_dict()) == json.dumps(base.to_dict())
+
+
+def test_parallel_writers_readers_and_commits_lose_no_acknowledged_write(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    """adds, votes, an edit and searches at once, while commits run memx's hooks: every
+    write that reported success is on disk afterwards."""
+    memx.ok("hooks", "install")
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "memx store")
+    voted = memx.ok("add", "the nightly build publishes to the staging bucket").strip()
+    editor = _editor(tmp_path, "tagger", """
+        import time
+        text = open(path, encoding="utf-8").read()
+        time.sleep(0.5)  # open while the votes land
+        text = text.replace("tags: []", "").replace("scope: project", "scope: project\\ntags:\\n- ci")
+        open(path, "w", encoding="utf-8").write(text)
+    """)
+    env = {**os.environ, "EDITOR": editor}
+    jobs: list[tuple[str, subprocess.Popen[str]]] = []
+
+    def start(kind: str, args: list[str]) -> None:
+        jobs.append((kind, subprocess.Popen(args, cwd=repo, env=env, text=True,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+
+    for n in range(6):
+        start(f"add {n}", [*MEMX, "add", f"service {n} owns the queue named q{n}"])
+    for _ in range(8):
+        start("vote", [*MEMX, "feedback", voted, "--helpful"])
+    start("edit", [*MEMX, "edit", voted])
+    for n in range(3):
+        start("search", [*MEMX, "search", f"queue q{n}", "--mode", "keyword"])
+    for n in range(3):  # commits run the hooks (pre-commit, post-commit in the background)
+        (repo / f"file{n}.txt").write_text(f"change {n}\n")
+        git(repo, "add", f"file{n}.txt")
+        git(repo, "commit", "-q", "-m", f"fix: handle the empty queue q{n}")
+    results = []
+    for kind, proc in jobs:
+        out, err = proc.communicate(timeout=300)
+        results.append((kind, proc.returncode, out, err))
+    failed = [(k, e) for k, code, _, e in results if code != 0]
+    assert failed == []
+    for kind, _, out, _ in results:
+        if kind.startswith("add "):
+            n = kind.split()[1]
+            assert _file(repo, out.strip())["content"] == f"service {n} owns the queue named q{n}"
+    stored = _file(repo, voted)
+    assert stored["feedback"] == {"helpful": 8, "harmful": 0}
+    assert stored["tags"] == ["ci"]
