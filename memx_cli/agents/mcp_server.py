@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -220,7 +221,17 @@ def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None
     from mcp.server.stdio import stdio_server
 
     server = build_server(MemoryService(repo, agent, role))
-    stdin = anyio.wrap_file(CleanLines(sys.stdin.buffer))
+    # Read the wire from a private copy of fd 0 and point fd 0 at the null device, as the
+    # SDK does for the stdin it opens itself: a child process (git) never eats a request.
+    wire: Any
+    try:
+        wire = os.fdopen(os.dup(0), "rb")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    except OSError:
+        wire = sys.stdin.buffer
+    stdin = anyio.wrap_file(CleanLines(wire))
 
     async def run() -> None:
         async with stdio_server(stdin=stdin) as (read_stream, write_stream):
