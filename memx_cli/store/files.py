@@ -235,6 +235,48 @@ class Store:
         return path
 
 
+_swept: set[Path] = set()  # stores whose leftovers this process removed already
+
+
+def leftovers(store: Store) -> list[Path]:
+    """Temporary files of writes that were killed: ``.NAME.PID.tmp`` whose process is
+    gone, in local/tmp/ and (from older versions) beside the memories."""
+    found = []
+    for directory in (store.tmp_dir, store.memories_dir, store.archive_dir):
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(".") and name.endswith(".tmp") and not _alive(name):
+                found.append(directory / name)
+    return sorted(found)
+
+
+def remove_leftovers(store: Store) -> list[Path]:
+    """Delete what ``leftovers`` finds (run under the store lock, once per process)."""
+    removed = []
+    for path in leftovers(store):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def _alive(name: str) -> bool:
+    """Whether the process that named this temporary file still runs."""
+    pid = name[:-4].rsplit(".", 1)[-1]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return int(pid) != os.getpid()  # under the lock, none of ours is half-written
+
+
 def _builtin_mask(mem: Memory) -> Memory:
     from memx_cli.privacy.sanitizer import cached, sanitize_memory
 
