@@ -216,6 +216,8 @@ def test_config_set_refuses_a_secret(memx: Memx, repo: Path) -> None:
 RAW_WRITERS = {
     "memx_cli/fsutil.py": "the helpers themselves",
     "memx_cli/store/files.py": "memory files after the store's masker; the .gitignore",
+    "memx_cli/store/intents.py": "ids and record digests; repaired memory files after the "
+    "store's masker",
     "memx_cli/store/repo.py": "the config header", "memx_cli/config.py": "settings, "
     "checked by _refuse_secret", "memx_cli/store/recall.py": "recall counts by id",
     "memx_cli/githooks/impl.py": "hashes of reflected commits",

@@ -92,7 +92,8 @@ def _undo_dangling(store: Store, old_id: str) -> str | None:
     newer = old.superseded_by
     if newer is None or _exists(store, newer):
         return None
-    atomic_write(path, _dump(old.replace(superseded_by=None)), tmp_dir=store.tmp_dir)
+    atomic_write(path, _dump(store.masker(old.replace(superseded_by=None))),
+                 tmp_dir=store.tmp_dir)
     return f"{old_id}: an interrupted supersede left superseded_by {newer}, which does not exist; removed"
 
 
@@ -113,7 +114,8 @@ def _drop_links_to_unwritten(store: Store, batch: set[str]) -> list[str]:
                 conflicts_with=tuple(i for i in mem.conflicts_with if i not in unwritten),
                 supersedes=tuple(i for i in mem.supersedes if i not in unwritten),
                 superseded_by=None if mem.superseded_by in unwritten else mem.superseded_by)
-            atomic_write(store.path_for(mem.id, archived), _dump(fixed), tmp_dir=store.tmp_dir)
+            atomic_write(store.path_for(mem.id, archived), _dump(store.masker(fixed)),
+                         tmp_dir=store.tmp_dir)
             repaired.append(f"{mem.id}: an interrupted import left links to memories it never "
                             "wrote; removed")
     return repaired
