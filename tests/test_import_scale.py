@@ -14,8 +14,11 @@ SERVICES = [f"Service {name} listens on port {8000 + n} behind the {name} gatewa
                                       "golf", "hotel", "india", "juliet", "kilo", "lima"])]
 
 
-def _jsonl(contents: list[str]) -> str:
-    return "\n".join(json.dumps({"content": c}) for c in contents)
+def _jsonl(contents: list[str], origin: str | None = None) -> str:
+    """Records to import; ``origin`` makes them other records naming the same facts (the
+    same records again are skipped as already imported, issue 14)."""
+    source = {"source": {"type": "import", "file": origin}} if origin else {}
+    return "\n".join(json.dumps({"content": c, **source}) for c in contents)
 
 
 def test_progress_only_when_asked_and_never_with_json(memx: Memx,
@@ -36,7 +39,7 @@ def test_progress_only_when_asked_and_never_with_json(memx: Memx,
 
 def test_many_decisions_are_summarised_with_examples(memx: Memx) -> None:
     memx.ok("import", "-", input=_jsonl(SERVICES))
-    result = memx("import", "-", input=_jsonl(SERVICES))
+    result = memx("import", "-", input=_jsonl(SERVICES, "again.jsonl"))
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0] == "Imported 0 memories, 12 folded into existing memories"
@@ -45,5 +48,5 @@ def test_many_decisions_are_summarised_with_examples(memx: Memx) -> None:
         s if len(s) <= 60 else s[:59] + "…" for s in SERVICES[:3]]
     assert all(line.startswith("    skipped (duplicate of ") for line in lines[2:5])
     assert lines[5:] == ["  (memx -v import ... lists every decision)"]
-    every = memx.ok("-v", "import", "-", input=_jsonl(SERVICES)).splitlines()
+    every = memx.ok("-v", "import", "-", input=_jsonl(SERVICES, "third.jsonl")).splitlines()
     assert len(every) == 13 and every[0] == lines[0]
