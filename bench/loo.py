@@ -37,8 +37,8 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
 # ("package.module.NAME:name") or a configuration key ("config:KEY"); "config:A=1-B" sets
 # key A to the value and key B to one minus it (a pair of weights that sum to one).
 GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
-    "semantic_margin": ("memx_cli.generator.search.SEMANTIC_MARGIN", 0.15,
-                        [0.05, 0.1, 0.15, 0.25, 1.0]),
+    "semantic_z": ("memx_cli.generator.search.SEMANTIC_Z", 1.5,
+                   [0.0, 0.5, 1.0, 1.5, 2.0]),
     "noise_cosine": ("memx_cli.generator.search.NOISE_COSINE", 0.2, [0.0, 0.1, 0.2, 0.3, 0.45]),
     "semantic_weight": ("config:ace.retrieval.semantic_weight=1-ace.retrieval.keyword_weight",
                         0.4, [0.3, 0.35, 0.4, 0.45, 0.5]),
@@ -147,7 +147,7 @@ def report(name: str, current: Any, by_value: dict[Any, list[Row]]) -> list[str]
 
 
 # The grids bench/run.py prints beside its quality table: the constants of hybrid ranking.
-DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_margin", "noise_cosine")
+DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_z", "noise_cosine")
 
 
 def run(work: Path, data_dir: Path = LOCOMO_DIR,

@@ -289,3 +289,22 @@ def test_best_match_by_meaning_is_not_dropped_by_a_fixed_floor(memx: Memx) -> No
     # not the whole store at a score of zero.
     for mode in ("hybrid", "semantic"):
         assert results(memx, "xylophone quartz", "--mode", mode) == []
+
+
+def test_the_meaning_only_floor_follows_the_query_own_candidates() -> None:
+    """Issue 16: the floor for candidates with no word in common with the query is relative
+    to the query's candidates: one that stands out passes whatever the scale; a crowd of
+    similar cosines (a static model's noise) lets none through; noise level stays a floor."""
+    from memx_cli.generator.candidates import Candidate
+    from memx_cli.generator.search import NOISE_COSINE, semantic_floor
+
+    def floor(*cosines: float) -> float:
+        return semantic_floor([Candidate(i, None, semantic=c)  # type: ignore[arg-type]
+                               for i, c in enumerate(cosines)])
+
+    standout = (0.30, 0.06, 0.05, 0.08, 0.04, 0.07)
+    assert 0.08 < floor(*standout) <= 0.30  # the low absolute 0.30 passes, the rest do not
+    crowd = (0.40, 0.40, 0.39, 0.39, 0.38, 0.38)
+    assert floor(*crowd) > max(crowd)  # none stands out: not even the best one
+    assert floor(0.15, 0.02, 0.03, 0.01, 0.02) == NOISE_COSINE  # stands out, but is noise
+    assert floor() == 1.0  # no vectors: no meaning-only results
