@@ -1,7 +1,10 @@
 """The one place memx talks to git (SPEC 6).
 
 Plain ``git`` subprocesses: GitPython costs ~85 ms to import, more than most of the
-commands that need git at all, so it is only used where its object model pays off.
+commands that need git at all (hooks, search, diff), so it is used only at install time,
+where its config object pays off: ``githooks/driver.py`` reads and writes the merge
+driver's git config through it. History reading (``memx ingest --git-log``) stays on one
+``git log`` stream: measured faster than one GitPython object per commit.
 """
 
 from __future__ import annotations

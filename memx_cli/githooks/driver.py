@@ -16,6 +16,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memx_cli import git
 from memx_cli.errors import MemxError
@@ -66,14 +67,35 @@ def register(worktree: Path, store_root: Path, python: str | None = None) -> lis
         changed.append("wrote .memx/.gitattributes (commit it)")
     command = driver_command(python)
     if _configured(worktree) != command:
-        git.run(["config", "--local", f"merge.{DRIVER}.driver", command], cwd=worktree)
+        with _repository(worktree) as repo, repo.config_writer("repository") as config:
+            config.set_value(SECTION, "driver", command)
         changed.append(f"set merge.{DRIVER}.driver in .git/config")
     return changed
 
 
+# The driver's section in git's config files (git config merge.memx.driver).
+SECTION = f'merge "{DRIVER}"'
+
+
+def _repository(worktree: Path) -> Any:
+    """GitPython's view of the clone: its config object reads every level git reads and
+    writes this clone's file under git's own lock. Install time only (~85 ms to import:
+    never on a hook's or a search's path)."""
+    try:
+        import git as gitpython
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        raise MemxError(f"GitPython is not installed ({exc}); reinstall memx") from None
+    try:
+        return gitpython.Repo(worktree)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        raise MemxError(f"{worktree} is not a git repository") from None
+
+
 def _configured(worktree: Path) -> str | None:
-    out = git.run(["config", "--get", f"merge.{DRIVER}.driver"], cwd=worktree, check=False)
-    return out.strip() or None
+    """merge.memx.driver as git sees it (any config level), or None."""
+    with _repository(worktree) as repo:
+        value = repo.config_reader().get_value(SECTION, "driver", default="")
+    return str(value).strip() or None
 
 
 def state(worktree: Path, store_root: Path) -> DriverState:
