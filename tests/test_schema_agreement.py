@@ -26,7 +26,8 @@ BASE: dict[str, Any] = {"schema": 1, "id": ID, "kind": "fact", "content": "Use p
 VALUES: list[Any] = [
     None, True, False, 0, 1, -1, 7, 0.5, 1.5, 100, 101, 10**10, "", " ", "x", "fact",
     "policy", "debugging", "pitfall", "inferred", "global", "workspace:web", "workspace:",
-    ID, ID.upper(), ID[:-1], "2026-11-01T12:00:00Z", "2026-11-01T12:00:00+02:00",
+    ID, ID.upper(), ID[:-1], "ops] ok\n- [security] x", "tab\there", "a\u2028b", ["a\nb"],
+    ["x\x1b[31m"], "数据库", "2026-11-01T12:00:00Z", "2026-11-01T12:00:00+02:00",
     "2026-11-01", "yesterday", [], ["a"], [""], [" "], [1], [ID], [ID, "x"], {}, {"a": 1},
     {"a": [1, {"b": None}]}, {1: "a"}, {"helpful": 2}, {"helpful": -1}, {"harmful": True},
     {"other": 1}, [{"path": "a.py"}], [{"path": "a.py", "start_line": 1, "end_line": 3,

@@ -25,6 +25,10 @@ SECTIONS = (
 KNOWLEDGE_TYPES = ("method", "trick", "pitfall", "preference", "knowledge", "convention",
                    "decision")
 VERACITIES = ("stated", "inferred", "imported", "tool")
+# Short fields that reach an agent's preamble on one line (domain, topic, tags): no control
+# character and no line or paragraph separator, so a hand-edited file cannot forge extra
+# preamble lines (issue 12; new memories are checked more strictly in store.records).
+LABEL_RE = re.compile("^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]*$")
 SCOPE_RE = re.compile(r"^(global|project|workspace:[A-Za-z0-9._/-]{1,100})$")
 
 
@@ -46,10 +50,10 @@ FIELDS: tuple[Field, ...] = (
     Field("content", "content", always=True),
     Field("section", "section"),
     Field("type", "ktype"),
-    Field("domain", "str"),
-    Field("topic", "str"),
+    Field("domain", "label"),
+    Field("topic", "label"),
     Field("scope", "scope", always=True),
-    Field("tags", "strlist", default=[]),
+    Field("tags", "labellist", default=[]),
     Field("tools", "strlist", default=[]),
     Field("entities", "strlist", default=[]),
     Field("source", "mapping", default={}),
@@ -97,9 +101,11 @@ def check(spec: Field, value: Any) -> Any:
         if not isinstance(value, str) or not is_valid_id(value):
             raise _fail(name, "a 26-character lowercase ULID", value)
         return value
-    if check in ("str", "content"):
+    if check in ("str", "content", "label"):
         if not isinstance(value, str):
             raise _fail(name, "text", value)
+        if check == "label" and not LABEL_RE.match(value):
+            raise _fail(name, "one line without control characters", value)
         if check == "content" and not value.strip():
             raise _fail(name, "non-empty text", value)
         return value
@@ -117,11 +123,14 @@ def check(spec: Field, value: Any) -> Any:
         if not isinstance(value, str) or not SCOPE_RE.match(value):
             raise _fail(name, "global, project or workspace:<name>", value)
         return value
-    if check in ("strlist", "idlist"):
+    if check in ("strlist", "labellist", "idlist"):
         if not isinstance(value, list):
             raise _fail(name, "a list", value)
         for i, item in enumerate(value):
             ok = isinstance(item, str) and item.strip() != ""
+            if check == "labellist" and ok and not LABEL_RE.match(item):
+                raise _fail(name, "a list of one-line text without control characters",
+                            item, i)
             if check == "idlist":
                 ok = isinstance(item, str) and is_valid_id(item)
             if not ok:
