@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from memx_cli.store import recall
+from memx_cli.store.repo import Repo
+
 from .conftest import Memx
 from .test_mcp import call, run_session
 
@@ -125,7 +128,6 @@ def test_cli_read_only_role_cannot_sweep(granted: Memx, monkeypatch: pytest.Monk
 
 def _seed_conflict_and_anchor(memx: Memx, repo: Path) -> tuple[str, str, str]:
     """Two conflicting facts and one anchored fact, all in domain secrets."""
-    from memx_cli.store.repo import Repo
 
     older, newer = (json.loads(memx.ok("add", text, "--domain", "secrets", "--json"))
                     ["memory"]["id"] for text in ("The staging vault token lives in 1Password",
@@ -166,7 +168,7 @@ def test_mcp_counts_recalls_after_filtering(granted: Memx, repo: Path) -> None:
 
     found = run_session(repo, script, "--role", "intern")
     assert [r["id"] for r in found["results"]] == [shown]  # the limit counts readable hits
-    recalls = json.loads((repo / ".memx" / "local" / "recalls.json").read_text())
+    recalls = recall.load(Repo.discover(repo).store)
     assert set(recalls) == {shown} and hidden not in recalls
 
 

@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from memx_cli.store import recall
+from memx_cli.store.repo import Repo
+
 from .conftest import Memx
 
 WEBHOOK = "The payment webhook test is flaky because the Stripe mock starts slowly"
@@ -100,8 +103,7 @@ def test_memory_text_cannot_break_out_of_the_wrapper(memx: Memx) -> None:
 def test_recalls_count_the_facts_shown(memx: Memx, repo: Path) -> None:
     fact, _other = _setup(memx)
     memx.ok("context", "fix the flaky payment webhook test")
-    recalls = json.loads((repo / ".memx" / "local" / "recalls.json").read_text())
-    assert set(recalls) == {fact}
+    assert set(recall.load(Repo.discover(repo).store)) == {fact}
 
 
 def test_context_stays_off_heavy_imports(memx: Memx, repo: Path) -> None:

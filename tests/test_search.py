@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.store import recall
+from memx_cli.store.repo import Repo
+
 from .conftest import Memx, git
 
 FACTS = [
@@ -99,8 +102,7 @@ def test_reading_never_dirties_the_tree_and_counts_recalls(store: Memx, repo: Pa
     git(repo, "commit", "-qm", "memories")
     hit = results(store, "structlog")[0]
     assert git(repo, "status", "--porcelain") == ""
-    recalls = json.loads((repo / ".memx" / "local" / "recalls.json").read_text())
-    assert recalls[hit["id"]][0] == 1
+    assert recall.load(Repo.discover(repo).store)[hit["id"]][0] == 1
 
 
 def test_index_follows_files_changed_behind_memx(store: Memx, repo: Path) -> None:

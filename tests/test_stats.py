@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.store import recall
+from memx_cli.store.repo import Repo
+
 from .conftest import Memx
 
 
@@ -55,8 +58,7 @@ def test_stats_counts_weights_conflicts_and_recalls(memx: Memx, repo: Path,
 
 
 def recalled(memx: Memx) -> str:
-    recalls = json.loads((memx.cwd / ".memx" / "local" / "recalls.json").read_text())
-    return next(iter(recalls))
+    return next(iter(recall.load(Repo.discover(memx.cwd).store)))
 
 
 def content(memx: Memx, memory_id: str) -> str:

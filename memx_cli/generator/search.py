@@ -252,7 +252,6 @@ class Searcher:
                           cfg["ace.retrieval.keyword_full_score"])
         curves = DecayCurves.from_config(cfg)
         moment = now()
-        recalls = {index.store.label: recall.load(index.store) for index in self.indexes}
         live = []
         for cand in candidates:
             doc = cand.doc
@@ -272,6 +271,10 @@ class Searcher:
                 continue  # SPEC 3.4: no zero-score padding
             live.append(cand)
 
+        # Only the candidates' statistics: a lookup each, not the whole table (issue 15).
+        recalls = {index.store.label: recall.counts(
+            index.store, [c.doc["id"] for c in live if c.index is index and c.doc])
+            for index in self.indexes}
         ranks_kw = _ranks(live, lambda c: c.keyword)
         ranks_sem = _ranks(live, lambda c: c.semantic if c.semantic is not None else -1.0)
         hits = []
