@@ -314,6 +314,12 @@ def _looks_like_path(spec: str) -> bool:
     return spec.startswith((".", "/", "~")) or "\\" in spec or spec.count("/") > 1
 
 
+def is_loaded(spec: str | None) -> bool:
+    """Whether ``load_encoder(spec)`` would return at once (this process loaded it)."""
+    key = BUNDLED if spec is None or spec.strip() in ("", BUNDLED) else spec.strip()
+    return key in _CACHE or str(Path(key).expanduser().resolve()) in _CACHE
+
+
 def load_encoder(spec: str | None) -> Encoder:
     """The encoder for ``spec``: None or "bundled", a local model directory, or a model2vec hub id.
 

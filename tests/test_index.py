@@ -9,6 +9,7 @@ import pytest
 
 from memx_cli import embed
 from memx_cli.generator.search import Searcher
+from memx_cli.index import StoreIndex
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx
@@ -36,7 +37,11 @@ def test_keyword_read_then_semantic_search_embeds_only_the_change(
     searcher = Searcher(Repo.discover(repo))
     searcher.search("filler", mode="hybrid", record_recalls=False)
     assert sum(counted) >= 20  # first build embeds everything
-    memx.ok("add", "the staging database password rotates every Monday", "--raw")
+    # Changed behind memx (an editor, a merge): memx's own writes index themselves.
+    target = sorted((repo / ".memx" / "memories").glob("*.yaml"))[3]
+    text = target.read_text()
+    target.write_text(text.replace(text.split("content: ", 1)[1].splitlines()[0],
+                                   "the staging database password rotates every Monday"))
     counted.clear()
     Searcher(Repo.discover(repo)).search("staging", mode="keyword", record_recalls=False)
     manifest = json.loads((repo / ".memx" / "cache" / "manifest.json").read_text())
@@ -65,3 +70,61 @@ def test_unchanged_store_reads_no_memory_file(memx: Memx, repo: Path,
     monkeypatch.setattr(Path, "read_bytes", spy)
     Searcher(Repo.discover(repo)).search("caching", record_recalls=False)
     assert [n for n in opened if n.endswith(".yaml")] == []
+
+
+def test_add_indexes_what_it_writes(memx: Memx, repo: Path, counted: list[int]) -> None:
+    for i in range(3):
+        memx.ok("add", f"filler memory number {i} about topic {i * 7}")
+    Searcher(Repo.discover(repo)).search("filler", mode="hybrid", record_recalls=False)
+    memx.ok("add", "The nightly backup job writes to the cold storage bucket")
+    counted.clear()
+    store = Repo.discover(repo).store
+    report = StoreIndex(store, None).sync()
+    assert (report.touched, report.vectors, counted) == (0, True, [])
+    hits = Searcher(Repo.discover(repo)).search("where do nightly backups go",
+                                                record_recalls=False).hits
+    assert counted == [1]  # the query only: the new memory's vector was there already
+    assert hits[0].doc["content"] == "The nightly backup job writes to the cold storage bucket"
+
+
+def test_raw_add_indexes_text_without_loading_the_model(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memx.ok("add", "filler memory about caching layers", "--raw")
+    Searcher(Repo.discover(repo)).search("caching", mode="keyword", record_recalls=False)
+    monkeypatch.setattr(embed, "_CACHE", {})  # as in a fresh `memx add --raw` process
+    memx.ok("add", "The release branch is cut every second Tuesday", "--raw")
+    assert embed._CACHE == {}
+    store = Repo.discover(repo).store
+    assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
+    manifest = json.loads((repo / ".memx" / "cache" / "manifest.json").read_text())
+    assert manifest["pending"] == [] and manifest["model"] is None  # no vectors built yet
+
+
+def test_add_to_a_store_never_indexed_builds_no_index(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "The release branch is cut every second Tuesday")
+    assert not (repo / ".memx" / "cache" / "state.json").exists()
+
+
+def test_sync_written_agrees_with_a_full_scan(memx: Memx, repo: Path) -> None:
+    for i in range(4):
+        memx.ok("add", f"memory {i} on caching layers", "--raw")
+    store = Repo.discover(repo).store
+    index = StoreIndex(store, None)
+    index.sync(want_vectors=False)
+    first, second, third = (store.read_file(p) for p in store.files()[:3])
+    store.write(first.replace(content="Caching layers expire after ten minutes"))
+    report = index.sync_written([first.id], want_vectors=False)
+    assert (report.added, report.changed, report.removed) == (0, 1, 0)
+    assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
+
+    # A file edited behind memx at the same time is still seen by the next scan.
+    path = store.path_for(second.id)
+    path.write_text(path.read_text().replace("memory 1", "memory one"))
+    store.remove(third.id)
+    report = index.sync_written([third.id], want_vectors=False)
+    assert (report.changed, report.removed) == (0, 1)
+    report = StoreIndex(store, None).sync(want_vectors=False)
+    assert (report.added, report.changed, report.removed) == (0, 1, 0)
+    hits = Searcher(Repo.discover(repo)).search("memory one", mode="keyword",
+                                                record_recalls=False).hits
+    assert [h.id for h in hits][:1] == [second.id] and third.id not in {h.id for h in hits}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memx_cli.clock import now_iso
 from memx_cli.curator.contradiction import SAME_STATEMENT, detect
@@ -42,6 +43,9 @@ from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
 from memx_cli.textproc import query_terms, words
+
+if TYPE_CHECKING:
+    from memx_cli.index import StoreIndex
 
 log = logging.getLogger("memx")
 
@@ -138,7 +142,8 @@ def is_near_identical(old: str, new: str, sim: float) -> bool:
 class Curator:
     """Decides for a batch of new memories of one store; later ones see earlier ones."""
 
-    def __init__(self, repo: Repo, store: Store, similarity: Similarity | None = None):
+    def __init__(self, repo: Repo, store: Store, similarity: Similarity | None = None,
+                 index: StoreIndex | None = None):
         self.store = store
         self.settings = Settings.from_config(repo.config)
         self.similarity = similarity or load_similarity(repo)
@@ -152,7 +157,7 @@ class Curator:
         else:
             from memx_cli.index import StoreIndex
 
-            self._index = StoreIndex(store, self._model)
+            self._index = index or StoreIndex(store, self._model)
             self._index_vectors = self._index.sync(
                 want_vectors=self.similarity.encoder is not None).vectors
 
@@ -249,7 +254,8 @@ def curate(repo: Repo, memory: Memory) -> Decision:
 
 
 def write_curated(repo: Repo, store: Store, memories: Sequence[Memory],
-                  progress: Callable[[int], None] | None = None) -> list[WriteResult]:
+                  progress: Callable[[int], None] | None = None,
+                  index: StoreIndex | None = None) -> list[WriteResult]:
     """Curate ``memories`` (in order) against ``store`` and write every changed file;
     one result per memory, in order.
 
@@ -259,7 +265,7 @@ def write_curated(repo: Repo, store: Store, memories: Sequence[Memory],
     """
     similarity = load_similarity(repo)
     with store.lock():
-        curator = Curator(repo, store, similarity)
+        curator = Curator(repo, store, similarity, index)
         decisions = []
         for mem in memories:
             decisions.append(curator.curate(mem))

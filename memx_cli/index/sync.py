@@ -62,6 +62,15 @@ class SyncReport:
 _Seen = tuple[int, int, bool]
 
 
+def _fingerprint(found: dict[str, _Seen]) -> str:
+    """Count, sums of times and sizes, and a sum of name checksums: equal for the same
+    files whatever order the directory lists them in, so ``sync_written`` can compute
+    it without listing the directory again."""
+    values = found.values()
+    names = sum(zlib.crc32(name.encode()) for name in found) & 0xFFFFFFFF
+    return f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}.{names}"
+
+
 class StoreIndex:
     def __init__(self, store: Store, model_spec: str | None):
         self.store = store
@@ -77,6 +86,8 @@ class StoreIndex:
         self._encoder: Any = None
         self._encoder_failed: str | None = None
         self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
+        # The last scan and the state it left, for ``sync_written``.
+        self._last: tuple[dict[str, _Seen], dict[str, Any] | None] | None = None
         self.ids: Iterable[str] = ()  # every memory id the last scan saw
 
     # ------------------------------------------------------------ model
@@ -124,12 +135,42 @@ class StoreIndex:
                     if not stat.S_ISREG(st.st_mode):
                         continue  # a FIFO named *.yaml must not hang the index (issue 14)
                     found[name[:-5]] = (st.st_mtime_ns, st.st_size, archived)
-            values = found.values()
-            parts.append(f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}"
-                         f".{zlib.crc32(' '.join(found).encode())}")
+            parts.append(_fingerprint(found))
             # memories/ wins over archive/ when both hold an id (validate reports it).
             seen.update(found)
         return seen, ":".join(parts)
+
+    def sync_written(self, ids: Iterable[str], want_vectors: bool = True) -> SyncReport:
+        """Update the index after this process wrote (or removed) the files of ``ids``:
+        from the last scan plus a stat of those files, not a scan of the whole store
+        (issue 15). Anything else changed meanwhile (another process updated the index)
+        falls back to ``sync``; a file changed behind memx at the same moment is left to
+        the next scan, which the fingerprint written here will not match."""
+        with self.store.lock():
+            last = self._last
+            if last is None or self._read_state() != last[1] or last[1] is None:
+                return self.sync(want_vectors=want_vectors)
+            seen = dict(last[0])
+            for memory_id in ids:
+                seen.pop(memory_id, None)
+                for archived in (False, True):
+                    try:
+                        st = os.stat(self.store.path_for(memory_id, archived))
+                    except OSError:
+                        continue
+                    seen[memory_id] = (st.st_mtime_ns, st.st_size, archived)
+                    break
+            live = {k: v for k, v in seen.items() if not v[2]}
+            fingerprint = ":".join((_fingerprint({k: v for k, v in seen.items() if v[2]})
+                                    if self.store.archive_dir.is_dir() else "-",
+                                    _fingerprint(live)))
+            manifest = self._manifest if self._manifest is not None else self._load_manifest()
+            self.ids = seen.keys()
+            report = self._update(manifest, seen, None, want_vectors, quiet=False)
+            self._write_state(fingerprint, self._manifest or Manifest())
+            self._last = (seen, self._read_state())
+            self._checked = None
+        return self._report_problems(report)
 
     def _read_state(self) -> dict[str, Any] | None:
         try:
@@ -212,6 +253,7 @@ class StoreIndex:
             current = (has_vectors and not state.get("pending")
                        and state["model"] == self._model_fingerprint())
             if not want_vectors or current or self.encoder() is None:
+                self._last = (seen, state)
                 return SyncReport(vectors=current, problems=list(state.get("problems", [])))
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
@@ -224,6 +266,7 @@ class StoreIndex:
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
             self._write_state(fingerprint, self._manifest or Manifest())
+            self._last = (seen, self._read_state())
         return self._report_problems(report)
 
     def _report_problems(self, report: SyncReport) -> SyncReport:

@@ -8,12 +8,17 @@ stored exactly as given: no sanitizing, no dedup.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 from memx_cli.anchors import auto as autoanchor
+from memx_cli.errors import MemxError
+from memx_cli.index import StoreIndex
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
+
+log = logging.getLogger("memx")
 
 
 def ace_enabled(repo: Repo, raw: bool) -> bool:
@@ -49,15 +54,18 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
     by_id: dict[str, WriteResult] = {}
     for group in by_store.values():
         store = repo.store_for(group[0].scope)
+        index = StoreIndex(store, repo.config["embedding.model"])
         if ace_enabled(repo, raw):
             from memx_cli.curator import write_curated
 
             written = write_curated(repo, store, group,
-                                    _offset(progress, len(by_id), total))
+                                    _offset(progress, len(by_id), total), index)
         else:
             store.write_many(group, raw=True)  # SPEC 3: ACE off stores it as given
             written = [WriteResult("added", m, store.path_for(m.id)) for m in group]
         by_id.update((m.id, r) for m, r in zip(group, written))
+        # Every file written: a merge, supersede or conflict changes the other memory too.
+        index_written(index, [i for r in written for i in (r.memory.id, r.other) if i])
     results.extend(by_id[m.id] for m in memories if m.id in by_id)
     return results
 
@@ -68,3 +76,20 @@ def _offset(progress: Progress | None, before: int, total: int) -> Callable[[int
         return None
     report = progress
     return lambda done: report("curating", before + done, total)
+
+
+def index_written(index: StoreIndex, ids: list[str]) -> None:
+    """Bring an existing index up to date with the files of ``ids`` just written, so the
+    next command does not pay for it (issue 15). Vectors only when this process has the
+    model loaded already (the Curator's): a raw add does not load it just for this; the
+    next semantic search then embeds what is behind. A store never indexed is left for
+    its first read, and an index that cannot be updated now is the next command's to
+    retry: the memories themselves are written either way."""
+    from memx_cli.embed import is_loaded
+
+    if not index.built():
+        return
+    try:
+        index.sync_written(ids, want_vectors=is_loaded(index.model_spec))
+    except (MemxError, OSError, ValueError) as exc:
+        log.warning(f"the search index was not updated ({exc}); the next search will")
