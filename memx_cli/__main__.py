@@ -1,3 +1,3 @@
-from memx_cli.cli import main
+from memx_cli.cli import entry
 
-main()
+entry()

@@ -140,8 +140,22 @@ def _setup_logging(verbose: bool) -> None:
     log.propagate = False
 
 
+def entry() -> None:
+    """The ``memx`` and ``git-memx`` executables: ``main`` in a process of its own, which
+    therefore may skip the interpreter's shutdown once a command has succeeded."""
+    from memx_cli.process import fast_exit, one_blas_thread
+
+    one_blas_thread()
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            fast_exit(0)
+        raise
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``memx`` and ``git-memx``: the one error boundary (SPEC 7)."""
+    """The one error boundary (SPEC 7); returns only by SystemExit."""
     args = sys.argv[1:] if argv is None else argv
     # Undecodable bytes arrive as lone surrogates: U+FFFD from here on (issue 14), except
     # in an argument that names an existing file (its name must stay as it is on disk).

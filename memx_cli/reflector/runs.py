@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import git
+from memx_cli.process import user_environ
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.signals import analyse
 from memx_cli.reflector.turn import Turn
@@ -136,7 +137,8 @@ def execute(argv: list[str], cwd: Path, out: Sink, err: Sink, tty: bool = False)
     if tty:
         return _execute_tty(argv, cwd, out, capture, start)
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=user_environ())
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
         return _not_started(argv, exc)
     lock = threading.Lock()
@@ -167,7 +169,7 @@ def _execute_tty(argv: list[str], cwd: Path, out: Sink, capture: _Capture,
                  start: float) -> RunRecord:
     master, slave = _open_tty()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=slave, stderr=slave)
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=slave, stderr=slave, env=user_environ())
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
         os.close(master)
         os.close(slave)
@@ -214,7 +216,7 @@ def snapshot(repo: Repo) -> dict[str, Any]:
             continue
         files[path] = _file_hash(root / path)
     env = {name: hashlib.sha1(value.encode("utf-8", "replace")).hexdigest()[:10]
-           for name, value in os.environ.items()
+           for name, value in user_environ().items()
            if ENV_NAME.match(name) and name not in ENV_NOISE
            and not name.startswith(ENV_NOISE_PREFIX)}
     return {"head": git.head_commit(root), "files": files, "env": env}

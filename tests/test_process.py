@@ -1,0 +1,61 @@
+"""Process settings of the memx executable (issue 15): one BLAS thread for memx itself,
+the user's own environment for what it runs, a fast exit that loses no output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memx_cli import process
+
+from .conftest import Memx
+
+
+def _memx(*args: str, cwd: Path, env: dict[str, str] | None = None
+          ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memx_cli", *args], cwd=cwd, text=True,
+                          capture_output=True, env=env)
+
+
+def test_one_blas_thread_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(process, "_added", set())
+    for name in process.BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    process.one_blas_thread()
+    assert (os.environ["OPENBLAS_NUM_THREADS"], os.environ["MKL_NUM_THREADS"]) == ("1", "4")
+    assert "OMP_NUM_THREADS" not in process._added  # OpenMP also drives the vector build
+    user = process.user_environ()
+    assert "OPENBLAS_NUM_THREADS" not in user and user["MKL_NUM_THREADS"] == "4"
+
+
+def test_the_command_memx_runs_gets_the_users_environment(
+        memx: Memx, repo: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in process.BLAS_THREADS}
+    probe = "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    proc = _memx("run", "--", sys.executable, "-c", probe, cwd=repo, env=env)
+    assert (proc.returncode, proc.stdout) == (0, "None\n")
+    env["OPENBLAS_NUM_THREADS"] = "3"
+    proc = _memx("run", "--", sys.executable, "-c", probe, cwd=repo, env=env)
+    assert proc.stdout == "3\n"
+
+
+def test_the_fast_exit_delivers_all_output(memx: Memx, repo: Path) -> None:
+    for i in range(30):
+        memx.ok("add", f"memory number {i} about the {'long ' * 40}build cache", "--raw")
+    proc = _memx("list", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["memories"]) == 30
+    proc = _memx("search", "build cache", "--json", "--limit", "30", cwd=repo)
+    assert proc.returncode == 0 and len(json.loads(proc.stdout)["results"]) == 30
+
+
+def test_a_failing_command_still_exits_with_its_code_and_message(tmp_path: Path) -> None:
+    proc = _memx("frobnicate", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.endswith("memx: error: No such command 'frobnicate'.\n")
