@@ -59,7 +59,7 @@ class Manifest:
             "model": self.model,
             "pending": self.pending,
             "pending_removed": self.pending_removed,
-            "files": dict(sorted(self.files.items())),  # named tuples dump as lists
+            "files": self.files,  # named tuples dump as lists; unsorted: not read by people
         }
         atomic_write(path, json.dumps(data, separators=(",", ":")).encode())
 
