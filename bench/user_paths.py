@@ -1,0 +1,71 @@
+"""Scale figures of what users meet (issue 15), beside the index-centred ones of run.py:
+the floor of one bare tantivy query, `memx add` then the next search, a store whose
+recall statistics are full, and a warm Searcher at an agent's pace."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+# One BM25 query in a fresh interpreter: open the index memx built, parse, search, read
+# the stored documents of the hits. What a keyword search cannot go below.
+BARE_TANTIVY = """
+import re, sys, tantivy
+index = tantivy.Index.open(sys.argv[1])
+searcher = index.searcher()
+words = " ".join(re.findall(r"[a-z0-9]+", sys.argv[2].lower()) or ["memx"])
+hits = searcher.search(index.parse_query(words, ["stem"]), 10).hits
+docs = [searcher.doc(address) for _, address in hits]
+"""
+ADD_RUNS, PACED_RUNS, PACE_SECONDS = 5, 10, 1.0
+
+
+def bare_tantivy(root: Path, queries: Sequence[str], run_child: Callable[..., Any],
+                 python: str) -> list[float]:
+    lexical = str(root / ".memx" / "cache" / "lexical")
+    return [run_child([python, "-c", BARE_TANTIVY, lexical, q],
+                      root).seconds * 1000 for q in queries]
+
+
+def add_then_search(root: Path, texts: Sequence[str], queries: Sequence[str],
+                    memx: Callable[..., Any]) -> tuple[float, float]:
+    """Medians of a whole `memx add` process and of the hybrid search right after it."""
+    adds, searches = [], []
+    for text, query in zip(texts, queries):
+        adds.append(memx(root, "add", text).seconds * 1000)
+        searches.append(memx(root, "search", query, "--mode", "hybrid", "--json").seconds
+                        * 1000)
+    return statistics.median(adds), statistics.median(searches)
+
+
+def recall_everything(root: Path) -> int:
+    """Count one recall for every memory of the store, as a long-used clone has them
+    (the benchmark's stores otherwise start with no statistics)."""
+    from memx_cli.store import recall
+    from memx_cli.store.repo import Repo
+
+    store = Repo.discover(root).store
+    ids = store.ids()
+    for start in range(0, len(ids), 100):
+        recall.record(store, ids[start:start + 100])
+    return len(ids)
+
+
+def paced_warm(root: Path, queries: Sequence[str]) -> list[float]:
+    """An MCP server's searches at an agent's pace: one warm Searcher, queries
+    PACE_SECONDS apart, recalls counted as the server counts them."""
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    searcher = Searcher(Repo.discover(root))
+    searcher.search("warm up", mode="hybrid", record_recalls=False)
+    times = []
+    for query in queries:
+        time.sleep(PACE_SECONDS)
+        start = time.perf_counter()
+        searcher.search(query, mode="hybrid")
+        times.append((time.perf_counter() - start) * 1000)
+    return times
