@@ -49,8 +49,9 @@ def recall_everything(root: Path) -> int:
 
     store = Repo.discover(root).store
     ids = store.ids()
-    for start in range(0, len(ids), 100):
-        recall.record(store, ids[start:start + 100])
+    step = max(100, len(ids) // 100)  # 100 searches' worth, whatever the size
+    for start in range(0, len(ids), step):
+        recall.record(store, ids[start:start + step])
     return len(ids)
 
 

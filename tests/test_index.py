@@ -128,3 +128,14 @@ def test_sync_written_agrees_with_a_full_scan(memx: Memx, repo: Path) -> None:
     hits = Searcher(Repo.discover(repo)).search("memory one", mode="keyword",
                                                 record_recalls=False).hits
     assert [h.id for h in hits][:1] == [second.id] and third.id not in {h.id for h in hits}
+
+
+def test_a_warm_searcher_sees_what_another_writer_indexed(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "filler memory about caching layers")
+    searcher = Searcher(Repo.discover(repo))  # as the MCP server holds it
+    assert searcher.search("caching", record_recalls=False).hits
+    memx.ok("add", "The nightly backup job writes to the cold storage bucket")
+    memx.ok("search", "backup bucket")  # another process brings the index up to date
+    hits = searcher.search("nightly backup bucket", record_recalls=False).hits
+    assert [h.doc["content"] for h in hits][:1] == [
+        "The nightly backup job writes to the cold storage bucket"]

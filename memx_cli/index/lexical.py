@@ -79,6 +79,10 @@ class LexicalIndex:
             self._stored.clear()
         return self._searcher
 
+    def refresh(self) -> None:
+        """Read the index anew at the next search (another process committed to it)."""
+        self._searcher = None
+
     # ------------------------------------------------------------ writing
 
     def apply(self, remove_ids: Iterable[str], add: Sequence[IndexDoc]) -> None:

@@ -15,9 +15,7 @@ import json
 import logging
 import os
 import shutil
-import stat
 import time
-import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +27,7 @@ from memx_cli.index.documents import build_documents, embed_documents, stored_do
 from memx_cli.index.keys import is_index_error, memory_key, source_group
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
+from memx_cli.index.scan import Seen, rescan, scan
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
@@ -57,25 +56,6 @@ class SyncReport:
         return self.added + self.changed + self.removed
 
 
-# A scanned memory file: (mtime_ns, size, archived). A plain tuple: the scan runs before
-# every read command and a dataclass per file costs more than the stat itself.
-_Seen = tuple[int, int, bool]
-
-
-def _problems(manifest: Manifest) -> list[str]:
-    """The parse problems of the manifest, in memory id order: sorting the few problems,
-    not every entry (issue 15: two full sorts per update at 100k)."""
-    return [st.digest[1:] for _, st in sorted((i, st) for i, st in manifest.files.items()
-                                               if st.digest.startswith("!"))]
-
-
-def _fingerprint(found: dict[str, _Seen]) -> str:
-    """Count, sums of times and sizes, and a sum of name checksums: equal for the same
-    files whatever order the directory lists them in, so ``sync_written`` can compute
-    it without listing the directory again."""
-    values = found.values()
-    names = sum(zlib.crc32(name.encode()) for name in found) & 0xFFFFFFFF
-    return f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}.{names}"
 
 
 class StoreIndex:
@@ -94,7 +74,7 @@ class StoreIndex:
         self._encoder_failed: str | None = None
         self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
         # The last scan and the state it left, for ``sync_written``.
-        self._last: tuple[dict[str, _Seen], dict[str, Any] | None] | None = None
+        self._last: tuple[dict[str, Seen], dict[str, Any] | None] | None = None
         self.ids: Iterable[str] = ()  # every memory id the last scan saw
 
     # ------------------------------------------------------------ model
@@ -113,39 +93,8 @@ class StoreIndex:
 
     # ------------------------------------------------------------ scanning
 
-    def _scan(self) -> tuple[dict[str, _Seen], str]:
-        """Every memory file with its stat, and a fingerprint of them all (equal
-        fingerprints: nothing was added, removed, moved or edited). One ``stat`` per
-        file is the floor of this check, so the loop does nothing else."""
-        seen: dict[str, _Seen] = {}
-        parts = []
-        for archived, directory in ((True, self.store.archive_dir),
-                                    (False, self.store.memories_dir)):
-            found: dict[str, _Seen] = {}
-            try:
-                entries = os.scandir(directory)
-            except FileNotFoundError:
-                parts.append("-")
-                continue
-            except NotADirectoryError:
-                self.store.files(archived)  # raises the store's one-line StoreError
-                raise
-            with entries:
-                for entry in entries:
-                    name = entry.name
-                    if name[0] == "." or not name.endswith(".yaml"):
-                        continue
-                    try:
-                        st = entry.stat()
-                    except FileNotFoundError:
-                        continue
-                    if not stat.S_ISREG(st.st_mode):
-                        continue  # a FIFO named *.yaml must not hang the index (issue 14)
-                    found[name[:-5]] = (st.st_mtime_ns, st.st_size, archived)
-            parts.append(_fingerprint(found))
-            # memories/ wins over archive/ when both hold an id (validate reports it).
-            seen.update(found)
-        return seen, ":".join(parts)
+    def _scan(self) -> tuple[dict[str, Seen], str]:
+        return scan(self.store)
 
     def sync_written(self, ids: Iterable[str], want_vectors: bool = True) -> SyncReport:
         """Update the index after this process wrote (or removed) the files of ``ids``:
@@ -157,20 +106,7 @@ class StoreIndex:
             last = self._last
             if last is None or self._read_state() != last[1] or last[1] is None:
                 return self.sync(want_vectors=want_vectors)
-            seen = dict(last[0])
-            for memory_id in ids:
-                seen.pop(memory_id, None)
-                for archived in (False, True):
-                    try:
-                        st = os.stat(self.store.path_for(memory_id, archived))
-                    except OSError:
-                        continue
-                    seen[memory_id] = (st.st_mtime_ns, st.st_size, archived)
-                    break
-            live = {k: v for k, v in seen.items() if not v[2]}
-            fingerprint = ":".join((_fingerprint({k: v for k, v in seen.items() if v[2]})
-                                    if self.store.archive_dir.is_dir() else "-",
-                                    _fingerprint(live)))
+            seen, fingerprint = rescan(self.store, last[0], ids)
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
             self.ids = seen.keys()
             report = self._update(manifest, seen, None, want_vectors, quiet=False)
@@ -189,7 +125,7 @@ class StoreIndex:
         return state
 
     def _write_state(self, fingerprint: str, manifest: Manifest) -> None:
-        problems = _problems(manifest)
+        problems = manifest.problems()
         atomic_write(self.state_path, json.dumps({
             "index_version": INDEX_VERSION, "fingerprint": fingerprint,
             "model": manifest.model, "problems": problems,
@@ -254,6 +190,12 @@ class StoreIndex:
         seen, fingerprint = self._scan()
         self.ids = seen.keys()
         state = None if full else self._read_state()
+        if self._last is not None and self._last[1] != state:
+            # Another StoreIndex (a `memx add` beside this MCP server) changed the index:
+            # what this one holds open shows the index as it was.
+            self.lexical.refresh()
+            self.vectors.refresh()
+            self._manifest = None
         if state is not None and state.get("fingerprint") == fingerprint:
             has_vectors = state.get("model") is not None
             current = (has_vectors and not state.get("pending")
@@ -277,7 +219,7 @@ class StoreIndex:
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
         if self._manifest is not None:
-            report.problems.extend(_problems(self._manifest))
+            report.problems.extend(self._manifest.problems())
         return report
 
     def _model_fingerprint(self) -> str | None:
@@ -294,7 +236,7 @@ class StoreIndex:
             return f"{spec}|{st.st_size}|{st.st_mtime_ns}"
         return spec
 
-    def _update(self, manifest: Manifest | None, seen: dict[str, _Seen],
+    def _update(self, manifest: Manifest | None, seen: dict[str, Seen],
                 progress: Progress | None, want_vectors: bool, quiet: bool) -> SyncReport:
         report = SyncReport()
         if manifest is None:

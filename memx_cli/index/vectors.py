@@ -52,6 +52,10 @@ class VectorIndex:
             index.save(str(tmp))
         self._view = None
 
+    def refresh(self) -> None:
+        """Map the file anew at the next search (another process replaced it)."""
+        self._view = None
+
     def view(self) -> Any:
         from usearch.index import Index
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import git
-from memx_cli.process import user_environ
+from memx_cli.embed import user_environ
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.signals import analyse
 from memx_cli.reflector.turn import Turn

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli import process
+from memx_cli import embed
 
 from .conftest import Memx
 
@@ -23,20 +23,20 @@ def _memx(*args: str, cwd: Path, env: dict[str, str] | None = None
 
 
 def test_one_blas_thread_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(process, "_added", set())
-    for name in process.BLAS_THREADS:
+    monkeypatch.setattr(embed, "_blas_added", set())
+    for name in embed.BLAS_THREADS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "4")
-    process.one_blas_thread()
+    embed.one_blas_thread()
     assert (os.environ["OPENBLAS_NUM_THREADS"], os.environ["MKL_NUM_THREADS"]) == ("1", "4")
-    assert "OMP_NUM_THREADS" not in process._added  # OpenMP also drives the vector build
-    user = process.user_environ()
+    assert "OMP_NUM_THREADS" not in embed._blas_added  # OpenMP also drives the vector build
+    user = embed.user_environ()
     assert "OPENBLAS_NUM_THREADS" not in user and user["MKL_NUM_THREADS"] == "4"
 
 
 def test_the_command_memx_runs_gets_the_users_environment(
         memx: Memx, repo: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in process.BLAS_THREADS}
+    env = {k: v for k, v in os.environ.items() if k not in embed.BLAS_THREADS}
     probe = "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
     proc = _memx("run", "--", sys.executable, "-c", probe, cwd=repo, env=env)
     assert (proc.returncode, proc.stdout) == (0, "None\n")
