@@ -59,3 +59,11 @@ def test_a_failing_command_still_exits_with_its_code_and_message(tmp_path: Path)
     proc = _memx("frobnicate", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.endswith("memx: error: No such command 'frobnicate'.\n")
+
+
+def test_a_profiled_run_still_writes_its_profile(tmp_path: Path) -> None:
+    out = tmp_path / "memx.prof"
+    proc = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "memx_cli",
+                           "--version"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("memx, version")
+    assert out.stat().st_size > 0

@@ -158,7 +158,10 @@ def _fast_exit() -> None:
     """Leave at once after flushing the standard streams: interpreter shutdown (module
     teardown, the native libraries' destructors) cost 24-62 ms per command in issue 15.
     Only for a finished command (its files are closed); a stream that cannot be flushed
-    (a closed pipe) takes the ordinary exit."""
+    (a closed pipe) takes the ordinary exit, and so does a run under a profiler or a
+    coverage tracer, which write their results at exit."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return
     try:
         sys.stdout.flush()
         sys.stderr.flush()
