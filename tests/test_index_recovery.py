@@ -15,6 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from memx_cli import embed
 from tests.conftest import Memx
 
 KILL_TRIALS = int(os.environ.get("MEMX_KILL_TRIALS", "3"))
@@ -53,10 +56,13 @@ def test_kill_reindex_full_at_random_moments(memx: Memx, repo: Path) -> None:
         assert f"service {n} uses the marker zq{n}x" in context, trial
 
 
-def test_a_damaged_vector_file_with_vectors_pending_is_rebuilt(memx: Memx, repo: Path) -> None:
+def test_a_damaged_vector_file_with_vectors_pending_is_rebuilt(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     memx.ok("add", "the gateway terminates TLS")
     memx.ok("search", "gateway")  # builds the vectors
-    memx.ok("add", "the gateway also proxies websockets")
+    # A raw add in a fresh process indexes its text only (no model loaded just for that).
+    monkeypatch.setattr(embed, "_CACHE", {})
+    memx.ok("add", "the gateway also proxies websockets", "--raw")
     memx.ok("search", "gateway", "--mode", "keyword")  # the new vector is now pending
     vectors = repo / ".memx" / "cache" / "vectors.usearch"
     vectors.write_bytes(vectors.read_bytes()[:100])
