@@ -164,3 +164,15 @@ def test_interactive_review_on_a_terminal(memx: Memx, repo: Path) -> None:
     first = min(found.values(), key=lambda p: (str(p["id"])))
     assert staged(repo) == {first["path"]}
     assert json.loads(memx.ok("review", "--json"))["pending"] == []
+
+
+def test_ids_are_read_as_everywhere_else(memx: Memx, repo: Path) -> None:
+    """An id typed in capitals, with O for 0 (Crockford ids read them alike), names the
+    memory as in memx show; a prefix of several is the usual ambiguous-id error."""
+    found = learn(memx, repo)
+    fix = str(found["ErrorFix"]["id"])
+    result = memx("review", "--reject", fix[:2])  # both memories share the time prefix
+    assert result.code == 2
+    assert result.err.startswith(f"memx: error: '{fix[:2]}' matches 2 pending memories")
+    out = memx.ok("review", "--accept", fix[:20].upper().replace("0", "O"))
+    assert out.splitlines()[0] == "Accepted (staged) 1 memory"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import git
-from memx_cli.errors import MemxError, NotFoundError
+from memx_cli.errors import AmbiguousIdError, MemxError, NotFoundError
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.memory import Memory
 from memx_cli.store.repo import Repo
@@ -145,15 +145,18 @@ def reject(repo: Repo, items: Sequence[Pending]) -> list[Path]:
 
 def select(found: Sequence[Pending], prefixes: Sequence[str]) -> list[Pending]:
     """The pending memories whose ids start with each prefix (one each)."""
+    from memx_cli.store.ids import normalize_prefix
+
     chosen: list[Pending] = []
     for prefix in prefixes:
-        matches = [p for p in found if p.memory.id.startswith(prefix.lower())]
+        key = normalize_prefix(prefix)  # as every other id argument reads it
+        matches = [p for p in found if key and p.memory.id.startswith(key)]
         if not matches:
             raise NotFoundError(f"no memory pending review starts with {prefix!r}; "
                                 "see memx review")
         if len(matches) > 1:
-            raise NotFoundError(f"{prefix!r} matches {len(matches)} pending memories; "
-                                "give more of the id")
+            raise AmbiguousIdError(f"{prefix!r} matches {len(matches)} pending memories; "
+                                   "give more of the id")
         chosen.append(matches[0])
     return chosen
 
