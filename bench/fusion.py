@@ -11,6 +11,7 @@ found. Each fusion searches the same store through its own warm Searcher.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -23,7 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (
     KS,
     LOCOMO_DIR,
+    QUALITY_CONFIG,
     Quality,
+    asked_at,
     conversation_turns,
     evidence_ids,
     isolate,
@@ -61,8 +64,9 @@ def measure(data_dir: Path, work: Path) -> dict[str, Quality]:
         root, records, conv = _store(path, work / f"locomo-{path.stem}")
         log(f"{path.stem}: searching with each fusion")
         searchers = {}
+        os.environ["MEMX_NOW"] = asked_at(records)
         for fusion in FUSIONS:
-            repo = Repo.discover(root, {"ace.retrieval.fusion": fusion})
+            repo = Repo.discover(root, {**QUALITY_CONFIG, "ace.retrieval.fusion": fusion})
             searchers[fusion] = Searcher(repo)
             searchers[fusion].search("warm up", mode="hybrid", record_recalls=False)
         known = {r["source"]["dia_id"] for r in records}
@@ -80,6 +84,7 @@ def measure(data_dir: Path, work: Path) -> dict[str, Quality]:
                 found = [h.doc.get("source", {}).get("dia_id") for h in result.hits]
                 for slot, k in enumerate(KS):
                     quality.recall["hybrid"][slot].append(len(gold & set(found[:k])) / len(gold))
+    os.environ.pop("MEMX_NOW", None)
     return results
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import statistics
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fusion import _store
-from run import KS, LOCOMO_DIR, isolate, log
+from run import KS, LOCOMO_DIR, QUALITY_CONFIG, asked_at, isolate, log
 
 GAIN = 0.01
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
@@ -49,6 +50,13 @@ GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "meta_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:meta", 4.0, [2.0, 3.0, 4.0, 6.0, 8.0]),
     "context_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:context", 0.75,
                        [0.5, 0.75, 1.0, 1.25]),
+    # Dates in the query (generator/temporal.py); the current value of a new layer is
+    # "off", so the gain printed is the layer's own.
+    "date_boost": ("memx_cli.generator.temporal.DATE_BOOST", 0.0, [0.0, 0.1, 0.25, 0.5, 1.0]),
+    "date_slack": ("memx_cli.generator.temporal.SLACK_DAYS", 7, [0, 3, 7, 14, 30]),
+    "session_weight": ("memx_cli.generator.sessions.SESSION_WEIGHT", 0.0,
+                       [0.0, 0.05, 0.1, 0.2, 0.4]),
+    "session_top": ("memx_cli.generator.sessions.SESSION_TOP", 3, [1, 2, 3, 5, 10]),
 }
 # One question's recall at each k, with its conversation and category.
 Row = tuple[str, int, tuple[float, ...]]
@@ -77,8 +85,8 @@ def setting(target: str, value: Any) -> Iterator[dict[str, Any]]:
 def stores(work: Path, data_dir: Path) -> list[tuple[str, Path, dict[str, Any]]]:
     out = []
     for path in sorted(data_dir.glob("*.json")):
-        root, _, conv = _store(path, work / f"locomo-{path.stem}")
-        out.append((path.stem, root, conv))
+        root, records, conv = _store(path, work / f"locomo-{path.stem}")
+        out.append((path.stem, root, {**conv, "asked_at": asked_at(records)}))
     return out
 
 
@@ -89,7 +97,8 @@ def measure(convs: list[tuple[str, Path, dict[str, Any]]],
 
     rows: list[Row] = []
     for stem, root, conv in convs:
-        searcher = Searcher(Repo.discover(root, overrides))
+        os.environ["MEMX_NOW"] = conv["asked_at"]
+        searcher = Searcher(Repo.discover(root, {**QUALITY_CONFIG, **overrides}))
         for qa in conv["qa"]:
             if qa.get("category") not in CATEGORIES or not qa.get("evidence"):
                 continue
@@ -100,6 +109,7 @@ def measure(convs: list[tuple[str, Path, dict[str, Any]]],
             found = [h.doc.get("source", {}).get("dia_id") for h in result.hits]
             rows.append((stem, qa["category"],
                          tuple(len(gold & set(found[:k])) / len(gold) for k in KS)))
+    os.environ.pop("MEMX_NOW", None)
     return rows
 
 

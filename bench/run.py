@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -404,12 +404,29 @@ class Quality:
     latency_ms: dict[str, list[float]] = field(default_factory=dict)
 
 
+# What memx's search configuration is on the benchmark stores: the forgetting curve and
+# the recency boost are about a store's own life, not about finding evidence, and the
+# turns are dated months apart (their sessions' dates), so both are neutral here.
+QUALITY_CONFIG = {"ace.decay.protection_days": 10**6, "ace.retrieval.recency_days": 0}
+
+
+def session_date(text: str) -> str | None:
+    """'1:56 pm on 8 May, 2023' -> '2023-05-08T13:56:00Z' (None when it does not parse)."""
+    try:
+        moment = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+    except ValueError:
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def conversation_turns(conv: dict[str, Any], stem: str) -> list[dict[str, Any]]:
-    """One import record per turn, in conversation order; nothing that leaks answers."""
+    """One import record per turn, in conversation order; nothing that leaks answers.
+    Each turn is dated with its session, as a transcript ingest keeps a message's time."""
     sessions = sorted((int(m.group(1)), key) for key in conv
                       if (m := re.fullmatch(r"session_(\d+)", key)))
     records = []
     for number, key in sessions:
+        stamp = session_date(conv.get(f"{key}_date_time", ""))
         for turn in conv[key]:
             content = f"{turn['speaker']}: {turn['text']}"
             if turn.get("blip_caption"):
@@ -417,8 +434,18 @@ def conversation_turns(conv: dict[str, Any], stem: str) -> list[dict[str, Any]]:
             # The speaker is who said it: metadata memx records for a transcript turn.
             records.append({"content": content, "entities": [turn["speaker"]], "source": {
                 "type": "transcript", "session": f"{stem}-session_{number}",
-                "dia_id": turn["dia_id"], "speaker": turn["speaker"]}})
+                "dia_id": turn["dia_id"], "speaker": turn["speaker"]},
+                **({"created_at": stamp} if stamp else {})})
     return records
+
+
+def asked_at(records: list[dict[str, Any]]) -> str:
+    """When the questions are asked: a day after the conversation's last turn."""
+    stamps = sorted(r["created_at"] for r in records if r.get("created_at"))
+    if not stamps:
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    last = datetime.strptime(stamps[-1], "%Y-%m-%dT%H:%M:%SZ")
+    return (last + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def evidence_ids(raw: list[str], known: set[str], stored: set[str],
@@ -450,7 +477,8 @@ def bench_quality(data_dir: Path, tmp: Path) -> Quality:
         # --raw: the protocol is one memory per turn, so the Curator must not merge turns.
         memx(root, "import", "--raw", str(jsonl))
         memx(root, "reindex")
-        repo = Repo.discover(root)
+        repo = Repo.discover(root, QUALITY_CONFIG)
+        os.environ["MEMX_NOW"] = asked_at(records)
         known = {r["source"]["dia_id"] for r in records}
         stored = known & {str(m.source.get("dia_id")) for m in repo.store.load_all().memories}
         quality.turns += len(records)
@@ -472,6 +500,7 @@ def bench_quality(data_dir: Path, tmp: Path) -> Quality:
                 for slot, k in enumerate(KS):
                     quality.recall[mode][slot].append(len(gold & set(found[:k])) / len(gold))
         shutil.rmtree(root, ignore_errors=True)
+    os.environ.pop("MEMX_NOW", None)
     return quality
 
 

@@ -27,6 +27,9 @@ from memx_cli.generator.fusion import (
     recency_factor,
     rrf,
 )
+from memx_cli.generator.sessions import apply as apply_sessions
+from memx_cli.generator.temporal import DateRange, resolve
+from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, memory_key
 from memx_cli.operations.feedback import feedback_factor
 from memx_cli.store import recall
@@ -73,6 +76,7 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     semantic_available: bool = True
     problems: list[str] = field(default_factory=list)
+    when: DateRange | None = None  # the days the query names ("in May 2023"), if any
 
 
 def visible(doc_scope: str, current: str) -> bool:
@@ -154,6 +158,8 @@ class Searcher:
         else:
             self.fetch(candidates)
             ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
+        result.when = resolve(text, now())
+        ranked = apply_sessions(apply_dates(ranked, result.when))
         if allow is not None:
             ranked = [hit for hit in ranked if allow(hit.doc)]
         result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])

@@ -1,0 +1,42 @@
+"""Issue 16: multi-hop, temporal and inference questions over a small developer store
+(tests/data/hard_questions.json, written before retrieval changed). Each memory is a
+transcript turn dated with its session, imported as a transcript ingest stores it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Memx
+
+DATA = json.loads((Path(__file__).parent / "data" / "hard_questions.json").read_text())
+TOP = 5
+
+
+def load_store(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Import the memories; returns content -> memory number."""
+    lines = [json.dumps({"content": text, "created_at": DATA["sessions"][session],
+                         "source": {"type": "transcript", "session": session}})
+             for session, text in DATA["memories"]]
+    path = memx.cwd / "hard.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    memx.ok("import", "--raw", str(path))
+    monkeypatch.setenv("MEMX_NOW", DATA["asked_at"])
+    return {text: number for number, (_, text) in enumerate(DATA["memories"])}
+
+
+def found(memx: Memx, numbers: dict[str, int], query: str) -> list[int]:
+    out = json.loads(memx.ok("search", query, "--json", "--limit", str(TOP)))
+    return [numbers[r["content"]] for r in out["results"]]
+
+
+def passed(memx: Memx, numbers: dict[str, int], cases: list[dict]) -> list[bool]:
+    return [set(case["gold"]) <= set(found(memx, numbers, case["q"])) for case in cases]
+
+
+def test_hard_questions(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    numbers = load_store(memx, monkeypatch)
+    for case, ok in zip(DATA["cases"], passed(memx, numbers, DATA["cases"]), strict=True):
+        print(f"{'PASS' if ok else 'fail'} {case['kind']:10} {case['q']}")
