@@ -40,3 +40,19 @@ def test_hard_questions(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
     numbers = load_store(memx, monkeypatch)
     for case, ok in zip(DATA["cases"], passed(memx, numbers, DATA["cases"]), strict=True):
         print(f"{'PASS' if ok else 'fail'} {case['kind']:10} {case['q']}")
+
+
+def test_a_clearly_best_match_under_the_noise_level_is_kept(
+        memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: no fixed floor empties the list while a clearly best candidate exists.
+    "babies" shares no word with any memory and every cosine is under 0.2, the noise
+    level, but the parental-leave memory stands far above the rest (cosine 0.15, the
+    next 0.05): it is the result. Nonsense words bring nothing."""
+    from memx_cli.generator.search import NOISE_COSINE
+
+    numbers = load_store(memx, monkeypatch)
+    out = json.loads(memx.ok("search", "babies", "--json", "--explain"))
+    assert [numbers[r["content"]] for r in out["results"]] == [21]
+    assert out["results"][0]["explain"]["layers"]["semantic"] < NOISE_COSINE
+    for query in ("xylophone quartz", "banana bread recipe"):
+        assert found(memx, numbers, query) == [], query

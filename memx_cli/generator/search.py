@@ -57,6 +57,11 @@ SEMANTIC_Z = 1.5
 # 419-turn conversation, while 95% of the LoCoMo questions' nearest turns are above 0.5.
 # Without it a query that matches nothing would list the whole store at a score of zero.
 NOISE_COSINE = 0.2
+# ... unless it is the best candidate and clearly so: at least CLEAR_GAP deviations above
+# the second best. A fixed floor must not empty the list while one memory stands far out
+# ("babies" finds the parental-leave memory at 0.15, the next at 0.05, 1.5 deviations
+# below); nonsense words reach 0.09-0.15 with the second close behind (0.75-0.95).
+CLEAR_GAP = 1.25
 SUPERSEDED_FACTOR = 0.5
 # SPEC 3.5, policy demote: what a stale / unverifiable anchor does to the composite.
 VERIFICATION_FACTORS = {"stale": 0.3, "unverifiable": 0.7}
@@ -386,14 +391,18 @@ def short_ids(searcher: Searcher, ids: Sequence[str]) -> dict[str, str]:
 def semantic_floor(candidates: Sequence[Candidate]) -> float:
     """The lowest cosine a candidate with no lexical match may have: SEMANTIC_Z standard
     deviations above the mean cosine of the query's candidates (a candidate that clearly
-    stands out is kept, whatever the scale), and at least NOISE_COSINE (1.0, i.e. none,
-    without vectors)."""
-    cosines = [c.semantic for c in candidates if c.semantic is not None]
+    stands out is kept, whatever the scale), and at least NOISE_COSINE unless the best is
+    CLEAR_GAP deviations ahead of the second (1.0, i.e. none, without vectors)."""
+    cosines = sorted((c.semantic for c in candidates if c.semantic is not None), reverse=True)
     if not cosines:
         return 1.0
     mean = sum(cosines) / len(cosines)
     spread = (sum((x - mean) ** 2 for x in cosines) / len(cosines)) ** 0.5
-    return max(mean + SEMANTIC_Z * spread, NOISE_COSINE)
+    floor = mean + SEMANTIC_Z * spread
+    best, second = cosines[0], (cosines[1] if len(cosines) > 1 else mean)
+    if floor <= best < NOISE_COSINE and best - second >= CLEAR_GAP * spread > 0:
+        return best  # the one clearly best candidate, however low its cosine
+    return max(floor, NOISE_COSINE)
 
 
 def _ranks(items: list[Candidate], key: Any) -> dict[int, int]:
