@@ -54,9 +54,6 @@ GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     # "off", so the gain printed is the layer's own.
     "date_boost": ("memx_cli.generator.temporal.DATE_BOOST", 0.0, [0.0, 0.1, 0.25, 0.5, 1.0]),
     "date_slack": ("memx_cli.generator.temporal.SLACK_DAYS", 7, [0, 3, 7, 14, 30]),
-    "session_weight": ("memx_cli.generator.sessions.SESSION_WEIGHT", 0.0,
-                       [0.0, 0.05, 0.1, 0.2, 0.4]),
-    "session_top": ("memx_cli.generator.sessions.SESSION_TOP", 3, [1, 2, 3, 5, 10]),
 }
 # One question's recall at each k, with its conversation and category.
 Row = tuple[str, int, tuple[float, ...]]

@@ -3,6 +3,7 @@ same objects from either front end (SPEC 7: documented, stable shapes)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from memx_cli.store.memory import Memory
@@ -42,9 +43,15 @@ def hit_json(hit: Any, explain: bool = False) -> dict[str, Any]:
 
 def search_json(result: Any, explain: bool = False) -> dict[str, Any]:
     """A whole result set (generator.search.SearchResult), as `memx search --json`."""
-    return {"query": result.query, "mode": result.mode, "scope": result.scope,
-            "semantic": result.semantic_available,
-            "results": [hit_json(h, explain) for h in result.hits]}
+    out = {"query": result.query, "mode": result.mode, "scope": result.scope,
+           "semantic": result.semantic_available,
+           "results": [hit_json(h, explain) for h in result.hits]}
+    when = getattr(result, "when", None)
+    if explain and when is not None:  # the days the query names (generator/temporal.py)
+        out["dates"] = {"from": when.start.date().isoformat(),
+                        "until": (when.end - timedelta(days=1)).date().isoformat(),
+                        "phrase": when.phrase}
+    return out
 
 
 def write_json(result: WriteResult) -> dict[str, Any]:

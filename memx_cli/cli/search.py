@@ -47,6 +47,8 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
         return
     width = terminal_width()
     short = short_ids(searcher, [h.id for h in result.hits])
+    if explain and result.when is not None:
+        click.echo(f"dates: {result.when.describe()}")
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
@@ -72,5 +74,6 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
                 f"             x decay {fac['decay']:.3f} x recency {fac['recency']:.3f} x scope "
                 f"{fac['scope']:.2f} x superseded {fac['superseded']:.2f}"
                 + (f" x verification {fac['verification']:.2f}" if "verification" in fac else "")
+                + (f" x date {fac['date']:.2f}" if "date" in fac else "")
                 + (f" x feedback {fac['feedback']:.2f}" if fac.get("feedback", 1.0) != 1.0 else "")
                 + f" = {hit.composite:.3f} (score {hit.score:.3f})")

@@ -27,7 +27,6 @@ from memx_cli.generator.fusion import (
     recency_factor,
     rrf,
 )
-from memx_cli.generator.sessions import apply as apply_sessions
 from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, memory_key
@@ -164,7 +163,7 @@ class Searcher:
             self.fetch(candidates)
             ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
         result.when = resolve(text, now())
-        ranked = apply_sessions(apply_dates(ranked, result.when))
+        ranked = apply_dates(ranked, result.when)
         if allow is not None:
             ranked = [hit for hit in ranked if allow(hit.doc)]
         result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])

@@ -165,11 +165,17 @@ def date_factor(created_at: datetime, when: DateRange | None) -> float:
 
 def apply(hits: list[Hit], when: DateRange | None) -> list[Hit]:
     """Each hit's ``date`` factor (shown by --explain), re-ranked; unchanged without a
-    range."""
+    range. A memory dated in the range is not aged either: its age is what the query
+    asks for, so its decay factor becomes 1 ("what did we change in April?" must not
+    prefer May's memories because they are fresher)."""
     if when is None:
         return hits
     for hit in hits:
         factor = date_factor(parse_timestamp(hit.doc["created_at"]), when)
+        decay = hit.factors.get("decay", 1.0)
+        if factor != 1.0 and 0 < decay < 1.0:
+            hit.composite /= decay
+            hit.factors["decay"] = 1.0
         hit.factors["date"] = factor
         hit.composite *= factor
         hit.score = final_score(hit.composite)
