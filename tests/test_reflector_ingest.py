@@ -157,3 +157,23 @@ def test_bad_input_is_one_line_and_stores_nothing(memx: Memx, repo: Path) -> Non
     result = memx("ingest", "--format", "json", "-", input="[1, 2")
     assert result.code == 2 and result.err.startswith("memx: error: <stdin>: invalid JSON (")
     assert memories(repo) == []
+
+
+def test_a_memory_from_a_transcript_is_dated_when_it_was_said(memx: Memx, repo: Path) -> None:
+    """Issue 16: a memory distilled from a transcript carries the time of the message it
+    comes from (Claude Code, Codex and Gemini records have a ``timestamp``), not the time
+    of the ingest: "what did we fix last May" finds it by that date."""
+    records = [json.loads(line) for line in transcript().splitlines()]
+    for number, record in enumerate(records):
+        record["timestamp"] = f"2026-03-0{number + 1}T10:15:30.123Z"
+    (repo / "session.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    memx.ok("ingest", "session.jsonl")
+    [mem] = memories(repo)
+    assert mem["source"]["turns"] == [3, 6]
+    assert mem["created_at"] == "2026-03-06T10:15:30Z"  # the last message of its evidence
+    assert mem["updated_at"] > "2026-03-07"  # learnt now: decay counts from the ingest
+    # Without timestamps (OpenAI-style messages), the ingest's own time, as before.
+    chat = [{"role": "user", "content": "From now on always use pnpm, never npm, in this repo"}]
+    memx.ok("ingest", "-", input=json.dumps(chat))
+    undated = [m for m in memories(repo) if m["id"] != mem["id"]]
+    assert undated and all(m["created_at"] > "2026-03-07" for m in undated)

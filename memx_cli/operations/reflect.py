@@ -44,10 +44,17 @@ class Outcome:
     already_seen: int = 0  # found again in a session ingested before: not stored twice
 
 
-def to_memory(item: Item, source: Mapping[str, Any]) -> Memory:
+def to_memory(item: Item, source: Mapping[str, Any], created_at: str | None = None) -> Memory:
+    """``created_at``: when its evidence was said (a transcript's message time), if known
+    and not in the future; else now. ``updated_at`` is now either way: the forgetting
+    curve counts from when memx learnt it (an old session ingested today is not stale)."""
+    from memx_cli.clock import now_iso
     from memx_cli.store.records import build
 
-    mem = build(item.content, source=source, veracity=item.veracity, tags=item.tags)
+    written = now_iso()
+    stamp = min(created_at, written) if created_at else None
+    mem = build(item.content, source=source, veracity=item.veracity, tags=item.tags,
+                created_at=stamp).replace(updated_at=written)
     return mem.replace(section=item.section, type=item.type, tools=item.tools,
                        entities=item.entities, instructivity=item.score,
                        confidence=round(item.confidence, 2), memory_type=item.memory_type)
@@ -92,7 +99,8 @@ def ingest(repo: Repo, stream: IO[bytes], *, fmt: str = "auto", source: str | No
     sid = session or (reader.session if kind == "transcript" else None)
     mark = history.read(repo).session_mark(sid) if sid else 0
     fresh = [i for i in items if i.last > mark]
-    memories = tuple(to_memory(i, _source(kind, sid, i, name)) for i in fresh)
+    memories = tuple(to_memory(i, _source(kind, sid, i, name), reader.time_of(i.last))
+                     for i in fresh)
     results: tuple[WriteResult, ...] = ()
     if not dry_run:
         results = tuple(ace.write(repo, memories))

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from memx_cli.errors import MemxError
 from memx_cli.reflector import transcripts
+from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.reflector.turn import Turn
 from memx_cli.textproc import clean_text
 
@@ -53,6 +54,8 @@ class Reader:
     skipped: int = 0
     bytes_read: int = 0
     lines: int = 0
+    # record number -> when it was written, for records that say (a ``timestamp`` key)
+    times: dict[int, str] = field(default_factory=dict)
     _head: bytes = field(default=b"", repr=False)
 
     def turns(self) -> Iterator[Turn]:
@@ -201,9 +204,20 @@ class Reader:
             self.skipped += 1
             return
         self.records += 1
+        stamp = record.get("timestamp") if isinstance(record, dict) else None
+        if isinstance(stamp, str):
+            try:
+                self.times[number] = format_timestamp(parse_timestamp(stamp))
+            except ValueError:
+                pass  # an unreadable time: the memory gets the ingest's time
         for turn in turns:
             if turn.text.strip() or turn.command:
                 yield _clean_turn(turn)
+
+    def time_of(self, last: int) -> str | None:
+        """When the record ``last`` (or the nearest dated one before it) was written."""
+        dated = [n for n in self.times if n <= last]
+        return self.times[max(dated)] if dated else None
 
 
 def sniff(head: bytes) -> str:
