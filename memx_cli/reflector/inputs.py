@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
+from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.errors import MemxError
 from memx_cli.reflector import transcripts
-from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.reflector.turn import Turn
 from memx_cli.textproc import clean_text
 
