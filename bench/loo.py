@@ -10,7 +10,7 @@ leave-one-out figure. The fitted figure is the value that is best on all three. 
 constant is worth keeping only when its leave-one-out R@10 beats the current value's by
 at least 0.01 (``GAIN``).
 
-    python bench/loo.py [--workdir DIR] [--grid NAME ...]   # DIR keeps the stores
+    python bench/loo.py [--workdir DIR] [--grid NAME ...] [--dated]   # DIR keeps the stores
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ from fusion import _store
 from run import KS, LOCOMO_DIR, QUALITY_CONFIG, asked_at, isolate, log
 
 GAIN = 0.01
+# --dated: only the questions that name a date ("in May 2023", "last year"), the ones the
+# date layer (generator/temporal.py) acts on.
+DATED_ONLY = False
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
 # name -> (what it sets, current value, values tried). What it sets is a module constant
 # ("package.module.NAME"), one weight in a constant list of (name, weight) pairs
@@ -89,7 +92,9 @@ def stores(work: Path, data_dir: Path) -> list[tuple[str, Path, dict[str, Any]]]
 
 def measure(convs: list[tuple[str, Path, dict[str, Any]]],
             overrides: dict[str, Any]) -> list[Row]:
+    from memx_cli.clock import parse_timestamp
     from memx_cli.generator.search import Searcher
+    from memx_cli.generator.temporal import resolve
     from memx_cli.store.repo import Repo
 
     rows: list[Row] = []
@@ -98,6 +103,8 @@ def measure(convs: list[tuple[str, Path, dict[str, Any]]],
         searcher = Searcher(Repo.discover(root, {**QUALITY_CONFIG, **overrides}))
         for qa in conv["qa"]:
             if qa.get("category") not in CATEGORIES or not qa.get("evidence"):
+                continue
+            if DATED_ONLY and resolve(qa["question"], parse_timestamp(conv["asked_at"])) is None:
                 continue
             gold = {p.strip() for item in qa["evidence"] for p in item.replace(";", ",").split(",")
                     if p.strip()}
@@ -178,7 +185,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, help="keep the imported stores here")
     parser.add_argument("--grid", nargs="*", choices=sorted(GRIDS), help="grids to run")
+    parser.add_argument("--dated", action="store_true",
+                        help="only the questions that name a date")
     args = parser.parse_args()
+    global DATED_ONLY
+    DATED_ONLY = args.dated
     if not LOCOMO_DIR.is_dir():
         print(f"Skipped: {LOCOMO_DIR} is not present on this machine.")
         return 0

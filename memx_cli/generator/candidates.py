@@ -54,6 +54,7 @@ class Candidate:
     keyword: float = 0.0  # L1 + L2 + L3: the weighted BM25 sum over the fields
     semantic: float | None = None
     doc: dict[str, Any] | None = None
+    dated: bool = False  # dated in the range of days the query names
 
 
 class Scorer(Protocol):

@@ -139,6 +139,7 @@ class Searcher:
         terms = list(dict.fromkeys(query_terms(text)))[:MAX_QUERY_TERMS]
         want_vectors = mode != "keyword"
         depth = max(CANDIDATES, limit * 6)
+        result.when = resolve(text, now())
 
         qvec = None
         candidates: list[Candidate] = []
@@ -150,7 +151,8 @@ class Searcher:
                 if encoder is not None:
                     qvec = encoder.encode([self._semantic_text(text)])[0]
             vector = qvec if report.vectors else None
-            candidates.extend(self._candidates(index, terms, vector, depth, include_archived))
+            candidates.extend(self._candidates(index, terms, vector, depth, include_archived,
+                                               result.when))
         result.semantic_available = qvec is not None or not want_vectors
         self.semantic_floor = semantic_floor(candidates)
         if want_vectors and qvec is None:
@@ -162,7 +164,6 @@ class Searcher:
         else:
             self.fetch(candidates)
             ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
-        result.when = resolve(text, now())
         ranked = apply_dates(ranked, result.when)
         if allow is not None:
             ranked = [hit for hit in ranked if allow(hit.doc)]
@@ -208,7 +209,7 @@ class Searcher:
         return " ".join(kept) if kept and known else text
 
     def _candidates(self, index: StoreIndex, terms: Sequence[str], qvec: Any, depth: int,
-                    include_archived: bool) -> list[Candidate]:
+                    include_archived: bool, when: DateRange | None = None) -> list[Candidate]:
         found: dict[int, Candidate] = {}
 
         def get(key: int) -> Candidate:
@@ -220,6 +221,10 @@ class Searcher:
             for key, score in index.lexical.search(terms, LEXICAL_WEIGHTS, depth,
                                                    include_archived).items():
                 get(key).keyword = score
+        if when is not None:  # the memories of the days the query names, best words first
+            for key, score in index.lexical.search(terms, LEXICAL_WEIGHTS, depth,
+                                                   include_archived, days=when.days()).items():
+                get(key).keyword, found[key].dated = score, True
         if qvec is not None and index.vectors.exists():
             for key, sim in index.vectors.search(qvec, depth).items():
                 get(key).semantic = sim
@@ -275,7 +280,7 @@ class Searcher:
             until = doc.get("valid_until")
             if until and parse_timestamp(until) <= moment:
                 continue
-            lexical = cand.keyword > 0
+            lexical = cand.keyword > 0 or cand.dated  # the words or the date match
             semantic = cand.semantic if has_vector else None
             if not lexical and (semantic is None or semantic < self.semantic_floor):
                 continue  # SPEC 3.4: no zero-score padding

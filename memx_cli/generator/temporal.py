@@ -56,6 +56,13 @@ class DateRange:
     def contains(self, moment: datetime, slack_days: float = 0.0) -> bool:
         return self.start <= moment < self.end + timedelta(days=slack_days)
 
+    def days(self, slack_days: int | None = None) -> tuple[int, int]:
+        """First and last day (days since 1970), the last extended by the slack."""
+        slack = SLACK_DAYS if slack_days is None else slack_days
+        last = self.end - timedelta(days=1) + timedelta(days=slack)
+        return (max(int(self.start.timestamp() // 86400), 0),
+                max(int(last.timestamp() // 86400), 0))
+
     def describe(self) -> str:
         last = self.end - timedelta(days=1)
         span = self.start.date().isoformat()

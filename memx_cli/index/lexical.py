@@ -40,12 +40,24 @@ def _schema() -> Any:
     builder.add_unsigned_field("key", stored=True, indexed=True, fast=True)
     builder.add_text_field("id", stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_unsigned_field("archived", stored=False, indexed=True, fast=True)
+    # The memory's date (created_at) in days since 1970: a query's date range (issue 16).
+    builder.add_unsigned_field("day", stored=False, indexed=True, fast=True)
     builder.add_text_field("exact", stored=False, tokenizer_name="default", index_option="freq")
     builder.add_text_field("stem", stored=False, tokenizer_name="en_stem", index_option="freq")
     builder.add_text_field("meta", stored=False, tokenizer_name="default", index_option="freq")
     builder.add_text_field("context", stored=False, tokenizer_name="en_stem", index_option="freq")
     builder.add_bytes_field("doc", stored=True, indexed=False)
     return builder.build()
+
+
+def day_number(stamp: Any) -> int:
+    """Days since 1970-01-01 of an ISO-8601 time (0 when absent or unreadable)."""
+    from memx_cli.clock import parse_timestamp
+
+    try:
+        return max(int(parse_timestamp(str(stamp)).timestamp() // 86400), 0)
+    except (ValueError, OverflowError):
+        return 0
 
 
 class LexicalIndex:
@@ -98,6 +110,7 @@ class LexicalIndex:
                 entry.add_unsigned("key", doc.key)
                 entry.add_text("id", doc.memory_id)
                 entry.add_unsigned("archived", int(doc.archived))
+                entry.add_unsigned("day", day_number(doc.stored.get("created_at")))
                 entry.add_text("exact", index_text(doc.content))
                 entry.add_text("stem", index_text(doc.content))
                 entry.add_text("meta", index_text(doc.meta))
@@ -118,26 +131,36 @@ class LexicalIndex:
         return int(self.searcher().num_docs)
 
     def search(self, terms: Sequence[str], weights: Sequence[tuple[str, float]], limit: int,
-               include_archived: bool, keys: Sequence[int] | None = None) -> dict[int, float]:
+               include_archived: bool, keys: Sequence[int] | None = None,
+               days: tuple[int, int] | None = None) -> dict[int, float]:
         """Score per document key: the weighted sum of each field's BM25 score for
-        ``terms`` (OR-ed), in one query. ``keys`` restricts the search to those documents.
+        ``terms`` (OR-ed), in one query. ``keys`` restricts the search to those documents;
+        ``days`` to the memories dated in that range (first and last day, inclusive), and
+        then a memory matching no term is found too (at score 0).
         """
         import tantivy
 
-        if not terms:
+        if not terms and days is None:
             return {}
         text = " ".join(terms)
         should = []
-        for field, weight in weights:
+        for field, weight in weights if terms else ():
             try:
                 query = self.index.parse_query(text, [field])
             except ValueError:
                 continue
             should.append((tantivy.Occur.Should, tantivy.Query.boost_query(query, weight)))
-        if not should:
+        if not should and days is None:
             return {}
-        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
         schema = self.index.schema
+        clauses = []
+        if should:
+            clauses.append((tantivy.Occur.Must if days is None else tantivy.Occur.Should,
+                            tantivy.Query.boolean_query(should)))
+        if days is not None:
+            dated = tantivy.Query.range_query(schema, "day", tantivy.FieldType.Unsigned,
+                                              days[0], days[1], True, True)
+            clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(dated, 0.0)))
         if not include_archived:
             live = tantivy.Query.term_query(schema, "archived", 0)
             clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(live, 0.0)))

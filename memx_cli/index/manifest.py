@@ -13,7 +13,7 @@ from memx_cli.store.memory import SCHEMA_VERSION
 
 # Bump when the tantivy schema, the stored document or the vector layout changes:
 # an index with another version is rebuilt automatically.
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 
 
 class FileState(NamedTuple):
