@@ -37,9 +37,23 @@ def passed(memx: Memx, numbers: dict[str, int], cases: list[dict]) -> list[bool]
 
 
 def test_hard_questions(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blind (before the date layer): 8 of 10. Now 9: "What did we change in April
+    2026?" finds April's memories by their date. Still missed: the pooler question,
+    whose evidence shares no word and no name with it ("payments service" links the
+    two memories; nothing in memx follows that)."""
     numbers = load_store(memx, monkeypatch)
-    for case, ok in zip(DATA["cases"], passed(memx, numbers, DATA["cases"]), strict=True):
+    outcome = passed(memx, numbers, DATA["cases"])
+    for case, ok in zip(DATA["cases"], outcome, strict=True):
         print(f"{'PASS' if ok else 'fail'} {case['kind']:10} {case['q']}")
+    assert outcome == [False] + [True] * 9
+
+
+def test_hard_questions_held_out(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    numbers = load_store(memx, monkeypatch)
+    outcome = passed(memx, numbers, DATA["heldout"])
+    for case, ok in zip(DATA["heldout"], outcome, strict=True):
+        print(f"{'PASS' if ok else 'fail'} {case['kind']:10} {case['q']}")
+    assert outcome == [True] * 4  # measured once, at the end: 4 of 4
 
 
 def test_a_clearly_best_match_under_the_noise_level_is_kept(
