@@ -161,7 +161,7 @@ def report(name: str, current: Any, by_value: dict[Any, list[Row]]) -> list[str]
 
 
 # The grids bench/run.py prints beside its quality table: the constants of hybrid ranking.
-DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_z", "noise_cosine")
+DEFAULT_GRIDS = ("semantic_weight", "keyword_full_score", "semantic_z", "noise_cosine", "date_boost")
 
 
 def run(work: Path, data_dir: Path = LOCOMO_DIR,
