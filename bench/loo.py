@@ -41,9 +41,9 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inference", 4: "single-hop"}
 # ("package.module.NAME:name") or a configuration key ("config:KEY"); "config:A=1-B" sets
 # key A to the value and key B to one minus it (a pair of weights that sum to one).
 GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
-    "semantic_z": ("memx_cli.generator.search.SEMANTIC_Z", 1.5,
+    "semantic_z": ("memx_cli.generator.candidates.SEMANTIC_Z", 1.5,
                    [0.0, 0.5, 1.0, 1.5, 2.0]),
-    "noise_cosine": ("memx_cli.generator.search.NOISE_COSINE", 0.2, [0.0, 0.1, 0.2, 0.3, 0.45]),
+    "noise_cosine": ("memx_cli.generator.candidates.NOISE_COSINE", 0.2, [0.0, 0.1, 0.2, 0.3, 0.45]),
     "semantic_weight": ("config:ace.retrieval.semantic_weight=1-ace.retrieval.keyword_weight",
                         0.4, [0.3, 0.35, 0.4, 0.45, 0.5]),
     "keyword_full_score": ("config:ace.retrieval.keyword_full_score", 35.0,

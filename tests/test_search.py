@@ -297,8 +297,7 @@ def test_the_meaning_only_floor_follows_the_query_own_candidates() -> None:
     """Issue 16: the floor for candidates with no word in common with the query is relative
     to the query's candidates: one that stands out passes whatever the scale; a crowd of
     similar cosines (a static model's noise) lets none through; noise level stays a floor."""
-    from memx_cli.generator.candidates import Candidate
-    from memx_cli.generator.search import NOISE_COSINE, semantic_floor
+    from memx_cli.generator.candidates import NOISE_COSINE, Candidate, semantic_floor
 
     def floor(*cosines: float) -> float:
         return semantic_floor([Candidate(i, None, semantic=c)  # type: ignore[arg-type]

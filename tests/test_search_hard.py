@@ -62,7 +62,7 @@ def test_a_clearly_best_match_under_the_noise_level_is_kept(
     "babies" shares no word with any memory and every cosine is under 0.2, the noise
     level, but the parental-leave memory stands far above the rest (cosine 0.15, the
     next 0.05): it is the result. Nonsense words bring nothing."""
-    from memx_cli.generator.search import NOISE_COSINE
+    from memx_cli.generator.candidates import NOISE_COSINE
 
     numbers = load_store(memx, monkeypatch)
     out = json.loads(memx.ok("search", "babies", "--json", "--explain"))

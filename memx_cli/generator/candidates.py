@@ -1,5 +1,6 @@
 """What the rankings and fusions share: candidates, scored hits, the lexical field
-weights, and the scoring interface a fusion calls (``Scorer``). ``search`` implements it;
+weights, the floor for meaning-only candidates, and the scoring interface a fusion
+calls (``Scorer``). ``search`` implements it;
 ``polyphonic`` uses it, so neither imports the other's internals."""
 
 from __future__ import annotations
@@ -28,6 +29,26 @@ FIELDS = {
     "meta": (META_WEIGHT, "L3", "metadata"),
 }
 LEXICAL_WEIGHTS = [(name, weight) for name, (weight, _, _) in FIELDS.items()]
+
+# A memory with no word in common with the query is a result only when its cosine stands
+# out among the query's own candidates (issue 16): at least SEMANTIC_Z standard deviations
+# above their mean. The scale of cosines depends on the model, the store and the query, so
+# a fixed floor of 0.45 dropped the nearest memory by meaning (cosine 0.30-0.38) and showed
+# instead an unrelated memory that shared one word; a margin under the best cosine (0.15)
+# kept that memory but also let every mediocre neighbour in (the demo's "which package
+# manager do we use" listed the deploy script and type hints after pnpm). Recall on LoCoMo
+# does not move with either rule (bench/loo.py): meaning-only turns rarely reach its top 10.
+SEMANTIC_Z = 1.5
+# ... and above the level where the bundled model says nothing: queries of words a store
+# never touches reach 0.06-0.10 against a small developer store and 0.16-0.18 against a
+# 419-turn conversation, while 95% of the LoCoMo questions' nearest turns are above 0.5.
+# Without it a query that matches nothing would list the whole store at a score of zero.
+NOISE_COSINE = 0.2
+# ... unless it is the best candidate and clearly so: at least CLEAR_GAP deviations above
+# the second best. A fixed floor must not empty the list while one memory stands far out
+# ("babies" finds the parental-leave memory at 0.15, the next at 0.05, 1.5 deviations
+# below); nonsense words reach 0.09-0.15 with the second close behind (0.75-0.95).
+CLEAR_GAP = 1.25
 
 
 @dataclass
@@ -74,3 +95,20 @@ class Scorer(Protocol):
               include_archived: bool) -> list[Hit]:
         """Score and rank ``candidates`` for ``mode`` from scope ``current``."""
         ...
+
+
+def semantic_floor(candidates: Sequence[Candidate]) -> float:
+    """The lowest cosine a candidate with no lexical match may have: SEMANTIC_Z standard
+    deviations above the mean cosine of the query's candidates (a candidate that clearly
+    stands out is kept, whatever the scale), and at least NOISE_COSINE unless the best is
+    CLEAR_GAP deviations ahead of the second (1.0, i.e. none, without vectors)."""
+    cosines = sorted((c.semantic for c in candidates if c.semantic is not None), reverse=True)
+    if not cosines:
+        return 1.0
+    mean = sum(cosines) / len(cosines)
+    spread = (sum((x - mean) ** 2 for x in cosines) / len(cosines)) ** 0.5
+    floor = mean + SEMANTIC_Z * spread
+    best, second = cosines[0], (cosines[1] if len(cosines) > 1 else mean)
+    if floor <= best < NOISE_COSINE and best - second >= CLEAR_GAP * spread > 0:
+        return best  # the one clearly best candidate, however low its cosine
+    return max(floor, NOISE_COSINE)
