@@ -42,6 +42,9 @@ def test_a_date_in_the_query_becomes_a_range_of_days(query: str, first: str, las
 @pytest.mark.parametrize("query", [
     "timezone handling convention", "we may need a retry", "how does the march tool work",
     "release 2.0.1 notes", "port 2023 is closed",
+    # outside the calendar: no range, and no error
+    "in May 0000", "December 9999", "2 weeks after December 31, 9999",
+    "the 99 weeks before May 3, 0001", "on December 30, 9999",
 ])
 def test_no_date_no_range(query: str) -> None:
     assert resolve(query, NOW) is None

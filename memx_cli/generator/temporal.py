@@ -112,7 +112,16 @@ def _anchor(text: str) -> DateRange | None:
 
 
 def resolve(query: str, moment: datetime) -> DateRange | None:
-    """The range of days the query asks about, or None when it names no time."""
+    """The range of days the query asks about, or None when it names no time (or one
+    outside the calendar, "May 0000")."""
+    try:
+        when = _resolve(query, moment)
+    except (ValueError, OverflowError):
+        return None
+    return when if when is None or when.end.year < 9000 else None  # room for the slack
+
+
+def _resolve(query: str, moment: datetime) -> DateRange | None:
     m = BEFORE.search(query)
     if m:
         anchor = _anchor(m["rest"])
