@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import mmap
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -120,7 +121,20 @@ def _normalize_rows(out: numpy.ndarray) -> numpy.ndarray:
     return out
 
 
-def _read_safetensors(data: bytes) -> dict[str, numpy.ndarray]:
+def _map_file(path: Path) -> bytes | mmap.mmap:
+    """The file's bytes as a read-only memory map (small files: read).
+
+    Issue 16: the model with Chinese rows is 13 MB; reading it whole took ~5 ms more per
+    cold process than the 7.5 MB English one, while a map costs ~0.1 ms and pages in
+    only the rows a query touches."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size < mmap.PAGESIZE:
+            return handle.read()
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def _read_safetensors(data: bytes | mmap.mmap) -> dict[str, numpy.ndarray]:
     """Parse a safetensors file held in memory into read-only numpy views.
 
     Not the ``safetensors`` package: on the bundled model its ``numpy.load_file`` (which
@@ -197,7 +211,7 @@ class StaticEncoder:
 
         config_bytes = (path / config_name).read_bytes()
         tokenizer_bytes = (path / tokenizer_name).read_bytes()
-        tensor_bytes = (path / tensors_name).read_bytes()
+        tensor_bytes = _map_file(path / tensors_name)
 
         config = json.loads(config_bytes)
         if not isinstance(config, dict):
