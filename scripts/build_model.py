@@ -164,7 +164,8 @@ The English part (config, tokenizer before the step above, the first rows) was
 taken byte for byte from the previous bundled model, whose `model.safetensors`
 had sha256 `{zh["base_sha256"]}`, so English vectors are
 unchanged (`build_model.py --base`). Distilling it again with the versions
-below gave the same rows up to 1 in a few hundred int8 values on another CPU.
+below on another machine gave rows that differ by at most 1 (int8) in 282 of
+the 29525 rows.
 """
 
 
