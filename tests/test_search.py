@@ -313,3 +313,10 @@ def test_the_meaning_only_floor_follows_the_query_own_candidates() -> None:
     # ... and not when another is close behind it: that is the model's noise.
     assert floor(0.15, 0.13, 0.02, 0.01, 0.02) == NOISE_COSINE
     assert floor() == 1.0  # no vectors: no meaning-only results
+    # Two or three candidates: the best can never be 1.5 deviations above their mean, so
+    # the rule above would drop a clear best match on a tiny store; the best one passes,
+    # above noise level only, and nothing under it.
+    assert floor(0.45, 0.10) == 0.45
+    assert floor(0.45, 0.41, 0.10) == 0.45
+    assert floor(0.15, 0.10) == NOISE_COSINE
+    assert floor(0.35) == 0.35

@@ -101,10 +101,16 @@ def semantic_floor(candidates: Sequence[Candidate]) -> float:
     """The lowest cosine a candidate with no lexical match may have: SEMANTIC_Z standard
     deviations above the mean cosine of the query's candidates (a candidate that clearly
     stands out is kept, whatever the scale), and at least NOISE_COSINE unless the best is
-    CLEAR_GAP deviations ahead of the second (1.0, i.e. none, without vectors)."""
+    CLEAR_GAP deviations ahead of the second (1.0, i.e. none, without vectors). With fewer
+    candidates than a deviation can be measured on, only the best one above noise level."""
     cosines = sorted((c.semantic for c in candidates if c.semantic is not None), reverse=True)
     if not cosines:
         return 1.0
+    if len(cosines) - 1 < SEMANTIC_Z ** 2:
+        # Too few to tell a stand-out from noise: with n cosines the best is at most
+        # sqrt(n - 1) deviations above their mean, so the rule below would drop even a
+        # clear best match on a store of two or three memories. Only the best passes.
+        return max(cosines[0], NOISE_COSINE)
     mean = sum(cosines) / len(cosines)
     spread = (sum((x - mean) ** 2 for x in cosines) / len(cosines)) ** 0.5
     floor = mean + SEMANTIC_Z * spread
