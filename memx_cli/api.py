@@ -56,12 +56,13 @@ class Memx(Guarded):
     come from operations/guarded.py, behind the same check."""
 
     def __init__(self, repo: Repo, *, agent: str | None = None, role: str | None = None,
-                 session: str | None = None):
+                 session: str | None = None, searcher: Searcher | None = None):
         self.repo = repo.require_store()
         self.agent = notes.agent_name(agent)
         self.role = access.current_role(role)
         self._session = session
-        self._searcher: Searcher | None = None
+        # ``searcher``: one kept warm elsewhere (the memx server's, memx_cli/server)
+        self._searcher: Searcher | None = searcher
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] = ".", *, agent: str | None = None,

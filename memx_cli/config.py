@@ -182,6 +182,11 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # Issue 18: instruction-file blocks (`memx export --format ...`) the post-merge,
     # post-checkout and post-rewrite hooks rewrite when .memx/ changed. Opt-in.
     "agents.export": ([], _choices("agents-md", "claude-md", "cursor-rules")),
+    # Issue 15: the per-user memx server (docs/server.md). enabled: the thin client may
+    # use and start it for this repository; idle_timeout: seconds without a request
+    # before it ends itself (read from the global configuration when it starts).
+    "server.enabled": (True, _boolean),
+    "server.idle_timeout": (900.0, _number(5, 7 * 86400)),
     # Issue 17: shared memory repositories this one subscribes to (memx source add).
     "sources": ({}, _sources),
 }

@@ -11,6 +11,7 @@ import importlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,11 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+# The memx server (memx_cli/server/daemon.py) sets this: repo -> its warm Searcher, so the
+# commands it runs for the thin client search with indexes that are already open.
+warm_searcher: Callable[[Any], Any] | None = None
+
+
 class State:
     """Per-invocation settings shared by every command."""
 
@@ -106,7 +112,9 @@ class State:
         session from the command's flags, else from MEMX_ROLE / MEMX_AGENT / MEMX_SESSION."""
         from memx_cli.api import Memx
 
-        return Memx(self.repo(), **identity)
+        repo = self.repo()
+        searcher = warm_searcher(repo) if warm_searcher is not None else None
+        return Memx(repo, searcher=searcher, **identity)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -107,7 +107,7 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
           can_read: Callable[[str | None], bool] | None = None) -> Preamble:
     """The preamble; ``can_read(domain)`` says which facts the role may see (the
     facade's grant check, memx_cli.api.Memx.context); everything without it."""
-    from memx_cli.generator.search import WARM_RESCAN_SECONDS, Searcher
+    from memx_cli.generator.search import Searcher
 
     repo.require_store()
     name = notes.agent_name(agent)
@@ -117,8 +117,9 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
     warnings: list[str] = []
     policies: list[str] = []
     hidden = unreviewed(repo)
+    searcher.settle()
     for index in searcher.indexes:
-        report = index.open_for_search(want_vectors=False, max_age=WARM_RESCAN_SECONDS)
+        report = searcher.open_index(index, want_vectors=False)
         warnings.extend(f"{p} (skipped)" for p in report.problems)
         source = searcher.sources.get(index.store.label)
         for mem in _policies(index):

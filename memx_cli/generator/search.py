@@ -35,7 +35,7 @@ from memx_cli.generator.fusion import (
 )
 from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
-from memx_cli.index import StoreIndex, memory_key
+from memx_cli.index import StoreIndex, SyncReport, memory_key
 from memx_cli.operations.feedback import feedback_factor
 from memx_cli.store import recall
 from memx_cli.store.repo import Repo
@@ -92,6 +92,9 @@ class Searcher:
         self.sources = {source.label: source for source, _ in found}
         self.indexes += [StoreIndex(store, spec) for _, store in found]
         self._verifier: Any = None
+        # A file watcher (memx_cli/server/watch.py ``Freshness``) in the memx server and
+        # the MCP server: it says which stores changed, instead of a re-stat every second.
+        self.watch: Any = None
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
 
@@ -130,8 +133,9 @@ class Searcher:
 
         qvec = None
         candidates: list[Candidate] = []
+        self.settle()
         for index in self.indexes:
-            report = index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
+            report = self.open_index(index, want_vectors)
             result.problems.extend(report.problems)
             if want_vectors and qvec is None and report.vectors:
                 encoder = index.encoder()
@@ -170,6 +174,17 @@ class Searcher:
 
                     record_corecall(index.store, by_store.get(index.store.label, []))
         return result
+
+    def settle(self) -> None:
+        """Before a request: let the watcher count every file write made until now."""
+        if self.watch is not None:
+            self.watch.settle(self.indexes)
+
+    def open_index(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
+        """Sync one store's index and open it: with a watcher only when its files
+        changed, else when the last check is older than WARM_RESCAN_SECONDS."""
+        max_age = WARM_RESCAN_SECONDS if self.watch is None else self.watch.max_age(index)
+        return index.open_for_search(want_vectors, max_age=max_age)
 
     def _polyphonic(self) -> Any:
         """The polyphonic fusion (issue 8), one per Searcher so its graph stays warm."""

@@ -1,0 +1,162 @@
+"""The ``memx`` executable (issue 15): a thin client for the read commands.
+
+``memx search|context|list ...`` is sent to the per-user memx server, which runs the
+same command warm and sends back its exact standard output, standard error and exit
+code. This module imports only ``os``, ``sys``, ``json`` and ``socket``: no click, no
+yaml, no numpy. Every other command, and every case where the server cannot answer
+(none running, disabled, another version, an unsafe socket directory, a crash or a
+timeout mid-request), runs the full CLI in this process (memx_cli.cli.entry) exactly as
+before; when none was running it is started detached for the next command. Nothing the
+server did not finish is printed, so a fallback never repeats output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+FORWARDED = frozenset({"search", "context", "list"})
+DEFAULT_TIMEOUT = 5.0
+
+
+def entry() -> None:
+    argv = sys.argv[1:]
+    start = False
+    if _forwardable(argv):
+        reply, start = _forward(argv)
+        if reply is not None:
+            _finish(*reply)
+    if start:
+        from memx_cli.server.control import start_for
+
+        start_for(_cwd())
+    from memx_cli.cli import entry as full
+
+    full()
+
+
+def _forwardable(argv: list[str]) -> bool:
+    """A read command whose whole input is its arguments (``-`` reads stdin: not sent)."""
+    return (bool(argv) and argv[0] in FORWARDED and "-" not in argv[1:]
+            and not os.environ.get("MEMX_NO_SERVER"))
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return "."
+
+
+def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
+    """(code, stdout, stderr) from the server, or None; and whether to start one."""
+    import socket
+
+    from memx_cli import __version__
+    from memx_cli.server import paths
+    from memx_cli.server.protocol import (
+        PROTOCOL,
+        ProtocolError,
+        recv_frame,
+        recv_json,
+        send_json,
+    )
+
+    try:
+        path = paths.socket_path()
+        paths.check_socket(path)
+    except FileNotFoundError:
+        return None, True
+    except OSError as exc:  # UnsafePathError: never talk through it, never start one
+        paths.log_line(f"not using the server: {exc}")
+        return None, False
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(_timeout())
+    try:
+        sock.connect(path)
+        env = dict(os.environ)
+        columns, lines = _terminal_size()
+        env["COLUMNS"], env["LINES"] = str(columns), str(lines)
+        send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "run",
+                         "argv": argv, "cwd": _cwd(), "env": env, "streams": _streams()})
+        header = recv_json(sock)
+        status = header.get("status")
+        if status == "ok":
+            out, err = recv_frame(sock), recv_frame(sock)
+            return (int(header["code"]), out, err), False
+        if status == "version":
+            paths.log_line(f"a server of memx {header.get('version')} answered; "
+                           f"asking it to stop")
+            stopper = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            stopper.settimeout(1.0)
+            try:
+                stopper.connect(path)
+                send_json(stopper, {"proto": PROTOCOL, "version": __version__, "op": "stop"})
+                recv_json(stopper)
+            finally:
+                stopper.close()
+            return None, True
+        return None, False  # disabled here, or the server failed before running it
+    except (ConnectionRefusedError, FileNotFoundError):
+        # a socket left by a server that died: remove it, start a new one
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return None, True
+    except (OSError, ProtocolError, ValueError, KeyError, TypeError) as exc:
+        paths.log_line(f"the server did not answer {argv[0]} ({exc}); ran it in process")
+        return None, False
+    finally:
+        sock.close()
+
+
+def _timeout() -> float:
+    try:
+        return max(float(os.environ.get("MEMX_SERVER_TIMEOUT", "")), 0.05)
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def _streams() -> dict[str, str | None]:
+    return {"stdout_encoding": getattr(sys.stdout, "encoding", None),
+            "stdout_errors": getattr(sys.stdout, "errors", None),
+            "stderr_encoding": getattr(sys.stderr, "encoding", None),
+            "stderr_errors": getattr(sys.stderr, "errors", None)}
+
+
+def _terminal_size() -> tuple[int, int]:
+    """What shutil.get_terminal_size((100, 20)) says in this process (the CLI's width)."""
+    def env_int(name: str) -> int:
+        try:
+            return int(os.environ[name])
+        except (KeyError, ValueError):
+            return 0
+
+    columns, lines = env_int("COLUMNS"), env_int("LINES")
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((100, 20))
+        columns = columns if columns > 0 else (size.columns or 100)
+        lines = lines if lines > 0 else (size.lines or 20)
+    return columns, lines
+
+
+def _finish(code: int, out: bytes, err: bytes) -> None:
+    """Write what the server's command wrote, flush, and leave at once."""
+    try:
+        for fd, data in ((2, err), (1, out)):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+    except BrokenPipeError:
+        code = 0  # `memx list | head`: as the CLI, not an error of ours
+    except OSError:
+        code = code or 1
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,297 @@
+"""The memx server process (issue 15): one per user, serving every repository.
+
+It listens on the private socket (server/paths.py), takes one request at a time and
+runs the read command the thin client forwarded through the real CLI (memx_cli.cli.main)
+with the caller's working directory, environment, terminal size and output encoding, so
+its output, errors and exit code are those of the command run in process. What it adds
+is warmth: one ``Searcher`` per repository (open tantivy reader, usearch view, loaded
+model) whose stores are watched (server/watch.py) instead of re-stat-ed.
+
+One request at a time is deliberate: the environment and the standard streams are the
+process's, and a search takes milliseconds. It ends itself after ``server.idle_timeout``
+seconds without a request, on a ``stop`` request, or on SIGTERM; another server already
+holding the lock makes it exit at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import logging
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memx_cli import __version__
+from memx_cli.server import paths
+from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
+from memx_cli.server.watch import Freshness, Watcher
+
+log = logging.getLogger("memx.server")
+
+# Warm searchers kept at once (each holds its indexes open); the least recent goes first.
+MAX_REPOSITORIES = 8
+REQUEST_READ_SECONDS = 5.0
+
+
+class Daemon:
+    def __init__(self, idle_timeout: float):
+        self.idle_timeout = idle_timeout
+        self.started = time.time()
+        self.last_request = time.monotonic()
+        self.requests = 0
+        self.watcher = Watcher()
+        self.searchers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self.socket_path = ""
+        self._stop = False
+
+    # ------------------------------------------------------------------ serving
+
+    def serve(self) -> int:
+        """Bind, serve until idle or stopped, clean up; 0, or 1 when another server runs."""
+        directory = paths.private_dir(create=True)
+        lock = _lock(os.path.join(directory, paths.LOCK_NAME))
+        if lock is None:
+            log.info("another memx server holds the lock; exiting")
+            return 1
+        self.socket_path = os.path.join(directory, paths.SOCKET_NAME)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket_path)  # we hold the lock: whatever is there is stale
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            listener.bind(self.socket_path)
+        finally:
+            os.umask(old)
+        os.chmod(self.socket_path, 0o600)
+        listener.listen(16)
+        listener.settimeout(1.0)
+        bound = os.stat(self.socket_path).st_ino
+        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "_stop", True))
+        log.info(f"memx server {__version__} (pid {os.getpid()}) listening on "
+                 f"{self.socket_path}; idle timeout {self.idle_timeout:g} s")
+        try:
+            while not self._stop:
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    if time.monotonic() - self.last_request > self.idle_timeout:
+                        log.info("idle; exiting")
+                        break
+                    continue
+                with conn:
+                    self._serve_one(conn)
+        finally:
+            with contextlib.suppress(OSError):
+                if os.stat(self.socket_path).st_ino == bound:
+                    os.unlink(self.socket_path)
+            listener.close()
+            self.watcher.stop()
+            os.close(lock)
+        return 0
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        if not _same_user(conn):
+            log.warning("refused a connection from another user")
+            return
+        conn.settimeout(REQUEST_READ_SECONDS)
+        try:
+            request = recv_json(conn)
+        except (OSError, ProtocolError) as exc:
+            log.warning(f"bad request: {exc}")
+            return
+        self.last_request = time.monotonic()
+        self.requests += 1
+        op = request.get("op")
+        try:
+            if request.get("proto") != PROTOCOL or request.get("version") != __version__:
+                # another memx: answer only "stop" and "status", and say who we are
+                if op == "stop":
+                    self._stop = True
+                send_json(conn, {"status": "version", "version": __version__,
+                                 "proto": PROTOCOL, "pid": os.getpid()})
+            elif op == "run":
+                header, out, err = self.run(request)
+                send_json(conn, header, *((out, err) if header["status"] == "ok" else ()))
+            elif op == "status":
+                send_json(conn, {"status": "ok", **self.status()})
+            elif op == "stop":
+                self._stop = True
+                send_json(conn, {"status": "ok", "pid": os.getpid()})
+            else:
+                send_json(conn, {"status": "error", "message": f"unknown op {op!r}"})
+        except OSError as exc:  # the client went away (it timed out and ran in process)
+            log.warning(f"reply to a {op} request failed: {exc}")
+
+    def status(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "version": __version__, "proto": PROTOCOL,
+                "socket": self.socket_path, "started": self.started,
+                "uptime": round(time.time() - self.started, 1), "requests": self.requests,
+                "idle_timeout": self.idle_timeout,
+                "repositories": sorted({key[0] for key in self.searchers}),
+                "watched": sorted(self.watcher.roots)}
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
+        """Run one forwarded command as the caller; the reply header, stdout, stderr."""
+        from memx_cli import cli
+
+        try:
+            argv = [str(a) for a in request["argv"]]
+            cwd = str(request["cwd"])
+            env = {str(k): str(v) for k, v in dict(request["env"]).items()}
+            streams = request.get("streams") or {}
+        except (KeyError, TypeError, ValueError):
+            return {"status": "error", "message": "malformed run request"}, b"", b""
+        with _as_caller(env), _captured(streams) as (out, err):
+            if not _enabled_for(cwd):
+                return {"status": "disabled"}, b"", b""
+            cli.warm_searcher = self.searcher
+            try:
+                cli.main(["-C", cwd, *argv])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            finally:
+                cli.warm_searcher = None
+            sys.stdout.flush()
+            sys.stderr.flush()
+            return {"status": "ok", "code": code}, out.getvalue(), err.getvalue()
+
+    def searcher(self, repo: Any) -> Any:
+        """The warm Searcher of ``repo`` (made on first use), keyed by what shapes it:
+        the work tree, the global store, the configuration files and MEMX_* settings."""
+        from memx_cli.generator.search import Searcher
+
+        key = _searcher_key(repo)
+        found = self.searchers.get(key)
+        if found is None:
+            found = Searcher(repo)
+            found.watch = Freshness(self.watcher)
+            self.searchers[key] = found
+            while len(self.searchers) > MAX_REPOSITORIES:
+                self.searchers.popitem(last=False)
+        self.searchers.move_to_end(key)
+        return found
+
+
+def _searcher_key(repo: Any) -> tuple[Any, ...]:
+    from memx_cli import config as configmod
+
+    files = []
+    for _, path in configmod.layer_paths(repo.store.root):
+        try:
+            st = path.stat()
+            files.append((str(path), st.st_mtime_ns, st.st_size))
+        except OSError:
+            files.append((str(path), 0, -1))
+    settings = {configmod.env_name(k) for k in configmod.SETTINGS}
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k in settings))
+    return (str(repo.worktree), str(repo.global_store.root), repo.global_store.exists(),
+            repo.store.exists(), tuple(files), env)
+
+
+def _enabled_for(cwd: str) -> bool:
+    """``server.enabled`` of the repository at ``cwd`` (true outside one: the command
+    then prints its own error)."""
+    from memx_cli.errors import MemxError
+    from memx_cli.store.repo import Repo
+
+    try:
+        repo = Repo.discover(Path(cwd))
+        return not repo.store.exists() or bool(repo.config["server.enabled"])
+    except MemxError:
+        return True
+
+
+@contextlib.contextmanager
+def _as_caller(env: dict[str, str]) -> Iterator[None]:
+    """The caller's environment for one request (one request at a time, see above)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def _captured(streams: dict[str, Any]) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+    """stdout and stderr as the caller's encodings would write them; stdin empty."""
+    out, err = io.BytesIO(), io.BytesIO()
+    saved = sys.stdin, sys.stdout, sys.stderr
+
+    def text(buffer: io.BytesIO, name: str) -> io.TextIOWrapper:
+        encoding = str(streams.get(f"{name}_encoding") or "utf-8")
+        errors = str(streams.get(f"{name}_errors") or "strict")
+        return io.TextIOWrapper(buffer, encoding=encoding, errors=errors, write_through=True)
+
+    sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    sys.stdout, sys.stderr = text(out, "stdout"), text(err, "stderr")
+    try:
+        yield out, err
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(ValueError):
+                stream.flush()
+        sys.stdin, sys.stdout, sys.stderr = saved
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """The peer's uid (Linux SO_PEERCRED); elsewhere the socket's 0600 mode decides."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", raw)
+    return bool(uid == os.getuid())
+
+
+def _lock(path: str) -> int | None:
+    """An exclusive lock on the server lock file, waiting briefly for a stopping one."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + 2.0
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
+
+
+def main() -> int:
+    """``python -m memx_cli.server``: what the thin client and `memx server start` spawn."""
+    from memx_cli import config as configmod
+    from memx_cli.embed import one_blas_thread
+    from memx_cli.errors import MemxError
+
+    one_blas_thread()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s memx server: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        idle = float(configmod.load(None)["server.idle_timeout"])
+    except MemxError as exc:
+        log.warning(f"{exc}; using the default idle timeout")
+        idle = float(configmod.SETTINGS["server.idle_timeout"][0])
+    try:
+        return Daemon(idle).serve()
+    except OSError as exc:
+        log.warning(f"cannot serve: {exc}")
+        return 1

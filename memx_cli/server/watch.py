@@ -1,0 +1,207 @@
+"""Which stores changed since a searcher last synced them: file-system events, not stat
+scans (issue 15).
+
+A ``Watcher`` watches each store directory (``.memx/``, the global store, a source's
+store) recursively with watchdog (inotify on Linux). An event under ``memories/`` or
+``archive/`` (created, written, closed after writing, moved, deleted, attributes) bumps
+that store's change count. ``Freshness`` is what a long-lived ``Searcher`` asks before
+syncing each store: no change since its last sync -> skip the scan entirely; a change ->
+the index's own incremental sync, once.
+
+Events arrive on the watcher's thread a moment after the write. So that a search right
+after a write (an editor's save, ``open(path, "w")``) sees it, ``settle`` writes a mark
+file of this process inside each store and waits for the mark's own event: inotify
+delivers one instance's events in order, so every earlier write has been counted by
+then. A mark that does not come back in time counts as a change (a full sync, never a
+stale answer). A store that cannot be watched falls back to the time-based re-check.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import FileSystemEventHandler
+
+log = logging.getLogger("memx.server")
+
+WATCHED = ("memories", "archive")
+# How long a search waits for its mark's event before it syncs the store anyway.
+SETTLE_SECONDS = 0.05
+# A store that cannot be watched is re-checked like this (generator/search.py).
+UNWATCHED_MAX_AGE = 1.0
+
+
+class Root:
+    """One watched store directory and what its events said."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.prefix = path.rstrip(os.sep) + os.sep
+        self.changes = 0
+        self.alive = True
+        self.mark = os.path.join(path, "local", f"server-watch-{os.getpid()}")
+        self.marks_sent = 0
+        self.marks_seen = 0
+        self.cond = threading.Condition()
+        self.watch: Any = None
+        self._mark_fd: int | None = None
+
+    def event(self, src: str, dest: str | None) -> None:
+        for path in (src, dest):
+            if not path:
+                continue
+            if path == self.mark:
+                with self.cond:
+                    self.marks_seen += 1
+                    self.cond.notify_all()
+                continue
+            if path == self.path or path == self.prefix:
+                self.changed(gone=not os.path.isdir(self.path))
+            elif path.startswith(self.prefix):
+                top = path[len(self.prefix):].split(os.sep, 1)[0]
+                if top in WATCHED:
+                    self.changed()
+
+    def changed(self, gone: bool = False) -> None:
+        with self.cond:
+            self.changes += 1
+            if gone:
+                self.alive = False
+
+    def send_mark(self) -> int | None:
+        """Write this process's mark; the count to wait for, or None when it cannot."""
+        try:
+            if self._mark_fd is None:
+                os.makedirs(os.path.dirname(self.mark), exist_ok=True)
+                self._mark_fd = os.open(self.mark, os.O_WRONLY | os.O_CREAT, 0o600)
+            with self.cond:
+                self.marks_sent += 1
+                target = self.marks_sent
+            os.pwrite(self._mark_fd, b"1", 0)
+            return target
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        if self._mark_fd is not None:
+            os.close(self._mark_fd)
+            self._mark_fd = None
+            try:
+                os.unlink(self.mark)
+            except OSError:
+                pass
+
+
+class Watcher:
+    """All the store directories one process watches, on one watchdog observer."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, Root] = {}
+        self._observer: Any = None
+        self._failed: set[str] = set()
+        self._lock = threading.Lock()
+
+    def root(self, path: Path) -> Root | None:
+        """The watched root for a store directory (watched from now on), or None when it
+        does not exist or cannot be watched."""
+        key = str(path)
+        with self._lock:
+            root = self.roots.get(key)
+            if root is not None and root.alive:
+                return root
+            if key in self._failed or not path.is_dir():
+                return None
+            root = Root(key)
+            try:
+                root.watch = self._start().schedule(_Handler(root), key, recursive=True,
+                                                    event_filter=_event_types())
+            except OSError as exc:  # inotify limits, a vanished directory
+                self._failed.add(key)
+                log.warning(f"cannot watch {key} ({exc}); re-checking it by time instead")
+                return None
+            self.roots[key] = root
+            return root
+
+    def settle(self, roots: Iterable[Root], timeout: float = SETTLE_SECONDS) -> None:
+        """Wait until every event written before now has been counted (see above)."""
+        waiting = [(root, root.send_mark()) for root in roots]
+        deadline = time.monotonic() + timeout
+        for root, target in waiting:
+            with root.cond:
+                while target is not None and root.marks_seen < target:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    root.cond.wait(left)
+                if target is None or root.marks_seen < target:
+                    root.changes += 1  # not sure: sync
+
+    def stop(self) -> None:
+        with self._lock:
+            for root in self.roots.values():
+                root.close()
+            if self._observer is not None:
+                self._observer.stop()
+                self._observer.join(timeout=2)
+                self._observer = None
+            self.roots.clear()
+
+    def _start(self) -> Any:
+        if self._observer is None:
+            from watchdog.observers import Observer
+
+            self._observer = Observer()
+            self._observer.daemon = True
+            self._observer.start()
+        return self._observer
+
+
+class Freshness:
+    """A Searcher's view of the watcher (``Searcher.watch``): for each store, the change
+    count its index was last synced at."""
+
+    def __init__(self, watcher: Watcher):
+        self.watcher = watcher
+        self.synced: dict[str, int] = {}
+
+    def settle(self, indexes: Iterable[Any]) -> None:
+        roots = [self.watcher.root(index.store.root) for index in indexes]
+        self.watcher.settle(r for r in roots if r is not None)
+
+    def max_age(self, index: Any) -> float:
+        """inf: nothing changed since the last sync, skip the scan; 0: sync now."""
+        root = self.watcher.root(index.store.root)
+        if root is None:
+            return UNWATCHED_MAX_AGE
+        now = root.changes
+        if self.synced.get(root.path) == now:
+            return math.inf
+        # recorded before the sync: a change during it is seen by the next search
+        self.synced[root.path] = now
+        return 0.0
+
+
+def _event_types() -> list[Any]:
+    from watchdog import events as ev
+
+    # Not opened / closed-without-writing: reading the files (a sync) would echo back.
+    return [ev.FileCreatedEvent, ev.FileModifiedEvent, ev.FileDeletedEvent,
+            ev.FileMovedEvent, ev.FileClosedEvent, ev.FileAttribEvent, ev.DirCreatedEvent,
+            ev.DirDeletedEvent, ev.DirMovedEvent]
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, root: Root):
+        super().__init__()
+        self.root = root
+
+    def dispatch(self, event: Any) -> None:
+        dest = getattr(event, "dest_path", None) or None
+        self.root.event(os.fsdecode(event.src_path), os.fsdecode(dest) if dest else None)
