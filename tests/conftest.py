@@ -43,6 +43,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory,
     for key in list(os.environ):
         if key.startswith("MEMX_") or key in ("GIT_DIR", "GIT_WORK_TREE", "VISUAL", "EDITOR"):
             monkeypatch.delenv(key, raising=False)
+    # the memx server's socket directory (issue 15): never the user's own server
+    monkeypatch.setenv("MEMX_SERVER_DIR", str(home / "run"))
     yield home
     for path, existed in before.items():
         assert path.exists() == existed, f"test touched the real home directory: {path}"

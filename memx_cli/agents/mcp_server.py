@@ -59,6 +59,12 @@ class MemoryService:
 
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}")
+        # Issue 15: the stores are watched, so a call re-checks only a store whose files
+        # changed (a write in place included) instead of stat-ing every file each second.
+        from memx_cli.server.watch import Freshness, Watcher
+
+        self.watcher = Watcher()
+        self.memx.searcher.watch = Freshness(self.watcher)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
 
     def call(self, fn: Callable[[], T]) -> T:

@@ -60,6 +60,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "consolidate": ("remember", "consolidate_cmd",
                     "Promote recurring session items; merge duplicate facts."),
     "mcp": ("mcp", "mcp_cmd", "Serve memory to agents over MCP (stdio)."),
+    "server": ("server", "server_group", "Start, stop or inspect the per-user memx server."),
     "setup": ("setup", "setup_cmd", "Register memx with a coding agent (MCP server, hooks)."),
     "agent-hook": ("setup", "agent_hook_cmd", "What an agent's lifecycle hook runs (hidden)."),
 }

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from memx_cli.cli._output import emit_json
+
+
+@click.group("server")
+def server_group() -> None:
+    """Start, stop or inspect the per-user memx server.
+
+    The `memx` executable sends search, context and list to this server, which keeps
+    the search indexes and the model loaded and watches the stores for changes; the
+    first such command starts it, and it ends itself after server.idle_timeout seconds
+    (default 900) without a request. Without it (stopped, disabled with
+    `server.enabled: false` or MEMX_NO_SERVER=1, another memx version) every command
+    runs in process, with the same output. See docs/server.md.
+    """
+
+
+@server_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help='Print {"server": {"running", '
+              '"socket", "log", "pid", "version", ...}}.')
+def status_cmd(as_json: bool) -> None:
+    """Say whether a server is running, and what it serves."""
+    from memx_cli.server.control import status
+
+    _show(status(), as_json)
+
+
+@server_group.command("start")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def start_cmd(as_json: bool) -> None:
+    """Start the server in the background (no-op when one is running)."""
+    from memx_cli.errors import MemxError
+    from memx_cli.server.control import start
+
+    info = start(wait=5.0)
+    if not info["running"]:
+        why = info.get("problem") or f"see {info['log']}"
+        raise MemxError(f"the memx server did not start ({why})")
+    _show(info, as_json)
+
+
+@server_group.command("stop")
+@click.option("--json", "as_json", is_flag=True, help='Print {"server": {"stopped": bool}}.')
+def stop_cmd(as_json: bool) -> None:
+    """Stop the running server (commands then run in process until one is started)."""
+    from memx_cli.server.control import stop
+
+    stopped = stop()
+    if as_json:
+        emit_json({"server": {"stopped": stopped}})
+    else:
+        click.echo("stopped the memx server" if stopped else "no memx server was running")
+
+
+def _show(info: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json({"server": info})
+        return
+    if not info["running"]:
+        click.echo(f"not running ({info.get('problem') or info.get('note', '')})")
+    else:
+        click.echo(f"running: pid {info.get('pid')}, memx {info.get('version')}, "
+                   f"up {info.get('uptime', 0):g} s, {info.get('requests', 0)} requests, "
+                   f"idle timeout {info.get('idle_timeout', 0):g} s")
+        if info.get("problem"):
+            click.echo(f"problem: {info['problem']}")
+        for repo in info.get("repositories", []):
+            click.echo(f"  serving {repo}")
+    click.echo(f"socket:  {info['socket']}")
+    click.echo(f"log:     {info['log']}")

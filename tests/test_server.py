@@ -1,0 +1,280 @@
+"""The memx server and the thin client (issue 15), end to end in real processes: the
+output of a forwarded command is byte for byte the in-process CLI's, writes are seen,
+and every way the server can be missing falls back to the same output."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx
+
+THIN = [sys.executable, "-m", "memx_cli.server.client"]
+FULL = [sys.executable, "-m", "memx_cli"]
+FACTS = [
+    ("The payment webhook retries 5 times with exponential backoff", "payments"),
+    ("Use pnpm, not npm, to install JavaScript dependencies", "tooling"),
+    ("The staging database is reset every Sunday night", "infra"),
+    ("Run the test suite with pytest -q before every push", "tooling"),
+    ("Webhook signatures are checked with the shared secret from the vault", "payments"),
+    ("Deploys go through the release branch, never straight from main", "process"),
+]
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
+        timeout: float = 60) -> tuple[int, bytes, bytes]:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout,
+                          env=env if env is not None else os.environ.copy())
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def status() -> dict:
+    code, out, _ = run([*FULL, "server", "status", "--json"], Path.cwd())
+    assert code == 0
+    return json.loads(out)["server"]
+
+
+def wait_running(timeout: float = 20) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = status()
+        if info["running"]:
+            return info
+        time.sleep(0.1)
+    raise AssertionError("the server did not start")
+
+
+@pytest.fixture
+def served(memx: Memx, repo: Path) -> Iterator[Path]:
+    """A store with a few facts and a running server; stopped (or killed) afterwards."""
+    for content, domain in FACTS:
+        memx.ok("add", "--raw", content, "--domain", domain)
+    code, _, err = run([*FULL, "server", "start"], repo)
+    assert code == 0, err
+    yield repo
+    info = status()
+    run([*FULL, "server", "stop"], repo)
+    if info.get("pid"):
+        try:
+            os.kill(info["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def requests_served() -> int:
+    return int(status()["requests"])
+
+
+COMMANDS = [
+    ["search", "webhook"],
+    ["search", "webhook retries", "--mode", "keyword"],
+    ["search", "how do we install packages", "--json"],
+    ["search", "database reset", "--mode", "semantic", "--json"],
+    ["search", "webhook", "--explain", "-n", "1"],
+    ["search", "zzzz unrelated qqqq"],
+    ["search", "webhook", "--limit", "0"],
+    ["search", "webhook", "--bogus"],
+    ["search", "webhook", "--scope", "nonsense scope"],
+    ["list"],
+    ["list", "--json", "--kind", "fact"],
+    ["context", "fix the payment webhook retry logic in the worker"],
+    ["context", "fix the payment webhook retry logic in the worker", "--json"],
+    ["search", "--help"],
+]
+
+
+def test_forwarded_output_is_byte_identical(served: Path) -> None:
+    before = requests_served()
+    for args in COMMANDS:
+        assert run([*THIN, *args], served) == run([*FULL, *args], served), args
+    # each thin call was answered by the server (one status request per count too)
+    assert requests_served() >= before + len(COMMANDS)
+
+
+def test_access_rules_and_identity_are_the_callers(served: Path, repo: Path) -> None:
+    (repo / ".memx" / "access.yaml").write_text("grants:\n  intern: {payments: none}\n")
+    env = {**os.environ, "MEMX_ROLE": "intern", "MEMX_AGENT": "helper"}
+    full = run([*FULL, "search", "webhook", "--json"], served, env)
+    thin = run([*THIN, "search", "webhook", "--json"], served, env)
+    assert thin == full
+    assert json.loads(full[1])["results"] == []  # both payments facts are hidden
+    assert json.loads(run([*THIN, "search", "webhook", "--json"], served)[1])["results"]
+    assert (run([*THIN, "context", "payment webhook retry logic in the worker"], served, env)
+            == run([*FULL, "context", "payment webhook retry logic in the worker"], served, env))
+
+
+def recall_lines(repo: Path) -> int:
+    log = repo / ".memx" / "local" / "recalls.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_recalls_are_counted_once_per_forwarded_search(served: Path) -> None:
+    start = recall_lines(served)
+    run([*THIN, "search", "webhook"], served)
+    after_thin = recall_lines(served)
+    run([*FULL, "search", "webhook"], served)
+    assert after_thin - start == recall_lines(served) - after_thin == 1
+
+
+def memory_file(repo: Path, word: str) -> Path:
+    [path] = [p for p in (repo / ".memx" / "memories").glob("*.yaml") if word in p.read_text()]
+    return path
+
+
+def test_writes_in_place_are_seen_by_the_next_search(served: Path) -> None:
+    assert b"pnpm" in run([*THIN, "search", "pnpm", "--mode", "keyword"], served)[1]
+    path = memory_file(served, "pnpm")
+    text = path.read_text().replace("pnpm", "yarnberry")
+    with open(path, "w") as out:  # truncate and write, as an editor saving in place does
+        out.write(text)
+    found = run([*THIN, "search", "yarnberry", "--mode", "keyword", "--json"], served)
+    assert [r["id"] for r in json.loads(found[1])["results"]] == [path.stem]
+    gone = run([*THIN, "search", "pnpm", "--mode", "keyword", "--json"], served)
+    assert path.stem not in gone[1].decode()
+    path.unlink()
+    left = run([*THIN, "search", "yarnberry", "--mode", "keyword", "--json"], served)
+    assert json.loads(left[1])["results"] == []
+
+
+def test_first_call_runs_in_process_and_starts_the_server(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    assert not status()["running"]
+    first = run([*THIN, "search", "cache key"], repo)
+    assert first == run([*FULL, "search", "cache key"], repo)
+    info = wait_running()
+    try:
+        assert run([*THIN, "search", "cache key"], repo) == first
+        assert status()["requests"] >= 2
+    finally:
+        os.kill(info["pid"], signal.SIGTERM)
+
+
+def test_disabled_by_environment_or_configuration(served: Path, repo: Path) -> None:
+    before = requests_served()
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    assert run([*THIN, "search", "webhook"], served, env) == run([*FULL, "search", "webhook"],
+                                                               served)
+    assert requests_served() == before + 1  # only the status request itself
+    (repo / ".memx" / "config.yaml").write_text("server:\n  enabled: false\n")
+    assert run([*THIN, "list"], served) == run([*FULL, "list"], served)
+    # asked, refused: the command ran in process
+    assert requests_served() == before + 3
+
+
+def test_no_server_is_started_when_disabled(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    (repo / ".memx" / "config.yaml").write_text("server:\n  enabled: false\n")
+    assert run([*THIN, "list"], repo)[0] == 0
+    run([*THIN, "search", "cache", "key"], repo, {**os.environ, "MEMX_NO_SERVER": "1"})
+    time.sleep(1.0)
+    assert not status()["running"]
+
+
+def test_killed_server_leaves_a_socket_that_is_cleaned_up(served: Path) -> None:
+    pid = status()["pid"]
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    sock = Path(status()["socket"])
+    assert sock.exists()  # what a crash leaves behind
+    assert run([*THIN, "search", "webhook"], served) == run([*FULL, "search", "webhook"], served)
+    info = wait_running()  # the stale socket was removed and a new server started
+    assert info["pid"] != pid
+
+
+def test_server_killed_mid_request_falls_back(served: Path) -> None:
+    pid = status()["pid"]
+    os.kill(pid, signal.SIGSTOP)  # the request will hang ...
+    env = {**os.environ, "MEMX_SERVER_TIMEOUT": "30"}
+    proc = subprocess.Popen([*THIN, "search", "webhook"], cwd=served, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    os.kill(pid, signal.SIGKILL)  # ... until the server dies under it
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out, err) == run([*FULL, "search", "webhook"], served)
+
+
+def test_hung_server_times_out_quickly(served: Path) -> None:
+    pid = status()["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        env = {**os.environ, "MEMX_SERVER_TIMEOUT": "0.3"}
+        assert run([*THIN, "list"], served, env) == run([*FULL, "list"], served)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    log = Path(status()["log"]).read_text()
+    assert "the server did not answer list (timed out); ran it in process" in log
+
+
+def test_a_server_of_another_version_is_not_used(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    other = subprocess.Popen([sys.executable, "-c", "import memx_cli, sys\n"
+                              "memx_cli.__version__ = '0.0.1-other'\n"
+                              "from memx_cli.server.daemon import main\nsys.exit(main())"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        info = wait_running()
+        assert info["version"] == "0.0.1-other" and "not used" in info["problem"]
+        assert run([*THIN, "search", "cache key"], repo) == run([*FULL, "search", "cache key"],
+                                                               repo)
+        assert other.wait(timeout=20) == 0  # asked to stop
+        assert wait_running()["version"] == "0.1.0"  # and a server of ours took its place
+    finally:
+        other.kill()
+        run([*FULL, "server", "stop"], repo)
+
+
+def test_socket_directory_open_to_others_is_refused(memx: Memx, repo: Path,
+                                                   tmp_path: Path) -> None:
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    shared = Path(os.environ["MEMX_SERVER_DIR"])
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    assert run([*THIN, "list"], repo) == run([*FULL, "list"], repo)
+    time.sleep(1.0)
+    assert not (shared / "server.sock").exists()  # refused, and none started there
+    info = status()
+    assert not info["running"] and "is open to other users (mode 755)" in info["problem"]
+    assert "not using the server: " in Path(info["log"]).read_text()
+
+
+def test_a_file_posing_as_the_socket_is_refused(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    shared = Path(os.environ["MEMX_SERVER_DIR"])
+    shared.mkdir(mode=0o700)
+    (shared / "server.sock").write_text("not a socket")
+    assert run([*THIN, "list"], repo) == run([*FULL, "list"], repo)
+    assert "is not a socket" in status()["problem"]
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to give the directory away")
+def test_socket_directory_of_another_user_is_refused(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    shared = Path(os.environ["MEMX_SERVER_DIR"])
+    shared.mkdir(mode=0o700)
+    os.chown(shared, 4242, -1)
+    assert run([*THIN, "list"], repo) == run([*FULL, "list"], repo)
+    assert "belongs to uid 4242, not to this user" in status()["problem"]
+
+
+def test_thin_client_imports_nothing_heavy(served: Path) -> None:
+    probe = ("import sys\nfrom memx_cli.server import client\n"
+             "reply, _ = client._forward(['search', 'webhook'])\n"
+             "assert reply is not None and reply[0] == 0 and b'webhook' in reply[1]\n"
+             "heavy = ['click', 'yaml', 'numpy', 'tantivy', 'usearch', 'model2vec', 'git']\n"
+             "print(sorted(m for m in heavy if m in sys.modules))")
+    code, out, err = run([sys.executable, "-c", probe], served)
+    assert (code, out, err) == (0, b"[]\n", b"")
+
+
+def test_server_commands_without_a_server(repo: Path) -> None:
+    code, out, err = run([*FULL, "server", "stop"], repo)
+    assert (code, out, err) == (0, b"no memx server was running\n", b"")
+    assert status()["running"] is False
