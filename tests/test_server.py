@@ -278,3 +278,14 @@ def test_server_commands_without_a_server(repo: Path) -> None:
     code, out, err = run([*FULL, "server", "stop"], repo)
     assert (code, out, err) == (0, b"no memx server was running\n", b"")
     assert status()["running"] is False
+
+
+def test_doctor_shows_the_server(served: Path) -> None:
+    code, out, _ = run([*FULL, "doctor", "--json"], served)
+    server = json.loads(out)["doctor"]["server"]
+    assert code == 0 and server["running"] and server["pid"] == status()["pid"]
+    text = run([*FULL, "doctor"], served)[1].decode()
+    assert f"server:     running (pid {server['pid']}, memx 0.1.0)\n" in text
+    run([*FULL, "server", "stop"], served)
+    assert "server:     not running (started on demand)\n" in run([*FULL, "doctor"],
+                                                                  served)[1].decode()

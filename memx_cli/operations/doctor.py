@@ -12,7 +12,8 @@ from memx_cli.githooks import driver
 from memx_cli.operations.validate import check_config, check_store
 from memx_cli.store.repo import Repo
 
-PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy")
+PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy",
+            "watchdog")
 GIT_HOOKS = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
 HOOK_MARKER = "memx-hook"
 
@@ -39,6 +40,7 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         "problems": [],
     }
     problems: list[str] = report["problems"]
+    report["server"] = _server_state(problems)
     if not hasattr(yaml, "CSafeLoader"):
         problems.append("PyYAML has no C loader: reading memories is ~9x slower")
     if repo is None:
@@ -80,6 +82,17 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
             problems.append(stuck)
         problems.extend(str(p) for p in check_leftovers(store))
     return report
+
+
+def _server_state(problems: list[str]) -> dict[str, Any]:
+    """The per-user memx server (issue 15): running or not, and why it cannot be used."""
+    from memx_cli.server.control import status
+
+    info = status()
+    if info.get("problem"):
+        problems.append(f"memx server: {info['problem']}")
+    return {k: info[k] for k in ("running", "socket", "log", "pid", "version", "uptime",
+                                 "requests", "repositories") if k in info}
 
 
 def _index_state(repo: Repo) -> dict[str, Any]:

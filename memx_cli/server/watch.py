@@ -155,8 +155,14 @@ class Watcher:
 
     def _start(self) -> Any:
         if self._observer is None:
+            import warnings
+
             from watchdog.observers import Observer
 
+            # watchdog notes a directory re-created under a recursive watch (tantivy's
+            # lexical/ after a rebuild) as a RuntimeWarning; the watch stays correct
+            warnings.filterwarnings("ignore", message="Callback with id",
+                                    category=RuntimeWarning)
             self._observer = Observer()
             self._observer.daemon = True
             self._observer.start()
