@@ -33,6 +33,9 @@ from user_paths import (
     bare_tantivy,
     paced_warm,
     recall_everything,
+    served_cold,
+    served_paced,
+    stop_server,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -108,6 +111,10 @@ def isolate(home: Path) -> None:
     # PYTHONDONTWRITEBYTECODE set (as on some CI machines) every cold start would pay
     # for compiling memx again, which no user pays.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    # Every figure is of memx without its server unless a row says "with the memx
+    # server" (bench/user_paths.py server_allowed); that server is the run's own.
+    os.environ["MEMX_NO_SERVER"] = "1"
+    os.environ["MEMX_SERVER_DIR"] = str(home / "run")
     for key, sub in (("HOME", ""), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"),
                      ("XDG_CACHE_HOME", "cache"), ("GIT_CONFIG_GLOBAL", "gitconfig")):
         os.environ[key] = str(home / sub) if sub else str(home)
@@ -243,6 +250,9 @@ class Scale:
     after_add_ms: float = 0.0
     recalled_hybrid_ms: list[float] = field(default_factory=list)
     paced_ms: list[float] = field(default_factory=list)
+    paced_watched_ms: list[float] = field(default_factory=list)
+    served: dict[str, list[float]] = field(default_factory=dict)  # mode -> ms, with server
+    served_paced_ms: list[float] = field(default_factory=list)
 
 
 def cold_baseline(cwd: Path) -> dict[str, list[float]]:
@@ -287,6 +297,8 @@ def bench_size(size: int, tmp: Path) -> Scale:
                 log(f"{size}: WARNING hybrid search ran without vectors")
             times_ms.append(run.seconds * 1000)
     result.hybrid_mb = max(peaks)
+    log(f"{size}: cold searches with the memx server")
+    result.served = served_cold(root, queries(rng, COLD_RUNS), memx)
     result.bare_tantivy_ms = bare_tantivy(root, queries(rng, COLD_RUNS), run_child,
                                           sys.executable)
 
@@ -300,6 +312,9 @@ def bench_size(size: int, tmp: Path) -> Scale:
         memx(root, "search", q, "--mode", "hybrid", "--json").seconds * 1000
         for q in queries(rng, COLD_RUNS)]
     result.paced_ms = paced_warm(root, queries(rng, PACED_RUNS))
+    result.paced_watched_ms = paced_warm(root, queries(rng, PACED_RUNS), watched=True)
+    result.served_paced_ms = served_paced(root, queries(rng, PACED_RUNS))
+    stop_server(root, memx)
 
     log(f"{size}: warm searches")
     searcher = Searcher(Repo.discover(root))
@@ -360,6 +375,13 @@ def scale_table(results: dict[int, Scale], baseline: dict[str, list[float]]) -> 
         lambda r: f"{pct(r.cold['keyword'], 50) / pct(r.bare_tantivy_ms, 50):.1f}x "
                   f"(script {pct(r.bare_tantivy_ms, 50):.0f} ms)")
     row("  hybrid p50 / `python -c pass`", lambda r: f"{pct(r.cold['hybrid'], 50) / floor:.1f}x")
+    for mode, limit in (("keyword", 70), ("hybrid", 90)):
+        row(f"cold `memx search --mode {mode}` with the memx server p50 / p95",
+            lambda r, m=mode: f"{pct(r.served[m], 50):.0f} / {pct(r.served[m], 95):.0f} ms",
+            f"10k p50 ≤ {limit} ms (issue 15)",
+            verdict(results, 10_000, lambda r, m=mode: pct(r.served[m], 50), limit, "ms"))
+        row(f"  {mode} with the server p50 / `python -c pass`",
+            lambda r, m=mode: f"{pct(r.served[m], 50) / floor:.1f}x")
     row("cold hybrid p50, every memory recalled once",
         lambda r: f"{pct(r.recalled_hybrid_ms, 50):.0f} ms")
     row(f"`memx add` (whole process), median of {ADD_RUNS}", lambda r: f"{r.add_ms:.0f} ms",
@@ -378,6 +400,14 @@ def scale_table(results: dict[int, Scale], baseline: dict[str, list[float]]) -> 
         f"max of {PACED_RUNS}",
         lambda r: f"{pct(r.paced_ms, 50):.1f} / {max(r.paced_ms):.1f} ms",
         "10k ≤ 5 ms, 100k ≤ 15 ms (issue 15)", "; ".join(paced))
+    for name, value in (("watched stores (the MCP server's Searcher)",
+                         lambda r: r.paced_watched_ms),
+                        ("through the memx server's socket", lambda r: r.served_paced_ms)):
+        checks = [verdict(results, s, lambda r, v=value: pct(v(r), 50), limit, "ms")
+                  for s, limit in ((10_000, 5), (100_000, 15))]
+        row(f"  the same, {name}, p50 / max",
+            lambda r, v=value: f"{pct(v(r), 50):.1f} / {max(v(r)):.1f} ms",
+            "10k ≤ 5 ms, 100k ≤ 15 ms (issue 15)", "; ".join(checks))
     return "\n".join(lines)
 
 

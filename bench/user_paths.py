@@ -1,12 +1,15 @@
 """Scale figures of what users meet (issue 15), beside the index-centred ones of run.py:
 the floor of one bare tantivy query, `memx add` then the next search, a store whose
-recall statistics are full, and a warm Searcher at an agent's pace."""
+recall statistics are full, a warm Searcher at an agent's pace, and the same through the
+memx server (fresh thin-client processes, and requests at an agent's pace)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +58,82 @@ def recall_everything(root: Path) -> int:
     return len(ids)
 
 
-def paced_warm(root: Path, queries: Sequence[str]) -> list[float]:
+def paced_warm(root: Path, queries: Sequence[str], watched: bool = False) -> list[float]:
     """An MCP server's searches at an agent's pace: one warm Searcher, queries
-    PACE_SECONDS apart, recalls counted as the server counts them."""
+    PACE_SECONDS apart, recalls counted as the server counts them. ``watched``: with
+    the file watcher the MCP server and the memx server use (issue 15), else the
+    time-based re-check of every file."""
     from memx_cli.generator.search import Searcher
+    from memx_cli.server.watch import Freshness, Watcher
     from memx_cli.store.repo import Repo
 
     searcher = Searcher(Repo.discover(root))
-    searcher.search("warm up", mode="hybrid", record_recalls=False)
-    times = []
-    for query in queries:
-        time.sleep(PACE_SECONDS)
-        start = time.perf_counter()
-        searcher.search(query, mode="hybrid")
-        times.append((time.perf_counter() - start) * 1000)
+    watcher = Watcher() if watched else None
+    if watcher is not None:
+        searcher.watch = Freshness(watcher)
+    try:
+        searcher.search("warm up", mode="hybrid", record_recalls=False)
+        times = []
+        for query in queries:
+            time.sleep(PACE_SECONDS)
+            start = time.perf_counter()
+            searcher.search(query, mode="hybrid")
+            times.append((time.perf_counter() - start) * 1000)
+        return times
+    finally:
+        if watcher is not None:
+            watcher.stop()
+
+
+@contextlib.contextmanager
+def server_allowed() -> Iterator[None]:
+    """The benchmark runs with MEMX_NO_SERVER=1 (the no-server figures); these rows
+    let the thin `memx` client use the memx server."""
+    os.environ.pop("MEMX_NO_SERVER", None)
+    try:
+        yield
+    finally:
+        os.environ["MEMX_NO_SERVER"] = "1"
+
+
+def served_cold(root: Path, queries: Sequence[str], memx: Callable[..., Any]
+                ) -> dict[str, list[float]]:
+    """Fresh `memx search` processes answered by a running, warmed-up memx server."""
+    times: dict[str, list[float]] = {"keyword": [], "hybrid": []}
+    with server_allowed():
+        memx(root, "server", "start")
+        for mode in times:
+            memx(root, "search", "warm up", "--mode", mode, "--json")
+        for query in queries:
+            for mode, found in times.items():
+                found.append(memx(root, "search", query, "--mode", mode, "--json").seconds
+                             * 1000)
     return times
+
+
+def served_paced(root: Path, queries: Sequence[str]) -> list[float]:
+    """The memx server at an agent's pace: one request PACE_SECONDS apart from this
+    process (connect, send, the server's search, receive), recalls counted."""
+    from memx_cli.server import client
+
+    here = os.getcwd()
+    os.chdir(root)
+    times = []
+    try:
+        with server_allowed():
+            client._forward(["search", "warm up", "--json"])
+            for query in queries:
+                time.sleep(PACE_SECONDS)
+                start = time.perf_counter()
+                reply, _ = client._forward(["search", query, "--mode", "hybrid", "--json"])
+                times.append((time.perf_counter() - start) * 1000)
+                if reply is None or reply[0] != 0:
+                    raise RuntimeError(f"the memx server did not answer {query!r}")
+    finally:
+        os.chdir(here)
+    return times
+
+
+def stop_server(root: Path, memx: Callable[..., Any]) -> None:
+    with server_allowed():
+        memx(root, "server", "stop")

@@ -217,13 +217,21 @@ def _enabled_for(cwd: str) -> bool:
 def _as_caller(env: dict[str, str]) -> Iterator[None]:
     """The caller's environment for one request (one request at a time, see above)."""
     saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
+    _switch(saved, env)
     try:
         yield
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        _switch(dict(os.environ), saved)
+
+
+def _switch(current: dict[str, str], wanted: dict[str, str]) -> None:
+    """Make os.environ ``wanted``, touching only what differs (each change is a
+    setenv/unsetenv call)."""
+    for key in current.keys() - wanted.keys():
+        del os.environ[key]
+    for key, value in wanted.items():
+        if current.get(key) != value:
+            os.environ[key] = value
 
 
 @contextlib.contextmanager
