@@ -289,3 +289,26 @@ def test_doctor_shows_the_server(served: Path) -> None:
     run([*FULL, "server", "stop"], served)
     assert "server:     not running (started on demand)\n" in run([*FULL, "doctor"],
                                                                   served)[1].decode()
+
+
+def test_dropped_searchers_stop_being_watched(memx: Memx, repo: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.server import daemon
+    from memx_cli.store.repo import Repo
+
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=other, check=True)
+    memx.ok("init", cwd=other)
+    monkeypatch.setattr(daemon, "MAX_REPOSITORIES", 1)
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        first = server.searcher(Repo(repo))
+        first.search("anything", mode="keyword")
+        assert list(server.watcher.roots) == [str(repo / ".memx")]
+        assert server.searcher(Repo(repo)) is first  # kept warm
+        server.searcher(Repo(other)).search("anything", mode="keyword")
+        assert list(server.watcher.roots) == [str(other / ".memx")]
+        assert not list((repo / ".memx" / "local").glob("server-watch-*"))
+    finally:
+        server.watcher.stop()

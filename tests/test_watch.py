@@ -78,15 +78,28 @@ def test_mcp_search_sees_an_in_place_write_at_once(memx: Memx, repo: Path,
         service.watcher.stop()
 
 
-def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Path) -> None:
+def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Path,
+                                                          tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
     from memx_cli.server.watch import UNWATCHED_MAX_AGE, Freshness, Watcher
 
     watcher = Watcher()
     try:
         fresh = Freshness(watcher)
-        [index] = __import__("memx_cli.generator.search", fromlist=["Searcher"]).Searcher(
-            Repo(repo)).indexes
-        index.store.root = repo / "no-such-store"
+        missing = SimpleNamespace(store=SimpleNamespace(root=tmp_path / "no-such-store"))
+        assert fresh.max_age(missing) == UNWATCHED_MAX_AGE
+        # a store where the mark cannot be written (here: local/ is a file)
+        odd = tmp_path / "odd"
+        (odd / "memories").mkdir(parents=True)
+        (odd / "local").write_text("")
+        index = SimpleNamespace(store=SimpleNamespace(root=odd))
+        assert fresh.max_age(index) == 0.0  # first sight: sync
+        fresh.settle([index])
         assert fresh.max_age(index) == UNWATCHED_MAX_AGE
+        watched = SimpleNamespace(store=SimpleNamespace(root=repo / ".memx"))
+        assert fresh.max_age(watched) == 0.0
+        fresh.settle([watched])
+        assert fresh.max_age(watched) == float("inf")
     finally:
         watcher.stop()

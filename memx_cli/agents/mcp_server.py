@@ -226,7 +226,8 @@ def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server = build_server(MemoryService(repo, agent, role))
+    service = MemoryService(repo, agent, role)
+    server = build_server(service)
     # Read the wire from a private copy of fd 0 and point fd 0 at the null device, as the
     # SDK does for the stdin it opens itself: a child process (git) never eats a request.
     wire: Any
@@ -245,7 +246,10 @@ def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None
             await lowlevel.run(read_stream, write_stream,
                                lowlevel.create_initialization_options())
 
-    anyio.run(run)
+    try:
+        anyio.run(run)
+    finally:
+        service.watcher.stop()
 
 
 class CleanLines(io.TextIOWrapper):

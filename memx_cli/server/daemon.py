@@ -130,6 +130,12 @@ class Daemon:
                 send_json(conn, {"status": "error", "message": f"unknown op {op!r}"})
         except OSError as exc:  # the client went away (it timed out and ran in process)
             log.warning(f"reply to a {op} request failed: {exc}")
+        except Exception as exc:  # never let one request end the server
+            log.exception(f"a {op} request failed: {type(exc).__name__}: {exc}")
+            try:
+                send_json(conn, {"status": "error", "message": str(exc)})
+            except OSError:
+                pass
 
     def status(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "version": __version__, "proto": PROTOCOL,
@@ -178,8 +184,11 @@ class Daemon:
             found = Searcher(repo)
             found.watch = Freshness(self.watcher)
             self.searchers[key] = found
-            while len(self.searchers) > MAX_REPOSITORIES:
-                self.searchers.popitem(last=False)
+            if len(self.searchers) > MAX_REPOSITORIES:
+                while len(self.searchers) > MAX_REPOSITORIES:
+                    self.searchers.popitem(last=False)
+                self.watcher.forget({str(i.store.root) for s in self.searchers.values()
+                                     for i in s.indexes})
         self.searchers.move_to_end(key)
         return found
 

@@ -18,6 +18,7 @@ stale answer). A store that cannot be watched falls back to the time-based re-ch
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
@@ -38,14 +39,23 @@ SETTLE_SECONDS = 0.05
 UNWATCHED_MAX_AGE = 1.0
 
 
+_EPOCHS = itertools.count(1)
+
+
 class Root:
     """One watched store directory and what its events said."""
 
     def __init__(self, path: str):
         self.path = path
         self.prefix = path.rstrip(os.sep) + os.sep
+        # (epoch, count): a directory watched again (after it vanished) never looks
+        # unchanged to a searcher that synced it under the earlier watch
+        self.epoch = next(_EPOCHS)
         self.changes = 0
         self.alive = True
+        # False once the mark cannot be written (a read-only store): then the
+        # time-based re-check, since settle could not vouch for it
+        self.markable = True
         self.mark = os.path.join(path, "local", f"server-watch-{os.getpid()}")
         self.marks_sent = 0
         self.marks_seen = 0
@@ -87,6 +97,7 @@ class Root:
             os.pwrite(self._mark_fd, b"1", 0)
             return target
         except OSError:
+            self.markable = False
             return None
 
     def close(self) -> None:
@@ -114,8 +125,10 @@ class Watcher:
         key = str(path)
         with self._lock:
             root = self.roots.get(key)
-            if root is not None and root.alive:
-                return root
+            if root is not None:
+                if root.alive:
+                    return root
+                self._unschedule(self.roots.pop(key))
             if key in self._failed or not path.is_dir():
                 return None
             root = Root(key)
@@ -142,6 +155,20 @@ class Watcher:
                     root.cond.wait(left)
                 if target is None or root.marks_seen < target:
                     root.changes += 1  # not sure: sync
+
+    def forget(self, keep: set[str]) -> None:
+        """Stop watching every root not in ``keep`` (their searchers were dropped)."""
+        with self._lock:
+            for key in [k for k in self.roots if k not in keep]:
+                self._unschedule(self.roots.pop(key))
+
+    def _unschedule(self, root: Root) -> None:
+        root.close()
+        if self._observer is not None and root.watch is not None:
+            try:
+                self._observer.unschedule(root.watch)
+            except (KeyError, OSError):
+                pass
 
     def stop(self) -> None:
         with self._lock:
@@ -175,7 +202,7 @@ class Freshness:
 
     def __init__(self, watcher: Watcher):
         self.watcher = watcher
-        self.synced: dict[str, int] = {}
+        self.synced: dict[str, tuple[int, int]] = {}
 
     def settle(self, indexes: Iterable[Any]) -> None:
         roots = [self.watcher.root(index.store.root) for index in indexes]
@@ -184,9 +211,9 @@ class Freshness:
     def max_age(self, index: Any) -> float:
         """inf: nothing changed since the last sync, skip the scan; 0: sync now."""
         root = self.watcher.root(index.store.root)
-        if root is None:
+        if root is None or not root.markable:
             return UNWATCHED_MAX_AGE
-        now = root.changes
+        now = (root.epoch, root.changes)
         if self.synced.get(root.path) == now:
             return math.inf
         # recorded before the sync: a change during it is seen by the next search
