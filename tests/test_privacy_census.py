@@ -340,6 +340,9 @@ CLI_NO_OUTSIDE_TEXT = {
     "source add": "records a URL (one holding a credential is refused) and a commit",
     "source update": "records commits", "source list": "reads",
     "source remove": "removes a key",
+    "server start": "starts the memx server; its log holds paths, pids and reasons, no "
+    "memory text (forwarded commands are the 'search'/'context'/'list' entries above)",
+    "server status": "reads", "server stop": "stops the server",
 }
 CLI_DRIVEN = {"add": ("add", "add --scope global", "add --kind policy", "add --anchor"),
               "import": ("import", "import markdown"), "ingest": ("ingest",), "run": ("run",),

@@ -3,6 +3,7 @@ store only after an event in it, and sees a write made just before the search.""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,49 @@ def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Pa
         assert fresh.max_age(watched) == float("inf")
     finally:
         watcher.stop()
+
+
+def test_edits_in_place_one_after_another_are_all_seen(memx: Memx, repo: Path) -> None:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.server.watch import Freshness, Watcher
+
+    memx.ok("add", "--raw", "The nightly build publishes wheels to the mirror")
+    [path] = (repo / ".memx" / "memories").glob("*.yaml")
+    watcher = Watcher()
+    try:
+        searcher = Searcher(Repo(repo))
+        searcher.watch = Freshness(watcher)
+        old, new = "nightly", "fortnightly"
+        for _ in range(12):
+            assert _ids(searcher.search(old, mode="keyword")) == [path.stem]
+            text = path.read_text().replace(old, new)
+            with open(path, "w") as out:
+                out.write(text)
+            old, new = new, old
+    finally:
+        watcher.stop()
+
+
+def test_a_mark_counts_once_however_many_events_it_makes(tmp_path: Path) -> None:
+    """Creating a mark file makes several events (created, closed); counting events
+    instead of reading the mark's number let a search run before an earlier write's
+    event arrived (seen under load)."""
+    from memx_cli.server.watch import Root
+
+    root = Root(str(tmp_path))
+    assert root.send_mark() == 1
+    for _ in range(3):
+        root.event(f"{root.mark_prefix}1", None)
+    assert root.marks_seen == 1
+    assert root.send_mark() == 2
+    assert sorted(p.name for p in (tmp_path / "local").iterdir()) == [
+        f"server-watch-{os.getpid()}-2"]
+    root.event(f"{root.mark_prefix}1", None)  # a late duplicate of the first
+    assert root.marks_seen == 1
+    root.event(f"{root.mark_prefix}2", None)
+    assert root.marks_seen == 2 and root.changes == 0
+    root.event(str(tmp_path / "memories" / "x.yaml"), None)
+    root.event(str(tmp_path / "cache" / "lexical" / "meta.json"), None)
+    assert root.changes == 1
+    root.close()
+    assert list((tmp_path / "local").iterdir()) == []

@@ -33,8 +33,9 @@ from watchdog.events import FileSystemEventHandler
 log = logging.getLogger("memx.server")
 
 WATCHED = ("memories", "archive")
-# How long a search waits for its mark's event before it syncs the store anyway.
-SETTLE_SECONDS = 0.05
+# How long a search waits for its mark's event before it syncs the store anyway (the
+# event takes well under a millisecond; a loaded machine can take far longer).
+SETTLE_SECONDS = 0.2
 # A store that cannot be watched is re-checked like this (generator/search.py).
 UNWATCHED_MAX_AGE = 1.0
 
@@ -56,21 +57,27 @@ class Root:
         # False once the mark cannot be written (a read-only store): then the
         # time-based re-check, since settle could not vouch for it
         self.markable = True
-        self.mark = os.path.join(path, "local", f"server-watch-{os.getpid()}")
+        # Mark N is the file "<prefix>N": an event names the mark it is about, so the
+        # several events one file creation makes (created, closed) are not miscounted.
+        self.mark_prefix = os.path.join(path, "local", f"server-watch-{os.getpid()}-")
         self.marks_sent = 0
         self.marks_seen = 0
         self.cond = threading.Condition()
         self.watch: Any = None
-        self._mark_fd: int | None = None
 
     def event(self, src: str, dest: str | None) -> None:
         for path in (src, dest):
             if not path:
                 continue
-            if path == self.mark:
+            if path.startswith(self.mark_prefix):
+                try:
+                    number = int(path[len(self.mark_prefix):])
+                except ValueError:
+                    continue
                 with self.cond:
-                    self.marks_seen += 1
-                    self.cond.notify_all()
+                    if number > self.marks_seen:
+                        self.marks_seen = number
+                        self.cond.notify_all()
                 continue
             if path == self.path or path == self.prefix:
                 self.changed(gone=not os.path.isdir(self.path))
@@ -86,28 +93,30 @@ class Root:
                 self.alive = False
 
     def send_mark(self) -> int | None:
-        """Write this process's mark; the count to wait for, or None when it cannot."""
+        """Create this process's next mark (and drop the previous one); the number to
+        wait for, or None when it cannot be written."""
+        with self.cond:
+            number = self.marks_sent + 1
         try:
-            if self._mark_fd is None:
-                os.makedirs(os.path.dirname(self.mark), exist_ok=True)
-                self._mark_fd = os.open(self.mark, os.O_WRONLY | os.O_CREAT, 0o600)
-            with self.cond:
-                self.marks_sent += 1
-                target = self.marks_sent
-            os.pwrite(self._mark_fd, b"1", 0)
-            return target
+            os.makedirs(os.path.dirname(self.mark_prefix), exist_ok=True)
+            os.close(os.open(f"{self.mark_prefix}{number}", os.O_WRONLY | os.O_CREAT, 0o600))
         except OSError:
             self.markable = False
             return None
+        with self.cond:
+            self.marks_sent = number
+        self._drop_mark(number - 1)
+        return number
 
-    def close(self) -> None:
-        if self._mark_fd is not None:
-            os.close(self._mark_fd)
-            self._mark_fd = None
+    def _drop_mark(self, number: int) -> None:
+        if number > 0:
             try:
-                os.unlink(self.mark)
+                os.unlink(f"{self.mark_prefix}{number}")
             except OSError:
                 pass
+
+    def close(self) -> None:
+        self._drop_mark(self.marks_sent)
 
 
 class Watcher:
