@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import Memx
+from .test_sources import team_repo  # noqa: F401 - a fixture
 
 THIN = [sys.executable, "-m", "memx_cli.server.client"]
 FULL = [sys.executable, "-m", "memx_cli"]
@@ -312,3 +313,18 @@ def test_dropped_searchers_stop_being_watched(memx: Memx, repo: Path, tmp_path: 
         assert not list((repo / ".memx" / "local").glob("server-watch-*"))
     finally:
         server.watcher.stop()
+
+
+def test_a_notice_given_once_per_searcher_is_given_every_time(served: Path, memx: Memx,
+                                                              team_repo: Path,  # noqa: F811
+                                                              ) -> None:
+    """An unreachable source is noticed each time the stores are opened: once per
+    in-process command, so the server must not keep the searcher that noticed it."""
+    import shutil
+
+    memx.ok("source", "add", "team", str(team_repo))
+    shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources")
+    full = run([*FULL, "search", "webhook"], served)
+    assert b"is not in the cache; run memx source update (skipped)" in full[2]
+    for _ in range(2):
+        assert run([*THIN, "search", "webhook"], served) == full

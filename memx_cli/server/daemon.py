@@ -52,6 +52,7 @@ class Daemon:
         self.searchers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self.socket_path = ""
         self._stop = False
+        self._used: tuple[Any, ...] | None = None  # the searcher key of this request
 
     # ------------------------------------------------------------------ serving
 
@@ -162,6 +163,9 @@ class Daemon:
             if not _enabled_for(cwd):
                 return {"status": "disabled"}, b"", b""
             cli.warm_searcher = self.searcher
+            self._used = None
+            warned = _Counter()
+            logging.getLogger("memx").addHandler(warned)
             try:
                 cli.main(["-C", cwd, *argv])
                 code = 0
@@ -169,6 +173,11 @@ class Daemon:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             finally:
                 cli.warm_searcher = None
+                logging.getLogger("memx").removeHandler(warned)
+            if warned.count and self._used is not None:
+                # A notice a searcher gives once (an unfetched source, a model that
+                # cannot load) is given by every in-process command: start afresh.
+                self.searchers.pop(self._used, None)
             sys.stdout.flush()
             sys.stderr.flush()
             return {"status": "ok", "code": code}, out.getvalue(), err.getvalue()
@@ -179,6 +188,7 @@ class Daemon:
         from memx_cli.generator.search import Searcher
 
         key = _searcher_key(repo)
+        self._used = key
         found = self.searchers.get(key)
         if found is None:
             found = Searcher(repo)
@@ -191,6 +201,17 @@ class Daemon:
                                      for i in s.indexes})
         self.searchers.move_to_end(key)
         return found
+
+
+class _Counter(logging.Handler):
+    """Counts the warnings memx logs during one request."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
 
 
 def _searcher_key(repo: Any) -> tuple[Any, ...]:
