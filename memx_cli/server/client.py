@@ -23,7 +23,10 @@ def entry() -> None:
     argv = sys.argv[1:]
     start = False
     if _forwardable(argv):
-        reply, start = _forward(argv)
+        try:
+            reply, start = _forward(argv)
+        except Exception:  # never fail where the full CLI would not (no AF_UNIX, ...)
+            reply, start = None, False
         if reply is not None:
             _finish(*reply)
     if start:
