@@ -328,3 +328,17 @@ def test_a_notice_given_once_per_searcher_is_given_every_time(served: Path, memx
     assert b"is not in the cache; run memx source update (skipped)" in full[2]
     for _ in range(2):
         assert run([*THIN, "search", "webhook"], served) == full
+
+
+def test_the_server_ends_itself_when_idle(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMX_SERVER_IDLE_TIMEOUT", "5")
+    code, _, err = run([*FULL, "server", "start"], repo)
+    assert code == 0, err
+    info = status()
+    assert info["running"] and info["idle_timeout"] == 5
+    deadline = time.monotonic() + 30
+    while status()["running"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not status()["running"]
+    assert not Path(info["socket"]).exists()
+    assert "idle; exiting" in Path(info["log"]).read_text()

@@ -81,12 +81,12 @@ class Daemon:
                  f"{self.socket_path}; idle timeout {self.idle_timeout:g} s")
         try:
             while not self._stop:
+                if time.monotonic() - self.last_request > self.idle_timeout:
+                    log.info("idle; exiting")
+                    break
                 try:
                     conn, _ = listener.accept()
                 except TimeoutError:
-                    if time.monotonic() - self.last_request > self.idle_timeout:
-                        log.info("idle; exiting")
-                        break
                     continue
                 with conn:
                     self._serve_one(conn)
@@ -109,9 +109,10 @@ class Daemon:
         except (OSError, ProtocolError) as exc:
             log.warning(f"bad request: {exc}")
             return
-        self.last_request = time.monotonic()
         self.requests += 1
         op = request.get("op")
+        if op == "run":  # asking for the status (memx doctor) does not keep it alive
+            self.last_request = time.monotonic()
         try:
             if request.get("proto") != PROTOCOL or request.get("version") != __version__:
                 # another memx: answer only "stop" and "status", and say who we are
