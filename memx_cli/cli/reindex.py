@@ -35,6 +35,8 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
                 last[0] = done
 
         report = index.sync(full=full, progress=progress)
+        if report.vectors:
+            index.compact()  # the vector delta folded into the main file (issue 15)
         if bar is not None:
             bar.render_finish()
         summary[index.store.label] = {

@@ -82,20 +82,16 @@ def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
 
         index = StoreIndex(store, spec)
         if index.sync(want_vectors=True).vectors and index.vectors.exists() and entries:
-            view = index.vectors.view()
             by_key = {memory_key(e.memory.id): e.memory.id for e in entries}
-            keys = [k for k in by_key if k in view]
-            if keys:
-                vectors = np.asarray(view.get(np.asarray(keys, dtype=np.uint64),
-                                              dtype=np.float32)).reshape(len(keys), -1)
-                found = view.search(vectors, min(NEIGHBOURS + 1, len(view)))
-                batch = getattr(found, "counts", None) is not None  # one query: plain Matches
-                rows = found.keys if batch else [found.keys]
-                counts = found.counts if batch else [len(found.keys)]
-                for row, key in enumerate(keys):
-                    for other in rows[row][: counts[row]]:
-                        if int(other) in by_key and int(other) != key:
-                            pair = sorted((by_key[key], by_key[int(other)]))
+            stored = index.vectors.get(list(by_key))
+            if stored:
+                keys = list(stored)
+                found = index.vectors.search_many(np.stack([stored[k] for k in keys]),
+                                                  NEIGHBOURS + 1)
+                for key, near in zip(keys, found):
+                    for other in near:
+                        if other in by_key and other != key:
+                            pair = sorted((by_key[key], by_key[other]))
                             pairs.add((pair[0], pair[1]))
                 return pairs
     pool = Pool(Similarity(None))

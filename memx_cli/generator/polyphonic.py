@@ -281,15 +281,7 @@ class Polyphonic:
             keys = [memory_key(h.id) for h in hits if h.store == index.store.label]
             if keys and index.vectors.exists():
                 try:
-                    import numpy as np
-
-                    view = index.vectors.view()
-                    present = [k for k in keys if k in view]
-                    rows = np.asarray(view.get(np.asarray(present, dtype=np.uint64),
-                                               dtype=np.float32)).reshape(len(present), -1)
-                    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-                    norms[norms == 0] = 1.0
-                    vectors.update(zip(present, rows / norms))
+                    vectors.update(index.vectors.get(keys))
                 except (OSError, ValueError):
                     continue
         keys = [memory_key(h.id) for h in hits]

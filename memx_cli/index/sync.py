@@ -176,7 +176,7 @@ class StoreIndex:
         try:
             self.lexical.searcher()
             if report.vectors and want_vectors:
-                self.vectors.view()
+                self.vectors.check()
         except BaseException as exc:
             if not is_index_error(exc):
                 raise
@@ -341,7 +341,10 @@ class StoreIndex:
             return False
         everything = rebuilt or manifest.model != fingerprint
         if everything:
-            docs = stored_documents(self.lexical)
+            # After a rebuild ``docs`` holds every memory already: read back from the
+            # text index only when the model changed (issue 15: a second full copy).
+            if not rebuilt:
+                docs = stored_documents(self.lexical)
             remove = set()
         else:
             behind = set(manifest.pending) - {d.memory_id for d in docs}
@@ -373,12 +376,19 @@ class StoreIndex:
         # "current", so the next reader rebuilds instead of answering from a half-built
         # index with a silent empty list (issue 14).
         for path in (self.state_path, self.dir / "lexical", self.dir / "vectors.usearch",
-                     self.manifest_path):
+                     self.vectors.delta_path, self.manifest_path):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
+
+    def compact(self) -> bool:
+        """Fold the vector delta into the main vector file (issue 15): for a process that
+        lives on, when it is idle, and at the end of ``memx reindex``. False when there
+        was nothing to fold."""
+        with self.store.lock():
+            return self.vectors.compact()
 
     # ------------------------------------------------------------ state
 

@@ -1,0 +1,133 @@
+"""Vector updates go to a small delta segment beside the main usearch file (issue 15):
+one added memory no longer rewrites the whole file, and searches over main + delta
+answer exactly as a fresh full build of the same memories does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from memx_cli import embed
+from memx_cli.index import StoreIndex
+from memx_cli.store.repo import Repo
+
+from .conftest import Memx
+
+QUERIES = ["database connection pool exhausted", "rotate the staging password",
+           "flaky test in the payment service", "docker build cache", "release checklist",
+           "timezone bug in the scheduler"]
+TOPICS = ["database connection pool", "staging password", "payment service test",
+          "docker build cache", "release checklist", "scheduler timezone", "log rotation",
+          "feature flag rollout"]
+
+
+def _records(start: int, count: int) -> str:
+    rows = []
+    for i in range(start, start + count):
+        record = {"content": f"note {i}: the {TOPICS[i % len(TOPICS)]} needs care "
+                             f"(case {i * 37 % 101}, owner team {i % 5})",
+                  "tags": [f"t{i % 4}"]}
+        if i % 3 == 0:  # transcript turns: neighbours mix into each other's vectors
+            record["source"] = {"type": "transcript", "session": f"s{i % 4}"}
+        rows.append(json.dumps(record))
+    return "\n".join(rows) + "\n"
+
+
+def _import(memx: Memx, repo: Path, start: int, count: int) -> None:
+    path = repo / f"batch{start}.jsonl"
+    path.write_text(_records(start, count))
+    memx.ok("import", str(path), "--raw")
+    path.unlink()
+
+
+def _top(index: StoreIndex) -> list[list[tuple[int, float]]]:
+    index.sync(want_vectors=True)
+    encoder = embed.load_encoder(None)
+    out = []
+    for query in QUERIES:
+        found = index.vectors.search(encoder.encode([query])[0], 10)
+        out.append(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+    return out
+
+
+def _fresh(repo: Path, tmp_path: Path) -> list[list[tuple[int, float]]]:
+    """The same memories indexed from nothing, in a copy of the repository."""
+    copy = tmp_path / "fresh"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(repo, copy, symlinks=True)
+    shutil.rmtree(copy / ".memx" / "cache", ignore_errors=True)
+    return _top(StoreIndex(Repo.discover(copy).store, None))
+
+
+def _same(got: list[list[tuple[int, float]]], want: list[list[tuple[int, float]]]) -> None:
+    for got_row, want_row in zip(got, want, strict=True):
+        assert [k for k, _ in got_row] == [k for k, _ in want_row]
+        for (_, a), (_, b) in zip(got_row, want_row):
+            assert abs(a - b) < 1e-6
+
+
+def _edit(path: Path, content: str) -> None:
+    text = path.read_text()
+    old = text.split("content: ", 1)[1].splitlines()[0]
+    path.write_text(text.replace(old, content))
+
+
+def test_delta_answers_as_a_full_build(memx: Memx, repo: Path, tmp_path: Path) -> None:
+    _import(memx, repo, 0, 150)
+    index = StoreIndex(Repo.discover(repo).store, None)
+    _top(index)
+    main = repo / ".memx" / "cache" / "vectors.usearch"
+    before = main.stat()
+
+    _import(memx, repo, 150, 6)
+    files = sorted((repo / ".memx" / "memories").glob("*.yaml"))
+    _edit(files[10], "the scheduler drops jobs when the timezone changes at midnight")
+    _edit(files[40], "docker build cache is invalidated by the copied lock file")
+    files[20].unlink()
+    files[99].unlink()
+    got = _top(StoreIndex(Repo.discover(repo).store, None))
+
+    after = main.stat()  # the main file was neither rewritten nor replaced
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert (repo / ".memx" / "cache" / "vectors.delta").is_file()
+    want = _fresh(repo, tmp_path)
+    _same(got, want)
+
+    # Compaction folds the delta into a new main file; the answers stay the same.
+    index = StoreIndex(Repo.discover(repo).store, None)
+    delta = (repo / ".memx" / "cache" / "vectors.delta").read_bytes()
+    index.compact()
+    assert not (repo / ".memx" / "cache" / "vectors.delta").exists()
+    assert main.stat().st_ino != before.st_ino
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), want)
+
+    # Killed after the new main replaced the old one but before the delta was removed:
+    # the delta repeats what the main file holds, and applying it again changes nothing.
+    (repo / ".memx" / "cache" / "vectors.delta").write_bytes(delta)
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), want)
+
+
+def test_reindex_compacts_the_delta(memx: Memx, repo: Path, tmp_path: Path) -> None:
+    _import(memx, repo, 0, 40)
+    _top(StoreIndex(Repo.discover(repo).store, None))
+    _import(memx, repo, 40, 3)
+    _top(StoreIndex(Repo.discover(repo).store, None))
+    assert (repo / ".memx" / "cache" / "vectors.delta").is_file()
+    memx.ok("reindex")
+    assert not (repo / ".memx" / "cache" / "vectors.delta").exists()
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))
+
+
+def test_damaged_delta_is_rebuilt_with_a_notice(memx: Memx, repo: Path,
+                                                tmp_path: Path) -> None:
+    _import(memx, repo, 0, 30)
+    _top(StoreIndex(Repo.discover(repo).store, None))
+    _import(memx, repo, 30, 2)
+    _top(StoreIndex(Repo.discover(repo).store, None))
+    (repo / ".memx" / "cache" / "vectors.delta").write_bytes(b"junk")
+    result = memx("search", "docker build cache", "--mode", "hybrid")
+    assert result.code == 0
+    assert result.err == ("memx: warning: search index in .memx/cache is unreadable "
+                          "(vectors.delta: not a vector delta); rebuilding it\n")
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))
