@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -14,6 +16,7 @@ from memx_cli.store import memory as memfmt
 from memx_cli.store.ids import is_valid_id
 from memx_cli.store.memory import VERACITIES, Memory
 from memx_cli.store.records import WriteResult, build
+from memx_cli.store.files import Store
 from memx_cli.store.repo import Repo
 
 # Fields build() handles; every other memory field is passed through and checked.
@@ -66,6 +69,14 @@ def _jsonl(data: bytes) -> Iterator[tuple[int, Any]]:
 
 def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
     """Check one import record; errors name the record."""
+    return checked_record(repo, record, where, raw)[0]
+
+
+def checked_record(repo: Repo, record: Any, where: int,
+                   raw: bool) -> tuple[Memory, bytes | None]:
+    """``to_memory``, and the memory's file bytes when the check produced them already
+    (the record was in the file's own form): a raw import then writes them as they are
+    instead of dumping the memory a second time (issue 15)."""
     if not isinstance(record, dict):
         raise MemxError(f"import: record {where}: expected an object with at least 'content'")
     unknown = sorted(set(record) - IMPORT_KEYS)
@@ -103,8 +114,12 @@ def to_memory(repo: Repo, record: Any, where: int, raw: bool) -> Memory:
                 data[name] = value
         if "id" in record and not is_valid_id(str(record["id"])):
             data["id"] = mem.id  # a foreign id is kept in source, not as the file name
+        data = {name: data[name] for name in memfmt.FIELD_NAMES if name in data}
         # Every field is checked exactly as it would be in a file.
-        return memfmt.load(memfmt.dump_data(data))
+        text = memfmt.dump_data(data)
+        mem = memfmt.load(text)
+        same = list(mem.to_dict().items()) == list(data.items())
+        return mem, text.encode("utf-8") if same else None
     except (MemxError, ValueError, TypeError) as exc:
         message = str(exc).split(": ", 1)[1] if str(exc).startswith("<memory>") else str(exc)
         raise MemxError(f"import: record {where}: {message}") from None
@@ -169,10 +184,13 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
     repo.require_store()
     memories: list[Memory] = []
     digests: list[str] = []
+    encoded: dict[str, bytes] = {}  # raw: the file bytes the check made already
     first: dict[str, int] = {}
     for where, rec in read_records(stream):
-        mem = to_memory(repo, rec, where, raw)
-        digests.append(_digest(rec))
+        mem, blob = checked_record(repo, rec, where, raw)
+        digests.append("" if raw else _digest(rec))
+        if raw and blob is not None:
+            encoded[mem.id] = blob
         if mem.id in first:  # the second would overwrite the first (issue 14)
             raise MemxError(f"import: records {first[mem.id]} and {where} have the same id "
                             f"{mem.id}; keep one of them")
@@ -189,10 +207,11 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
     # of imported records remembers them, the ones the Curator folded into another
     # memory too. Repeats within one import are the Curator's to fold, as before.
     done = set() if raw else intents.read_journal(repo.store)
+    stored = _stored_names({id(repo.store_for(m.scope)): repo.store_for(m.scope)
+                            for m in memories}.values())
     for mem, digest in zip(memories, digests):
         store = repo.store_for(mem.scope)
-        if (store.path_for(mem.id).exists() or store.path_for(mem.id, archived=True).exists()
-                or digest in done):
+        if f"{mem.id}.yaml" in stored.get(id(store), ()) or digest in done:
             skipped += 1
         else:
             fresh.append(mem)
@@ -203,10 +222,22 @@ def import_records(repo: Repo, stream: IO[bytes], raw: bool = False,
     entries = [[m.id, d] for m, d in zip(fresh, fresh_digests)] if not raw else [
         [m.id, None] for m in fresh]
     with intents.intent(repo.store, "import", entries=entries):
-        results = ace.write(repo, fresh, raw=raw, progress=progress)
+        results = ace.write(repo, fresh, raw=raw, progress=progress, encoded=encoded)
         if not raw:
             intents.append_journal(repo.store, fresh_digests)
     return results, skipped
+
+
+def _stored_names(stores: Iterable[Store]) -> dict[int, set[str]]:
+    """The file names of every live and archived memory per store: one listing instead
+    of two stats per record."""
+    names: dict[int, set[str]] = {}
+    for store in stores:
+        found = names.setdefault(id(store), set())
+        for directory in (store.memories_dir, store.archive_dir):
+            with contextlib.suppress(FileNotFoundError):
+                found.update(os.listdir(directory))
+    return names
 
 
 def _digest(record: Any) -> str:

@@ -9,7 +9,7 @@ stored exactly as given: no sanitizing, no dedup.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from memx_cli.anchors import auto as autoanchor
 from memx_cli.errors import MemxError
@@ -30,8 +30,10 @@ Progress = Callable[[str, int, int], None]
 
 
 def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
-          progress: Progress | None = None) -> list[WriteResult]:
-    """Store ``memories`` (all checked already); returns what happened to each, in order."""
+          progress: Progress | None = None,
+          encoded: Mapping[str, bytes] | None = None) -> list[WriteResult]:
+    """Store ``memories`` (all checked already); returns what happened to each, in order.
+    ``encoded``: file bytes of some of them, made by the caller's check, for ACE off."""
     results: list[WriteResult] = []
     by_store: dict[int, list[Memory]] = {}
     total = len(memories)
@@ -61,7 +63,7 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
             written = write_curated(repo, store, group,
                                     _offset(progress, len(by_id), total), index)
         else:
-            store.write_many(group, raw=True)  # SPEC 3: ACE off stores it as given
+            store.write_many(group, raw=True, encoded=encoded)  # SPEC 3: stored as given
             written = [WriteResult("added", m, store.path_for(m.id)) for m in group]
         by_id.update((m.id, r) for m, r in zip(group, written))
         # Every file written: a merge, supersede or conflict changes the other memory too.

@@ -11,12 +11,12 @@ import contextlib
 import errno
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError, StoreError
-from memx_cli.fsutil import atomic_write, locked
+from memx_cli.fsutil import atomic_write, atomic_write_many, locked
 from memx_cli.store import memory as memfmt
 from memx_cli.store import merge3
 from memx_cli.store.ids import ID_LENGTH, abbreviate, normalize_prefix
@@ -213,17 +213,21 @@ class Store:
             atomic_write(path, memfmt.dump(new), tmp_dir=self.tmp_dir)
         return new
 
-    def write_many(self, memories: list[Memory], *, raw: bool = False) -> None:
+    def write_many(self, memories: list[Memory], *, raw: bool = False,
+                   encoded: Mapping[str, bytes] | None = None) -> None:
         """Write several memories under one lock (each file still atomic).
 
         Every free-text field is masked first (the privacy gate, issue 12); ``raw=True``
         is ACE off (``--raw``, ``ace.enabled: false``), which SPEC 3 stores as given.
         Masking is idempotent, so text the ACE path masked already comes out the same.
+        ``encoded`` (with ``raw``) holds the file bytes of some memories, made already.
         """
-        data = [(m.id, memfmt.dump(m if raw else self.masker(m))) for m in memories]
+        known = encoded if raw and encoded is not None else {}
+        data = [(self.path_for(m.id),
+                 known.get(m.id) or memfmt.dump(m if raw else self.masker(m)))
+                for m in memories]
         with self.lock():
-            for memory_id, blob in data:
-                atomic_write(self.path_for(memory_id), blob, tmp_dir=self.tmp_dir)
+            atomic_write_many(data, self.tmp_dir)
 
     def remove(self, memory_id: str) -> Path:
         path = self.path_for(memory_id)

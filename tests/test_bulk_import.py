@@ -1,0 +1,85 @@
+"""`memx import --raw` writes in batches (issue 15): each file atomic and synced, one
+folder sync per batch, one index update at the end; killed midway it leaves whole files
+only, and running the import again completes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from memx_cli import fsutil
+from memx_cli.store.ids import new_id
+
+from .conftest import Memx
+
+MEMX = [sys.executable, "-m", "memx_cli"]
+
+
+def _records(count: int) -> list[dict[str, object]]:
+    start = 1_780_000_000_000
+    return [{"id": new_id(start + n), "content": f"service {n} restarts nightly at {n % 24}h",
+             "tags": [f"svc{n % 7}"], "source": {"type": "transcript", "session": f"s{n // 10}"}}
+            for n in range(count)]
+
+
+def test_one_folder_sync_per_batch(memx: Memx, repo: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    memories = repo / ".memx" / "memories"
+    synced: list[Path] = []
+    real = fsutil._fsync_dir
+
+    def spy(directory: Path) -> None:
+        synced.append(directory)
+        real(directory)
+
+    monkeypatch.setattr(fsutil, "_fsync_dir", spy)
+    monkeypatch.setattr(fsutil, "WRITE_BATCH", 40)
+    payload = repo / "records.jsonl"
+    records = _records(85)
+    payload.write_text("\n".join(json.dumps(r) for r in records))
+    assert memx.ok("import", "--raw", str(payload)) == f"Imported {len(records)} memories\n"
+    assert synced.count(memories) == 3
+    names = sorted(p.stem for p in memories.glob("*.yaml"))
+    assert names == sorted(str(r["id"]) for r in records)
+    first = yaml.safe_load((memories / f"{records[0]['id']}.yaml").read_text())
+    assert (first["content"], first["tags"]) == (records[0]["content"], records[0]["tags"])
+
+
+def test_killed_import_leaves_whole_files_and_completes(memx: Memx, repo: Path) -> None:
+    records = _records(2 * fsutil.WRITE_BATCH)
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r) for r in records))
+    memories = repo / ".memx" / "memories"
+    proc = subprocess.Popen([*MEMX, "import", "--raw", str(payload)], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(name.endswith(".yaml") for name in os.listdir(memories)):
+            break
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    written = sorted(memories.glob("*.yaml"))
+    assert 0 < len(written) < len(records)  # killed midway
+    by_id = {str(r["id"]): r for r in records}
+    for path in written:  # whole files only: each parses and holds its record
+        assert yaml.safe_load(path.read_text())["content"] == by_id[path.stem]["content"]
+    assert sorted(os.listdir(memories)) == [p.name for p in written]  # no temporary here
+
+    result = memx("import", "--raw", str(payload))
+    assert result.code == 0
+    assert result.out == (f"Imported {len(records) - len(written)} memories, "
+                          f"{len(written)} already present\n")
+    assert sorted(p.stem for p in memories.glob("*.yaml")) == sorted(by_id)
+    tmp = repo / ".memx" / "local" / "tmp"
+    assert not tmp.exists() or os.listdir(tmp) == []
+    assert memx("validate").code == 0
