@@ -62,14 +62,16 @@ def embed_documents(encoder: Any, docs: list[IndexDoc]) -> Any:
     import numpy as np
 
     # In batches: the encoder's working arrays grow with texts x tokens x dims.
-    own = np.concatenate([encoder.encode([d.content for d in docs[i:i + ENCODE_BATCH]])
-                          for i in range(0, len(docs), ENCODE_BATCH)])
-    mixed = own.copy()
+    own = np.empty((len(docs), encoder.dim), dtype=np.float32)
+    for i in range(0, len(docs), ENCODE_BATCH):
+        own[i:i + ENCODE_BATCH] = encoder.encode([d.content for d in docs[i:i + ENCODE_BATCH]])
     by_group: dict[str, list[int]] = {}
     for row, doc in enumerate(docs):
         group = source_group(doc.stored.get("source") or {})
         if group is not None:
             by_group.setdefault(group, []).append(row)
+    # A second matrix only when neighbours mix (issue 15: no three full float32 copies).
+    mixed = own.copy() if any(len(rows) > 1 for rows in by_group.values()) else own
     for rows in by_group.values():
         rows.sort(key=lambda r: (docs[r].stored["created_at"], docs[r].memory_id))
         for at, row in enumerate(rows):
@@ -78,7 +80,8 @@ def embed_documents(encoder: Any, docs: list[IndexDoc]) -> Any:
                     mixed[row] += VECTOR_NEIGHBOUR_WEIGHT * own[rows[near]]
     norms = np.linalg.norm(mixed, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return mixed / norms
+    mixed /= norms
+    return mixed
 
 
 def stored_documents(lexical: LexicalIndex, ids: Iterable[str] | None = None) -> list[IndexDoc]:

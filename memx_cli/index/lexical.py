@@ -8,8 +8,9 @@ lower weight). The whole memory is stored as JSON so results need no YAML parsin
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,10 +100,20 @@ class LexicalIndex:
 
     def apply(self, remove_ids: Iterable[str], add: Sequence[IndexDoc]) -> None:
         """Delete documents by memory id and add new ones, in one commit."""
+        with self.writer() as write:
+            write([], remove_ids)
+            write(add)
+
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[Callable[..., None]]:
+        """One commit for many batches: yields ``write(docs, remove_ids=())``; commits
+        when the block ends, rolls back when it raises. The writer's heap is bounded, so
+        a rebuild streams documents through it (issue 15)."""
         import tantivy
 
         writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
-        try:
+
+        def write(add: Sequence[IndexDoc], remove_ids: Iterable[str] = ()) -> None:
             for memory_id in remove_ids:
                 writer.delete_documents_by_term("id", memory_id)
             for doc in add:
@@ -118,6 +129,9 @@ class LexicalIndex:
                 entry.add_bytes("doc", json.dumps(doc.stored, ensure_ascii=False,
                                                   separators=(",", ":")).encode())
                 writer.add_document(entry)
+
+        try:
+            yield write
             writer.commit()
             writer.wait_merging_threads()
         except BaseException:

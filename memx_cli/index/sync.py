@@ -246,6 +246,7 @@ class StoreIndex:
             self._wipe()
             manifest = Manifest()
             report.rebuilt = True
+            return self._rebuild(manifest, seen, progress, want_vectors, report)
         try:
             self.lexical.open(create=True)
         except (OSError, ValueError) as exc:
@@ -323,6 +324,21 @@ class StoreIndex:
             progress(total, total)
         return report
 
+    def _rebuild(self, manifest: Manifest, seen: dict[str, Seen], progress: Progress | None,
+                 want_vectors: bool, report: SyncReport) -> SyncReport:
+        """Everything from the files, streamed in batches (index/rebuild.py)."""
+        from memx_cli.index.rebuild import rebuild
+
+        self.lexical.open(create=True)
+        done = rebuild(self.store, seen, self.lexical, self.vectors,
+                       self.encoder() if want_vectors else None, progress)
+        manifest.files = done.files
+        manifest.model = self._model_fingerprint() if done.vectors else None
+        report.added, report.vectors = len(done.files), done.vectors
+        manifest.save(self.manifest_path)
+        self._manifest = manifest
+        return report
+
     def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
                         want: bool, rebuilt: bool) -> bool:
         fingerprint = self._model_fingerprint()
@@ -341,10 +357,7 @@ class StoreIndex:
             return False
         everything = rebuilt or manifest.model != fingerprint
         if everything:
-            # After a rebuild ``docs`` holds every memory already: read back from the
-            # text index only when the model changed (issue 15: a second full copy).
-            if not rebuilt:
-                docs = stored_documents(self.lexical)
+            docs = stored_documents(self.lexical)
             remove = set()
         else:
             behind = set(manifest.pending) - {d.memory_id for d in docs}

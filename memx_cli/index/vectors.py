@@ -219,6 +219,18 @@ class VectorIndex:
             self.delta_path.unlink()
         self.refresh()
 
+    def new_graph(self, ndim: int) -> Graph:
+        """An empty graph to fill in batches, then ``save_graph`` (a full rebuild)."""
+        return Graph(self._empty(ndim))
+
+    def save_graph(self, graph: Graph) -> None:
+        """Replace the main file with ``graph``; any delta described the old one."""
+        with contextlib.suppress(FileNotFoundError):
+            self.delta_path.unlink()
+        with replacing(self.path, durable=False) as tmp:
+            graph.index.save(str(tmp))
+        self.refresh()
+
     # ------------------------------------------------------------ reading
 
     def count(self) -> int:
@@ -295,3 +307,15 @@ class VectorIndex:
 
         query = np.asarray(query, dtype=np.float32)
         return {k: float(v @ query) for k, v in self.get(keys).items()}
+
+
+class Graph:
+    """A vector graph being built in memory."""
+
+    def __init__(self, index: Any):
+        self.index = index
+
+    def add(self, keys: Sequence[int], vectors: Any) -> None:
+        import numpy as np
+
+        self.index.add(np.asarray(keys, dtype=np.uint64), vectors)

@@ -134,9 +134,14 @@ class Store:
                              "aside (memories live in that directory)") from None
         return sorted(n for n in names if n.endswith(".yaml") and n[0] != ".")
 
-    def read_file(self, path: Path) -> Memory:
+    def read_file(self, path: Path, data: bytes | None = None) -> Memory:
+        """Parse the memory file at ``path`` (from ``data`` when read already)."""
         try:
-            data = read_regular(path, MAX_FILE_BYTES)
+            if data is None:
+                data = read_regular(path, MAX_FILE_BYTES)
+            elif len(data) > MAX_FILE_BYTES:
+                raise OSError(errno.EFBIG, f"{len(data)} bytes, over the limit of "
+                              f"{MAX_FILE_BYTES}", str(path))
         except NotRegularFileError:
             raise InvalidMemoryError(
                 f"{self.display(path)}: not a regular file; move it out of the store") from None
