@@ -89,9 +89,9 @@ def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
                 found = index.vectors.search_many(np.stack([stored[k] for k in keys]),
                                                   NEIGHBOURS + 1)
                 for key, near in zip(keys, found):
-                    for other in near:
-                        if other in by_key and other != key:
-                            pair = sorted((by_key[key], by_key[other]))
+                    for neighbour in near:
+                        if neighbour in by_key and neighbour != key:
+                            pair = sorted((by_key[key], by_key[neighbour]))
                             pairs.add((pair[0], pair[1]))
                 return pairs
     pool = Pool(Similarity(None))

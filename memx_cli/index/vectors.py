@@ -197,8 +197,11 @@ class VectorIndex:
         import numpy as np
         from usearch.index import Index
 
+        index: Any
         if base is not None:
             index = Index.restore(str(self.path), view=False)
+            if index is None:
+                raise ValueError(f"{self.path}: not a usearch index")
         else:
             # Without a base, a delta left behind describes another main file.
             with contextlib.suppress(FileNotFoundError):
@@ -256,7 +259,7 @@ class VectorIndex:
         hidden = delta.size() if delta is not None else 0
         wanted = min(count + hidden, len(view))
         if wanted:
-            found = view.search(queries, wanted, exact=len(view) <= EXACT_BELOW)
+            found: Any = view.search(queries, wanted, exact=len(view) <= EXACT_BELOW)
             many = getattr(found, "counts", None) is not None
             for row in range(len(queries)):
                 keys = found.keys[row] if many else found.keys
@@ -268,7 +271,7 @@ class VectorIndex:
         if delta is not None and len(delta):
             # Exact search over the delta, with usearch's own kernel: the same scores a
             # graph holding these vectors gives.
-            near = exact_search(delta.vectors, queries.astype(np.float16),
+            near: Any = exact_search(delta.vectors, queries.astype(np.float16),
                                 min(count, len(delta)), MetricKind.Cos, exact=True)
             many = getattr(near, "counts", None) is not None
             for row in range(len(queries)):

@@ -13,10 +13,10 @@ from memx_cli.errors import MemxError
 from memx_cli.operations import write as ace
 from memx_cli.store import intents
 from memx_cli.store import memory as memfmt
+from memx_cli.store.files import Store
 from memx_cli.store.ids import is_valid_id
 from memx_cli.store.memory import VERACITIES, Memory
 from memx_cli.store.records import WriteResult, build
-from memx_cli.store.files import Store
 from memx_cli.store.repo import Repo
 
 # Fields build() handles; every other memory field is passed through and checked.
