@@ -7,8 +7,8 @@ A missing, corrupt or incompatible index is rebuilt with a one-line notice. The 
 stays the only truth: deleting ``cache/`` loses nothing.
 
 Modules: ``sync`` (StoreIndex: compare files with the manifest, update what changed),
-``documents`` (what is indexed per memory), ``keys``, ``lexical`` (tantivy), ``vectors``
-(usearch), ``manifest``.
+``rebuild`` (the full rebuild, streamed), ``documents`` (what is indexed per memory),
+``keys``, ``lexical`` (tantivy), ``vectors`` (usearch: graph plus delta), ``manifest``.
 """
 
 from memx_cli.index.keys import is_index_error, memory_key, source_group
