@@ -256,7 +256,9 @@ class VectorIndex:
         view, delta = self._load()
         queries = np.asarray(queries, dtype=np.float32).reshape(len(queries), -1)
         results: list[dict[int, float]] = [{} for _ in range(len(queries))]
-        hidden = delta.size() if delta is not None else 0
+        # Stale keys (removed or changed: every changed key the graph holds) may take
+        # places of the graph's answer: ask for that many more.
+        hidden = len(delta.stale) if delta is not None else 0
         wanted = min(count + hidden, len(view))
         if wanted:
             found: Any = view.search(queries, wanted, exact=len(view) <= EXACT_BELOW)
