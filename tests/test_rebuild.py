@@ -69,4 +69,5 @@ def test_parsing_in_worker_processes_builds_the_same(memx: Memx, repo: Path,
     whole = _snapshot(repo, ids)
     monkeypatch.setattr(rebuild, "BATCH", 5)
     monkeypatch.setattr(rebuild, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(rebuild, "_idle_cores", lambda: 2)
     assert _snapshot(repo, ids) == whole

@@ -116,15 +116,27 @@ def _parse(batch: list[tuple[str, Seen]]) -> Parsed:
     return out
 
 
+def _idle_cores() -> int:
+    """Cores no other process is using now: on a busy machine the workers only add their
+    pickling to the work (measured at 100k with a load of 13 on 2 cores: 54 s of CPU
+    and 142 s against 39 s and 92 s in this process alone)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return 1
+    return max(0, int((os.cpu_count() or 1) - load))
+
+
 def _parsed(store: Store, seen: dict[str, Seen]) -> Iterator[Parsed]:
     """The files of ``seen`` parsed, a batch at a time in id order. Large stores are
-    parsed by worker processes (forked: no start-up cost but the fork itself) while
-    this one indexes; at most ``AHEAD`` batches wait, so memory stays bounded."""
+    parsed by worker processes on idle cores (forked: no start-up cost but the fork
+    itself) while this one indexes; at most ``AHEAD`` batches wait, so memory stays
+    bounded."""
     global _store
     items = sorted(seen.items())
     batches = [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
     _store = store
-    workers = min(PARSERS, (os.cpu_count() or 1), len(batches) - 1)
+    workers = min(PARSERS, _idle_cores(), len(batches) - 1)
     if len(items) < PARALLEL_FROM or workers < 1 or not hasattr(os, "fork"):
         for batch in batches:
             yield _parse(batch)
