@@ -84,7 +84,8 @@ def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path) -> Non
     files = list(dict(files).items())  # one name twice: the last bytes win, as in order
     if not files:
         return
-    tmp_dir.mkdir(parents=True, exist_ok=True)
+    for directory in {tmp_dir, *(path.parent for path, _ in files)}:
+        directory.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()
 
     def stage(item: tuple[Path, bytes]) -> Path:
