@@ -131,3 +131,15 @@ def test_damaged_delta_is_rebuilt_with_a_notice(memx: Memx, repo: Path,
     assert result.err == ("memx: warning: search index in .memx/cache is unreadable "
                           "(vectors.delta: not a vector delta); rebuilding it\n")
     _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))
+
+
+def test_removals_alone_go_to_the_delta(memx: Memx, repo: Path, tmp_path: Path) -> None:
+    _import(memx, repo, 0, 40)
+    _top(StoreIndex(Repo.discover(repo).store, None))
+    main = (repo / ".memx" / "cache" / "vectors.usearch").stat()
+    for path in sorted((repo / ".memx" / "memories").glob("*.yaml"))[5:9]:
+        path.unlink()
+    got = _top(StoreIndex(Repo.discover(repo).store, None))
+    assert (repo / ".memx" / "cache" / "vectors.usearch").stat().st_ino == main.st_ino
+    assert (repo / ".memx" / "cache" / "vectors.delta").is_file()
+    _same(got, _fresh(repo, tmp_path))

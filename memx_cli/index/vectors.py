@@ -74,9 +74,9 @@ class Delta:
         gone = {int(k) for k in remove} | {int(k) for k in keys}
         kept = [row for row, k in enumerate(self.keys) if int(k) not in gone]
         new_keys = np.concatenate([self.keys[kept], np.asarray(keys, dtype=np.uint64)])
-        new_vectors = np.concatenate([self.vectors[kept].reshape(len(kept), self.ndim),
-                                      np.asarray(vectors, dtype=np.float16).reshape(
-                                          len(keys), self.ndim)])
+        added = (np.asarray(vectors, dtype=np.float16).reshape(len(keys), self.ndim)
+                 if len(keys) else np.zeros((0, self.ndim), dtype=np.float16))
+        new_vectors = np.concatenate([self.vectors[kept].reshape(len(kept), self.ndim), added])
         stale = self._stale | {k for k in gone if in_main(k)}
         return Delta(self.ndim, new_keys, new_vectors,
                      np.asarray(sorted(stale), dtype=np.uint64))
