@@ -8,8 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from memx_cli import embed
-from memx_cli.index import StoreIndex
+from memx_cli.index import StoreIndex, vectors
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx
@@ -97,7 +99,8 @@ def test_delta_answers_as_a_full_build(memx: Memx, repo: Path, tmp_path: Path) -
     # Compaction folds the delta into a new main file; the answers stay the same.
     index = StoreIndex(Repo.discover(repo).store, None)
     delta = (repo / ".memx" / "cache" / "vectors.delta").read_bytes()
-    index.compact()
+    assert not index.compact()  # a few rows: not worth a new main file yet
+    assert index.compact(force=True)
     assert not (repo / ".memx" / "cache" / "vectors.delta").exists()
     assert main.stat().st_ino != before.st_ino
     _same(_top(StoreIndex(Repo.discover(repo).store, None)), want)
@@ -108,12 +111,19 @@ def test_delta_answers_as_a_full_build(memx: Memx, repo: Path, tmp_path: Path) -
     _same(_top(StoreIndex(Repo.discover(repo).store, None)), want)
 
 
-def test_reindex_compacts_the_delta(memx: Memx, repo: Path, tmp_path: Path) -> None:
+def test_reindex_compacts_a_grown_delta(memx: Memx, repo: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     _import(memx, repo, 0, 40)
     _top(StoreIndex(Repo.discover(repo).store, None))
     _import(memx, repo, 40, 3)
     _top(StoreIndex(Repo.discover(repo).store, None))
-    assert (repo / ".memx" / "cache" / "vectors.delta").is_file()
+    path = repo / ".memx" / "cache" / "vectors.delta"
+    delta = vectors.Delta.load(path)
+    assert delta is not None
+    monkeypatch.setattr(vectors, "COMPACT_AT", delta.size() + 1)
+    memx.ok("reindex")
+    assert path.is_file()  # not grown enough: kept
+    monkeypatch.setattr(vectors, "COMPACT_AT", delta.size())
     memx.ok("reindex")
     assert not (repo / ".memx" / "cache" / "vectors.delta").exists()
     _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))

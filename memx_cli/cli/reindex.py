@@ -16,8 +16,8 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
     """Bring the search indexes up to date with the memory files.
 
     Every search does this by itself for what changed; run it to rebuild after an
-    upgrade or to pay the cost up front. It also folds the recent vector changes into
-    the main vector file. Shows progress on a terminal.
+    upgrade or to pay the cost up front. It also folds recent vector changes into the
+    main vector file once there are a few hundred. Shows progress on a terminal.
     """
     from memx_cli.index import StoreIndex
 

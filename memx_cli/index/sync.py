@@ -396,12 +396,14 @@ class StoreIndex:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
 
-    def compact(self) -> bool:
-        """Fold the vector delta into the main vector file (issue 15): for a process that
-        lives on, when it is idle, and at the end of ``memx reindex``. False when there
-        was nothing to fold."""
+    def compact(self, force: bool = False) -> bool:
+        """Fold the vector delta into the main vector file (issue 15) when it has grown
+        past ``COMPACT_AT`` rows (any size with ``force``): for a process that lives on,
+        when it is idle, and at the end of ``memx reindex``. False when nothing was done."""
+        from memx_cli.index.vectors import COMPACT_AT
+
         with self.store.lock():
-            return self.vectors.compact()
+            return self.vectors.compact(1 if force else COMPACT_AT)
 
     # ------------------------------------------------------------ state
 

@@ -29,6 +29,10 @@ DTYPE = "f16"
 # main file: a search scans the delta exactly (2k x 256 halves: ~0.1 ms), and each update
 # rewrites it (1 MB at this size), while one compaction at 100k costs ~0.3 s.
 DELTA_LIMIT = 2048
+# Rows past which a process with time to spare (`memx reindex`, a long-lived server when
+# idle) folds the delta: below it, rewriting the main file (~0.3 s at 100k) costs more
+# than the delta's exact search ever will.
+COMPACT_AT = 256
 # Up to this many vectors the main file is searched exactly too (~0.2 ms): a graph search
 # is approximate, and two graphs of the same vectors built in another order can disagree
 # on the last places of a top 10; below this size nothing does.
@@ -180,13 +184,14 @@ class VectorIndex:
             delta.save(self.delta_path)
         self.refresh()
 
-    def compact(self) -> bool:
-        """Fold the delta into a new main file; False when there was nothing to fold."""
+    def compact(self, at_least: int = 1) -> bool:
+        """Fold the delta into a new main file when it has ``at_least`` rows; False when
+        there was nothing (or too little) to fold."""
         self.refresh()
         if not self.delta_path.exists() or not self.exists():
             return False
         view, delta = self._load()
-        if delta is None:
+        if delta is None or delta.size() < at_least:
             return False
         self._write_main(view.ndim, view, delta, [], None)
         return True
