@@ -155,3 +155,31 @@ def test_removals_alone_go_to_the_delta(memx: Memx, repo: Path, tmp_path: Path) 
     assert (repo / ".memx" / "cache" / "vectors.usearch").stat().st_ino == main.st_ino
     assert (repo / ".memx" / "cache" / "vectors.delta").is_file()
     _same(got, _fresh(repo, tmp_path))
+
+
+def test_server_folds_a_grown_delta_when_idle(memx: Memx, repo: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.server import daemon
+
+    _import(memx, repo, 0, 40)
+    searcher = Searcher(Repo.discover(repo))
+    searcher.search("docker build cache", mode="hybrid", record_recalls=False)
+    _import(memx, repo, 40, 3)
+    searcher.search("docker build cache", mode="hybrid", record_recalls=False)
+    path = repo / ".memx" / "cache" / "vectors.delta"
+    assert path.is_file()
+    monkeypatch.setattr(vectors, "COMPACT_AT", 1)
+    server = daemon.Daemon(idle_timeout=60)
+    server.searchers[("repo",)] = searcher
+    server.compact_when_idle()
+    assert path.is_file()  # nothing served yet
+    server._compacted = False  # a request was served...
+    server.compact_when_idle()
+    assert path.is_file()  # ...just now
+    server.last_request -= daemon.COMPACT_AFTER
+    server.compact_when_idle()
+    assert not path.exists()
+    found = searcher.search("docker build cache", mode="hybrid", record_recalls=False).hits
+    assert found and found[0].layers["semantic"] > 0.3
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))

@@ -40,6 +40,9 @@ log = logging.getLogger("memx.server")
 # Warm searchers kept at once (each holds its indexes open); the least recent goes first.
 MAX_REPOSITORIES = 8
 REQUEST_READ_SECONDS = 5.0
+# Seconds without a request before the warm stores' vector deltas are folded into their
+# main files (issue 15: compaction where a process lives on, off the request path).
+COMPACT_AFTER = 5.0
 
 
 class Daemon:
@@ -53,6 +56,7 @@ class Daemon:
         self.socket_path = ""
         self._stop = False
         self._used: tuple[Any, ...] | None = None  # the searcher key of this request
+        self._compacted = True  # nothing served yet: nothing to fold
 
     # ------------------------------------------------------------------ serving
 
@@ -87,6 +91,7 @@ class Daemon:
                 try:
                     conn, _ = listener.accept()
                 except TimeoutError:
+                    self.compact_when_idle()
                     continue
                 with conn:
                     self._serve_one(conn)
@@ -113,6 +118,7 @@ class Daemon:
         op = request.get("op")
         if op == "run":  # asking for the status (memx doctor) does not keep it alive
             self.last_request = time.monotonic()
+            self._compacted = False
         try:
             if request.get("proto") != PROTOCOL or request.get("version") != __version__:
                 # another memx: answer only "stop" and "status", and say who we are
@@ -138,6 +144,18 @@ class Daemon:
                 send_json(conn, {"status": "error", "message": str(exc)})
             except OSError:
                 pass
+
+    def compact_when_idle(self) -> None:
+        """Once per quiet spell, fold the grown vector deltas of the warm stores."""
+        if self._compacted or time.monotonic() - self.last_request < COMPACT_AFTER:
+            return
+        self._compacted = True
+        for searcher in list(self.searchers.values()):
+            for index in searcher.indexes:
+                try:
+                    index.compact()
+                except Exception as exc:  # a failing compaction never ends the server
+                    log.warning(f"vector compaction of {index.store.root} skipped: {exc}")
 
     def status(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "version": __version__, "proto": PROTOCOL,
