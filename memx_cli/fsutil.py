@@ -100,7 +100,14 @@ def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path) -> Non
     with ThreadPoolExecutor(min(SYNC_THREADS, len(files))) as pool:
         for start in range(0, len(files), WRITE_BATCH):
             batch = files[start:start + WRITE_BATCH]
-            staged = list(pool.map(stage, batch))
+            try:  # one file (memx add) needs no thread
+                staged = [stage(batch[0])] if len(batch) == 1 else list(pool.map(stage, batch))
+            except BaseException:
+                pool.shutdown(wait=True)  # the batch's other writes end first
+                for path, _ in batch:  # nothing of this batch was renamed yet
+                    with contextlib.suppress(OSError):
+                        (tmp_dir / f".{path.name}.{pid}.tmp").unlink()
+                raise
             for (path, _), tmp in zip(batch, staged):
                 os.replace(tmp, path)
             for directory in {path.parent for path, _ in batch}:
