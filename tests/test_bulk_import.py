@@ -83,3 +83,26 @@ def test_killed_import_leaves_whole_files_and_completes(memx: Memx, repo: Path) 
     tmp = repo / ".memx" / "local" / "tmp"
     assert not tmp.exists() or os.listdir(tmp) == []
     assert memx("validate").code == 0
+
+
+def test_a_failed_batch_leaves_no_staged_file(memx: Memx, repo: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = repo / "records.jsonl"
+    records = _records(30)
+    payload.write_text("\n".join(json.dumps(r) for r in records))
+    real, calls = os.fsync, []
+
+    def failing(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 7:
+            raise OSError(28, "No space left on device")
+        real(fd)
+
+    monkeypatch.setattr(fsutil.os, "fsync", failing)
+    result = memx("import", "--raw", str(payload))
+    assert result.code != 0
+    print(repr(result.err), result.code)
+    assert "No space left on device" in result.err
+    assert list((repo / ".memx" / "memories").glob("*.yaml")) == []
+    tmp = repo / ".memx" / "local" / "tmp"
+    assert not tmp.exists() or os.listdir(tmp) == []
