@@ -16,7 +16,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from memx_cli.index.documents import build_documents, embed_documents, stored_do
 from memx_cli.index.keys import is_index_error, memory_key, source_group
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
+from memx_cli.index.quick import Basis, basis, key, stamp
 from memx_cli.index.scan import Seen, rescan, scan
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store
@@ -58,6 +59,27 @@ class SyncReport:
 
 
 
+def _same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether two states describe the same index: a reader that records a stamp
+    (``quick``, ``basis``) changes the state file, not the index."""
+    if a is None or b is None:
+        return a is b
+    skip = ("quick", "basis")
+    return ({k: v for k, v in a.items() if k not in skip}
+            == {k: v for k, v in b.items() if k not in skip})
+
+
+class _Listed:
+    """The store's memory ids, listed when first asked for: a quick check (no scan)
+    does not know them, and most commands never ask."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self.store.ids(), *self.store.ids(archived=True)]))
+
+
 class StoreIndex:
     def __init__(self, store: Store, model_spec: str | None):
         self.store = store
@@ -73,9 +95,10 @@ class StoreIndex:
         self._encoder: Any = None
         self._encoder_failed: str | None = None
         self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
-        # The last scan and the state it left, for ``sync_written``.
-        self._last: tuple[dict[str, Seen], dict[str, Any] | None] | None = None
-        self.ids: Iterable[str] = ()  # every memory id the last scan saw
+        # The last scan (None after a quick check) and the state it left, for
+        # ``sync_written``; the state also tells whether another process moved the index.
+        self._last: tuple[dict[str, Seen] | None, dict[str, Any] | None] | None = None
+        self.ids: Iterable[str] = ()  # every memory id the last check saw
 
     # ------------------------------------------------------------ model
 
@@ -104,13 +127,17 @@ class StoreIndex:
         the next scan, which the fingerprint written here will not match."""
         with self.store.lock():
             last = self._last
-            if last is None or self._read_state() != last[1] or last[1] is None:
-                return self.sync(want_vectors=want_vectors)
+            if (last is None or last[0] is None or last[1] is None
+                    or not _same_index(self._read_state(), last[1])):
+                return self._sync(False, None, want_vectors, quick=False)
             seen, fingerprint = rescan(self.store, last[0], ids)
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
             self.ids = seen.keys()
             report = self._update(manifest, seen, None, want_vectors, quiet=False)
-            self._write_state(fingerprint, self._manifest or Manifest())
+            # No stamp: a file changed behind memx since the last scan is seen only by
+            # a full scan, so the next reader makes one (and records a stamp).
+            self._write_state(fingerprint, self._manifest or Manifest(),
+                              None, Basis.from_json(last[1].get("basis")))
             self._last = (seen, self._read_state())
             self._checked = None
         return self._report_problems(report)
@@ -124,12 +151,14 @@ class StoreIndex:
             return None
         return state
 
-    def _write_state(self, fingerprint: str, manifest: Manifest) -> None:
+    def _write_state(self, fingerprint: str, manifest: Manifest, quick: str | None,
+                     on: Basis | None) -> None:
         problems = manifest.problems()
         atomic_write(self.state_path, json.dumps({
             "index_version": INDEX_VERSION, "fingerprint": fingerprint,
             "model": manifest.model, "problems": problems,
             "pending": len(manifest.pending) + len(manifest.pending_removed),
+            "quick": quick, "basis": on.to_json() if on is not None else None,
         }).encode())
 
     def _load_manifest(self) -> Manifest | None:
@@ -186,36 +215,84 @@ class StoreIndex:
             report = self.sync(full=True, want_vectors=want_vectors)
         return report
 
-    def _sync(self, full: bool, progress: Progress | None, want_vectors: bool) -> SyncReport:
-        seen, fingerprint = self._scan()
-        self.ids = seen.keys()
+    def _sync(self, full: bool, progress: Progress | None, want_vectors: bool,
+              quick: bool = True) -> SyncReport:
         state = None if full else self._read_state()
-        if self._last is not None and self._last[1] != state:
+        if self._last is not None and not _same_index(self._last[1], state):
             # Another StoreIndex (a `memx add` beside this MCP server) changed the index:
             # what this one holds open shows the index as it was.
             self.lexical.refresh()
             self.vectors.refresh()
             self._manifest = None
+        # The stamp is taken before the scan: a change in between makes the next one
+        # differ (one more scan), never the reverse.
+        on = Basis.from_json(state.get("basis")) if state is not None else None
+        before = stamp(self.store, on) if on is not None else None
+        if quick and state is not None and before is not None and before == state.get("quick"):
+            self.ids = _Listed(self.store)
+            report = self._current(state, want_vectors, None)
+            if report is not None:
+                return report
+        seen, fingerprint = self._scan()
+        self.ids = seen.keys()
         if state is not None and state.get("fingerprint") == fingerprint:
-            has_vectors = state.get("model") is not None
-            current = (has_vectors and not state.get("pending")
-                       and state["model"] == self._model_fingerprint())
-            if not want_vectors or current or self.encoder() is None:
-                self._last = (seen, state)
-                return SyncReport(vectors=current, problems=list(state.get("problems", [])))
+            report = self._current(state, want_vectors, seen)
+            if report is not None:
+                if before is None or before != state.get("quick"):
+                    self._record_stamp(state, seen, on, before)
+                return report
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
             # the lock: then look at the files again, else the scan above is current.
-            if self._read_state() != state:
+            if not _same_index(self._read_state(), state):
                 seen, fingerprint = self._scan()
             # Without its text index, a manifest describes nothing: rebuild (a partial
             # index would answer with a silent subset; issue 14).
             manifest = (None if full or not self.lexical.path.is_dir()
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
-            self._write_state(fingerprint, self._manifest or Manifest())
+            self._write_state(fingerprint, self._manifest or Manifest(), *self._stamp_for(
+                seen, on, before))
             self._last = (seen, self._read_state())
         return self._report_problems(report)
+
+    def _current(self, state: dict[str, Any], want_vectors: bool,
+                 seen: dict[str, Seen] | None) -> SyncReport | None:
+        """The report for an index that matches the files, or None when its vectors
+        must be brought up to date first."""
+        has_vectors = state.get("model") is not None
+        current = (has_vectors and not state.get("pending")
+                   and state["model"] == self._model_fingerprint())
+        if not want_vectors or current or self.encoder() is None:
+            self._last = (seen, state)
+            return SyncReport(vectors=current, problems=list(state.get("problems", [])))
+        return None
+
+    def _record_stamp(self, state: dict[str, Any], seen: dict[str, Seen],
+                      on: Basis | None, before: str | None) -> None:
+        """Remember a stamp taken before a scan that found nothing changed, so the next
+        reader skips the scan (written once, when the stamp first holds), and what
+        the next stamp covers when that changed."""
+        quick, new = self._stamp_for(seen, on, before)
+        if quick == state.get("quick") and (new is on or new.same(on)):
+            return
+        with self.store.lock():
+            if self._read_state() != state:
+                return  # another process moved the index meanwhile
+            atomic_write(self.state_path, json.dumps(
+                {**state, "quick": quick, "basis": new.to_json()}).encode())
+            self._last = (seen, self._read_state())
+
+    def _stamp_for(self, seen: dict[str, Seen], on: Basis | None, before: str | None
+                   ) -> tuple[str | None, Basis]:
+        """The stamp to record after a full scan, and the basis for the next one. The
+        stamp taken before the scan holds only if the basis it used is still right;
+        else the next reader scans once more and records one. A store with too many
+        files outside git learns its basis again only when its ``key`` moves."""
+        if on is not None and on.loose is None and on.key == key(self.store, on.index):
+            return None, on
+        new = basis(self.store, ((i, s[2]) for i, s in seen.items()))
+        return (before if new.covers(on) else None), new
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
         if self._manifest is not None:
