@@ -86,7 +86,7 @@ def test_an_unchanged_store_is_not_scanned(memx: Memx, repo: Path,
 
 def test_an_unchanged_uncommitted_store_is_not_scanned(memx: Memx, repo: Path,
                                                        scans: list[int]) -> None:
-    store = filled(memx, repo, committed=False)
+    filled(memx, repo, committed=False)
     scans.clear()
     assert keyword(repo, "caching") and scans == []
 

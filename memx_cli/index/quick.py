@@ -38,21 +38,21 @@ class Basis(NamedTuple):
     (None: too many, no stamp). ``key`` (folders and git index) says when to learn
     it again."""
 
-    index: str | None
+    git_index: str | None
     loose: tuple[str, ...] | None
     key: str
 
     def covers(self, other: Basis | None) -> bool:
         return (other is not None and self.loose is not None
-                and (self.index, self.loose) == (other.index, other.loose))
+                and (self.git_index, self.loose) == (other.git_index, other.loose))
 
     def same(self, other: Basis | None) -> bool:
         """Covers the same files (the key matters only while ``loose`` is unknown)."""
-        return (other is not None and (self.index, self.loose) == (other.index, other.loose)
+        return (other is not None and (self.git_index, self.loose) == (other.git_index, other.loose)
                 and (self.loose is not None or self.key == other.key))
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "key": self.key,
+        return {"index": self.git_index, "key": self.key,
                 "loose": list(self.loose) if self.loose is not None else None}
 
     @classmethod
@@ -141,9 +141,9 @@ def stamp(store: Store, on: Basis) -> str | None:
             return None
         parts.append(f"{st.st_ino}.{st.st_mtime_ns}")
     listed: list[str] = []
-    if on.index is not None:
+    if on.git_index is not None:
         try:
-            st = os.stat(on.index)  # git replaces its index by rename: a new inode
+            st = os.stat(on.git_index)  # git replaces its index by rename: a new inode
         except OSError:
             return None
         parts.append(f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}")

@@ -289,7 +289,7 @@ class StoreIndex:
         stamp taken before the scan holds only if the basis it used is still right;
         else the next reader scans once more and records one. A store with too many
         files outside git learns its basis again only when its ``key`` moves."""
-        if on is not None and on.loose is None and on.key == key(self.store, on.index):
+        if on is not None and on.loose is None and on.key == key(self.store, on.git_index):
             return None, on
         new = basis(self.store, ((i, s[2]) for i, s in seen.items()))
         return (before if new.covers(on) else None), new
