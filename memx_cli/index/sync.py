@@ -306,11 +306,9 @@ class StoreIndex:
         spec = (self.model_spec or BUNDLED).strip() or BUNDLED
         path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
         if path.is_dir():
-            try:
-                st = (path / "model.safetensors").stat()
-            except OSError:
-                return None
-            return f"{spec}|{st.st_size}|{st.st_mtime_ns}"
+            from memx_cli.index.model_id import identity
+
+            return identity(path, self.dir / "model.json")
         return spec
 
     def _update(self, manifest: Manifest | None, seen: dict[str, Seen],
