@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from memx_cli.store.files import Store
 
@@ -78,3 +78,14 @@ def rescan(store: Store, seen: dict[str, Seen], ids: Iterable[str]
     archive = (fingerprint({k: v for k, v in seen.items() if v[2]})
                if store.archive_dir.is_dir() else "-")
     return seen, f"{archive}:{fingerprint({k: v for k, v in seen.items() if not v[2]})}"
+
+
+class ListedIds:
+    """The store's memory ids, listed when first asked for: a quick check (no scan)
+    does not know them, and most commands never ask."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self.store.ids(), *self.store.ids(archived=True)]))

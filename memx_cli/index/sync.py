@@ -10,37 +10,33 @@ stays the only truth: deleting ``cache/`` loses nothing.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
+from memx_cli.errors import ModelUnavailableError
 from memx_cli.fsutil import atomic_write
 from memx_cli.index.documents import build_documents, embed_documents, stored_documents
-from memx_cli.index.keys import is_index_error, memory_key, source_group
+from memx_cli.index.keys import is_index_error, memory_key
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
-from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
+from memx_cli.index.manifest import INDEX_VERSION, Manifest
 from memx_cli.index.quick import Basis, basis, key, stamp
-from memx_cli.index.scan import Seen, rescan, scan
+from memx_cli.index.scan import ListedIds, Seen, rescan, scan
+from memx_cli.index.update import compare
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store
-from memx_cli.store.memory import Memory
-from memx_cli.store.safeyaml import read_regular
 
 log = logging.getLogger("memx")
 
 Progress = Callable[[int, int], None]
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:20]
 
 
 @dataclass
@@ -69,23 +65,13 @@ def _same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
             == {k: v for k, v in b.items() if k not in skip})
 
 
-class _Listed:
-    """The store's memory ids, listed when first asked for: a quick check (no scan)
-    does not know them, and most commands never ask."""
-
-    def __init__(self, store: Store):
-        self.store = store
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys([*self.store.ids(), *self.store.ids(archived=True)]))
-
-
 class StoreIndex:
     def __init__(self, store: Store, model_spec: str | None):
         self.store = store
         self.model_spec = model_spec
         self.dir = store.cache_dir
-        self.manifest_path = self.dir / "manifest.json"
+        self.manifest_path = self.dir / "manifest.db"
+        self.legacy_manifest_path = self.dir / "manifest.json"  # memx before issue 15
         # A small summary of the manifest, so the common "nothing changed" check reads
         # a few bytes instead of parsing one entry per memory.
         self.state_path = self.dir / "state.json"
@@ -133,10 +119,11 @@ class StoreIndex:
             seen, fingerprint = rescan(self.store, last[0], ids)
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
             self.ids = seen.keys()
-            report = self._update(manifest, seen, None, want_vectors, quiet=False)
+            report = self._update(manifest, seen, None, want_vectors, quiet=False,
+                                  only=set(ids))
             # No stamp: a file changed behind memx since the last scan is seen only by
             # a full scan, so the next reader makes one (and records a stamp).
-            self._write_state(fingerprint, self._manifest or Manifest(),
+            self._write_state(fingerprint, self._manifest,
                               None, Basis.from_json(last[1].get("basis")))
             self._last = (seen, self._read_state())
             self._checked = None
@@ -151,8 +138,10 @@ class StoreIndex:
             return None
         return state
 
-    def _write_state(self, fingerprint: str, manifest: Manifest, quick: str | None,
+    def _write_state(self, fingerprint: str, manifest: Manifest | None, quick: str | None,
                      on: Basis | None) -> None:
+        if manifest is None:
+            return
         problems = manifest.problems()
         atomic_write(self.state_path, json.dumps({
             "index_version": INDEX_VERSION, "fingerprint": fingerprint,
@@ -163,7 +152,7 @@ class StoreIndex:
 
     def _load_manifest(self) -> Manifest | None:
         try:
-            manifest = Manifest.load(self.manifest_path)
+            manifest = Manifest.load(self.manifest_path, self.legacy_manifest_path)
         except ValueError:
             return None
         if manifest is not None and not manifest.compatible():
@@ -229,7 +218,7 @@ class StoreIndex:
         on = Basis.from_json(state.get("basis")) if state is not None else None
         before = stamp(self.store, on) if on is not None else None
         if quick and state is not None and before is not None and before == state.get("quick"):
-            self.ids = _Listed(self.store)
+            self.ids = ListedIds(self.store)
             report = self._current(state, want_vectors, None)
             if report is not None:
                 return report
@@ -251,7 +240,7 @@ class StoreIndex:
             manifest = (None if full or not self.lexical.path.is_dir()
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
-            self._write_state(fingerprint, self._manifest or Manifest(), *self._stamp_for(
+            self._write_state(fingerprint, self._manifest, *self._stamp_for(
                 seen, on, before))
             self._last = (seen, self._read_state())
         return self._report_problems(report)
@@ -312,91 +301,43 @@ class StoreIndex:
         return spec
 
     def _update(self, manifest: Manifest | None, seen: dict[str, Seen],
-                progress: Progress | None, want_vectors: bool, quiet: bool) -> SyncReport:
+                progress: Progress | None, want_vectors: bool, quiet: bool,
+                only: Collection[str] | None = None) -> SyncReport:
         report = SyncReport()
         if manifest is None:
-            if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()):
+            if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()
+                              or self.legacy_manifest_path.exists()):
                 log.warning(f"search index in {self.store.display(self.dir)} was incomplete, "
                             "corrupt or from another memx version; rebuilding it")
-            self._wipe()
-            manifest = Manifest()
+            manifest = self._rebuilt()
             report.rebuilt = True
         try:
             self.lexical.open(create=True)
         except (OSError, ValueError) as exc:
             log.warning(f"search index could not be opened ({exc}); rebuilding it")
-            self._wipe()
-            manifest = Manifest()
+            manifest = self._rebuilt()
             report.rebuilt = True
             self.lexical.open(create=True)
 
-        old_files = dict(manifest.files)
-        new_files: dict[str, FileState] = {}
-        memories: dict[str, Memory] = {}
-        changed: set[str] = set()
-        total = len(seen)
-        for done, (memory_id, now) in enumerate(seen.items(), 1):
-            old = old_files.get(memory_id)
-            mtime_ns, size, archived = now
-            if (old is not None and old.mtime_ns == mtime_ns and old.size == size
-                    and old.archived == archived):
-                new_files[memory_id] = old
-                continue
-            path = self.store.path_for(memory_id, archived)
-            try:
-                data = read_regular(path)  # swapped for a FIFO since the scan: never block
-            except OSError:
-                continue
-            digest = _digest(data)
-            if old is not None and old.digest == digest and old.archived == archived:
-                new_files[memory_id] = FileState(mtime_ns, size, digest, archived, old.group)
-                continue
-            try:
-                mem = self.store.read_file(path)
-                new_files[memory_id] = FileState(mtime_ns, size, digest, archived,
-                                                 source_group(mem.source))
-                memories[memory_id] = mem
-            except InvalidMemoryError as exc:
-                new_files[memory_id] = FileState(mtime_ns, size, "!" + str(exc), archived, None)
-            changed.add(memory_id)
-            if old is None:
-                report.added += 1
-            else:
-                report.changed += 1
-            if progress is not None:
-                progress(done, total)
-        removed = set(old_files) - set(new_files)
-        report.removed = len(removed)
-
-        # Neighbours of a changed memory get new context text: re-index whole groups.
-        groups = {old_files[i].group for i in changed | removed if i in old_files}
-        groups |= {new_files[i].group for i in changed if i in new_files}
-        groups.discard(None)
-        members: dict[str, list[str]] = {}
-        for memory_id, state in new_files.items() if groups else ():
-            group = state.group
-            if group is not None and group in groups and not state.digest.startswith("!"):
-                members.setdefault(group, []).append(memory_id)
-        reindex = set(changed)
-        for group in groups:
-            reindex.update(members.get(group, ()))  # type: ignore[arg-type]
-        for memory_id in reindex:
-            if memory_id not in memories and not new_files[memory_id].digest.startswith("!"):
-                with contextlib.suppress(InvalidMemoryError):
-                    memories[memory_id] = self.store.read_file(
-                        self.store.path_for(memory_id, seen[memory_id][2]))
-
-        docs = build_documents(self.store, reindex, memories, new_files, members)
-        if reindex or removed:
-            self.lexical.apply(sorted(reindex | removed), docs)
-        manifest.files = new_files
-        report.vectors = self._update_vectors(manifest, docs, removed | reindex, want_vectors,
-                                              report.rebuilt)
-        manifest.save(self.manifest_path)
+        plan = compare(self.store, manifest, seen, None if report.rebuilt else only, progress)
+        report.added, report.removed = plan.added, len(plan.removed)
+        report.changed = len(plan.changed) - plan.added
+        docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
+                               plan.members)
+        if plan.reindex or plan.removed:
+            self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
+        report.vectors = self._update_vectors(manifest, docs, plan.removed | plan.reindex,
+                                              want_vectors, report.rebuilt)
+        manifest.write(plan.upserts, plan.removed)
         self._manifest = manifest
         if progress is not None:
+            total = len(seen)
             progress(total, total)
         return report
+
+    def _rebuilt(self) -> Manifest:
+        self._wipe()
+        return Manifest.create(self.manifest_path)
 
     def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
                         want: bool, rebuilt: bool) -> bool:
@@ -442,13 +383,16 @@ class StoreIndex:
         return True
 
     def _wipe(self) -> None:
+        if self._manifest is not None:
+            self._manifest.close()
+            self._manifest = None
         self.lexical = LexicalIndex(self.dir / "lexical")
         self.vectors = VectorIndex(self.dir / "vectors.usearch")
         # state.json first: a rebuild killed after this point leaves no state that says
         # "current", so the next reader rebuilds instead of answering from a half-built
         # index with a silent empty list (issue 14).
         for path in (self.state_path, self.dir / "lexical", self.dir / "vectors.usearch",
-                     self.manifest_path):
+                     self.manifest_path, self.legacy_manifest_path):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:
