@@ -3,6 +3,7 @@ file, and every way a memory file can change is still seen by the next command."
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -177,3 +178,17 @@ def test_a_store_outside_git_sees_an_edit_in_place(tmp_path: Path, memx: Memx,
     same_size(target, "caching", "hashing")
     report = StoreIndex(plain, None).sync(want_vectors=False)
     assert (report.added, report.changed, report.removed) == (0, 1, 0)
+
+
+@pytest.mark.parametrize("committed", [True, False])
+def test_an_add_after_a_quick_check_scans_nothing_and_keeps_the_fingerprint(
+        memx: Memx, repo: Path, committed: bool, scans: list[int]) -> None:
+    store = filled(memx, repo, committed)
+    scans.clear()
+    memx.ok("add", "The nightly backup job writes to the cold storage bucket", "--raw")
+    memx.ok("add", "Release branches are cut every second Tuesday", "--raw")
+    assert scans == []
+    state = json.loads((store.cache_dir / "state.json").read_text())
+    assert state["fingerprint"] == sync.scan(store)[1]  # as a full scan would find
+    assert keyword(repo, "nightly backup") == [
+        "The nightly backup job writes to the cold storage bucket"]

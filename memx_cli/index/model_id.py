@@ -67,3 +67,13 @@ def identity(path: Path, cache: Path) -> str | None:
     except OSError:
         pass  # uncached: computed again next time, still right
     return ident
+
+
+def configured(model_spec: str | None, cache: Path) -> str | None:
+    """The identity of the configured model (``embedding.model``): by content for a
+    directory (the bundled model included), else the name as given."""
+    from memx_cli.embed import BUNDLED, bundled_model_path
+
+    spec = (model_spec or BUNDLED).strip() or BUNDLED
+    path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
+    return identity(path, cache) if path.is_dir() else spec

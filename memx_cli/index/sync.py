@@ -17,7 +17,6 @@ import shutil
 import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from memx_cli.errors import ModelUnavailableError
@@ -27,7 +26,7 @@ from memx_cli.index.keys import is_index_error, memory_key
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import INDEX_VERSION, Manifest
 from memx_cli.index.quick import Basis, basis, key, stamp
-from memx_cli.index.scan import ListedIds, Seen, rescan, scan
+from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
 from memx_cli.index.update import compare
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store
@@ -107,25 +106,32 @@ class StoreIndex:
 
     def sync_written(self, ids: Iterable[str], want_vectors: bool = True) -> SyncReport:
         """Update the index after this process wrote (or removed) the files of ``ids``:
-        from the last scan plus a stat of those files, not a scan of the whole store
-        (issue 15). Anything else changed meanwhile (another process updated the index)
-        falls back to ``sync``; a file changed behind memx at the same moment is left to
-        the next scan, which the fingerprint written here will not match."""
+        a stat of those files and their manifest rows, not a scan of the whole store
+        (issue 15); the fingerprint of the last full scan is shifted by their change. A
+        file changed behind memx meanwhile is left to the next reader's full scan (no
+        stamp is recorded here), whose fingerprint then differs from this one."""
+        ids = set(ids)
         with self.store.lock():
-            last = self._last
-            if (last is None or last[0] is None or last[1] is None
-                    or not _same_index(self._read_state(), last[1])):
-                return self._sync(False, None, want_vectors, quick=False)
-            seen, fingerprint = rescan(self.store, last[0], ids)
+            last, state = self._last, self._read_state()
+            if last is not None and not _same_index(state, last[1]):
+                self._reopen()  # another process moved the index since this one looked
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
-            self.ids = seen.keys()
-            report = self._update(manifest, seen, None, want_vectors, quiet=False,
-                                  only=set(ids))
-            # No stamp: a file changed behind memx since the last scan is seen only by
+            if manifest is None or state is None:
+                return self._sync(False, None, want_vectors, quick=False)
+            now = stat_ids(self.store, ids)
+            before = {i: (r.mtime_ns, r.size, r.archived)
+                      for i, r in manifest.rows(ids).items()}
+            fingerprint = shift(str(state.get("fingerprint")), before, now,
+                                self.store.archive_dir.is_dir())
+            if fingerprint is None:
+                return self._sync(False, None, want_vectors, quick=False)
+            self.ids = ListedIds(self.store)
+            report = self._update(manifest, now, None, want_vectors, quiet=False, only=ids)
+            # No stamp: a file changed behind memx since the last check is seen only by
             # a full scan, so the next reader makes one (and records a stamp).
             self._write_state(fingerprint, self._manifest,
-                              None, Basis.from_json(last[1].get("basis")))
-            self._last = (seen, self._read_state())
+                              None, Basis.from_json(state.get("basis")))
+            self._last = (None, self._read_state())
             self._checked = None
         return self._report_problems(report)
 
@@ -208,11 +214,7 @@ class StoreIndex:
               quick: bool = True) -> SyncReport:
         state = None if full else self._read_state()
         if self._last is not None and not _same_index(self._last[1], state):
-            # Another StoreIndex (a `memx add` beside this MCP server) changed the index:
-            # what this one holds open shows the index as it was.
-            self.lexical.refresh()
-            self.vectors.refresh()
-            self._manifest = None
+            self._reopen()
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
         on = Basis.from_json(state.get("basis")) if state is not None else None
@@ -244,6 +246,15 @@ class StoreIndex:
                 seen, on, before))
             self._last = (seen, self._read_state())
         return self._report_problems(report)
+
+    def _reopen(self) -> None:
+        """Another StoreIndex (a `memx add` beside this MCP server) changed the index:
+        what this one holds open shows the index as it was."""
+        self.lexical.refresh()
+        self.vectors.refresh()
+        if self._manifest is not None:
+            self._manifest.close()
+        self._manifest = None
 
     def _current(self, state: dict[str, Any], want_vectors: bool,
                  seen: dict[str, Seen] | None) -> SyncReport | None:
@@ -290,15 +301,9 @@ class StoreIndex:
 
     def _model_fingerprint(self) -> str | None:
         """Identifies the configured model cheaply (without loading it)."""
-        from memx_cli.embed import BUNDLED, bundled_model_path
+        from memx_cli.index.model_id import configured
 
-        spec = (self.model_spec or BUNDLED).strip() or BUNDLED
-        path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
-        if path.is_dir():
-            from memx_cli.index.model_id import identity
-
-            return identity(path, self.dir / "model.json")
-        return spec
+        return configured(self.model_spec, self.dir / "model.json")
 
     def _update(self, manifest: Manifest | None, seen: dict[str, Seen],
                 progress: Progress | None, want_vectors: bool, quiet: bool,
