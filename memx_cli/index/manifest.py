@@ -151,6 +151,14 @@ class Manifest:
             self._files = {row[0]: _state(row[1:]) for row in rows}
         return self._files
 
+    def stats(self) -> dict[str, tuple[int, int, bool]]:
+        """Every file's (mtime_ns, size, archived), as a scan sees it: a full comparison
+        then fetches whole rows for the few that differ."""
+        if self._files is not None:
+            return {i: (s.mtime_ns, s.size, s.archived) for i, s in self._files.items()}
+        return {row[0]: (row[1], row[2], bool(row[3])) for row in self._db.execute(
+            "SELECT id, mtime_ns, size, archived FROM files")}
+
     def rows(self, ids: Iterable[str]) -> dict[str, FileState]:
         """The rows of ``ids`` that exist."""
         if self._files is not None:

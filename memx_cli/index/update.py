@@ -47,8 +47,15 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
     """Compare ``seen`` (or its ids in ``only``) with the manifest; read and parse the
     files whose stat and then content changed."""
     plan = Plan()
-    old_files = manifest.files if only is None else manifest.rows(only)
-    candidates = seen.keys() if only is None else only
+    gone: set[str] = set()
+    if only is None:
+        # Whole rows only for what differs from the scan: building one per memory
+        # costs more than the comparison.
+        known = manifest.stats()
+        only = [i for i, now in seen.items() if known.get(i) != now]
+        gone = known.keys() - seen.keys()
+    old_files = manifest.rows([*only, *gone])
+    candidates = [*only, *gone]
     total = len(candidates)
     for done, memory_id in enumerate(candidates, 1):
         old = old_files.get(memory_id)
@@ -85,8 +92,6 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
         plan.added += old is None
         if progress is not None:
             progress(done, total)
-    if only is None:
-        plan.removed |= set(old_files) - seen.keys()
     _plan_groups(store, manifest, plan, old_files)
     return plan
 
