@@ -94,11 +94,14 @@ def _paths(out: bytes) -> list[str]:
     return [p for p in os.fsdecode(out).split("\0") if p]
 
 
-def basis(store: Store, files: Iterable[tuple[str, bool]]) -> Basis:
-    """The basis for the scanned ``files`` (id, archived), taken before them; without
-    ``loose`` when a stamp would not save a full scan (too many files outside git)."""
-    index_out = _git(["rev-parse", "--path-format=absolute", "--git-path", "index"], store)
-    index = os.fsdecode(index_out).strip() if index_out is not None else None
+def basis(store: Store, files: Iterable[tuple[str, bool]], index: str | None = None) -> Basis:
+    """The basis for the scanned ``files`` (id, archived); without ``loose`` when a stamp
+    would not save a full scan (too many files outside git). ``index``: git's index
+    file as an earlier basis found it (saves asking git where it is)."""
+    if index is None or not os.path.isfile(index):
+        index_out = _git(["rev-parse", "--path-format=absolute", "--git-path", "index"],
+                         store)
+        index = os.fsdecode(index_out).strip() if index_out is not None else None
     at = key(store, index)
     tracked: set[str] = set()
     if index is not None:

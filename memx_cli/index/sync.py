@@ -291,7 +291,8 @@ class StoreIndex:
         files outside git learns its basis again only when its ``key`` moves."""
         if on is not None and on.loose is None and on.key == key(self.store, on.git_index):
             return None, on
-        new = basis(self.store, ((i, s[2]) for i, s in seen.items()))
+        new = basis(self.store, ((i, s[2]) for i, s in seen.items()),
+                    on.git_index if on is not None else None)
         return (before if new.covers(on) else None), new
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
