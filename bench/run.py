@@ -269,6 +269,7 @@ def commit_store(root: Path) -> None:
         subprocess.run(["git", *args], cwd=root, check=True, stdout=subprocess.DEVNULL)
 
     git("add", "-A", ".memx")
+    git("config", "gc.auto", "0")  # no background repack while a benchmark copies it
     git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "memories")
     time.sleep(1.0)  # entries written in the index's own second are re-read by git
     git("update-index", "-q", "--refresh")
