@@ -15,6 +15,7 @@ import argparse
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +45,9 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
     for name in bins:
         roots[name] = tmp / f"{name}-{size}"
         shutil.copytree(base, roots[name], symlinks=True)
+        # as the user's next `git status` does after a copy: git's stat cache
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
+                       check=False)
     shutil.rmtree(base)
     out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
 

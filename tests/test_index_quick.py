@@ -192,3 +192,19 @@ def test_an_add_after_a_quick_check_scans_nothing_and_keeps_the_fingerprint(
     assert state["fingerprint"] == sync.scan(store)[1]  # as a full scan would find
     assert keyword(repo, "nightly backup") == [
         "The nightly backup job writes to the cold storage bucket"]
+
+
+def test_a_copied_repository_checks_its_own_git_index(memx: Memx, repo: Path, tmp_path: Path,
+                                                      scans: list[int]) -> None:
+    store = filled(memx, repo, committed=True)
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy, symlinks=True)  # new inodes and ctimes, same mtimes
+    copied = Repo.discover(copy).store
+    settle(copied)
+    scans.clear()
+    assert keyword(copy, "caching") and scans == []  # git's stat cache still serves
+    target = copied.files()[0]
+    same_size(target, "caching", "hashing")
+    git(copy, "add", str(target))  # clean to git again: only its index moved
+    assert keyword(copy, "hashing") == [copied.read_file(target).content]
+    assert keyword(repo, "hashing") == [] and store.files()

@@ -36,11 +36,13 @@ class Basis(NamedTuple):
     """What a stamp covers, learnt at a full scan: git's index file (None outside a
     work tree) and the memory files git does not track, relative to the store root
     (None: too many, no stamp). ``key`` (folders and git index) says when to learn
-    it again."""
+    it again; ``root``: the store it was learnt for (a copied or moved repository
+    starts over: its git index is elsewhere)."""
 
     git_index: str | None
     loose: tuple[str, ...] | None
     key: str
+    root: str
 
     def covers(self, other: Basis | None) -> bool:
         return (other is not None and self.loose is not None
@@ -52,17 +54,18 @@ class Basis(NamedTuple):
                 and (self.loose is not None or self.key == other.key))
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.git_index, "key": self.key,
+        return {"index": self.git_index, "key": self.key, "root": self.root,
                 "loose": list(self.loose) if self.loose is not None else None}
 
     @classmethod
-    def from_json(cls, raw: Any) -> Basis | None:
-        if not isinstance(raw, dict) or not isinstance(raw.get("key"), str):
+    def from_json(cls, raw: Any, store: Store) -> Basis | None:
+        if (not isinstance(raw, dict) or not isinstance(raw.get("key"), str)
+                or raw.get("root") != str(store.root)):
             return None
         index, loose = raw.get("index"), raw.get("loose")
         return cls(index if isinstance(index, str) else None,
                    tuple(p for p in loose if isinstance(p, str))
-                   if isinstance(loose, list) else None, raw["key"])
+                   if isinstance(loose, list) else None, raw["key"], raw["root"])
 
 
 def key(store: Store, index: str | None) -> str:
@@ -107,7 +110,7 @@ def basis(store: Store, files: Iterable[tuple[str, bool]], index: str | None = N
     if index is not None:
         listed = _git(["ls-files", "-z", "--", "memories", "archive"], store)
         if listed is None:
-            return Basis(index, None, at)
+            return Basis(index, None, at, str(store.root))
         tracked = set(_paths(listed))
     loose = []
     for memory_id, archived in files:
@@ -115,8 +118,8 @@ def basis(store: Store, files: Iterable[tuple[str, bool]], index: str | None = N
         if path not in tracked:
             loose.append(path)
             if len(loose) > LOOSE_LIMIT:
-                return Basis(index, None, at)
-    return Basis(index, tuple(sorted(loose)), at)
+                return Basis(index, None, at, str(store.root))
+    return Basis(index, tuple(sorted(loose)), at, str(store.root))
 
 
 def _racy(mtime_ns: int, now: int) -> bool:
@@ -150,7 +153,11 @@ def stamp(store: Store, on: Basis) -> str | None:
         except OSError:
             return None
         parts.append(f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}")
-        out = _git(["diff-files", "--name-only", "--relative", "-z", "--",
+        # Size and mtime only, as the full scan compares: inodes and ctimes change when a
+        # repository is copied or restored, which would list every file until the next
+        # `git status`; edits after git's look still show (git re-reads racy entries).
+        out = _git(["-c", "core.checkStat=minimal", "-c", "core.trustCtime=false",
+                    "diff-files", "--name-only", "--relative", "-z", "--",
                     "memories", "archive"], store)
         if out is None:
             return None

@@ -130,7 +130,7 @@ class StoreIndex:
             # No stamp: a file changed behind memx since the last check is seen only by
             # a full scan, so the next reader makes one (and records a stamp).
             self._write_state(fingerprint, self._manifest,
-                              None, Basis.from_json(state.get("basis")))
+                              None, Basis.from_json(state.get("basis"), self.store))
             self._last = (None, self._read_state())
             self._checked = None
         return self._report_problems(report)
@@ -217,7 +217,7 @@ class StoreIndex:
             self._reopen()
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
-        on = Basis.from_json(state.get("basis")) if state is not None else None
+        on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
         before = stamp(self.store, on) if on is not None else None
         if quick and state is not None and before is not None and before == state.get("quick"):
             self.ids = ListedIds(self.store)
