@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memx_cli.generator.search import Searcher
-from memx_cli.index import StoreIndex, sync
+from memx_cli.index import StoreIndex, quick, sync
 from memx_cli.store.files import Store
 from memx_cli.store.repo import Repo
 
@@ -37,6 +37,12 @@ def age(root: Path) -> None:
             os.utime(directory, ns=(old, old))
     if (root.parent / ".git").exists():
         git(root.parent, "update-index", "-q", "--refresh")
+
+
+@pytest.fixture(autouse=True)
+def small_stores_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check is off below quick.MIN_FILES files; these stores hold a few."""
+    monkeypatch.setattr(quick, "MIN_FILES", 0)
 
 
 @pytest.fixture
@@ -208,3 +214,13 @@ def test_a_copied_repository_checks_its_own_git_index(memx: Memx, repo: Path, tm
     git(copy, "add", str(target))  # clean to git again: only its index moved
     assert keyword(copy, "hashing") == [copied.read_file(target).content]
     assert keyword(repo, "hashing") == [] and store.files()
+
+
+def test_a_small_store_is_scanned_without_git(memx: Memx, repo: Path, scans: list[int],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quick, "MIN_FILES", 5)
+    filled(memx, repo, committed=True)  # four memories
+    started: list[list[str]] = []
+    monkeypatch.setattr(quick, "_git", lambda args, store: started.append(args))
+    scans.clear()
+    assert keyword(repo, "caching") and scans == [1] and started == []

@@ -25,7 +25,7 @@ from memx_cli.index.documents import build_documents, embed_documents, stored_do
 from memx_cli.index.keys import is_index_error, memory_key
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import INDEX_VERSION, Manifest
-from memx_cli.index.quick import Basis, basis, key, stamp
+from memx_cli.index.quick import Basis, basis, key, same_index, stamp, worth_it
 from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
 from memx_cli.index.update import compare
 from memx_cli.index.vectors import VectorIndex
@@ -52,16 +52,6 @@ class SyncReport:
         return self.added + self.changed + self.removed
 
 
-
-
-def _same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    """Whether two states describe the same index: a reader that records a stamp
-    (``quick``, ``basis``) changes the state file, not the index."""
-    if a is None or b is None:
-        return a is b
-    skip = ("quick", "basis")
-    return ({k: v for k, v in a.items() if k not in skip}
-            == {k: v for k, v in b.items() if k not in skip})
 
 
 class StoreIndex:
@@ -113,7 +103,7 @@ class StoreIndex:
         ids = set(ids)
         with self.store.lock():
             last, state = self._last, self._read_state()
-            if last is not None and not _same_index(state, last[1]):
+            if last is not None and not same_index(state, last[1]):
                 self._reopen()  # another process moved the index since this one looked
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
             if manifest is None or state is None:
@@ -213,7 +203,7 @@ class StoreIndex:
     def _sync(self, full: bool, progress: Progress | None, want_vectors: bool,
               quick: bool = True) -> SyncReport:
         state = None if full else self._read_state()
-        if self._last is not None and not _same_index(self._last[1], state):
+        if self._last is not None and not same_index(self._last[1], state):
             self._reopen()
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
@@ -235,7 +225,7 @@ class StoreIndex:
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
             # the lock: then look at the files again, else the scan above is current.
-            if not _same_index(self._read_state(), state):
+            if not same_index(self._read_state(), state):
                 seen, fingerprint = self._scan()
             # Without its text index, a manifest describes nothing: rebuild (a partial
             # index would answer with a silent subset; issue 14).
@@ -274,21 +264,25 @@ class StoreIndex:
         reader skips the scan (written once, when the stamp first holds), and what
         the next stamp covers when that changed."""
         quick, new = self._stamp_for(seen, on, before)
-        if quick == state.get("quick") and (new is on or new.same(on)):
+        if quick == state.get("quick") and (new is on or (new is not None and new.same(on))):
             return
         with self.store.lock():
             if self._read_state() != state:
                 return  # another process moved the index meanwhile
-            atomic_write(self.state_path, json.dumps(
-                {**state, "quick": quick, "basis": new.to_json()}).encode())
+            atomic_write(self.state_path, json.dumps({
+                **state, "quick": quick,
+                "basis": new.to_json() if new is not None else None}).encode())
             self._last = (seen, self._read_state())
 
     def _stamp_for(self, seen: dict[str, Seen], on: Basis | None, before: str | None
-                   ) -> tuple[str | None, Basis]:
+                   ) -> tuple[str | None, Basis | None]:
         """The stamp to record after a full scan, and the basis for the next one. The
         stamp taken before the scan holds only if the basis it used is still right;
         else the next reader scans once more and records one. A store with too many
-        files outside git learns its basis again only when its ``key`` moves."""
+        files outside git learns its basis again only when its ``key`` moves; a small
+        one has none (scanning it costs less than starting git)."""
+        if not worth_it(len(seen)):
+            return None, None
         if on is not None and on.loose is None and on.key == key(self.store, on.git_index):
             return None, on
         new = basis(self.store, ((i, s[2]) for i, s in seen.items()),
