@@ -184,6 +184,16 @@ class Manifest:
             found.update((row[0], _state(row[1:])) for row in self._db.execute(query, batch))
         return found
 
+    def grouped(self) -> dict[str, list[str]]:
+        """Every source group's memories (parse problems aside), ids in order: the rows
+        with a group only, through their index."""
+        groups: dict[str, list[str]] = {}
+        for memory_id, group in self._db.execute(
+                "SELECT id, grp FROM files WHERE grp IS NOT NULL "
+                "AND substr(digest, 1, 1) != '!' ORDER BY id"):
+            groups.setdefault(group, []).append(memory_id)
+        return groups
+
     def problems(self) -> list[str]:
         """The parse problems, in memory id order (an index of the few problem rows)."""
         return [row[0][1:] for row in self._db.execute(
