@@ -224,3 +224,17 @@ def test_a_small_store_is_scanned_without_git(memx: Memx, repo: Path, scans: lis
     monkeypatch.setattr(quick, "_git", lambda args, store: started.append(args))
     scans.clear()
     assert keyword(repo, "caching") and scans == [1] and started == []
+
+
+@pytest.mark.parametrize("committed", [True, False])
+def test_after_an_add_one_reader_scans_and_the_next_does_not(
+        memx: Memx, repo: Path, committed: bool, scans: list[int]) -> None:
+    store = filled(memx, repo, committed)
+    memx.ok("add", "The nightly backup job writes to the cold storage bucket", "--raw")
+    age(store.root)  # past the racy window
+    scans.clear()
+    assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
+    assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
+    assert scans == [1]  # the add counted its new file as untracked: the basis held
+    assert keyword(repo, "nightly backup") == [
+        "The nightly backup job writes to the cold storage bucket"]

@@ -56,6 +56,25 @@ class Basis(NamedTuple):
         return (other is not None and (self.git_index, self.loose) == (other.git_index, other.loose)
                 and (self.loose is not None or self.key == other.key))
 
+    def moved(self, before: dict[str, tuple[int, int, bool]],
+              after: dict[str, tuple[int, int, bool]]) -> Basis:
+        """After memx wrote files: a path that is new (a new memory, an archive move)
+        counts as untracked until the next full scan asks git, and a path gone leaves
+        the list; rewriting a file in place of itself changes nothing for git."""
+        if self.loose is None:
+            return self
+        loose = set(self.loose)
+        for memory_id in before.keys() | after.keys():
+            old = _path(memory_id, before[memory_id][2]) if memory_id in before else None
+            new = _path(memory_id, after[memory_id][2]) if memory_id in after else None
+            if old != new:
+                loose.discard(old or "")
+                if new is not None:
+                    loose.add(new)
+        if len(loose) > LOOSE_LIMIT:
+            return self._replace(loose=None)
+        return self._replace(loose=tuple(sorted(loose)))
+
     def to_json(self) -> dict[str, Any]:
         return {"index": self.git_index, "key": self.key, "root": self.root,
                 "loose": list(self.loose) if self.loose is not None else None}
@@ -101,6 +120,10 @@ def _git(args: list[str], store: Store) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
+def _path(memory_id: str, archived: bool) -> str:
+    return f"{'archive' if archived else 'memories'}/{memory_id}.yaml"
+
+
 def _paths(out: bytes) -> list[str]:
     return [p for p in os.fsdecode(out).split("\0") if p]
 
@@ -122,7 +145,7 @@ def basis(store: Store, files: Iterable[tuple[str, bool]], index: str | None = N
         tracked = set(_paths(listed))
     loose = []
     for memory_id, archived in files:
-        path = f"{'archive' if archived else 'memories'}/{memory_id}.yaml"
+        path = _path(memory_id, archived)
         if path not in tracked:
             loose.append(path)
             if len(loose) > LOOSE_LIMIT:

@@ -119,8 +119,9 @@ class StoreIndex:
             report = self._update(manifest, now, None, want_vectors, quiet=False, only=ids)
             # No stamp: a file changed behind memx since the last check is seen only by
             # a full scan, so the next reader makes one (and records a stamp).
-            self._write_state(fingerprint, self._manifest,
-                              None, Basis.from_json(state.get("basis"), self.store))
+            on = Basis.from_json(state.get("basis"), self.store)
+            self._write_state(fingerprint, self._manifest, None,
+                              on.moved(before, now) if on is not None else None)
             self._last = (None, self._read_state())
             self._checked = None
         return self._report_problems(report)
