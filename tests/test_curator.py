@@ -215,7 +215,7 @@ def test_large_stores_take_candidates_from_the_index(memx: Memx, repo: Path,
     assert said == f"supersedes {old}\n"
     _, said = add(memx, "changed the timeout to 500ms")
     assert said.startswith("skipped (duplicate of ")
-    assert (repo / ".memx" / "cache" / "manifest.json").is_file()  # the index was used
+    assert (repo / ".memx" / "cache" / "manifest.db").is_file()  # the index was used
 
 
 def test_restating_a_fact_that_has_a_conflict_is_a_duplicate_not_a_new_conflict(memx: Memx) -> None:

@@ -10,6 +10,7 @@ import pytest
 from memx_cli import embed
 from memx_cli.generator.search import Searcher
 from memx_cli.index import StoreIndex
+from memx_cli.index.manifest import Manifest
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx
@@ -44,15 +45,15 @@ def test_keyword_read_then_semantic_search_embeds_only_the_change(
                                    "the staging database password rotates every Monday"))
     counted.clear()
     Searcher(Repo.discover(repo)).search("staging", mode="keyword", record_recalls=False)
-    manifest = json.loads((repo / ".memx" / "cache" / "manifest.json").read_text())
-    assert len(manifest["pending"]) == 1 and manifest["model"] is not None
+    manifest = StoreIndex(Repo.discover(repo).store, None).manifest()
+    assert manifest is not None and len(manifest.pending) == 1 and manifest.model is not None
     hits = Searcher(Repo.discover(repo)).search("how often is the staging password rotated",
                                                 mode="hybrid", record_recalls=False).hits
     assert counted == [1, 1]  # the pending memory, then the query
     assert hits[0].doc["content"].startswith("the staging database password")
     assert hits[0].layers["semantic"] > 0.3  # its vector exists and matches
-    manifest = json.loads((repo / ".memx" / "cache" / "manifest.json").read_text())
-    assert manifest["pending"] == []
+    manifest = StoreIndex(Repo.discover(repo).store, None).manifest()
+    assert manifest is not None and manifest.pending == []
 
 
 def test_unchanged_store_reads_no_memory_file(memx: Memx, repo: Path,
@@ -96,8 +97,8 @@ def test_raw_add_indexes_text_without_loading_the_model(
     assert embed._CACHE == {}
     store = Repo.discover(repo).store
     assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
-    manifest = json.loads((repo / ".memx" / "cache" / "manifest.json").read_text())
-    assert manifest["pending"] == [] and manifest["model"] is None  # no vectors built yet
+    manifest = StoreIndex(store, None).manifest()
+    assert manifest is not None and manifest.pending == [] and manifest.model is None
 
 
 def test_add_to_a_store_never_indexed_builds_no_index(memx: Memx, repo: Path) -> None:
@@ -139,3 +140,54 @@ def test_a_warm_searcher_sees_what_another_writer_indexed(memx: Memx, repo: Path
     hits = searcher.search("nightly backup bucket", record_recalls=False).hits
     assert [h.doc["content"] for h in hits][:1] == [
         "The nightly backup job writes to the cold storage bucket"]
+
+
+def test_an_update_after_one_write_reads_only_its_rows(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(6):
+        memx.ok("add", f"memory {i} on caching layers", "--raw")
+    store = Repo.discover(repo).store
+    index = StoreIndex(store, None)
+    index.sync(want_vectors=False)
+    first = store.read_file(store.files()[0])
+    index._manifest = None  # as in a fresh `memx add` process after its first check
+    whole: list[int] = []
+    original = Manifest.files
+
+    def spy(self: Manifest) -> object:
+        whole.append(1)
+        return original.fget(self)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(Manifest, "files", property(spy))
+    store.write(first.replace(content="Caching layers expire after ten minutes"))
+    report = index.sync_written([first.id], want_vectors=False)
+    assert (report.added, report.changed, report.removed, whole) == (0, 1, 0, [])
+    assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
+
+
+def test_a_json_manifest_of_an_earlier_memx_is_moved_into_sqlite(
+        memx: Memx, repo: Path, counted: list[int]) -> None:
+    for i in range(3):
+        memx.ok("add", f"filler memory number {i} about topic {i * 7}")
+    Searcher(Repo.discover(repo)).search("filler", mode="hybrid", record_recalls=False)
+    cache = repo / ".memx" / "cache"
+    manifest = StoreIndex(Repo.discover(repo).store, None).manifest()
+    assert manifest is not None
+    (cache / "manifest.json").write_text(json.dumps({  # the layout memx wrote before
+        "index_version": manifest.index_version, "schema": manifest.schema,
+        "model": manifest.model, "pending": [], "pending_removed": [],
+        "files": {k: list(v) for k, v in manifest.files.items()}}))
+    manifest.close()
+    for name in ("manifest.db", "manifest.db-wal", "manifest.db-shm"):
+        (cache / name).unlink(missing_ok=True)
+    counted.clear()
+    result = memx("search", "filler topic", "--json")
+    assert (result.code, result.err) == (0, "")
+    assert counted == [1]  # the query: nothing re-embedded, nothing rebuilt
+    counted.clear()
+    memx.ok("add", "The nightly backup job writes to the cold storage bucket", "--raw")
+    assert (cache / "manifest.db").exists() and not (cache / "manifest.json").exists()
+    hits = Searcher(Repo.discover(repo)).search("nightly backups", mode="hybrid",
+                                                record_recalls=False).hits
+    assert counted == [1, 1]  # the new memory, then the query: the rest was kept
+    assert hits[0].doc["content"].startswith("The nightly backup job")

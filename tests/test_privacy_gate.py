@@ -229,6 +229,7 @@ RAW_WRITERS = {
     "memx_cli/index/sync.py": "derived from memory files",
     "memx_cli/index/manifest.py": "derived from memory files",
     "memx_cli/index/vectors.py": "derived from memory files",
+    "memx_cli/index/model_id.py": "the model files' names, stats and content hash",
     "memx_cli/decay/sweep.py": "moves memory files",
     "memx_cli/agents/agent_hook.py": "the background ingest's own output (masked memories)",
     "memx_cli/agents/setup/plan.py": "agent config files: the user's bytes plus memx's "

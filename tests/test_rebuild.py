@@ -38,7 +38,7 @@ def _fill(memx: Memx, repo: Path) -> list[str]:
 def _snapshot(root: Path, ids: list[str]) -> tuple[object, ...]:
     index = StoreIndex(Repo.discover(root).store, None)
     report = index.sync(full=True)
-    manifest = Manifest.load(root / ".memx" / "cache" / "manifest.json")
+    manifest = Manifest.load(root / ".memx" / "cache" / "manifest.db")
     assert manifest is not None
     keys = [memory_key(i) for i in ids]
     vectors = index.vectors.get(keys)

@@ -123,8 +123,9 @@ def test_deleting_the_cache_loses_nothing(store: Memx, repo: Path) -> None:
 
 def test_corrupt_index_is_rebuilt_with_a_notice(store: Memx, repo: Path) -> None:
     results(store, "redis")
-    for name in ("manifest.json", "state.json"):
-        (repo / ".memx" / "cache" / name).write_text("{not json")
+    cache = repo / ".memx" / "cache"
+    for path in [*cache.glob("manifest.db*"), cache / "state.json"]:  # SQLite's log too
+        path.write_text("{not json")
     result = store("search", "alembic", "--json")
     assert result.code == 0
     assert result.err == ("memx: warning: search index in .memx/cache was incomplete, corrupt "

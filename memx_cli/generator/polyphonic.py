@@ -114,10 +114,8 @@ class Graph:
     def __init__(self, index: StoreIndex):
         manifest = index.manifest()
         self.position: dict[str, tuple[str, int]] = {}
-        self.groups: dict[str, list[str]] = {}
-        for memory_id, state in sorted((manifest.files if manifest else {}).items()):
-            if state.group is not None and not state.digest.startswith("!"):
-                self.groups.setdefault(state.group, []).append(memory_id)
+        # The grouped rows only, not one per memory (issue 15).
+        self.groups: dict[str, list[str]] = manifest.grouped() if manifest else {}
         for group, ids in self.groups.items():  # ids sort by creation time (ULIDs)
             for at, memory_id in enumerate(ids):
                 self.position[memory_id] = (group, at)

@@ -285,7 +285,7 @@ def _sync_index(repo: Repo) -> None:
     from memx_cli.index import StoreIndex
 
     index = StoreIndex(repo.store, repo.config["embedding.model"])
-    if index.manifest_path.exists():
+    if index.built():
         index.sync()
 
 

@@ -27,7 +27,7 @@ HOOK_TYPES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-
 MARKER = "memx-hook"  # also doctor.HOOK_MARKER
 LEGACY_SUFFIX = ".memx-legacy"
 FRAMEWORK_LEGACY_SUFFIX = ".legacy"  # where `pre-commit install` moves the hook it finds
-SHIM_VERSION = 1
+SHIM_VERSION = 2  # 2: the entry path, post-commit in a session of its own (issue 15)
 
 
 @dataclass(frozen=True)

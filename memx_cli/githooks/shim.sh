@@ -4,16 +4,24 @@
 # Skip memx for one command: MEMX_SKIP_HOOKS=1 git commit ...
 MEMX_HOOK=@HOOK@
 MEMX_PYTHON=@PYTHON@
-# Runs the hidden `memx hook-impl` command with the Python that installed this shim; exits
-# quietly if memx has since been removed from that Python.
-MEMX_RUN='import sys
+# Runs the hidden `memx hook-impl` command with the Python that installed this shim, through
+# the executables' entry (one BLAS thread, a flushed fast exit); exits quietly if memx has
+# since been removed from that Python. The background post-commit run leaves git's session
+# (where `setsid` is missing) so that ending git's process group does not end it.
+MEMX_RUN='import os, sys
+if sys.argv[1:2] == ["post-commit"] and os.getsid(0) != os.getpid():
+    try:
+        os.setsid()
+    except OSError:
+        pass
 try:
-    from memx_cli.cli import main
+    from memx_cli.cli import entry
 except ModuleNotFoundError as exc:
     if exc.name != "memx_cli":
         raise
     sys.exit(0)
-main(["hook-impl", *sys.argv[1:]])'
+sys.argv[1:] = ["hook-impl", *sys.argv[1:]]
+entry()'
 
 # A hook that was here before memx is kept beside this file and runs first.
 status=0
@@ -47,8 +55,11 @@ post-commit)
     done
     sha=$(git rev-parse --verify --quiet HEAD) || exit "$status"
     mkdir -p .memx/local/queue 2>/dev/null && : > ".memx/local/queue/$sha" || exit "$status"
-    # (git's index variable may name a temporary index that is gone by then)
-    (unset GIT_INDEX_FILE; "$MEMX_PYTHON" -c "$MEMX_RUN" "$MEMX_HOOK" </dev/null >/dev/null 2>&1 &)
+    # (git's index variable may name a temporary index that is gone by then; `setsid`: a
+    # session of its own from the start, so killing git's process group spares it)
+    detach=
+    if command -v setsid >/dev/null 2>&1; then detach=setsid; fi
+    (unset GIT_INDEX_FILE; $detach "$MEMX_PYTHON" -c "$MEMX_RUN" "$MEMX_HOOK" </dev/null >/dev/null 2>&1 &)
     ;;
 *)
     # post-merge, post-checkout, post-rewrite never fail the git command; memx logs its

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from memx_cli.store.files import Store
 
@@ -49,32 +49,65 @@ def scan(store: Store) -> tuple[dict[str, Seen], str]:
     return seen, ":".join(parts)
 
 
+_MASK = (1 << 64) - 1
+
+
 def fingerprint(found: dict[str, Seen]) -> str:
-    """Count, sums of times and sizes, and a checksum of the sorted names: equal for the
-    same files whatever order the directory lists them in, so ``rescan`` can compute it
-    without listing the directory again (sorting 100k names costs about what the
-    checksum does)."""
+    """Count, sums of times and sizes, and a sum of the names' checksums: equal for the
+    same files whatever order the directory lists them in, and updated for a few files
+    without the others (``shift``)."""
     values = found.values()
-    names = zlib.crc32(" ".join(sorted(found)).encode())
+    names = sum(zlib.crc32(name.encode()) for name in found) & _MASK
     return f"{len(found)}.{sum(v[0] for v in values)}.{sum(v[1] for v in values)}.{names}"
 
 
-def rescan(store: Store, seen: dict[str, Seen], ids: Iterable[str]
-           ) -> tuple[dict[str, Seen], str]:
-    """``seen`` (an earlier scan) with the files of ``ids`` stat-ed again, and the
-    fingerprint a full scan would give if nothing else changed (issue 15)."""
-    seen = dict(seen)
+def shift(full: str, before: dict[str, Seen], after: dict[str, Seen],
+          archive_exists: bool) -> str | None:
+    """The fingerprint of a full scan whose files of ``before`` are now ``after``
+    (absent ids: no file), from the earlier one ``full``; None when it is malformed."""
+    parts = full.split(":")
+    if len(parts) != 2:
+        return None
+    sums: list[list[int]] = []
+    for part in parts:
+        try:
+            sums.append([0, 0, 0, 0] if part == "-" else [int(x) for x in part.split(".")])
+        except ValueError:
+            return None
+        if len(sums[-1]) != 4:
+            return None
+    for sign, files in ((-1, before), (1, after)):
+        for name, (mtime_ns, size, archived) in files.items():
+            into = sums[0 if archived else 1]
+            into[0] += sign
+            into[1] += sign * mtime_ns
+            into[2] += sign * size
+            into[3] = (into[3] + sign * zlib.crc32(name.encode())) & _MASK
+    archive = ".".join(map(str, sums[0])) if archive_exists else "-"
+    return f"{archive}:{'.'.join(map(str, sums[1]))}"
+
+
+def stat_ids(store: Store, ids: Iterable[str]) -> dict[str, Seen]:
+    """The files of ``ids`` as a scan would see them (memories/ wins over archive/)."""
+    seen: dict[str, Seen] = {}
     for memory_id in ids:
-        seen.pop(memory_id, None)
         for archived in (False, True):
             try:
                 st = os.stat(store.path_for(memory_id, archived))
             except OSError:
                 continue
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            seen[memory_id] = (st.st_mtime_ns, st.st_size, archived)
-            break
-    archive = (fingerprint({k: v for k, v in seen.items() if v[2]})
-               if store.archive_dir.is_dir() else "-")
-    return seen, f"{archive}:{fingerprint({k: v for k, v in seen.items() if not v[2]})}"
+            if stat.S_ISREG(st.st_mode):
+                seen[memory_id] = (st.st_mtime_ns, st.st_size, archived)
+                break
+    return seen
+
+
+class ListedIds:
+    """The store's memory ids, listed when first asked for: a quick check (no scan)
+    does not know them, and most commands never ask."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self.store.ids(), *self.store.ids(archived=True)]))

@@ -10,36 +10,33 @@ stays the only truth: deleting ``cache/`` loses nothing.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
+from memx_cli.errors import ModelUnavailableError
 from memx_cli.fsutil import atomic_write
-from memx_cli.index.documents import build_documents, embed_documents, stored_documents
-from memx_cli.index.keys import is_index_error, memory_key, source_group
+from memx_cli.index.documents import build_documents
+from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
-from memx_cli.index.manifest import INDEX_VERSION, FileState, Manifest
-from memx_cli.index.scan import Seen, rescan, scan
+from memx_cli.index.manifest import INDEX_VERSION, Manifest
+from memx_cli.index.quick import Basis, basis, key, same_index, stamp, worth_it
+from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
+from memx_cli.index.update import compare
+from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store
-from memx_cli.store.memory import Memory
-from memx_cli.store.safeyaml import read_regular
 
 log = logging.getLogger("memx")
 
 Progress = Callable[[int, int], None]
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:20]
 
 
 @dataclass
@@ -63,7 +60,8 @@ class StoreIndex:
         self.store = store
         self.model_spec = model_spec
         self.dir = store.cache_dir
-        self.manifest_path = self.dir / "manifest.json"
+        self.manifest_path = self.dir / "manifest.db"
+        self.legacy_manifest_path = self.dir / "manifest.json"  # memx before issue 15
         # A small summary of the manifest, so the common "nothing changed" check reads
         # a few bytes instead of parsing one entry per memory.
         self.state_path = self.dir / "state.json"
@@ -73,9 +71,10 @@ class StoreIndex:
         self._encoder: Any = None
         self._encoder_failed: str | None = None
         self._checked: tuple[float, tuple[int, ...], SyncReport] | None = None
-        # The last scan and the state it left, for ``sync_written``.
-        self._last: tuple[dict[str, Seen], dict[str, Any] | None] | None = None
-        self.ids: Iterable[str] = ()  # every memory id the last scan saw
+        # The last scan (None after a quick check) and the state it left, for
+        # ``sync_written``; the state also tells whether another process moved the index.
+        self._last: tuple[dict[str, Seen] | None, dict[str, Any] | None] | None = None
+        self.ids: Iterable[str] = ()  # every memory id the last check saw
 
     # ------------------------------------------------------------ model
 
@@ -98,20 +97,33 @@ class StoreIndex:
 
     def sync_written(self, ids: Iterable[str], want_vectors: bool = True) -> SyncReport:
         """Update the index after this process wrote (or removed) the files of ``ids``:
-        from the last scan plus a stat of those files, not a scan of the whole store
-        (issue 15). Anything else changed meanwhile (another process updated the index)
-        falls back to ``sync``; a file changed behind memx at the same moment is left to
-        the next scan, which the fingerprint written here will not match."""
+        a stat of those files and their manifest rows, not a scan of the whole store
+        (issue 15); the fingerprint of the last full scan is shifted by their change. A
+        file changed behind memx meanwhile is left to the next reader's full scan (no
+        stamp is recorded here), whose fingerprint then differs from this one."""
+        ids = set(ids)
         with self.store.lock():
-            last = self._last
-            if last is None or self._read_state() != last[1] or last[1] is None:
-                return self.sync(want_vectors=want_vectors)
-            seen, fingerprint = rescan(self.store, last[0], ids)
+            last, state = self._last, self._read_state()
+            if last is not None and not same_index(state, last[1]):
+                self._reopen()  # another process moved the index since this one looked
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
-            self.ids = seen.keys()
-            report = self._update(manifest, seen, None, want_vectors, quiet=False)
-            self._write_state(fingerprint, self._manifest or Manifest())
-            self._last = (seen, self._read_state())
+            if manifest is None or state is None:
+                return self._sync(False, None, want_vectors, quick=False)
+            now = stat_ids(self.store, ids)
+            before = {i: (r.mtime_ns, r.size, r.archived)
+                      for i, r in manifest.rows(ids).items()}
+            fingerprint = shift(str(state.get("fingerprint")), before, now,
+                                self.store.archive_dir.is_dir())
+            if fingerprint is None:
+                return self._sync(False, None, want_vectors, quick=False)
+            self.ids = ListedIds(self.store)
+            report = self._update(manifest, now, None, want_vectors, quiet=False, only=ids)
+            # No stamp: a file changed behind memx since the last check is seen only by
+            # a full scan, so the next reader makes one (and records a stamp).
+            on = Basis.from_json(state.get("basis"), self.store)
+            self._write_state(fingerprint, self._manifest, None,
+                              on.moved(before, now) if on is not None else None)
+            self._last = (None, self._read_state())
             self._checked = None
         return self._report_problems(report)
 
@@ -124,17 +136,21 @@ class StoreIndex:
             return None
         return state
 
-    def _write_state(self, fingerprint: str, manifest: Manifest) -> None:
+    def _write_state(self, fingerprint: str, manifest: Manifest | None, quick: str | None,
+                     on: Basis | None) -> None:
+        if manifest is None:
+            return
         problems = manifest.problems()
         atomic_write(self.state_path, json.dumps({
             "index_version": INDEX_VERSION, "fingerprint": fingerprint,
             "model": manifest.model, "problems": problems,
             "pending": len(manifest.pending) + len(manifest.pending_removed),
+            "quick": quick, "basis": on.to_json() if on is not None else None,
         }).encode())
 
     def _load_manifest(self) -> Manifest | None:
         try:
-            manifest = Manifest.load(self.manifest_path)
+            manifest = Manifest.load(self.manifest_path, self.legacy_manifest_path)
         except ValueError:
             return None
         if manifest is not None and not manifest.compatible():
@@ -186,36 +202,94 @@ class StoreIndex:
             report = self.sync(full=True, want_vectors=want_vectors)
         return report
 
-    def _sync(self, full: bool, progress: Progress | None, want_vectors: bool) -> SyncReport:
+    def _sync(self, full: bool, progress: Progress | None, want_vectors: bool,
+              quick: bool = True) -> SyncReport:
+        state = None if full else self._read_state()
+        if self._last is not None and not same_index(self._last[1], state):
+            self._reopen()
+        # The stamp is taken before the scan: a change in between makes the next one
+        # differ (one more scan), never the reverse.
+        on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
+        before = stamp(self.store, on) if on is not None else None
+        if quick and state is not None and before is not None and before == state.get("quick"):
+            self.ids = ListedIds(self.store)
+            report = self._current(state, want_vectors, None)
+            if report is not None:
+                return report
         seen, fingerprint = self._scan()
         self.ids = seen.keys()
-        state = None if full else self._read_state()
-        if self._last is not None and self._last[1] != state:
-            # Another StoreIndex (a `memx add` beside this MCP server) changed the index:
-            # what this one holds open shows the index as it was.
-            self.lexical.refresh()
-            self.vectors.refresh()
-            self._manifest = None
         if state is not None and state.get("fingerprint") == fingerprint:
-            has_vectors = state.get("model") is not None
-            current = (has_vectors and not state.get("pending")
-                       and state["model"] == self._model_fingerprint())
-            if not want_vectors or current or self.encoder() is None:
-                self._last = (seen, state)
-                return SyncReport(vectors=current, problems=list(state.get("problems", [])))
+            report = self._current(state, want_vectors, seen)
+            if report is not None:
+                if before is None or before != state.get("quick"):
+                    self._record_stamp(state, seen, on, before)
+                return report
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
             # the lock: then look at the files again, else the scan above is current.
-            if self._read_state() != state:
+            if not same_index(self._read_state(), state):
                 seen, fingerprint = self._scan()
             # Without its text index, a manifest describes nothing: rebuild (a partial
             # index would answer with a silent subset; issue 14).
             manifest = (None if full or not self.lexical.path.is_dir()
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
-            self._write_state(fingerprint, self._manifest or Manifest())
+            self._write_state(fingerprint, self._manifest, *self._stamp_for(
+                seen, on, before))
             self._last = (seen, self._read_state())
         return self._report_problems(report)
+
+    def _reopen(self) -> None:
+        """Another StoreIndex (a `memx add` beside this MCP server) changed the index:
+        what this one holds open shows the index as it was."""
+        self.lexical.refresh()
+        self.vectors.refresh()
+        if self._manifest is not None:
+            self._manifest.close()
+        self._manifest = None
+
+    def _current(self, state: dict[str, Any], want_vectors: bool,
+                 seen: dict[str, Seen] | None) -> SyncReport | None:
+        """The report for an index that matches the files, or None when its vectors
+        must be brought up to date first."""
+        has_vectors = state.get("model") is not None
+        current = (has_vectors and not state.get("pending")
+                   and state["model"] == self._model_fingerprint())
+        if not want_vectors or current or self.encoder() is None:
+            self._last = (seen, state)
+            return SyncReport(vectors=current, problems=list(state.get("problems", [])))
+        return None
+
+    def _record_stamp(self, state: dict[str, Any], seen: dict[str, Seen],
+                      on: Basis | None, before: str | None) -> None:
+        """Remember a stamp taken before a scan that found nothing changed, so the next
+        reader skips the scan (written once, when the stamp first holds), and what
+        the next stamp covers when that changed."""
+        quick, new = self._stamp_for(seen, on, before)
+        if quick == state.get("quick") and (new is on or (new is not None and new.same(on))):
+            return
+        with self.store.lock():
+            if self._read_state() != state:
+                return  # another process moved the index meanwhile
+            atomic_write(self.state_path, json.dumps({
+                **state, "quick": quick,
+                "basis": new.to_json() if new is not None else None}).encode())
+            self._last = (seen, self._read_state())
+
+    def _stamp_for(self, seen: dict[str, Seen], on: Basis | None, before: str | None
+                   ) -> tuple[str | None, Basis | None]:
+        """The stamp to record after a full scan, and the basis for the next one. The
+        stamp taken before the scan holds only if the basis it used is still right;
+        else the next reader scans once more and records one. A store with too many
+        files outside git learns its basis again only when its ``key`` moves; a small
+        one has none (scanning it costs less than starting git)."""
+        if not worth_it(len(seen)):
+            return None, None
+        if on is not None and on.loose is None and on.key == key(self.store, on.git_index):
+            return None, on
+        new = basis(self.store, ((i, s[2]) for i, s in seen.items()),
+                    on.git_index if on is not None else None)
+        return (before if new.covers(on) else None), new
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
         if self._manifest is not None:
@@ -224,105 +298,49 @@ class StoreIndex:
 
     def _model_fingerprint(self) -> str | None:
         """Identifies the configured model cheaply (without loading it)."""
-        from memx_cli.embed import BUNDLED, bundled_model_path
+        from memx_cli.index.model_id import configured
 
-        spec = (self.model_spec or BUNDLED).strip() or BUNDLED
-        path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
-        if path.is_dir():
-            try:
-                st = (path / "model.safetensors").stat()
-            except OSError:
-                return None
-            return f"{spec}|{st.st_size}|{st.st_mtime_ns}"
-        return spec
+        return configured(self.model_spec, self.dir / "model.json")
 
     def _update(self, manifest: Manifest | None, seen: dict[str, Seen],
-                progress: Progress | None, want_vectors: bool, quiet: bool) -> SyncReport:
+                progress: Progress | None, want_vectors: bool, quiet: bool,
+                only: Collection[str] | None = None) -> SyncReport:
         report = SyncReport()
         if manifest is None:
-            if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()):
+            if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()
+                              or self.legacy_manifest_path.exists()):
                 log.warning(f"search index in {self.store.display(self.dir)} was incomplete, "
                             "corrupt or from another memx version; rebuilding it")
-            self._wipe()
-            manifest = Manifest()
+            manifest = self._rebuilt()
             report.rebuilt = True
             return self._rebuild(manifest, seen, progress, want_vectors, report)
         try:
             self.lexical.open(create=True)
         except (OSError, ValueError) as exc:
             log.warning(f"search index could not be opened ({exc}); rebuilding it")
-            self._wipe()
-            manifest = Manifest()
+            manifest = self._rebuilt()
             report.rebuilt = True
             self.lexical.open(create=True)
 
-        old_files = dict(manifest.files)
-        new_files: dict[str, FileState] = {}
-        memories: dict[str, Memory] = {}
-        changed: set[str] = set()
-        total = len(seen)
-        for done, (memory_id, now) in enumerate(seen.items(), 1):
-            old = old_files.get(memory_id)
-            mtime_ns, size, archived = now
-            if (old is not None and old.mtime_ns == mtime_ns and old.size == size
-                    and old.archived == archived):
-                new_files[memory_id] = old
-                continue
-            path = self.store.path_for(memory_id, archived)
-            try:
-                data = read_regular(path)  # swapped for a FIFO since the scan: never block
-            except OSError:
-                continue
-            digest = _digest(data)
-            if old is not None and old.digest == digest and old.archived == archived:
-                new_files[memory_id] = FileState(mtime_ns, size, digest, archived, old.group)
-                continue
-            try:
-                mem = self.store.read_file(path)
-                new_files[memory_id] = FileState(mtime_ns, size, digest, archived,
-                                                 source_group(mem.source))
-                memories[memory_id] = mem
-            except InvalidMemoryError as exc:
-                new_files[memory_id] = FileState(mtime_ns, size, "!" + str(exc), archived, None)
-            changed.add(memory_id)
-            if old is None:
-                report.added += 1
-            else:
-                report.changed += 1
-            if progress is not None:
-                progress(done, total)
-        removed = set(old_files) - set(new_files)
-        report.removed = len(removed)
-
-        # Neighbours of a changed memory get new context text: re-index whole groups.
-        groups = {old_files[i].group for i in changed | removed if i in old_files}
-        groups |= {new_files[i].group for i in changed if i in new_files}
-        groups.discard(None)
-        members: dict[str, list[str]] = {}
-        for memory_id, state in new_files.items() if groups else ():
-            group = state.group
-            if group is not None and group in groups and not state.digest.startswith("!"):
-                members.setdefault(group, []).append(memory_id)
-        reindex = set(changed)
-        for group in groups:
-            reindex.update(members.get(group, ()))  # type: ignore[arg-type]
-        for memory_id in reindex:
-            if memory_id not in memories and not new_files[memory_id].digest.startswith("!"):
-                with contextlib.suppress(InvalidMemoryError):
-                    memories[memory_id] = self.store.read_file(
-                        self.store.path_for(memory_id, seen[memory_id][2]))
-
-        docs = build_documents(self.store, reindex, memories, new_files, members)
-        if reindex or removed:
-            self.lexical.apply(sorted(reindex | removed), docs)
-        manifest.files = new_files
-        report.vectors = self._update_vectors(manifest, docs, removed | reindex, want_vectors,
-                                              report.rebuilt)
-        manifest.save(self.manifest_path)
+        plan = compare(self.store, manifest, seen, None if report.rebuilt else only, progress)
+        report.added, report.removed = plan.added, len(plan.removed)
+        report.changed = len(plan.changed) - plan.added
+        docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
+                               plan.members)
+        if plan.reindex or plan.removed:
+            self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
+        report.vectors = self._update_vectors(manifest, docs, plan.removed | plan.reindex,
+                                              want_vectors, report.rebuilt)
+        manifest.write(plan.upserts, plan.removed)
         self._manifest = manifest
         if progress is not None:
+            total = len(seen)
             progress(total, total)
         return report
+
+    def _rebuilt(self) -> Manifest:
+        self._wipe()
+        return Manifest.create(self.manifest_path)
 
     def _rebuild(self, manifest: Manifest, seen: dict[str, Seen], progress: Progress | None,
                  want_vectors: bool, report: SyncReport) -> SyncReport:
@@ -332,64 +350,30 @@ class StoreIndex:
         self.lexical.open(create=True)
         done = rebuild(self.store, seen, self.lexical, self.vectors,
                        self.encoder() if want_vectors else None, progress)
-        manifest.files = done.files
         manifest.model = self._model_fingerprint() if done.vectors else None
+        manifest.write(done.files, ())
         report.added, report.vectors = len(done.files), done.vectors
-        manifest.save(self.manifest_path)
         self._manifest = manifest
         return report
 
     def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
                         want: bool, rebuilt: bool) -> bool:
-        fingerprint = self._model_fingerprint()
-        if not want:
-            # A keyword-only read updated the text index: remember which vectors are now
-            # behind, so the next semantic search embeds those only.
-            if manifest.model is not None:
-                fresh = {d.memory_id for d in docs}
-                manifest.pending = sorted(set(manifest.pending) | fresh)
-                manifest.pending_removed = sorted(set(manifest.pending_removed) | (remove - fresh))
-            return False
-        encoder = self.encoder()
-        if encoder is None:
-            manifest.model = None
-            manifest.pending, manifest.pending_removed = [], []
-            return False
-        everything = rebuilt or manifest.model != fingerprint
-        if everything:
-            docs = stored_documents(self.lexical)
-            remove = set()
-        else:
-            behind = set(manifest.pending) - {d.memory_id for d in docs}
-            docs = docs + stored_documents(self.lexical, behind)
-            remove = remove | set(manifest.pending_removed) | behind
-        vectors = embed_documents(encoder, docs) if docs else None
-        try:
-            self.vectors.update(encoder.dim, [memory_key(i) for i in sorted(remove)],
-                                [d.key for d in docs], vectors, rebuild=everything)
-        except BaseException as exc:
-            if everything or not is_index_error(exc):
-                raise
-            # A damaged vector file must not fail every search until reindex --full
-            # (issue 14): rebuild the vectors from the text index, with one notice.
-            detail = " ".join(str(exc).split())[:100]
-            log.warning(f"vector index in {self.store.display(self.dir)} is unreadable "
-                        f"({detail}); rebuilding it")
-            docs = stored_documents(self.lexical)
-            vectors = embed_documents(encoder, docs) if docs else None
-            self.vectors.update(encoder.dim, [], [d.key for d in docs], vectors, rebuild=True)
-        manifest.model = fingerprint
-        manifest.pending, manifest.pending_removed = [], []
-        return True
+        return update_vectors(manifest, docs, remove, want=want, rebuilt=rebuilt,
+                              fingerprint=self._model_fingerprint(), encoder=self.encoder,
+                              lexical=self.lexical, vectors=self.vectors,
+                              where=self.store.display(self.dir))
 
     def _wipe(self) -> None:
+        if self._manifest is not None:
+            self._manifest.close()
+            self._manifest = None
         self.lexical = LexicalIndex(self.dir / "lexical")
         self.vectors = VectorIndex(self.dir / "vectors.usearch")
         # state.json first: a rebuild killed after this point leaves no state that says
         # "current", so the next reader rebuilds instead of answering from a half-built
         # index with a silent empty list (issue 14).
         for path in (self.state_path, self.dir / "lexical", self.dir / "vectors.usearch",
-                     self.vectors.delta_path, self.manifest_path):
+                     self.vectors.delta_path, self.manifest_path, self.legacy_manifest_path):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:

@@ -96,7 +96,7 @@ def _server_state(problems: list[str]) -> dict[str, Any]:
 
 
 def _index_state(repo: Repo) -> dict[str, Any]:
-    manifest = repo.store.cache_dir / "manifest.json"
+    manifest = repo.store.cache_dir / "manifest.db"
     return {"path": str(repo.store.cache_dir), "built": manifest.exists()}
 
 

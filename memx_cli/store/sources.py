@@ -18,7 +18,6 @@ import io
 import logging
 import os
 import shutil
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,6 +136,8 @@ def materialize(source: Source, commit: str) -> Store:
     shutil.rmtree(tmp, ignore_errors=True)
     target = tmp / ".memx" / "memories"
     target.mkdir(parents=True)
+    import tarfile  # only where a source is unpacked: not on every search (issue 15)
+
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         for member in archive.getmembers():
             folder, _, name = member.name.rpartition("/")

@@ -1,0 +1,112 @@
+"""Two memx installs on the same synthetic store, interleaved run by run (issue 15).
+
+    python bench/paired.py BEFORE_BIN AFTER_BIN [--sizes 1000,10000] [--runs 15]
+
+BEFORE_BIN and AFTER_BIN are the folders holding each install's `memx` executable (a
+virtual environment's bin/). Each size gets one store written and committed as
+`run.py` does, copied once per install (each keeps its own `.memx/cache/`); then every
+figure alternates the two installs process by process, so a busy moment on a shared
+machine hits both. Prints medians and the after/before ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from run import (
+    SEED,
+    commit_store,
+    isolate,
+    new_repo,
+    queries,
+    run_child,
+    synthetic_memory,
+    write_store,
+)
+
+
+def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str, dict[str, float]]:
+    from memx_cli.store.memory import dump
+
+    rng = random.Random(SEED + size)
+    base = new_repo(tmp / f"base-{size}")
+    write_store(base, size, rng)
+    commit_store(base)
+    roots = {}
+    for name in bins:
+        roots[name] = tmp / f"{name}-{size}"
+        shutil.copytree(base, roots[name], symlinks=True)
+        # as the user's next `git status` does after a copy: git's stat cache
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
+                       check=False)
+    shutil.rmtree(base)
+    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+
+    def each(figure: str, args: Callable[[int], list[str]], count: int,
+             before: Callable[[int], None] | None = None) -> None:
+        for i in range(count):
+            if before is not None:
+                before(i)
+            order = list(bins) if i % 2 == 0 else list(reversed(bins))
+            for name in order:
+                run = run_child([str(bins[name] / "memx"), *args(i)], roots[name])
+                out[name].setdefault(figure, []).append(run.seconds * 1000)
+
+    each("full rebuild", lambda i: ["reindex", "--full"], 1)
+    each("warm-up", lambda i: ["search", "warm up", "--mode", "hybrid", "--json"], 1)
+    texts = queries(rng, runs)
+    each("cold keyword search", lambda i: ["search", texts[i], "--mode", "keyword", "--json"],
+         runs)
+    each("cold hybrid search", lambda i: ["search", texts[i], "--mode", "hybrid", "--json"],
+         runs)
+    now = int(time.time() * 1000)
+
+    def one_more(i: int) -> None:  # the same new file in every copy, as run.py writes it
+        mem = synthetic_memory(rng, size + i, now)
+        for root in roots.values():
+            (root / ".memx" / "memories" / f"{mem.id}.yaml").write_bytes(dump(mem))
+
+    each("incremental reindex after +1 memory", lambda i: ["reindex"], 5, one_more)
+    adds = [synthetic_memory(rng, size + 100 + i, 0).content for i in range(5)]
+    each("`memx add` (ACE on)", lambda i: ["add", adds[i]], 5)
+    each("cold hybrid search after the adds",
+         lambda i: ["search", texts[i], "--mode", "hybrid", "--json"], 5)
+    for root in roots.values():
+        shutil.rmtree(root, ignore_errors=True)
+    return {name: {k: statistics.median(v) for k, v in figs.items()}
+            for name, figs in out.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args(argv)
+    bins = {"before": args.before, "after": args.after}
+    with tempfile.TemporaryDirectory(prefix="memx-paired-") as name:
+        tmp = Path(name)
+        isolate(tmp / "home")
+        for size in (int(s) for s in args.sizes.split(",")):
+            result = figures(size, tmp, bins, args.runs)
+            print(f"\n### {size} memories (medians, ms; before and after interleaved)\n")
+            print("| figure | before | after | after / before |\n|---|---|---|---|")
+            for figure, before in result["before"].items():
+                after = result["after"][figure]
+                print(f"| {figure} | {before:.0f} | {after:.0f} | {after / before:.2f} |")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

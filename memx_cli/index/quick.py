@@ -1,0 +1,227 @@
+"""A change check of a store whose cost does not grow with the number of memories
+(issue 15; the choice and its figures: docs/index.md).
+
+A full scan stats every memory file. This check stats the two memory folders instead
+(memx writes by atomic rename and git checks files out by unlink and create, so adding,
+removing, renaming or replacing a file moves a folder's time) and asks git which tracked
+files differ from its index (``git diff-files``: git's stat cache, compared in C), then
+stats only the few files git does not track and the ones it lists. Equal stamps mean
+no memory file changed. Whatever this cannot vouch for (no git, many untracked files,
+times too recent to tell apart) gives no stamp, and the caller scans in full.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from memx_cli.store.files import Store
+
+# A folder or file changed this recently may change again within the same tick of the
+# file system's clock without its time moving (the "racy git" problem): no stamp then.
+# The kernel's file times lag its clock by up to one tick (10 ms at HZ=100).
+RACY_NS = 50_000_000
+# File systems with whole-second times (FAT keeps two seconds).
+COARSE_RACY_NS = 2_000_000_000
+# Past this many untracked (or modified) files, stat-ing them is most of a full scan.
+LOOSE_LIMIT = 500
+# Below this many memory files a full scan (about 6 µs a file) costs less than starting
+# git (5-10 ms, more on a busy machine): paired runs at 1k were 1.36x slower with it.
+MIN_FILES = 2000
+# Set inside git hooks; this check must read the work tree's own index.
+_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+
+
+class Basis(NamedTuple):
+    """What a stamp covers, learnt at a full scan: git's index file (None outside a
+    work tree) and the memory files git does not track, relative to the store root
+    (None: too many, no stamp). ``key`` (folders and git index) says when to learn
+    it again; ``root``: the store it was learnt for (a copied or moved repository
+    starts over: its git index is elsewhere)."""
+
+    git_index: str | None
+    loose: tuple[str, ...] | None
+    key: str
+    root: str
+
+    def covers(self, other: Basis | None) -> bool:
+        return (other is not None and self.loose is not None
+                and (self.git_index, self.loose) == (other.git_index, other.loose))
+
+    def same(self, other: Basis | None) -> bool:
+        """Covers the same files (the key matters only while ``loose`` is unknown)."""
+        return (other is not None and (self.git_index, self.loose) == (other.git_index, other.loose)
+                and (self.loose is not None or self.key == other.key))
+
+    def moved(self, before: dict[str, tuple[int, int, bool]],
+              after: dict[str, tuple[int, int, bool]]) -> Basis:
+        """After memx wrote files: a path that is new (a new memory, an archive move)
+        counts as untracked until the next full scan asks git, and a path gone leaves
+        the list; rewriting a file in place of itself changes nothing for git."""
+        if self.loose is None:
+            return self
+        loose = set(self.loose)
+        for memory_id in before.keys() | after.keys():
+            old = _path(memory_id, before[memory_id][2]) if memory_id in before else None
+            new = _path(memory_id, after[memory_id][2]) if memory_id in after else None
+            if old != new:
+                loose.discard(old or "")
+                if new is not None:
+                    loose.add(new)
+        if len(loose) > LOOSE_LIMIT:
+            return self._replace(loose=None)
+        return self._replace(loose=tuple(sorted(loose)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.git_index, "key": self.key, "root": self.root,
+                "loose": list(self.loose) if self.loose is not None else None}
+
+    @classmethod
+    def from_json(cls, raw: Any, store: Store) -> Basis | None:
+        if (not isinstance(raw, dict) or not isinstance(raw.get("key"), str)
+                or raw.get("root") != str(store.root)):
+            return None
+        index, loose = raw.get("index"), raw.get("loose")
+        return cls(index if isinstance(index, str) else None,
+                   tuple(p for p in loose if isinstance(p, str))
+                   if isinstance(loose, list) else None, raw["key"], raw["root"])
+
+
+def worth_it(files: int) -> bool:
+    """Whether a store of this many memory files gets a stamp at all."""
+    return files >= MIN_FILES
+
+
+def key(store: Store, index: str | None) -> str:
+    """Changes when a memory file is added, removed or renamed, or git's index is
+    rewritten: a few stats."""
+    parts = []
+    for path in (store.memories_dir, store.archive_dir, index):
+        try:
+            st = os.stat(path) if path is not None else None
+        except OSError:
+            st = None
+        parts.append(f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}" if st else "-")
+    return ":".join(parts)
+
+
+def _git(args: list[str], store: Store) -> bytes | None:
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    try:
+        proc = subprocess.run(["git", *args], cwd=store.root, env=env, capture_output=True,
+                              check=False)
+    except OSError:
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _path(memory_id: str, archived: bool) -> str:
+    return f"{'archive' if archived else 'memories'}/{memory_id}.yaml"
+
+
+def _paths(out: bytes) -> list[str]:
+    return [p for p in os.fsdecode(out).split("\0") if p]
+
+
+def basis(store: Store, files: Iterable[tuple[str, bool]], index: str | None = None) -> Basis:
+    """The basis for the scanned ``files`` (id, archived); without ``loose`` when a stamp
+    would not save a full scan (too many files outside git). ``index``: git's index
+    file as an earlier basis found it (saves asking git where it is)."""
+    if index is None or not os.path.isfile(index):
+        index_out = _git(["rev-parse", "--path-format=absolute", "--git-path", "index"],
+                         store)
+        index = os.fsdecode(index_out).strip() if index_out is not None else None
+    at = key(store, index)
+    tracked: set[str] = set()
+    if index is not None:
+        listed = _git(["ls-files", "-z", "--", "memories", "archive"], store)
+        if listed is None:
+            return Basis(index, None, at, str(store.root))
+        tracked = set(_paths(listed))
+    loose = []
+    for memory_id, archived in files:
+        path = _path(memory_id, archived)
+        if path not in tracked:
+            loose.append(path)
+            if len(loose) > LOOSE_LIMIT:
+                return Basis(index, None, at, str(store.root))
+    return Basis(index, tuple(sorted(loose)), at, str(store.root))
+
+
+def _racy(mtime_ns: int, now: int) -> bool:
+    margin = COARSE_RACY_NS if mtime_ns % 1_000_000_000 == 0 else RACY_NS
+    return mtime_ns >= now - margin
+
+
+def stamp(store: Store, on: Basis) -> str | None:
+    """A digest of everything that can show a change of a memory file, given ``on``;
+    None when it cannot vouch for the files (git failed, too many modified files, or
+    a time too recent to trust)."""
+    if on.loose is None:
+        return None
+    now = time.time_ns()
+    parts = []
+    for directory in (store.memories_dir, store.archive_dir):
+        try:
+            st = os.stat(directory)
+        except FileNotFoundError:
+            parts.append("-")
+            continue
+        except OSError:
+            return None
+        if _racy(st.st_mtime_ns, now):
+            return None
+        parts.append(f"{st.st_ino}.{st.st_mtime_ns}")
+    listed: list[str] = []
+    if on.git_index is not None:
+        try:
+            st = os.stat(on.git_index)  # git replaces its index by rename: a new inode
+        except OSError:
+            return None
+        parts.append(f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}")
+        # Size and mtime only, as the full scan compares: inodes and ctimes change when a
+        # repository is copied or restored, which would list every file until the next
+        # `git status`; edits after git's look still show (git re-reads racy entries).
+        out = _git(["-c", "core.checkStat=minimal", "-c", "core.trustCtime=false",
+                    "diff-files", "--name-only", "--relative", "-z", "--",
+                    "memories", "archive"], store)
+        if out is None:
+            return None
+        listed = _paths(out)
+        if len(listed) > LOOSE_LIMIT:
+            return None
+    for group in (listed, on.loose):
+        parts.append("|")
+        for path in group:
+            part = _file_part(store, path, now)
+            if part is None:
+                return None
+            parts.append(part)
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _file_part(store: Store, path: str, now: int) -> str | None:
+    try:
+        st = os.stat(store.root / path)
+    except FileNotFoundError:
+        return f"{path}:-"
+    except OSError:
+        return f"{path}:?"
+    if _racy(st.st_mtime_ns, now):
+        return None
+    return f"{path}:{st.st_ino}.{st.st_mtime_ns}.{st.st_size}"
+
+
+def same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether two states describe the same index: a reader that records a stamp
+    (``quick``, ``basis``) changes the state file, not the index."""
+    if a is None or b is None:
+        return a is b
+    skip = ("quick", "basis")
+    return ({k: v for k, v in a.items() if k not in skip}
+            == {k: v for k, v in b.items() if k not in skip})

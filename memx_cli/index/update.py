@@ -1,0 +1,122 @@
+"""What an index update must do: compare memory files with the manifest's rows and
+plan which memories to index again (SPEC 9, issue 15).
+
+A full comparison looks at every scanned file; an update after memx's own writes looks
+at the written ids only, and reads from the manifest just their rows and those of their
+source groups, so its cost follows the change, not the store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from memx_cli.errors import InvalidMemoryError
+from memx_cli.index.keys import source_group
+from memx_cli.index.manifest import FileState, Manifest
+from memx_cli.index.scan import Seen
+from memx_cli.store.files import Store
+from memx_cli.store.memory import Memory
+from memx_cli.store.safeyaml import read_regular
+
+Progress = Callable[[int, int], None]
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+@dataclass
+class Plan:
+    """The outcome of a comparison: rows to write, ids to drop, what to index again."""
+
+    upserts: dict[str, FileState] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    changed: set[str] = field(default_factory=set)
+    added: int = 0
+    memories: dict[str, Memory] = field(default_factory=dict)
+    states: dict[str, FileState] = field(default_factory=dict)  # every id to index
+    members: dict[str, list[str]] = field(default_factory=dict)  # group -> ids
+    reindex: set[str] = field(default_factory=set)
+
+
+def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
+            only: Collection[str] | None, progress: Progress | None) -> Plan:
+    """Compare ``seen`` (or its ids in ``only``) with the manifest; read and parse the
+    files whose stat and then content changed."""
+    plan = Plan()
+    gone: set[str] = set()
+    if only is None:
+        # Whole rows only for what differs from the scan: building one per memory
+        # costs more than the comparison.
+        known = manifest.stats()
+        only = [i for i, now in seen.items() if known.get(i) != now]
+        gone = known.keys() - seen.keys()
+    old_files = manifest.rows([*only, *gone])
+    candidates = [*only, *gone]
+    total = len(candidates)
+    for done, memory_id in enumerate(candidates, 1):
+        old = old_files.get(memory_id)
+        now = seen.get(memory_id)
+        if now is None:
+            if old is not None:
+                plan.removed.add(memory_id)
+            continue
+        mtime_ns, size, archived = now
+        if (old is not None and old.mtime_ns == mtime_ns and old.size == size
+                and old.archived == archived):
+            plan.states[memory_id] = old
+            continue
+        path = store.path_for(memory_id, archived)
+        try:
+            data = read_regular(path)  # swapped for a FIFO since the scan: never block
+        except OSError:
+            if old is not None:
+                plan.removed.add(memory_id)
+            continue
+        digest = _digest(data)
+        if old is not None and old.digest == digest and old.archived == archived:
+            state = FileState(mtime_ns, size, digest, archived, old.group)
+            plan.states[memory_id] = plan.upserts[memory_id] = state
+            continue
+        try:
+            mem = store.read_file(path)
+            state = FileState(mtime_ns, size, digest, archived, source_group(mem.source))
+            plan.memories[memory_id] = mem
+        except InvalidMemoryError as exc:
+            state = FileState(mtime_ns, size, "!" + str(exc), archived, None)
+        plan.states[memory_id] = plan.upserts[memory_id] = state
+        plan.changed.add(memory_id)
+        plan.added += old is None
+        if progress is not None:
+            progress(done, total)
+    _plan_groups(store, manifest, plan, old_files)
+    return plan
+
+
+def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
+                 old_files: dict[str, FileState]) -> None:
+    """Neighbours of a changed memory get new context text: re-index whole groups."""
+    moved = plan.changed | plan.removed
+    groups = {old_files[i].group for i in moved if i in old_files}
+    groups |= {plan.states[i].group for i in plan.changed}
+    groups.discard(None)
+    rows = manifest.members(g for g in groups if g is not None) if groups else {}
+    for memory_id in moved:
+        rows.pop(memory_id, None)  # as they are now, below
+    for memory_id in plan.changed:
+        state = plan.states[memory_id]
+        if state.group in groups and not state.digest.startswith("!"):
+            rows[memory_id] = state
+    for memory_id, state in rows.items():
+        plan.members.setdefault(state.group or "", []).append(memory_id)
+        plan.states.setdefault(memory_id, state)
+    plan.reindex = plan.changed | rows.keys()
+    for memory_id in plan.reindex:
+        state = plan.states[memory_id]
+        if memory_id not in plan.memories and not state.digest.startswith("!"):
+            with contextlib.suppress(InvalidMemoryError, OSError):
+                plan.memories[memory_id] = store.read_file(
+                    store.path_for(memory_id, state.archived))
