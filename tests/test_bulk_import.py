@@ -100,9 +100,8 @@ def test_a_failed_batch_leaves_no_staged_file(memx: Memx, repo: Path,
 
     monkeypatch.setattr(fsutil.os, "fsync", failing)
     result = memx("import", "--raw", str(payload))
-    assert (result.code, result.err) == (3, "memx: error: internal error: OSError: [Errno 28] "
-                                            "No space left on device (run with -v for the "
-                                            "traceback and please report it)\n")
+    assert (result.code, result.err) == (3, "memx: error: No space left on device (free some "
+                                            "space, then run the command again)\n")
     assert list((repo / ".memx" / "memories").glob("*.yaml")) == []
     tmp = repo / ".memx" / "local" / "tmp"
     assert not tmp.exists() or os.listdir(tmp) == []

@@ -7,6 +7,7 @@ errors become ``memx: error: <message>`` with the exit codes of SPEC 7.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import logging
 import os
@@ -179,6 +180,17 @@ def _fast_exit() -> None:
     os._exit(0)
 
 
+# OS errors that say what is wrong with the machine rather than with memx, and what to do.
+ENVIRONMENT_ERRORS = {
+    errno.ENOSPC: "free some space, then run the command again",
+    errno.EDQUOT: "the disk quota is used up; free some space, then run the command again",
+    errno.EROFS: "the file system is read-only",
+    errno.EMFILE: "too many open files; raise the limit (ulimit -n) and run it again",
+    errno.ENFILE: "too many open files on this machine; run it again later",
+    errno.EIO: "the disk reported an input/output error",
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     """The one error boundary (SPEC 7); returns only by SystemExit."""
     args = sys.argv[1:] if argv is None else argv
@@ -215,6 +227,12 @@ def main(argv: list[str] | None = None) -> None:
         # PanicException, which derives from BaseException.)
         if isinstance(exc, (SystemExit, GeneratorExit)):
             raise
+        if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRORS:
+            # The machine, not memx: a full disk is no bug to report (issue 15).
+            where = f": {exc.filename}" if exc.filename else ""
+            click.echo(f"memx: error: {exc.strerror}{where} "
+                       f"({ENVIRONMENT_ERRORS[exc.errno]})", err=True)
+            sys.exit(EXIT_INTERNAL)
         if verbose:
             import traceback
 
