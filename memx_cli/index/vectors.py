@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -267,12 +267,8 @@ class VectorIndex:
         wanted = min(count + hidden, len(view))
         if wanted:
             found: Any = view.search(queries, wanted, exact=len(view) <= EXACT_BELOW)
-            many = getattr(found, "counts", None) is not None
-            for row in range(len(queries)):
-                keys = found.keys[row] if many else found.keys
-                dist = found.distances[row] if many else found.distances
-                valid = found.counts[row] if many else len(found.keys)
-                for k, d in zip(keys[:valid], dist[:valid]):
+            for row, keys, dist in _answers(found, len(queries)):
+                for k, d in zip(keys, dist):
                     if delta is None or not delta.hides(int(k)):
                         results[row][int(k)] = 1.0 - float(d)
         if delta is not None and len(delta):
@@ -280,12 +276,8 @@ class VectorIndex:
             # graph holding these vectors gives.
             near: Any = exact_search(delta.vectors, queries.astype(np.float16),
                                 min(count, len(delta)), MetricKind.Cos, exact=True)
-            many = getattr(near, "counts", None) is not None
-            for row in range(len(queries)):
-                rows = near.keys[row] if many else near.keys
-                dist = near.distances[row] if many else near.distances
-                valid = near.counts[row] if many else len(near.keys)
-                for r, d in zip(rows[:valid], dist[:valid]):
+            for row, rows, dist in _answers(near, len(queries)):
+                for r, d in zip(rows, dist):
                     results[row][int(delta.keys[int(r)])] = 1.0 - float(d)
         return [dict(sorted(r.items(), key=lambda kv: -kv[1])[:count]) for r in results]
 
@@ -329,3 +321,13 @@ class Graph:
         import numpy as np
 
         self.index.add(np.asarray(keys, dtype=np.uint64), vectors)
+
+
+def _answers(found: Any, queries: int) -> Iterator[tuple[int, Any, Any]]:
+    """(query row, keys, distances) of a usearch answer, one query's or a batch's."""
+    many = getattr(found, "counts", None) is not None
+    for row in range(queries):
+        keys = found.keys[row] if many else found.keys
+        dist = found.distances[row] if many else found.distances
+        valid = found.counts[row] if many else len(found.keys)
+        yield row, keys[:valid], dist[:valid]
