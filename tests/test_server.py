@@ -275,6 +275,18 @@ def test_thin_client_imports_nothing_heavy(served: Path) -> None:
     assert (code, out, err) == (0, b"[]\n", b"")
 
 
+def test_start_is_refused_where_the_server_is_disabled(memx: Memx, repo: Path) -> None:
+    """A server started where it is disabled would serve nobody: say so, start none."""
+    code, out, err = run([*FULL, "server", "start"], repo, {**os.environ, "MEMX_NO_SERVER": "1"})
+    assert (code, out, err) == (2, b"", b"memx: error: the memx server is disabled here "
+                                        b"(MEMX_NO_SERVER is set); commands run in process\n")
+    (repo / ".memx" / "config.yaml").write_text("server:\n  enabled: false\n")
+    code, out, err = run([*FULL, "server", "start"], repo)
+    assert (code, out, err) == (2, b"", b"memx: error: the memx server is disabled here "
+                                        b"(server.enabled is false); commands run in process\n")
+    assert not status()["running"]
+
+
 def test_server_commands_without_a_server(repo: Path) -> None:
     code, out, err = run([*FULL, "server", "stop"], repo)
     assert (code, out, err) == (0, b"no memx server was running\n", b"")

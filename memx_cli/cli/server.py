@@ -33,10 +33,16 @@ def status_cmd(as_json: bool) -> None:
 @server_group.command("start")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def start_cmd(as_json: bool) -> None:
-    """Start the server in the background (no-op when one is running)."""
-    from memx_cli.errors import MemxError
-    from memx_cli.server.control import start
+    """Start the server in the background (no-op when one is running; refused where
+    it is disabled)."""
+    from pathlib import Path
 
+    from memx_cli.errors import MemxError
+    from memx_cli.server.control import disabled, start
+
+    why = disabled(Path.cwd())
+    if why is not None:
+        raise MemxError(f"the memx server is disabled here ({why}); commands run in process")
     info = start(wait=5.0)
     if not info["running"]:
         why = info.get("problem") or f"see {info['log']}"

@@ -101,20 +101,33 @@ def spawn() -> None:
 
 
 def wanted(cwd: Path) -> bool:
-    """May the thin client start a server for a command in ``cwd``? Not with
-    MEMX_NO_SERVER, nor when ``server.enabled`` is false there."""
+    """May the thin client start a server for a command in ``cwd``? Not outside a
+    repository, not with MEMX_NO_SERVER, nor when ``server.enabled`` is false there."""
+    from memx_cli.errors import MemxError
+    from memx_cli.store.repo import Repo
+
+    try:
+        Repo.discover(cwd)
+    except MemxError:
+        return False
+    return disabled(cwd) is None
+
+
+def disabled(cwd: Path) -> str | None:
+    """Why no server is used for commands in ``cwd`` (MEMX_NO_SERVER, or
+    ``server.enabled`` false in the configuration that applies there), or None."""
     from memx_cli import config as configmod
     from memx_cli.errors import MemxError
     from memx_cli.store.repo import Repo
 
     if os.environ.get("MEMX_NO_SERVER"):
-        return False
+        return "MEMX_NO_SERVER is set"
     try:
         repo = Repo.discover(cwd)
         cfg = repo.config if repo.store.exists() else configmod.load(None)
-        return bool(cfg["server.enabled"])
     except MemxError:
-        return False
+        cfg = configmod.load(None)  # outside a repository: the user's own settings
+    return None if cfg["server.enabled"] else "server.enabled is false"
 
 
 def start_for(cwd: str) -> None:
