@@ -51,11 +51,20 @@ GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "candidates": ("memx_cli.generator.search.CANDIDATES", 30, [30]),
     # The metadata and context field weights (candidates.py), as the list search uses.
     "meta_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:meta", 4.0, [2.0, 3.0, 4.0, 6.0, 8.0]),
+    "exact_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:exact", 0.5, [0.25, 0.5, 0.75, 1.0]),
+    "stem_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:stem", 0.5, [0.25, 0.5, 0.75, 1.0]),
     "context_weight": ("memx_cli.generator.search.LEXICAL_WEIGHTS:context", 0.75,
                        [0.5, 0.75, 1.0, 1.25]),
     # Dates in the query (generator/temporal.py); the current value of a new layer is
     # "off", so the gain printed is the layer's own.
     "date_boost": ("memx_cli.generator.temporal.DATE_BOOST", 0.0, [0.0, 0.1, 0.25, 0.5, 1.0]),
+    # Second-pass layers measured and not kept (bench/second_pass.py), each off at 0.
+    "prf_terms": ("second_pass.PRF_TERMS", 0, [0, 3, 5, 10, 20]),
+    "rocchio": ("second_pass.ROCCHIO", 0.0, [0.0, 0.1, 0.25, 0.5, 1.0]),
+    "neighbour": ("second_pass.NEIGHBOUR", 0.0, [0.0, 0.05, 0.1, 0.2, 0.4]),
+    "near_penalty": ("second_pass.NEAR_PENALTY", 0.0, [0.0, 0.1, 0.2, 0.3, 0.5]),
+    "common_share": ("second_pass.COMMON_SHARE", 0.0,
+                     [0.0, 0.02, 0.05, 0.1, 0.2]),
     "date_slack": ("memx_cli.generator.temporal.SLACK_DAYS", 7, [0, 3, 7, 14, 30]),
 }
 # One question's recall at each k, with its conversation and category.
@@ -77,7 +86,11 @@ def setting(target: str, value: Any) -> Iterator[dict[str, Any]]:
         value = [(name, value if name == field else w) for name, w in saved]
     setattr(module, attr, value)
     try:
-        yield {}
+        if module_name == "second_pass":  # not in memx_cli: hooked in for the block
+            with module.installed():
+                yield {}
+        else:
+            yield {}
     finally:
         setattr(module, attr, saved)
 
