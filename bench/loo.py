@@ -63,6 +63,7 @@ GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "rocchio": ("second_pass.ROCCHIO", 0.0, [0.0, 0.1, 0.25, 0.5, 1.0]),
     "neighbour": ("second_pass.NEIGHBOUR", 0.0, [0.0, 0.05, 0.1, 0.2, 0.4]),
     "near_penalty": ("second_pass.NEAR_PENALTY", 0.0, [0.0, 0.1, 0.2, 0.3, 0.5]),
+    "late": ("second_pass.LATE", 0.0, [0.0, 0.1, 0.25, 0.5, 1.0]),
     "common_share": ("second_pass.COMMON_SHARE", 0.0,
                      [0.0, 0.02, 0.05, 0.1, 0.2]),
     "date_slack": ("memx_cli.generator.temporal.SLACK_DAYS", 7, [0, 3, 7, 14, 30]),

@@ -42,6 +42,11 @@ NEIGHBOUR_SIDE = "both"
 # ... or, when NEAR_PENALTY > 0, the reverse: a hit next to a better one loses this share
 # of its score (its context words are that neighbour's, so it repeats the same evidence).
 NEAR_PENALTY = 0.0
+# Word-level soft match ("late interaction" with the static model's word vectors): for
+# each query word its best cosine to a word of the memory, averaged with IDF weights;
+# the candidate's cosine becomes (1 - LATE) x itself + LATE x that. 0: off.
+LATE = 0.0
+_WORD_VECTORS: dict[str, Any] = {}
 # Query side: a word found in more than this share of the memories is left out of the
 # semantic query (it says little about which memory is meant but moves the averaged
 # vector as much as any other word). 0: off.
@@ -173,6 +178,36 @@ def neighbours(scorer: Scorer, ranked: list[Hit]) -> list[Hit]:
     return ranked
 
 
+def soft_match(scorer: Scorer, candidates: Sequence[Candidate], terms: Sequence[str]) -> None:
+    """Mix each candidate's cosine with its word-level soft match to ``terms`` (LATE)."""
+    import numpy as np
+
+    index = next((i for i in scorer.indexes if i.built() and i.vectors.exists()), None)
+    encoder = index.encoder() if index is not None else None
+    if encoder is None or not terms:
+        return
+
+    def vectors(words: Sequence[str]) -> Any:
+        missing = [w for w in words if w not in _WORD_VECTORS]
+        if missing:
+            _WORD_VECTORS.update(zip(missing, encoder.encode(missing), strict=True))
+        return np.array([_WORD_VECTORS[w] for w in words])
+
+    lexical = index.lexical
+    docs, searcher = lexical.num_docs(), lexical.searcher()
+    idf = np.array([math.log(1 + docs / (1 + searcher.doc_freq("exact", t))) for t in terms])
+    query = vectors(terms)
+    for cand in candidates:
+        if cand.doc is None:
+            continue
+        words = list(dict.fromkeys(query_terms(cand.doc.get("content", ""))))
+        if not words:
+            continue
+        best = (query @ vectors(words).T).max(axis=1)
+        soft = float((best * idf).sum() / idf.sum())
+        cand.semantic = (1 - LATE) * (cand.semantic or 0.0) + LATE * soft
+
+
 def _group_order(index: Any, groups: set[str]) -> dict[str, list[str]]:
     """The memories of each source group in ``groups``, ids in order (creation)."""
     manifest = index._manifest if index._manifest is not None else index._load_manifest()
@@ -193,15 +228,19 @@ def installed() -> Iterator[None]:
 
     def search(self: Any, query: str, **options: Any) -> Any:
         self._second = (query, options.get("limit") or 10)
+        self._softened: set[int] = set()
         return saved[0](self, query, **options)
 
     def score(self: Any, candidates: list[Candidate], mode: str, current: str,
               has_vector: bool, include_archived: bool) -> list[Hit]:
+        text, limit = self._second
+        terms = list(dict.fromkeys(query_terms(text)))[:search_module.MAX_QUERY_TERMS]
+        if LATE > 0 and mode == "hybrid" and has_vector:
+            soft_match(self, [c for c in candidates if id(c) not in self._softened], terms)
+            self._softened.update(id(c) for c in candidates)
         ranked = saved[1](self, candidates, mode, current, has_vector, include_archived)
         if mode != "hybrid" or getattr(self, "_in_second", False):
             return ranked
-        text, limit = self._second
-        terms = list(dict.fromkeys(query_terms(text)))[:search_module.MAX_QUERY_TERMS]
         qvec = None
         if has_vector:
             encoder = next((i.encoder() for i in self.indexes if i.vectors.exists()), None)
