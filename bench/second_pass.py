@@ -7,8 +7,9 @@ words of many memories out of the semantic query.
 
 None gained the 0.01 held-out R@10 a layer needs (docs/search.md), so none is in
 memx_cli; ``installed()`` hooks them into the Searcher for bench/loo.py, which measures
-them (grids prf_terms, rocchio, neighbour, near_penalty, common_share, ...). Each layer is
-off when its constant is 0.
+them (grids prf_terms, rocchio, neighbour, near_penalty, common_share, late). Each layer
+is off when its constant is 0. They were measured one at a time: ROCCHIO re-takes every
+candidate's cosine, so it overwrites the LATE mix when both are on.
 """
 
 from __future__ import annotations
