@@ -135,3 +135,21 @@ def test_a_han_run_past_the_limit_or_with_an_unknown_character_is_dropped_alone(
     vecs = enc.encode(["修" * 300 + "，数据库", "测试" + rare + "，数据库", "，数据库"])
     assert vecs[2].any()
     assert np.array_equal(vecs[0], vecs[2]) and np.array_equal(vecs[1], vecs[2])
+
+
+STORE = ["生产环境的密钥放在保险库里，不能写进代码仓库", "内存泄漏是因为事件监听器没有被移除",
+         "所有时间戳都以UTC存储，只在显示时转换为本地时间", "前端使用pnpm安装依赖，不要用npm",
+         "分支合并前至少需要两个人审查代码", "图片上传的大小上限是十兆",
+         "The deploy script runs database migrations first", "Logging goes through structlog; never call print"]
+
+
+def test_a_chinese_paraphrase_finds_its_memory_in_a_real_store(memx: Memx) -> None:
+    for text in STORE:
+        memx.ok("add", text)
+    # Paraphrases that share no word with their memory: only the vectors can connect them.
+    for query, wanted in (("密码和令牌应该保存在哪", STORE[0]), ("用户能传多大的照片", STORE[5])):
+        out = json.loads(memx.ok("search", query, "--json", "--explain"))
+        top = out["results"][0]
+        assert top["content"] == wanted, query
+        assert not top["explain"]["layers"]["keyword"], query
+        assert top["explain"]["layers"]["semantic"] > 0, query
