@@ -255,13 +255,7 @@ principal direction, weighted by frequency, is projected out, and rows are
 scaled to the English rows' median norm and SIF-weighted by jieba's counts
 (a = {model_zh.SIF}). The tokenizer marks each run of Han characters with a
 private-use character (zero row) and WordPiece cuts the run by longest match.
-
-Kana and Hangul (issue 16): the {zh["kana_hangul"]} kana and Hangul pieces of the
-teacher's own SentencePiece vocabulary (in the same Apache-2.0 package), in
-their form after the BERT normalizer (Hangul syllables become jamo), plus every
-single kana and jamo, get rows the same way, with the unigram model's
-probabilities as usage shares; their runs are marked and cut like Han runs.
-Text without Han, kana or Hangul gets exactly the tokens and rows it had before.
+Text without Han characters gets exactly the tokens and rows it had before.
 {base_note(zh)}
 ## Files
 

