@@ -116,8 +116,7 @@ def checked_record(repo: Repo, record: Any, where: int,
             data["id"] = mem.id  # a foreign id is kept in source, not as the file name
         data = {name: data[name] for name in memfmt.FIELD_NAMES if name in data}
         # Every field is checked exactly as it would be in a file.
-        text = memfmt.dump_data(data)
-        mem = memfmt.load(text)
+        text, mem = memfmt.dump_checked(data)
         same = list(mem.to_dict().items()) == list(data.items())
         return mem, text.encode("utf-8") if same else None
     except (MemxError, ValueError, TypeError) as exc:

@@ -108,12 +108,17 @@ class Memory:
         data: dict[str, Any] = {"schema": SCHEMA_VERSION}
         for spec in FIELDS:
             value = getattr(self, spec.name)
-            if spec.name == "anchors":
-                value = [a.to_dict() for a in value]
-            elif isinstance(value, tuple):
-                value = list(value)
-            elif isinstance(value, Mapping):
-                value = dict(value)
+            if value is None:  # the default of every optional field
+                if spec.always:
+                    data[spec.name] = value
+                continue
+            if type(value) not in _SCALARS:  # (a bulk import calls this twice a record)
+                if spec.name == "anchors":
+                    value = [a.to_dict() for a in value]
+                elif isinstance(value, tuple):
+                    value = list(value)
+                elif isinstance(value, Mapping):
+                    value = dict(value)
             if spec.always or not _is_default(spec, value):
                 data[spec.name] = value
         return data
@@ -121,6 +126,9 @@ class Memory:
     @property
     def created(self) -> datetime:
         return parse_timestamp(self.created_at)
+
+
+_SCALARS = frozenset({str, int, float, bool})
 
 
 def _is_default(spec: Field, value: Any) -> bool:
@@ -139,6 +147,16 @@ def _represent_str(dumper: Any, value: str) -> Any:
 
 
 def dump_data(data: Mapping[str, Any]) -> str:
+    """The file text of ``data``: the fast writer's when the record has its shape (the
+    same text, issue 15), else YAML's emitter's."""
+    from memx_cli.store import emit
+
+    text = emit.dump(data)
+    return text if text is not None else yaml_dump(data)
+
+
+def yaml_dump(data: Mapping[str, Any]) -> str:
+    """The file text of ``data`` as YAML's emitter writes it (the reference format)."""
     yaml, _, dumper = _yaml()
     text: str = yaml.dump(
         dict(data),
@@ -154,6 +172,22 @@ def dump_data(data: Mapping[str, Any]) -> str:
 
 def dump(memory: Memory) -> bytes:
     return dump_data(memory.to_dict()).encode("utf-8")
+
+
+def dump_checked(data: Mapping[str, Any]) -> tuple[str, Memory]:
+    """The file text of ``data`` and the memory that text loads as, checked as ``load``
+    checks a file (raises as it does). Text of the fast writer reads back as ``data``
+    itself (tests/test_emit.py), so its fields are checked without a second parse."""
+    from memx_cli.store import emit
+
+    text = emit.dump(data)
+    if text is not None and find_conflict_marker(text) is None:
+        try:
+            return text, from_data(dict(data))
+        except FieldError:
+            pass  # the full read below names the line
+    text = yaml_dump(data)
+    return text, load(text)
 
 
 # ---------------------------------------------------------------- loading
