@@ -105,3 +105,61 @@ def test_a_failed_batch_leaves_no_staged_file(memx: Memx, repo: Path,
     assert list((repo / ".memx" / "memories").glob("*.yaml")) == []
     tmp = repo / ".memx" / "local" / "tmp"
     assert not tmp.exists() or os.listdir(tmp) == []
+
+
+# Records of the fast writer's shape and records only YAML's emitter writes (issue 15).
+SHAPES = [
+    {"content": "plain text, one line"},
+    {"content": "Fix: `make test` # then push", "tags": ["ci", "make"]},
+    {"content": " ".join(["word"] * 60) + " 'quoted' and: colons " * 3},
+    {"content": "缓存失效时先清理 redis 再重启服务", "source": {"type": "chat", "turn": 7,
+                                                     "ok": True, "note": None}},
+    {"content": "two\nlines of text"},
+    {"content": "a\ttab"},
+    {"content": "an emoji 😀 here"},
+    {"content": "x", "confidence": 1e-7},
+    {"content": "x", "source": {"type": "x", "files": ["a.py", "b.py"]}},
+    {"content": "2026-01-02", "topic": "yes", "domain": "null"},
+]
+
+
+def test_raw_import_writes_the_emitters_bytes(memx: Memx, repo: Path) -> None:
+    from memx_cli.store import memory as memfmt
+
+    records = [dict(r, id=new_id(1_780_000_000_000 + n)) for n, r in enumerate(SHAPES)]
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records))
+    assert memx.ok("import", "--raw", str(payload)) == f"Imported {len(records)} memories\n"
+    for record in records:
+        data = (repo / ".memx" / "memories" / f"{record['id']}.yaml").read_bytes()
+        mem = memfmt.load(data)
+        assert data == memfmt.yaml_dump(mem.to_dict()).encode("utf-8")
+        assert mem.content == record["content"]
+    assert memx("validate").code == 0
+
+
+def test_a_bad_field_is_named_on_either_path(memx: Memx, repo: Path) -> None:
+    payload = repo / "records.jsonl"
+    for content in ("one line", "two\nlines"):
+        payload.write_text(json.dumps({"content": content, "section": "nowhere"}))
+        result = memx("import", "--raw", str(payload))
+        assert (result.code, result.err) == (
+            2, "memx: error: import: record 1: field 'section': expected one of commands, "
+               "debugging, architecture, workflow, tools, patterns, preferences, general, got "
+               "'nowhere'\n")
+    assert list((repo / ".memx" / "memories").glob("*.yaml")) == []
+
+
+def test_raw_import_stores_secrets_as_given_and_import_masks_them(memx: Memx,
+                                                                 repo: Path) -> None:
+    """As ``memx add --raw`` (SPEC 3: ACE off stores text as given): unchanged by the
+    fast writer. Without --raw the privacy gate masks them."""
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    payload = repo / "records.jsonl"
+    for n, flag in enumerate((["--raw"], [])):
+        mid = new_id(1_780_000_000_000 + n)
+        payload.write_text(json.dumps({"id": mid, "content": f"deploy uses {key} ({n})"}))
+        assert memx.ok("import", *flag, str(payload)) == "Imported 1 memories\n"
+        stored = (repo / ".memx" / "memories" / f"{mid}.yaml").read_text()
+        expected = key if flag else "[REDACTED:aws_access_key]"
+        assert f"content: deploy uses {expected} ({n})\n" in stored
