@@ -12,6 +12,7 @@ read back from the text index and three full float32 matrices at once (1.2 GB at
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import pickle
 from collections.abc import Callable, Iterator
@@ -56,9 +57,8 @@ def rebuild(store: Store, seen: dict[str, Seen], lexical: LexicalIndex,
     ``encoder`` is given); returns the manifest entries."""
     out = Rebuilt()
     graph = vectors.new_graph(encoder.dim) if encoder is not None else None
-    grouped: dict[str, bytes] = {}
     total = len(seen)
-    with lexical.writer() as add:
+    with _Spill(store) as grouped, lexical.writer() as add:
         def index(docs: list[IndexDoc]) -> None:
             add(docs)
             if graph is not None and docs:
@@ -74,15 +74,15 @@ def rebuild(store: Store, seen: dict[str, Seen], lexical: LexicalIndex,
                     continue
                 if state.group is None:
                     memories[memory_id] = mem
-                else:  # pickled: a third of the size of the object (issue 15: 1M)
-                    grouped[memory_id] = pickle.dumps(mem, pickle.HIGHEST_PROTOCOL)
+                else:
+                    grouped.put(memory_id, mem)
             index(build_documents(store, memories, memories, out.files, {}))
             done += len(parsed)
             if progress is not None:
                 progress(done, total)
-        for members in _group_batches(grouped, out.files):
+        for members in _group_batches(grouped.ids(), out.files):
             ids = [i for group_ids in members.values() for i in group_ids]
-            memories = {i: pickle.loads(grouped.pop(i)) for i in ids}
+            memories = {i: grouped.get(i) for i in ids}
             index(build_documents(store, ids, memories, out.files, members))
     if graph is not None:
         vectors.save_graph(graph)
@@ -133,11 +133,12 @@ def _parsed(store: Store, seen: dict[str, Seen]) -> Iterator[Parsed]:
     itself) while this one indexes; at most ``AHEAD`` batches wait, so memory stays
     bounded."""
     global _store
-    items = sorted(seen.items())
-    batches = [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
+    ids = sorted(seen)  # ids only: (id, stat) pairs of all were 60 MB at 1M (issue 15)
+    count = (len(ids) + BATCH - 1) // BATCH
+    batches = ([(i, seen[i]) for i in ids[at * BATCH:(at + 1) * BATCH]] for at in range(count))
     _store = store
-    workers = min(PARSERS, _idle_cores(), len(batches) - 1)
-    if len(items) < PARALLEL_FROM or workers < 1 or not hasattr(os, "fork"):
+    workers = min(PARSERS, _idle_cores(), count - 1)
+    if len(ids) < PARALLEL_FROM or workers < 1 or not hasattr(os, "fork"):
         for batch in batches:
             yield _parse(batch)
         return
@@ -145,15 +146,54 @@ def _parsed(store: Store, seen: dict[str, Seen]) -> Iterator[Parsed]:
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        waiting = [pool.submit(_parse, batch) for batch in batches[:AHEAD]]
-        for at in range(len(batches)):
+        waiting = [pool.submit(_parse, batch) for batch in itertools.islice(batches, AHEAD)]
+        while waiting:
             parsed = waiting.pop(0).result()
-            if at + AHEAD < len(batches):
-                waiting.append(pool.submit(_parse, batches[at + AHEAD]))
+            for batch in itertools.islice(batches, 1):
+                waiting.append(pool.submit(_parse, batch))
             yield parsed
 
 
-def _group_batches(grouped: dict[str, bytes],
+class _Spill:
+    """Memories of source groups, waiting on disk until every file was read: pickled
+    into an unnamed temporary file under the store's cache (gone when closed, killed
+    or not), with only their offsets in memory. Kept in memory they were ~230 MB of
+    the 1.7 GB peak of a rebuild at 1M (issue 15)."""
+
+    def __init__(self, store: Store):
+        self._dir = store.cache_dir
+        self._at: dict[str, int] = {}
+        self._end = 0
+        self._file: Any = None
+
+    def __enter__(self) -> _Spill:
+        import tempfile
+
+        self._dir.mkdir(parents=True, exist_ok=True)
+        self._file = tempfile.TemporaryFile(dir=self._dir)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def put(self, memory_id: str, mem: Memory) -> None:
+        data = pickle.dumps(mem, pickle.HIGHEST_PROTOCOL)
+        self._file.write(len(data).to_bytes(4, "little") + data)
+        self._at[memory_id] = self._end
+        self._end += 4 + len(data)
+
+    def ids(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def get(self, memory_id: str) -> Memory:
+        self._file.flush()  # written through the buffer, read past it
+        fd, at = self._file.fileno(), self._at[memory_id]
+        size = int.from_bytes(os.pread(fd, 4, at), "little")
+        mem: Memory = pickle.loads(os.pread(fd, size, at + 4))
+        return mem
+
+
+def _group_batches(grouped: Iterator[str],
                    files: dict[str, FileState]) -> Iterator[dict[str, list[str]]]:
     """Whole groups, about ``BATCH`` memories at a time."""
     by_group: dict[str, list[str]] = {}
