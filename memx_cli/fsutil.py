@@ -90,33 +90,39 @@ def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path) -> Non
     base = os.fspath(tmp_dir)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 
-    def stage(item: tuple[Path, bytes]) -> str:
-        # Plain descriptors and string paths: five system calls a file, little Python.
-        path, data = item
-        tmp = f"{base}/.{path.name}.{pid}.tmp"
-        fd = os.open(tmp, flags, 0o666)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        return tmp
+    def staged(path: Path) -> str:
+        return f"{base}/.{path.name}.{pid}.tmp"
 
-    with ThreadPoolExecutor(min(SYNC_THREADS, len(files))) as pool:
+    def stage(items: Sequence[tuple[Path, bytes]]) -> None:
+        # Plain descriptors and string paths: five system calls a file, little Python;
+        # one task per thread and batch, not one per file.
+        for path, data in items:
+            fd = os.open(staged(path), flags, 0o666)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    threads = min(SYNC_THREADS, len(files))
+    with ThreadPoolExecutor(threads) as pool:
         for start in range(0, len(files), WRITE_BATCH):
             batch = files[start:start + WRITE_BATCH]
             try:  # one file (memx add) needs no thread
-                staged = [stage(batch[0])] if len(batch) == 1 else list(pool.map(stage, batch))
+                if len(batch) == 1:
+                    stage(batch)
+                else:
+                    list(pool.map(stage, [batch[n::threads] for n in range(threads)]))
             except BaseException:
                 pool.shutdown(wait=True)  # the batch's other writes end first
                 for path, _ in batch:  # nothing of this batch was renamed yet
                     with contextlib.suppress(OSError):
-                        (tmp_dir / f".{path.name}.{pid}.tmp").unlink()
+                        os.unlink(staged(path))
                 raise
-            for (path, _), tmp in zip(batch, staged):
-                os.replace(tmp, path)
+            for path, _ in batch:
+                os.replace(staged(path), path)
             for directory in {path.parent for path, _ in batch}:
                 _fsync_dir(directory)
 

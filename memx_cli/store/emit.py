@@ -51,6 +51,7 @@ def _resolver() -> tuple[Any, frozenset[str]]:
     return (lambda text: resolver.resolve(node, text, (True, False))), firsts
 
 
+@functools.lru_cache(maxsize=4096)  # kinds, sections, sources, tools: the same words
 def _reads_as_text(text: str) -> bool:
     """Whether ``text`` written plain reads back as text (not a number, bool, null...)."""
     resolve, firsts = _resolver()
