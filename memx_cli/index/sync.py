@@ -229,6 +229,7 @@ class StoreIndex:
             # the lock: then look at the files again, else the scan above is current.
             if not same_index(self._read_state(), state):
                 seen, fingerprint = self._scan()
+                self.ids = seen.keys()  # the first scan's view kept it alive: 2x at 1M
             # Without its text index, a manifest describes nothing: rebuild (a partial
             # index would answer with a silent subset; issue 14).
             manifest = (None if full or not self.lexical.path.is_dir()
@@ -349,10 +350,11 @@ class StoreIndex:
 
         self.lexical.open(create=True)
         done = rebuild(self.store, seen, self.lexical, self.vectors,
-                       self.encoder() if want_vectors else None, progress)
+                       self.encoder() if want_vectors else None, progress,
+                       lambda rows: manifest.write(rows, ()))
         manifest.model = self._model_fingerprint() if done.vectors else None
-        manifest.write(done.files, ())
-        report.added, report.vectors = len(done.files), done.vectors
+        manifest.write({}, ())
+        report.added, report.vectors = done.files, done.vectors
         self._manifest = manifest
         return report
 
