@@ -71,3 +71,23 @@ def test_parsing_in_worker_processes_builds_the_same(memx: Memx, repo: Path,
     monkeypatch.setattr(rebuild, "PARALLEL_FROM", 10)
     monkeypatch.setattr(rebuild, "_idle_cores", lambda: 2)
     assert _snapshot(repo, ids) == whole
+
+
+def test_manifest_rows_are_written_a_batch_at_a_time(memx: Memx, repo: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15 (the 1M peak): no dict of every file's entry until the end."""
+    ids = _fill(memx, repo)
+    monkeypatch.setattr(rebuild, "BATCH", 4)
+    sizes: list[int] = []
+    real = Manifest.write
+
+    def spy(self: Manifest, upserts: dict[str, object], deletes: object) -> None:
+        sizes.append(len(upserts))
+        real(self, upserts, deletes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Manifest, "write", spy)
+    report = StoreIndex(Repo.discover(repo).store, None).sync(full=True)
+    assert report.added == len(ids) == sum(sizes)
+    assert max(sizes) == 4 and len(sizes) == 17  # 16 batches, then the model
+    manifest = Manifest.load(repo / ".memx" / "cache" / "manifest.db")
+    assert manifest is not None and sorted(manifest.files) == ids
