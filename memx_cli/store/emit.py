@@ -60,8 +60,19 @@ def _reads_as_text(text: str) -> bool:
     return bool(resolve(text) == _STR)
 
 
+@functools.cache
+def _libyaml() -> bool:
+    """Whether the dumper is libyaml's, the emitter these rules were checked against
+    (PyYAML's own emitter differs at the edges: it prints characters past U+FFFF)."""
+    import yaml
+
+    return hasattr(yaml, "CSafeDumper")
+
+
 def dump(data: Mapping[str, Any]) -> str | None:
     """The emitter's text for ``data``, or None when ``data`` is outside the fast shape."""
+    if not _libyaml():
+        return None
     out: list[str] = []
     values = 0
     for key, value in data.items():
