@@ -1,6 +1,7 @@
-"""The ``memx`` executable (issue 15): a thin client for the read commands.
+"""The ``memx`` executable (issue 15): a thin client for the frequent commands.
 
-``memx search|context|list ...`` is sent to the per-user memx server, which runs the
+``memx search|context|list ...`` (reads) and ``memx add|feedback|remember ...``
+(writes) are sent to the per-user memx server, which runs the
 same command warm and sends back its exact standard output, standard error and exit
 code. This module imports only ``os``, ``sys``, ``json`` and ``socket``: no click, no
 yaml, no numpy. Every other command, and every case where the server cannot answer
@@ -8,15 +9,33 @@ yaml, no numpy. Every other command, and every case where the server cannot answ
 timeout mid-request), runs the full CLI in this process (memx_cli.cli.entry) exactly as
 before; when none was running it is started detached for the next command. Nothing the
 server did not finish is printed, so a fallback never repeats output.
+
+A write runs exactly once. The server answers ``ready`` before it runs one, and runs it
+only once the client has answered ``go``; a client that saw no ``ready`` in time never
+says ``go`` and runs the write itself. Once ``go`` is sent the client never runs it:
+it waits (``MEMX_SERVER_WRITE_TIMEOUT``, 120 s) and, when no answer comes, says in one
+line (exit 3) that the outcome is unknown and how to check.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-FORWARDED = frozenset({"search", "context", "list"})
+if TYPE_CHECKING:
+    import socket
+
+READS = frozenset({"search", "context", "list"})
+WRITES = frozenset({"add", "feedback", "remember"})
+FORWARDED = READS | WRITES
 DEFAULT_TIMEOUT = 5.0
+WRITE_TIMEOUT = 120.0
+EXIT_UNKNOWN = 3  # memx_cli.errors.EXIT_INTERNAL (not imported: the thin path stays thin)
+
+
+class _Unknown(Exception):
+    """The server accepted a write and gave no answer: it may or may not have run."""
 
 
 def entry() -> None:
@@ -25,6 +44,8 @@ def entry() -> None:
     if _forwardable(argv):
         try:
             reply, start = _forward(argv)
+        except _Unknown as exc:
+            _unknown(argv[0], str(exc))
         except Exception:  # never fail where the full CLI would not (no AF_UNIX, ...)
             reply, start = None, False
         if reply is not None:
@@ -39,7 +60,7 @@ def entry() -> None:
 
 
 def _forwardable(argv: list[str]) -> bool:
-    """A read command whose whole input is its arguments (``-`` reads stdin: not sent)."""
+    """A command whose whole input is its arguments (``-`` reads stdin: not sent)."""
     return (bool(argv) and argv[0] in FORWARDED and "-" not in argv[1:]
             and not os.environ.get("MEMX_NO_SERVER"))
 
@@ -80,11 +101,20 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         env = dict(os.environ)
         columns, lines = _terminal_size()
         env["COLUMNS"], env["LINES"] = str(columns), str(lines)
-        send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "run",
-                         "argv": argv, "cwd": _cwd(), "env": env, "streams": _streams()})
+        request_id = os.urandom(16).hex()
+        request: dict[str, object] = {"proto": PROTOCOL, "version": __version__, "op": "run", "argv": argv,
+                   "cwd": _cwd(), "env": env, "streams": _streams()}
+        write = argv[0] in WRITES
+        if write:
+            mask = os.umask(0o077)
+            os.umask(mask)
+            request.update(write=True, id=request_id, umask=mask)
+        send_json(sock, request)
         header = recv_json(sock)
         status = header.get("status")
-        if status == "ok":
+        if write and status == "ready" and header.get("id") == request_id:
+            return _accepted(sock, request_id), False
+        if status == "ok":  # (a write is only ever "ok" after "go"; kept for safety)
             out, err = recv_frame(sock), recv_frame(sock)
             return (int(header["code"]), out, err), False
         if status == "version":
@@ -114,11 +144,41 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         sock.close()
 
 
-def _timeout() -> float:
+def _accepted(sock: socket.socket, request_id: str) -> tuple[int, bytes, bytes]:
+    """Say ``go`` for a write the server is ready to run, then wait for its outcome.
+    Until ``go`` is sent whole the server cannot have run it (an error raised here is a
+    fallback); after that, no answer is _Unknown, never a second run."""
+    from memx_cli.server.protocol import ProtocolError, recv_frame, recv_json, send_json
+
+    send_json(sock, {"op": "go", "id": request_id})
     try:
-        return max(float(os.environ.get("MEMX_SERVER_TIMEOUT", "")), 0.05)
+        sock.settimeout(_timeout("MEMX_SERVER_WRITE_TIMEOUT", WRITE_TIMEOUT))
+        header = recv_json(sock)
+        if header.get("status") != "ok":
+            raise _Unknown(f"it answered {header.get('status')!r}")
+        return int(header["code"]), recv_frame(sock), recv_frame(sock)
+    except TimeoutError:
+        raise _Unknown("no answer came in time") from None
+    except (OSError, ProtocolError, ValueError, KeyError, TypeError) as exc:
+        raise _Unknown(f"the connection broke ({exc})") from None
+
+
+def _unknown(command: str, reason: str) -> None:
+    """One line, exit 3: the server took the write and its outcome is unknown."""
+    from memx_cli.server import paths
+
+    paths.log_line(f"{command}: accepted by the server, outcome unknown: {reason}")
+    message = (f"memx: error: the memx server accepted this {command} but {reason}; it may "
+               f"or may not have been done (not retried): check with `memx list` or "
+               f"`git status .memx`\n")
+    _finish(EXIT_UNKNOWN, b"", message.encode("utf-8", "replace"))
+
+
+def _timeout(name: str = "MEMX_SERVER_TIMEOUT", default: float = DEFAULT_TIMEOUT) -> float:
+    try:
+        return max(float(os.environ.get(name, "")), 0.05)
     except ValueError:
-        return DEFAULT_TIMEOUT
+        return default
 
 
 def _streams() -> dict[str, str | None]:

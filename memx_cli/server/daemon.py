@@ -127,8 +127,10 @@ class Daemon:
                 send_json(conn, {"status": "version", "version": __version__,
                                  "proto": PROTOCOL, "pid": os.getpid()})
             elif op == "run":
-                header, out, err = self.run(request)
-                send_json(conn, header, *((out, err) if header["status"] == "ok" else ()))
+                reply = self.run(request, conn)
+                if reply is not None:  # None: a write the client did not confirm
+                    header, out, err = reply
+                    send_json(conn, header, *((out, err) if header["status"] == "ok" else ()))
             elif op == "status":
                 send_json(conn, {"status": "ok", **self.status()})
             elif op == "stop":
@@ -167,8 +169,10 @@ class Daemon:
 
     # ------------------------------------------------------------------ running
 
-    def run(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
-        """Run one forwarded command as the caller; the reply header, stdout, stderr."""
+    def run(self, request: dict[str, Any],
+            conn: socket.socket | None = None) -> tuple[dict[str, Any], bytes, bytes] | None:
+        """Run one forwarded command as the caller; the reply header, stdout, stderr.
+        A write runs only once its client has confirmed it on ``conn`` (else None)."""
         from memx_cli import cli
 
         try:
@@ -176,11 +180,19 @@ class Daemon:
             cwd = str(request["cwd"])
             env = {str(k): str(v) for k, v in dict(request["env"]).items()}
             streams = request.get("streams") or {}
+            write = bool(request.get("write"))
+            request_id = str(request["id"]) if write else ""
+            mask = int(request["umask"]) & 0o777 if write else None
         except (KeyError, TypeError, ValueError):
             return {"status": "error", "message": "malformed run request"}, b"", b""
-        with _as_caller(env), _captured(streams) as (out, err):
+        with _as_caller(env, cwd, mask), _captured(streams) as (out, err):
             if not _enabled_for(cwd):
                 return {"status": "disabled"}, b"", b""
+            if write and (conn is None or not _confirmed(conn, request_id)):
+                log.info(f"{argv[0]} {request_id[:8]}: not confirmed by its client; not run")
+                return None
+            if write:
+                log.info(f"{argv[0]} {request_id[:8]}: accepted")
             cli.warm_searcher = self.searcher
             self._used = None
             warned = _Counter()
@@ -199,6 +211,8 @@ class Daemon:
                 self.searchers.pop(self._used, None)
             sys.stdout.flush()
             sys.stderr.flush()
+            if write:
+                log.info(f"{argv[0]} {request_id[:8]}: done, exit {code}")
             return {"status": "ok", "code": code}, out.getvalue(), err.getvalue()
 
     def searcher(self, repo: Any) -> Any:
@@ -262,14 +276,40 @@ def _enabled_for(cwd: str) -> bool:
         return True
 
 
+def _confirmed(conn: socket.socket, request_id: str) -> bool:
+    """Tell the client a write is ready to run and wait for its ``go`` (protocol.py).
+    A client that timed out meanwhile has run it itself, or will: then never run it."""
+    try:
+        send_json(conn, {"status": "ready", "id": request_id})
+        conn.settimeout(REQUEST_READ_SECONDS)
+        answer = recv_json(conn)
+    except (OSError, ProtocolError):
+        return False
+    return answer.get("op") == "go" and answer.get("id") == request_id
+
+
 @contextlib.contextmanager
-def _as_caller(env: dict[str, str]) -> Iterator[None]:
-    """The caller's environment for one request (one request at a time, see above)."""
+def _as_caller(env: dict[str, str], cwd: str | None = None,
+               mask: int | None = None) -> Iterator[None]:
+    """The caller's environment, working directory and (for a write, whose files are
+    the caller's) umask for one request (one request at a time, see above)."""
     saved = dict(os.environ)
     _switch(saved, env)
     try:
+        home = os.getcwd()
+    except OSError:
+        home = "/"
+    old_mask = os.umask(mask) if mask is not None else None
+    if cwd is not None:
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)  # a cwd that is gone: the command's -C says so
+    try:
         yield
     finally:
+        with contextlib.suppress(OSError):
+            os.chdir(home)
+        if old_mask is not None:
+            os.umask(old_mask)
         _switch(dict(os.environ), saved)
 
 

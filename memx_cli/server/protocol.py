@@ -7,6 +7,12 @@ standard output and standard error, as bytes. A server answers a request of anot
 protocol or memx version with ``{"status": "version"}`` and nothing else: the client
 then runs the command itself.
 
+A write (``"write": true``, with a request ``id`` and the caller's ``umask``) takes one
+more exchange before it runs: the server answers ``{"status": "ready", "id"}``, the
+client sends ``{"op": "go", "id"}``, and only then does the server run it and send the
+usual ``ok`` reply. A server that gets no ``go`` never runs it; a client that sent ``go``
+never runs it again.
+
 Imported by the thin client: ``json`` and ``socket`` only.
 """
 
@@ -16,7 +22,7 @@ import json
 import socket
 from typing import Any
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: writes (ready / go)
 MAX_FRAME = 64 * 1024 * 1024
 
 

@@ -1,0 +1,305 @@
+"""Writes through the memx server (issue 15): `memx add`, `feedback` and `remember` are
+forwarded, run exactly once, and their output is byte for byte the in-process CLI's;
+every way the server can fail before accepting a write runs it in process, and no way
+after accepting it runs it twice."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx, git
+from .test_server import FACTS, FULL, THIN, requests_served, run, status, wait_running
+
+NOW = {"MEMX_NOW": "2026-11-20T10:00:00Z"}
+
+
+def contents(repo: Path) -> dict[str, str]:
+    """id -> content of every memory of ``repo`` (as `memx list` shows them)."""
+    code, out, err = run([*FULL, "list", "--json"], repo)
+    assert code == 0, err
+    return {m["id"]: m["content"] for m in json.loads(out)["memories"]}
+
+
+def normalised(data: bytes, repo: Path, ids: dict[str, str]) -> str:
+    """Output with this repository's path and memory ids (and their prefixes) replaced
+    by what they stand for, so two repositories built alike compare equal."""
+    text = data.decode().replace(str(repo), "<repo>")
+    for ident, content in sorted(ids.items(), key=lambda kv: -len(kv[0])):
+        text = re.sub(re.escape(ident[:12]) + "[0-9a-z]*", f"<{content[:40]}>", text)
+    return re.sub(r"\b[0-9a-z]{26}\b", "<item>", text)  # session items (remember)
+
+
+def stocked(memx: Memx, root: Path) -> Path:
+    for content, domain in FACTS:
+        memx.ok("add", "--raw", content, "--domain", domain, cwd=root)
+    return root
+
+
+@pytest.fixture
+def pair(memx: Memx, repo: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """Two repositories built alike, and a running server."""
+    other = tmp_path / "twin"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    (other / "README.md").write_text("demo\n")
+    git(other, "add", "README.md")
+    git(other, "commit", "-q", "-m", "initial")
+    memx.ok("init", cwd=other)
+    stocked(memx, repo)
+    stocked(memx, other)
+    code, _, err = run([*FULL, "server", "start"], repo)
+    assert code == 0, err
+    yield repo, other
+    stop_server()
+
+
+def stop_server() -> None:
+    info = status()
+    run([*FULL, "server", "stop"], Path.cwd())
+    if info.get("pid"):
+        try:
+            os.kill(info["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+WRITES: list[list[str]] = [
+    ["add", "The cache key includes the locale and the tenant"],
+    ["add", "The cache key includes the locale and the tenant"],  # a duplicate now
+    ["add", "Use pnpm, not npm, to install JavaScript packages", "--json"],
+    ["add", "--raw", "Raw note: builds run on Debian bookworm", "--tag", "ci"],
+    ["add", f"The deploy bot authenticates with {SECRET}"],
+    ["add", "Releases are tagged vMAJOR.MINOR.PATCH", "--kind", "policy",
+     "--domain", "process"],
+    ["add", "The README describes the demo", "--anchor", "README.md:1"],
+    ["add", "Anchored to nothing", "--anchor", "missing.txt"],
+    ["add", "Somewhere", "--scope", "nonsense scope"],
+    ["add", "Unknown flag", "--bogus"],
+    ["add", "--help"],
+    ["feedback", "@staging database", "--helpful"],
+    ["feedback", "@staging database", "--harmful", "--json"],
+    ["feedback", "@staging database"],
+    ["feedback", "0000000000zz", "--helpful"],
+    ["remember", "The flaky test is test_upload_retry", "--session", "s1"],
+    ["remember", "The flaky test is test_upload_retry", "--session", "s2", "--json"],
+]
+
+
+def resolved(args: list[str], repo: Path) -> list[str]:
+    """``@word``: the id of the memory of ``repo`` that says ``word``."""
+    out = []
+    for arg in args:
+        if arg.startswith("@"):
+            [arg] = [i for i, c in contents(repo).items() if arg[1:] in c]
+        out.append(arg)
+    return out
+
+
+def test_forwarded_writes_are_byte_identical_and_served(pair: tuple[Path, Path]) -> None:
+    full_repo, thin_repo = pair
+    env = {**os.environ, **NOW}
+    results = []
+    for args in WRITES:
+        before = requests_served()
+        full = run([*FULL, *resolved(args, full_repo)], full_repo, env)
+        thin = run([*THIN, *resolved(args, thin_repo)], thin_repo, env)
+        assert requests_served() == before + 2, args  # the thin call went to the server
+        results.append((args, full, thin))
+    full_ids, thin_ids = contents(full_repo), contents(thin_repo)
+    for args, full, thin in results:
+        assert full[0] == thin[0], args
+        assert (normalised(full[1], full_repo, full_ids)
+                == normalised(thin[1], thin_repo, thin_ids)), args
+        assert (normalised(full[2], full_repo, full_ids)
+                == normalised(thin[2], thin_repo, thin_ids)), args
+    assert sorted(full_ids.values()) == sorted(thin_ids.values())
+    assert SECRET not in json.dumps(sorted(thin_ids.values()))  # masked by the server too
+    assert any(code != 0 for _, (code, _, _), _ in results)  # errors were compared too
+    # the files the server wrote are the caller's: same modes as in process
+    modes = {p.stat().st_mode for p in (thin_repo / ".memx" / "memories").glob("*.yaml")}
+    assert modes == {p.stat().st_mode for p in (full_repo / ".memx" / "memories").glob("*.yaml")}
+
+
+def test_standard_input_is_not_forwarded(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    before = requests_served()
+    proc = subprocess.run([*THIN, "add", "-"], cwd=repo, input=b"Read from standard input",
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert requests_served() == before + 1  # the status request only: run in process
+    assert "Read from standard input" in contents(repo).values()
+
+
+def test_a_forwarded_add_is_found_at_once_and_indexed_on_disk(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    code, out, err = run([*THIN, "add", "The blue-green switch happens at the load balancer"],
+                         repo)
+    assert code == 0, err
+    new_id = out.decode().strip()
+    found = run([*THIN, "search", "blue-green switch", "--json"], repo)
+    assert json.loads(found[1])["results"][0]["id"] == new_id
+    # a process without the server pays nothing for it: the index on disk is current,
+    # vectors included
+    from memx_cli.index import StoreIndex
+    from memx_cli.store.repo import Repo
+
+    report = StoreIndex(Repo.discover(repo).store, None).sync(want_vectors=True)
+    assert report.touched == 0 and report.vectors
+
+
+def test_concurrent_adds_all_land(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    texts = [f"Service number {n} listens on port {8000 + n}" for n in range(6)]
+    procs = [subprocess.Popen([*THIN, "add", "--raw", text], cwd=repo,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for text in texts]
+    procs.append(subprocess.Popen([*FULL, "add", "--raw", "Added in process meanwhile"],
+                                  cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    searches = [subprocess.Popen([*THIN, "search", "service port", "--json"], cwd=repo,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for _ in range(3)]
+    for proc in procs + searches:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        if proc in searches:
+            json.loads(out)  # either state, never a broken answer
+    have = list(contents(repo).values())
+    for text in [*texts, "Added in process meanwhile"]:
+        assert have.count(text) == 1, text
+
+
+class Held:
+    """The store's write lock, held by this test process (a write waits for it)."""
+
+    def __init__(self, repo: Path):
+        path = repo / ".memx" / "local" / "write.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = -1
+
+
+UNKNOWN = (b"memx: error: the memx server accepted this add but %s; it may or may not "
+           b"have been done (not retried): check with `memx list` or `git status .memx`\n")
+
+
+def test_server_killed_after_accepting_is_reported_never_rerun(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    pid = status()["pid"]
+    held = Held(repo)
+    try:
+        proc = subprocess.Popen([*THIN, "add", "--raw", "Written while the server died"],
+                                cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        log = Path(status()["log"])
+        deadline = time.monotonic() + 30
+        while b"accepted" not in log.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(pid, signal.SIGKILL)  # the write waits for the lock: accepted, not done
+        out, err = proc.communicate(timeout=60)
+    finally:
+        held.release()
+    reason = b"the connection broke (connection closed in the middle of a frame)"
+    assert (proc.returncode, out, err) == (3, b"", UNKNOWN % reason)
+    time.sleep(0.5)
+    assert "Written while the server died" not in contents(repo).values()  # not re-run
+
+
+def test_hung_write_times_out_with_one_line_and_runs_once(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    held = Held(repo)
+    try:
+        env = {**os.environ, "MEMX_SERVER_WRITE_TIMEOUT": "1"}
+        code, out, err = run([*THIN, "add", "--raw", "Slow to land"], repo, env)
+    finally:
+        held.release()
+    assert (code, out, err) == (3, b"", UNKNOWN % b"no answer came in time")
+    # the server still finishes the write it accepted, once
+    deadline = time.monotonic() + 30
+    while "Slow to land" not in contents(repo).values() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert list(contents(repo).values()).count("Slow to land") == 1
+
+
+def test_hung_server_before_accepting_runs_the_write_here_once(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    pid = status()["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        env = {**os.environ, "MEMX_SERVER_TIMEOUT": "0.3"}
+        code, _, err = run([*THIN, "add", "--raw", "Added around a hung server"], repo, env)
+        assert code == 0, err
+    finally:
+        os.kill(pid, signal.SIGCONT)  # it now reads the request, gets no "go", runs nothing
+    time.sleep(1.0)
+    assert requests_served() >= 1
+    assert list(contents(repo).values()).count("Added around a hung server") == 1
+    assert "not confirmed by its client; not run" in Path(status()["log"]).read_text()
+
+
+def test_a_write_is_not_forwarded_where_the_server_is_disabled(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    (repo / ".memx" / "config.yaml").write_text("server:\n  enabled: false\n")
+    before = requests_served()
+    code, _, err = run([*THIN, "add", "--raw", "Past a disabled server"], repo)
+    assert code == 0, err
+    assert requests_served() == before + 2  # asked, refused (and this status request)
+    assert list(contents(repo).values()).count("Past a disabled server") == 1
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    assert run([*THIN, "add", "--raw", "Without asking"], repo, env)[0] == 0
+    assert requests_served() == before + 3
+    assert list(contents(repo).values()).count("Without asking") == 1
+
+
+def test_a_write_is_not_given_to_a_server_of_another_version(memx: Memx, repo: Path) -> None:
+    stocked(memx, repo)
+    other = subprocess.Popen([sys.executable, "-c", "import memx_cli, sys\n"
+                              "memx_cli.__version__ = '0.0.1-other'\n"
+                              "from memx_cli.server.daemon import main\nsys.exit(main())"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_running()["version"] == "0.0.1-other"
+        code, _, err = run([*THIN, "add", "--raw", "Past another version"], repo)
+        assert code == 0, err
+        assert other.wait(timeout=20) == 0  # asked to stop
+    finally:
+        other.kill()
+        stop_server()
+    assert list(contents(repo).values()).count("Past another version") == 1
+
+
+def test_a_dying_client_after_ready_leaves_nothing_done(pair: tuple[Path, Path]) -> None:
+    """The server said ready and the client never said go: nothing runs."""
+    import socket
+
+    from memx_cli import __version__
+    from memx_cli.server import paths
+    from memx_cli.server.protocol import PROTOCOL, recv_json, send_json
+
+    repo, _ = pair
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(paths.socket_path())
+    send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "run", "write": True,
+                     "id": "f" * 32, "umask": 0o022, "argv": ["add", "--raw", "Never said go"],
+                     "cwd": str(repo), "env": dict(os.environ), "streams": {}})
+    assert recv_json(sock) == {"status": "ready", "id": "f" * 32}
+    sock.close()
+    threading.Event().wait(0.5)
+    assert run([*THIN, "list"], repo)[0] == 0  # the server is still serving
+    assert "Never said go" not in contents(repo).values()
