@@ -192,6 +192,8 @@ class StaticEncoder:
     def __init__(self, path: Path, model_id: str | None = None) -> None:
         """Load the model in directory ``path``; raise ModelUnavailableError if it cannot be used."""
         self.path = path
+        # taken before reading: a change while loading makes the next check differ
+        self.stamp = files_stamp(path)
         try:
             self._load(path, model_id)
         except Exception as exc:
@@ -350,19 +352,45 @@ def _looks_like_path(spec: str) -> bool:
     return spec.startswith((".", "/", "~")) or "\\" in spec or spec.count("/") > 1
 
 
+def files_stamp(path: Path) -> tuple[tuple[str, int, int, int], ...] | None:
+    """(name, size, time, inode) of the files a model directory is loaded from, or None
+    when it cannot be listed: an upgrade or a retrained model changes it (issue 15)."""
+    try:
+        with os.scandir(path) as entries:
+            found = []
+            for entry in entries:
+                if entry.name.endswith((".json", ".safetensors")):
+                    st = entry.stat()
+                    found.append((entry.name, st.st_size, st.st_mtime_ns, st.st_ino))
+    except OSError:
+        return None
+    return tuple(sorted(found))
+
+
+def _current(encoder: Encoder | None) -> Encoder | None:
+    """``encoder`` while its model files are unchanged on disk, else None (load again:
+    a long-lived process never embeds with a model that is no longer there)."""
+    if encoder is None or not isinstance(encoder, StaticEncoder):
+        return encoder  # a hub model is kept by name
+    stamp = files_stamp(encoder.path)
+    return encoder if stamp is not None and stamp == encoder.stamp else None
+
+
 def is_loaded(spec: str | None) -> bool:
     """Whether ``load_encoder(spec)`` would return at once (this process loaded it)."""
     key = BUNDLED if spec is None or spec.strip() in ("", BUNDLED) else spec.strip()
-    return key in _CACHE or str(Path(key).expanduser().resolve()) in _CACHE
+    return (_current(_CACHE.get(key)) is not None
+            or _current(_CACHE.get(str(Path(key).expanduser().resolve()))) is not None)
 
 
 def load_encoder(spec: str | None) -> Encoder:
     """The encoder for ``spec``: None or "bundled", a local model directory, or a model2vec hub id.
 
-    Loaded once per process and spec. Raises ModelUnavailableError when the model cannot be used.
+    Loaded once per process and spec, and again when the model's files change on disk.
+    Raises ModelUnavailableError when the model cannot be used.
     """
     key = BUNDLED if spec is None or spec.strip() in ("", BUNDLED) else spec.strip()
-    cached = _CACHE.get(key)
+    cached = _current(_CACHE.get(key))
     if cached is not None:
         return cached
 
@@ -373,8 +401,9 @@ def load_encoder(spec: str | None) -> Encoder:
         path = Path(key).expanduser()
         if path.exists() or _looks_like_path(key):
             path = path.resolve()
-            cached = _CACHE.get(str(path))
+            cached = _current(_CACHE.get(str(path)))
             if cached is not None:
+                _CACHE[key] = cached
                 return cached
             encoder = StaticEncoder(path)
             _CACHE[str(path)] = encoder

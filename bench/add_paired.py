@@ -1,0 +1,117 @@
+"""`memx add` of two installs, with and without their memx server, interleaved (issue 15).
+
+    python bench/add_paired.py BEFORE_BIN AFTER_BIN [--sizes 1000,10000] [--runs 9]
+
+BEFORE_BIN and AFTER_BIN hold each install's `memx` executable. Each size gets one
+store written and committed as `run.py` does, copied once per install. Each install has
+its own memx server (its own socket directory), started and warmed with one hybrid
+search before the served rows. Every row alternates the installs process by process.
+Rows:
+- `memx add`, no server (MEMX_NO_SERVER=1): the whole process, indexing included;
+- `memx add`, memx server running: the same command with the server allowed (an
+  install that does not forward `add` runs it in process anyway);
+- the hybrid search right after each add (no server): what the add left for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from run import SEED, commit_store, isolate, new_repo, synthetic_memory, write_store
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, check=False)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[1:3])} exited {proc.returncode}: "
+                           f"{proc.stderr.decode(errors='replace').strip()[-300:]}")
+    return seconds * 1000
+
+
+def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str, dict[str, float]]:
+    rng = random.Random(SEED + size)
+    base = new_repo(tmp / f"base-{size}")
+    write_store(base, size, rng)
+    commit_store(base)
+    roots, envs = {}, {}
+    for name in bins:
+        roots[name] = tmp / f"{name}-{size}"
+        shutil.copytree(base, roots[name], symlinks=True)
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
+                       check=False)
+        envs[name] = {**os.environ, "MEMX_SERVER_DIR": str(tmp / f"run-{name}")}
+    shutil.rmtree(base)
+    quiet = {name: {**env, "MEMX_NO_SERVER": "1"} for name, env in envs.items()}
+    served = {name: {k: v for k, v in env.items() if k != "MEMX_NO_SERVER"}
+              for name, env in envs.items()}
+    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+    for name, folder in bins.items():
+        memx = str(folder / "memx")
+        timed([memx, "reindex", "--full"], roots[name], quiet[name])
+        timed([memx, "search", "warm up", "--mode", "hybrid", "--json"], roots[name],
+              quiet[name])
+        timed([memx, "server", "start"], roots[name], served[name])
+        timed([memx, "search", "warm up", "--mode", "hybrid", "--json"], roots[name],
+              served[name])
+    texts = [synthetic_memory(rng, size + 100 + i, 0).content for i in range(2 * runs)]
+    try:
+        for i in range(runs):
+            order = list(bins) if i % 2 == 0 else list(reversed(bins))
+            for name in order:
+                memx, root = str(bins[name] / "memx"), roots[name]
+                rows = out[name]
+                rows.setdefault("`memx add`, no server", []).append(
+                    timed([memx, "add", texts[2 * i]], root, quiet[name]))
+                rows.setdefault("hybrid search right after it", []).append(
+                    timed([memx, "search", texts[2 * i][:40], "--mode", "hybrid", "--json"],
+                          root, quiet[name]))
+                rows.setdefault("`memx add`, memx server running", []).append(
+                    timed([memx, "add", texts[2 * i + 1]], root, served[name]))
+    finally:
+        for name, folder in bins.items():
+            subprocess.run([str(folder / "memx"), "server", "stop"], cwd=roots[name],
+                           env=served[name], capture_output=True, check=False)
+            shutil.rmtree(roots[name], ignore_errors=True)
+    return {name: {k: statistics.median(v) for k, v in rows.items()}
+            for name, rows in out.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args(argv)
+    bins = {"before": args.before, "after": args.after}
+    with tempfile.TemporaryDirectory(prefix="memx-add-paired-") as name:
+        tmp = Path(name)
+        isolate(tmp / "home")
+        floor = statistics.median(timed([sys.executable, "-c", "pass"], tmp, dict(os.environ))
+                                  for _ in range(5))
+        print(f"`python -c pass`: {floor:.0f} ms")
+        for size in (int(s) for s in args.sizes.split(",")):
+            result = figures(size, tmp, bins, args.runs)
+            print(f"\n### {size} memories (medians of {args.runs}, ms; installs interleaved)\n")
+            print("| figure | before | after | after / before |\n|---|---|---|---|")
+            for figure, before in result["before"].items():
+                after = result["after"][figure]
+                print(f"| {figure} | {before:.0f} | {after:.0f} | {after / before:.2f} |")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
