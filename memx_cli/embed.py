@@ -376,6 +376,11 @@ def _current(encoder: Encoder | None) -> Encoder | None:
     return encoder if stamp is not None and stamp == encoder.stamp else None
 
 
+def still_current(encoder: Encoder) -> bool:
+    """Whether ``encoder`` is still the model on disk (a hub model: always)."""
+    return _current(encoder) is not None
+
+
 def is_loaded(spec: str | None) -> bool:
     """Whether ``load_encoder(spec)`` would return at once (this process loaded it)."""
     key = BUNDLED if spec is None or spec.strip() in ("", BUNDLED) else spec.strip()

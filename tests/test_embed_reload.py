@@ -16,6 +16,8 @@ import pytest
 from memx_cli import embed
 from memx_cli.embed import bundled_model_path, is_loaded, load_encoder
 
+from .conftest import Memx
+
 TEXTS = ["merge conflict in git", "the nightly backup goes to cold storage"]
 
 
@@ -100,3 +102,36 @@ def test_a_model_that_disappears_is_reported_not_served_stale(tmp_path: Path) ->
     shutil.rmtree(model)
     with pytest.raises(ModelUnavailableError):
         load_encoder(str(model))
+
+
+def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
+                                                       tmp_path: Path) -> None:
+    """The server's kind of Searcher (watched store, no scan while nothing changed in
+    it) notices the model changed and re-embeds: a memory's own text still finds it
+    first, which vectors of the old model against a query of the new could not do."""
+    from memx_cli.generator.search import Searcher
+    from memx_cli.server.watch import Freshness, Watcher
+    from memx_cli.store.repo import Repo
+
+    model = copied(tmp_path)
+    (repo / ".memx" / "config.yaml").write_text(f"embedding:\n  model: {model}\n")
+    facts = ["The nightly backup job writes to the cold storage bucket",
+             "Use pnpm, not npm, to install JavaScript dependencies",
+             "The staging database is reset every Sunday night"]
+    for fact in facts:
+        memx.ok("add", "--raw", fact)
+    searcher = Searcher(Repo.discover(repo))
+    searcher.watch = Freshness(Watcher())
+    try:
+        def top(text: str) -> str:
+            hits = searcher.search(text, mode="semantic", record_recalls=False).hits
+            return str(hits[0].doc["content"])
+
+        assert [top(f) for f in facts] == facts
+        [index] = searcher.indexes
+        old_id = index.encoder().model_id
+        negate_embeddings(model)
+        assert [top(f) for f in facts] == facts
+        assert index.encoder().model_id != old_id  # the searches used the new model
+    finally:
+        searcher.watch.watcher.stop()

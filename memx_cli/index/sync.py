@@ -90,6 +90,16 @@ class StoreIndex:
                 log.warning(str(exc))
         return self._encoder
 
+    def _model_kept(self) -> bool:
+        """False once the loaded model's files changed on disk (an upgrade, issue 15):
+        it is dropped, and the next check re-embeds with the new one."""
+        from memx_cli.embed import still_current
+
+        if self._encoder is None or still_current(self._encoder):
+            return True
+        self._encoder = None
+        return False
+
     # ------------------------------------------------------------ scanning
 
     def _scan(self) -> tuple[dict[str, Seen], str]:
@@ -176,7 +186,7 @@ class StoreIndex:
         the last one is that recent and no file was added, removed or renamed since
         (directory times unchanged): an edit in place is then seen within ``max_age``.
         """
-        if max_age > 0 and not full and self._checked is not None:
+        if max_age > 0 and not full and self._checked is not None and self._model_kept():
             at, stamp, last = self._checked
             if (time.monotonic() - at < max_age and stamp == self._dir_stamp()
                     and (last.vectors or not want_vectors)):
