@@ -192,8 +192,7 @@ class StaticEncoder:
     def __init__(self, path: Path, model_id: str | None = None) -> None:
         """Load the model in directory ``path``; raise ModelUnavailableError if it cannot be used."""
         self.path = path
-        # taken before reading: a change while loading makes the next check differ
-        self.stamp = files_stamp(path)
+        self.stamp = files_stamp(path)  # before reading: a change meanwhile shows later
         try:
             self._load(path, model_id)
         except Exception as exc:
@@ -353,50 +352,41 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def files_stamp(path: Path) -> tuple[tuple[str, int, int, int], ...] | None:
-    """(name, size, time, inode) of the files a model directory is loaded from, or None
-    when it cannot be listed: an upgrade or a retrained model changes it (issue 15)."""
+    """(name, size, time, inode) of a model's files; an upgrade changes it (issue 15)."""
     try:
         with os.scandir(path) as entries:
-            found = []
-            for entry in entries:
-                if entry.name.endswith((".json", ".safetensors")):
-                    st = entry.stat()
-                    found.append((entry.name, st.st_size, st.st_mtime_ns, st.st_ino))
+            return tuple(sorted((e.name, st.st_size, st.st_mtime_ns, st.st_ino) for e in entries
+                                if e.name.endswith((".json", ".safetensors"))
+                                for st in (e.stat(),)))
     except OSError:
         return None
-    return tuple(sorted(found))
 
 
-def _current(encoder: Encoder | None) -> Encoder | None:
-    """``encoder`` while its model files are unchanged on disk, else None (load again:
-    a long-lived process never embeds with a model that is no longer there)."""
-    if encoder is None or not isinstance(encoder, StaticEncoder):
-        return encoder  # a hub model is kept by name
+def still_current(encoder: Encoder | None) -> bool:
+    """Whether ``encoder`` is still the model on disk (a hub model is kept by name): a
+    long-lived process never embeds with a model that is no longer there."""
+    if not isinstance(encoder, StaticEncoder):
+        return encoder is not None
     stamp = files_stamp(encoder.path)
-    return encoder if stamp is not None and stamp == encoder.stamp else None
-
-
-def still_current(encoder: Encoder) -> bool:
-    """Whether ``encoder`` is still the model on disk (a hub model: always)."""
-    return _current(encoder) is not None
+    return stamp is not None and stamp == encoder.stamp
 
 
 def is_loaded(spec: str | None) -> bool:
     """Whether ``load_encoder(spec)`` would return at once (this process loaded it)."""
     key = BUNDLED if spec is None or spec.strip() in ("", BUNDLED) else spec.strip()
-    return (_current(_CACHE.get(key)) is not None
-            or _current(_CACHE.get(str(Path(key).expanduser().resolve()))) is not None)
+    return (still_current(_CACHE.get(key))
+            or still_current(_CACHE.get(str(Path(key).expanduser().resolve()))))
 
 
 def load_encoder(spec: str | None) -> Encoder:
     """The encoder for ``spec``: None or "bundled", a local model directory, or a model2vec hub id.
 
-    Loaded once per process and spec, and again when the model's files change on disk.
-    Raises ModelUnavailableError when the model cannot be used.
+    Loaded once per process and spec, again when its files change. Raises ModelUnavailableError
+    when the model cannot be used.
     """
     key = BUNDLED if spec is None or spec.strip() in ("", BUNDLED) else spec.strip()
-    cached = _current(_CACHE.get(key))
-    if cached is not None:
+    cached = _CACHE.get(key)
+    if cached is not None and still_current(cached):
         return cached
 
     encoder: Encoder
@@ -406,8 +396,8 @@ def load_encoder(spec: str | None) -> Encoder:
         path = Path(key).expanduser()
         if path.exists() or _looks_like_path(key):
             path = path.resolve()
-            cached = _current(_CACHE.get(str(path)))
-            if cached is not None:
+            cached = _CACHE.get(str(path))
+            if cached is not None and still_current(cached):
                 _CACHE[key] = cached
                 return cached
             encoder = StaticEncoder(path)

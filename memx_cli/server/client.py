@@ -159,6 +159,8 @@ def _accepted(sock: socket.socket, request_id: str) -> tuple[int, bytes, bytes]:
         return int(header["code"]), recv_frame(sock), recv_frame(sock)
     except TimeoutError:
         raise _Unknown("no answer came in time") from None
+    except KeyboardInterrupt:  # the server goes on with it: say so, as for a timeout
+        raise _Unknown("the wait was interrupted") from None
     except (OSError, ProtocolError, ValueError, KeyError, TypeError) as exc:
         raise _Unknown(f"the connection broke ({exc})") from None
 
