@@ -131,6 +131,9 @@ class Daemon:
                 if reply is not None:  # None: a write the client did not confirm
                     header, out, err = reply
                     send_json(conn, header, *((out, err) if header["status"] == "ok" else ()))
+                    if request.get("write") and header["status"] == "ok":
+                        conn.close()  # the client is done: it need not wait for this
+                        self.refresh_written()
             elif op == "status":
                 send_json(conn, {"status": "ok", **self.status()})
             elif op == "stop":
@@ -146,6 +149,23 @@ class Daemon:
                 send_json(conn, {"status": "error", "message": str(exc)})
             except OSError:
                 pass
+
+    def refresh_written(self) -> None:
+        """After answering a write: check the warm indexes of its repository now (its own
+        events mark them changed) rather than in the next request, and so record the
+        index's change stamp on disk, which a command without the server then reads
+        instead of scanning every file (issue 15)."""
+        from memx_cli.embed import is_loaded
+
+        searcher = self.searchers.get(self._used) if self._used is not None else None
+        if searcher is None:
+            return
+        try:
+            searcher.settle()
+            for index in searcher.indexes:
+                searcher.open_index(index, want_vectors=is_loaded(index.model_spec))
+        except Exception as exc:  # the next request checks again; never end the server
+            log.warning(f"checking the indexes after a write failed: {exc}")
 
     def compact_when_idle(self) -> None:
         """Once per quiet spell, fold the grown vector deltas of the warm stores."""
