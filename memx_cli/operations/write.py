@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from memx_cli.anchors import auto as autoanchor
 from memx_cli.errors import MemxError
 from memx_cli.index import StoreIndex
+from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
 
 log = logging.getLogger("memx")
+
+# The memx server sets this while it runs a forwarded write (server/daemon.py): (store,
+# model) -> its warm index of that store, whose check its file watcher vouches for, or
+# None. Unset: a fresh StoreIndex, as every process without the server has.
+warm_index: Callable[[Store, str | None], Any] | None = None
 
 
 def ace_enabled(repo: Repo, raw: bool) -> bool:
@@ -56,7 +63,9 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
     by_id: dict[str, WriteResult] = {}
     for group in by_store.values():
         store = repo.store_for(group[0].scope)
-        index = StoreIndex(store, repo.config["embedding.model"])
+        model = repo.config["embedding.model"]
+        index = (warm_index(store, model) if warm_index is not None else None) \
+            or StoreIndex(store, model)
         if ace_enabled(repo, raw):
             from memx_cli.curator import write_curated
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import io
 import logging
+import math
 import os
 import signal
 import socket
@@ -26,12 +26,12 @@ import struct
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from memx_cli import __version__
 from memx_cli.server import paths
+from memx_cli.server.caller import REQUEST_READ_SECONDS, as_caller, captured, confirmed
 from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 from memx_cli.server.watch import Freshness, Watcher
 
@@ -39,7 +39,6 @@ log = logging.getLogger("memx.server")
 
 # Warm searchers kept at once (each holds its indexes open); the least recent goes first.
 MAX_REPOSITORIES = 8
-REQUEST_READ_SECONDS = 5.0
 # Seconds without a request before the warm stores' vector deltas are folded into their
 # main files (issue 15: compaction where a process lives on, off the request path).
 COMPACT_AFTER = 5.0
@@ -194,6 +193,7 @@ class Daemon:
         """Run one forwarded command as the caller; the reply header, stdout, stderr.
         A write runs only once its client has confirmed it on ``conn`` (else None)."""
         from memx_cli import cli
+        from memx_cli.operations import write as write_path
 
         try:
             argv = [str(a) for a in request["argv"]]
@@ -205,15 +205,16 @@ class Daemon:
             mask = int(request["umask"]) & 0o777 if write else None
         except (KeyError, TypeError, ValueError):
             return {"status": "error", "message": "malformed run request"}, b"", b""
-        with _as_caller(env, cwd, mask), _captured(streams) as (out, err):
+        with as_caller(env, cwd, mask), captured(streams) as (out, err):
             if not _enabled_for(cwd):
                 return {"status": "disabled"}, b"", b""
-            if write and (conn is None or not _confirmed(conn, request_id)):
+            if write and (conn is None or not confirmed(conn, request_id)):
                 log.info(f"{argv[0]} {request_id[:8]}: not confirmed by its client; not run")
                 return None
             if write:
                 log.info(f"{argv[0]} {request_id[:8]}: accepted")
             cli.warm_searcher = self.searcher
+            write_path.warm_index = self.write_index
             self._used = None
             warned = _Counter()
             logging.getLogger("memx").addHandler(warned)
@@ -224,6 +225,7 @@ class Daemon:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             finally:
                 cli.warm_searcher = None
+                write_path.warm_index = None
                 logging.getLogger("memx").removeHandler(warned)
             if warned.count and self._used is not None:
                 # A notice a searcher gives once (an unfetched source, a model that
@@ -234,6 +236,17 @@ class Daemon:
             if write:
                 log.info(f"{argv[0]} {request_id[:8]}: done, exit {code}")
             return {"status": "ok", "code": code}, out.getvalue(), err.getvalue()
+
+    def write_index(self, store: Any, model: str | None) -> Any:
+        """The warm index of ``store`` for the write being run, if this request's searcher
+        has one (else None: the write path makes its own)."""
+        searcher = self.searchers.get(self._used) if self._used is not None else None
+        if searcher is None or searcher.watch is None:
+            return None
+        for index in searcher.indexes:
+            if index.store.root == store.root and index.model_spec == model:
+                return _Vouched(index, searcher.watch)
+        return None
 
     def searcher(self, repo: Any) -> Any:
         """The warm Searcher of ``repo`` (made on first use), keyed by what shapes it:
@@ -254,6 +267,24 @@ class Daemon:
                                      for i in s.indexes})
         self.searchers.move_to_end(key)
         return found
+
+
+class _Vouched:
+    """A warm index lent to a write's Curator: its check (made under the store lock)
+    first lets the watcher count every earlier write, and skips the scan of the store's
+    files only when the watcher saw no change since the index's last check."""
+
+    def __init__(self, index: Any, watch: Freshness):
+        self._index = index
+        self._watch = watch
+
+    def sync(self, **options: Any) -> Any:
+        self._watch.settle([self._index])
+        age = self._watch.max_age(self._index)
+        return self._index.sync(**options, max_age=age if age == math.inf else 0.0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._index, name)
 
 
 class _Counter(logging.Handler):
@@ -294,75 +325,6 @@ def _enabled_for(cwd: str) -> bool:
         return not repo.store.exists() or bool(repo.config["server.enabled"])
     except MemxError:
         return True
-
-
-def _confirmed(conn: socket.socket, request_id: str) -> bool:
-    """Tell the client a write is ready to run and wait for its ``go`` (protocol.py).
-    A client that timed out meanwhile has run it itself, or will: then never run it."""
-    try:
-        send_json(conn, {"status": "ready", "id": request_id})
-        conn.settimeout(REQUEST_READ_SECONDS)
-        answer = recv_json(conn)
-    except (OSError, ProtocolError):
-        return False
-    return answer.get("op") == "go" and answer.get("id") == request_id
-
-
-@contextlib.contextmanager
-def _as_caller(env: dict[str, str], cwd: str | None = None,
-               mask: int | None = None) -> Iterator[None]:
-    """The caller's environment, working directory and (for a write, whose files are
-    the caller's) umask for one request (one request at a time, see above)."""
-    saved = dict(os.environ)
-    _switch(saved, env)
-    try:
-        home = os.getcwd()
-    except OSError:
-        home = "/"
-    old_mask = os.umask(mask) if mask is not None else None
-    if cwd is not None:
-        with contextlib.suppress(OSError):
-            os.chdir(cwd)  # a cwd that is gone: the command's -C says so
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.chdir(home)
-        if old_mask is not None:
-            os.umask(old_mask)
-        _switch(dict(os.environ), saved)
-
-
-def _switch(current: dict[str, str], wanted: dict[str, str]) -> None:
-    """Make os.environ ``wanted``, touching only what differs (each change is a
-    setenv/unsetenv call)."""
-    for key in current.keys() - wanted.keys():
-        del os.environ[key]
-    for key, value in wanted.items():
-        if current.get(key) != value:
-            os.environ[key] = value
-
-
-@contextlib.contextmanager
-def _captured(streams: dict[str, Any]) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
-    """stdout and stderr as the caller's encodings would write them; stdin empty."""
-    out, err = io.BytesIO(), io.BytesIO()
-    saved = sys.stdin, sys.stdout, sys.stderr
-
-    def text(buffer: io.BytesIO, name: str) -> io.TextIOWrapper:
-        encoding = str(streams.get(f"{name}_encoding") or "utf-8")
-        errors = str(streams.get(f"{name}_errors") or "strict")
-        return io.TextIOWrapper(buffer, encoding=encoding, errors=errors, write_through=True)
-
-    sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    sys.stdout, sys.stderr = text(out, "stdout"), text(err, "stderr")
-    try:
-        yield out, err
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(ValueError):
-                stream.flush()
-        sys.stdin, sys.stdout, sys.stderr = saved
 
 
 def _same_user(conn: socket.socket) -> bool:
