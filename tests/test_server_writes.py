@@ -303,3 +303,36 @@ def test_a_dying_client_after_ready_leaves_nothing_done(pair: tuple[Path, Path])
     threading.Event().wait(0.5)
     assert run([*THIN, "list"], repo)[0] == 0  # the server is still serving
     assert "Never said go" not in contents(repo).values()
+
+
+def test_the_servers_curator_sees_a_hand_edit_made_just_before(memx: Memx, repo: Path,
+                                                               tmp_path: Path) -> None:
+    """Above the Curator's small-store size it finds candidates through the index, which
+    the server lends warm and checks only on a watcher event: an in-place edit made
+    right before the add must still make the add a duplicate of the edited memory."""
+    records = tmp_path / "records.jsonl"
+    with open(records, "w") as out:
+        for n in range(230):
+            out.write(json.dumps({"content": f"Filler fact number {n} about subsystem "
+                                             f"{n % 17} and queue {n * 7}"}) + "\n")
+    memx.ok("import", "--raw", str(records))
+    code, _, err = run([*FULL, "server", "start"], repo)
+    assert code == 0, err
+    try:
+        assert run([*THIN, "add", "--raw", "Warm the server's searcher"], repo)[0] == 0
+        assert run([*THIN, "search", "filler fact", "--json"], repo)[0] == 0
+        [(target, _)] = [(i, c) for i, c in contents(repo).items()
+                         if c.startswith("Filler fact number 42 ")]
+        path = repo / ".memx" / "memories" / f"{target}.yaml"
+        text = path.read_text().replace("Filler fact number 42 about subsystem 8 and queue "
+                                        "294", "The nightly export runs at three in the "
+                                        "morning from the reporting replica")
+        with open(path, "w") as edit:  # in place: the folder's time does not change
+            edit.write(text)
+        code, out, err = run([*THIN, "add", "The nightly export runs at three in the "
+                                            "morning from the reporting replica"], repo)
+        assert code == 0, err
+        assert out.decode().strip() == target
+        assert err == f"skipped (duplicate of {target})\n".encode()
+    finally:
+        stop_server()
