@@ -11,9 +11,9 @@ from memx_cli.cli._output import emit_json
 def server_group() -> None:
     """Start, stop or inspect the per-user memx server.
 
-    The `memx` executable sends search, context and list to this server, which keeps
-    the search indexes and the model loaded and watches the stores for changes; the
-    first such command starts it, and it ends itself after server.idle_timeout seconds
+    The `memx` executable sends search, context, list, add, feedback and remember to this
+    server, which keeps the search indexes and the model loaded and watches the stores
+    for changes (a write runs there exactly once); the first such command starts it, and it ends itself after server.idle_timeout seconds
     (default 900) without a request. Without it (stopped, disabled with
     `server.enabled: false` or MEMX_NO_SERVER=1, another memx version) every command
     runs in process, with the same output. See docs/server.md.
