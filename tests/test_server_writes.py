@@ -36,7 +36,9 @@ def normalised(data: bytes, repo: Path, ids: dict[str, str]) -> str:
     """Output with this repository's path and memory ids (and their prefixes) replaced
     by what they stand for, so two repositories built alike compare equal."""
     text = data.decode().replace(str(repo), "<repo>")
-    for ident, content in sorted(ids.items(), key=lambda kv: -len(kv[0])):
+    for ident, content in ids.items():  # whole ids first: ids made in one burst share
+        text = text.replace(ident, f"<{content[:40]}>")  # their first 12 characters
+    for ident, content in ids.items():
         text = re.sub(re.escape(ident[:12]) + "[0-9a-z]*", f"<{content[:40]}>", text)
     return re.sub(r"\b[0-9a-z]{26}\b", "<item>", text)  # session items (remember)
 
