@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from memx_cli.index import ahead
 from memx_cli.store.files import Store
 
 # A folder or file changed this recently may change again within the same tick of the
@@ -31,8 +32,6 @@ LOOSE_LIMIT = 500
 # Below this many memory files a full scan (about 6 µs a file) costs less than starting
 # git (5-10 ms, more on a busy machine): paired runs at 1k were 1.36x slower with it.
 MIN_FILES = 2000
-# Set inside git hooks; this check must read the work tree's own index.
-_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 
 
 class Basis(NamedTuple):
@@ -111,13 +110,20 @@ def key(store: Store, index: str | None) -> str:
 def _git(args: list[str], store: Store) -> bytes | None:
     import subprocess
 
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    env = {k: v for k, v in os.environ.items() if k not in ahead.GIT_ENV}
     try:
         proc = subprocess.run(["git", *args], cwd=store.root, env=env, capture_output=True,
                               check=False)
     except OSError:
         return None
     return proc.stdout if proc.returncode == 0 else None
+
+
+def _diff_files(store: Store, now: int) -> tuple[bytes | None, int]:
+    """What ``git diff-files`` lists (None: it failed) and the time before it began:
+    the run ``ahead.start`` began as the command started, else a run now."""
+    early = ahead.take(str(store.root))
+    return early if early is not None else (_git(ahead.DIFF, store), now)
 
 
 def _path(memory_id: str, archived: bool) -> str:
@@ -165,6 +171,11 @@ def stamp(store: Store, on: Basis) -> str | None:
     if on.loose is None:
         return None
     now = time.time_ns()
+    out: bytes | None = b""
+    if on.git_index is not None:
+        # git's look may have begun earlier (``prefetch``): the times are then judged
+        # against that moment, which can only find more of them too recent.
+        out, now = _diff_files(store, now)
     parts = []
     for directory in (store.memories_dir, store.archive_dir):
         try:
@@ -184,12 +195,6 @@ def stamp(store: Store, on: Basis) -> str | None:
         except OSError:
             return None
         parts.append(f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}")
-        # Size and mtime only, as the full scan compares: inodes and ctimes change when a
-        # repository is copied or restored, which would list every file until the next
-        # `git status`; edits after git's look still show (git re-reads racy entries).
-        out = _git(["-c", "core.checkStat=minimal", "-c", "core.trustCtime=false",
-                    "diff-files", "--name-only", "--relative", "-z", "--",
-                    "memories", "archive"], store)
         if out is None:
             return None
         listed = _paths(out)

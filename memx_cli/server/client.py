@@ -50,6 +50,8 @@ def entry() -> None:
             reply, start = None, False
         if reply is not None:
             _finish(*reply)
+    if argv and argv[0] in ("search", "context"):
+        _check_ahead()
     if start:
         from memx_cli.server.control import start_for
 
@@ -63,6 +65,17 @@ def _forwardable(argv: list[str]) -> bool:
     """A command whose whole input is its arguments (``-`` reads stdin: not sent)."""
     return (bool(argv) and argv[0] in FORWARDED and "-" not in argv[1:]
             and not os.environ.get("MEMX_NO_SERVER"))
+
+
+def _check_ahead() -> None:
+    """In process: start the store's change check (git) now, to run while the CLI loads
+    (memx_cli/index/ahead.py)."""
+    try:
+        from memx_cli.index import ahead
+
+        ahead.start_here(_cwd())
+    except Exception:  # an optimisation only: the check runs later anyway
+        pass
 
 
 def _cwd() -> str:

@@ -1,0 +1,101 @@
+"""The change check's git process started as a cold command starts (index/ahead.py,
+issue 15): its answer is used once, only while fresh, and an edit is still seen."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from memx_cli.index import ahead, quick
+from memx_cli.server import client
+
+from .conftest import Memx
+from .test_index_quick import filled, keyword, same_size
+
+
+@pytest.fixture(autouse=True)
+def small_stores_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quick, "MIN_FILES", 0)
+    monkeypatch.setattr(ahead, "_started", {})
+
+
+@pytest.fixture
+def gits(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The git commands the change check runs itself (not the one started ahead)."""
+    calls: list[list[str]] = []
+    original = quick._git
+
+    def counted(args: list[str], store: object) -> bytes | None:
+        calls.append(args)
+        return original(args, store)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(quick, "_git", counted)
+    return calls
+
+
+def diff_runs(calls: list[list[str]]) -> int:
+    return sum("diff-files" in args for args in calls)
+
+
+def test_an_answer_started_ahead_is_used_and_sees_an_earlier_edit(
+        memx: Memx, repo: Path, gits: list[list[str]]) -> None:
+    store = filled(memx, repo, committed=True)
+    target = store.files()[1]
+    same_size(target, "caching", "hashing")
+    assert ahead.start_here(str(repo))
+    assert str(store.root) in ahead._started
+    gits.clear()
+    assert keyword(repo, "hashing") == [store.read_file(target).content]
+    assert diff_runs(gits) == 0  # the early process answered
+    assert ahead._started == {}
+    # The next command has nothing started: it asks git itself, and still sees edits.
+    same_size(target, "hashing", "bashing")
+    assert keyword(repo, "bashing") == [store.read_file(target).content]
+    assert diff_runs(gits) == 1
+
+
+def test_a_stale_answer_is_not_used(memx: Memx, repo: Path, gits: list[list[str]],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    store = filled(memx, repo, committed=True)
+    assert ahead.start(str(store.root))
+    target = store.files()[0]
+    # An edit in place after git looked: a long-lived process must not answer from that
+    # look later; past FRESH_NS the check runs git again and sees the edit.
+    ahead._started[str(store.root)][0].wait()
+    same_size(target, "caching", "hashing")
+    monkeypatch.setattr(ahead, "FRESH_NS", 0)
+    gits.clear()
+    assert keyword(repo, "hashing") == [store.read_file(target).content]
+    assert diff_runs(gits) >= 1
+    assert ahead._started == {}
+
+
+def test_nothing_is_started_without_a_basis_or_outside_git(
+        memx: Memx, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memx.ok("add", "one memory about caching", "--raw")
+    monkeypatch.setattr(quick, "MIN_FILES", 2000)  # a small store: no basis recorded
+    keyword(repo, "caching")
+    assert not ahead.start_here(str(repo))
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    assert not ahead.start_here(str(outside))
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    assert not ahead.start_here(str(repo))
+    assert ahead._started == {}
+
+
+def test_the_thin_client_starts_it_for_search_and_context_in_process(
+        monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
+    import memx_cli.cli
+
+    started: list[str] = []
+    monkeypatch.setattr(ahead, "start_here", started.append)
+    monkeypatch.setattr(memx_cli.cli, "entry", lambda: None)
+    monkeypatch.setenv("MEMX_NO_SERVER", "1")
+    monkeypatch.chdir(repo)
+    for argv in (["search", "x"], ["context", "x"], ["list"], ["add", "x"]):
+        monkeypatch.setattr(sys, "argv", ["memx", *argv])
+        client.entry()
+    assert started == [str(repo), str(repo)]
