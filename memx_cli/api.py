@@ -127,17 +127,31 @@ class Memx(Guarded):
 
     def memories(self, *, kind: str | None = None, scope: str | None = None,
                  tags: Iterable[str] = (), section: str | None = None
-                 ) -> tuple[list[tuple[Store, Memory]], list[Memory], list[Problem]]:
-        """(every readable memory with its store, those matching the filters, problems)."""
+                 ) -> tuple[list[str], list[Memory], list[str]]:
+        """(the ids of every readable memory, those matching the filters, problems).
+        With a watched warm searcher (the memx or MCP server) from the index's stored
+        documents, else from the memory files (memx_cli/index/listing.py)."""
         from memx_cli.store.queries import load_visible, select
 
-        found, problems = load_visible(self.repo)
         guard = self.guard()
-        found = [(s, m) for s, m in found if guard.can_read(m.domain)]
-        chosen = select((m for _, m in found), kind=kind,
-                        scope=self.repo.normalize_scope(scope) if scope else None,
-                        tags=tuple(tags), section=section)
-        return found, chosen, problems
+        scope = self.repo.normalize_scope(scope) if scope else None
+        searcher = self._searcher
+        if searcher is not None and searcher.watch is not None:
+            from memx_cli.index.listing import listed, memory
+
+            docs, problems = listed(searcher, self.repo.stores())
+            docs = [d for d in docs if guard.can_read(d.get("domain"))]
+            # select() decides; these only spare parsing what it would drop anyway
+            wanted = [memory(d) for d in docs
+                      if (kind is None or d.get("kind", "fact") == kind)
+                      and (scope is None or d.get("scope") == scope)
+                      and (section is None or d.get("section") == section)]
+            chosen = select(wanted, kind=kind, scope=scope, tags=tuple(tags), section=section)
+            return [str(d["id"]) for d in docs], chosen, problems
+        found, failed = load_visible(self.repo)
+        readable = [m for _, m in found if guard.can_read(m.domain)]
+        chosen = select(readable, kind=kind, scope=scope, tags=tuple(tags), section=section)
+        return [m.id for m in readable], chosen, [str(p) for p in failed]
 
     def get(self, prefix: str) -> tuple[Store, Memory]:
         """The current memory whose id starts with ``prefix`` (readable by the role)."""

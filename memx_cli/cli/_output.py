@@ -53,7 +53,7 @@ def link_marks(supersedes: Sequence[str], superseded_by: str | None,
     return "".join(f" ({m})" for m in marks)
 
 
-def warn_problems(problems: Iterable[Problem], what: str = "skipped") -> None:
+def warn_problems(problems: Iterable[Problem | str], what: str = "skipped") -> None:
     for problem in problems:
         click.echo(f"memx: warning: {problem} ({what})", err=True)
 

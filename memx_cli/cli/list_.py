@@ -31,7 +31,7 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
     if as_json:
         emit_json({"memories": [memory_json(m) for m in chosen]})
         return
-    short = abbreviate(m.id for _, m in found)
+    short = abbreviate(found)
     for mem in chosen:
         marks = link_marks(mem.supersedes, mem.superseded_by, mem.conflicts_with, short)
         click.echo(summary(mem, short[mem.id], marks))

@@ -194,10 +194,12 @@ class Manifest:
             groups.setdefault(group, []).append(memory_id)
         return groups
 
-    def problems(self) -> list[str]:
-        """The parse problems, in memory id order (an index of the few problem rows)."""
+    def problems(self, archived: bool | None = None) -> list[str]:
+        """The parse problems, in memory id order (an index of the few problem rows);
+        ``archived``: only those of archived (True) or current (False) files."""
         return [row[0][1:] for row in self._db.execute(
-            "SELECT digest FROM files WHERE substr(digest, 1, 1) = '!' ORDER BY id")]
+            "SELECT digest, archived FROM files WHERE substr(digest, 1, 1) = '!' ORDER BY id")
+            if archived is None or bool(row[1]) == archived]
 
     # ------------------------------------------------------------ writing
 

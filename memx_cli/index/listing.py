@@ -1,0 +1,61 @@
+"""`memx list` in a long-lived process (the memx server, the MCP server) from the search
+index instead of the memory files (issue 15).
+
+The text index stores each memory whole (``documents.build_documents``: the memory's own
+fields, as ``Memory.to_dict`` gives them, plus its path), and such a process keeps the
+index in step with the files through its file watcher: a change is synced before the
+listing, as before a search. Listing then reads the stored documents in one query and
+never opens a memory file, except the few that did not parse (their problems are read
+from the manifest). A one-shot process has no watcher and lists from the files, as it
+always did: a scan would cost as much as the reading it saves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from memx_cli.store.files import Store
+from memx_cli.store.memory import SCHEMA_VERSION, Memory, from_data
+
+# Keys build_documents adds to a memory's own fields.
+_ADDED = ("path", "archived")
+
+
+def listed(searcher: Any, stores: Iterable[Store]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The stored documents of every memory of ``stores`` that is not archived (stores in
+    order, each in id order, as ``Store.load_all`` reads the files), and the parse
+    problems of their memory files. ``searcher``: a generator.search.Searcher with a
+    watcher; its indexes are synced first (keyword only: no model is loaded)."""
+    roots = [store.root for store in stores]
+    indexes = [i for root in roots for i in searcher.indexes if i.store.root == root]
+    searcher.settle()
+    docs: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for index in indexes:
+        searcher.open_index(index, want_vectors=False)
+        docs.extend(sorted(_live(index.lexical), key=lambda d: str(d.get("id"))))
+        manifest = index.manifest()
+        if manifest is not None:
+            problems.extend(manifest.problems(archived=False))
+    return docs, problems
+
+
+def _live(lexical: Any) -> list[dict[str, Any]]:
+    import tantivy
+
+    searcher = lexical.searcher()
+    total = int(searcher.num_docs)
+    if not total:
+        return []
+    query = tantivy.Query.term_query(lexical.index.schema, "archived", 0)
+    return [json.loads(bytes(searcher.doc(address)["doc"][0]))
+            for _, address in searcher.search(query, total).hits]
+
+
+def memory(doc: dict[str, Any]) -> Memory:
+    """The Memory a stored document was made from (its fields are checked again)."""
+    raw = {k: v for k, v in doc.items() if k not in _ADDED}
+    raw["schema"] = SCHEMA_VERSION
+    return from_data(raw)

@@ -1,0 +1,97 @@
+"""`memx list` in the memx server from the index's stored documents (issue 15): the
+same output as the files give in process, without opening the memory files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memx_cli.server import daemon
+from memx_cli.store.files import Store
+from memx_cli.store.repo import Repo
+
+from .conftest import Memx
+from .test_server import FULL, THIN, run, served  # noqa: F401 - a fixture
+
+LISTS = [
+    ["list"],
+    ["list", "--json"],
+    ["list", "--kind", "policy"],
+    ["list", "--tag", "ci", "--json"],
+    ["list", "--section", "commands"],
+    ["list", "--scope", "global"],
+    ["list", "--kind", "fact", "--tag", "nothing-has-this"],
+]
+
+
+def richer(memx: Memx, repo: Path) -> None:
+    """Archived, linked, broken, global and access-restricted memories besides the
+    fixture's facts."""
+    memx.ok("add", "Run `make lint` before pushing", "--tag", "ci")  # ACE on: a section
+    memx.ok("add", "--raw", "--kind", "policy", "Never force-push to the release branch",
+            "--tag", "ci")
+    memx.ok("add", "--raw", "Global: prefer rg over grep", "--scope", "global")
+    memx.ok("add", "--raw", "The vault token rotates monthly", "--domain", "secrets")
+    memx.ok("add", "The staging database is reset every Monday night")  # the Curator links it
+    archived = memx.ok("add", "--raw", "An old note that was swept").strip()
+    store = Repo.discover(repo).store
+    store.archive_dir.mkdir(exist_ok=True)
+    path = store.path_for(archived)
+    path.rename(store.archive_dir / path.name)
+    (store.memories_dir / "zzzzzzzzzzzzzzzzzzzzzzzzzz.yaml").write_text("schema: 1\nid: [\n")
+    (repo / ".memx" / "access.yaml").write_text("grants:\n  intern: {secrets: none}\n")
+
+
+def test_list_through_the_server_is_byte_identical(served: Path,  # noqa: F811
+                                                   memx: Memx) -> None:
+    richer(memx, served)
+    intern = {**os.environ, "MEMX_ROLE": "intern"}
+    for args in LISTS:
+        full = run([*FULL, *args], served)
+        assert full[0] == 0, full
+        assert run([*THIN, *args], served) == full, args
+    assert b"zzzzzzzzzzzzzzzzzzzzzzzzzz.yaml" in run([*FULL, "list"], served)[2]
+    assert run([*THIN, "list"], served, intern) == run([*FULL, "list"], served, intern)
+    assert b"vault token" not in run([*THIN, "list"], served, intern)[1]
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The memory files parsed (Store.read_file) in this process."""
+    seen: list[str] = []
+    original = Store.read_file
+
+    def counted(self: Store, path: Path, data: bytes | None = None) -> Any:
+        seen.append(Path(path).stem)
+        return original(self, path, data)
+
+    monkeypatch.setattr(Store, "read_file", counted)
+    return seen
+
+
+def test_the_server_lists_without_reading_the_files_and_sees_edits(
+        memx: Memx, repo: Path, reads: list[str]) -> None:
+    first = memx.ok("add", "--raw", "The cache expires after ten minutes").strip()
+    memx.ok("add", "--raw", "Deploys need two approvals")
+    server = daemon.Daemon(idle_timeout=60)
+    request = {"argv": ["list", "--json"], "cwd": str(repo), "env": dict(os.environ),
+               "streams": {}}
+    try:
+        server.run(request)  # the first request syncs the index
+        reads.clear()
+        header, out, _ = server.run(request)
+        assert header == {"status": "ok", "code": 0}
+        assert b"ten minutes" in out and b"two approvals" in out
+        assert reads == []
+        path = Repo.discover(repo).store.path_for(first)
+        text = path.read_text()
+        with open(path, "r+") as handle:  # in place, same size
+            handle.write(text.replace("ten minutes", "six minutes"))
+        _, out, _ = server.run(request)
+        assert b"six minutes" in out and b"ten minutes" not in out
+        assert reads == [first]  # the sync re-read the edited file, nothing else
+    finally:
+        server.watcher.stop()
