@@ -99,3 +99,26 @@ def test_the_thin_client_starts_it_for_search_and_context_in_process(
         monkeypatch.setattr(sys, "argv", ["memx", *argv])
         client.entry()
     assert started == [str(repo), str(repo)]
+
+
+def test_doctor_says_how_changes_are_seen_and_when_only_the_server_is_fast(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    monkeypatch.setattr(quick, "MIN_FILES", 2000)
+    memx.ok("add", "one memory about caching", "--raw")
+    index = json.loads(memx.ok("doctor", "--json"))["doctor"]["index"]
+    assert (index["change_check"], index["note"]) == ("a stat of every file (a small store)",
+                                                      None)
+    monkeypatch.setattr(quick, "MIN_FILES", 0)
+    filled(memx, repo, committed=True)
+    index = json.loads(memx.ok("doctor", "--json"))["doctor"]["index"]
+    assert index["change_check"] == "git's stat cache (git diff-files) and 0 untracked files"
+    assert index["note"] is None
+    monkeypatch.setattr(quick, "GIT_US_PER_FILE", 200_000.0)  # as if each file took 0.2 s
+    text = memx.ok("doctor")
+    assert ("  changes   seen through git's stat cache (git diff-files) and 0 untracked "
+            "files\n") in text
+    assert ("note:       each command without the memx server checks 5 memory files for "
+            "changes (about 1000 ms); the server watches the store instead (see "
+            "docs/index.md)\n") in text

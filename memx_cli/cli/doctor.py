@@ -41,6 +41,10 @@ def doctor_cmd(state: State, as_json: bool) -> None:
                        f"({report['global_store']['memories']} memories)")
             index = report["index"]
             click.echo(f"index:      {'built' if index['built'] else 'not built yet'}")
+            if "change_check" in index:
+                click.echo(f"  changes   seen through {index['change_check']}")
+            if index.get("note"):
+                click.echo(f"note:       {index['note']}")
             hooks = ", ".join(f"{k}={v}" for k, v in report["hooks"].items())
             click.echo(f"hooks:      {hooks}")
             agents = [f"{a['agent']} ({a['scope']}{'' if a['complete'] else ', partly'})"

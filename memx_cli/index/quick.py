@@ -230,3 +230,36 @@ def same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     skip = ("quick", "basis")
     return ({k: v for k, v in a.items() if k not in skip}
             == {k: v for k, v in b.items() if k not in skip})
+
+
+# What one memory file costs the check without the memx server, measured on a 2-core
+# machine (docs/index.md): git's lstat per tracked file, the Python scan's stat.
+GIT_US_PER_FILE, SCAN_US_PER_FILE = 1.3, 6.0
+# Past this estimate `memx doctor` says that only the server keeps commands fast.
+SLOW_MS = 500
+
+
+def describe(store: Store, files: int) -> tuple[str, str | None]:
+    """How a command without the memx server checks ``store`` (``files`` memory files)
+    for changes, and a note when that check alone takes longer than SLOW_MS."""
+    import json
+
+    try:
+        state = json.loads((store.cache_dir / "state.json").read_bytes())
+        on = Basis.from_json(state.get("basis"), store) if isinstance(state, dict) else None
+    except (OSError, ValueError):
+        on = None
+    if not worth_it(files):
+        how, cost = "a stat of every file (a small store)", SCAN_US_PER_FILE
+    elif on is not None and on.loose is not None and on.git_index is not None:
+        how, cost = (f"git's stat cache (git diff-files) and {len(on.loose)} untracked "
+                     "files", GIT_US_PER_FILE)
+    else:
+        how, cost = ("a stat of every file (outside git, or more than "
+                     f"{LOOSE_LIMIT} memory files git does not track)", SCAN_US_PER_FILE)
+    estimate = files * cost / 1000
+    if estimate <= SLOW_MS:
+        return how, None
+    return how, (f"each command without the memx server checks {files} memory files "
+                 f"for changes (about {estimate:.0f} ms); the server watches the store "
+                 "instead (see docs/index.md)")

@@ -97,7 +97,13 @@ def _server_state(problems: list[str]) -> dict[str, Any]:
 
 def _index_state(repo: Repo) -> dict[str, Any]:
     manifest = repo.store.cache_dir / "manifest.db"
-    return {"path": str(repo.store.cache_dir), "built": manifest.exists()}
+    state: dict[str, Any] = {"path": str(repo.store.cache_dir), "built": manifest.exists()}
+    if repo.store.exists():
+        from memx_cli.index.quick import describe
+
+        files = len(repo.store.ids()) + len(repo.store.ids(archived=True))
+        state["change_check"], state["note"] = describe(repo.store, files)
+    return state
 
 
 def _agent_state(repo: Repo) -> list[dict[str, Any]]:
