@@ -95,3 +95,28 @@ def test_the_server_lists_without_reading_the_files_and_sees_edits(
         assert reads == [first]  # the sync re-read the edited file, nothing else
     finally:
         server.watcher.stop()
+
+
+def test_a_stored_document_gives_back_the_memory_it_was_made_from(memx: Memx,
+                                                                  repo: Path) -> None:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.index.listing import checked, listed, memory
+    from memx_cli.server.watch import Freshness, Watcher
+
+    (repo / "README.md").write_text("one\ntwo\n")
+    memx.ok("add", "--raw", "Cache keys: see src/cache.py", "--tag", "ci", "--tag", "cache",
+            "--anchor", "README.md:1-2", "--domain", "codebase", "--topic", "caching")
+    memx.ok("add", "The staging database is reset every Sunday night")
+    memx.ok("add", "The staging database is reset every Monday night")
+    memx.ok("feedback", memx.ok("add", "--raw", "Use uv for Python envs").strip(), "--helpful")
+    watcher = Watcher()
+    searcher = Searcher(Repo.discover(repo))
+    searcher.watch = Freshness(watcher)
+    try:
+        docs, _ = listed(searcher, Repo.discover(repo).stores())
+    finally:
+        watcher.stop()
+    files = {m.id: m for m in Repo.discover(repo).store.load_all().memories}
+    assert len(docs) == len(files) == 4
+    for doc in docs:
+        assert memory(doc) == checked(doc) == files[doc["id"]]
