@@ -173,7 +173,7 @@ def stamp(store: Store, on: Basis) -> str | None:
     now = time.time_ns()
     out: bytes | None = b""
     if on.git_index is not None:
-        # git's look may have begun earlier (``prefetch``): the times are then judged
+        # git's look may have begun earlier (``ahead.start``): the times are then judged
         # against that moment, which can only find more of them too recent.
         out, now = _diff_files(store, now)
     parts = []
