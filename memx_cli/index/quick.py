@@ -7,7 +7,8 @@ removing, renaming or replacing a file moves a folder's time) and asks git which
 files differ from its index (``git diff-files``: git's stat cache, compared in C), then
 stats only the few files git does not track and the ones it lists. Equal stamps mean
 no memory file changed. Whatever this cannot vouch for (no git, many untracked files,
-times too recent to tell apart) gives no stamp, and the caller scans in full.
+times too recent to tell apart) gives no stamp, and the caller scans in full. The git
+half may have been started as the command started (``ahead``), to run while it imports.
 """
 
 from __future__ import annotations
