@@ -16,7 +16,12 @@ from .conftest import Memx
 
 @pytest.fixture
 def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The stores each StoreIndex scan looked at, in order."""
+    """The stores each StoreIndex scan looked at, in order. A mark that is not back in
+    time counts as a change (a scan). watchdog holds events behind a rename it has not
+    paired yet (up to 0.5 s), and the first search's own cache writes are renames, so
+    the 0.2 s default can pass now and then: these tests, which count scans, wait
+    longer for the mark."""
+    monkeypatch.setattr("memx_cli.server.watch.SETTLE_SECONDS", 10.0)
     seen: list[str] = []
     real = StoreIndex._scan
 

@@ -151,10 +151,11 @@ class Watcher:
             self.roots[key] = root
             return root
 
-    def settle(self, roots: Iterable[Root], timeout: float = SETTLE_SECONDS) -> None:
-        """Wait until every event written before now has been counted (see above)."""
+    def settle(self, roots: Iterable[Root], timeout: float | None = None) -> None:
+        """Wait until every event written before now has been counted (see above); a
+        mark not back within ``timeout`` (default SETTLE_SECONDS) counts as a change."""
         waiting = [(root, root.send_mark()) for root in roots]
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (SETTLE_SECONDS if timeout is None else timeout)
         for root, target in waiting:
             with root.cond:
                 while target is not None and root.marks_seen < target:
