@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from paired import print_pairs
 from run import SEED, commit_store, isolate, new_repo, synthetic_memory, write_store
 
 
@@ -104,12 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"`python -c pass`: {floor:.0f} ms")
         for size in (int(s) for s in args.sizes.split(",")):
             result = figures(size, tmp, bins, args.runs)
-            print(f"\n### {size} memories (medians of {args.runs}, ms; installs interleaved)\n")
-            print("| figure | before | after | after / before |\n|---|---|---|---|")
-            for figure, before in result["before"].items():
-                after = result["after"][figure]
-                print(f"| {figure} | {before:.0f} | {after:.0f} | {after / before:.2f} |")
-            sys.stdout.flush()
+            print_pairs(f"{size} memories (medians of {args.runs}, ms; installs interleaved)",
+                        result)
     return 0
 
 

@@ -63,7 +63,7 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
 
     each("full rebuild", lambda i: ["reindex", "--full"], 1)
     each("warm-up", lambda i: ["search", "warm up", "--mode", "hybrid", "--json"], 1)
-    texts = queries(rng, runs)
+    texts = queries(rng, max(runs, 5))  # the rows after the adds take 5
     each("cold keyword search", lambda i: ["search", texts[i], "--mode", "keyword", "--json"],
          runs)
     each("cold hybrid search", lambda i: ["search", texts[i], "--mode", "hybrid", "--json"],
@@ -99,13 +99,19 @@ def main(argv: list[str] | None = None) -> int:
         isolate(tmp / "home")
         for size in (int(s) for s in args.sizes.split(",")):
             result = figures(size, tmp, bins, args.runs)
-            print(f"\n### {size} memories (medians, ms; before and after interleaved)\n")
-            print("| figure | before | after | after / before |\n|---|---|---|---|")
-            for figure, before in result["before"].items():
-                after = result["after"][figure]
-                print(f"| {figure} | {before:.0f} | {after:.0f} | {after / before:.2f} |")
-            sys.stdout.flush()
+            print_pairs(f"{size} memories (medians, ms; before and after interleaved)",
+                        result)
     return 0
+
+
+def print_pairs(heading: str, result: dict[str, dict[str, float]]) -> None:
+    """One markdown table of paired medians: before, after and their ratio per figure."""
+    print(f"\n### {heading}\n")
+    print("| figure | before | after | after / before |\n|---|---|---|---|")
+    for figure, before in result["before"].items():
+        after = result["after"][figure]
+        print(f"| {figure} | {before:.0f} | {after:.0f} | {after / before:.2f} |")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
