@@ -15,7 +15,6 @@ Rows:
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import shutil
@@ -26,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from paired import print_pairs
+from paired import paired_args, print_pairs
 from run import SEED, commit_store, isolate, new_repo, synthetic_memory, write_store
 
 
@@ -90,12 +89,7 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("before", type=Path)
-    parser.add_argument("after", type=Path)
-    parser.add_argument("--sizes", default="1000,10000")
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args(argv)
+    args = paired_args(argv, __doc__, runs=9)
     bins = {"before": args.before, "after": args.after}
     with tempfile.TemporaryDirectory(prefix="memx-add-paired-") as name:
         tmp = Path(name)

@@ -86,13 +86,18 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
             for name, figs in out.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def paired_args(argv: list[str] | None, doc: str, runs: int) -> argparse.Namespace:
+    """BEFORE_BIN AFTER_BIN [--sizes] [--runs]: the arguments of the paired scripts."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--sizes", default="1000,10000")
-    parser.add_argument("--runs", type=int, default=15)
-    args = parser.parse_args(argv)
+    parser.add_argument("--runs", type=int, default=runs)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = paired_args(argv, __doc__, runs=15)
     bins = {"before": args.before, "after": args.after}
     with tempfile.TemporaryDirectory(prefix="memx-paired-") as name:
         tmp = Path(name)

@@ -4,7 +4,9 @@ store only after an event in it, and sees a write made just before the search.""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,12 +35,10 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def _ids(result: object) -> list[str]:
-    return [h.id for h in result.hits]  # type: ignore[attr-defined]
-
-
-def test_no_event_no_scan_and_an_in_place_write_is_seen(memx: Memx, repo: Path,
-                                                        scans: list[str]) -> None:
+@pytest.fixture
+def watched(memx: Memx, repo: Path) -> Iterator[tuple[Any, Path]]:
+    """A watched Searcher (as the memx and MCP servers hold one) over a store with one
+    memory about the nightly build, and that memory's file."""
     from memx_cli.generator.search import Searcher
     from memx_cli.server.watch import Freshness, Watcher
 
@@ -48,20 +48,31 @@ def test_no_event_no_scan_and_an_in_place_write_is_seen(memx: Memx, repo: Path,
     try:
         searcher = Searcher(Repo(repo))
         searcher.watch = Freshness(watcher)
-        assert _ids(searcher.search("nightly build", mode="keyword")) == [path.stem]
-        first = len(scans)
-        for _ in range(3):
-            searcher.search("nightly build", mode="keyword")
-        assert len(scans) == first  # nothing changed: no scan at all
-        text = path.read_text().replace("nightly", "fortnightly")
-        with open(path, "w") as out:  # in place: the directory's time does not move
-            out.write(text)
-        assert _ids(searcher.search("fortnightly", mode="keyword")) == [path.stem]
-        assert len(scans) == first + 1
-        searcher.search("fortnightly", mode="keyword")
-        assert len(scans) == first + 1
+        yield searcher, path
     finally:
         watcher.stop()
+
+
+def _ids(result: object) -> list[str]:
+    return [h.id for h in result.hits]  # type: ignore[attr-defined]
+
+
+def test_no_event_no_scan_and_an_in_place_write_is_seen(
+        watched: tuple[Any, Path], repo: Path, scans: list[str]) -> None:
+    searcher, path = watched
+    assert _ids(searcher.search("nightly build", mode="keyword")) == [path.stem]
+    first = len(scans)
+    for _ in range(3):
+        searcher.search("nightly build", mode="keyword")
+    assert len(scans) == first  # nothing changed: no scan at all
+    text = path.read_text().replace("nightly", "fortnightly")
+    with open(path, "w") as out:  # in place: the directory's time does not move
+        out.write(text)
+    assert _ids(searcher.search("fortnightly", mode="keyword")) == [path.stem]
+    assert len(scans) == first + 1
+    searcher.search("fortnightly", mode="keyword")
+    assert len(scans) == first + 1
+    searcher.watch.watcher.stop()  # (the fixture's stop after it changes nothing)
     assert not list((repo / ".memx" / "local").glob("server-watch-*"))
 
 
@@ -111,25 +122,15 @@ def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Pa
         watcher.stop()
 
 
-def test_edits_in_place_one_after_another_are_all_seen(memx: Memx, repo: Path) -> None:
-    from memx_cli.generator.search import Searcher
-    from memx_cli.server.watch import Freshness, Watcher
-
-    memx.ok("add", "--raw", "The nightly build publishes wheels to the mirror")
-    [path] = (repo / ".memx" / "memories").glob("*.yaml")
-    watcher = Watcher()
-    try:
-        searcher = Searcher(Repo(repo))
-        searcher.watch = Freshness(watcher)
-        old, new = "nightly", "fortnightly"
-        for _ in range(12):
-            assert _ids(searcher.search(old, mode="keyword")) == [path.stem]
-            text = path.read_text().replace(old, new)
-            with open(path, "w") as out:
-                out.write(text)
-            old, new = new, old
-    finally:
-        watcher.stop()
+def test_edits_in_place_one_after_another_are_all_seen(watched: tuple[Any, Path]) -> None:
+    searcher, path = watched
+    old, new = "nightly", "fortnightly"
+    for _ in range(12):
+        assert _ids(searcher.search(old, mode="keyword")) == [path.stem]
+        text = path.read_text().replace(old, new)
+        with open(path, "w") as out:
+            out.write(text)
+        old, new = new, old
 
 
 def test_a_mark_counts_once_however_many_events_it_makes(tmp_path: Path) -> None:
