@@ -92,3 +92,31 @@ def test_a_missing_text_index_with_changed_files_is_rebuilt_whole(memx: Memx, re
         "the gateway also proxies websockets", "the gateway terminates TLS"]
     assert result.err == ("memx: warning: search index in .memx/cache was incomplete, corrupt "
                           "or from another memx version; rebuilding it\n")
+
+
+KILLED_AFTER_FIRST_BATCH = """
+import os
+from memx_cli.index import StoreIndex
+from memx_cli.store.repo import Repo
+
+StoreIndex(Repo.discover().store, None).sync(
+    full=True, progress=lambda done, total: os._exit(9))
+"""
+
+
+def test_a_rebuild_killed_after_recording_a_batch_leaves_no_manifest_that_answers(
+        memx: Memx, repo: Path) -> None:
+    """The manifest takes a rebuild's rows a batch at a time, before the text index
+    commits them: a rebuild killed in between must not leave rows that say "indexed"
+    (the next search would skip those files and answer with a silent subset)."""
+    _fill(memx)
+    memx.ok("search", "gateway", "--mode", "keyword")
+    killed = subprocess.run([sys.executable, "-c", KILLED_AFTER_FIRST_BATCH], cwd=repo,
+                            capture_output=True, text=True, check=False)
+    assert killed.returncode == 9, killed.stderr
+    hits, err = _keyword_hits(memx, "zq7x")
+    assert hits == ["service 7 uses the marker zq7x behind the gateway"]
+    assert err == ("memx: warning: search index in .memx/cache was incomplete, corrupt "
+                   "or from another memx version; rebuilding it\n")
+    assert len(json.loads(memx.ok("search", "gateway", "--mode", "keyword", "--json",
+                                  "--limit", "200"))["results"]) == COUNT

@@ -70,6 +70,10 @@ class Manifest:
         # Memories whose vectors lag behind the text index (a keyword-only read).
         self.pending: list[str] = json.loads(meta.get("pending", "[]"))
         self.pending_removed: list[str] = json.loads(meta.get("pending_removed", "[]"))
+        # False from ``create`` until the caller says the indexes hold every row: a
+        # rebuild records its rows a batch at a time, before the text index commits
+        # them, so a rebuild killed midway leaves rows that describe nothing.
+        self.complete = meta.get("complete", "1") == "1"
         self._files: dict[str, FileState] | None = None
 
     # ------------------------------------------------------------ opening
@@ -95,7 +99,8 @@ class Manifest:
         db = cls._connect(path)
         db.executescript(_SCHEMA)
         db.executemany("INSERT INTO meta VALUES (?, ?)",
-                       [("index_version", str(INDEX_VERSION)), ("schema", str(SCHEMA_VERSION))])
+                       [("index_version", str(INDEX_VERSION)), ("schema", str(SCHEMA_VERSION)),
+                        ("complete", "0")])
         return cls(db)
 
     @classmethod
@@ -128,6 +133,7 @@ class Manifest:
             manifest.model = raw.get("model")
             manifest.pending = list(raw.get("pending", []))
             manifest.pending_removed = list(raw.get("pending_removed", []))
+            manifest.complete = True  # it describes the indexes beside it
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"malformed manifest: {exc!r}") from None
         manifest.write(files, ())
@@ -140,7 +146,9 @@ class Manifest:
     # ------------------------------------------------------------ reading
 
     def compatible(self) -> bool:
-        return self.index_version == INDEX_VERSION and self.schema == SCHEMA_VERSION
+        """Whether this manifest describes indexes this memx can use as they are."""
+        return (self.complete and self.index_version == INDEX_VERSION
+                and self.schema == SCHEMA_VERSION)
 
     @property
     def files(self) -> dict[str, FileState]:
@@ -217,7 +225,8 @@ class Manifest:
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
                 ("index_version", str(self.index_version)), ("schema", str(self.schema)),
                 ("model", json.dumps(self.model)), ("pending", json.dumps(self.pending)),
-                ("pending_removed", json.dumps(self.pending_removed))])
+                ("pending_removed", json.dumps(self.pending_removed)),
+                ("complete", str(int(self.complete)))])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

@@ -342,6 +342,7 @@ class StoreIndex:
             self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
         report.vectors = self._update_vectors(manifest, docs, plan.removed | plan.reindex,
                                               want_vectors, report.rebuilt)
+        manifest.complete = True  # the rows go in after their documents
         manifest.write(plan.upserts, plan.removed)
         self._manifest = manifest
         if progress is not None:
@@ -363,6 +364,7 @@ class StoreIndex:
                        self.encoder() if want_vectors else None, progress,
                        lambda rows: manifest.write(rows, ()))
         manifest.model = self._model_fingerprint() if done.vectors else None
+        manifest.complete = True  # every row's document is committed now
         manifest.write({}, ())
         report.added, report.vectors = done.files, done.vectors
         self._manifest = manifest
