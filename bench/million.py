@@ -3,6 +3,7 @@
 update. Prints a Markdown table; see bench/README.md.
 
     python bench/million.py [--size 1000000] [--chunk 100000] [--workdir DIR] [--keep]
+    python bench/million.py --build-only [--keep]   # import and rebuild only
     python bench/million.py --store DIR/store-1000000 [--no-incremental]
 
 The memories are run.py's synthetic ones (same templates, fixed seed), imported as JSONL
@@ -134,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="search a store an earlier --keep run left (no import, no rebuild)")
     parser.add_argument("--no-incremental", action="store_true",
                         help="leave out the incremental update (it adds memories)")
+    parser.add_argument("--build-only", action="store_true",
+                        help="write and rebuild the store, then stop (no searches)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     rng = random.Random(SEED + args.size)
@@ -147,10 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.store is None:
             root, rows = build(args.size, args.chunk, work, rng)
-        rows += searches(root, rng)
-        rows += served(root, rng)
-        if not args.no_incremental:
-            rows += incremental(root, rng, args.size)
+        if not args.build_only:
+            rows += searches(root, rng)
+            rows += served(root, rng)
+            if not args.no_incremental:
+                rows += incremental(root, rng, args.size)
     finally:
         if args.store is None and not args.keep:
             shutil.rmtree(work, ignore_errors=True)
