@@ -383,11 +383,13 @@ class StoreIndex:
             self._manifest = None
         self.lexical = LexicalIndex(self.dir / "lexical")
         self.vectors = VectorIndex(self.dir / "vectors.usearch")
-        # state.json first: a rebuild killed after this point leaves no state that says
-        # "current", so the next reader rebuilds instead of answering from a half-built
-        # index with a silent empty list (issue 14).
-        for path in (self.state_path, self.dir / "lexical", self.dir / "vectors.usearch",
-                     self.vectors.delta_path, self.manifest_path, self.legacy_manifest_path):
+        # state.json first, then the manifest: a rebuild killed after this point leaves
+        # no state that says "current" and no rows that say "indexed", so the next reader
+        # rebuilds instead of answering from a half-deleted or half-built index with a
+        # silent empty list (issue 14).
+        for path in (self.state_path, self.manifest_path, self.legacy_manifest_path,
+                     self.dir / "lexical", self.dir / "vectors.usearch",
+                     self.vectors.delta_path):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:
