@@ -251,8 +251,13 @@ class Searcher:
                     mine[key].layers[name] = score
 
     def fetch(self, candidates: list[Candidate]) -> None:
+        """Load the stored document of each candidate ``score`` may rank: a candidate
+        found by meaning alone and below the floor is dropped there whatever its
+        document says, so its document is not read (issue 15)."""
         by_index: dict[int, list[Candidate]] = {}
         for cand in candidates:
+            if not self._rankable(cand):
+                continue
             by_index.setdefault(id(cand.index), []).append(cand)
         for group in by_index.values():
             docs = group[0].index.lexical.fetch([c.key for c in group])
@@ -260,6 +265,13 @@ class Searcher:
                 cand.doc = docs.get(cand.key)
 
     # ------------------------------------------------------------ scoring
+
+    def _rankable(self, cand: Candidate, has_vector: bool = True) -> bool:
+        """Whether a candidate's words or date match, or its meaning clears the floor."""
+        if cand.keyword > 0 or cand.dated:
+            return True
+        semantic = cand.semantic if has_vector else None
+        return semantic is not None and semantic >= self.semantic_floor
 
     def score(self, candidates: list[Candidate], mode: str, current: str, has_vector: bool,
                include_archived: bool) -> list[Hit]:
@@ -282,9 +294,7 @@ class Searcher:
             until = doc.get("valid_until")
             if until and parse_timestamp(until) <= moment:
                 continue
-            lexical = cand.keyword > 0 or cand.dated  # the words or the date match
-            semantic = cand.semantic if has_vector else None
-            if not lexical and (semantic is None or semantic < self.semantic_floor):
+            if not self._rankable(cand, has_vector):
                 continue  # SPEC 3.4: no zero-score padding
             live.append(cand)
 

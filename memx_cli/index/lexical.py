@@ -66,7 +66,7 @@ class LexicalIndex:
         self.path = path
         self._index: Any = None
         self._searcher: Any = None
-        self._stored: dict[int, Any] = {}  # documents seen by the last search, by key
+        self._seen = Seen()  # what the current searcher's reads found, for the next ones
 
     # ------------------------------------------------------------ lifecycle
 
@@ -89,7 +89,9 @@ class LexicalIndex:
         if self._searcher is None:
             self.index.reload()
             self._searcher = self.index.searcher()
-            self._stored.clear()
+            # Addresses and documents belong to one searcher (one view of the index): a
+            # new view starts empty, so no document of an older index is ever served.
+            self._seen = Seen()
         return self._searcher
 
     def refresh(self) -> None:
@@ -183,13 +185,8 @@ class LexicalIndex:
             clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(chosen, 0.0)))
         searcher = self.searcher()
         hits = searcher.search(tantivy.Query.boolean_query(clauses), limit).hits
-        scores: dict[int, float] = {}
-        for score, address in hits:
-            doc = searcher.doc(address)
-            key = int(doc["key"][0])
-            scores[key] = float(score)
-            self._stored[key] = doc["doc"][0]  # fetch() needs no second lookup
-        return scores
+        keys = self._seen.keys(searcher, [address for _, address in hits])
+        return {key: float(score) for key, (score, _) in zip(keys, hits)}
 
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
         """The words that occur as terms of ``field`` in some document."""
@@ -197,16 +194,86 @@ class LexicalIndex:
         return {w for w in words if searcher.doc_freq(field, w) > 0}
 
     def fetch(self, keys: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """The stored memory JSON for each key."""
+        """The stored memory JSON for each key (a fresh dict per call: callers may change
+        it). Documents a search of this searcher found are read by address, decoded ones
+        come from the bounded cache; the rest in one term-set query."""
         import tantivy
 
-        result = {k: json.loads(bytes(self._stored.pop(k))) for k in keys if k in self._stored}
-        missing = [k for k in keys if k not in result]
+        searcher = self.searcher()
+        seen = self._seen
+        result: dict[int, dict[str, Any]] = {}
+        missing = []
+        for key in keys:
+            doc = seen.document(searcher, key)
+            if doc is None:
+                missing.append(key)
+            else:
+                result[key] = doc
         if not missing:
             return result
-        searcher = self.searcher()
         query = tantivy.Query.term_set_query(self.index.schema, "key", missing)
         for _, address in searcher.search(query, len(missing)).hits:
             doc = searcher.doc(address)
-            result[int(doc["key"][0])] = json.loads(bytes(doc["doc"][0]))
+            key = int(doc["key"][0])
+            result[key] = seen.decoded(key, doc["doc"][0])
         return result
+
+
+# Decoded documents a long-lived process keeps per searcher (~2 KB each as dicts).
+CACHED_DOCS = 4096
+
+
+class Seen:
+    """What reads through one tantivy searcher found: each hit's key by address, and
+    decoded stored documents by key (at most CACHED_DOCS, the oldest dropped first).
+
+    A searcher is a fixed view of the index, so neither can go stale while it lives;
+    ``LexicalIndex.searcher`` starts a new ``Seen`` whenever it opens a new view (after a
+    commit, a refresh or a reopen). In a warm process (the MCP and memx servers) a search
+    then reads a stored document only for candidates that may be ranked, and decodes
+    each memory's JSON once per index version (issue 15: reading and decoding every
+    candidate's document was the largest part of a warm search).
+    """
+
+    def __init__(self) -> None:
+        self.key_at: dict[tuple[int, int], int] = {}
+        self.address: dict[int, Any] = {}
+        self.docs: dict[int, dict[str, Any]] = {}
+
+    def keys(self, searcher: Any, addresses: Sequence[Any]) -> list[int]:
+        """The ``key`` of each address, from the fast field (no stored document read)."""
+        places = [(a.segment_ord, a.doc) for a in addresses]  # DocAddress is unhashable
+        unknown = [(place, a) for place, a in zip(places, addresses)
+                   if place not in self.key_at]
+        if unknown:
+            found = [a for _, a in unknown]
+            read = getattr(searcher, "fast_field_values", None)  # tantivy >= 0.26
+            values = (read("key", found) if read is not None
+                      else [searcher.doc(a)["key"][0] for a in found])
+            if len(self.key_at) > 8 * CACHED_DOCS:
+                self.key_at.clear()
+                self.address.clear()
+            for (place, address), value in zip(unknown, values):
+                self.key_at[place] = int(value)
+                self.address[int(value)] = address
+        return [self.key_at[p] for p in places]
+
+    def document(self, searcher: Any, key: int) -> dict[str, Any] | None:
+        """The decoded document of ``key`` if this searcher's reads located it."""
+        doc = self.docs.get(key)
+        if doc is None:
+            address = self.address.get(key)
+            if address is None:
+                return None
+            doc = self._decode(key, searcher.doc(address)["doc"][0])
+        return dict(doc)
+
+    def decoded(self, key: int, raw: Any) -> dict[str, Any]:
+        return dict(self._decode(key, raw))
+
+    def _decode(self, key: int, raw: Any) -> dict[str, Any]:
+        doc: dict[str, Any] = json.loads(bytes(raw))
+        if len(self.docs) >= CACHED_DOCS:
+            del self.docs[next(iter(self.docs))]
+        self.docs[key] = doc
+        return doc
