@@ -1,17 +1,19 @@
 """Two memx installs on the same synthetic store, interleaved run by run (issue 15).
 
-    python bench/paired.py BEFORE_BIN AFTER_BIN [--sizes 1000,10000] [--runs 15]
+    python bench/paired.py BEFORE_BIN AFTER_BIN [--sizes 1000,10000] [--runs 15] [--paced]
 
 BEFORE_BIN and AFTER_BIN are the folders holding each install's `memx` executable (a
 virtual environment's bin/). Each size gets one store written and committed as
 `run.py` does, copied once per install (each keeps its own `.memx/cache/`); then every
 figure alternates the two installs process by process, so a busy moment on a shared
-machine hits both. Prints medians and the after/before ratio.
+machine hits both. Prints medians and the after/before ratio. ``--paced`` adds warm
+searches at an agent's pace (bench/paced.py: whole processes, alternating installs).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import statistics
@@ -33,8 +35,12 @@ from run import (
     write_store,
 )
 
+PACED_ROUNDS, PACED_QUERIES = 4, 5
+PACED_ROW = "warm hybrid 1 s apart, watched Searcher (MCP pace)"
 
-def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str, dict[str, float]]:
+
+def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int,
+            paced: bool = False) -> dict[str, dict[str, float]]:
     from memx_cli.store.memory import dump
 
     rng = random.Random(SEED + size)
@@ -64,6 +70,14 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
     each("full rebuild", lambda i: ["reindex", "--full"], 1)
     each("warm-up", lambda i: ["search", "warm up", "--mode", "hybrid", "--json"], 1)
     texts = queries(rng, max(runs, 5))  # the rows after the adds take 5
+    if paced:  # queries of their own: the other rows' stay as they were
+        paced_texts = queries(random.Random(SEED - size), PACED_ROUNDS * PACED_QUERIES)
+        for i in range(PACED_ROUNDS):  # whole processes, alternating installs
+            order = list(bins) if i % 2 == 0 else list(reversed(bins))
+            asked = paced_texts[i * PACED_QUERIES:(i + 1) * PACED_QUERIES]
+            for name in order:
+                out[name].setdefault(PACED_ROW, []).extend(
+                    paced_child(bins[name], roots[name], asked))
     each("cold keyword search", lambda i: ["search", texts[i], "--mode", "keyword", "--json"],
          runs)
     each("cold hybrid search", lambda i: ["search", texts[i], "--mode", "hybrid", "--json"],
@@ -86,6 +100,15 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
             for name, figs in out.items()}
 
 
+def paced_child(bin_dir: Path, root: Path, texts: list[str]) -> list[float]:
+    """The times of ``texts`` searched 1 s apart by a watched Searcher of the install in
+    ``bin_dir`` (bench/paced.py under that install's interpreter)."""
+    script = Path(__file__).with_name("paced.py")
+    done = subprocess.run([str(bin_dir / "python"), str(script), str(root), *texts],
+                          cwd=script.parent, check=True, capture_output=True, text=True)
+    return [float(t) for t in json.loads(done.stdout.splitlines()[-1])]
+
+
 def paired_args(argv: list[str] | None, doc: str, runs: int) -> argparse.Namespace:
     """BEFORE_BIN AFTER_BIN [--sizes] [--runs]: the arguments of the paired scripts."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
@@ -93,6 +116,9 @@ def paired_args(argv: list[str] | None, doc: str, runs: int) -> argparse.Namespa
     parser.add_argument("after", type=Path)
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--paced", action="store_true",
+                        help=f"also {PACED_ROUNDS} x {PACED_QUERIES} warm searches 1 s apart "
+                             "(a watched Searcher per install)")
     return parser.parse_args(argv)
 
 
@@ -103,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(name)
         isolate(tmp / "home")
         for size in (int(s) for s in args.sizes.split(",")):
-            result = figures(size, tmp, bins, args.runs)
+            result = figures(size, tmp, bins, args.runs, args.paced)
             print_pairs(f"{size} memories (medians, ms; before and after interleaved)",
                         result)
     return 0

@@ -37,7 +37,7 @@ from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, SyncReport, memory_key
 from memx_cli.operations.feedback import feedback_factor
-from memx_cli.store import recall
+from memx_cli.store.recall_live import LiveRecalls
 from memx_cli.store.repo import Repo
 from memx_cli.store.sources import stores as source_stores
 from memx_cli.textproc import clean_text, estimate_tokens, query_terms
@@ -97,6 +97,8 @@ class Searcher:
         self.watch: Any = None
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
+        # Recall statistics read and counted with the log kept open between searches.
+        self.recalls = LiveRecalls()
 
     def search(
         self,
@@ -168,7 +170,7 @@ class Searcher:
             for index in self.indexes:
                 if index.store.label in self.sources:
                     continue  # a source is read-only, its recall counts too
-                recall.record(index.store, by_store.get(index.store.label, []))
+                self.recalls.record(index.store, by_store.get(index.store.label, []))
                 if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
                     from memx_cli.generator.polyphonic import record_corecall
 
@@ -299,7 +301,7 @@ class Searcher:
             live.append(cand)
 
         # Only the candidates' statistics: a lookup each, not the whole table (issue 15).
-        recalls = {index.store.label: recall.counts(
+        recalls = {index.store.label: self.recalls.counts(
             index.store, [c.doc["id"] for c in live if c.index is index and c.doc])
             for index in self.indexes}
         ranks_kw = _ranks(live, lambda c: c.keyword)

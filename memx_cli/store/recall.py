@@ -249,3 +249,10 @@ def _flock(fd: int, exclusive: bool) -> None:
     import fcntl
 
     fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+
+
+def _unlock(fd: int) -> None:
+    """Release ``_flock`` on a descriptor that stays open (``recall_live``)."""
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)

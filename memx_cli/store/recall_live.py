@@ -1,0 +1,157 @@
+"""Recall statistics for a long-lived process (the MCP server, the memx server): the same
+files and locks as ``recall`` (read its docstring first), kept open between searches.
+
+A one-shot command reads the table and the whole log once, which is all it ever does.
+A server searches again and again, and each search both reads the statistics of its
+candidates and appends its results (issue 15: at an agent's pace this was a share of
+every request, the log re-parsed whole up to ``COMPACT_BYTES``). ``LiveRecalls`` keeps,
+per store:
+
+- the log open: an append is one locked write, no path lookups, no directory check;
+- the table's bytes, read again only when its identity (inode, size, change time) differs;
+- the log's entries the table does not hold, folded into counts, reading only the bytes
+  appended since the last search; a new generation (a compaction) starts over.
+
+Every read still happens under the log's shared lock, as in ``recall.counts``, so the
+table and the log are one consistent pair, and the answers are the same as those of
+``recall.counts`` at that moment (tests/test_recall_live.py checks both ways).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from memx_cli.clock import now_iso
+from memx_cli.store import recall
+from memx_cli.store.files import Store
+from memx_cli.store.ids import ID_LENGTH
+
+HEADER_PEEK = 64  # bytes read to learn a log's generation (its header is ~31)
+
+
+@dataclass
+class _Log:
+    """One store's open log and what has been read of it and of its table."""
+
+    fd: int
+    table_id: tuple[int, int, int] | None = None
+    table: bytes = b""
+    generation: str = ""
+    read_to: int = 0  # the log's bytes folded into ``extra`` end here
+    extra: recall.Stats = field(default_factory=dict)
+
+
+class LiveRecalls:
+    """``recall.record`` and ``recall.counts`` for a process that searches many times."""
+
+    def __init__(self) -> None:
+        self._logs: dict[str, _Log] = {}
+
+    def record(self, store: Store, ids: Iterable[str]) -> None:
+        """Count one recall for each id, as ``recall.record`` does."""
+        wanted = [i for i in dict.fromkeys(ids)
+                  if len(i) == ID_LENGTH and i.isascii() and i.isalnum()]
+        if not wanted:
+            return
+        log = self._open(store)
+        recall._flock(log.fd, exclusive=True)
+        try:
+            size = os.fstat(log.fd).st_size
+            line = f"{now_iso()} {' '.join(wanted)}\n".encode()
+            if size == 0:
+                line = recall._header() + line
+            os.write(log.fd, line)
+            # A table is missing only before the first compaction of this log (the first
+            # count after an upgrade folds in the old recalls.json), so look only then.
+            if (size + len(line) > recall.COMPACT_BYTES
+                    or (size == 0 and not (store.local_dir / recall.TABLE).exists())):
+                recall._compact(store, log.fd)
+        finally:
+            recall._unlock(log.fd)
+
+    def counts(self, store: Store, ids: Iterable[str]) -> recall.Stats:
+        """The statistics of ``ids`` (those ever recalled), as ``recall.counts``."""
+        wanted = set(ids)
+        if not wanted:
+            return {}
+        log = self._open(store, create=False)
+        if log is None:  # no log yet, or not ours to write: read it the one-shot way
+            return recall.counts(store, wanted)
+        recall._flock(log.fd, exclusive=False)
+        try:
+            self._catch_up(store, log)
+        finally:
+            recall._unlock(log.fd)
+        found = {i: row for i in wanted if (row := recall._lookup(log.table, i)) is not None}
+        for memory_id in wanted & log.extra.keys():
+            count, last = log.extra[memory_id]
+            old_count, old_last = found.get(memory_id, (0, ""))
+            found[memory_id] = (old_count + count, max(old_last, last))
+        return found
+
+    # ------------------------------------------------------------ internals
+
+    def _open(self, store: Store, create: bool = True) -> _Log | None:
+        path = store.local_dir / recall.LOG
+        log = self._logs.get(str(path))
+        if log is not None and os.fstat(log.fd).st_nlink == 0:
+            self._logs.pop(str(path))  # the file was deleted: a new one from here on
+            log = None
+        if log is None:
+            flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0)
+            try:
+                fd = os.open(path, flags, 0o644)
+            except FileNotFoundError:
+                if not create:
+                    return None
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, flags, 0o644)
+            except PermissionError:
+                if create:
+                    raise
+                return None  # a store this process may read but not write (a source)
+            log = _Log(fd)
+            weakref.finalize(log, os.close, fd)
+            self._logs[str(path)] = log
+        return log
+
+    def _catch_up(self, store: Store, log: _Log) -> None:
+        """With the log's shared lock: bring the table and the unfolded entries up to
+        date, reading only what changed since the last call."""
+        try:
+            st = os.stat(store.local_dir / recall.TABLE)
+            table_id: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_ctime_ns)
+        except FileNotFoundError:
+            table_id = None
+        head = os.pread(log.fd, HEADER_PEEK, 0)
+        generation, start = recall._log_header(head)
+        size = os.fstat(log.fd).st_size
+        if (table_id != log.table_id or table_id is None or generation != log.generation
+                or size < log.read_to):
+            log.table = recall._read(store.local_dir / recall.TABLE)
+            if not log.table:
+                log.table = recall._legacy_table(store)
+            log.table_id, log.generation, log.extra = table_id, generation, {}
+            log.read_to = _first_unfolded(log.table, generation, start)
+        if size > log.read_to:
+            tail = os.pread(log.fd, size - log.read_to, log.read_to)
+            complete = tail.rfind(b"\n") + 1  # a line being appended is read next time
+            for raw in tail[:complete].decode(errors="replace").splitlines():
+                stamp, *found = raw.split() or [""]
+                if found and len(stamp) == recall.STAMP:
+                    recall._fold(log.extra, [(stamp, found)])
+            log.read_to += complete
+
+
+def _first_unfolded(table: bytes, generation: str, start: int) -> int:
+    """Where the log's entries the table does not hold begin (``recall._unfolded``)."""
+    parts = table[:recall.ROW].decode(errors="replace").split() if table else []
+    if generation and len(parts) == 3 and parts[0] == recall.MAGIC and parts[1] == generation:
+        try:
+            return max(start, int(parts[2]))
+        except ValueError:
+            return start
+    return start

@@ -1,0 +1,121 @@
+"""A long-lived Searcher keeps what its index reads found (index/lexical.py ``Seen``) and
+its recall log open (store/recall_live.py): it must answer exactly as a fresh Searcher
+does, before and after hand edits, moves and deletions of memory files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memx_cli.generator.search import Searcher
+from memx_cli.index import lexical
+from memx_cli.store.repo import Repo
+
+from .conftest import Memx
+
+FACTS = [
+    "The nightly build publishes wheels to the internal mirror",
+    "Run pytest with -n auto to use every core on the build machine",
+    "The deploy script needs the KUBECONFIG of the staging cluster",
+    "Wheels for the nightly build are signed with the release key",
+    "Use pnpm, not npm, for the web client",
+]
+QUERIES = ["nightly build wheels", "how do we deploy to staging", "pytest cores"]
+
+
+@pytest.fixture
+def warm(memx: Memx, repo: Path) -> Iterator[Searcher]:
+    """A watched Searcher, as the memx and MCP servers hold one, over five memories."""
+    from memx_cli.server.watch import Freshness, Watcher
+
+    for fact in FACTS:
+        memx.ok("add", "--raw", fact)
+    watcher = Watcher()
+    try:
+        searcher = Searcher(Repo(repo))
+        searcher.watch = Freshness(watcher)
+        yield searcher
+    finally:
+        watcher.stop()
+
+
+def _answer(searcher: Searcher, query: str, record: bool = False) -> list[tuple[Any, ...]]:
+    result = searcher.search(query, mode="hybrid", record_recalls=record)
+    return [(h.id, round(h.score, 9), h.doc) for h in result.hits]
+
+
+def _fresh(repo: Path, query: str) -> list[tuple[Any, ...]]:
+    return _answer(Searcher(Repo(repo)), query)
+
+
+def _file_of(repo: Path, text: str) -> Path:
+    for path in (repo / ".memx" / "memories").glob("*.yaml"):
+        if text in path.read_text(encoding="utf-8"):
+            return path
+    raise AssertionError(f"no memory file holds {text!r}")
+
+
+def test_warm_answers_equal_fresh_ones_after_hand_edits(warm: Searcher, repo: Path) -> None:
+    for query in QUERIES:  # fill the caches, counting recalls as a server does
+        _answer(warm, query, record=True)
+        assert _answer(warm, query) == _fresh(repo, query)
+
+    path = _file_of(repo, "signed with the release key")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("signed with the release key",
+                                 "signed with the hardware token"), encoding="utf-8")
+    answer = _answer(warm, "nightly build wheels")
+    assert answer == _fresh(repo, "nightly build wheels")
+    assert any("hardware token" in doc["content"] for _, _, doc in answer)
+    assert not any("release key" in doc["content"] for _, _, doc in answer)
+
+    # Tags changed in place, same file name: the stored document must follow.
+    text = path.read_text(encoding="utf-8")
+    assert "tags:" not in text
+    path.write_text(text.replace("kind: fact\n", "kind: fact\ntags:\n- signing\n"),
+                    encoding="utf-8")
+    answer = _answer(warm, "nightly build wheels")
+    assert answer == _fresh(repo, "nightly build wheels")
+    assert [doc.get("tags") for _, _, doc in answer if "token" in doc["content"]] == [
+        ["signing"]]
+
+    gone = _file_of(repo, "publishes wheels")
+    gone.unlink()
+    for query in QUERIES:
+        answer = _answer(warm, query)
+        assert answer == _fresh(repo, query)
+        assert all("publishes wheels" not in doc["content"] for _, _, doc in answer)
+
+
+def test_a_repeated_search_decodes_no_document_again(warm: Searcher, repo: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded: list[int] = []
+    real = lexical.Seen._decode
+
+    def counted(self: lexical.Seen, key: int, raw: Any) -> dict[str, Any]:
+        decoded.append(key)
+        return real(self, key, raw)
+
+    monkeypatch.setattr(lexical.Seen, "_decode", counted)
+    first = _answer(warm, "nightly build wheels")
+    assert decoded  # the first search read its candidates' documents
+    decoded.clear()
+    assert _answer(warm, "nightly build wheels") == first
+    assert decoded == []
+    # An edit is a new index view: its documents are read anew.
+    path = _file_of(repo, "signed with the release key")
+    path.write_text(path.read_text(encoding="utf-8").replace("release key", "hardware token"),
+                    encoding="utf-8")
+    assert _answer(warm, "nightly build wheels") != first
+    assert decoded
+
+
+def test_returned_documents_are_the_callers_own(warm: Searcher) -> None:
+    first = warm.search("nightly build wheels", record_recalls=False).hits
+    first[0].doc["content"] = "changed by the caller"
+    again = warm.search("nightly build wheels", record_recalls=False).hits
+    assert again[0].id == first[0].id
+    assert again[0].doc["content"] != "changed by the caller"
