@@ -57,6 +57,7 @@ class LiveRecalls:
         if not wanted:
             return
         log = self._open(store)
+        assert log is not None  # created when missing
         recall._flock(log.fd, exclusive=True)
         try:
             size = os.fstat(log.fd).st_size
