@@ -282,6 +282,10 @@ class Searcher:
                           cfg["ace.retrieval.semantic_weight"],
                           cfg["ace.retrieval.keyword_full_score"])
         curves = DecayCurves.from_config(cfg)
+        # Read once, not per candidate (a configuration lookup each).
+        recency_days = cfg["ace.retrieval.recency_days"]
+        recency_boost = cfg["ace.retrieval.recency_max_boost"]
+        scope_boost = cfg["ace.retrieval.scope_boost"]
         moment = now()
         live = []
         for cand in candidates:
@@ -328,9 +332,8 @@ class Searcher:
             factors = {
                 # SPEC 3.3: the memory type's own curve, aged from its last change.
                 "decay": curves.weight(doc.get("memory_type"), age_days(doc, moment), count),
-                "recency": recency_factor(age, cfg["ace.retrieval.recency_days"],
-                                          cfg["ace.retrieval.recency_max_boost"]),
-                "scope": cfg["ace.retrieval.scope_boost"] if doc.get("scope") == current else 1.0,
+                "recency": recency_factor(age, recency_days, recency_boost),
+                "scope": scope_boost if doc.get("scope") == current else 1.0,
                 "superseded": SUPERSEDED_FACTOR if doc.get("superseded_by") else 1.0,
                 "feedback": feedback_factor(doc.get("feedback")),  # harmful votes rank lower
             }
