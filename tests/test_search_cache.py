@@ -119,3 +119,28 @@ def test_returned_documents_are_the_callers_own(warm: Searcher) -> None:
     again = warm.search("nightly build wheels", record_recalls=False).hits
     assert again[0].id == first[0].id
     assert again[0].doc["content"] != "changed by the caller"
+
+
+def test_short_ids_from_the_manifest_equal_those_from_every_file(memx: Memx,
+                                                                 repo: Path) -> None:
+    from memx_cli.store.ids import abbreviate
+
+    memx.ok("add", "--raw", "The nightly build publishes wheels to the mirror")
+    memx.ok("add", "--raw", "Use pnpm, not npm, for the web client")
+    folder = repo / ".memx" / "memories"
+    original = _file_of(repo, "publishes wheels")
+    first = original.stem
+    text = original.read_text(encoding="utf-8")
+    # Look-alikes sharing 14 and 20 leading characters with it (hand-copied files).
+    for keep in (14, 20):
+        twin = first[:keep] + first[keep:][::-1]
+        assert twin != first
+        (folder / f"{twin}.yaml").write_text(text.replace(first, twin), encoding="utf-8")
+    every = [p.stem for p in folder.glob("*.yaml")]
+    expected = abbreviate(every)
+    printed = [line.split()[0] for line in memx.ok("search", "nightly wheels mirror").splitlines()
+               if line and not line.startswith(" ")]
+    assert len(printed) == 3
+    assert sorted(printed) == sorted(expected[i] for i in every if "pnpm" not in
+                                     (folder / f"{i}.yaml").read_text(encoding="utf-8"))
+    assert max(map(len, printed)) == 21  # the twin sharing 20 characters needs 21

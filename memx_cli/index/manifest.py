@@ -202,6 +202,17 @@ class Manifest:
             groups.setdefault(group, []).append(memory_id)
         return groups
 
+    def neighbours(self, memory_id: str) -> list[str]:
+        """The ids just before and just after ``memory_id`` in id order, itself left out:
+        all a unique prefix of it must differ from (two lookups in the key's index)."""
+        found = []
+        for query in ("SELECT id FROM files WHERE id < ? ORDER BY id DESC LIMIT 1",
+                      "SELECT id FROM files WHERE id > ? ORDER BY id LIMIT 1"):
+            row = self._db.execute(query, (memory_id,)).fetchone()
+            if row is not None:
+                found.append(str(row[0]))
+        return found
+
     def problems(self, archived: bool | None = None) -> list[str]:
         """The parse problems, in memory id order (an index of the few problem rows);
         ``archived``: only those of archived (True) or current (False) files."""
