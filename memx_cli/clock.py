@@ -6,6 +6,7 @@ reproducing a ranking as it was on a given day.
 
 from __future__ import annotations
 
+import functools
 import os
 from datetime import UTC, datetime
 
@@ -22,6 +23,9 @@ def now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
+# A warm search parses each candidate's times again and again (issue 15); datetimes are
+# immutable, so the parsed value of a string can be shared.
+@functools.lru_cache(maxsize=16384)
 def parse_timestamp(value: str) -> datetime:
     """Parse ISO-8601; naive values are taken as UTC. Raises ValueError."""
     text = value.strip()
