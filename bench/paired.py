@@ -82,6 +82,9 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int,
          runs)
     each("cold hybrid search", lambda i: ["search", texts[i], "--mode", "hybrid", "--json"],
          runs)
+    # What a person sees: the text output abbreviates ids (unique among every memory).
+    each("cold keyword search, text output",
+         lambda i: ["search", texts[i], "--mode", "keyword"], runs)
     now = int(time.time() * 1000)
 
     def one_more(i: int) -> None:  # the same new file in every copy, as run.py writes it
