@@ -194,8 +194,9 @@ class LexicalIndex:
         return {w for w in words if searcher.doc_freq(field, w) > 0}
 
     def fetch(self, keys: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """The stored memory JSON for each key (a fresh dict per call: callers may change
-        it). Documents a search of this searcher found are read by address, decoded ones
+        """The stored memory JSON for each key: a fresh dict per call, so callers may set
+        or drop its keys, but its nested lists and dicts are the cache's (read them only).
+        Documents a search of this searcher found are read by address, decoded ones
         come from the bounded cache; the rest in one term-set query."""
         import tantivy
 
