@@ -308,8 +308,11 @@ class Searcher:
         recalls = {index.store.label: self.recalls.counts(
             index.store, [c.doc["id"] for c in live if c.index is index and c.doc])
             for index in self.indexes}
-        ranks_kw = _ranks(live, lambda c: c.keyword)
-        ranks_sem = _ranks(live, lambda c: c.semantic if c.semantic is not None else -1.0)
+        ranks_kw: dict[int, int] = {}
+        ranks_sem: dict[int, int] = {}
+        if mode == "semantic":  # only the reciprocal-rank fusion needs the ranks
+            ranks_kw = _ranks(live, lambda c: c.keyword)
+            ranks_sem = _ranks(live, lambda c: c.semantic if c.semantic is not None else -1.0)
         hits = []
         for cand in live:
             doc = cand.doc
