@@ -31,7 +31,7 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     Brings the search index up to date with the memory files first (only what changed).
     """
     from memx_cli.cli._output import link_marks, read_text_arg
-    from memx_cli.generator.search import short_ids
+    from memx_cli.generator.shortids import short_ids
 
     memx = state.memx()
     result = memx.search(read_text_arg(query), mode=mode, limit=limit, scope=scope,

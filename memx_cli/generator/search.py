@@ -404,23 +404,6 @@ class Searcher:
         return True
 
 
-def short_ids(searcher: Searcher, ids: Sequence[str]) -> dict[str, str]:
-    """Unique prefixes for ``ids`` among every memory the last search saw: each needs
-    only its neighbours in id order, which each store's manifest gives by its key's
-    index (issue 15: listing every file of a 100k store took longer than the search)."""
-    from memx_cli.store.ids import abbreviate
-
-    near = set(ids)
-    for index in searcher.indexes:
-        manifest = index.manifest() if index.built() else None
-        if manifest is None:  # no index to ask: every id the last check saw
-            near.update(index.ids)
-            continue
-        for memory_id in ids:
-            near.update(manifest.neighbours(memory_id))
-    return abbreviate(near, wanted=ids)
-
-
 def _ranks(items: list[Candidate], key: Any) -> dict[int, int]:
     ordered = sorted(items, key=lambda c: -key(c))
     return {c.key: i for i, c in enumerate(ordered, 1)}
