@@ -144,3 +144,25 @@ def test_short_ids_from_the_manifest_equal_those_from_every_file(memx: Memx,
     assert sorted(printed) == sorted(expected[i] for i in every if "pnpm" not in
                                      (folder / f"{i}.yaml").read_text(encoding="utf-8"))
     assert max(map(len, printed)) == 21  # the twin sharing 20 characters needs 21
+
+
+def test_keys_without_the_fast_field_reader_are_read_from_the_documents(
+        warm: Searcher) -> None:
+    """tantivy before 0.26 has no ``fast_field_values``: the keys then come from the
+    stored documents, and must be the same."""
+    import tantivy
+
+    [index] = warm.indexes
+    warm.search("nightly build wheels", record_recalls=False)  # builds the index
+    searcher = index.lexical.searcher()
+    hits = searcher.search(tantivy.Query.all_query(), 10).hits
+    addresses = [address for _, address in hits]
+
+    class Older:  # the real searcher, as an older tantivy shows it
+        def doc(self, address: Any) -> Any:
+            return searcher.doc(address)
+
+    assert not hasattr(Older(), "fast_field_values")
+    expected = lexical.Seen().keys(searcher, addresses)
+    assert len(set(expected)) == len(FACTS)
+    assert lexical.Seen().keys(Older(), addresses) == expected
