@@ -23,6 +23,8 @@ import os
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from memx_cli.clock import now_iso
 from memx_cli.store import recall
@@ -38,7 +40,7 @@ class _Log:
 
     fd: int
     table_id: tuple[int, int, int] | None = None
-    table: bytes = b""
+    table: Any = b""  # bytes or a read-only mmap of the table
     generation: str = ""
     read_to: int = 0  # the log's bytes folded into ``extra`` end here
     extra: recall.Stats = field(default_factory=dict)
@@ -132,7 +134,7 @@ class LiveRecalls:
         size = os.fstat(log.fd).st_size
         if (table_id != log.table_id or table_id is None or generation != log.generation
                 or size < log.read_to):
-            log.table = recall._read(store.local_dir / recall.TABLE)
+            log.table = _mapped(store.local_dir / recall.TABLE)
             if not log.table:
                 log.table = recall._legacy_table(store)
             log.table_id, log.generation, log.extra = table_id, generation, {}
@@ -147,7 +149,21 @@ class LiveRecalls:
             log.read_to += complete
 
 
-def _first_unfolded(table: bytes, generation: str, start: int) -> int:
+def _mapped(path: Path) -> Any:
+    """The table memory-mapped (b"" when absent or empty): a search looks up a few rows
+    by binary search, so at 100k recalled memories (4 MB) reading it whole would be most
+    of the cost; a compaction replaces the file by rename, never in place, so the
+    mapping stays valid."""
+    import mmap
+
+    try:
+        with open(path, "rb") as handle:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (FileNotFoundError, ValueError):  # ValueError: an empty file
+        return b""
+
+
+def _first_unfolded(table: Any, generation: str, start: int) -> int:
     """Where the log's entries the table does not hold begin (``recall._unfolded``)."""
     parts = table[:recall.ROW].decode(errors="replace").split() if table else []
     if generation and len(parts) == 3 and parts[0] == recall.MAGIC and parts[1] == generation:
