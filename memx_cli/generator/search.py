@@ -185,8 +185,9 @@ class Searcher:
     def open_index(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
         """Sync one store's index and open it: with a watcher only when its files
         changed, else when the last check is older than WARM_RESCAN_SECONDS."""
-        max_age = WARM_RESCAN_SECONDS if self.watch is None else self.watch.max_age(index)
-        return index.open_for_search(want_vectors, max_age=max_age)
+        if self.watch is not None:  # only the files its events name (server/watch.py)
+            return self.watch.open(index, want_vectors)
+        return index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
 
     def _polyphonic(self) -> Any:
         """The polyphonic fusion (issue 8), one per Searcher so its graph stays warm."""

@@ -75,6 +75,7 @@ class StoreIndex:
         # ``sync_written``; the state also tells whether another process moved the index.
         self._last: tuple[dict[str, Seen] | None, dict[str, Any] | None] | None = None
         self.ids: Iterable[str] = ()  # every memory id the last check saw
+        self.scans = 0  # full scans of the store's files (`memx server status`)
 
     # ------------------------------------------------------------ model
 
@@ -103,6 +104,7 @@ class StoreIndex:
     # ------------------------------------------------------------ scanning
 
     def _scan(self) -> tuple[dict[str, Seen], str]:
+        self.scans += 1
         return scan(self.store)
 
     def sync_written(self, ids: Iterable[str], want_vectors: bool = True) -> SyncReport:
@@ -136,6 +138,19 @@ class StoreIndex:
             self._last = (None, self._read_state())
             self._checked = None
         return self._report_problems(report)
+
+    def _sync_known(self, ids: Collection[str], want_vectors: bool) -> SyncReport:
+        """``sync(known=ids)``: nothing to do when no file changed and the last report
+        still holds, else ``sync_written`` of those ids (which also embeds vectors left
+        behind by a keyword-only check, and reopens an index another process moved)."""
+        checked = self._checked
+        if (not ids and checked is not None and (checked[2].vectors or not want_vectors)
+                and self._model_kept()):
+            return checked[2]
+        folders = self._dir_stamp()
+        report = self.sync_written(ids, want_vectors)
+        self._checked = (time.monotonic(), folders, report)
+        return report
 
     def _read_state(self) -> dict[str, Any] | None:
         try:
@@ -179,13 +194,19 @@ class StoreIndex:
         return tuple(stamps)
 
     def sync(self, full: bool = False, progress: Progress | None = None,
-             want_vectors: bool = True, max_age: float = 0.0) -> SyncReport:
+             want_vectors: bool = True, max_age: float = 0.0,
+             known: Collection[str] | None = None) -> SyncReport:
         """Bring the indexes up to date with the files; cheap when nothing changed.
 
         ``max_age`` (seconds) lets a long-lived process skip the per-file stat scan when
         the last one is that recent and no file was added, removed or renamed since
         (directory times unchanged): an edit in place is then seen within ``max_age``.
+        ``known``: a file watcher vouches that since this index's last check only the
+        files of these ids can have changed (server/watch.py): those are re-read, as
+        after memx's own writes, and no other file is looked at.
         """
+        if known is not None and not full:
+            return self._sync_known(known, want_vectors)
         if max_age > 0 and not full and self._checked is not None and self._model_kept():
             at, stamp, last = self._checked
             if (time.monotonic() - at < max_age and stamp == self._dir_stamp()
@@ -196,9 +217,10 @@ class StoreIndex:
         self._checked = (time.monotonic(), stamp, report)
         return report
 
-    def open_for_search(self, want_vectors: bool, max_age: float = 0.0) -> SyncReport:
+    def open_for_search(self, want_vectors: bool, max_age: float = 0.0,
+                        known: Collection[str] | None = None) -> SyncReport:
         """Sync, then open the indexes; an unreadable index is rebuilt with a notice."""
-        report = self.sync(want_vectors=want_vectors, max_age=max_age)
+        report = self.sync(want_vectors=want_vectors, max_age=max_age, known=known)
         try:
             self.lexical.searcher()
             if report.vectors and want_vectors:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
-import math
 import os
 import signal
 import socket
@@ -184,7 +183,11 @@ class Daemon:
                 "uptime": round(time.time() - self.started, 1), "requests": self.requests,
                 "idle_timeout": self.idle_timeout,
                 "repositories": sorted({key[0] for key in self.searchers}),
-                "watched": sorted(self.watcher.roots)}
+                "watched": sorted(self.watcher.roots),
+                # full stat scans of the warm stores' files (the watcher could not vouch)
+                "scans": sum(index.scans for searcher in self.searchers.values()
+                             for index in searcher.indexes),
+                "marks_late": self.watcher.late}
 
     # ------------------------------------------------------------------ running
 
@@ -270,9 +273,9 @@ class Daemon:
 
 
 class _Vouched:
-    """A warm index lent to a write's Curator: its check (made under the store lock)
-    first lets the watcher count every earlier write, and skips the scan of the store's
-    files only when the watcher saw no change since the index's last check."""
+    """A warm index lent to a write's Curator: its check first lets the watcher note
+    every earlier write, then re-reads only the files the watcher names as changed since
+    the index's last check (none: no check), or scans when it cannot name them."""
 
     def __init__(self, index: Any, watch: Freshness):
         self._index = index
@@ -280,8 +283,7 @@ class _Vouched:
 
     def sync(self, **options: Any) -> Any:
         self._watch.settle([self._index])
-        age = self._watch.max_age(self._index)
-        return self._index.sync(**options, max_age=age if age == math.inf else 0.0)
+        return self._watch.sync(self._index, **options)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._index, name)

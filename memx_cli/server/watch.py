@@ -1,12 +1,20 @@
-"""Which stores changed since a searcher last synced them: file-system events, not stat
-scans (issue 15).
+"""Which memory files changed since a searcher last synced a store: file-system events,
+not stat scans (issue 15).
 
 A ``Watcher`` watches each store directory (``.memx/``, the global store, a source's
-store) recursively with watchdog (inotify on Linux). An event under ``memories/`` or
-``archive/`` (created, written, closed after writing, moved, deleted, attributes) bumps
-that store's change count. ``Freshness`` is what a long-lived ``Searcher`` asks before
-syncing each store: no change since its last sync -> skip the scan entirely; a change ->
-the index's own incremental sync, once.
+store) recursively with watchdog (inotify on Linux). An event for a memory file
+(``memories/ID.yaml``, ``archive/ID.yaml``: created, written, closed after writing, moved
+from or to, deleted, attributes) notes that id in the store's journal. ``Freshness`` is
+what a long-lived ``Searcher`` asks before syncing each store: nothing changed since its
+last sync -> no check at all; only files it can name -> the index re-reads just those
+(``StoreIndex.sync(known=...)``: their stat and manifest rows, as after memx's own
+writes); anything else -> the full check (a stat of every file). The watcher cannot
+vouch for, and so leaves to the full check: an event for a folder (a folder made, moved
+or removed in the store: a checkout, a restore), more than ``MAX_KNOWN`` changed files
+since the searcher's last sync, a mark not back in time (below), events the kernel
+dropped (its queue overflowed), and a store seen for the first time or watched anew.
+Files in the memory folders that are no memory files (an editor's swap and backup
+files, dot files, other names) are what the full check skips too: they wake nothing.
 
 Events arrive on the watcher's thread a moment after the write. So that a search right
 after a write (an editor's save, ``open(path, "w")``) sees it, ``settle`` writes a mark
@@ -24,6 +32,7 @@ import math
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,6 +47,14 @@ WATCHED = ("memories", "archive")
 SETTLE_SECONDS = 0.2
 # A store that cannot be watched is re-checked like this (generator/search.py).
 UNWATCHED_MAX_AGE = 1.0
+# Changed memory files a searcher re-reads one by one; past this many since its last
+# sync it scans instead. One named file costs two stats, a manifest row and a parse
+# (~0.1-0.2 ms); a scan costs ~6 us a file, so at 512 the named files cost about what a
+# scan of a 10k store does, and a bulk change (a checkout, an import) takes the scan
+# whose cost it would reach anyway. It also bounds the journal (ids kept per store).
+MAX_KNOWN = 512
+# watchdog logs a lost-events warning on these loggers when the kernel's queue overflowed
+_OVERFLOW_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
 
 _EPOCHS = itertools.count(1)
@@ -52,7 +69,15 @@ class Root:
         # (epoch, count): a directory watched again (after it vanished) never looks
         # unchanged to a searcher that synced it under the earlier watch
         self.epoch = next(_EPOCHS)
-        self.changes = 0
+        self.changes = 0  # events counted so far: the journal's sequence number
+        # id -> the sequence number of its latest event, oldest first; ``unknown``: the
+        # latest event the watcher cannot name files for; ``dropped``: the latest event
+        # of an id that no longer fits the journal
+        self.journal: OrderedDict[str, int] = OrderedDict()
+        self.unknown = 0
+        self.dropped = 0
+        self.memories = os.path.join(path, "memories")
+        self.archive = os.path.join(path, "archive")
         self.alive = True
         # False once the mark cannot be written (a read-only store): then the
         # time-based re-check, since settle could not vouch for it
@@ -65,7 +90,7 @@ class Root:
         self.cond = threading.Condition()
         self.watch: Any = None
 
-    def event(self, src: str, dest: str | None) -> None:
+    def event(self, src: str, dest: str | None, directory: bool = False) -> None:
         for path in (src, dest):
             if not path:
                 continue
@@ -80,17 +105,56 @@ class Root:
                         self.cond.notify_all()
                 continue
             if path == self.path or path == self.prefix:
-                self.changed(gone=not os.path.isdir(self.path))
+                self.changed(None, gone=not os.path.isdir(self.path))
             elif path.startswith(self.prefix):
                 top = path[len(self.prefix):].split(os.sep, 1)[0]
                 if top in WATCHED:
-                    self.changed()
+                    self._memory_event(path, directory)
 
-    def changed(self, gone: bool = False) -> None:
+    def _memory_event(self, path: str, directory: bool) -> None:
+        """A path under memories/ or archive/: the id of a memory file, nothing for a
+        file the full check skips, unknown for a folder."""
+        folder, name = os.path.split(path)
+        if directory or folder not in (self.memories, self.archive):
+            if directory or path in (self.memories, self.archive):
+                self.changed(None)
+            return  # a file in a sub-folder: no memory file (the scan skips folders)
+        if name[:1] != "." and name.endswith(".yaml") and len(name) > 5:
+            self.changed(name[:-5])
+
+    def changed(self, memory_id: str | None, gone: bool = False) -> None:
+        """Note an event: for the file of ``memory_id``, or (None) one the watcher
+        cannot name files for."""
         with self.cond:
             self.changes += 1
+            if memory_id is None:
+                self.unknown = self.changes
+            else:
+                self.journal[memory_id] = self.changes
+                self.journal.move_to_end(memory_id)
+                if len(self.journal) > MAX_KNOWN:
+                    self.dropped = self.journal.popitem(last=False)[1]
             if gone:
                 self.alive = False
+
+    def since(self, seen: int) -> frozenset[str] | None:
+        """The ids of the memory files changed after event number ``seen``, or None when
+        the watcher cannot name them all (or they are more than MAX_KNOWN)."""
+        with self.cond:
+            if self.unknown > seen or self.dropped > seen:
+                return None
+            ids = []
+            for memory_id, number in reversed(self.journal.items()):
+                if number <= seen:
+                    break
+                ids.append(memory_id)
+                if len(ids) > MAX_KNOWN:
+                    return None
+            return frozenset(ids)
+
+    def lost(self) -> None:
+        """Events were dropped: nothing the journal says can be vouched for."""
+        self.changed(None)
 
     def send_mark(self) -> int | None:
         """Create this process's next mark (and drop the previous one); the number to
@@ -127,6 +191,8 @@ class Watcher:
         self._observer: Any = None
         self._failed: set[str] = set()
         self._lock = threading.Lock()
+        self._overflow = _Overflow(self)
+        self.late = 0  # marks not back in time (each a full check)
 
     def root(self, path: Path) -> Root | None:
         """The watched root for a store directory (watched from now on), or None when it
@@ -163,8 +229,12 @@ class Watcher:
                     if left <= 0:
                         break
                     root.cond.wait(left)
-                if target is None or root.marks_seen < target:
-                    root.changes += 1  # not sure: sync
+            if target is None or root.marks_seen < target:
+                root.lost()  # not sure: a full check
+                if target is not None:
+                    self.late += 1
+                    log.info(f"the watch mark of {root.path} was not back in time; "
+                             "checking its files in full")
 
     def forget(self, keep: set[str]) -> None:
         """Stop watching every root not in ``keep`` (their searchers were dropped)."""
@@ -180,6 +250,13 @@ class Watcher:
             except (KeyError, OSError):
                 pass
 
+    def lost(self) -> None:
+        """The kernel dropped events (watchdog said so): every root scans once."""
+        with self._lock:
+            roots = list(self.roots.values())
+        for root in roots:
+            root.lost()
+
     def stop(self) -> None:
         with self._lock:
             for root in self.roots.values():
@@ -188,6 +265,7 @@ class Watcher:
                 self._observer.stop()
                 self._observer.join(timeout=2)
                 self._observer = None
+                self._overflow.remove()
             self.roots.clear()
 
     def _start(self) -> Any:
@@ -202,13 +280,14 @@ class Watcher:
                                     category=RuntimeWarning)
             self._observer = Observer()
             self._observer.daemon = True
+            self._overflow.add()
             self._observer.start()
         return self._observer
 
 
 class Freshness:
-    """A Searcher's view of the watcher (``Searcher.watch``): for each store, the change
-    count its index was last synced at."""
+    """A Searcher's view of the watcher (``Searcher.watch``): for each store, the watch
+    (epoch) and event number its index was last synced at."""
 
     def __init__(self, watcher: Watcher):
         self.watcher = watcher
@@ -218,13 +297,39 @@ class Freshness:
         roots = [self.watcher.root(index.store.root) for index in indexes]
         self.watcher.settle(r for r in roots if r is not None)
 
+    def open(self, index: Any, want_vectors: bool) -> Any:
+        """``index.open_for_search`` with what the watcher knows (after ``settle``):
+        no check when nothing changed, the changed files only when it can name them, a
+        full check otherwise; the time-based re-check for a store it cannot watch."""
+        return self._checked(index, lambda **how: index.open_for_search(want_vectors, **how))
+
+    def sync(self, index: Any, **options: Any) -> Any:
+        """``index.sync(**options)`` likewise (the write path's check, after ``settle``);
+        a store it cannot watch is checked in full."""
+        return self._checked(index, lambda **how: index.sync(**options, **how), unwatched={})
+
+    def _checked(self, index: Any, check: Any, unwatched: dict[str, float] | None = None
+                 ) -> Any:
+        root = self.watcher.root(index.store.root)
+        if root is None or not root.markable:
+            return check(**({"max_age": UNWATCHED_MAX_AGE} if unwatched is None else unwatched))
+        # taken before the check: a change during it is seen by the next one
+        now = (root.epoch, root.changes)
+        last = self.synced.get(root.path)
+        known = root.since(last[1]) if last is not None and last[0] == root.epoch else None
+        report = check(known=known) if known is not None else check()
+        self.synced[root.path] = now  # only once the check is through
+        return report
+
     def max_age(self, index: Any) -> float:
-        """inf: nothing changed since the last sync, skip the scan; 0: sync now."""
+        """For a caller that syncs by age: inf when nothing changed since the last sync
+        (skip the check), 0 when something did (check in full now)."""
         root = self.watcher.root(index.store.root)
         if root is None or not root.markable:
             return UNWATCHED_MAX_AGE
         now = (root.epoch, root.changes)
-        if self.synced.get(root.path) == now:
+        last = self.synced.get(root.path)
+        if last is not None and last[0] == root.epoch and root.since(last[1]) == frozenset():
             return math.inf
         # recorded before the sync: a change during it is seen by the next search
         self.synced[root.path] = now
@@ -247,4 +352,29 @@ class _Handler(FileSystemEventHandler):
 
     def dispatch(self, event: Any) -> None:
         dest = getattr(event, "dest_path", None) or None
-        self.root.event(os.fsdecode(event.src_path), os.fsdecode(dest) if dest else None)
+        self.root.event(os.fsdecode(event.src_path), os.fsdecode(dest) if dest else None,
+                        bool(event.is_directory))
+
+
+class _Overflow(logging.Handler):
+    """Hears watchdog's warning that the kernel's event queue overflowed (events were
+    lost, and watchdog tells its handlers nothing else) and makes every root scan."""
+
+    def __init__(self, watcher: Watcher):
+        super().__init__(logging.WARNING)
+        self.watcher = watcher
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.watcher.lost()
+
+    def add(self) -> None:
+        for name in _OVERFLOW_LOGGERS:
+            logger = logging.getLogger(name)
+            if logger.getEffectiveLevel() > logging.WARNING:
+                logger.setLevel(logging.WARNING)  # else the warning is never made
+            logger.addHandler(self)
+
+    def remove(self) -> None:
+        for name in _OVERFLOW_LOGGERS:
+            logging.getLogger(name).removeHandler(self)
