@@ -24,9 +24,10 @@ from memx_cli.fsutil import atomic_write
 from memx_cli.index.documents import build_documents
 from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
-from memx_cli.index.manifest import INDEX_VERSION, Manifest
+from memx_cli.index.manifest import Manifest
 from memx_cli.index.quick import Basis, basis, key, same_index, stamp, worth_it
 from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
+from memx_cli.index.state import load_manifest, read_state, write_state
 from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
@@ -115,7 +116,7 @@ class StoreIndex:
         stamp is recorded here), whose fingerprint then differs from this one."""
         ids = set(ids)
         with self.store.lock():
-            last, state = self._last, self._read_state()
+            last, state = self._last, read_state(self.state_path)
             if last is not None and not same_index(state, last[1]):
                 self._reopen()  # another process moved the index since this one looked
             manifest = self._manifest if self._manifest is not None else self._load_manifest()
@@ -133,9 +134,9 @@ class StoreIndex:
             # No stamp: a file changed behind memx since the last check is seen only by
             # a full scan, so the next reader makes one (and records a stamp).
             on = Basis.from_json(state.get("basis"), self.store)
-            self._write_state(fingerprint, self._manifest, None,
-                              on.moved(before, now) if on is not None else None)
-            self._last = (None, self._read_state())
+            write_state(self.state_path, fingerprint, self._manifest, None,
+                        on.moved(before, now) if on is not None else None)
+            self._last = (None, read_state(self.state_path))
             self._checked = None
         return self._report_problems(report)
 
@@ -152,35 +153,8 @@ class StoreIndex:
         self._checked = (time.monotonic(), folders, report)
         return report
 
-    def _read_state(self) -> dict[str, Any] | None:
-        try:
-            state = json.loads(self.state_path.read_bytes())
-        except (OSError, ValueError):
-            return None
-        if not isinstance(state, dict) or state.get("index_version") != INDEX_VERSION:
-            return None
-        return state
-
-    def _write_state(self, fingerprint: str, manifest: Manifest | None, quick: str | None,
-                     on: Basis | None) -> None:
-        if manifest is None:
-            return
-        problems = manifest.problems()
-        atomic_write(self.state_path, json.dumps({
-            "index_version": INDEX_VERSION, "fingerprint": fingerprint,
-            "model": manifest.model, "problems": problems,
-            "pending": len(manifest.pending) + len(manifest.pending_removed),
-            "quick": quick, "basis": on.to_json() if on is not None else None,
-        }).encode())
-
     def _load_manifest(self) -> Manifest | None:
-        try:
-            manifest = Manifest.load(self.manifest_path, self.legacy_manifest_path)
-        except ValueError:
-            return None
-        if manifest is not None and not manifest.compatible():
-            return None
-        return manifest
+        return load_manifest(self.manifest_path, self.legacy_manifest_path)
 
     # ------------------------------------------------------------ syncing
 
@@ -236,7 +210,7 @@ class StoreIndex:
 
     def _sync(self, full: bool, progress: Progress | None, want_vectors: bool,
               quick: bool = True) -> SyncReport:
-        state = None if full else self._read_state()
+        state = None if full else read_state(self.state_path)
         if self._last is not None and not same_index(self._last[1], state):
             self._reopen()
         # The stamp is taken before the scan: a change in between makes the next one
@@ -259,7 +233,7 @@ class StoreIndex:
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
             # the lock: then look at the files again, else the scan above is current.
-            if not same_index(self._read_state(), state):
+            if not same_index(read_state(self.state_path), state):
                 seen, fingerprint = self._scan()
                 self.ids = seen.keys()  # the first scan's view kept it alive: 2x at 1M
             # Without its text index, a manifest describes nothing: rebuild (a partial
@@ -267,9 +241,9 @@ class StoreIndex:
             manifest = (None if full or not self.lexical.path.is_dir()
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
-            self._write_state(fingerprint, self._manifest, *self._stamp_for(
+            write_state(self.state_path, fingerprint, self._manifest, *self._stamp_for(
                 seen, on, before))
-            self._last = (seen, self._read_state())
+            self._last = (seen, read_state(self.state_path))
         return self._report_problems(report)
 
     def _reopen(self) -> None:
@@ -302,12 +276,12 @@ class StoreIndex:
         if quick == state.get("quick") and (new is on or (new is not None and new.same(on))):
             return
         with self.store.lock():
-            if self._read_state() != state:
+            if read_state(self.state_path) != state:
                 return  # another process moved the index meanwhile
             atomic_write(self.state_path, json.dumps({
                 **state, "quick": quick,
                 "basis": new.to_json() if new is not None else None}).encode())
-            self._last = (seen, self._read_state())
+            self._last = (seen, read_state(self.state_path))
 
     def _stamp_for(self, seen: dict[str, Seen], on: Basis | None, before: str | None
                    ) -> tuple[str | None, Basis | None]:

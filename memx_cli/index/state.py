@@ -1,0 +1,50 @@
+"""The small files beside a store's index that say what it holds (SPEC 9, issue 15):
+``state.json``, a summary of the manifest read before anything else, so the common
+"nothing changed" check reads a few bytes instead of one row per memory, and the
+manifest itself, loaded only when it is of this memx's index version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memx_cli.fsutil import atomic_write
+from memx_cli.index.manifest import INDEX_VERSION, Manifest
+from memx_cli.index.quick import Basis
+
+
+def read_state(path: Path) -> dict[str, Any] | None:
+    """The state of an index of this version, or None (missing, unreadable, other)."""
+    try:
+        state = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(state, dict) or state.get("index_version") != INDEX_VERSION:
+        return None
+    return state
+
+
+def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: str | None,
+                on: Basis | None) -> None:
+    """Record what ``manifest`` now holds: the files' fingerprint, the model, the parse
+    problems, how many vectors are behind, and the change stamp with its basis."""
+    if manifest is None:
+        return
+    atomic_write(path, json.dumps({
+        "index_version": INDEX_VERSION, "fingerprint": fingerprint,
+        "model": manifest.model, "problems": manifest.problems(),
+        "pending": len(manifest.pending) + len(manifest.pending_removed),
+        "quick": quick, "basis": on.to_json() if on is not None else None,
+    }).encode())
+
+
+def load_manifest(path: Path, legacy: Path) -> Manifest | None:
+    """The manifest when it can be read and matches this memx's index, else None."""
+    try:
+        manifest = Manifest.load(path, legacy)
+    except ValueError:
+        return None
+    if manifest is not None and not manifest.compatible():
+        return None
+    return manifest
