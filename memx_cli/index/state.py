@@ -1,7 +1,8 @@
 """The small files beside a store's index that say what it holds (SPEC 9, issue 15):
 ``state.json``, a summary of the manifest read before anything else, so the common
-"nothing changed" check reads a few bytes instead of one row per memory, and the
-manifest itself, loaded only when it is of this memx's index version."""
+"nothing changed" check reads a few bytes instead of one row per memory (with the change
+stamp a full scan leaves for the next reader), and the manifest itself, loaded only when
+it is of this memx's index version."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import Any
 
 from memx_cli.fsutil import atomic_write
 from memx_cli.index.manifest import INDEX_VERSION, Manifest
-from memx_cli.index.quick import Basis
+from memx_cli.index.quick import Basis, basis, key, worth_it
+from memx_cli.index.scan import Seen
+from memx_cli.store.files import Store
 
 
 def read_state(path: Path) -> dict[str, Any] | None:
@@ -48,3 +51,19 @@ def load_manifest(path: Path, legacy: Path) -> Manifest | None:
     if manifest is not None and not manifest.compatible():
         return None
     return manifest
+
+
+def stamp_for(store: Store, seen: dict[str, Seen], on: Basis | None, before: str | None
+              ) -> tuple[str | None, Basis | None]:
+    """The stamp to record after a full scan, and the basis for the next one. The
+    stamp taken before the scan holds only if the basis it used is still right;
+    else the next reader scans once more and records one. A store with too many
+    files outside git learns its basis again only when its ``key`` moves; a small
+    one has none (scanning it costs less than starting git)."""
+    if not worth_it(len(seen)):
+        return None, None
+    if on is not None and on.loose is None and on.key == key(store, on.git_index):
+        return None, on
+    new = basis(store, ((i, s[2]) for i, s in seen.items()),
+                on.git_index if on is not None else None)
+    return (before if new.covers(on) else None), new

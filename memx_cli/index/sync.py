@@ -25,9 +25,9 @@ from memx_cli.index.documents import build_documents
 from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
-from memx_cli.index.quick import Basis, basis, key, same_index, stamp, worth_it
+from memx_cli.index.quick import Basis, same_index, stamp
 from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
-from memx_cli.index.state import load_manifest, read_state, write_state
+from memx_cli.index.state import load_manifest, read_state, stamp_for, write_state
 from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
@@ -149,9 +149,23 @@ class StoreIndex:
                 and self._model_kept()):
             return checked[2]
         folders = self._dir_stamp()
-        report = self.sync_written(ids, want_vectors)
+        report = self._holds(ids, want_vectors) or self.sync_written(ids, want_vectors)
         self._checked = (time.monotonic(), folders, report)
         return report
+
+    def _holds(self, ids: Collection[str], want_vectors: bool) -> SyncReport | None:
+        """The report when the index this process holds open already has the files of
+        ``ids`` as they are now (memx's own write, indexed as it was made), else None:
+        then nothing is written at all."""
+        state = read_state(self.state_path)
+        if (self._manifest is None or self._last is None or state is None
+                or not same_index(state, self._last[1]) or not self._model_kept()):
+            return None
+        rows = self._manifest.rows(ids)
+        if stat_ids(self.store, ids) != {i: (r.mtime_ns, r.size, r.archived)
+                                         for i, r in rows.items()}:
+            return None
+        return self._current(state, want_vectors, None)
 
     def _load_manifest(self) -> Manifest | None:
         return load_manifest(self.manifest_path, self.legacy_manifest_path)
@@ -241,8 +255,8 @@ class StoreIndex:
             manifest = (None if full or not self.lexical.path.is_dir()
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
-            write_state(self.state_path, fingerprint, self._manifest, *self._stamp_for(
-                seen, on, before))
+            write_state(self.state_path, fingerprint, self._manifest, *stamp_for(
+                self.store, seen, on, before))
             self._last = (seen, read_state(self.state_path))
         return self._report_problems(report)
 
@@ -272,7 +286,7 @@ class StoreIndex:
         """Remember a stamp taken before a scan that found nothing changed, so the next
         reader skips the scan (written once, when the stamp first holds), and what
         the next stamp covers when that changed."""
-        quick, new = self._stamp_for(seen, on, before)
+        quick, new = stamp_for(self.store, seen, on, before)
         if quick == state.get("quick") and (new is on or (new is not None and new.same(on))):
             return
         with self.store.lock():
@@ -282,21 +296,6 @@ class StoreIndex:
                 **state, "quick": quick,
                 "basis": new.to_json() if new is not None else None}).encode())
             self._last = (seen, read_state(self.state_path))
-
-    def _stamp_for(self, seen: dict[str, Seen], on: Basis | None, before: str | None
-                   ) -> tuple[str | None, Basis | None]:
-        """The stamp to record after a full scan, and the basis for the next one. The
-        stamp taken before the scan holds only if the basis it used is still right;
-        else the next reader scans once more and records one. A store with too many
-        files outside git learns its basis again only when its ``key`` moves; a small
-        one has none (scanning it costs less than starting git)."""
-        if not worth_it(len(seen)):
-            return None, None
-        if on is not None and on.loose is None and on.key == key(self.store, on.git_index):
-            return None, on
-        new = basis(self.store, ((i, s[2]) for i, s in seen.items()),
-                    on.git_index if on is not None else None)
-        return (before if new.covers(on) else None), new
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
         if self._manifest is not None:
