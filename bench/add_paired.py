@@ -10,7 +10,9 @@ Rows:
 - `memx add`, no server (MEMX_NO_SERVER=1): the whole process, indexing included;
 - `memx add`, memx server running: the same command with the server allowed (an
   install that does not forward `add` runs it in process anyway);
-- the hybrid search right after each add (no server): what the add left for it.
+- the hybrid search right after each add (no server): what the add left for it;
+- the hybrid search right after the served add, through the server: what the server's
+  refresh after the write left for the next request.
 """
 
 from __future__ import annotations
@@ -79,6 +81,9 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
                           root, quiet[name]))
                 rows.setdefault("`memx add`, memx server running", []).append(
                     timed([memx, "add", texts[2 * i + 1]], root, served[name]))
+                rows.setdefault("hybrid search right after it, through the server", []
+                                ).append(timed([memx, "search", texts[2 * i + 1][:40], "--mode",
+                                                "hybrid", "--json"], root, served[name]))
     finally:
         for name, folder in bins.items():
             subprocess.run([str(folder / "memx"), "server", "stop"], cwd=roots[name],

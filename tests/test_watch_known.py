@@ -260,3 +260,44 @@ def test_served_adds_and_the_searches_after_them_scan_nothing(memx: Memx, repo: 
         assert after["scans"] - before["scans"] <= after["marks_late"] - before["marks_late"]
     finally:
         stop_server()
+
+
+def test_the_idle_server_records_the_stamp_writes_left_out(
+        memx: Memx, repo: Path, scans: list[str],  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write indexes itself without the change stamp (a file changed behind memx
+    would need a scan to be seen); a command without the server would then scan. The
+    server, once idle, takes the stamp and lets its watcher vouch for the index."""
+    from memx_cli.index import quick
+    from memx_cli.server import daemon
+
+    from .test_index_quick import age, commit
+
+    monkeypatch.setattr(quick, "MIN_FILES", 0)  # the stamp is kept for large stores only
+    for fact in FACTS.values():
+        memx.ok("add", "--raw", fact)
+    commit(repo)
+    age(repo / ".memx")
+    state = repo / ".memx" / "cache" / "state.json"
+    for _ in range(2):  # the first learns what the stamp covers, the second records it
+        memx.ok("search", "nightly")
+    assert json.loads(state.read_text())["quick"] is not None
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        server.searcher(Repo(repo)).search("nightly", mode="keyword")
+        memx.ok("add", "--raw", "The linter runs with the strict profile in CI")
+        assert json.loads(state.read_text())["quick"] is None
+        age(repo / ".memx")
+        server.last_request -= 60
+        server._compacted = False
+        server.compact_when_idle()
+        assert json.loads(state.read_text())["quick"] is not None
+        first = len(scans)
+        assert "strict profile" in memx.ok("search", "strict linter", "--mode", "keyword")
+        assert len(scans) == first  # the stamp holds: no scan
+        [nightly] = [p for p in (repo / ".memx" / "memories").glob("*.yaml")
+                     if FACTS["nightly"] in p.read_text()]
+        in_place(nightly)  # then an edit without an event the command could hear
+        assert "The fortnightly build" in memx.ok("search", "fortnightly", "--mode", "keyword")
+    finally:
+        server.watcher.stop()

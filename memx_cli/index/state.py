@@ -6,7 +6,11 @@ it is of this memx's index version."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +71,25 @@ def stamp_for(store: Store, seen: dict[str, Seen], on: Basis | None, before: str
     new = basis(store, ((i, s[2]) for i, s in seen.items()),
                 on.git_index if on is not None else None)
     return (before if new.covers(on) else None), new
+
+
+def wipe(paths: Iterable[Path]) -> None:
+    """Delete these files and folders of an index, in order, where they are."""
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+
+def dir_times(store: Store) -> tuple[int, ...]:
+    """The modification times of the two memory folders (0: missing): they move when a
+    file is added, removed or renamed, not when one is written in place."""
+    times = []
+    for directory in (store.memories_dir, store.archive_dir):
+        try:
+            times.append(os.stat(directory).st_mtime_ns)
+        except FileNotFoundError:
+            times.append(0)
+    return tuple(times)

@@ -9,11 +9,8 @@ stays the only truth: deleting ``cache/`` loses nothing.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import shutil
 import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
@@ -27,7 +24,7 @@ from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
 from memx_cli.index.quick import Basis, same_index, stamp
 from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
-from memx_cli.index.state import load_manifest, read_state, stamp_for, write_state
+from memx_cli.index.state import dir_times, load_manifest, read_state, stamp_for, wipe, write_state
 from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
@@ -148,7 +145,7 @@ class StoreIndex:
         if (not ids and checked is not None and (checked[2].vectors or not want_vectors)
                 and self._model_kept()):
             return checked[2]
-        folders = self._dir_stamp()
+        folders = dir_times(self.store)
         report = self._holds(ids, want_vectors) or self.sync_written(ids, want_vectors)
         self._checked = (time.monotonic(), folders, report)
         return report
@@ -172,15 +169,6 @@ class StoreIndex:
 
     # ------------------------------------------------------------ syncing
 
-    def _dir_stamp(self) -> tuple[int, ...]:
-        stamps = []
-        for directory in (self.store.memories_dir, self.store.archive_dir):
-            try:
-                stamps.append(os.stat(directory).st_mtime_ns)
-            except FileNotFoundError:
-                stamps.append(0)
-        return tuple(stamps)
-
     def sync(self, full: bool = False, progress: Progress | None = None,
              want_vectors: bool = True, max_age: float = 0.0,
              known: Collection[str] | None = None) -> SyncReport:
@@ -197,10 +185,10 @@ class StoreIndex:
             return self._sync_known(known, want_vectors)
         if max_age > 0 and not full and self._checked is not None and self._model_kept():
             at, stamp, last = self._checked
-            if (time.monotonic() - at < max_age and stamp == self._dir_stamp()
+            if (time.monotonic() - at < max_age and stamp == dir_times(self.store)
                     and (last.vectors or not want_vectors)):
                 return last
-        stamp = self._dir_stamp()
+        stamp = dir_times(self.store)
         report = self._sync(full, progress, want_vectors)
         self._checked = (time.monotonic(), stamp, report)
         return report
@@ -372,6 +360,28 @@ class StoreIndex:
                               lexical=self.lexical, vectors=self.vectors,
                               where=self.store.display(self.dir))
 
+    def restamp(self, check: Callable[[], object]) -> bool:
+        """Where a file watcher keeps this index current (the memx server, when idle):
+        record the change stamp memx's own writes leave out (``sync_written``), so the
+        next command without the server need not scan. The stamp is taken first, then
+        ``check`` has the watcher bring the index up to date (settle, watched check):
+        the index holds the files as they were at the stamp or later. False when there
+        is none to take, or the index moved meanwhile."""
+        state = read_state(self.state_path)
+        on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
+        before = stamp(self.store, on) if on is not None else None
+        if state is None or state.get("quick") is not None or before is None:
+            return False
+        check()
+        with self.store.lock():
+            now = read_state(self.state_path)
+            if (now is None or self._last is None or not same_index(now, self._last[1])
+                    or now.get("quick") is not None or now.get("basis") != state.get("basis")):
+                return False
+            atomic_write(self.state_path, json.dumps({**now, "quick": before}).encode())
+            self._last = (self._last[0], read_state(self.state_path))
+        return True
+
     def _wipe(self) -> None:
         if self._manifest is not None:
             self._manifest.close()
@@ -382,14 +392,8 @@ class StoreIndex:
         # no state that says "current" and no rows that say "indexed", so the next reader
         # rebuilds instead of answering from a half-deleted or half-built index with a
         # silent empty list (issue 14).
-        for path in (self.state_path, self.manifest_path, self.legacy_manifest_path,
-                     self.dir / "lexical", self.dir / "vectors.usearch",
-                     self.vectors.delta_path):
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+        wipe((self.state_path, self.manifest_path, self.legacy_manifest_path,
+              self.dir / "lexical", self.dir / "vectors.usearch", self.vectors.delta_path))
 
     def compact(self, force: bool = False) -> bool:
         """Fold the vector delta into the main vector file (issue 15) when it has grown

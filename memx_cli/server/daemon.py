@@ -166,7 +166,11 @@ class Daemon:
             log.warning(f"checking the indexes after a write failed: {exc}")
 
     def compact_when_idle(self) -> None:
-        """Once per quiet spell, fold the grown vector deltas of the warm stores."""
+        """Once per quiet spell, fold the grown vector deltas of the warm stores, and
+        record the change stamp that the writes since left out (``StoreIndex.restamp``),
+        so that a command without the server after them need not scan either."""
+        from memx_cli.embed import is_loaded
+
         if self._compacted or time.monotonic() - self.last_request < COMPACT_AFTER:
             return
         self._compacted = True
@@ -174,8 +178,12 @@ class Daemon:
             for index in searcher.indexes:
                 try:
                     index.compact()
-                except Exception as exc:  # a failing compaction never ends the server
-                    log.warning(f"vector compaction of {index.store.root} skipped: {exc}")
+                    if searcher.watch is not None:
+                        index.restamp(lambda s=searcher, i=index: (
+                            s.watch.settle([i]),
+                            s.watch.sync(i, want_vectors=is_loaded(i.model_spec))))
+                except Exception as exc:  # never end the server; the next spell retries
+                    log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
 
     def status(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "version": __version__, "proto": PROTOCOL,
