@@ -151,7 +151,7 @@ class Curator:
         self.changed: dict[str, Memory] = {}  # id -> version to write, in decision order
         self._index = None
         self._model = repo.config["embedding.model"]
-        if len(store.ids()) <= SMALL_STORE:  # names only: a Path per file costs 10x
+        if not store.more_than(SMALL_STORE):  # not a listing of every name (issue 15)
             for entry in self.similarity.entries(store.load_all().memories):
                 self.pool.add(entry)
         else:

@@ -124,6 +124,24 @@ class Store:
         """The ids of the memory files, sorted (cheaper than ``files`` for large stores)."""
         return [n[:-5] for n in self._names(self.archive_dir if archived else self.memories_dir)]
 
+    def more_than(self, count: int) -> bool:
+        """Whether more than ``count`` memory files are current (archived ones aside),
+        reading the folder only that far: a large store costs what a small one does."""
+        try:
+            entries = os.scandir(self.memories_dir)
+        except FileNotFoundError:
+            return False
+        except NotADirectoryError:
+            return len(self.ids()) > count  # raises the store's one-line error
+        with entries:
+            found = 0
+            for entry in entries:
+                if entry.name.endswith(".yaml") and entry.name[0] != ".":
+                    found += 1
+                    if found > count:
+                        return True
+        return False
+
     def _names(self, directory: Path) -> list[str]:
         try:
             names = os.listdir(directory)
