@@ -227,6 +227,7 @@ RAW_WRITERS = {
     "memx_cli/cli/edit.py": "the draft of a stored memory", "memx_cli/curator/review.py":
     "ignored id pairs", "memx_cli/anchors/verify.py": "paths, hashes and line numbers",
     "memx_cli/index/sync.py": "derived from memory files",
+    "memx_cli/index/state.py": "derived from memory files (state.json)",
     "memx_cli/index/manifest.py": "derived from memory files",
     "memx_cli/index/vectors.py": "derived from memory files",
     "memx_cli/index/model_id.py": "the model files' names, stats and content hash",
