@@ -301,3 +301,40 @@ def test_the_idle_server_records_the_stamp_writes_left_out(
         assert "The fortnightly build" in memx.ok("search", "fortnightly", "--mode", "keyword")
     finally:
         server.watcher.stop()
+
+
+def test_appends_through_a_file_kept_open_wake_nothing(memx: Memx, repo: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recall log is appended to through a descriptor kept open: a write is an event
+    only once its file is closed, so those appends do not wake the watcher's thread on
+    every search; a memory file written in place is seen at its close."""
+    from memx_cli.server import watch
+
+    heard: list[str] = []
+    real = watch.Root.event
+
+    def event(self: Any, src: str, dest: str | None, directory: bool = False) -> None:
+        heard.append(src)
+        real(self, src, dest, directory)
+
+    monkeypatch.setattr(watch.Root, "event", event)
+    log = repo / ".memx" / "local" / "appended.log"
+    log.parent.mkdir(exist_ok=True)
+    watcher = watch.Watcher()
+    try:
+        root = watcher.root(repo / ".memx")
+        assert root is not None
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            watcher.settle([root], timeout=10)
+            before = heard.count(str(log))
+            for _ in range(5):
+                os.write(fd, b"one more line\n")
+            watcher.settle([root], timeout=10)
+            assert heard.count(str(log)) == before
+        finally:
+            os.close(fd)
+        watcher.settle([root], timeout=10)
+        assert heard.count(str(log)) == before + 1  # the close
+    finally:
+        watcher.stop()

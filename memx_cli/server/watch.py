@@ -3,8 +3,8 @@ not stat scans (issue 15).
 
 A ``Watcher`` watches each store directory (``.memx/``, the global store, a source's
 store) recursively with watchdog (inotify on Linux). An event for a memory file
-(``memories/ID.yaml``, ``archive/ID.yaml``: created, written, closed after writing, moved
-from or to, deleted, attributes) notes that id in the store's journal. ``Freshness`` is
+(``memories/ID.yaml``, ``archive/ID.yaml``: created, closed after writing, moved from or
+to, deleted) notes that id in the store's journal. ``Freshness`` is
 what a long-lived ``Searcher`` asks before syncing each store: nothing changed since its
 last sync -> no check at all; only files it can name -> the index re-reads just those
 (``StoreIndex.sync(known=...)``: their stat and manifest rows, as after memx's own
@@ -340,9 +340,12 @@ def _event_types() -> list[Any]:
     from watchdog import events as ev
 
     # Not opened / closed-without-writing: reading the files (a sync) would echo back.
-    return [ev.FileCreatedEvent, ev.FileModifiedEvent, ev.FileDeletedEvent,
-            ev.FileMovedEvent, ev.FileClosedEvent, ev.FileAttribEvent, ev.DirCreatedEvent,
-            ev.DirDeletedEvent, ev.DirMovedEvent]
+    # Not modified (each write) either: a write counts once its file is closed after
+    # writing, so appends through a descriptor kept open (the recall log, an SQLite
+    # journal) never wake this thread; the kernel mask then also leaves out attribute
+    # changes (a touch), which change no memory's content.
+    return [ev.FileCreatedEvent, ev.FileDeletedEvent, ev.FileMovedEvent, ev.FileClosedEvent,
+            ev.DirCreatedEvent, ev.DirDeletedEvent, ev.DirMovedEvent]
 
 
 class _Handler(FileSystemEventHandler):
