@@ -149,6 +149,23 @@ def test_auto_anchor_to_named_files(code: Memx, repo: Path) -> None:
     assert found[0]["hash"] == anchors.passage_hash(DB_PY.splitlines()[3:7])
 
 
+def test_auto_anchor_skips_the_store_but_not_a_nested_memx_folder(code: Memx,
+                                                                    repo: Path) -> None:
+    """The file listing leaves out the store (git does not even walk it) and nothing
+    else: a tracked or untracked file under a deeper `.memx/` is still the repo's."""
+    (repo / "tools" / ".memx").mkdir(parents=True)
+    (repo / "tools" / ".memx" / "render.py").write_text("print('tools')\n")
+    (repo / "tools" / "lint.toml").write_text("strict = true\n")
+    git(repo, "add", "tools/lint.toml")
+    (repo / ".memx" / "draft.toml").write_text("x = 1\n")  # untracked, not ignored
+    found = auto(code, repo, "render.py and lint.toml and draft.toml hold the settings.")
+    assert sorted(a["path"] for a in found) == ["tools/.memx/render.py", "tools/lint.toml"]
+    committed = add(code, "a memory the next one names", "--raw")
+    git(repo, "add", ".memx")
+    found = auto(code, repo, f"see {committed}.yaml and .memx/config.yaml for it")
+    assert found == []
+
+
 def test_auto_anchor_to_defined_symbols(code: Memx, repo: Path) -> None:
     found = auto(code, repo, "Raise the size in def connect_pool when the API times out.")
     assert [(a["path"], a["start_line"], a["end_line"]) for a in found] == \

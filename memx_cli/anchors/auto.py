@@ -88,7 +88,7 @@ def find(worktree: Path, text: str) -> tuple[Anchor, ...]:
 def _listed(worktree: Path) -> list[str]:
     stamp, paths = _listing.get(worktree, (0.0, []))
     if time.monotonic() - stamp > LISTING_SECONDS:
-        paths = [p for p in git.ls_files(worktree) if not p.startswith(STORE_DIR + "/")]
+        paths = git.ls_files(worktree, skip=STORE_DIR)
         _listing[worktree] = (time.monotonic(), paths)
     return paths
 
