@@ -212,7 +212,8 @@ def test_batch_write_lists_files_once(code: Memx, repo: Path,
 
     calls: list[Path] = []
     real = gitmod.ls_files
-    monkeypatch.setattr(gitmod, "ls_files", lambda root: calls.append(root) or real(root))
+    monkeypatch.setattr(gitmod, "ls_files",
+                        lambda root, **skip: calls.append(root) or real(root, **skip))
     texts = ["The package metadata lives in setup.cfg",
              "Flake8 reads its settings from setup.cfg as well",
              "Release versions are bumped by hand in setup.cfg before tagging"]
