@@ -26,6 +26,13 @@ FACTS = [
 QUERIES = ["nightly build wheels", "how do we deploy to staging", "pytest cores"]
 
 
+@pytest.fixture(autouse=True)
+def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scores carry recency and decay, which move with the clock's second: two searches
+    compared score for score must see the same moment (a slow run crossed a second)."""
+    monkeypatch.setenv("MEMX_NOW", "2026-12-01T12:00:00Z")
+
+
 @pytest.fixture
 def warm(memx: Memx, repo: Path) -> Iterator[Searcher]:
     """A watched Searcher, as the memx and MCP servers hold one, over five memories."""
