@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,12 +30,14 @@ def _count_many(root: str, ids: list[str], rounds: int, compact_bytes: int) -> N
         recall.record(store, ids[i % 3:i % 3 + 4])
 
 
-def test_concurrent_writers_and_compactions_lose_no_count(tmp_path: Path) -> None:
-    store = _store(tmp_path)
+def run_writers(store: Store, writer: Callable[[str, list[str], int, int], None],
+                rounds: int, compact_bytes: int,
+                workers: int = 4) -> tuple[list[str], dict[str, int]]:
+    """``workers`` forked processes each run ``writer`` (recording ``ids[i % 3:i % 3 + 4]``
+    in round i) on six new ids; the ids and the count each must end with."""
     ids = [new_id() for _ in range(6)]
-    rounds, workers = 120, 4
     ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_count_many, args=(str(store.root), ids, rounds, 2000))
+    procs = [ctx.Process(target=writer, args=(str(store.root), ids, rounds, compact_bytes))
              for _ in range(workers)]
     for proc in procs:
         proc.start()
@@ -45,6 +48,12 @@ def test_concurrent_writers_and_compactions_lose_no_count(tmp_path: Path) -> Non
     for i in range(rounds):
         for memory_id in ids[i % 3:i % 3 + 4]:
             expected[memory_id] = expected.get(memory_id, 0) + workers
+    return ids, expected
+
+
+def test_concurrent_writers_and_compactions_lose_no_count(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    ids, expected = run_writers(store, _count_many, rounds=120, compact_bytes=2000)
     assert {k: v[0] for k, v in recall.load(store).items()} == expected
     assert (store.local_dir / recall.TABLE).stat().st_size > recall.ROW  # it did compact
     assert {k: v[0] for k, v in recall.counts(store, ids).items()} == expected

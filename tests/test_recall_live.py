@@ -3,7 +3,6 @@ the one-shot reads, whatever other processes append or compact in between."""
 
 from __future__ import annotations
 
-import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,8 @@ from memx_cli.store import recall
 from memx_cli.store.files import Store
 from memx_cli.store.ids import new_id
 from memx_cli.store.recall_live import LiveRecalls
+
+from .test_recall import run_writers
 
 
 def _store(tmp_path: Path) -> Store:
@@ -69,19 +70,6 @@ def test_a_deleted_log_or_table_is_read_anew(tmp_path: Path) -> None:
 def test_concurrent_live_writers_and_compactions_lose_no_count(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.local_dir.mkdir()
-    ids = [new_id() for _ in range(6)]
-    rounds, workers = 80, 4
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_live_writer, args=(str(store.root), ids, rounds, 1500))
-             for _ in range(workers)]
-    for proc in procs:
-        proc.start()
-    for proc in procs:
-        proc.join(60)
-        assert proc.exitcode == 0
-    expected: dict[str, int] = {}
-    for i in range(rounds):
-        for memory_id in ids[i % 3:i % 3 + 4]:
-            expected[memory_id] = expected.get(memory_id, 0) + workers
+    ids, expected = run_writers(store, _live_writer, rounds=80, compact_bytes=1500)
     assert {k: v[0] for k, v in recall.load(store).items()} == expected
     assert {k: v[0] for k, v in LiveRecalls().counts(store, ids).items()} == expected
