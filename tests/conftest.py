@@ -45,6 +45,10 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory,
             monkeypatch.delenv(key, raising=False)
     # the memx server's socket directory (issue 15): never the user's own server
     monkeypatch.setenv("MEMX_SERVER_DIR", str(home / "run"))
+    # text output fits the terminal: the same width whether the tests run in a terminal,
+    # a pipe or a worker process
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("LINES", "20")
     yield home
     for path, existed in before.items():
         assert path.exists() == existed, f"test touched the real home directory: {path}"
