@@ -4,6 +4,7 @@ both versions linked by a recorded conflict, and nothing ever leaves conflict ma
 
 from __future__ import annotations
 
+import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,8 +166,10 @@ def test_archiving_against_an_edit_follows_the_rename(memx: Memx, team: Team) ->
 
 def test_a_hundred_memories_touched_on_two_branches_merge_without_conflict(
         memx: Memx, repo: Path) -> None:
-    ids = [memx.ok("add", "--raw", f"Service {n} listens on port {8000 + n}").strip()
-           for n in range(100)]
+    records = "".join(json.dumps({"content": f"Service {n} listens on port {8000 + n}"}) + "\n"
+                      for n in range(100))
+    ids = json.loads(memx.ok("import", "--raw", "--json", "-", input=records))["imported"]
+    assert len(ids) == 100
     git(repo, "add", ".memx")
     git(repo, "commit", "-q", "-m", "store")
     git(repo, "branch", "topic")
