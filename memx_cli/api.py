@@ -137,17 +137,17 @@ class Memx(Guarded):
         scope = self.repo.normalize_scope(scope) if scope else None
         searcher = self._searcher
         if searcher is not None and searcher.watch is not None:
-            from memx_cli.index.listing import listed, memory
+            from memx_cli.index.listing import listed
 
-            docs, problems = listed(searcher, self.repo.stores())
-            docs = [d for d in docs if guard.can_read(d.get("domain"))]
-            # select() decides; these only spare parsing what it would drop anyway
-            wanted = [memory(d) for d in docs
-                      if (kind is None or d.get("kind", "fact") == kind)
-                      and (scope is None or d.get("scope") == scope)
-                      and (section is None or d.get("section") == section)]
+            entries, problems = listed(searcher, self.repo.stores())
+            entries = [e for e in entries if guard.can_read(e.doc.get("domain"))]
+            # select() decides; these only spare making Memories it would drop anyway
+            wanted = [e.memory for e in entries
+                      if (kind is None or e.doc.get("kind", "fact") == kind)
+                      and (scope is None or e.doc.get("scope") == scope)
+                      and (section is None or e.doc.get("section") == section)]
             chosen = select(wanted, kind=kind, scope=scope, tags=tuple(tags), section=section)
-            return [str(d["id"]) for d in docs], chosen, problems
+            return [str(e.doc["id"]) for e in entries], chosen, problems
         found, failed = load_visible(self.repo)
         readable = [m for _, m in found if guard.can_read(m.domain)]
         chosen = select(readable, kind=kind, scope=scope, tags=tuple(tags), section=section)

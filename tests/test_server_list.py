@@ -113,10 +113,54 @@ def test_a_stored_document_gives_back_the_memory_it_was_made_from(memx: Memx,
     searcher = Searcher(Repo.discover(repo))
     searcher.watch = Freshness(watcher)
     try:
-        docs, _ = listed(searcher, Repo.discover(repo).stores())
+        docs = [entry.doc for entry in listed(searcher, Repo.discover(repo).stores())[0]]
     finally:
         watcher.stop()
     files = {m.id: m for m in Repo.discover(repo).store.load_all().memories}
     assert len(docs) == len(files) == 4
     for doc in docs:
         assert memory(doc) == checked(doc) == files[doc["id"]]
+
+
+def test_a_repeated_list_decodes_nothing_until_the_index_changes(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.index import listing
+
+    decoded: list[int] = []
+    original = listing._decode
+
+    def counted(raw: Any) -> dict[str, Any]:
+        decoded.append(1)
+        return original(raw)
+
+    monkeypatch.setattr(listing, "_decode", counted)
+    first = memx.ok("add", "--raw", "The cache expires after ten minutes").strip()
+    gone = memx.ok("add", "--raw", "Deploys need two approvals").strip()
+    server = daemon.Daemon(idle_timeout=60)
+    request = {"argv": ["list"], "cwd": str(repo), "env": dict(os.environ), "streams": {}}
+
+    def listed() -> bytes:
+        decoded.clear()
+        header, out, err = server.run(request)
+        assert header == {"status": "ok", "code": 0} and err == b"", err
+        return out
+
+    try:
+        before = listed()
+        assert len(decoded) == 2
+        assert listed() == before and decoded == []  # the same view: nothing decoded
+        path = Repo.discover(repo).store.path_for(first)
+        text = path.read_text()
+        with open(path, "r+") as handle:  # in place, same size
+            handle.write(text.replace("ten minutes", "six minutes"))
+        out = listed()
+        assert b"six minutes" in out and b"ten minutes" not in out and decoded
+        memx.ok("add", "--raw", "Releases are cut on Thursdays")  # another process
+        out = listed()
+        assert b"Thursdays" in out and decoded
+        memx.ok("rm", gone, "-y")
+        out = listed()
+        assert b"two approvals" not in out and b"Thursdays" in out and decoded
+        assert listed() == out and decoded == []
+    finally:
+        server.watcher.stop()

@@ -94,6 +94,11 @@ class LexicalIndex:
             self._seen = Seen()
         return self._searcher
 
+    @property
+    def seen(self) -> Seen:
+        """What reads through the current searcher found (call ``searcher()`` first)."""
+        return self._seen
+
     def refresh(self) -> None:
         """Read the index anew at the next search (another process committed to it)."""
         self._searcher = None
@@ -240,6 +245,8 @@ class Seen:
         self.key_at: dict[tuple[int, int], int] = {}
         self.address: dict[int, Any] = {}
         self.docs: dict[int, dict[str, Any]] = {}
+        # `memx list` in a warm process: every live memory, decoded (index/listing.py)
+        self.listing: Any = None
 
     def keys(self, searcher: Any, addresses: Sequence[Any]) -> list[int]:
         """The ``key`` of each address, from the fast field (no stored document read)."""

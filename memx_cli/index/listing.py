@@ -8,6 +8,11 @@ listing, as before a search. Listing then reads the stored documents in one quer
 never opens a memory file, except the few that did not parse (their problems are read
 from the manifest). A one-shot process has no watcher and lists from the files, as it
 always did: a scan would cost as much as the reading it saves.
+
+The decoded listing is kept with the tantivy searcher it was read through (``Seen`` in
+lexical.py): a searcher is a fixed view of the index, and a commit, a refresh or a
+reopen starts a new view and so a new cache. A repeated ``list`` with no change in
+between decodes nothing; after a change it is read and decoded afresh.
 """
 
 from __future__ import annotations
@@ -26,7 +31,24 @@ _FIELDS = frozenset(f.name for f in FIELDS)
 _TUPLES = ("tags", "tools", "entities", "supersedes", "conflicts_with")
 
 
-def listed(searcher: Any, stores: Iterable[Store]) -> tuple[list[dict[str, Any]], list[str]]:
+class Entry:
+    """One listed memory: its stored document (read it only: it is the cache's) and the
+    Memory made from it, made once, when first asked for."""
+
+    __slots__ = ("_memory", "doc")
+
+    def __init__(self, doc: dict[str, Any]):
+        self.doc = doc
+        self._memory: Memory | None = None
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            self._memory = memory(self.doc)
+        return self._memory
+
+
+def listed(searcher: Any, stores: Iterable[Store]) -> tuple[list[Entry], list[str]]:
     """The stored documents of every memory of ``stores`` that is not archived (stores in
     order, each in id order, as ``Store.load_all`` reads the files), and the parse
     problems of their memory files. ``searcher``: a generator.search.Searcher with a
@@ -34,27 +56,39 @@ def listed(searcher: Any, stores: Iterable[Store]) -> tuple[list[dict[str, Any]]
     roots = [store.root for store in stores]
     indexes = [i for root in roots for i in searcher.indexes if i.store.root == root]
     searcher.settle()
-    docs: list[dict[str, Any]] = []
+    entries: list[Entry] = []
     problems: list[str] = []
     for index in indexes:
         searcher.open_index(index, want_vectors=False)
-        docs.extend(sorted(_live(index.lexical), key=lambda d: str(d.get("id"))))
+        entries.extend(_live(index.lexical))
         manifest = index.manifest()
         if manifest is not None:
             problems.extend(manifest.problems(archived=False))
-    return docs, problems
+    return entries, problems
 
 
-def _live(lexical: Any) -> list[dict[str, Any]]:
+def _live(lexical: Any) -> list[Entry]:
+    """The index's memories that are not archived, in id order: decoded once per view."""
     import tantivy
 
     searcher = lexical.searcher()
-    total = int(searcher.num_docs)
-    if not total:
-        return []
-    query = tantivy.Query.term_query(lexical.index.schema, "archived", 0)
-    return [json.loads(bytes(searcher.doc(address)["doc"][0]))
-            for _, address in searcher.search(query, total).hits]
+    seen = lexical.seen  # after searcher(): the cache of this view
+    if seen.listing is None:
+        total = int(searcher.num_docs)
+        docs = []
+        if total:
+            query = tantivy.Query.term_query(lexical.index.schema, "archived", 0)
+            docs = [_decode(searcher.doc(address)["doc"][0])
+                    for _, address in searcher.search(query, total).hits]
+        docs.sort(key=lambda d: str(d.get("id")))
+        seen.listing = [Entry(doc) for doc in docs]
+    listing: list[Entry] = seen.listing
+    return listing
+
+
+def _decode(raw: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(bytes(raw))
+    return doc
 
 
 def memory(doc: dict[str, Any]) -> Memory:
