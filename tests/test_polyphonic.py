@@ -10,6 +10,8 @@ import pytest
 
 from memx_cli.generator import polyphonic
 from memx_cli.generator.polyphonic import Graph, _walk, classify
+from memx_cli.store import corecall
+from memx_cli.store.repo import Repo
 
 from .conftest import Memx
 
@@ -80,9 +82,9 @@ def test_config_switches_hybrid_to_polyphonic(memx: Memx, repo: Path, tmp_path: 
     assert by_text.get("Bob: What breed is it?", 0.0) > 0.0
     assert all(r["content"] != "Carol: the deploy script needs the staging token"
                for r in results)
-    corecall = json.loads((repo / ".memx" / "local" / "corecall.json").read_text())
+    pairs = corecall.load(Repo.discover(repo).store)
     ids = [r["id"] for r in results[:3]]
-    assert corecall[ids[0]] == {ids[1]: 1, ids[2]: 1}
+    assert pairs[ids[0]] == {ids[1]: 1, ids[2]: 1}
 
 
 def test_mmr_keeps_rephrasings_from_crowding(monkeypatch: pytest.MonkeyPatch) -> None:

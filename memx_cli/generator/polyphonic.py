@@ -19,7 +19,6 @@ other choice (docs/search.md has both measured on LoCoMo).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -27,7 +26,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memx_cli.clock import now, parse_timestamp
-from memx_cli.fsutil import atomic_write
 from memx_cli.generator.candidates import LEXICAL_WEIGHTS, Candidate, Hit, Scorer
 from memx_cli.generator.fusion import final_score
 from memx_cli.index import memory_key
@@ -35,7 +33,6 @@ from memx_cli.textproc import words as split_words
 
 if TYPE_CHECKING:
     from memx_cli.index import StoreIndex
-    from memx_cli.store.files import Store
 
 
 @dataclass(frozen=True)
@@ -68,33 +65,6 @@ GRAPH_NODES = 30          # graph-only candidates brought in (scored like any ot
 RECENT_HALF_LIFE = 14.0   # days: the temporal voice halves every two weeks
 MMR_LAMBDA = 0.85         # relevance vs novelty; 1.0 turns MMR off
 MMR_POOL = 30             # MMR reorders this many (or 3 x limit) top candidates
-CORECALL_FILE = "corecall.json"  # per clone (local/): results returned together
-CORECALL_TOP = 3          # the first results of a search are linked pairwise
-CORECALL_KEEP = 20        # partners kept per memory, the most frequent first
-
-
-def load_corecall(store: Store) -> dict[str, dict[str, int]]:
-    try:
-        raw = json.loads((store.local_dir / CORECALL_FILE).read_bytes())
-        return {str(a): {str(b): int(n) for b, n in row.items()} for a, row in raw.items()}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
-
-
-def record_corecall(store: Store, ids: Sequence[str]) -> None:
-    """Link the top results of one search: co-recall edges for the graph voice."""
-    top = list(dict.fromkeys(ids))[:CORECALL_TOP]
-    if len(top) < 2:
-        return
-    with store.lock():
-        counts = load_corecall(store)
-        for a in top:
-            row = counts.setdefault(a, {})
-            for b in top:
-                if a != b:
-                    row[b] = row.get(b, 0) + 1
-            counts[a] = dict(sorted(row.items(), key=lambda kv: (-kv[1], kv[0]))[:CORECALL_KEEP])
-        atomic_write(store.local_dir / CORECALL_FILE, json.dumps(counts, sort_keys=True).encode())
 
 
 def classify(query: str) -> str:
@@ -119,7 +89,9 @@ class Graph:
         for group, ids in self.groups.items():  # ids sort by creation time (ULIDs)
             for at, memory_id in enumerate(ids):
                 self.position[memory_id] = (group, at)
-        self.corecalled = load_corecall(index.store)
+        from memx_cli.store import corecall
+
+        self.corecalled = corecall.load(index.store)  # store/corecall.py
 
     def edges(self, memory_id: str, doc: dict[str, Any] | None) -> Iterable[tuple[str, float]]:
         if memory_id in self.position:

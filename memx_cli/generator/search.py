@@ -172,9 +172,9 @@ class Searcher:
                     continue  # a source is read-only, its recall counts too
                 self.recalls.record(index.store, by_store.get(index.store.label, []))
                 if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
-                    from memx_cli.generator.polyphonic import record_corecall
+                    from memx_cli.store import corecall
 
-                    record_corecall(index.store, by_store.get(index.store.label, []))
+                    corecall.record(index.store, by_store.get(index.store.label, []))
         return result
 
     def settle(self) -> None:

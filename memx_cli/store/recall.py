@@ -15,20 +15,20 @@ took 407 ms at 100k). Two files:
 
 A log past ``COMPACT_BYTES`` is folded into a new table by the writer that crossed it.
 The ``recalls.json`` of earlier versions is read until the first compaction folds it in.
+The log, its locks, generations and compaction are store/ledger.py's (shared with the
+co-recall pairs, store/corecall.py); this module owns the lines and the table's rows.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from typing import Any
 
 from memx_cli.clock import now_iso
-from memx_cli.fsutil import atomic_write
 from memx_cli.store.files import Store
 from memx_cli.store.ids import ID_LENGTH
+from memx_cli.store.ledger import Ledger
 
 LOG, TABLE, LEGACY = "recalls.log", "recalls.tab", "recalls.json"
 # ~1,000 searches of 10 results: a compaction (a full table rewrite, ~0.1 s per 100k
@@ -42,11 +42,17 @@ MAGIC = "#memx-recalls"
 Stats = dict[str, tuple[int, str]]
 
 
+def ledger(store: Store) -> Ledger:
+    return Ledger(store.local_dir, LOG, TABLE, MAGIC, LEGACY)
+
+
 def load(store: Store) -> Stats:
     """id -> (recall count, last recall time), every memory ever recalled."""
-    with _reading(store) as (table, log):
+    book = ledger(store)
+    with book.reading() as (table, log):
+        table = table or _legacy_table(store)
         stats = _parse_table(table)
-        _fold(stats, _unfolded(table, log))
+        _fold(stats, _entries(book.unfolded(table, log)))
     return stats
 
 
@@ -54,123 +60,58 @@ def counts(store: Store, ids: Iterable[str]) -> Stats:
     """The statistics of ``ids`` only (memories never recalled are left out): a binary
     search per id in the table, so a search pays for its candidates, not the store."""
     wanted = set(ids)
-    with _reading(store) as (table, log):
+    book = ledger(store)
+    with book.reading() as (table, log):
+        table = table or _legacy_table(store)
         found = {i: row for i in wanted if (row := _lookup(table, i)) is not None}
         extra: Stats = {}
-        _fold(extra, _unfolded(table, log), wanted)
+        _fold(extra, _entries(book.unfolded(table, log)), wanted)
     for memory_id, (count, last) in extra.items():
         old_count, old_last = found.get(memory_id, (0, ""))
         found[memory_id] = (old_count + count, max(old_last, last))
     return found
 
 
+def line(ids: Iterable[str]) -> bytes | None:
+    """The log line counting one recall of each id (None when no id is valid)."""
+    wanted = [i for i in dict.fromkeys(ids) if len(i) == ID_LENGTH and i.isascii() and i.isalnum()]
+    return f"{now_iso()} {' '.join(wanted)}\n".encode() if wanted else None
+
+
 def record(store: Store, ids: Iterable[str]) -> None:
     """Count one recall for each id (results actually returned to a user or agent)."""
-    wanted = [i for i in dict.fromkeys(ids) if len(i) == ID_LENGTH and i.isascii() and i.isalnum()]
-    if not wanted:
-        return
-    path = store.local_dir / LOG
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        _flock(fd, exclusive=True)
-        line = f"{now_iso()} {' '.join(wanted)}\n".encode()
-        if os.fstat(fd).st_size == 0:
-            line = _header() + line
-        # Statistics, not memories: no fsync (a lost recall after a power cut is harmless).
-        os.write(fd, line)
-        # The first count after an upgrade also folds in the old recalls.json.
-        if (os.fstat(fd).st_size > COMPACT_BYTES
-                or not (store.local_dir / TABLE).exists()):
-            _compact(store, fd)
-    finally:
-        os.close(fd)  # releases the lock
+    entry = line(ids)
+    if entry is not None:
+        ledger(store).append(entry, COMPACT_BYTES, folder(store))
 
 
 def compact(store: Store) -> None:
     """Fold the log into the table now (normally done when the log grows past
     ``COMPACT_BYTES``)."""
-    path = store.local_dir / LOG
-    with contextlib.suppress(FileNotFoundError):
-        fd = os.open(path, os.O_RDWR | os.O_APPEND)
-        try:
-            _flock(fd, exclusive=True)
-            _compact(store, fd)
-        finally:
-            os.close(fd)
+    ledger(store).compact(folder(store))
 
 
-# ------------------------------------------------------------ compaction
+def folder(store: Store) -> Any:
+    """The ledger's Fold for recall counts: the table's rows, then the new lines."""
+    def fold(table: bytes, lines: list[str], mark: str) -> bytes:
+        stats = _parse_table(table) if table else _legacy(store)
+        _fold(stats, _entries(lines))
+        return _table(stats, mark)
+
+    return fold
 
 
-def _compact(store: Store, fd: int) -> None:
-    """With the log locked: write the table with everything, then empty the log."""
-    log = _read_fd(fd)
-    table = _read(store.local_dir / TABLE)
-    stats = _parse_table(table) if table else _legacy(store)
-    _fold(stats, _unfolded(table, log))
-    generation, _ = _log_header(log)
-    atomic_write(store.local_dir / TABLE, _table(stats, generation, len(log)), durable=False)
-    # The table now says "generation G folded up to here": stopping before the next
-    # line leaves a log whose lines the table already holds, and readers skip them.
-    os.ftruncate(fd, 0)
-    os.write(fd, _header())
-    with contextlib.suppress(FileNotFoundError):
-        (store.local_dir / LEGACY).unlink()
-
-
-def _header() -> bytes:
-    return f"{MAGIC} {os.urandom(8).hex()}\n".encode()
-
-
-def _table(stats: Stats, generation: str, offset: int) -> bytes:
-    """Fixed-width rows sorted by id, after a row naming the log generation folded in
-    and up to which byte."""
-    rows = [f"{MAGIC} {generation or '-'} {offset}".ljust(ROW - 1).encode() + b"\n"]
+def _table(stats: Stats, mark: str) -> bytes:
+    """Fixed-width rows sorted by id, after the ledger's mark row (padded to a row)."""
+    rows = [mark.ljust(ROW - 1).encode() + b"\n"]
     rows += [f"{i} {min(c, 10**COUNT - 1):0{COUNT}d} {(last or '-')[:STAMP]:<{STAMP}}\n"
              .encode() for i, (c, last) in sorted(stats.items()) if len(i) == ID_LENGTH]
     return b"".join(rows)
 
 
-def _log_header(log: bytes) -> tuple[str, int]:
-    """(generation, where the entries start) of a log; ('', 0) for an empty one."""
-    first, _, _ = log.partition(b"\n")
-    parts = first.decode(errors="replace").split()
-    if len(parts) == 2 and parts[0] == MAGIC:
-        return parts[1], len(first) + 1
-    return "", 0
-
-
-# ------------------------------------------------------------ reading
-
-
-@contextlib.contextmanager
-def _reading(store: Store) -> Iterator[tuple[bytes, bytes]]:
-    """(table, log) as one consistent pair: a shared lock on the log keeps a compaction
-    from moving lines out of one into the other between the two reads."""
-    path = store.local_dir / LOG
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        table = _read(store.local_dir / TABLE)
-        yield (table, b"") if table else (_legacy_table(store), b"")
-        return
-    try:
-        _flock(fd, exclusive=False)
-        table = _read(store.local_dir / TABLE)
-        yield (table or _legacy_table(store)), _read_fd(fd)
-    finally:
-        os.close(fd)
-
-
-def _unfolded(table: bytes, log: bytes) -> Iterator[tuple[str, list[str]]]:
-    """The log's (time, ids) entries the table does not hold yet."""
-    generation, start = _log_header(log)
-    parts = table[:ROW].decode(errors="replace").split() if table else []
-    if generation and len(parts) == 3 and parts[0] == MAGIC and parts[1] == generation:
-        with contextlib.suppress(ValueError):
-            start = max(start, int(parts[2]))
-    for raw in log[start:].decode(errors="replace").splitlines():
+def _entries(lines: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
+    """The (time, ids) of log lines."""
+    for raw in lines:
         stamp, *ids = raw.split() or [""]
         if ids and len(stamp) == STAMP:
             yield stamp, ids
@@ -195,7 +136,7 @@ def _parse_table(table: bytes) -> Stats:
     return stats
 
 
-def _lookup(table: bytes, memory_id: str) -> tuple[int, str] | None:
+def _lookup(table: Any, memory_id: str) -> tuple[int, str] | None:
     rows = len(table) // ROW - 1
     if rows <= 0 or len(memory_id) != ID_LENGTH:
         return None
@@ -230,29 +171,4 @@ def _legacy_table(store: Store) -> bytes:
     stats = _legacy(store)
     if not stats:
         return b""
-    return _table(stats, "", 0)
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return b""
-
-
-def _read_fd(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    return os.pread(fd, size, 0) if size else b""
-
-
-def _flock(fd: int, exclusive: bool) -> None:
-    import fcntl
-
-    fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-
-
-def _unlock(fd: int) -> None:
-    """Release ``_flock`` on a descriptor that stays open (``recall_live``)."""
-    import fcntl
-
-    fcntl.flock(fd, fcntl.LOCK_UN)
+    return _table(stats, f"{MAGIC} - 0")

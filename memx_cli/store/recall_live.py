@@ -26,12 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memx_cli.clock import now_iso
 from memx_cli.store import recall
 from memx_cli.store.files import Store
-from memx_cli.store.ids import ID_LENGTH
-
-HEADER_PEEK = 64  # bytes read to learn a log's generation (its header is ~31)
+from memx_cli.store.ledger import MARK_PEEK, lock, unlock
 
 
 @dataclass
@@ -54,26 +51,17 @@ class LiveRecalls:
 
     def record(self, store: Store, ids: Iterable[str]) -> None:
         """Count one recall for each id, as ``recall.record`` does."""
-        wanted = [i for i in dict.fromkeys(ids)
-                  if len(i) == ID_LENGTH and i.isascii() and i.isalnum()]
-        if not wanted:
+        line = recall.line(ids)
+        if line is None:
             return
         log = self._open(store)
         assert log is not None  # created when missing
-        recall._flock(log.fd, exclusive=True)
+        lock(log.fd, exclusive=True)
         try:
-            size = os.fstat(log.fd).st_size
-            line = f"{now_iso()} {' '.join(wanted)}\n".encode()
-            if size == 0:
-                line = recall._header() + line
-            os.write(log.fd, line)
-            # A table is missing only before the first compaction of this log (the first
-            # count after an upgrade folds in the old recalls.json), so look only then.
-            if (size + len(line) > recall.COMPACT_BYTES
-                    or (size == 0 and not (store.local_dir / recall.TABLE).exists())):
-                recall._compact(store, log.fd)
+            recall.ledger(store).append_locked(log.fd, line, recall.COMPACT_BYTES,
+                                               recall.folder(store))
         finally:
-            recall._unlock(log.fd)
+            unlock(log.fd)
 
     def counts(self, store: Store, ids: Iterable[str]) -> recall.Stats:
         """The statistics of ``ids`` (those ever recalled), as ``recall.counts``."""
@@ -83,11 +71,11 @@ class LiveRecalls:
         log = self._open(store, create=False)
         if log is None:  # no log yet, or not ours to write: read it the one-shot way
             return recall.counts(store, wanted)
-        recall._flock(log.fd, exclusive=False)
+        lock(log.fd, exclusive=False)
         try:
             self._catch_up(store, log)
         finally:
-            recall._unlock(log.fd)
+            unlock(log.fd)
         found = {i: row for i in wanted if (row := recall._lookup(log.table, i)) is not None}
         for memory_id in wanted & log.extra.keys():
             count, last = log.extra[memory_id]
@@ -129,8 +117,9 @@ class LiveRecalls:
             table_id: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_ctime_ns)
         except FileNotFoundError:
             table_id = None
-        head = os.pread(log.fd, HEADER_PEEK, 0)
-        generation, start = recall._log_header(head)
+        book = recall.ledger(store)
+        head = os.pread(log.fd, MARK_PEEK, 0)
+        generation, start = book.log_header(head)
         size = os.fstat(log.fd).st_size
         if (table_id != log.table_id or table_id is None or generation != log.generation
                 or size < log.read_to):
@@ -138,14 +127,12 @@ class LiveRecalls:
             if not log.table:
                 log.table = recall._legacy_table(store)
             log.table_id, log.generation, log.extra = table_id, generation, {}
-            log.read_to = _first_unfolded(log.table, generation, start)
+            log.read_to = book.first_unfolded(log.table, generation, start)
         if size > log.read_to:
             tail = os.pread(log.fd, size - log.read_to, log.read_to)
             complete = tail.rfind(b"\n") + 1  # a line being appended is read next time
-            for raw in tail[:complete].decode(errors="replace").splitlines():
-                stamp, *found = raw.split() or [""]
-                if found and len(stamp) == recall.STAMP:
-                    recall._fold(log.extra, [(stamp, found)])
+            recall._fold(log.extra, recall._entries(
+                tail[:complete].decode(errors="replace").splitlines()))
             log.read_to += complete
 
 
@@ -162,13 +149,3 @@ def _mapped(path: Path) -> Any:
     except (FileNotFoundError, ValueError):  # ValueError: an empty file
         return b""
 
-
-def _first_unfolded(table: Any, generation: str, start: int) -> int:
-    """Where the log's entries the table does not hold begin (``recall._unfolded``)."""
-    parts = table[:recall.ROW].decode(errors="replace").split() if table else []
-    if generation and len(parts) == 3 and parts[0] == recall.MAGIC and parts[1] == generation:
-        try:
-            return max(start, int(parts[2]))
-        except ValueError:
-            return start
-    return start
