@@ -144,9 +144,13 @@ def print_pairs(heading: str, result: dict[str, dict[str, float]]) -> None:
     print("| figure | before | after | after / before |\n|---|---|---|---|")
     for figure, before in result["before"].items():
         after = result["after"][figure]
-        digits = 1 if max(before, after) < 100 else 0  # warm searches take a few ms
-        print(f"| {figure} | {before:.{digits}f} | {after:.{digits}f} | {after / before:.2f} |")
+        print(f"| {figure} | {_ms(before)} | {_ms(after)} | {after / before:.2f} |")
     sys.stdout.flush()
+
+
+def _ms(value: float) -> str:
+    """Warm searches take a few ms, an append a fraction of one."""
+    return f"{value:.{2 if value < 1 else 1 if value < 100 else 0}f}"
 
 
 if __name__ == "__main__":

@@ -223,11 +223,53 @@ def test_server_killed_after_accepting_is_reported_never_rerun(pair: tuple[Path,
     assert "Written while the server died" not in contents(repo).values()  # not re-run
 
 
+def test_a_late_write_is_asked_after_and_its_answer_given(pair: tuple[Path, Path]) -> None:
+    """No answer within MEMX_SERVER_WRITE_TIMEOUT: the client asks the server what became
+    of its write, waits for it, and ends as the write did, with its output."""
+    repo, _ = pair
+    held = Held(repo)
+    env = {**os.environ, "MEMX_SERVER_WRITE_TIMEOUT": "0.05"}
+    try:
+        proc = subprocess.Popen([*THIN, "add", "--raw", "Slow to land"], cwd=repo, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        log = Path(status()["log"])
+        deadline = time.monotonic() + 30
+        while b"asking the server what became of it" not in log.read_bytes():
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        time.sleep(0.3)  # the write still waits for the lock: the client waits too
+        assert proc.poll() is None
+    finally:
+        held.release()
+    out, err = proc.communicate(timeout=60)
+    [written] = [i for i, text in contents(repo).items() if text == "Slow to land"]
+    assert (proc.returncode, out, err) == (0, f"{written}\n".encode(), b"")
+    assert re.search(r"add: no answer came in time; asking the server what became of it\n"
+                     r".*add: the server finished it: exit 0\n", log.read_text(), re.S)
+
+
+def test_a_failed_late_write_ends_with_its_own_error(pair: tuple[Path, Path]) -> None:
+    repo, _ = pair
+    held = Held(repo)
+    env = {**os.environ, "MEMX_SERVER_WRITE_TIMEOUT": "0.05"}
+    try:  # a feedback vote for a memory that is not there fails, once it has the lock
+        proc = subprocess.Popen([*THIN, "feedback", "zzzzzzzz", "--helpful"], cwd=repo,
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.0)
+    finally:
+        held.release()
+    out, err = proc.communicate(timeout=60)
+    expected = run([*FULL, "feedback", "zzzzzzzz", "--helpful"], repo,
+                   {**os.environ, "MEMX_NO_SERVER": "1"})
+    assert expected[0] != 0 and (proc.returncode, out, err) == expected
+
+
 def test_hung_write_times_out_with_one_line_and_runs_once(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
     held = Held(repo)
-    try:
-        env = {**os.environ, "MEMX_SERVER_WRITE_TIMEOUT": "1"}
+    try:  # still running when the question's own wait ends too
+        env = {**os.environ, "MEMX_SERVER_WRITE_TIMEOUT": "1",
+               "MEMX_SERVER_OUTCOME_TIMEOUT": "1"}
         code, out, err = run([*THIN, "add", "--raw", "Slow to land"], repo, env)
     finally:
         held.release()
@@ -237,6 +279,45 @@ def test_hung_write_times_out_with_one_line_and_runs_once(pair: tuple[Path, Path
     while "Slow to land" not in contents(repo).values() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert list(contents(repo).values()).count("Slow to land") == 1
+
+
+def test_the_server_tells_only_the_outcomes_it_kept(pair: tuple[Path, Path]) -> None:
+    import socket
+
+    from memx_cli import __version__
+    from memx_cli.server import paths
+    from memx_cli.server.protocol import PROTOCOL, recv_frame, recv_json, send_json
+
+    repo, _ = pair
+
+    def ask(request_id: str) -> tuple[dict, ...]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(30)
+            sock.connect(paths.socket_path())
+            send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "outcome",
+                             "id": request_id})
+            header = recv_json(sock)
+            if header["status"] == "ok":
+                return header, recv_frame(sock), recv_frame(sock)
+            return (header,)
+
+    assert ask("0" * 32) == ({"status": "unknown"},)
+    request_id = os.urandom(16).hex()  # a write by hand, as the thin client sends one
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(60)
+        sock.connect(paths.socket_path())
+        send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "run",
+                         "argv": ["add", "--raw", "Asked about afterwards"], "cwd": str(repo),
+                         "env": dict(os.environ), "streams": {}, "write": True,
+                         "id": request_id, "umask": 0o022})
+        assert recv_json(sock) == {"status": "ready", "id": request_id}
+        send_json(sock, {"op": "go", "id": request_id})
+        answer = recv_json(sock), recv_frame(sock), recv_frame(sock)
+    assert answer[0] == {"status": "ok", "code": 0}
+    [written] = [i for i, text in contents(repo).items() if text == "Asked about afterwards"]
+    assert answer[1] == f"{written}\n".encode()
+    assert ask(request_id) == answer
+    assert ask(request_id[:8]) == ({"status": "unknown"},)  # the whole id, never a prefix
 
 
 def test_hung_server_before_accepting_runs_the_write_here_once(pair: tuple[Path, Path]) -> None:
@@ -338,3 +419,18 @@ def test_the_servers_curator_sees_a_hand_edit_made_just_before(memx: Memx, repo:
         assert err == f"skipped (duplicate of {target})\n".encode()
     finally:
         stop_server()
+
+
+def test_the_outcomes_kept_are_bounded_oldest_first() -> None:
+    from memx_cli.server.caller import KEPT_OUTCOMES, Outcomes
+
+    kept = Outcomes()
+    ids = [f"{i:032x}" for i in range(KEPT_OUTCOMES + 2)]
+    for number, request_id in enumerate(ids):
+        kept.running(request_id)
+        assert kept.reply(request_id) == ({"status": "running"}, ())
+        kept.finished(request_id, number % 3, b"out %d" % number, b"")
+    assert kept.reply(ids[0]) == kept.reply(ids[1]) == ({"status": "unknown"}, ())
+    assert kept.reply(ids[2]) == ({"status": "ok", "code": 2}, (b"out 2", b""))
+    assert kept.reply(ids[-1]) == ({"status": "ok", "code": (len(ids) - 1) % 3},
+                                   (b"out %d" % (len(ids) - 1), b""))

@@ -1,6 +1,7 @@
 """One forwarded command run as its caller (issue 15): the caller's environment, working
-directory, umask and output encodings for the length of one request, and the
-acceptance step of a write (protocol.py: ``ready``, then the client's ``go``)."""
+directory, umask and output encodings for the length of one request, the acceptance
+step of a write (protocol.py: ``ready``, then the client's ``go``), and what became of
+the recent writes, for a client that got no answer (``outcome``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ import io
 import os
 import socket
 import sys
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
 from memx_cli.server.protocol import ProtocolError, recv_json, send_json
 
 REQUEST_READ_SECONDS = 5.0
+# Outcomes of accepted writes kept for clients that ask after losing the answer (a
+# client asks within seconds or minutes; the output of a write is a few lines).
+KEPT_OUTCOMES = 64
 
 
 def confirmed(conn: socket.socket, request_id: str) -> bool:
@@ -27,6 +32,32 @@ def confirmed(conn: socket.socket, request_id: str) -> bool:
     except (OSError, ProtocolError):
         return False
     return answer.get("op") == "go" and answer.get("id") == request_id
+
+
+class Outcomes:
+    """What became of the last KEPT_OUTCOMES accepted writes, by request id, in memory:
+    running (None) or finished (exit code, stdout, stderr)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[str, tuple[int, bytes, bytes] | None] = OrderedDict()
+
+    def running(self, request_id: str) -> None:
+        self._kept[request_id] = None
+        while len(self._kept) > KEPT_OUTCOMES:
+            self._kept.popitem(last=False)
+
+    def finished(self, request_id: str, code: int, out: bytes, err: bytes) -> None:
+        if request_id in self._kept:
+            self._kept[request_id] = (code, out, err)
+
+    def reply(self, request_id: str) -> tuple[dict[str, Any], tuple[bytes, ...]]:
+        """The answer to ``{"op": "outcome", "id"}`` (protocol.py): header and frames."""
+        if request_id not in self._kept:
+            return {"status": "unknown"}, ()
+        done = self._kept[request_id]
+        if done is None:
+            return {"status": "running"}, ()
+        return {"status": "ok", "code": done[0]}, done[1:]
 
 
 @contextlib.contextmanager

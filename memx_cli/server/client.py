@@ -13,8 +13,12 @@ server did not finish is printed, so a fallback never repeats output.
 A write runs exactly once. The server answers ``ready`` before it runs one, and runs it
 only once the client has answered ``go``; a client that saw no ``ready`` in time never
 says ``go`` and runs the write itself. Once ``go`` is sent the client never runs it:
-it waits (``MEMX_SERVER_WRITE_TIMEOUT``, 120 s) and, when no answer comes, says in one
-line (exit 3) that the outcome is unknown and how to check.
+it waits (``MEMX_SERVER_WRITE_TIMEOUT``, 120 s); when no answer comes, or the connection
+breaks, it connects once more and asks the server what became of the write (protocol.py,
+``outcome``), waiting up to ``MEMX_SERVER_OUTCOME_TIMEOUT`` (30 s) for the answer:
+finished, it ends as the write did (its output, its exit code); otherwise (no server,
+an id the server does not hold, still no answer) it says in one line (exit 3) that the
+outcome is unknown and how to check.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ WRITES = frozenset({"add", "feedback", "remember"})
 FORWARDED = READS | WRITES
 DEFAULT_TIMEOUT = 5.0
 WRITE_TIMEOUT = 120.0
+OUTCOME_TIMEOUT = 30.0  # the wait for the answer about a write that gave none
 EXIT_UNKNOWN = 3  # memx_cli.errors.EXIT_INTERNAL (not imported: the thin path stays thin)
 
 
@@ -126,7 +131,7 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         header = recv_json(sock)
         status = header.get("status")
         if write and status == "ready" and header.get("id") == request_id:
-            return _accepted(sock, request_id), False
+            return _accepted(sock, request_id, path, argv[0]), False
         if status == "ok":  # (a write is only ever "ok" after "go"; kept for safety)
             out, err = recv_frame(sock), recv_frame(sock)
             return (int(header["code"]), out, err), False
@@ -157,10 +162,12 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         sock.close()
 
 
-def _accepted(sock: socket.socket, request_id: str) -> tuple[int, bytes, bytes]:
+def _accepted(sock: socket.socket, request_id: str, path: str,
+              command: str) -> tuple[int, bytes, bytes]:
     """Say ``go`` for a write the server is ready to run, then wait for its outcome.
     Until ``go`` is sent whole the server cannot have run it (an error raised here is a
-    fallback); after that, no answer is _Unknown, never a second run."""
+    fallback); after that, no answer is a question about it (``_asked``), then
+    _Unknown, never a second run."""
     from memx_cli.server.protocol import ProtocolError, recv_frame, recv_json, send_json
 
     send_json(sock, {"op": "go", "id": request_id})
@@ -171,11 +178,46 @@ def _accepted(sock: socket.socket, request_id: str) -> tuple[int, bytes, bytes]:
             raise _Unknown(f"it answered {header.get('status')!r}")
         return int(header["code"]), recv_frame(sock), recv_frame(sock)
     except TimeoutError:
-        raise _Unknown("no answer came in time") from None
+        reason = "no answer came in time"
     except KeyboardInterrupt:  # the server goes on with it: say so, as for a timeout
         raise _Unknown("the wait was interrupted") from None
     except (OSError, ProtocolError, ValueError, KeyError, TypeError) as exc:
-        raise _Unknown(f"the connection broke ({exc})") from None
+        reason = f"the connection broke ({exc})"
+    sock.close()
+    return _asked(path, request_id, command, reason)
+
+
+def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, bytes, bytes]:
+    """Ask the server, on one new connection, what became of the write ``request_id``:
+    its outcome once it has finished, else _Unknown (with the first ``reason``)."""
+    import socket
+
+    from memx_cli import __version__
+    from memx_cli.server import paths
+    from memx_cli.server.protocol import PROTOCOL, recv_frame, recv_json, send_json
+
+    paths.log_line(f"{command}: {reason}; asking the server what became of it")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(_timeout())
+        sock.connect(path)
+        send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "outcome",
+                         "id": request_id})
+        # the server answers one request at a time: a write still running first ends
+        sock.settimeout(_timeout("MEMX_SERVER_OUTCOME_TIMEOUT", OUTCOME_TIMEOUT))
+        header = recv_json(sock)
+        if header.get("status") == "ok":
+            code, out, err = int(header["code"]), recv_frame(sock), recv_frame(sock)
+            paths.log_line(f"{command}: the server finished it: exit {code}")
+            return code, out, err
+        paths.log_line(f"{command}: the server answered {header.get('status')!r}")
+    except KeyboardInterrupt:
+        pass
+    except Exception as exc:  # no server, a timeout, a broken connection: unknown
+        paths.log_line(f"{command}: asking failed: {exc}")
+    finally:
+        sock.close()
+    raise _Unknown(reason)
 
 
 def _unknown(command: str, reason: str) -> None:

@@ -30,7 +30,13 @@ from typing import Any
 
 from memx_cli import __version__
 from memx_cli.server import paths
-from memx_cli.server.caller import REQUEST_READ_SECONDS, as_caller, captured, confirmed
+from memx_cli.server.caller import (
+    REQUEST_READ_SECONDS,
+    Outcomes,
+    as_caller,
+    captured,
+    confirmed,
+)
 from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 from memx_cli.server.watch import Freshness, Watcher
 
@@ -55,6 +61,7 @@ class Daemon:
         self._stop = False
         self._used: tuple[Any, ...] | None = None  # the searcher key of this request
         self._compacted = True  # nothing served yet: nothing to fold
+        self.outcomes = Outcomes()  # of recent writes, for a client that lost the answer
 
     # ------------------------------------------------------------------ serving
 
@@ -132,6 +139,9 @@ class Daemon:
                     if request.get("write") and header["status"] == "ok":
                         conn.close()  # the client is done: it need not wait for this
                         self.refresh_written()
+            elif op == "outcome":  # after the write: one request at a time
+                header, frames = self.outcomes.reply(str(request.get("id")))
+                send_json(conn, header, *frames)
             elif op == "status":
                 send_json(conn, {"status": "ok", **self.status()})
             elif op == "stop":
@@ -224,6 +234,7 @@ class Daemon:
                 return None
             if write:
                 log.info(f"{argv[0]} {request_id[:8]}: accepted")
+                self.outcomes.running(request_id)
             cli.warm_searcher = self.searcher
             write_path.warm_index = self.write_index
             self._used = None
@@ -246,6 +257,7 @@ class Daemon:
             sys.stderr.flush()
             if write:
                 log.info(f"{argv[0]} {request_id[:8]}: done, exit {code}")
+                self.outcomes.finished(request_id, code, out.getvalue(), err.getvalue())
             return {"status": "ok", "code": code}, out.getvalue(), err.getvalue()
 
     def write_index(self, store: Any, model: str | None) -> Any:

@@ -13,6 +13,13 @@ client sends ``{"op": "go", "id"}``, and only then does the server run it and se
 usual ``ok`` reply. A server that gets no ``go`` never runs it; a client that sent ``go``
 never runs it again.
 
+A client that got no reply to a write it said ``go`` to asks, on a new connection,
+``{"op": "outcome", "id"}``. The server keeps the outcomes of its recent writes in
+memory and answers as for the run (``ok``, then standard output and error), or
+``{"status": "running"}``, or ``{"status": "unknown"}`` (an id it does not hold: another
+server, or a write too long ago). It answers one request at a time, so a question about
+a write still running is answered when that write ends.
+
 Imported by the thin client: ``json`` and ``socket`` only.
 """
 
@@ -22,7 +29,7 @@ import json
 import socket
 from typing import Any
 
-PROTOCOL = 2  # 2: writes (ready / go)
+PROTOCOL = 3  # 2: writes (ready / go); 3: outcome
 MAX_FRAME = 64 * 1024 * 1024
 
 
