@@ -354,3 +354,44 @@ def test_the_server_ends_itself_when_idle(repo: Path, monkeypatch: pytest.Monkey
     assert not status()["running"]
     assert not Path(info["socket"]).exists()
     assert "idle; exiting" in Path(info["log"]).read_text()
+
+
+def test_status_text_shows_every_counter_of_the_json(served: Path) -> None:
+    run([*THIN, "search", "webhook"], served)
+    info = status()
+    code, out, err = run([*FULL, "server", "status"], served)
+    assert code == 0 and err == b""
+    lines = out.decode().splitlines()
+    assert lines[0].startswith(f"running: pid {info['pid']}, memx {info['version']}, up ")
+    assert f"  serving {served}" in lines
+    assert f"scans: {info['scans']}" in lines and f"marks_late: {info['marks_late']}" in lines
+    shown = {"running", "problem", "note", "pid", "version", "uptime", "started", "requests",
+             "idle_timeout", "repositories", "socket", "log"}
+    named = {line.split(":")[0].split(".")[0] for line in lines}
+    assert set(info) - shown <= named and set(info) - shown >= {"scans", "marks_late"}
+
+
+def test_status_text_prints_what_the_payload_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    from memx_cli.cli.server import _show
+
+    _show({"running": True, "pid": 42, "version": "9.9", "uptime": 12.5, "requests": 3,
+           "idle_timeout": 900.0, "started": 1.0, "repositories": ["/w/a"],
+           "socket": "/run/s.sock", "log": "/l/server.log", "scans": 2, "marks_late": 0,
+           "watched": ["/w/a/.memx", "/w/b/.memx"], "proto": 3,
+           "watcher": {"events": 17, "overflows": 0, "ratio": 0.25, "busy": False},
+           "new_counter": None, "queues": []}, as_json=False)
+    assert capsys.readouterr().out == (
+        "running: pid 42, memx 9.9, up 12.5 s, 3 requests, idle timeout 900 s\n"
+        "  serving /w/a\n"
+        "socket:  /run/s.sock\n"
+        "log:     /l/server.log\n"
+        "marks_late: 0\n"
+        "new_counter: none\n"
+        "proto: 3\n"
+        "queues: none\n"
+        "scans: 2\n"
+        "watched: /w/a/.memx, /w/b/.memx\n"
+        "watcher.busy: false\n"
+        "watcher.events: 17\n"
+        "watcher.overflows: 0\n"
+        "watcher.ratio: 0.25\n")

@@ -24,7 +24,8 @@ def server_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help='Print {"server": {"running", '
               '"socket", "log", "pid", "version", ...}}.')
 def status_cmd(as_json: bool) -> None:
-    """Say whether a server is running, and what it serves."""
+    """Say whether a server is running, what it serves, and its counters (every field
+    of --json: full scans of the stores, late watcher marks, ...)."""
     from memx_cli.server.control import status
 
     _show(status(), as_json)
@@ -63,6 +64,12 @@ def stop_cmd(as_json: bool) -> None:
         click.echo("stopped the memx server" if stopped else "no memx server was running")
 
 
+# What the first lines of the text status say; every other key is printed as it comes
+# (the counters: scans, late marks, what the watcher adds), so none is left out.
+_SHOWN = frozenset({"running", "problem", "note", "pid", "version", "uptime", "started",
+                    "requests", "idle_timeout", "repositories", "socket", "log"})
+
+
 def _show(info: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json({"server": info})
@@ -79,3 +86,23 @@ def _show(info: dict[str, Any], as_json: bool) -> None:
             click.echo(f"  serving {repo}")
     click.echo(f"socket:  {info['socket']}")
     click.echo(f"log:     {info['log']}")
+    for name, value in _flat({k: v for k, v in info.items() if k not in _SHOWN}):
+        click.echo(f"{name}: {value}")
+
+
+def _flat(values: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """(name, text) of each value, by name; a nested object's keys as ``name.key``."""
+    lines: list[tuple[str, str]] = []
+    for name in sorted(values):
+        value = values[name]
+        if isinstance(value, dict):
+            lines.extend(_flat(value, f"{prefix}{name}."))
+        elif isinstance(value, (list, tuple)):
+            lines.append((prefix + name, ", ".join(str(v) for v in value) or "none"))
+        elif isinstance(value, bool) or value is None:
+            lines.append((prefix + name, {True: "true", False: "false", None: "none"}[value]))
+        elif isinstance(value, float):
+            lines.append((prefix + name, f"{value:g}"))
+        else:
+            lines.append((prefix + name, str(value)))
+    return lines
