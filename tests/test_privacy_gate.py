@@ -219,10 +219,9 @@ RAW_WRITERS = {
     "memx_cli/store/intents.py": "ids and record digests; repaired memory files after the "
     "store's masker",
     "memx_cli/store/repo.py": "the config header", "memx_cli/config.py": "settings, "
-    "checked by _refuse_secret", "memx_cli/store/recall.py": "recall counts by id",
+    "checked by _refuse_secret", "memx_cli/store/ledger.py": "recall counts and co-recall pairs by id",
     "memx_cli/githooks/impl.py": "hashes of reflected commits",
     "memx_cli/githooks/install.py": "hook shims from the template",
-    "memx_cli/generator/polyphonic.py": "co-recall counts by id",
     "memx_cli/generator/context.py": "policies read from (masked) memory files",
     "memx_cli/cli/edit.py": "the draft of a stored memory", "memx_cli/curator/review.py":
     "ignored id pairs", "memx_cli/anchors/verify.py": "paths, hashes and line numbers",
