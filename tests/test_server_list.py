@@ -142,7 +142,10 @@ def test_a_repeated_list_decodes_nothing_until_the_index_changes(
     def listed() -> bytes:
         decoded.clear()
         header, out, err = server.run(request)
-        assert header == {"status": "ok", "code": 0} and err == b"", err
+        # on a loaded machine the watcher may say it checks in full: not an error
+        said = [line for line in err.decode().splitlines()
+                if not line.startswith("memx: note: the watch mark of ")]
+        assert header == {"status": "ok", "code": 0} and said == [], err
         return out
 
     try:

@@ -33,10 +33,13 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((100, 20)).columns
 
 
-def summary(mem: Memory, short_id: str, marks: str = "") -> str:
+def summary(mem: Memory, short_id: str, marks: str = "", width: int | None = None) -> str:
+    """One line for ``mem``, cut to ``width`` (the terminal's when not given: a caller
+    printing many lines asks once, not per line)."""
     tags = f" [{', '.join(mem.tags)}]" if mem.tags else ""
     head = f"{short_id}  {mem.kind:<6} {mem.scope:<8}"
-    room = max(terminal_width() - len(head) - len(tags) - len(marks) - 2, 20)
+    width = terminal_width() if width is None else width
+    room = max(width - len(head) - len(tags) - len(marks) - 2, 20)
     return f"{head} {one_line(mem.content, room)}{tags}{marks}"
 
 

@@ -3,7 +3,14 @@ from __future__ import annotations
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, link_marks, memory_json, summary, warn_problems
+from memx_cli.cli._output import (
+    emit_json,
+    link_marks,
+    memory_json,
+    summary,
+    terminal_width,
+    warn_problems,
+)
 
 
 @click.command("list")
@@ -32,8 +39,11 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
         emit_json({"memories": [memory_json(m) for m in chosen]})
         return
     short = abbreviate(found)
-    for mem in chosen:
-        marks = link_marks(mem.supersedes, mem.superseded_by, mem.conflicts_with, short)
-        click.echo(summary(mem, short[mem.id], marks))
+    width = terminal_width()  # once: 10k lines asked for it 10k times (issue 15)
+    lines = [summary(mem, short[mem.id], link_marks(mem.supersedes, mem.superseded_by,
+                                                     mem.conflicts_with, short), width)
+             for mem in chosen]
+    if lines:
+        click.echo("\n".join(lines))
     if not chosen and not problems:
         click.echo("No memories." if not found else "No memories match.", err=True)
