@@ -23,12 +23,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from paired import paired_args, print_pairs
-from run import SEED, commit_store, isolate, new_repo, synthetic_memory, write_store
+from paired import paired_main, store_copies
+from run import SEED, synthetic_memory
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -44,17 +43,8 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str, dict[str, float]]:
     rng = random.Random(SEED + size)
-    base = new_repo(tmp / f"base-{size}")
-    write_store(base, size, rng)
-    commit_store(base)
-    roots, envs = {}, {}
-    for name in bins:
-        roots[name] = tmp / f"{name}-{size}"
-        shutil.copytree(base, roots[name], symlinks=True)
-        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
-                       check=False)
-        envs[name] = {**os.environ, "MEMX_SERVER_DIR": str(tmp / f"run-{name}")}
-    shutil.rmtree(base)
+    roots = store_copies(size, tmp, bins, rng)
+    envs = {name: {**os.environ, "MEMX_SERVER_DIR": str(tmp / f"run-{name}")} for name in bins}
     quiet = {name: {**env, "MEMX_NO_SERVER": "1"} for name, env in envs.items()}
     served = {name: {k: v for k, v in env.items() if k != "MEMX_NO_SERVER"}
               for name, env in envs.items()}
@@ -85,28 +75,27 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
                                 ).append(timed([memx, "search", texts[2 * i + 1][:40], "--mode",
                                                 "hybrid", "--json"], root, served[name]))
     finally:
-        for name, folder in bins.items():
-            subprocess.run([str(folder / "memx"), "server", "stop"], cwd=roots[name],
-                           env=served[name], capture_output=True, check=False)
-            shutil.rmtree(roots[name], ignore_errors=True)
+        stop_servers(bins, roots, served)
+        for root in roots.values():
+            shutil.rmtree(root, ignore_errors=True)
+    return medians(out)
+
+
+def stop_servers(bins: dict[str, Path], roots: dict[str, Path],
+                 envs: dict[str, dict[str, str]]) -> None:
+    """Stop each install's own memx server."""
+    for name, folder in bins.items():
+        subprocess.run([str(folder / "memx"), "server", "stop"], cwd=roots[name],
+                       env=envs[name], capture_output=True, check=False)
+
+
+def medians(out: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, float]]:
     return {name: {k: statistics.median(v) for k, v in rows.items()}
             for name, rows in out.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = paired_args(argv, __doc__, runs=9)
-    bins = {"before": args.before, "after": args.after}
-    with tempfile.TemporaryDirectory(prefix="memx-add-paired-") as name:
-        tmp = Path(name)
-        isolate(tmp / "home")
-        floor = statistics.median(timed([sys.executable, "-c", "pass"], tmp, dict(os.environ))
-                                  for _ in range(5))
-        print(f"`python -c pass`: {floor:.0f} ms")
-        for size in (int(s) for s in args.sizes.split(",")):
-            result = figures(size, tmp, bins, args.runs)
-            print_pairs(f"{size} memories (medians of {args.runs}, ms; installs interleaved)",
-                        result)
-    return 0
+    return paired_main(argv, __doc__, figures, runs=9)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -44,17 +45,7 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int,
     from memx_cli.store.memory import dump
 
     rng = random.Random(SEED + size)
-    base = new_repo(tmp / f"base-{size}")
-    write_store(base, size, rng)
-    commit_store(base)
-    roots = {}
-    for name in bins:
-        roots[name] = tmp / f"{name}-{size}"
-        shutil.copytree(base, roots[name], symlinks=True)
-        # as the user's next `git status` does after a copy: git's stat cache
-        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
-                       check=False)
-    shutil.rmtree(base)
+    roots = store_copies(size, tmp, bins, rng)
     out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
 
     def each(figure: str, args: Callable[[int], list[str]], count: int,
@@ -103,6 +94,24 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int,
             for name, figs in out.items()}
 
 
+def store_copies(size: int, tmp: Path, bins: dict[str, Path],
+                 rng: random.Random) -> dict[str, Path]:
+    """One store of ``size`` memories written and committed as `run.py` does, copied
+    once per install (each keeps its own `.memx/cache/`)."""
+    base = new_repo(tmp / f"base-{size}")
+    write_store(base, size, rng)
+    commit_store(base)
+    roots = {}
+    for name in bins:
+        roots[name] = tmp / f"{name}-{size}"
+        shutil.copytree(base, roots[name], symlinks=True)
+        # as the user's next `git status` does after a copy: git's stat cache
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
+                       check=False)
+    shutil.rmtree(base)
+    return roots
+
+
 def paced_child(bin_dir: Path, root: Path, texts: list[str]) -> list[float]:
     """The times of ``texts`` searched 1 s apart by a watched Searcher of the install in
     ``bin_dir`` (bench/paced.py under that install's interpreter)."""
@@ -135,6 +144,27 @@ def main(argv: list[str] | None = None) -> int:
             result = figures(size, tmp, bins, args.runs, args.paced)
             print_pairs(f"{size} memories (medians, ms; before and after interleaved)",
                         result)
+    return 0
+
+
+Figures = Callable[[int, Path, dict[str, Path], int], dict[str, dict[str, float]]]
+
+
+def paired_main(argv: list[str] | None, doc: str, figures: Figures, runs: int) -> int:
+    """The main of a paired script: BEFORE_BIN AFTER_BIN [--sizes] [--runs], an isolated
+    home, the `python -c pass` floor, then ``figures`` per size as one table each."""
+    args = paired_args(argv, doc, runs=runs)
+    bins = {"before": args.before, "after": args.after}
+    with tempfile.TemporaryDirectory(prefix="memx-paired-") as name:
+        tmp = Path(name)
+        isolate(tmp / "home")
+        floor = statistics.median(run_child([sys.executable, "-c", "pass"], tmp).seconds
+                                  for _ in range(5)) * 1000
+        print(f"`python -c pass`: {floor:.0f} ms; load average {os.getloadavg()[0]:.1f}")
+        for size in (int(s) for s in args.sizes.split(",")):
+            result = figures(size, tmp, bins, args.runs)
+            print_pairs(f"{size} memories (medians of {args.runs}, ms; installs "
+                        "interleaved)", result)
     return 0
 
 

@@ -21,15 +21,13 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from add_paired import timed
-from paired import paired_args, print_pairs
-from run import SEED, commit_store, isolate, new_repo, queries, write_store
+from add_paired import medians, stop_servers, timed
+from paired import paired_main, store_copies
+from run import SEED, queries
 
 CHILD_ROUNDS = 4  # child processes per install for the in-process rows
 
@@ -53,19 +51,11 @@ def child(bin_dir: Path, *args: str) -> dict[str, list[float]]:
 
 def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str, dict[str, float]]:
     rng = random.Random(SEED + size)
-    base = new_repo(tmp / f"base-{size}")
-    write_store(base, size, rng)
-    commit_store(base)
-    roots, served = {}, {}
-    for name in bins:
-        roots[name] = tmp / f"{name}-{size}"
-        shutil.copytree(base, roots[name], symlinks=True)
-        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=roots[name],
-                       check=False)
-        full_corecall(roots[name], random.Random(SEED))
-        env = {k: v for k, v in os.environ.items() if k != "MEMX_NO_SERVER"}
-        served[name] = {**env, "MEMX_SERVER_DIR": str(tmp / f"run-{name}")}
-    shutil.rmtree(base)
+    roots = store_copies(size, tmp, bins, rng)
+    env = {k: v for k, v in os.environ.items() if k != "MEMX_NO_SERVER"}
+    served = {name: {**env, "MEMX_SERVER_DIR": str(tmp / f"run-{name}")} for name in bins}
+    for root in roots.values():
+        full_corecall(root, random.Random(SEED))
     out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
 
     def add(name: str, row: str, values: list[float]) -> None:
@@ -88,9 +78,7 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
                 add(name, "`memx list --json` through the server, whole process",
                     [timed([memx, "list", "--json"], root, served[name])])
     finally:
-        for name, folder in bins.items():
-            subprocess.run([str(folder / "memx"), "server", "stop"], cwd=roots[name],
-                           env=served[name], capture_output=True, check=False)
+        stop_servers(bins, roots, served)
     for i in range(CHILD_ROUNDS):
         for name in bins if i % 2 == 0 else reversed(bins):
             listed = child(bins[name], "list", str(roots[name]), "5")
@@ -102,23 +90,11 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int) -> dict[str,
             add(name, "co-recall bookkeeping of one search", poly["record"])
     for root in roots.values():
         shutil.rmtree(root, ignore_errors=True)
-    return {name: {k: statistics.median(v) for k, v in rows.items()}
-            for name, rows in out.items()}
+    return medians(out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = paired_args(argv, __doc__, runs=9)
-    bins = {"before": args.before, "after": args.after}
-    with tempfile.TemporaryDirectory(prefix="memx-warm-paired-") as name:
-        tmp = Path(name)
-        isolate(tmp / "home")
-        floor = statistics.median(timed([sys.executable, "-c", "pass"], tmp, dict(os.environ))
-                                  for _ in range(5))
-        print(f"`python -c pass`: {floor:.0f} ms; load average {os.getloadavg()[0]:.1f}")
-        for size in (int(s) for s in args.sizes.split(",")):
-            result = figures(size, tmp, bins, args.runs)
-            print_pairs(f"{size} memories (medians, ms; installs interleaved)", result)
-    return 0
+    return paired_main(argv, __doc__, figures, runs=9)
 
 
 if __name__ == "__main__":
