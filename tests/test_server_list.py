@@ -165,5 +165,9 @@ def test_a_repeated_list_decodes_nothing_until_the_index_changes(
         out = listed()
         assert b"two approvals" not in out and b"Thursdays" in out and decoded
         assert listed() == out and decoded == []
+        monkeypatch.setattr(listing, "KEPT_LISTING", 1)  # more than that: not kept
+        memx.ok("add", "--raw", "Tags are signed")
+        assert b"signed" in listed() and len(decoded) == 3
+        assert b"signed" in listed() and len(decoded) == 3
     finally:
         server.watcher.stop()
