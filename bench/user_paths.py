@@ -64,13 +64,17 @@ def paced_warm(root: Path, queries: Sequence[str], watched: bool = False) -> lis
     the file watcher the MCP server and the memx server use (issue 15), else the
     time-based re-check of every file."""
     from memx_cli.generator.search import Searcher
-    from memx_cli.server.watch import Freshness, Watcher
+    from memx_cli.server import watch
     from memx_cli.store.repo import Repo
 
+    try:  # the watcher of this install (the drained inotify one since issue 15's fifth
+        from memx_cli.server.drain import open_watcher  # session), else the observer
+    except ImportError:
+        open_watcher = watch.Watcher
     searcher = Searcher(Repo.discover(root))
-    watcher = Watcher() if watched else None
+    watcher = open_watcher() if watched else None
     if watcher is not None:
-        searcher.watch = Freshness(watcher)
+        searcher.watch = watch.Freshness(watcher)
     try:
         searcher.search("warm up", mode="hybrid", record_recalls=False)
         times = []

@@ -35,16 +35,32 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.fixture(params=["inotify", "observer"])
+def watch_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each watcher ``open_watcher`` can give (server/drain.py): inotify read at settle
+    time, and watchdog's observer with marks (where inotify is missing)."""
+    monkeypatch.setenv("MEMX_WATCH", request.param)
+    return str(request.param)
+
+
+def open_watcher(kind: str) -> Any:
+    from memx_cli.server.drain import open_watcher
+
+    watcher = open_watcher()
+    assert watcher.kind == kind
+    return watcher
+
+
 @pytest.fixture
-def watched(memx: Memx, repo: Path) -> Iterator[tuple[Any, Path]]:
+def watched(memx: Memx, repo: Path, watch_kind: str) -> Iterator[tuple[Any, Path]]:
     """A watched Searcher (as the memx and MCP servers hold one) over a store with one
     memory about the nightly build, and that memory's file."""
     from memx_cli.generator.search import Searcher
-    from memx_cli.server.watch import Freshness, Watcher
+    from memx_cli.server.watch import Freshness
 
     memx.ok("add", "--raw", "The nightly build publishes wheels to the mirror")
     [path] = (repo / ".memx" / "memories").glob("*.yaml")
-    watcher = Watcher()
+    watcher = open_watcher(watch_kind)
     try:
         searcher = Searcher(Repo(repo))
         searcher.watch = Freshness(watcher)
@@ -76,13 +92,14 @@ def test_no_event_no_scan_and_an_in_place_write_is_seen(
     assert not list((repo / ".memx" / "local").glob("server-watch-*"))
 
 
-def test_mcp_search_sees_an_in_place_write_at_once(memx: Memx, repo: Path,
-                                                   scans: list[str]) -> None:
+def test_mcp_search_sees_an_in_place_write_at_once(memx: Memx, repo: Path, scans: list[str],
+                                                   watch_kind: str) -> None:
     from memx_cli.agents.mcp_server import MemoryService
 
     memx.ok("add", "--raw", "Feature flags live in the flags.toml file")
     [path] = (repo / ".memx" / "memories").glob("*.yaml")
     service = MemoryService(Repo(repo))
+    assert service.watcher.kind == watch_kind
     try:
         assert service.search("feature flags", "keyword", None, 5)["results"]
         first = len(scans)
@@ -97,6 +114,8 @@ def test_mcp_search_sees_an_in_place_write_at_once(memx: Memx, repo: Path,
 
 def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Path,
                                                           tmp_path: Path) -> None:
+    """The observer's: a store where its mark cannot be written (the drained watcher
+    needs no mark: test_watch_drain.py)."""
     from types import SimpleNamespace
 
     from memx_cli.server.watch import UNWATCHED_MAX_AGE, Freshness, Watcher

@@ -61,9 +61,10 @@ class MemoryService:
         self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}")
         # Issue 15: the stores are watched, so a call re-checks only a store whose files
         # changed (a write in place included) instead of stat-ing every file each second.
-        from memx_cli.server.watch import Freshness, Watcher
+        from memx_cli.server.drain import open_watcher
+        from memx_cli.server.watch import Freshness
 
-        self.watcher = Watcher()
+        self.watcher = open_watcher()
         self.memx.searcher.watch = Freshness(self.watcher)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
 

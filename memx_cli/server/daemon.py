@@ -37,8 +37,9 @@ from memx_cli.server.caller import (
     captured,
     confirmed,
 )
+from memx_cli.server.drain import open_watcher
 from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
-from memx_cli.server.watch import Freshness, Watcher
+from memx_cli.server.watch import Freshness
 
 log = logging.getLogger("memx.server")
 
@@ -55,7 +56,7 @@ class Daemon:
         self.started = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
-        self.watcher = Watcher()
+        self.watcher = open_watcher()
         self.searchers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self.socket_path = ""
         self._stop = False
@@ -96,6 +97,9 @@ class Daemon:
                 try:
                     conn, _ = listener.accept()
                 except TimeoutError:
+                    # inotify: count what queued up meanwhile (the observer's thread
+                    # needs no help), so a quiet spell's writes never overflow it
+                    self.watcher.settle(())
                     self.compact_when_idle()
                     continue
                 with conn:
@@ -205,7 +209,11 @@ class Daemon:
                 # full stat scans of the warm stores' files (the watcher could not vouch)
                 "scans": sum(index.scans for searcher in self.searchers.values()
                              for index in searcher.indexes),
-                "marks_late": self.watcher.late}
+                # how the stores are watched (inotify read at settle time, or the
+                # observer with marks), its marks not back in time (the observer's
+                # only) and the kernel's overflowed queues: each a full check
+                "watch": self.watcher.kind, "marks_late": self.watcher.late,
+                "overflows": self.watcher.overflows}
 
     # ------------------------------------------------------------------ running
 

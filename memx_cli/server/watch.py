@@ -35,9 +35,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from watchdog.events import FileSystemEventHandler
+
+if TYPE_CHECKING:
+    from memx_cli.server.drain import Drain
 
 log = logging.getLogger("memx.server")
 
@@ -58,6 +61,11 @@ _OVERFLOW_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify
 
 
 _EPOCHS = itertools.count(1)
+
+
+def memory_id(name: str) -> str | None:
+    """The id of a memory file's name, None for a name the full check skips."""
+    return name[:-5] if name[:1] != "." and name.endswith(".yaml") and len(name) > 5 else None
 
 
 class Root:
@@ -119,8 +127,9 @@ class Root:
             if directory or path in (self.memories, self.archive):
                 self.changed(None)
             return  # a file in a sub-folder: no memory file (the scan skips folders)
-        if name[:1] != "." and name.endswith(".yaml") and len(name) > 5:
-            self.changed(name[:-5])
+        found = memory_id(name)
+        if found is not None:
+            self.changed(found)
 
     def changed(self, memory_id: str | None, gone: bool = False) -> None:
         """Note an event: for the file of ``memory_id``, or (None) one the watcher
@@ -184,7 +193,10 @@ class Root:
 
 
 class Watcher:
-    """All the store directories one process watches, on one watchdog observer."""
+    """All the store directories one process watches, on one watchdog observer (where
+    inotify cannot be read at settle time: server/drain.py ``open_watcher``)."""
+
+    kind = "observer"
 
     def __init__(self) -> None:
         self.roots: dict[str, Root] = {}
@@ -193,6 +205,7 @@ class Watcher:
         self._lock = threading.Lock()
         self._overflow = _Overflow(self)
         self.late = 0  # marks not back in time (each a full check)
+        self.overflows = 0  # the kernel dropped events (each a full check of all)
 
     def root(self, path: Path) -> Root | None:
         """The watched root for a store directory (watched from now on), or None when it
@@ -253,6 +266,7 @@ class Watcher:
     def lost(self) -> None:
         """The kernel dropped events (watchdog said so): every root scans once."""
         with self._lock:
+            self.overflows += 1
             roots = list(self.roots.values())
         for root in roots:
             root.lost()
@@ -289,7 +303,7 @@ class Freshness:
     """A Searcher's view of the watcher (``Searcher.watch``): for each store, the watch
     (epoch) and event number its index was last synced at."""
 
-    def __init__(self, watcher: Watcher):
+    def __init__(self, watcher: Watcher | Drain):
         self.watcher = watcher
         self.synced: dict[str, tuple[int, int]] = {}
 
