@@ -1,29 +1,30 @@
 """Which memory files changed since a searcher last synced a store: file-system events,
 not stat scans (issue 15).
 
-A ``Watcher`` watches each store directory (``.memx/``, the global store, a source's
-store) recursively with watchdog (inotify on Linux). An event for a memory file
-(``memories/ID.yaml``, ``archive/ID.yaml``: created, closed after writing, moved from or
-to, deleted) notes that id in the store's journal. ``Freshness`` is
-what a long-lived ``Searcher`` asks before syncing each store: nothing changed since its
-last sync -> no check at all; only files it can name -> the index re-reads just those
-(``StoreIndex.sync(known=...)``: their stat and manifest rows, as after memx's own
-writes); anything else -> the full check (a stat of every file). The watcher cannot
-vouch for, and so leaves to the full check: an event for a folder (a folder made, moved
-or removed in the store: a checkout, a restore), more than ``MAX_KNOWN`` changed files
-since the searcher's last sync, a mark not back in time (below), events the kernel
-dropped (its queue overflowed), and a store seen for the first time or watched anew.
-Files in the memory folders that are no memory files (an editor's swap and backup
-files, dot files, other names) are what the full check skips too: they wake nothing.
+A ``Root`` is one watched store directory (``.memx/``, the global store, a source's
+store) and its journal: an event for a memory file (``memories/ID.yaml``,
+``archive/ID.yaml``: created, closed after writing, moved from or to, deleted) notes that
+id. ``Freshness`` is what a long-lived ``Searcher`` asks before syncing each store:
+nothing changed since its last sync -> no check at all; only files it can name -> the
+index re-reads just those (``StoreIndex.sync(known=...)``: their stat and manifest rows,
+as after memx's own writes); anything else -> the full check (a stat of every file). The
+watcher cannot vouch for, and so leaves to the full check: an event for a folder (a
+folder made, moved or removed in the store: a checkout, a restore), more than
+``MAX_KNOWN`` changed files since the searcher's last sync, a mark not back in time
+(below), events the kernel dropped (its queue overflowed), and a store seen for the
+first time or watched anew. Files in the memory folders that are no memory files (an
+editor's swap and backup files, dot files, other names) are what the full check skips
+too: they wake nothing.
 
-Events arrive on the watcher's thread a moment after the write. So that a search right
-after a write (an editor's save, ``open(path, "w")``) sees it, ``settle`` writes a mark
-file of this process inside each store and waits for the mark's own event: inotify
-delivers one instance's events in order, so every earlier write has been counted by
-then. A mark that does not come back in time counts as a change (a full sync, never a
-stale answer). A store that cannot be watched falls back to the time-based re-check.
+Two watchers fill the journal. On Linux, server/drain.py reads inotify when a request
+settles (no thread, no mark). Elsewhere, or with ``MEMX_WATCH=observer``, the
+``Watcher`` here: watchdog's observer, each store watched recursively. Its events
+arrive on watchdog's threads a moment after the write, so ``settle`` writes a mark file
+of this process inside each store and waits for the mark's own event: one watch
+delivers its events in order, so every earlier write has been counted by then. A mark
+that does not come back in time counts as a change (a full sync, never a stale answer).
+A store that cannot be watched falls back to the time-based re-check.
 """
-
 from __future__ import annotations
 
 import itertools
@@ -87,8 +88,9 @@ class Root:
         self.memories = os.path.join(path, "memories")
         self.archive = os.path.join(path, "archive")
         self.alive = True
-        # False once the mark cannot be written (a read-only store): then the
-        # time-based re-check, since settle could not vouch for it
+        # False once the watcher cannot vouch for the store (the observer's mark cannot
+        # be written: a read-only store; a folder inotify cannot watch): the
+        # time-based re-check
         self.markable = True
         # Mark N is the file "<prefix>N": an event names the mark it is about, so the
         # several events one file creation makes (created, closed) are not miscounted.
