@@ -297,3 +297,28 @@ def test_an_empty_settle_costs_microseconds(tmp_path: Path) -> None:
         assert (time.perf_counter() - start) / 200 < 0.0005
     finally:
         watcher.stop()
+
+
+def test_a_failed_read_of_the_queue_is_a_full_check(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.server import inotify
+    from memx_cli.server.drain import Drain
+
+    (tmp_path / "memories").mkdir()
+    watcher = Drain()
+    try:
+        root = watcher.root(tmp_path)
+        assert root is not None
+        watcher.settle()
+        seen = root.changes
+        assert root.since(seen) == frozenset()
+
+        def broken(self: Any) -> Iterator[tuple[int, int, int, bytes]]:
+            yield 999, inotify.IN_CREATE, 0, b"x.yaml"  # read, then the read fails
+            raise OSError(9, "Bad file descriptor")
+
+        monkeypatch.setattr(inotify.Inotify, "read", broken)
+        watcher.settle()  # logged, not raised: the server's idle tick calls it too
+        assert root.since(seen) is None and root.unknown == root.changes
+    finally:
+        watcher.stop()

@@ -128,8 +128,13 @@ class Drain:
     # ------------------------------------------------------------------ under _lock
 
     def _drain(self) -> None:
-        if self._fd is not None:
+        if self._fd is None:
+            return
+        try:
             self.apply(self._fd.read())
+        except Exception as exc:  # events read but not counted: vouch for nothing
+            log.warning(f"reading the inotify queue failed ({exc}); checking in full")
+            self._lost()
 
     def apply(self, events: Iterable[tuple[int, int, int, bytes]]) -> None:
         """Count events as read from the descriptor (``inotify.parse``), in order; the
