@@ -1,25 +1,45 @@
 """One install's warm searches at an agent's pace, for bench/paired.py (issue 15).
 
-    BIN/python bench/paced.py ROOT QUERY [QUERY ...]
+    BIN/python bench/paced.py [--settle] ROOT QUERY [QUERY ...]
 
 Runs under the interpreter of the install being measured: one watched Searcher over the
 store at ROOT (as the MCP server and the memx server hold one), a warm-up search, then
 each query PACE_SECONDS after the previous one, recalls counted. Prints the times in
-milliseconds as a JSON list.
+milliseconds as a JSON list; with ``--settle``, {"times": [...], "settle": [...]}: also
+the microseconds of each search's first step, the watcher's settle
+(``Freshness.settle``: the observer's mark round trip, or the drained inotify read).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from user_paths import paced_warm
 
 
 def main(argv: list[str]) -> int:
+    steps = argv[:1] == ["--settle"]
+    if steps:
+        argv = argv[1:]
     root, queries = Path(argv[0]), argv[1:]
-    print(json.dumps(paced_warm(root, queries, watched=True)))
+    settled: list[float] = []
+    if steps:
+        from memx_cli.server import watch
+
+        real = watch.Freshness.settle
+
+        def timed(self: Any, indexes: Any) -> None:
+            start = time.perf_counter()
+            real(self, indexes)
+            settled.append((time.perf_counter() - start) * 1e6)
+
+        watch.Freshness.settle = timed  # type: ignore[method-assign]
+    times = paced_warm(root, queries, watched=True)
+    print(json.dumps({"times": times, "settle": settled[-len(times):]} if steps else times))
     return 0
 
 
