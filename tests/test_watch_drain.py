@@ -322,3 +322,24 @@ def test_a_failed_read_of_the_queue_is_a_full_check(tmp_path: Path,
         assert root.since(seen) is None and root.unknown == root.changes
     finally:
         watcher.stop()
+
+
+def test_the_idle_server_counts_the_queued_events(memx: Memx, repo: Path) -> None:
+    """The memx server reads the queue on its idle tick too (not only when a request
+    comes), so writes in a quiet spell are counted as they come."""
+    from memx_cli.server import daemon
+
+    memx.ok("add", "--raw", FACTS["nightly"])
+    [path] = (repo / ".memx" / "memories").glob("*.yaml")
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        assert server.watcher.kind == "inotify"
+        server.searcher(Repo(repo)).search("nightly", mode="keyword")
+        [root] = server.watcher.roots.values()
+        seen = root.changes
+        in_place(path)
+        assert root.changes == seen  # nothing read yet
+        server.idle_tick()
+        assert root.since(seen) == frozenset({path.stem})
+    finally:
+        server.watcher.stop()

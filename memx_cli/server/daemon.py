@@ -97,10 +97,7 @@ class Daemon:
                 try:
                     conn, _ = listener.accept()
                 except TimeoutError:
-                    # inotify: count what queued up meanwhile (the observer's thread
-                    # needs no help), so a quiet spell's writes never overflow it
-                    self.watcher.settle(())
-                    self.compact_when_idle()
+                    self.idle_tick()
                     continue
                 with conn:
                     self._serve_one(conn)
@@ -178,6 +175,13 @@ class Daemon:
                 searcher.open_index(index, want_vectors=is_loaded(index.model_spec))
         except Exception as exc:  # the next request checks again; never end the server
             log.warning(f"checking the indexes after a write failed: {exc}")
+
+    def idle_tick(self) -> None:
+        """Once a second without a request: count the inotify events queued meanwhile
+        (the observer's threads need no help), so a quiet spell's writes do not
+        overflow the queue; then the idle upkeep."""
+        self.watcher.settle(())
+        self.compact_when_idle()
 
     def compact_when_idle(self) -> None:
         """Once per quiet spell, fold the grown vector deltas of the warm stores, and
