@@ -176,6 +176,8 @@ def render_card(teacher: Teacher, config: dict[str, object], hashes: dict[str, t
     pin_lines = "\n".join(f"| {name} | {ver} |" for name, ver in pkgs.items())
     build_lines = build_commands(teacher, zh_teacher)
     zh_source = model_zh.TEACHERS[zh_teacher]
+    many = zh_source.components != 1
+    directions = f"{zh_source.components} principal directions" if many else "principal direction"
     hash_lines = "\n".join(f"| {name} | {size} | `{digest}` |" for name, (size, digest) in sorted(hashes.items()))
     return f"""---
 license: apache-2.0
@@ -248,9 +250,9 @@ dictionary of the PyPI package `jieba` 0.42.1 (MIT) and its
 vector of the piece alone from {zh_source.card}, centred on the Chinese pieces' mean and carried into this model's
 space by a ridge regression fitted on the {zh["english_fit_words"]} whole English
 words of the vocabulary (teacher vector to this model's row); the rows' first
-principal direction, weighted by frequency, is projected out, and rows are
+{directions}, weighted by frequency, {"are" if many else "is"} projected out, and rows are
 scaled to the English rows' median norm and SIF-weighted by jieba's counts
-(a = {model_zh.SIF}). The tokenizer marks each run of Han characters with a
+(a = {zh_source.sif}). The tokenizer marks each run of Han characters with a
 private-use character (zero row) and WordPiece cuts the run by longest match.
 Text without Han characters gets exactly the tokens and rows it had before.
 {base_note(zh)}

