@@ -13,6 +13,7 @@ from memx_cli.store import corecall
 from memx_cli.store.files import Store
 from memx_cli.store.ids import new_id
 
+from .conftest import Memx
 from .test_recall import _store, run_writers
 
 Pairs = dict[str, dict[str, int]]
@@ -145,3 +146,36 @@ def test_a_damaged_file_is_not_fatal(tmp_path: Path, damage: str) -> None:
     kept.setdefault(b, {})[c] = 1
     kept.setdefault(c, {})[b] = 1
     assert corecall.load(store) == kept
+
+
+def test_the_server_folds_the_statistics_logs_in_a_quiet_spell(memx: Memx, repo: Path) -> None:
+    """A search appends to the recall and co-recall logs; the memx server folds them in
+    its idle upkeep, so no later search pays a compaction, and every count is kept."""
+    from memx_cli.generator.search import Searcher
+    from memx_cli.server import daemon
+    from memx_cli.store import recall
+    from memx_cli.store.repo import Repo
+
+    memx.ok("config", "set", "ace.retrieval.fusion", "polyphonic")
+    for text in ("Deploys run make deploy from the release branch",
+                 "The deploy script migrates the database first",
+                 "Deploy previews are built for every pull request",
+                 "Rollbacks of a deploy use make rollback"):
+        memx.ok("add", "--raw", text)
+    searcher = Searcher(Repo.discover(repo))
+    for _ in range(3):
+        assert len(searcher.search("deploy", mode="hybrid").hits) >= 3
+    store = searcher.indexes[0].store
+    books = (recall.ledger(store), corecall.ledger(store))
+    before = recall.load(store), corecall.load(store)
+    assert before[0] and before[1]  # both were counted
+    assert [book.pending() for book in books] == [True, True]
+    server = daemon.Daemon(idle_timeout=60)
+    server.searchers[("repo",)] = searcher
+    server._compacted = False  # a request was served...
+    server.compact_when_idle()
+    assert [book.pending() for book in books] == [True, True]  # ...just now: not yet
+    server.last_request -= daemon.COMPACT_AFTER
+    server.compact_when_idle()
+    assert [book.pending() for book in books] == [False, False]
+    assert (recall.load(store), corecall.load(store)) == before

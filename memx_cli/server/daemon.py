@@ -184,10 +184,13 @@ class Daemon:
         self.compact_when_idle()
 
     def compact_when_idle(self) -> None:
-        """Once per quiet spell, fold the grown vector deltas of the warm stores, and
+        """Once per quiet spell, fold the grown vector deltas of the warm stores and the
+        logs of their search statistics (recall counts, co-recalled pairs; else the search
+        that crosses a log's size folds it: ~0.3 s at 10k memories, ~2.5 s at 100k), and
         record the change stamp that the writes since left out (``StoreIndex.restamp``),
         so that a command without the server after them need not scan either."""
         from memx_cli.embed import is_loaded
+        from memx_cli.store import corecall, recall
 
         if self._compacted or time.monotonic() - self.last_request < COMPACT_AFTER:
             return
@@ -196,6 +199,10 @@ class Daemon:
             for index in searcher.indexes:
                 try:
                     index.compact()
+                    if index.store.label not in searcher.sources:  # a source is read-only
+                        for statistic in (recall, corecall):
+                            if statistic.ledger(index.store).pending():
+                                statistic.compact(index.store)
                     if searcher.watch is not None:
                         index.restamp(lambda s=searcher, i=index: (
                             s.watch.settle([i]),

@@ -77,6 +77,15 @@ class Ledger:
         if size + len(line) > compact_bytes or (size == 0 and not self.table_path.exists()):
             self.compact_locked(fd, fold)
 
+    def pending(self) -> bool:
+        """Whether the log holds lines past its header: what a compaction would fold
+        (the memx server folds them in a quiet spell, not inside a search)."""
+        try:
+            size = os.stat(self.log_path).st_size
+        except OSError:
+            return False
+        return size > len(self.header())
+
     def compact(self, fold: Fold) -> None:
         """Fold the log into the table now."""
         fd = self.open_log(create=False)
