@@ -19,7 +19,7 @@ from memx_cli.store.repo import Repo
 
 from .conftest import Memx
 from .test_watch import scans  # noqa: F401 - a fixture
-from .test_watch_known import FACTS, _ids, in_place
+from .test_watch_known import FACTS, _ids, add_facts, in_place
 
 
 @pytest.fixture
@@ -36,12 +36,7 @@ def drained(memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(watch.Root, "send_mark", no_mark)
     monkeypatch.delenv("MEMX_WATCH", raising=False)
-    for fact in FACTS.values():
-        memx.ok("add", "--raw", fact)
-    files = {}
-    for path in (repo / ".memx" / "memories").glob("*.yaml"):
-        [key] = [k for k, fact in FACTS.items() if fact in path.read_text()]
-        files[key] = path
+    files = add_facts(memx, repo)
     watcher = open_watcher()
     assert watcher.kind == "inotify"
     try:

@@ -31,6 +31,17 @@ FACTS = {
 }
 
 
+def add_facts(memx: Memx, repo: Path) -> dict[str, Path]:
+    """Add FACTS to the store: their key -> the memory file."""
+    for fact in FACTS.values():
+        memx.ok("add", "--raw", fact)
+    files = {}
+    for path in (repo / ".memx" / "memories").glob("*.yaml"):
+        [key] = [k for k, fact in FACTS.items() if fact in path.read_text()]
+        files[key] = path
+    return files
+
+
 @pytest.fixture
 def store(memx: Memx, repo: Path, watch_kind: str  # noqa: F811
           ) -> Iterator[tuple[Any, dict[str, Path]]]:
@@ -39,12 +50,7 @@ def store(memx: Memx, repo: Path, watch_kind: str  # noqa: F811
     from memx_cli.generator.search import Searcher
     from memx_cli.server.watch import Freshness
 
-    for fact in FACTS.values():
-        memx.ok("add", "--raw", fact)
-    files = {}
-    for path in (repo / ".memx" / "memories").glob("*.yaml"):
-        [key] = [k for k, fact in FACTS.items() if fact in path.read_text()]
-        files[key] = path
+    files = add_facts(memx, repo)
     watcher = open_watcher(watch_kind)
     try:
         searcher = Searcher(Repo(repo))

@@ -29,10 +29,9 @@ import logging
 import os
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 
 from memx_cli.server import inotify as kernel
-from memx_cli.server.watch import WATCHED, Root, Watcher, memory_id
+from memx_cli.server.watch import WATCHED, Root, Roots, Watcher, memory_id
 
 log = logging.getLogger("memx.server")
 
@@ -57,7 +56,7 @@ def open_watcher() -> Drain | Watcher:
     return Watcher()
 
 
-class Drain:
+class Drain(Roots):
     """Every store directory one process watches, on one inotify descriptor read at
     settle time. Thread-safe: one drain at a time, under ``_lock``, so a settler that
     waited for another's drain then drains what came after its own moment."""
@@ -75,30 +74,17 @@ class Drain:
         self.overflows = 0  # the kernel's queue overflowed (each a full check of all)
         self.events = 0  # events read
 
-    def root(self, path: Path) -> Root | None:
-        """The watched root for a store directory (watched from now on), or None when it
-        does not exist or cannot be watched."""
-        key = str(path)
-        with self._lock:
-            root = self.roots.get(key)
-            if root is not None:
-                if root.alive:
-                    return root
-                self._unwatch(self.roots.pop(key))
-            if self._fd is None or key in self._failed or not path.is_dir():
-                return None
-            root = Root(key)
-            root.watch = {}
-            try:
-                self._add(root, None)
-            except OSError as exc:  # inotify limits, a vanished directory
-                self._failed.add(key)
-                log.warning(f"cannot watch {key} ({exc}); re-checking it by time instead")
-                return None
-            for folder in WATCHED:
-                self._add(root, folder)
-            self.roots[key] = root
-            return root
+    def _can_watch(self) -> bool:
+        return self._fd is not None
+
+    def _start_watch(self, root: Root) -> None:
+        root.watch = {}
+        self._add(root, None)  # the store itself: raises when it cannot be watched
+        for folder in WATCHED:
+            self._add(root, folder)
+
+    def _end_watch(self, root: Root) -> None:
+        self._unwatch(root)
 
     def settle(self, roots: Iterable[Root] = (), timeout: float | None = None) -> None:
         """Count every event queued before now (of every root: one descriptor)."""

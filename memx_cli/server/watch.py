@@ -194,7 +194,42 @@ class Root:
         self._drop_mark(self.marks_sent)
 
 
-class Watcher:
+class Roots:
+    """The store directories a watcher watches, by path: the observer below and
+    server/drain.py's inotify reader, each with its own three methods at the end."""
+
+    roots: dict[str, Root]
+    _failed: set[str]
+    _lock: threading.Lock
+
+    def root(self, path: Path) -> Root | None:
+        """The watched root for a store directory (watched from now on), or None when it
+        does not exist or cannot be watched."""
+        key = str(path)
+        with self._lock:
+            root = self.roots.get(key)
+            if root is not None:
+                if root.alive:
+                    return root
+                self._end_watch(self.roots.pop(key))
+            if not self._can_watch() or key in self._failed or not path.is_dir():
+                return None
+            root = Root(key)
+            try:
+                self._start_watch(root)
+            except OSError as exc:  # inotify limits, a vanished directory
+                self._failed.add(key)
+                log.warning(f"cannot watch {key} ({exc}); re-checking it by time instead")
+                return None
+            self.roots[key] = root
+            return root
+
+    def _can_watch(self) -> bool: raise NotImplementedError
+    def _start_watch(self, root: Root) -> None: raise NotImplementedError  # OSError: cannot
+    def _end_watch(self, root: Root) -> None: raise NotImplementedError
+
+
+class Watcher(Roots):
     """All the store directories one process watches, on one watchdog observer (where
     inotify cannot be read at settle time: server/drain.py ``open_watcher``)."""
 
@@ -209,28 +244,12 @@ class Watcher:
         self.late = 0  # marks not back in time (each a full check)
         self.overflows = 0  # the kernel dropped events (each a full check of all)
 
-    def root(self, path: Path) -> Root | None:
-        """The watched root for a store directory (watched from now on), or None when it
-        does not exist or cannot be watched."""
-        key = str(path)
-        with self._lock:
-            root = self.roots.get(key)
-            if root is not None:
-                if root.alive:
-                    return root
-                self._unschedule(self.roots.pop(key))
-            if key in self._failed or not path.is_dir():
-                return None
-            root = Root(key)
-            try:
-                root.watch = self._start().schedule(_Handler(root), key, recursive=True,
-                                                    event_filter=_event_types())
-            except OSError as exc:  # inotify limits, a vanished directory
-                self._failed.add(key)
-                log.warning(f"cannot watch {key} ({exc}); re-checking it by time instead")
-                return None
-            self.roots[key] = root
-            return root
+    def _can_watch(self) -> bool:
+        return True
+
+    def _start_watch(self, root: Root) -> None:
+        root.watch = self._start().schedule(_Handler(root), root.path, recursive=True,
+                                            event_filter=_event_types())
 
     def settle(self, roots: Iterable[Root], timeout: float | None = None) -> None:
         """Wait until every event written before now has been counted (see above); a
@@ -264,6 +283,8 @@ class Watcher:
                 self._observer.unschedule(root.watch)
             except (KeyError, OSError):
                 pass
+
+    _end_watch = _unschedule
 
     def lost(self) -> None:
         """The kernel dropped events (watchdog said so): every root scans once."""
