@@ -67,6 +67,9 @@ GRIDS: dict[str, tuple[str, Any, list[Any]]] = {
     "common_share": ("second_pass.COMMON_SHARE", 0.0,
                      [0.0, 0.02, 0.05, 0.1, 0.2]),
     "date_slack": ("memx_cli.generator.temporal.SLACK_DAYS", 7, [0, 3, 7, 14, 30]),
+    # Issue 16: the optional multilingual-e5-small encoder against the bundled model (the
+    # stores are embedded again when the model changes; needs memx-cli[multilingual]).
+    "embedding_model": ("config:embedding.model", "bundled", ["bundled", "e5"]),
 }
 # One question's recall at each k, with its conversation and category.
 Row = tuple[str, int, tuple[float, ...]]

@@ -496,7 +496,11 @@ class Quality:
 # What memx's search configuration is on the benchmark stores: the forgetting curve and
 # the recency boost are about a store's own life, not about finding evidence, and the
 # turns are dated months apart (their sessions' dates), so both are neutral here.
-QUALITY_CONFIG = {"ace.decay.protection_days": 10**6, "ace.retrieval.recency_days": 0}
+QUALITY_CONFIG: dict[str, Any] = {"ace.decay.protection_days": 10**6, "ace.retrieval.recency_days": 0}
+# MEMX_BENCH_MODEL=e5: the quality part with that embedding model (issue 16); read here,
+# before isolate() clears the MEMX_ variables. The first search re-embeds each store.
+if os.environ.get("MEMX_BENCH_MODEL"):
+    QUALITY_CONFIG["embedding.model"] = os.environ["MEMX_BENCH_MODEL"]
 
 
 def session_date(text: str) -> str | None:

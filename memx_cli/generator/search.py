@@ -133,7 +133,7 @@ class Searcher:
         depth = max(CANDIDATES, limit * 6)
         result.when = resolve(text, now())
 
-        qvec = None
+        qvec, noise = None, None
         candidates: list[Candidate] = []
         self.settle()
         for index in self.indexes:
@@ -142,12 +142,13 @@ class Searcher:
             if want_vectors and qvec is None and report.vectors:
                 encoder = index.encoder()
                 if encoder is not None:
-                    qvec = encoder.encode([self._semantic_text(text)])[0]
+                    qvec = encoder.encode_query(self._semantic_text(text))
+                    noise = getattr(encoder, "noise_cosine", None)  # e5: its own scale
             vector = qvec if report.vectors else None
             candidates.extend(self._candidates(index, terms, vector, depth, include_archived,
                                                result.when))
         result.semantic_available = qvec is not None or not want_vectors
-        self.semantic_floor = semantic_floor(candidates)
+        self.semantic_floor = semantic_floor(candidates, noise)
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")
 

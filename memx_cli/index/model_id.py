@@ -71,9 +71,14 @@ def identity(path: Path, cache: Path) -> str | None:
 
 def configured(model_spec: str | None, cache: Path) -> str | None:
     """The identity of the configured model (``embedding.model``): by content for a
-    directory (the bundled model included), else the name as given."""
+    directory (the bundled model included), e5 by its package version, else the name as given."""
+    from memx_cli.e5 import E5_SPEC
     from memx_cli.embed import BUNDLED, bundled_model_path
 
     spec = (model_spec or BUNDLED).strip() or BUNDLED
+    if spec == E5_SPEC:
+        from memx_cli.e5 import identity as e5_identity
+
+        return e5_identity()
     path = bundled_model_path() if spec == BUNDLED else Path(spec).expanduser()
     return identity(path, cache) if path.is_dir() else spec
