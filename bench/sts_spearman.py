@@ -3,7 +3,9 @@ cosine of each pair and its gold score, on STS-dev (1,500 pairs) and SICK trial
 relatedness (500 pairs). A check that a model change (issue 16: Chinese rows) leaves
 English meaning where it was.
 
-    MEMX_BENCH_DATA=DIR python bench/sts_spearman.py [MODEL_DIR ...]   # default: bundled
+    MEMX_BENCH_DATA=DIR python bench/sts_spearman.py [MODEL_DIR | e5 ...]   # default: bundled
+
+``e5``: the optional encoder (memx_cli/e5.py), both sentences as memories (passages).
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ def main(argv: list[str]) -> int:
     from memx_cli.embed import BUNDLED, StaticEncoder, load_encoder
 
     print("| model | STS-dev Spearman | SICK trial Spearman |\n|---|---|---|")
-    for model in [Path(a) for a in argv] or [None]:
-        encoder = load_encoder(BUNDLED) if model is None else StaticEncoder(model)
+    for model in [a if a == "e5" else Path(a) for a in argv] or [None]:
+        encoder = load_encoder(BUNDLED if model is None else "e5") if not isinstance(model, Path) \
+            else StaticEncoder(model)
         figures = []
         for name in ("sts-dev.csv", "SICK_trial.txt"):
             data = pairs(name)
