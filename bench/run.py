@@ -105,8 +105,8 @@ def memx(cwd: Path, *args: str, peak: bool = False) -> Run:
 
 def isolate(home: Path) -> None:
     """Own HOME/XDG dirs (no global store of this user) and a pinned git identity."""
-    for key in [k for k in os.environ if k.startswith("MEMX_") or k in ("GIT_DIR",
-                                                                         "GIT_WORK_TREE")]:
+    for key in [k for k in os.environ if (k.startswith("MEMX_") and not k.startswith("MEMX_BENCH_"))
+                or k in ("GIT_DIR", "GIT_WORK_TREE")]:
         del os.environ[key]
     os.environ.update(GIT_ENV)
     # Child processes cache compiled bytecode as an installed memx does; with
@@ -497,8 +497,8 @@ class Quality:
 # the recency boost are about a store's own life, not about finding evidence, and the
 # turns are dated months apart (their sessions' dates), so both are neutral here.
 QUALITY_CONFIG: dict[str, Any] = {"ace.decay.protection_days": 10**6, "ace.retrieval.recency_days": 0}
-# MEMX_BENCH_MODEL=e5: the quality part with that embedding model (issue 16); read here,
-# before isolate() clears the MEMX_ variables. The first search re-embeds each store.
+# MEMX_BENCH_MODEL=e5: the quality part (and the grids printed beside it) with that
+# embedding model (issue 16); isolate() keeps it. The first search re-embeds each store.
 if os.environ.get("MEMX_BENCH_MODEL"):
     QUALITY_CONFIG["embedding.model"] = os.environ["MEMX_BENCH_MODEL"]
 

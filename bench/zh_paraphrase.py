@@ -33,7 +33,8 @@ package, so it runs in the model build venv (scripts/build_model.py), not memx's
 repository, ``memx import --raw``, ``memx reindex``) searched in semantic mode, limit 5,
 with ``embedding.model`` set to SPEC (``bundled`` or ``e5``): the encoder, the query
 prefix, the vector index and the floor for meaning-only results all count. A query whose
-memory is not among the five results counts as a miss.
+memory is not among the five results counts as a miss. Also printed: hybrid search (the
+default mode), and the five nearest in the vector index alone (the semantic layer).
 
     python bench/zh_paraphrase.py --product=e5 --held-out --cross
 """
@@ -110,8 +111,9 @@ def ranks(encoders: tuple[Encode, Encode], parts: Iterable[str] = tuple(POOLS)) 
 
 def product(spec: str, parts: Iterable[str]) -> dict[str, list[int]]:
     """Per part, the rank of each query's own memory in memx's semantic search (6 when
-    it is not among the five results); and, as part ``<part> vector``, in the five
-    nearest of the store's vector index (the query vector as search makes it)."""
+    it is not among the five results); as ``<part> hybrid``, the same in hybrid search;
+    as ``<part> vector``, in the five nearest of the store's vector index (the query
+    vector as search makes it)."""
     import tempfile
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -139,18 +141,20 @@ def product(spec: str, parts: Iterable[str]) -> dict[str, list[int]]:
                 built[pool] = Searcher(Repo.discover(root, {"embedding.model": spec}))
             searcher = built[pool]
             index = searcher.indexes[0]
-            ranks_here, nearest = [], []
+            ranks_here, nearest, hybrid = [], [], []
             for pair in data[PART_DATA.get(part, part)]:
-                hits = searcher.search(pair["query"], mode="semantic", limit=5, budget=10**6,
-                                       record_recalls=False).hits
-                contents = [h.doc.get("content") for h in hits]
-                ranks_here.append(contents.index(pair["memory"]) + 1 if pair["memory"] in contents else 6)
+                for mode, into in (("semantic", ranks_here), ("hybrid", hybrid)):
+                    hits = searcher.search(pair["query"], mode=mode, limit=5, budget=10**6,
+                                           record_recalls=False).hits
+                    contents = [h.doc.get("content") for h in hits]
+                    into.append(contents.index(pair["memory"]) + 1 if pair["memory"] in contents else 6)
                 keys = list(index.vectors.search(index.encoder().encode_query(pair["query"]), 5))
                 docs = index.lexical.fetch(keys)
                 near = [docs[k]["content"] for k in keys if k in docs]
                 nearest.append(near.index(pair["memory"]) + 1 if pair["memory"] in near else 6)
             found[part] = ranks_here
             found[f"{part} vector"] = nearest
+            found[f"{part} hybrid"] = hybrid
     return found
 
 
@@ -181,8 +185,9 @@ def main(argv: list[str]) -> int:
             found = ranks(teacher(which) if label.startswith("teacher") else static(which), parts)
         for part in parts:
             print(row(label, part, found[part]))
-            if f"{part} vector" in found:
-                print(row(label, f"{part}, vector index alone", found[f"{part} vector"]))
+            for extra, what in (("vector", "vector index alone"), ("hybrid", "hybrid search")):
+                if f"{part} {extra}" in found:
+                    print(row(label, f"{part}, {what}", found[f"{part} {extra}"]))
         print(row(label, "dev = pairs + pairs_2", found["pairs"] + found["pairs_2"]))
         if held_out:
             print(row(label, "held-out = held_out + held_out_2", found["held_out"] + found["held_out_2"]))
