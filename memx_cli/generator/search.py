@@ -97,6 +97,7 @@ class Searcher:
         self.watch: Any = None
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
+        self.semantic_zero = 0.0  # the cosine that counts as no likeness (e5: its noise floor)
         # Recall statistics read and counted with the log kept open between searches.
         self.recalls = LiveRecalls()
 
@@ -149,6 +150,7 @@ class Searcher:
                                                result.when))
         result.semantic_available = qvec is not None or not want_vectors
         self.semantic_floor = semantic_floor(candidates, noise)
+        self.semantic_zero = noise or 0.0
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")
 
@@ -321,7 +323,8 @@ class Searcher:
             assert doc is not None
             layers = {"keyword": cand.keyword}
             nk = normalize_keyword(cand.keyword, weights.full_score)
-            sem = max(cand.semantic or 0.0, 0.0) if has_vector else 0.0
+            zero = self.semantic_zero  # e5's 0.82-0.95 spread over 0-1, as the blend expects
+            sem = max((cand.semantic or 0.0) - zero, 0.0) / (1.0 - zero) if has_vector else 0.0
             if mode == "keyword":
                 blend = nk
             elif mode == "semantic":
