@@ -140,8 +140,9 @@ def test_short_ids_from_the_manifest_equal_those_from_every_file(memx: Memx,
     text = original.read_text(encoding="utf-8")
     # Look-alikes sharing 14 and 20 leading characters with it (hand-copied files).
     for keep in (14, 20):
-        twin = first[:keep] + first[keep:][::-1]
-        assert twin != first
+        # Differ exactly at position ``keep``, so the shared prefix is exactly ``keep`` long.
+        other = "0" if first[keep] != "0" else "1"
+        twin = first[:keep] + other + first[keep + 1:]
         (folder / f"{twin}.yaml").write_text(text.replace(first, twin), encoding="utf-8")
     every = [p.stem for p in folder.glob("*.yaml")]
     expected = abbreviate(every)
