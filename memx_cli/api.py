@@ -25,7 +25,7 @@ method that needs it. Results are the library's own records (``SearchResult``,
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,13 +110,21 @@ class Memx(Guarded):
 
     def search(self, query: str, *, mode: str = "hybrid", scope: str | None = None,
                limit: int | None = None, budget: int | None = None,
-               include_archived: bool = False, explain: bool = False) -> SearchResult:
-        """Hybrid (or keyword / semantic) search; ``limit`` counts readable results."""
+               include_archived: bool = False, explain: bool = False,
+               hide: Collection[str] = ()) -> SearchResult:
+        """Hybrid (or keyword / semantic) search; ``limit`` counts readable results that
+        are not in ``hide`` (ids left out before the limit is filled)."""
         guard = self.guard()
+        role = self.role
+
+        def allow(doc: dict[str, Any]) -> bool:
+            return doc.get("id") not in hide and (role is None
+                                                  or guard.can_read(doc.get("domain")))
+
         return self.searcher.search(
             query, mode=mode, scope=scope, limit=limit, budget=budget,
             include_archived=include_archived, explain=explain,
-            allow=None if self.role is None else lambda doc: guard.can_read(doc.get("domain")))
+            allow=allow if hide or role is not None else None)
 
     def context(self, task: str, budget: int | None = None) -> Preamble:
         """The preamble for ``task``: policies, this agent's notes, readable facts."""

@@ -121,6 +121,22 @@ def test_the_mcp_server_s_search_leaves_pending_memories_out(memx: Memx, repo: P
     assert [h["id"] for h in hits] == [found["ErrorFix"]["id"]]
 
 
+def test_the_mcp_server_s_search_fills_its_limit_past_pending_memories(memx: Memx,
+                                                                       repo: Path) -> None:
+    from memx_cli.agents.mcp_server import MemoryService
+    from memx_cli.store.repo import Repo
+
+    found = learn(memx, repo)
+    typed = memx.ok("add", "--raw", "A circular import in load() breaks the tests").strip()
+    memx.ok("review", "--accept", typed)
+    query = ("circular import load", "keyword", None, 1)
+    # The learned fix ranks first, and is still pending.
+    assert [h["id"] for h in MemoryService(Repo(repo)).search(*query)["results"]] == [
+        found["ErrorFix"]["id"]]
+    memx.ok("config", "set", "ace.context.reviewed_only", "true")
+    assert [h["id"] for h in MemoryService(Repo(repo)).search(*query)["results"]] == [typed]
+
+
 def test_an_agent_s_proposal_names_the_agent(memx: Memx, repo: Path) -> None:
     from memx_cli.agents.mcp_server import MemoryService
     from memx_cli.store.repo import Repo

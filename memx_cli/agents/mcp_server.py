@@ -80,10 +80,9 @@ class MemoryService:
     def search(self, query: str, mode: str, scope: str | None, limit: int) -> dict[str, Any]:
         from memx_cli.generator.context import unreviewed
 
-        result = self.memx.search(query, mode=mode, scope=scope, limit=limit)
-        hidden = unreviewed(self.memx.repo)  # issue 13: ace.context.reviewed_only
-        result.hits = [h for h in result.hits if h.id not in hidden]
-        return search_json(result)
+        # issue 13: ace.context.reviewed_only (left out before the limit is filled)
+        return search_json(self.memx.search(query, mode=mode, scope=scope, limit=limit,
+                                            hide=unreviewed(self.memx.repo)))
 
     def context(self, task: str, budget: int | None) -> dict[str, Any]:
         from memx_cli.generator.context import to_json
