@@ -170,7 +170,7 @@ def _fast_exit() -> None:
     Only for a finished command (its files are closed); a stream that cannot be flushed
     (a closed pipe) takes the ordinary exit, and so does a run under a profiler or a
     coverage tracer, which write their results at exit."""
-    if sys.getprofile() is not None or sys.gettrace() is not None:
+    if _observed():
         return
     try:
         sys.stdout.flush()
@@ -178,6 +178,16 @@ def _fast_exit() -> None:
     except (OSError, ValueError):
         return
     os._exit(0)
+
+
+def _observed() -> bool:
+    """A profiler, tracer or coverage tool is watching: by the old hooks, or (Python
+    3.12+, where cProfile and coverage may use them) by a sys.monitoring tool id."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(monitoring.get_tool(i) is not None
+                                          for i in range(6))
 
 
 # OS errors that say what is wrong with the machine rather than with memx, and what to do.
