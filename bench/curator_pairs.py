@@ -1,6 +1,6 @@
 """The Curator on labelled memory pairs (issue 12): does it keep every contradiction?
 
-    python bench/curator_pairs.py [--heldout] [--no-model] [--show-errors]
+    python bench/curator_pairs.py [--heldout] [--set NAME ...] [--no-model] [--show-errors]
 
 Each line of tests/data/curator_pairs.jsonl (tuning) and curator_pairs_heldout.jsonl
 (held out: measured only to report) names an older memory, a newer one and what the
@@ -29,7 +29,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "tests" / "data"
-FILES = {"tuning": DATA / "curator_pairs.jsonl", "held-out": DATA / "curator_pairs_heldout.jsonl"}
+FILES = {"tuning": DATA / "curator_pairs.jsonl", "held-out": DATA / "curator_pairs_heldout.jsonl",
+         "dev2": DATA / "curator_pairs_dev2.jsonl",
+         "heldout2": DATA / "curator_pairs_heldout2.jsonl"}
 ACTIONS = {"added": "independent", "skipped": "skip", "merged into": "merge",
            "supersedes": "supersede", "conflicts with": "conflict"}
 CONTRADICTIONS = ("supersede", "conflict")
@@ -90,14 +92,14 @@ def score(pairs: Sequence[dict[str, str]], got: Sequence[str]) -> list[Row]:
     return rows
 
 
-def run(heldout: bool = False, model: bool = True,
-        errors: list[str] | None = None) -> list[Row]:
-    """Rows ``(category, exact, skip = merge, lost)`` for tuning (and held-out)."""
+def run(heldout: bool = False, model: bool = True, errors: list[str] | None = None,
+        sets: Sequence[str] = ()) -> list[Row]:
+    """Rows ``(category, exact, skip = merge, lost)`` for the named sets; by default
+    tuning (and held-out)."""
+    names = list(sets) or ["tuning", *(["held-out"] if heldout else [])]
     rows: list[Row] = []
-    for name, path in FILES.items():
-        if name == "held-out" and not heldout:
-            continue
-        pairs = read_pairs(path)
+    for name in names:
+        pairs = read_pairs(FILES[name])
         got = decide_all(pairs, model)
         rows += [(f"{name}: {row[0]}", *row[1:]) for row in score(pairs, got)]
         if errors is not None:
@@ -109,11 +111,13 @@ def run(heldout: bool = False, model: bool = True,
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--heldout", action="store_true", help="also measure the held-out file")
+    parser.add_argument("--set", action="append", choices=sorted(FILES), dest="sets",
+                        help="measure this set (repeatable); default: tuning (+ held-out)")
     parser.add_argument("--no-model", action="store_true", help="without the embedding model")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args(argv)
     errors: list[str] = []
-    rows = run(args.heldout, not args.no_model, errors)
+    rows = run(args.heldout, not args.no_model, errors, args.sets or ())
     method = "Jaccard (no model)" if args.no_model else "cosine (bundled model)"
     print(f"## Curator pairs, {method}\n")
     print("| category | exact | skip = merge | contradictions skipped or merged + added |\n"
