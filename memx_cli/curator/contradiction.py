@@ -23,6 +23,14 @@ import functools
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
+from memx_cli.curator.relations import (
+    locator_change,
+    locator_units,
+    order_swap,
+    prefixed_opposites,
+    quantity_change,
+    zone_change,
+)
 from memx_cli.curator.similarity import jaccard
 from memx_cli.curator.statement import (
     Shape,
@@ -292,7 +300,10 @@ def detect(old: str, new: str) -> Contradiction | None:
     and last a restatement that says it changes the statement ("now", "instead of")."""
     a, b = read(old), read(new)
     sa, sb = shape(old), shape(new)
-    if subject_swap(sa, sb, _opposed_words(a, b)):
+    prefixed = prefixed_opposites(old, new)
+    changed = _opposed_words(a, b) | locator_units(old, new) | frozenset(
+        stem(w) for w in prefixed or ())
+    if subject_swap(sa, sb, changed):
         return None
     only_a, only_b = differing(sa, sb)
     change = _value_change(a.values, b.values)
@@ -310,6 +321,9 @@ def detect(old: str, new: str) -> Contradiction | None:
         opposite = _opposites(a, b)
         if opposite is not None:
             return Contradiction("opposite", opposite, b.change)
+        found = _relation(old, new, prefixed, shared)
+        if found is not None:
+            return Contradiction(found[0], found[1], b.change)
     if sa.negative != sb.negative and jaccard(sa.core, sb.core) >= SAME_STATEMENT:
         which = "newer" if sb.negative else "older"
         return Contradiction("negation", f"negation: the {which} one says not", b.change)
@@ -327,6 +341,24 @@ def detect(old: str, new: str) -> Contradiction | None:
     if moved is not None:
         return Contradiction("restated", f"the newer one says \"{moved}\" {_verb(sb)}", True)
     return None
+
+
+def _relation(old: str, new: str, prefixed: tuple[str, str] | None,
+              shared: float) -> tuple[str, str] | None:
+    """The contradictions of relations.py, for texts about the same thing: (kind, why)."""
+    if prefixed is not None:
+        return "opposite", f'opposite words: "{prefixed[0]}" vs "{prefixed[1]}"'
+    zones = zone_change(old, new)
+    if zones is not None:
+        return "value", f"different time zones: {zones[0]} vs {zones[1]}"
+    where = locator_change(old, new)
+    if where is not None:
+        return "value", f'different paths or flags: "{where[0]}" vs "{where[1]}"'
+    order = order_swap(old, new)
+    if order is not None:
+        return "order", order
+    quantity = quantity_change(old, new) if shared >= SAME_STATEMENT else None
+    return ("quantity", quantity) if quantity is not None else None
 
 
 def _verb(one: Shape) -> str:

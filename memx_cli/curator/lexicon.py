@@ -9,7 +9,12 @@ from __future__ import annotations
 NEGATORS_EN = frozenset(
     ["not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "cannot", "nowhere",
      # French: "ne … pas", "n'… jamais" (the elided "n'" is read as "ne"), "sans"
-     "ne", "jamais", "sans"])
+     "ne", "jamais", "sans",
+     # German and Spanish
+     "nicht", "kein", "keine", "keinen", "keinem", "nie", "niemals", "ohne", "nunca", "jamás",
+     "sin",
+     # "avoid X" says not to do X, as "don't X" does
+     "avoid", "avoids", "avoided", "avoiding"])
 # "stop" negates a gerund after it ("stop caching the assets") and says it is a change.
 STOP_VERBS = frozenset(["stop", "stops", "stopped", "stopping"])
 # Chinese negation characters, and words that contain one without negating anything
@@ -40,6 +45,13 @@ UNITS: dict[str, tuple[str, float]] = {
     "b": ("bytes", 1.0), "kb": ("bytes", 1e3), "k": ("count", 1e3), "mb": ("bytes", 1e6),
     "m": ("count", 1e6), "gb": ("bytes", 1e9), "tb": ("bytes", 1e12),
     "kib": ("bytes", 1024.0), "mib": ("bytes", 1024.0**2), "gib": ("bytes", 1024.0**3),
+    "ki": ("bytes", 1024.0), "mi": ("bytes", 1024.0**2), "gi": ("bytes", 1024.0**3),
+    "ti": ("bytes", 1024.0**4),  # Kubernetes quantities: 512Mi, 1Gi
+    "st": ("ordinal", 1.0), "nd": ("ordinal", 1.0), "rd": ("ordinal", 1.0),
+    "th": ("ordinal", 1.0),  # the 1st / the 15th of the month
+    "sekunden": ("time", 1.0), "minuten": ("time", 60.0), "stunden": ("time", 3600.0),
+    "tage": ("time", 86400.0), "segundos": ("time", 1.0), "minutos": ("time", 60.0),
+    "horas": ("time", 3600.0), "días": ("time", 86400.0),
     "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("times", 1.0),
     "week": ("time", 604800.0), "weeks": ("time", 604800.0),
     "month": ("time", 2592000.0), "months": ("time", 2592000.0),
@@ -92,6 +104,7 @@ def _forms(word: str) -> set[str]:
     forms = {word, word + "s", word + "es", word + "d", word + "ed", word + "ing"}
     if word.endswith("e"):
         forms.add(word[:-1] + "ing")
+    forms.add(word + "ly")  # synchronously / asynchronously, locally / remotely
     if word.endswith("y"):
         forms |= {word[:-1] + "ies", word[:-1] + "ied"}
     if len(word) <= 4 and word[-1] not in "aeiouwy" and word[-2:-1] in tuple("aeiou"):
@@ -137,3 +150,37 @@ ANTONYMS_ZH = [
     ("有效", "无效"), ("公开", "私有"), ("本地", "远程"), ("推荐", "避免"),
     ("开启", "禁用"), ("启用", "关闭"), ("更快", "更慢"),
 ]
+
+# Ordering words: the same words on their two sides, swapped, reverse the statement
+# ("prefer X over Y" / "prefer Y over X"). Two-word forms are read as one.
+ORDER_WORDS = frozenset(["over", "than", "before", "after", "gegenüber", "statt", "anstatt",
+                         "avant", "après"])
+ORDER_PHRASES = frozenset(["rather than", "instead of", "plutôt que", "en vez", "en lugar",
+                           "antes de", "después de", "vor dem", "nach dem"])
+ORDER_WORDS_CJK = ("而不是", "而非", "优先于", "胜过", "之前", "之后", "より")
+
+# Quantities: "all services" against "only some services" (or always / sometimes).
+UNIVERSAL_EN = frozenset(["all", "every", "each", "always", "everything", "everywhere",
+                          "toujours", "tous", "toutes", "alle", "immer", "todos", "todas",
+                          "siempre"])
+PARTIAL_EN = frozenset(["some", "sometimes", "occasionally", "rarely", "seldom", "usually",
+                        "often", "only", "few", "several", "partially", "parfois",
+                        "manchmal", "nur", "einige", "solo", "algunos", "algunas"])
+UNIVERSAL_CJK = ("所有", "全部", "每个", "总是", "始终", "一律", "すべて", "全て", "常に")
+PARTIAL_CJK = ("部分", "有些", "有时", "只有", "仅", "某些", "偶尔", "一部", "時々")
+
+# Time-zone phrases for "local time" (UTC, GMT, CET ... and Region/City are read by form).
+LOCAL_TIME = ("local time", "localtime", "本地时间", "当地时间", "ローカル時間", "現地時間",
+              "heure locale", "ortszeit", "lokalzeit", "hora local")
+
+# Environments a statement can be about: the same statement for two of them is two facts.
+ENVIRONMENTS = {"ci": "ci", "locally": "local", "staging": "staging", "production": "production",
+                "prod": "production", "dev": "development", "development": "development",
+                "qa": "qa", "lokal": "local"}
+# "local" is an environment in "in local", "local development", "en local".
+LOCAL_BEFORE = frozenset(["in", "on", "en", "for"])
+LOCAL_AFTER = frozenset(["dev", "development", "environment", "env", "machine", "machines",
+                         "runs", "run", "setup", "builds"])
+ENVIRONMENTS_CJK = (("本地", "local"), ("测试环境", "test"), ("生产环境", "production"),
+                    ("线上", "production"), ("预发", "staging"), ("开发环境", "development"),
+                    ("ローカル", "local"), ("本番", "production"), ("ステージング", "staging"))

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
+from memx_cli.curator.relations import other_environment
 from memx_cli.curator.text import Token, is_content, negated_scopes, tokenize, unit
 from memx_cli.textproc import _CJK, stem
 
@@ -106,12 +107,17 @@ def subject_swap(a: Shape, b: Shape, opposite: frozenset[str] = frozenset()) -> 
     service"), a different file name, or CJK text with new characters on both sides
     before the same characters (认证服务 / 计费服务). Words of an opposite pair
     (``opposite``: "enable" / "disable", 启用 / 禁用) are the change, not the subject."""
+    if other_environment(a.tokens, b.tokens):
+        return True  # "in CI" / "locally": the same statement about two environments
     only_a, only_b = differing(a, b)
     only_a, only_b = only_a - opposite, only_b - opposite
     if not only_a or not only_b:
         return False
-    files_a = {t.text for t in a.tokens if _FILE.match(t.text)}
-    files_b = {t.text for t in b.tokens if _FILE.match(t.text)}
+    # A file named where the text starts is its subject ("config/dev.yaml sets ...");
+    # further on it is a value ("the config lives in config/app.yaml").
+    lead_a, lead_b = set(_subject(a.tokens)[0]), set(_subject(b.tokens)[0])
+    files_a = {t.text for t in a.tokens if _FILE.match(t.text) and unit(t.text) in lead_a}
+    files_b = {t.text for t in b.tokens if _FILE.match(t.text) and unit(t.text) in lead_b}
     if files_a - files_b and files_b - files_a:
         return True
     if _heads(a.tokens, only_a) & _heads(b.tokens, only_b):

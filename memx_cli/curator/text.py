@@ -23,6 +23,8 @@ def _lexer() -> re.Pattern[str]:
     return re.compile(
         rf"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^\s,;，。；]+)"
         rf"|(?P<cjk>[{_CJK}]+)"
+        # A command-line flag is one word, dashes kept: "-x", "--no-frozen-lockfile".
+        r"|(?P<flag>(?<![\w-])--?[A-Za-z][\w-]*)"
         rf"|(?P<word>{WORD_BODY})"
         r"|(?P<op>[=:<>≥≤→%]|->)"
         r"|(?P<punct>[,;.!?，。；！？、])"
@@ -30,6 +32,9 @@ def _lexer() -> re.Pattern[str]:
 
 
 _NUMBER = re.compile(r"^v?(\d+(?:\.\d+)*)([a-z%]*)$")
+# A tool name with its version glued on: "go1.22", "python3.12" (a dot is needed:
+# "ipv4", "s3" and "k8s" are names, not versions).
+_GLUED_VERSION = re.compile(r"^([a-z]{2,})(\d+(?:\.\d+)+)$")
 # French elision: "n'utilisez" is "ne" + "utilisez", "l'API" is "API". English
 # contractions ("don't", "it's") have more than one letter before the apostrophe.
 _ELISION = re.compile(r"^(n|l|d|j|m|t|s|c|qu)['’](\w.*)$")
@@ -56,6 +61,9 @@ def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     for match in _lexer().finditer(text):
         kind = match.lastgroup or "word"
+        if kind == "flag":
+            tokens.append(Token("word", match.group(0).lower(), name=True))
+            continue
         raw = match.group(0)
         low = raw.lower()
         if kind == "op" and raw == "%" and tokens and tokens[-1].kind == "number" \
@@ -68,6 +76,10 @@ def tokenize(text: str) -> list[Token]:
             if elided.group(1) == "n":
                 tokens.append(Token("word", "ne"))
             raw = low = elided.group(2)
+        glued = _GLUED_VERSION.match(low) if kind == "word" else None
+        if glued:
+            tokens.append(Token("word", glued.group(1), name=True))
+            raw = low = glued.group(2)
         if kind == "word":
             number = _NUMBER.match(low)
             if number and (not number.group(2) or number.group(2) in lx.UNITS):

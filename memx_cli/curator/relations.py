@@ -1,0 +1,196 @@
+"""What two memories say differently that shared words hide (SPEC 3.2, the Curator on
+pairs nobody tuned for):
+
+- **order**: the same words on the two sides of an ordering word, swapped ("prefer X
+  over Y" / "prefer Y over X", "lint before type-check" / "type-check before lint");
+- **quantity**: all/every/always in one text, some/only/sometimes in the other;
+- **prefixed opposites**: a word and its negative form ("lock" / "unlock", "root" /
+  "non-root", "encrypt" / "unencrypted", "habilita" / "deshabilita");
+- **time zones**: UTC in one text, local time or another zone in the other;
+- **paths and flags**: a different file, directory or command-line flag for the same
+  statement ("config/app.yaml" / "config/app.yml", "--force-with-lease" / "--force");
+- **environments**: the same statement about CI and about local runs (or staging and
+  production) is two statements, not a contradiction.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from memx_cli.curator import lexicon as lx
+from memx_cli.curator.text import Token, is_content, tokenize, unit, units
+
+# Lead-in words a negative form adds to its word; the rest must be a word of its own.
+_NEGATIVE_PREFIXES = ("non-", "non", "un", "dis", "des", "dés", "de", "in", "im", "ir", "il")
+_ZONE_ABBREVIATIONS = re.compile(
+    r"(?<![A-Za-z])(UTC|GMT|CET|CEST|EET|EEST|WET|WEST|PST|PDT|EST|EDT|CST|CDT|MST|MDT|"
+    r"JST|KST|IST|BST|AEST|AEDT|HKT|SGT)(?:\s?([+-])\s?(\d{1,2})(?::?(\d{2}))?)?(?![A-Za-z])")
+_ZONE_NAMES = re.compile(
+    r"(?<![\w/])(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)"
+    r"/[A-Za-z_]+(?:/[A-Za-z_]+)?|(?<![A-Za-z])utc(?![A-Za-z])", re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w/.:-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*"
+                   r"|(?<![\w/.:-])[\w-]{2,}(?:\.[\w-]+)*\.[a-z][a-z0-9]{0,4}(?![\w/])")
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[\w.,:/-]+)?")
+
+
+def _clause_end(tokens: list[Token], start: int) -> int:
+    return next((j for j in range(start, len(tokens)) if tokens[j].kind == "punct"),
+                len(tokens))
+
+
+def _cjk_units(run: str) -> set[str]:
+    return {run} if len(run) == 1 else {run[i:i + 2] for i in range(len(run) - 1)}
+
+
+@functools.lru_cache(maxsize=4096)
+def ordered(text: str) -> frozenset[tuple[str, frozenset[str], frozenset[str]]]:
+    """(ordering word, content units before it, content units after it), within one
+    clause, for each ordering word of the text."""
+    tokens = tokenize(text)
+    found = set()
+    start = 0
+    for at, token in enumerate(tokens):
+        if token.kind == "punct":
+            start = at + 1
+            continue
+        end = _clause_end(tokens, at)
+        pair = (token.text, tokens[at + 1].text) if at + 1 < len(tokens) else ("", "")
+        width = 2 if " ".join(pair) in lx.ORDER_PHRASES else 1 if token.text in lx.ORDER_WORDS else 0
+        if width:
+            found.add((" ".join(t.text for t in tokens[at:at + width]),
+                       frozenset(units(tokens[start:at])),
+                       frozenset(units(tokens[at + width:end]))))
+        if token.kind == "cjk":
+            for word in lx.ORDER_WORDS_CJK:
+                before, hit, after = token.text.partition(word)
+                if hit and before and after:
+                    found.add((word, frozenset(units(tokens[start:at]) | _cjk_units(before)),
+                               frozenset(_cjk_units(after) | units(tokens[at + 1:end]))))
+    return frozenset(found)
+
+
+def order_swap(old: str, new: str) -> str | None:
+    """The same ordering word with words moved from one side of it to the other."""
+    for word, left_a, right_a in ordered(old):
+        for other, left_b, right_b in ordered(new):
+            if word != other:
+                continue
+            went_right = (left_a & right_b) - left_b
+            went_left = (right_a & left_b) - right_b
+            if went_right and went_left:
+                return f'order: the sides of "{word}" are swapped'
+    return None
+
+
+def _quantity(tokens: list[Token], text: str) -> tuple[bool, bool]:
+    words = {t.text for t in tokens if t.kind == "word"}
+    every = bool(words & lx.UNIVERSAL_EN) or any(w in text for w in lx.UNIVERSAL_CJK)
+    part = bool(words & lx.PARTIAL_EN) or any(w in text for w in lx.PARTIAL_CJK)
+    return every, part
+
+
+def quantity_change(old: str, new: str) -> str | None:
+    """All (or always) in one text, only some (or sometimes) in the other."""
+    every_a, part_a = _quantity(tokenize(old), old)
+    every_b, part_b = _quantity(tokenize(new), new)
+    if (every_a and not part_a and part_b) or (every_b and not part_b and part_a):
+        return "quantity: one says all or always, the other only some"
+    return None
+
+
+def prefixed_opposites(old: str, new: str) -> tuple[str, str] | None:
+    """A word in one text and its negative form in the other, neither in both:
+    ("lock", "unlock"), ("root", "non-root")."""
+    words_a = {t.text for t in tokenize(old) if is_content(t)}
+    words_b = {t.text for t in tokenize(new) if is_content(t)}
+    units_a, units_b = {unit(w) for w in words_a}, {unit(w) for w in words_b}
+    for plain, plain_units, negative, negative_units in ((words_a, units_b, words_b, units_a),
+                                                         (words_b, units_a, words_a, units_b)):
+        for word in plain:
+            if unit(word) in plain_units:
+                continue
+            for form in negative:
+                if unit(form) in negative_units:
+                    continue
+                rest = next((form[len(p):] for p in _NEGATIVE_PREFIXES if form.startswith(p)
+                             and len(form) - len(p) >= 3), None)
+                if rest is not None and unit(rest) == unit(word):
+                    return (word, form) if plain is words_a else (form, word)
+    return None
+
+
+def time_zones(text: str) -> frozenset[str]:
+    """The time zones a text names, normalised: "UTC", "UTC+2", "Europe/Berlin", "local"."""
+    found = set()
+    for match in _ZONE_ABBREVIATIONS.finditer(text):
+        zone, sign, hours, minutes = match.groups()
+        zone = "UTC" if zone == "GMT" else zone
+        offset = int(hours or 0) * 60 + int(minutes or 0)
+        found.add(f"{zone}{sign}{offset}" if offset else zone)
+    for match in _ZONE_NAMES.finditer(text):
+        found.add("UTC" if match.group(0).lower() == "utc" else match.group(0).lower())
+    low = text.lower()
+    if any(phrase in low for phrase in lx.LOCAL_TIME):
+        found.add("local")
+    return frozenset(found)
+
+
+def zone_change(old: str, new: str) -> tuple[str, str] | None:
+    a, b = time_zones(old), time_zones(new)
+    if a and b and not a & b:
+        return ", ".join(sorted(a)), ", ".join(sorted(b))
+    return None
+
+
+def locators(text: str) -> frozenset[str]:
+    """Paths, file names and command-line flags, as written (a trailing slash aside);
+    time zones ("Europe/Berlin") and URLs are not paths."""
+    zones = {z.lower() for z in time_zones(text)}
+    found = {m.group(0).rstrip("/").lower() for m in _PATH.finditer(text)}
+    found = {f for f in found if f and f not in zones and "://" not in f}
+    return frozenset(found | {m.group(0).lower() for m in _FLAG.finditer(text)})
+
+
+def locator_change(old: str, new: str) -> tuple[str, str] | None:
+    """A path or flag only the older text names and another only the newer one names,
+    neither at the start of its text (there it names what the statement is about:
+    "config/dev.yaml sets ..." / "config/prod.yaml sets ...")."""
+    a, b = locators(old), locators(new)
+    only_a, only_b = sorted(a - b), sorted(b - a)
+    if not only_a or not only_b:
+        return None
+    if any(old.lower().startswith(x) for x in only_a) or any(
+            new.lower().startswith(x) for x in only_b):
+        return None
+    return only_a[0], only_b[0]
+
+
+def locator_units(old: str, new: str) -> frozenset[str]:
+    """The content units of the locators and time zones the two texts differ by."""
+    a = locators(old) | {z.lower() for z in time_zones(old)}
+    b = locators(new) | {z.lower() for z in time_zones(new)}
+    return frozenset(units(tokenize(" ".join((a - b) | (b - a)))))
+
+
+def environments(tokens: list[Token], text: str) -> frozenset[str]:
+    """The environments a text is about: CI, local runs, staging, production."""
+    found = set()
+    for at, token in enumerate(tokens):
+        env = lx.ENVIRONMENTS.get(token.text)
+        if token.text == "local":
+            before = tokens[at - 1].text if at else ""
+            after = tokens[at + 1].text if at + 1 < len(tokens) else ""
+            env = "local" if before in lx.LOCAL_BEFORE or after in lx.LOCAL_AFTER else None
+        if env is not None:
+            found.add(env)
+    found.update(env for word, env in lx.ENVIRONMENTS_CJK if word in text)
+    return frozenset(found)
+
+
+def other_environment(a: list[Token], b: list[Token]) -> bool:
+    """Both texts name an environment and no environment is named by both."""
+    text_a = "".join(t.text for t in a if t.kind == "cjk")
+    text_b = "".join(t.text for t in b if t.kind == "cjk")
+    env_a, env_b = environments(a, text_a), environments(b, text_b)
+    return bool(env_a and env_b and not env_a & env_b)
