@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
 from memx_cli.curator.relations import (
+    SAME_STATEMENT,
+    count_change,
     locator_change,
     locator_units,
     order_swap,
@@ -57,9 +59,10 @@ from memx_cli.textproc import stem
 # Share of the shorter text's content units the other must have for a negation or
 # opposite words to be a contradiction of the same statement rather than two topics.
 SAME_TOPIC = 0.5
-SAME_STATEMENT = 0.7
 _CUES = frozenset({"to", "at", "least", "most", "is", "are", "was", "be", "of", "from",
-                   "equals", "=", ":", "≥", "≤", "<", ">"})
+                   "equals", "=", ":", "≥", "≤", "<", ">",
+                   # French, German, Spanish: "est de", "beträgt", "es"
+                   "est", "sont", "ist", "sind", "beträgt", "auf", "es", "son", "de"})
 
 
 _SETTING_STEMS = frozenset(stem(w) for w in lx.SETTING_NOUNS)
@@ -321,9 +324,12 @@ def detect(old: str, new: str) -> Contradiction | None:
         opposite = _opposites(a, b)
         if opposite is not None:
             return Contradiction("opposite", opposite, b.change)
-        found = _relation(old, new, prefixed, shared)
+        found = _relation(old, new, prefixed)
         if found is not None:
             return Contradiction(found[0], found[1], b.change)
+    quantity = quantity_change(old, new)  # shares its own way: 所有服务 / 只有部分服务
+    if quantity is not None:
+        return Contradiction("quantity", quantity, b.change)
     if sa.negative != sb.negative and jaccard(sa.core, sb.core) >= SAME_STATEMENT:
         which = "newer" if sb.negative else "older"
         return Contradiction("negation", f"negation: the {which} one says not", b.change)
@@ -343,8 +349,7 @@ def detect(old: str, new: str) -> Contradiction | None:
     return None
 
 
-def _relation(old: str, new: str, prefixed: tuple[str, str] | None,
-              shared: float) -> tuple[str, str] | None:
+def _relation(old: str, new: str, prefixed: tuple[str, str] | None) -> tuple[str, str] | None:
     """The contradictions of relations.py, for texts about the same thing: (kind, why)."""
     if prefixed is not None:
         return "opposite", f'opposite words: "{prefixed[0]}" vs "{prefixed[1]}"'
@@ -354,11 +359,11 @@ def _relation(old: str, new: str, prefixed: tuple[str, str] | None,
     where = locator_change(old, new)
     if where is not None:
         return "value", f'different paths or flags: "{where[0]}" vs "{where[1]}"'
+    counted = count_change(old, new)
+    if counted is not None:
+        return "value", f"different counts: {counted[0]} vs {counted[1]}"
     order = order_swap(old, new)
-    if order is not None:
-        return "order", order
-    quantity = quantity_change(old, new) if shared >= SAME_STATEMENT else None
-    return ("quantity", quantity) if quantity is not None else None
+    return ("order", order) if order is not None else None
 
 
 def _verb(one: Shape) -> str:

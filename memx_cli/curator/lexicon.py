@@ -28,7 +28,12 @@ NOT_NEGATIONS_ZH = ("非常", "未来", "不同", "不错", "无论", "别人", 
 # Words skipped when looking for what a negation applies to or what a number belongs to.
 FILLER = frozenset(["a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "to", "of", "at", "least", "most", "by", "for", "from", "on", "in", "into", "with", "as", "it", "its", "this", "that", "these", "those", "there", "here", "than", "then", "so", "very", "really", "just", "about", "around", "approximately", "roughly", "only", "still", "also", "some", "any", "set", "sets", "setting", "changed", "change", "changes", "changing", "now", "updated", "update", "raised", "raise", "lowered", "lower", "increased", "increase", "decreased", "decrease", "reduced", "reduce", "bumped", "bump", "upgraded", "upgrade", "downgraded", "downgrade", "moved", "move", "switched", "switch", "must", "should", "shall", "will", "would", "can", "could", "may", "might", "need", "needs", "needed", "use", "uses", "used", "using", "keep", "keeps", "kept", "make", "makes", "made", "have", "has", "had", "get", "gets", "got", "equal", "equals", "exactly", "up", "down", "over", "under", "more", "less", "we", "you", "i", "they", "he", "she", "our", "your", "their", "my", "me", "us", "them", "please", "always", "maybe", "longer", "anymore", "stay", "stays", "remain", "remains",
     # French function words (a memory in French reads the same way)
-    "le", "la", "les", "un", "une", "des", "du", "de", "et", "est", "sont", "sur", "pour", "dans", "au", "aux", "en", "on", "avec", "pas", "plus", "toujours", "chaque", "il", "elle", "nous", "vous", "ce", "cette", "ces", "par", "lieu", "désormais", "maintenant"])
+    "le", "la", "les", "un", "une", "des", "du", "de", "et", "est", "sont", "sur", "pour", "dans", "au", "aux", "en", "on", "avec", "pas", "plus", "toujours", "chaque", "il", "elle", "nous", "vous", "ce", "cette", "ces", "par", "lieu", "désormais", "maintenant",
+    # German and Spanish function words
+    "der", "die", "das", "den", "dem", "ein", "eine", "einen", "ist", "sind", "wird", "wurde",
+    "wurden", "von", "auf", "mit", "für", "zu", "und", "wir", "im", "jetzt", "nun", "el",
+    "los", "las", "es", "son", "del", "con", "para", "por", "una", "unos", "se", "ya",
+    "ahora"])
 
 # Nouns that name a setting: a bare number after one of these is that setting's value.
 SETTING_NOUNS = frozenset(["size", "limit", "timeout", "timeouts", "port", "version", "ver", "count", "max", "min", "maximum", "minimum", "retries", "retry", "attempts", "workers", "worker", "threads", "thread", "processes", "ttl", "interval", "delay", "threshold", "pool", "capacity", "length", "width", "height", "depth", "level", "rate", "quota", "budget", "concurrency", "parallelism", "replicas", "shards", "ratio", "percentage", "percent"])
@@ -78,21 +83,28 @@ ZH_VALUE_CUES = ("设置为", "设置成", "设为", "改为", "改成", "调整
 # Words saying the newer text replaces an older value: a contradiction with one of these
 # in the new memory is a supersede, not an open conflict (SPEC 3.2).
 CHANGE_MARKERS_EN = frozenset(["changed", "now", "updated", "raised", "lowered", "increased", "decreased", "reduced", "bumped", "upgraded", "downgraded", "switched", "moved", "migrated", "replaced", "instead", "anymore", "renamed", "became", "stop", "stopped",
-                               "désormais", "maintenant"])
+                               "désormais", "maintenant", "jetzt", "nun", "mittlerweile",
+                               "ahora", "remplacé", "remplace", "migré", "ersetzt",
+                               "umgestellt", "migriert", "reemplazó", "reemplaza",
+                               "sustituyó", "migrado", "migramos", "cambiamos"])
 CHANGE_PHRASES_EN = ("no longer", "from now on", "starting from", "as of", "au lieu de",
-                     "ne plus", "n'est plus")
+                     "ne plus", "n'est plus", "nicht mehr", "ya no", "en lugar de",
+                     "en vez de")
 CHANGE_MARKERS_ZH = ("改为", "改成", "现在", "调整", "升级", "降级", "更新", "提高", "降低",
                      "增加到", "减少到", "换成", "切换", "不再", "已改", "改用",
                      # Japanese: from now on, instead of, changed
-                     "今後", "代わりに", "変更", "移行")
+                     "今後", "代わりに", "変更", "移行", "迁移到", "迁移至")
 
 # Of those, the ones that say the new text *replaces* something ("instead of", 改用): a
 # restatement that only adds words needs one to supersede ("changed src/app.py, cli.py"
 # adds a file to a commit note and replaces nothing).
 REPLACE_WORDS = frozenset(["instead", "replaced", "switched", "migrated", "moved", "renamed",
-                           "became", "désormais"])
+                           "became", "désormais", "remplacé", "remplace", "migré", "ersetzt",
+                           "umgestellt", "migriert", "reemplazó", "reemplaza", "sustituyó",
+                           "migrado", "migramos", "cambiamos"])
 REPLACE_PHRASES = ("from now on", "no longer", "au lieu de", "改为", "改成", "改用", "换成",
-                   "切换", "不再", "代わりに", "今後", "移行")
+                   "切换", "不再", "代わりに", "今後", "移行", "迁移到", "迁移至", "nicht mehr", "ya no",
+                   "en lugar de", "en vez de")
 
 # Words saying the new text adds to the old one rather than replacing it.
 ADD_WORDS = frozenset(["also", "too", "additionally", "aussi"])

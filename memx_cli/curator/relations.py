@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import pairwise
 
 from memx_cli.curator import lexicon as lx
 from memx_cli.curator.text import Token, is_content, tokenize, unit, units
 
+# Share of the smaller text's content units the other must have (contradiction.py).
+SAME_STATEMENT = 0.7
 # Lead-in words a negative form adds to its word; the rest must be a word of its own.
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "dis", "des", "dés", "de", "in", "im", "ir", "il")
 _ZONE_ABBREVIATIONS = re.compile(
@@ -90,12 +93,38 @@ def _quantity(tokens: list[Token], text: str) -> tuple[bool, bool]:
     return every, part
 
 
+def _without_quantities(text: str) -> set[str]:
+    for word in lx.UNIVERSAL_CJK + lx.PARTIAL_CJK:
+        text = text.replace(word, "，")  # 所有服务 / 只有部分服务: the same 服务
+    return units(tokenize(text))
+
+
 def quantity_change(old: str, new: str) -> str | None:
-    """All (or always) in one text, only some (or sometimes) in the other."""
+    """All (or always) in one text, only some (or sometimes) in the other, about the
+    same thing (most of the rest shared)."""
     every_a, part_a = _quantity(tokenize(old), old)
     every_b, part_b = _quantity(tokenize(new), new)
-    if (every_a and not part_a and part_b) or (every_b and not part_b and part_a):
-        return "quantity: one says all or always, the other only some"
+    if not ((every_a and not part_a and part_b) or (every_b and not part_b and part_a)):
+        return None
+    a, b = _without_quantities(old), _without_quantities(new)
+    if not a or not b or len(a & b) / min(len(a), len(b)) < SAME_STATEMENT:
+        return None
+    return "quantity: one says all or always, the other only some"
+
+
+def _counts(tokens: list[Token]) -> dict[str, Token]:
+    """Counted things: "two approvals" -> {approv: two}; measured ones (10 MB) aside."""
+    return {unit(after.text): token for token, after in pairwise(tokens)
+            if token.kind == "number" and not token.unit and not token.dotted
+            and is_content(after)}
+
+
+def count_change(old: str, new: str) -> tuple[str, str] | None:
+    """The same thing counted differently: "get one approval" / "get two approvals"."""
+    a, b = _counts(tokenize(old)), _counts(tokenize(new))
+    for thing in sorted(a.keys() & b.keys()):
+        if a[thing].number != b[thing].number:
+            return a[thing].text, b[thing].text
     return None
 
 
