@@ -181,14 +181,25 @@ def locators(text: str) -> frozenset[str]:
     return frozenset(found | {m.group(0).lower() for m in _FLAG.finditer(text)})
 
 
+def _outside(text: str) -> set[str]:
+    """Content units of the text with its paths, flags and time zones taken out."""
+    for found in sorted(_PATH.findall(text) + _FLAG.findall(text), key=len, reverse=True):
+        text = text.replace(found, " ")
+    return units(tokenize(_ZONE_NAMES.sub(" ", _ZONE_ABBREVIATIONS.sub(" ", text))))
+
+
 def locator_change(old: str, new: str) -> tuple[str, str] | None:
     """A path or flag only the older text names and another only the newer one names,
-    neither at the start of its text (there it names what the statement is about:
+    the rest of the statement the same (no word swapped for another), and neither at
+    the start of its text (there it names what the statement is about:
     "config/dev.yaml sets ..." / "config/prod.yaml sets ...")."""
     a, b = locators(old), locators(new)
     only_a, only_b = sorted(a - b), sorted(b - a)
     if not only_a or not only_b:
         return None
+    rest_a, rest_b = _outside(old), _outside(new)
+    if rest_a - rest_b and rest_b - rest_a:
+        return None  # "store uploads in /data/uploads" / "store logs in /data/logs"
     if any(old.lower().startswith(x) for x in only_a) or any(
             new.lower().startswith(x) for x in only_b):
         return None
@@ -196,10 +207,12 @@ def locator_change(old: str, new: str) -> tuple[str, str] | None:
 
 
 def locator_units(old: str, new: str) -> frozenset[str]:
-    """The content units of the locators and time zones the two texts differ by."""
+    """Content units found only in the locators and time zones the two texts differ by
+    (not words the texts also say outside them)."""
     a = locators(old) | {z.lower() for z in time_zones(old)}
     b = locators(new) | {z.lower() for z in time_zones(new)}
-    return frozenset(units(tokenize(" ".join((a - b) | (b - a)))))
+    inside = units(tokenize(" ".join((a - b) | (b - a))))
+    return frozenset(inside - _outside(old) - _outside(new))
 
 
 def environments(tokens: list[Token], text: str) -> frozenset[str]:
