@@ -64,7 +64,15 @@ def stored(repo: Path) -> int:
         ("Build images with Go 1.21", "Build images with go1.22", "conflicts with"),
         ("Every PR needs two approvals", "Every PR needs one approval", "conflicts with"),
         ("El puerto de Redis es 6379", "El puerto de Redis es 6380", "conflicts with"),
+        # a version joined by a hyphen or a colon, or after a bare "v"
+        ("The base image is postgres:15-alpine", "The base image is postgres:16-alpine",
+         "conflicts with"),
+        ("Runners use ubuntu-22.04", "Runners use ubuntu-24.04", "conflicts with"),
+        ("Use v2 of the payments API", "Use v3 of the payments API", "conflicts with"),
         # negation and opposites in more forms and languages
+        ("Run migrations in a transaction", "Run migrations outside a transaction",
+         "conflicts with"),
+        ("The service is stateless", "The service is stateful", "conflicts with"),
         ("Store the DB session in a module-level global",
          "Avoid storing the DB session in a module-level global", "conflicts with"),
         ("Send notification emails synchronously", "Send notification emails asynchronously",
@@ -144,3 +152,11 @@ def test_relation_reasons(old: str, new: str, kind: str, why: str) -> None:
 )
 def test_no_relation_contradiction(old: str, new: str) -> None:
     assert detect(old, new) is None
+
+
+def test_digits_inside_words_keep_two_statements(memx: Memx, repo: Path) -> None:
+    # Not a value to the rules (no contradiction is claimed), but not one statement either.
+    add(memx, "The edge proxy speaks h2 to the backends")
+    _, said = add(memx, "The edge proxy speaks h3 to the backends")
+    assert said == ""
+    assert stored(repo) == 2

@@ -36,7 +36,7 @@ from memx_cli.curator.statement import (
     shape,
     subject_swap,
 )
-from memx_cli.curator.text import numbers, tokenize, units
+from memx_cli.curator.text import embedded_digits, numbers, tokenize, units
 from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
@@ -122,7 +122,8 @@ def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
     a, b = shape(old), shape(new)
     if a.negative != b.negative or subject_swap(a, b):
         return False  # "never X" is not a copy of "X"; "auth service" is not "billing service"
-    if numbers(tokenize(old)) != numbers(tokenize(new)):
+    ta, tb = tokenize(old), tokenize(new)
+    if numbers(ta) != numbers(tb) or embedded_digits(ta) != embedded_digits(tb):
         return False  # "pool size 10" and "pool size 50" are two facts, not one
     if sim >= settings.dedup_threshold and similarity.same_meaning_words(old, new):
         return True

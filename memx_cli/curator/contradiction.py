@@ -156,6 +156,8 @@ def values(tokens: list[Token]) -> list[Value]:
             ahead = next((t for t in tokens[at + 1:at + 3] if is_content(t)), None)
             if ahead is not None:
                 key, label = (stem(ahead.text),), ahead.text
+            elif token.text.startswith("v") and token.dotted:
+                key, label = ("version",), "version"  # "use v2 of the API" / "v3"
         if key is None:
             continue
         setting = "_" in key[-1] or key[-1] in _SETTING_STEMS

@@ -132,7 +132,8 @@ _PAIRS_EN = [
     ("synchronous", "asynchronous"), ("required", "optional"), ("mandatory", "optional"),
     ("succeed", "fail"), ("success", "failure"), ("work", "fail"), ("valid", "invalid"),
     ("safe", "unsafe"), ("secure", "insecure"), ("public", "private"),
-    ("internal", "external"), ("inside", "outside"), ("indoors", "outdoors"),
+    ("internal", "external"), ("inside", "outside"), ("in", "outside"), ("within", "outside"),
+    ("indoors", "outdoors"),
     ("indoors", "outside"), ("inside", "outdoors"), ("big", "small"), ("large", "small"),
     ("long", "short"), ("good", "bad"), ("best", "worst"), ("correct", "wrong"),
     ("correct", "incorrect"), ("right", "wrong"), ("use", "avoid"), ("prefer", "avoid"),
@@ -148,9 +149,11 @@ _PAIRS_EN = [
 # "on"/"off" and "up"/"down" are everyday prepositions: they only count after these verbs.
 PARTICLE_VERBS = frozenset(["turn", "turned", "turns", "turning", "switch", "switched", "switches", "set", "sets", "toggle", "toggled", "flip", "flipped", "scale", "scaled", "spin", "spun"])
 PARTICLES = frozenset({"on", "off", "up", "down"})
+# Prepositions take no inflections ("in" / "outside": "ins", "ined" are not words).
+_BARE = PARTICLES | {"in", "within"}
 ANTONYMS_EN: list[tuple[frozenset[str], frozenset[str]]] = [
-    (frozenset(_forms(a) if a not in PARTICLES else {a}),
-     frozenset(_forms(b) if b not in PARTICLES else {b}))
+    (frozenset(_forms(a) if a not in _BARE else {a}),
+     frozenset(_forms(b) if b not in _BARE else {b}))
     for a, b in _PAIRS_EN
 ]
 # Phrasal opposites: "take off" / "put on".

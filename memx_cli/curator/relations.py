@@ -5,7 +5,8 @@ pairs nobody tuned for):
   over Y" / "prefer Y over X", "lint before type-check" / "type-check before lint");
 - **quantity**: all/every/always in one text, some/only/sometimes in the other;
 - **prefixed opposites**: a word and its negative form ("lock" / "unlock", "root" /
-  "non-root", "encrypt" / "unencrypted", "habilita" / "deshabilita");
+  "non-root", "encrypt" / "unencrypted", "habilita" / "deshabilita"), or one root with
+  opposite suffixes ("stateless" / "stateful");
 - **time zones**: UTC in one text, local time or another zone in the other;
 - **paths and flags**: a different file, directory or command-line flag for the same
   statement ("config/app.yaml" / "config/app.yml", "--force-with-lease" / "--force");
@@ -144,9 +145,17 @@ def prefixed_opposites(old: str, new: str) -> tuple[str, str] | None:
                     continue
                 rest = next((form[len(p):] for p in _NEGATIVE_PREFIXES if form.startswith(p)
                              and len(form) - len(p) >= 3), None)
-                if rest is not None and unit(rest) == unit(word):
+                if (rest is not None and unit(rest) == unit(word)) or _less_ful(word, form):
                     return (word, form) if plain is words_a else (form, word)
     return None
+
+
+def _less_ful(one: str, other: str) -> bool:
+    """"stateless" / "stateful", "useful" / "useless": one root, opposite suffixes."""
+    for a, b in (("less", "ful"), ("ful", "less")):
+        if one.endswith(a) and other.endswith(b) and len(one) > len(a) + 2:
+            return one[:-len(a)] == other[:-len(b)]
+    return False
 
 
 def time_zones(text: str) -> frozenset[str]:

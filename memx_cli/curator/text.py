@@ -35,6 +35,7 @@ _NUMBER = re.compile(r"^v?(\d+(?:\.\d+)*)([a-z%]*)$")
 # A tool name with its version glued on: "go1.22", "python3.12" (a dot is needed:
 # "ipv4", "s3" and "k8s" are names, not versions).
 _GLUED_VERSION = re.compile(r"^([a-z]{2,})(\d+(?:\.\d+)+)$")
+_VERSION_PART = re.compile(r"(?:^|-)v?\d+(?:\.\d+)*(?:-|$)")
 # French elision: "n'utilisez" is "ne" + "utilisez", "l'API" is "API". English
 # contractions ("don't", "it's") have more than one letter before the apostrophe.
 _ELISION = re.compile(r"^(n|l|d|j|m|t|s|c|qu)['’](\w.*)$")
@@ -65,49 +66,52 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token("word", match.group(0).lower(), name=True))
             continue
         raw = match.group(0)
-        low = raw.lower()
-        if kind == "op" and raw == "%" and tokens and tokens[-1].kind == "number" \
-                and not tokens[-1].unit:
-            last = tokens[-1]
-            tokens[-1] = Token("number", last.text + "%", last.number, "%", last.dotted)
-            continue
-        elided = _ELISION.match(low) if kind == "word" else None
-        if elided:
-            if elided.group(1) == "n":
-                tokens.append(Token("word", "ne"))
-            raw = low = elided.group(2)
-        glued = _GLUED_VERSION.match(low) if kind == "word" else None
-        if glued:
-            tokens.append(Token("word", glued.group(1), name=True))
-            raw = low = glued.group(2)
-        if kind == "word":
-            number = _NUMBER.match(low)
-            if number and (not number.group(2) or number.group(2) in lx.UNITS):
-                parts = number.group(1).split(".")
-                # "3.10" without a unit reads as a version: compared as written, not as 3.1.
-                dotted = len(parts) > 2 or low.startswith("v") or (
-                    len(parts) == 2 and not number.group(2))
-                tokens.append(Token("number", low, float(".".join(parts[:2])),
-                                    number.group(2), dotted))
-                continue
-            if low in lx.NUMBER_WORDS:
-                tokens.append(Token("number", low, float(lx.NUMBER_WORDS[low])))
-                continue
-            if low in lx.UNITS and tokens and tokens[-1].kind == "number" and not tokens[-1].unit:
+        # "ubuntu-22.04", "15-alpine": a version joined to a word by a hyphen is read apart.
+        pieces = raw.split("-") if kind == "word" and _VERSION_PART.search(raw) else [raw]
+        for raw in pieces:
+            low = raw.lower()
+            if kind == "op" and raw == "%" and tokens and tokens[-1].kind == "number" \
+                    and not tokens[-1].unit:
                 last = tokens[-1]
-                tokens[-1] = Token("number", last.text + low, last.number, low, last.dotted)
+                tokens[-1] = Token("number", last.text + "%", last.number, "%", last.dotted)
                 continue
-        if kind == "cjk" and tokens and tokens[-1].kind == "number" and not tokens[-1].unit:
-            unit = next((u for u in ("毫秒", "分钟", "小时", "秒", "天", "个", "次", "兆")
-                         if raw.startswith(u)), "")
-            if unit:
-                last = tokens[-1]
-                tokens[-1] = Token("number", last.text + unit, last.number, unit, last.dotted)
-        if kind == "word":
-            tokens.append(Token(kind, low, name=_is_name(raw, low, tokens)))
-            _mark_stop(tokens)
-            continue
-        tokens.append(Token(kind, low if kind != "cjk" else raw))
+            elided = _ELISION.match(low) if kind == "word" else None
+            if elided:
+                if elided.group(1) == "n":
+                    tokens.append(Token("word", "ne"))
+                raw = low = elided.group(2)
+            glued = _GLUED_VERSION.match(low) if kind == "word" else None
+            if glued:
+                tokens.append(Token("word", glued.group(1), name=True))
+                raw = low = glued.group(2)
+            if kind == "word":
+                number = _NUMBER.match(low)
+                if number and (not number.group(2) or number.group(2) in lx.UNITS):
+                    parts = number.group(1).split(".")
+                    # "3.10" without a unit reads as a version: compared as written, not as 3.1.
+                    dotted = len(parts) > 2 or low.startswith("v") or (
+                        len(parts) == 2 and not number.group(2))
+                    tokens.append(Token("number", low, float(".".join(parts[:2])),
+                                        number.group(2), dotted))
+                    continue
+                if low in lx.NUMBER_WORDS:
+                    tokens.append(Token("number", low, float(lx.NUMBER_WORDS[low])))
+                    continue
+                if low in lx.UNITS and tokens and tokens[-1].kind == "number" and not tokens[-1].unit:
+                    last = tokens[-1]
+                    tokens[-1] = Token("number", last.text + low, last.number, low, last.dotted)
+                    continue
+            if kind == "cjk" and tokens and tokens[-1].kind == "number" and not tokens[-1].unit:
+                unit = next((u for u in ("毫秒", "分钟", "小时", "秒", "天", "个", "次", "兆")
+                             if raw.startswith(u)), "")
+                if unit:
+                    last = tokens[-1]
+                    tokens[-1] = Token("number", last.text + unit, last.number, unit, last.dotted)
+            if kind == "word":
+                tokens.append(Token(kind, low, name=_is_name(raw, low, tokens)))
+                _mark_stop(tokens)
+                continue
+            tokens.append(Token(kind, low if kind != "cjk" else raw))
     return tokens
 
 
@@ -274,6 +278,12 @@ def number_norm(token: Token) -> str:
     assert token.number is not None
     dim, factor = lx.UNITS.get(token.unit, ("", 1.0))
     return f"{token.number * factor:g}|{dim}"
+
+
+def embedded_digits(tokens: list[Token]) -> frozenset[str]:
+    """Digit runs inside words ("node18", "h2", "x86"): not values, but two texts that
+    differ in them are not one statement."""
+    return frozenset(d for t in tokens if t.kind == "word" for d in re.findall(r"\d+", t.text))
 
 
 def numbers(tokens: list[Token]) -> frozenset[str]:
