@@ -22,8 +22,13 @@ ACTIONS = {"added": "independent", "skipped": "skip", "merged into": "merge",
 SAME = {"skip": "duplicate", "merge": "duplicate"}
 
 
-@pytest.mark.parametrize("name", ["curator_pairs.jsonl", "curator_pairs_heldout.jsonl"])
-def test_labelled_pairs(memx: Memx, repo: Path, name: str) -> None:
+# (file, most wrong decisions allowed, skip and merge counted as one): the first pair of
+# files is issue 12's (>= 95%); the second was written blind for pairs nobody tuned for
+# (measured at the end: dev2 117/125, heldout2 59/68); none may lose a contradiction.
+@pytest.mark.parametrize(("name", "allowed"), [
+    ("curator_pairs.jsonl", 1 / 20), ("curator_pairs_heldout.jsonl", 1 / 20),
+    ("curator_pairs_dev2.jsonl", 1 / 10), ("curator_pairs_heldout2.jsonl", 1 / 5)])
+def test_labelled_pairs(memx: Memx, repo: Path, name: str, allowed: float) -> None:
     pairs = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
     assert len(pairs) >= 50
     store = Repo(repo)
@@ -39,5 +44,4 @@ def test_labelled_pairs(memx: Memx, repo: Path, name: str) -> None:
         if SAME.get(got, got) != SAME.get(expected, expected):
             wrong.append(f"{pair['id']}: {got}")
     assert lost == []
-    # Issue 12 target: >= 95% (skip and merge both keep one memory). Measured: 100%.
-    assert len(wrong) <= len(pairs) // 20, wrong
+    assert len(wrong) <= int(len(pairs) * allowed), wrong
