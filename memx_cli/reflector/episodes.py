@@ -25,12 +25,17 @@ from dataclasses import dataclass, field, replace
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
 from memx_cli.reflector.narrative import first_sentence, narrative
+from memx_cli.reflector.reruns import attempt_part, reruns
 from memx_cli.reflector.signals import KEY_TOKEN, Signals
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MAX_ATTEMPTS = 12
 CONCRETE = re.compile(r"\d+\.\d+|==|(?<![\w-])--?[a-zA-Z][\w-]*|\w=\S|[\w)]\(|::|->|\{|/\w")
-STILL = re.compile(r"(?i)\bstill\b|还是|依然|まだ|여전히|toujours")
+STILL = re.compile(r"(?i)\b(?:still|sigue|siguen|continua|continúa|immer noch)\b|还是|依然|まだ|여전히|"
+                   r"똑같|toujours")
+# A user turning down what the agent did: "no, use X", "non, ...", "不要…", "いや、…", "아니요"
+REJECT = re.compile(r"(?i)^\W*(?:(?:no|nope|nah|non|nein|não|nao)\b(?!\s+(?:problem|worries)\b)"
+                    r"|不要|不对|不是|别|いや|いいえ|違う|아니|아뇨)")
 
 
 @dataclass
@@ -46,6 +51,8 @@ class Attempt:
     revert: bool = False
     pending: str | None = None  # a command run as an attempt, awaiting its result
     remedy: bool = False  # says what to do ("the fix is to ..."), not only why
+    rejected: bool = False  # the user turned it down ("no, ..."): never the lesson
+    check: bool = False  # the problem's own command run again, maybe with a flag more
 
 
 @dataclass
@@ -60,16 +67,19 @@ class Episode:
     failures: int = 0
     context: list[str] = field(default_factory=list)
 
-    def fail(self) -> None:
-        """The problem is still there: every attempt since the last failure failed."""
+    def fail(self, rejected: bool = False) -> None:
+        """The problem is still there (or the user turned the attempts down): every
+        attempt since the last failure failed. A rejection is no failed try: it does not
+        make the episode a RetrySuccess."""
         fresh = [a for a in self.attempts[self.mark:] if not a.revert]
         for attempt in fresh:
-            attempt.failed = True
-        self.failures += bool(fresh)
+            attempt.failed, attempt.rejected = not rejected, rejected
+        self.failures += bool(fresh) and not rejected
         self.mark = len(self.attempts)
 
     def working(self) -> list[Attempt]:
-        return [a for a in self.attempts[self.mark:] if not a.failed and not a.revert]
+        return [a for a in self.attempts[self.mark:]
+                if not a.failed and not a.revert and not a.rejected]
 
     def add(self, attempt: Attempt) -> None:
         for earlier in self.attempts:
@@ -87,6 +97,8 @@ class Tracker:
     def __init__(self) -> None:
         self.open: Episode | None = None
         self.done: Candidate | None = None  # succeeded; may take the next explanation
+        self.closed: Episode | None = None  # the episode ``done`` comes from
+        self.explained = False
         # The last thing a user asked or reported, with what was proposed since: it becomes
         # an episode only when the user then confirms or denies ("docker build hangs" →
         # "try X" → "nope, still hangs"), so a question answered is no lesson by itself.
@@ -96,11 +108,16 @@ class Tracker:
         """Lessons finished by this turn, and whether the turn belongs to an episode."""
         out: list[Candidate] = []
         if self.done is not None:
-            explained = sig.turn.kind == "text" and sig.turn.role == "assistant"
-            out.append(self._explained(self.done, sig) if explained else self.done)
-            self.done = None
-            if explained:
-                return out, True
+            turn = sig.turn
+            if turn.kind == "text" and turn.role == "assistant" and not self.explained:
+                self.done, self.explained = self._explained(self.done, sig), True
+                return out, True  # kept until the user has had a word: they may reject it
+            if self.closed is not None and self.open is None and turn.kind == "text" \
+                    and turn.role == "user" and (rejects(sig) or sig.deny):
+                self.open, self.done = self.closed, None  # "no, never disable TLS checks"
+            else:
+                out.append(self.done)
+                self.done = None
         episode = self.open
         if episode is not None and sig.turn.index - episode.seen > QUIET_TURNS:
             self.open = episode = None
@@ -113,7 +130,7 @@ class Tracker:
         return out + found, taken
 
     def finish(self) -> list[Candidate]:
-        done, self.done, self.open = self.done, None, None
+        done, self.done, self.open, self.closed = self.done, None, None, None
         return [done] if done is not None else []
 
     # ------------------------------------------------------------ tool calls
@@ -124,10 +141,11 @@ class Tracker:
             return False
         episode.seen = turn.index
         if turn.command:
-            if episode.command is not None and _key(turn.command) != episode.command:
-                episode.add(Attempt(turn.index, f"ran `{turn.command}`",
-                                    commands=[turn.command], tool=True,
-                                    pending=_key(turn.command)))
+            key = _key(turn.command)
+            tried = attempt_part(episode.command, key) if episode.command is not None else None
+            if tried is not None and key != episode.command:
+                episode.add(Attempt(turn.index, f"ran `{tried}`", commands=[turn.command],
+                                    tool=True, pending=key))
         elif turn.files:
             shown = f": `{turn.change}`" if turn.change else ""
             episode.add(Attempt(turn.index, f"edited {', '.join(turn.files)}{shown}",
@@ -150,22 +168,23 @@ class Tracker:
         pending = next((a for a in reversed(episode.attempts) if a.pending == key), None)
         if pending is not None:
             pending.pending = None
-            pending.failed = bool(failed)
-            return True
         if episode.command is None:  # the reported problem, now seen failing as a command
             if failed:
                 episode.command = key
                 episode.problem = sig.key_error or episode.problem
             return True
-        if key != episode.command:
+        if not reruns(episode.command, key):
+            if pending is not None:
+                pending.failed = bool(failed)
             return True
-        if failed:
+        if failed:  # the problem again, whatever was chained before it
             episode.fail()
             return True
         working = episode.working()
         self.open = None
         if working:
             self.done = self._lesson(episode, working, turn.last, "tool")
+            self.closed, self.explained = episode, False
         return True
 
     # ------------------------------------------------------------ what people say
@@ -175,7 +194,8 @@ class Tracker:
         if turn.role == "system":
             return [], False
         if episode is None and self.latent is not None and self.latent.attempts \
-                and turn.role == "user" and (sig.confirm or sig.deny or STILL.search(sig.text)):
+                and turn.role == "user" and (sig.confirm or sig.deny or STILL.search(sig.text)
+                                             or rejects(sig)):
             episode = self.open = self.latent
             self.latent = None
         if episode is None:
@@ -198,6 +218,8 @@ class Tracker:
         still = speaker and episode.attempts and not sig.confirm and STILL.search(sig.text)
         if sig.deny or still or (speaker and sig.error_lines and episode.attempts):
             episode.fail()
+        elif turn.role == "user" and rejects(sig):
+            episode.fail(rejected=True)
         said = proposal(sig, asked=turn.role == "assistant")
         if not said and turn.role == "assistant" and not _asks(sig):
             said = " ".join(sig.sentence(n) for n in range(min(2, len(sig.spans))))
@@ -259,6 +281,11 @@ class Tracker:
         """The assistant's words right after a passing run say why it worked."""
         why = proposal(sig, limit=2)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def rejects(sig: Signals) -> bool:
+    """The user turns down what was just done or proposed ("no, use pipx")."""
+    return sig.turn.role == "user" and bool(REJECT.match(sig.text))
 
 
 def _asks(sig: Signals) -> bool:

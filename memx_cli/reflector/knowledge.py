@@ -27,11 +27,14 @@ we will stick with; we stay on; we'll stay on
 決めました; 決めた; 決定し; 採用する; 採用し; ことにしました
 결정했; 결정하였; 선택했; 정했; 채택했
 décidé; avons choisi; on a choisi; opté pour; on part sur; nous partons sur; retenu
+entschieden; entscheidung; haben uns für; nehmen wir; setzen auf
+decidimos; hemos decidido; decisión; elegimos; optamos por; nos quedamos con
+decidimos; decidiu; decisão; escolhemos; optamos por; vamos usar
 """))
-DECISION_SHAPE = re.compile(r"(?i)\b(?:decision|adr)\s*[:：]|\bthe decision to\b|决策[:：]")
+DECISION_SHAPE = re.compile(r"(?i)\b(?:decision|adr|entscheidung|decisión|decisão)\s*[:：]|\bthe decision to\b|决策[:：]")
 REASON = Lexicon(phrases("""
 because; since; reason; the reason; so that; 因为; 原因; 理由; 由于; ため; ので;
-理由は; 때문; 이유; parce que; car; puisque; la raison
+理由は; 때문; 이유; parce que; car; puisque; la raison; weil; da wir; porque; ya que; pois
 """))
 
 # A rule by name: enough on its own.
@@ -39,19 +42,24 @@ CONVENTION_RULE = Lexicon(phrases("""
 our convention; the convention; convention; conventions; team rule; house rule; our rule;
 the rule is; style guide; coding standard; coding standards; we always; we never; our policy
 规范; 约定; 规定; ルール; 規約; 規則; 팀 규칙; 규칙; 컨벤션; la règle; notre convention;
-nos conventions; règle d'équipe
+nos conventions; règle d'équipe; konvention; unsere regel; teamregel; styleguide;
+convención; nuestra regla; regla del equipo; convenção; nossa regra; regra do time
 """))
 # A scope: needs a norm in the same sentence ("in this repo we use conventional commits").
 CONVENTION_SCOPE = Lexicon(phrases("""
 in this repo; in this repository; in this codebase; in this project; in our repo; our team;
 in our team; here we
 团队; 本仓库; 这个仓库; 这个项目; 项目里; 我们组; このリポジトリ; このプロジェクト; チームでは;
-우리 팀; 이 저장소; 이 프로젝트; chez nous; dans ce dépôt; dans ce projet; notre équipe
+우리 팀; 이 저장소; 이 프로젝트; chez nous; dans ce dépôt; dans ce projet; notre équipe; ici
+in diesem repo; in diesem projekt; bei uns; unser team; en este repo; en este proyecto;
+en nuestro equipo; aquí; neste repo; neste projeto; no nosso time; aqui
 """))
 NORM = Lexicon(phrases("""
 always; never; must; should; every; all; use; uses; need; needs; required; only; no
 一律; 必须; 都; 统一; 不能; 不得; 所有; 必ず; すべて; 全て; 항상; 모든; 반드시; 꼭
 doit; doivent; toujours; jamais; chaque; tous; toutes
+immer; nie; niemals; muss; müssen; jede; alle; nur; siempre; nunca; debe; deben; cada;
+todos; solo; sempre; nunca; deve; devem; cada; todos; só
 """))
 
 PREFER = Lexicon(phrases("""
@@ -61,22 +69,28 @@ i want you to; prefer
 好み; の方が好き
 선호; 좋아해요; 좋아합니다
 je préfère; j'aime mieux; je voudrais que; je préférerais
+ich bevorzuge; ich mag lieber; mir ist lieber; prefiero; me gusta más; prefiro; eu prefiro
 """))
 # A standing request: "please ... always/never/don't", "from now on ... for me".
 PLEASE = Lexicon(phrases("""
-please; 请; 给我; 帮我; ください; お願い; 주세요; merci de; s'il te plaît; s'il vous plaît
+please; 请; 给我; 帮我; ください; お願い; 주세요; merci de; s'il te plaît; s'il vous plaît;
+bitte; por favor
 """))
 HABIT = Lexicon(phrases("""
 always; never; don't; do not; from now on; going forward; in future; in the future;
 whenever; 以后; 今后; 总是; 永远; 不要; 别; 一律; これから; 今後; 常に; 必ず; 앞으로; 항상; 절대;
-désormais; à l'avenir; toujours; jamais
+désormais; à l'avenir; toujours; jamais; immer; nie; niemals; ab jetzt; künftig;
+siempre; nunca; a partir de ahora; de ahora en adelante; sempre; nunca; daqui pra frente;
+a partir de agora
 """))
 FUTURE = Lexicon(phrases("""
 from now on; going forward; in future; in the future; 以后; 今后; これから; 今後; 앞으로;
-désormais; à l'avenir
+désormais; à l'avenir; ab jetzt; künftig; a partir de ahora; de ahora en adelante;
+daqui pra frente; a partir de agora
 """))
 FOR_ME = Lexicon(phrases("""
-me; my; you; your; for me; 我; 你; 私; 저; 제; moi; tu; vous
+me; my; you; your; for me; 我; 你; 私; 저; 제; moi; tu; vous; mir; mich; du; ihr; sie;
+yo; tú; usted; eu; você
 """))
 
 
@@ -95,7 +109,8 @@ def found(sig: Signals, skip: set[int]) -> Candidate | None:
 def _hits(sig: Signals, lexicon: Lexicon, number: int) -> bool:
     start, end = sig.spans[number]
     text = sig.text
-    return any(start <= h.start < end and not negated(h, sig.words, text)
+    plea = lexicon is PLEASE  # "without emoji please" is still a request
+    return any(start <= h.start < end and (plea or not negated(h, sig.words, text))
                and text[h.start - 1:h.start] not in CODEISH
                and not _glued(text[h.end:h.end + 2])
                for h in sig.find(lexicon))

@@ -24,6 +24,10 @@ incompatible
 오류; 에러; 실패; 예외; 작동하지; 타임아웃; 충돌; 버그; 안 됨; 안 돼; 메모리 부족
 erreur; erreurs; échec; échou*; plante; planté; plantage; ne marche pas;
 ne fonctionne pas; ne fonctionnait pas; ne marchait pas; bogue; en boucle; mémoire insuffisante
+fehler; fehlgeschlagen; schlägt fehl; schlug fehl; stürzt ab; abgestürzt; absturz;
+funktioniert nicht; geht nicht; kaputt
+errores; falla; fallaba; falló; se cae; se cuelga; no funciona; no arranca
+erro; erros; falha; falhou; falhava; quebrava; quebrou; não funciona; não compila
 """))
 
 # Error words inside these compounds talk about code, not about a failure.
@@ -47,6 +51,9 @@ that was the issue
 해결; 고쳤; 고침; 작동합니다; 작동했; 통과했; 사라졌; 잘 됩니다; 잘 돼
 corrigé; résolu*; ça marche; ça fonctionne; fonctionne maintenant; marche maintenant;
 ça passe; a disparu; réglé le problème
+behoben; gelöst; funktioniert jetzt; läuft jetzt; läuft wieder; hat geklappt
+resuelto; solucionado; arreglado; ya funciona; ahora funciona
+resolvido; resolveu; consertado; agora funciona; funciona agora; agora passa
 """))
 
 # Why it failed.
@@ -60,6 +67,9 @@ forgot to; forgot the
 원인은; 원인이; 문제는; 때문; 빠져; 누락
 en fait; le problème venait; le problème était; la cause; causé par; à cause de; venait de;
 provenait; il manquait; manquait; oublié
+lag an; liegt daran; die ursache; stellte sich heraus; fehlte
+resulta que; resultó que; el problema era; la causa; debido a; por culpa de; faltaba
+na verdade; o problema era; a causa; causado por; por causa de; devido a; faltava
 """))
 
 # What was done about it.
@@ -76,6 +86,9 @@ downgrading to; otherwise; or else
 추가하니; 바꾸니; 변경하니; 해야; 필요했; 설치하니; 추가했더니; 바꿨더니; 해결 방법
 il fallait; il faut; la solution; en ajoutant; en changeant; en passant; en mettant;
 en supprimant; en installant; contournement; au lieu de; sinon
+die lösung; stattdessen; musste; mussten; man muss
+la solución; lo que funcionó; en vez de; en lugar de; hubo que; hay que
+a solução; o que resolveu; o que funcionou; em vez de; ao invés de; foi preciso; tive que
 """))
 
 # Failed attempts (RetrySuccess).
@@ -88,6 +101,9 @@ still broken; same error; neither worked; none of; nothing worked; didn't fix; d
 시도; 해봤; 해 봤; 재시도; 안 됐; 소용없; 여전히
 essayé; tenté; réessayé; sans succès; rien n'y fait; toujours la même; toujours pas;
 ne change rien
+versucht; probiert; ohne erfolg; hat nicht geholfen; half nicht; bringt nichts
+probé; probamos; intenté; intentamos; sin éxito; no sirvió; no ayudó; sigue fallando; sigue igual
+tentei; tentamos; testei; sem sucesso; não resolveu; não ajudou; continua falhando; continua igual
 """))
 
 # ...and the one that worked.
@@ -98,6 +114,9 @@ went through
 結局; 最終的; やっと; ようやく; 成功; うまくいった
 결국; 드디어; 마침내; 성공; 됐
 finalement; au final; enfin; réussi; ça a marché; a fonctionné; a marché
+schließlich; endlich; am ende; hat funktioniert; hat geklappt
+al final; por fin; lo que funcionó; funcionó
+no fim; por fim; finalmente; o que funcionou; o que resolveu; funcionou
 """))
 
 CONFIG_NOUN = Lexicon(phrases("""
@@ -121,6 +140,9 @@ decrease
 変更; 設定し; 増やし; 減らし; 上げ; 下げ; 無効に; 有効に
 변경; 설정했; 늘렸; 줄였; 올렸; 낮췄; 비활성; 활성화
 passé; changé; modifié; augmenté; réduit; baissé; désactivé; activé
+geändert; erhöht; gesenkt; reduziert; gesetzt; deaktiviert; aktiviert
+cambié; cambiamos; subí; subimos; bajé; aumenté; reduje; desactivé; activé
+mudei; mudamos; aumentei; aumentamos; reduzi; diminuí; desativei; ativei
 """))
 
 NEW_TOOL = Lexicon(phrases("""
@@ -133,6 +155,9 @@ first time
 初めて; はじめて; 使い始め; 導入; 乗り換え; 切り替え
 처음; 사용하기 시작; 도입; 갈아탔; 전환했
 première fois; découvert; passé à; migré vers; adopté; commencé à utiliser
+zum ersten mal; erstes mal; umgestiegen auf; gewechselt zu
+primera vez; por primera vez; empecé a usar; migramos a; cambiamos a
+primeira vez; pela primeira vez; comecei a usar; migramos para; trocamos para
 """))
 
 REPEAT = Lexicon(phrases("""
@@ -219,7 +244,7 @@ that did it; 谢谢; 好了; 可以了; ありがとう; 감사; merci; parfait;
 # episode with the last attempt as what worked; a denial marks that attempt as failed.
 CONFIRM = Lexicon(phrases("""
 that worked; that did it; that fixed it; that fixes it; that fixes the; that sorted it;
-sorted it; did the trick; does the trick; works now; working now; it works; it worked;
+sorted it; did it; did the trick; does the trick; works now; working now; it works; it worked;
 worked; works; fixed; solved; resolved; all green; green now; passes now; passing now;
 that was it; that was the problem; that was the issue; nailed it; up and running;
 goes through now; went through; builds now; runs now; compiles now; starts now; is gone;
@@ -229,9 +254,13 @@ went away; no longer; no more; succeeded; finished; passed; is green; went green
 直った; 直りました; 治った; 解決した; 解決しました; 動いた; 動きました; 通った; 通りました;
 うまくいった; うまくいきました; できました; 消えた; 消えました; 解消
 됐어요; 됐습니다; 됐다; 됐네요; 해결됐; 해결했; 해결되었; 고쳐졌; 잘 됩니다; 잘 돼요;
-작동합니다; 작동해요; 성공했
+작동합니다; 작동해요; 성공했; 잘 돌아가; 잘 돌아갑니다
 ça marche; ça fonctionne; ça passe; c'est bon; ça a marché; ça a fonctionné; résolu*;
 corrigé; réglé; fonctionne maintenant; marche maintenant
+funktioniert jetzt; funktioniert wieder; klappt jetzt; hat geklappt; läuft jetzt; läuft wieder;
+behoben; gelöst
+ya funciona; ahora funciona; funcionó; resuelto; solucionado; arreglado
+funcionou; agora funciona; deu certo; resolvido; resolveu
 """))
 
 DENY = Lexicon(phrases("""
@@ -246,12 +275,17 @@ nothing helped; kept failing; keeps failing; kept crashing; failed again; failed
 还是不行; 还是报错; 还是失败; 还是一样; 也不行; 都不行; 没用; 不管用; 没效果; 没有用;
 依然; 仍然; 没解决; 还是卡
 ダメ; だめ; 変わらず; 効果なし; 直らない; 直りません; 同じエラー; 解決しない
-안 됐; 안 돼요; 안 됩니다; 소용없; 여전히; 같은 오류; 같은 에러; 효과가 없
+안 됐; 안 돼요; 안 됩니다; 소용없; 여전히; 같은 오류; 같은 에러; 효과가 없; 똑같
 toujours pas; toujours la même; même erreur; même problème; sans succès; rien n'y fait;
 ne change rien; ça ne marche pas; marche pas; pareil
+immer noch; funktioniert nicht; läuft nicht; klappt nicht; geht nicht; gleicher fehler; derselbe fehler; hat nicht geholfen;
+bringt nichts; keine änderung
+sigue fallando; sigue igual; sigue sin; mismo error; no sirvió; no ayudó; nada cambió
+continua falhando; continua igual; mesmo erro; não resolveu; não ajudou; nada mudou
 """))
 
 # Words just before a confirmation that make it a hope, not a report ("should work").
 HYPOTHETICAL = frozenset(["should", "will", "would", "could", "might", "may", "can", "to",
-                          "hopefully", "probably", "if", "once", "until", "si", "devrait"])
+                          "hopefully", "probably", "if", "once", "until", "si", "devrait",
+                          "sollte", "wenn", "falls", "debería", "debe", "deve", "deveria", "se"])
 CJK_HYPOTHETICAL = ("应该", "应当", "也许", "可能", "如果", "はず", "かも", "면")

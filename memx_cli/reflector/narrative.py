@@ -18,7 +18,7 @@ _HINT_LINE = re.compile(r"^\s*(?:hint|help|tip|suggestion)\s*:\s*(.*)$", re.I | 
 WEAK_REMEDY = frozenset({"otherwise", "or else", "不然", "否则", "sinon"})
 CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|[,，;；。！？]\s*|:\s+|：|\n+|\s+(?:→|->|=>|-|–|—)\s+")
 BARE_DENIALS = frozenset({"same", "same here", "nope", "no", "still", "nothing", "pareil",
-                          "same again", "no change"})
+                          "same again", "no change", "rien", "nada", "nichts", "igual"})
 
 
 def first_sentence(sig: Signals, hits: list[Hit]) -> str | None:

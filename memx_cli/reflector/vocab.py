@@ -152,7 +152,8 @@ _FRENCH_MARKERS = frozenset(
 
 # Words just before a trigger that negate it ("didn't fix", "n'a pas résolu", "안 됐").
 NEGATORS = frozenset(
-    ["not", "no", "never", "neither", "nor", "without", "hardly", "nothing", "still", "cannot", "can't", "didn't", "doesn't", "don't", "isn't", "wasn't", "won't", "hasn't", "haven't", "couldn't", "pas", "jamais", "rien", "sans", "ne", "n'a", "n'est", "안", "못"]
+    ["not", "no", "never", "neither", "nor", "without", "hardly", "nothing", "still", "cannot", "can't", "didn't", "doesn't", "don't", "isn't", "wasn't", "won't", "hasn't", "haven't", "couldn't", "pas", "jamais", "rien", "sans", "ne", "n'a", "n'est", "안", "못",
+     "nicht", "kein", "keine", "nie", "ohne", "nunca", "sin", "não", "sem", "nem", "nada"]
 )
 CJK_NEG_BEFORE = ("没", "不", "未", "无")
 CJK_NEG_AFTER = ("ない", "なかった", "ません", "ず", "不了")

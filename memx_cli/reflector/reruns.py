@@ -1,0 +1,72 @@
+"""How a later command relates to the command that showed the problem (episodes.py).
+
+Agents rarely rerun the failing command verbatim once they try a fix: they chain the fix
+in front of it (``brew services stop postgresql@15 && docker compose up -d db``), add a
+flag (``pytest -p no:cacheprovider``), widen the path (``pytest tests/`` after
+``pytest tests/test_x.py``) or change a count (``--repeat-each=20``). Each of these runs
+the problem again, so its result is the episode's outcome; the parts that add something
+(the chained command, the new flag) are the attempt, the plain rerun is only the check.
+
+A segment *covers* the problem command when it starts with the same program and holds
+every word of it, where a flag may carry another value and a directory may stand for a
+path below it; the words left over are what the segment adds.
+"""
+
+from __future__ import annotations
+
+import re
+
+SEGMENT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def segments(command: str) -> list[str]:
+    return [part.strip() for part in SEGMENT.split(command) if part.strip()]
+
+
+def _program(words: list[str]) -> str | None:
+    """The program a segment runs: its first word after ``VAR=value`` assignments."""
+    return next((w.rsplit("/", 1)[-1] for w in words if not ASSIGNMENT.match(w)), None)
+
+
+def _same(want: str, have: str) -> bool:
+    if want == have:
+        return True
+    if want.startswith("-") and have.startswith("-") and "=" in want and "=" in have:
+        return want.split("=", 1)[0] == have.split("=", 1)[0]  # --repeat-each=10 / =20
+    return have.endswith("/") and want.startswith(have)  # tests/ covers tests/test_x.py
+
+
+def added(problem: str, segment: str) -> list[str] | None:
+    """The words ``segment`` adds to ``problem`` if it covers it, else None."""
+    want, have = problem.split(), segment.split()
+    if not want or _program(want) != _program(have):
+        return None
+    left = list(have)
+    for word in want:
+        match = next((i for i, other in enumerate(left) if _same(word, other)), None)
+        if match is None:
+            return None
+        del left[match]
+    return left
+
+
+def _check(problem: str) -> str:
+    """The part of a chained problem command that shows the problem: its last segment."""
+    parts = segments(problem)
+    return parts[-1] if parts else problem
+
+
+def reruns(problem: str, command: str) -> bool:
+    """Does ``command`` run the problem again (alone, varied, or chained after a fix)?"""
+    check = _check(problem)
+    return command == problem or any(added(check, part) is not None
+                                     for part in segments(command))
+
+
+def attempt_part(problem: str, command: str) -> str | None:
+    """What ``command`` tries beyond rerunning the problem: every segment but the plain
+    reruns; None when it is only a rerun (the check, never the lesson)."""
+    check = _check(problem)
+    kept = [part for part in segments(command) if added(check, part) != []]
+    return " && ".join(kept) if kept else None
