@@ -42,8 +42,8 @@ def test_a_changed_setting_in_a_config_file(memx: Memx, repo: Path) -> None:
     diff = "@@ -1,3 +1,4 @@\n bind = '0.0.0.0:8000'\n-workers = 2\n+workers = 8\n+timeout = 90\n"
     found = reflect(repo, "More gunicorn workers for the sale", [("M", "gunicorn.conf.py")],
                     {"gunicorn.conf.py": diff})
-    assert found == [("config-change", "In gunicorn.conf.py, workers changed from 2 to 8; "
-                                       "timeout set to 90 (More gunicorn workers for the sale).")]
+    assert found == [("config-change", "In gunicorn.conf.py, `workers = 8` (was 2); "
+                                       "`timeout = 90` (More gunicorn workers for the sale).")]
     # .env files (and secret-looking keys anywhere): the keys, never the values (issue 13)
     env = "@@ -1,2 +1,2 @@\n-POOL_SIZE=10\n+POOL_SIZE=50\n-OLD_FLAG=1\n+STRIPE_KEY=sk_x\n"
     assert reflect(repo, "tune pool", [("M", ".env.production")], {".env.production": env}) == [

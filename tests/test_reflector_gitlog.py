@@ -61,7 +61,7 @@ def test_history_becomes_memory_once(memx: Memx, repo: Path) -> None:
     by_sha = {m["source"]["sha"]: m for m in stored(repo)}  # type: ignore[index]
     assert set(by_sha) >= {shas["config"], shas["fix"], shas["decision"]}
     assert by_sha[shas["config"]]["content"] == (
-        "In gunicorn.conf.py, workers changed from 2 to 8 (More workers for the sale).")
+        "In gunicorn.conf.py, `workers = 8` (was 2) (More workers for the sale).")
     assert by_sha[shas["fix"]]["content"] == (
         "Error: The client read REDIS_URL without a default, so a KeyError crashed the worker. "
         "Fix: Fall back to redis://localhost:6379/0 (changed app/cache.py).")

@@ -28,8 +28,9 @@ CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:config|settings|conf)[\w.-]*\.(?:ya?ml|json|toml|"
     r"ini|js|cjs|mjs|ts|py|properties)|application\.(?:ya?ml|properties)|[\w.-]+\.(?:ini|cfg|"
     r"conf|toml)|docker-compose[\w.-]*\.ya?ml|\.github/workflows/[\w.-]+\.ya?ml|"
-    r"\.gitlab-ci\.ya?ml|\.npmrc|\.nvmrc|\.tool-versions|"
+    r"\.gitlab-ci\.ya?ml|\.npmrc|\.nvmrc|\.tool-versions|[\w@.-]+\.(?:service|socket|timer)|"
     r"(?:config|conf|settings|deploy|k8s|helm)/[\w./-]+\.(?:ya?ml|json|toml|ini|properties|conf))$")
+UNIT_ENV = re.compile(r"^\s*Environment\s*=\s*(?=[A-Za-z_]\w*=)")
 SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
              "bun.lockb": "bun", "bun.lock": "bun", "uv.lock": "uv", "poetry.lock": "poetry",
@@ -90,12 +91,14 @@ def _dependencies(kind: str, lines: list[str]) -> dict[str, str]:
     return found
 
 
-def _settings(lines: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
+def _settings(lines: list[str]) -> dict[str, tuple[str, str]]:
+    """Settings a diff side holds: key -> (value, the line as written, to copy)."""
+    found: dict[str, tuple[str, str]] = {}
     for line in lines:
+        line = UNIT_ENV.sub("", line)  # systemd: Environment=KEY=value
         match = SETTING.match(line)
         if match and not line.lstrip().startswith("#"):
-            found[match.group(1)] = match.group(2).strip("\"' ")
+            found[match.group(1)] = (match.group(2).strip("\"' "), line.strip().rstrip(","))
     return found
 
 
@@ -105,18 +108,23 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Ca
     changed files last. A body's last sentence is its fix unless it states a cause."""
     what = FIX_SUBJECT.sub("", subject, count=1).strip()
     what = what[:1].upper() + what[1:]
-    body = "\n".join(line for line in message.strip().splitlines()[1:]
-                     if not FOOTER.match(line)).strip()
+    body = unwrap("\n".join(line for line in message.strip().splitlines()[1:]
+                            if not FOOTER.match(line)).strip())
     head = analyse(Turn(1, "text", what))
     rest = analyse(Turn(2, "text", body)) if body else None
     causes: list[str] = []
     fixes: list[str] = []
     if rest is not None:
-        said = [n for n in range(len(rest.spans)) if rest.sentence(n)]
+        denied = {rest.sentence_of(h.start) for h in rest.deny}
+        said = [n for n in range(len(rest.spans)) if rest.sentence(n) and n not in denied]
+        remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         for number in said:
             (causes if _states_cause(rest, number) else fixes).append(rest.sentence(number))
         if fixes and not causes and len(said) > 1:  # "what happened. what we do now."
             causes, fixes = fixes[:-1], fixes[-1:]
+        told = [rest.sentence(n) for n in said if n in remedies]
+        if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
+            fixes = [f for f in fixes if f in told]  # not the attempt it replaced
     failed = bool(head.errors or head.error_lines)
     if causes:
         error: str | None = " ".join(causes[:2])
@@ -125,8 +133,24 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Ca
         error = what if failed and fixes else None
         fix = " ".join(fixes[:2]) if error else " ".join([what, *fixes[:1]])
     if changed:
-        fix = fix.rstrip(".。 ") + f" (changed {', '.join(changed)})"
+        fix = fix.rstrip(".。;； ") + f" (changed {', '.join(changed)})"
     return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed))
+
+
+LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
+
+
+def unwrap(body: str) -> str:
+    """A commit body is hard-wrapped at ~72 columns: join the lines of a paragraph (not
+    list items or indented code), so a sentence cut by the wrap stays one sentence."""
+    out: list[str] = []
+    for line in body.splitlines():
+        if out and out[-1].strip() and line.strip() and not LIST_ITEM.match(line) \
+                and not out[-1].rstrip().endswith(":"):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _states_cause(sig: Signals, number: int) -> bool:
@@ -183,9 +207,9 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
             if kind:  # a manifest's own version is a release, not a setting
                 old.pop("version", None)
                 new_values.pop("version", None)
-            moves = [f"{k} changed (value masked)" if _masked(path, k) else f"{k} changed from {old[k]} to {v}"
-                     for k, v in new_values.items() if k in old and old[k] != v]
-            moves += [f"{k} set (value masked)" if _masked(path, k) else f"{k} set to {v}"
+            moves = [f"{k} changed (value masked)" if _masked(path, k) else f"`{v[1]}` (was {old[k][0]})"
+                     for k, v in new_values.items() if k in old and old[k][0] != v[0]]
+            moves += [f"{k} set (value masked)" if _masked(path, k) else f"`{v[1]}`"
                       for k, v in new_values.items() if k not in old]
             moves += [f"{k} removed" for k in old if k not in new_values]
             if moves:

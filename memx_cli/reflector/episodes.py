@@ -24,15 +24,13 @@ from dataclasses import dataclass, field, replace
 
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
-from memx_cli.reflector.narrative import first_sentence, narrative
+from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import attempt_part, reruns
 from memx_cli.reflector.signals import KEY_TOKEN, Signals
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MAX_ATTEMPTS = 12
 CONCRETE = re.compile(r"\d+\.\d+|==|(?<![\w-])--?[a-zA-Z][\w-]*|\w=\S|[\w)]\(|::|->|\{|/\w")
-STILL = re.compile(r"(?i)\b(?:still|sigue|siguen|continua|continúa|immer noch)\b|还是|依然|まだ|여전히|"
-                   r"똑같|toujours")
 # A user turning down what the agent did: "no, use X", "non, ...", "不要…", "いや、…", "아니요"
 REJECT = re.compile(r"(?i)^\W*(?:(?:no|nope|nah|non|nein|não|nao)\b(?!\s+(?:problem|worries)\b)"
                     r"|不要|不对|不是|别|いや|いいえ|違う|아니|아뇨)")
@@ -228,7 +226,9 @@ class Tracker:
                 episode.add(Attempt(turn.index, said))
                 self.open = None
                 return [self._lesson(episode, episode.working(), turn.last, "text")], True
-            episode.add(Attempt(turn.index, said, remedy=bool(sig.remedy)))
+            denied = _denied(sig)
+            episode.add(Attempt(turn.index, said, remedy=any(
+                sig.sentence_of(h.start) not in denied for h in sig.remedy)))
         return [], True
 
     def _follow(self, sig: Signals) -> None:
@@ -251,16 +251,20 @@ class Tracker:
             working = episode.working()
         if not working:
             return []  # confirmed, but nothing concrete was tried: nothing to learn
-        return [self._lesson(episode, working, sig.turn.last, "user")]
+        return [self._lesson(episode, referred(working, sig.text), sig.turn.last, "user")]
 
     def _lesson(self, episode: Episode, working: list[Attempt], last: int,
                 by: str) -> Candidate:
         tools = [a for a in working if a.tool]
         said = [a for a in working if not a.tool]
+        if tools:  # what was said after the last tool call is talk, not the fix's reason
+            said = [a for a in said if a.first <= tools[-1].first] or said[:0]
         if tools and said and said[-1].remedy:  # the words say the fix better than a diff
+            shown = [a.text for a in tools[-4:] if a.change or a.commands]
             edited = [f for a in tools for f in a.files]
-            fix = said[-1].text.rstrip(".。 ") + (f" (edited {', '.join(dict.fromkeys(edited))})"
-                                   if edited else "")
+            detail = "; ".join(shown) or ("edited " + ", ".join(dict.fromkeys(edited))
+                                          if edited else "")
+            fix = said[-1].text.rstrip(".。 ") + (f" ({detail})" if detail else "")
             cause = None
         elif tools:
             fix = "; ".join(a.text for a in tools[-4:])
@@ -317,13 +321,32 @@ def proposal(sig: Signals, limit: int = 3, asked: bool = False) -> str | None:
     assistant's "Maybe disable the `semi` rule?" is a suggestion)."""
     numbers = []
     hits = {sig.sentence_of(h.start) for h in sig.cause + sig.remedy} | set(sig.config)
+    denied = _denied(sig)
     for number in range(len(sig.spans)):
         if sig.is_question(number) and not (asked and concrete(sig.sentence(number))):
             continue
+        if number in denied:
+            continue  # "switching to musl did not help either": a failed attempt
         text = sig.sentence(number)
         if number in hits or concrete(text):
             numbers.append(number)
     return " ".join(sig.sentence(n) for n in numbers[:limit]) or None
+
+
+def _denied(sig: Signals) -> set[int]:
+    return {sig.sentence_of(h.start) for h in sig.deny}
+
+
+NAME_PART = re.compile(r"[^\W_]{4,}")
+
+
+def referred(working: list[Attempt], said: str) -> list[Attempt]:
+    """A confirmation that names what worked ("the health check interval did it") refers
+    to that attempt: what was tried after it (another task meanwhile) is not the lesson."""
+    words = {w.lower() for w in NAME_PART.findall(said)}
+    named = [i for i, a in enumerate(working)
+             if len(words & {w.lower() for w in NAME_PART.findall(a.text)}) >= 2]
+    return working[:named[-1] + 1] if named else working
 
 
 TOKEN = re.compile(r"[A-Za-z0-9_][\w.-]*")

@@ -78,7 +78,7 @@ the fix is; the fix was; the fix; the solution; solution was; workaround; had to
 you need to; you have to; just need to; by adding; by changing; by setting; by removing;
 by upgrading; by downgrading; by pinning; by installing; by switching; by using; by passing;
 by running; by clearing; by replacing; by moving; by renaming; fixed by; fix it by;
-fix was to; the trick is; the trick was; instead of; pinned; pinning; downgraded; upgrading to;
+fix was to; the trick is; the trick was; instead of; instead; pinned; pinning; downgraded; upgrading to;
 downgrading to; otherwise; or else
 改成; 改为; 换成; 加上; 去掉; 升级到; 降级到; 需要加; 要加; 得加; 重新安装; 删掉; 删除了; 加了;
 改了; 设置了; 换了; 才行; 就行; 解决方法; 解决办法; 办法是; 不然; 否则

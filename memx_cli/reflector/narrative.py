@@ -17,6 +17,9 @@ from memx_cli.reflector.vocab import Hit, words_of
 _HINT_LINE = re.compile(r"^\s*(?:hint|help|tip|suggestion)\s*:\s*(.*)$", re.I | re.M)
 WEAK_REMEDY = frozenset({"otherwise", "or else", "不然", "否则", "sinon"})
 CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|[,，;；。！？]\s*|:\s+|：|\n+|\s+(?:→|->|=>|-|–|—)\s+")
+# "still", in the languages read: a clause saying the problem goes on
+STILL = re.compile(r"(?i)\b(?:still|sigue|siguen|continua|continúa|immer noch)\b|还是|依然|まだ|"
+                   r"여전히|똑같|toujours")
 BARE_DENIALS = frozenset({"same", "same here", "nope", "no", "still", "nothing", "pareil",
                           "same again", "no change", "rien", "nada", "nichts", "igual"})
 
@@ -119,9 +122,16 @@ def _retry_story(sig: Signals) -> Candidate | None:
     after = [i for i in range(last + 1, len(spans)) if inside(success, spans[i])]
     if not after:
         return None
+    fixes = sig.remedy + sig.cause
+    while last + 1 < after[0] and not inside(fixes, spans[last + 1]) and (
+            STILL.search(text, *spans[last + 1]) or inside(sig.errors, spans[last + 1])
+            or len(words_of(text[spans[last + 1][0]:spans[last + 1][1]])) <= 2):
+        last += 1  # "no luck, still OOM, just later": the failure goes on
     sentence_end = sig.spans[sig.sentence_of(spans[after[0]][0])][1]
     fix = text[spans[last + 1][0]:max(sentence_end, spans[after[0]][1])].strip()
     start = denied[0]
+    if start > 0 and bare(spans[start]):
+        start -= 1  # "raised the timeout to 120 s: nothing": the clause before is the try
     while start > 0 and inside(sig.retry, spans[start - 1]) \
             and not inside(sig.deny, spans[start - 1]):
         start -= 1
