@@ -54,7 +54,7 @@ def test_an_error_fixed_in_a_transcript_becomes_one_masked_pitfall(memx: Memx, r
         "Error: `pytest -q` — ImportError: cannot import name 'Order' from partially initialized module "
         "'app.models' (most likely due to a circular import). Fix: The issue is a circular "
         "import between app/db.py and app/models.py. The fix is to import `Order` inside "
-        "`get_session()` instead of at module level (edited app/db.py).")
+        "`get_session()` instead of at module level (edited app/db.py: `b`).")
     assert mem["source"] == {"type": "transcript", "session": "sess-42", "turns": [3, 6]}
     assert (mem["confidence"], mem["veracity"]) == (0.8, "inferred")
     assert mem["instructivity"] >= 80

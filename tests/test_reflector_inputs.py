@@ -27,8 +27,10 @@ def test_text_is_read_in_blocks_with_roles_and_clean_log_lines() -> None:
     assert reader.fmt == "text"
     assert [(t.index, t.role, t.text) for t in turns] == [
         (1, "user", "the build fails\nwith this"),
-        (4, "assistant", "try `make clean`\nERROR boom\n##[group]Run npm test\nok")]
-    assert turns[1].command == "npm test" and turns[1].end == 7
+        (4, "assistant", "try `make clean`\nERROR boom"),
+        (6, "assistant", "##[group]Run npm test\nok")]  # a command starts its own block
+    assert turns[1].command is None and turns[1].end == 5
+    assert turns[2].command == "npm test" and turns[2].end == 7
 
 
 def test_long_logs_are_cut_into_bounded_blocks() -> None:

@@ -19,7 +19,7 @@ from dataclasses import replace
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.episodes import Tracker
+from memx_cli.reflector.episodes import Tracker, concrete
 from memx_cli.reflector.rules import NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
 from memx_cli.reflector.signals import Signals, analyse
@@ -68,7 +68,12 @@ class PatternDetector:
             return Candidate("ConfigChange", index, last, sig.lang, text, context=sig.text[:1500])
         if sig.newtool:
             number, tool = sig.newtool[0]
-            return Candidate("NewTool", index, last, sig.lang, sig.sentence(number),
+            text = sig.sentence(number)
+            following = number + 1  # "First time using uv. `uv pip sync` is 10x faster."
+            if following < len(sig.spans) and tool.lower() in sig.sentence(following).lower() \
+                    and concrete(sig.sentence(following)):
+                text = f"{text} {sig.sentence(following)}"
+            return Candidate("NewTool", index, last, sig.lang, text,
                              commands=(tool,), context=sig.text[:1500])
         if sig.repeat:
             text = " ".join(sig.sentence(n) for n in sig.repeat[:2])

@@ -27,6 +27,7 @@ from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import attempt_part, reruns
 from memx_cli.reflector.signals import KEY_TOKEN, Signals
+from memx_cli.reflector.turn import Turn
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MAX_ATTEMPTS = 12
@@ -202,13 +203,16 @@ class Tracker:
                 return [found], True
             if sig.error_lines or (sig.errors and turn.role in ("user", "text")):
                 problem = sig.key_error or first_sentence(sig, sig.errors)
-                self.open = Episode(turn.index, sig.lang, problem, None, turn.index,
+                self.open = Episode(turn.index, sig.lang, problem, logged(turn), turn.index,
                                     context=[_said(sig)])
                 self.latent = None
                 return [], True
             self._follow(sig)
             return [], False
         episode.seen = turn.index
+        ran = logged(turn)
+        if ran is not None and episode.command is not None and reruns(episode.command, ran):
+            return self._logged_run(episode, sig, ran), True
         episode.context = (episode.context + [_said(sig)])[-6:]
         speaker = turn.role in ("user", "text")
         if speaker and sig.confirm and not _denied_after(sig):
@@ -230,6 +234,20 @@ class Tracker:
             episode.add(Attempt(turn.index, said, remedy=any(
                 sig.sentence_of(h.start) not in denied for h in sig.remedy)))
         return [], True
+
+    def _logged_run(self, episode: Episode, sig: Signals, ran: str) -> list[Candidate]:
+        """A log's block that runs the failing command again: the outcome (SPEC 3.1: a
+        failure followed by a success of the same command is a RetrySuccess)."""
+        if sig.error_lines:
+            episode.fail()
+            return []
+        tried = attempt_part(episode.command or ran, ran)
+        if tried is not None:
+            episode.add(Attempt(sig.turn.index, f"ran `{tried}`", commands=[ran], tool=True))
+            episode.failures = max(episode.failures, 1)
+        self.open = None
+        working = episode.working()
+        return [self._lesson(episode, working, sig.turn.last, "tool")] if working else []
 
     def _follow(self, sig: Signals) -> None:
         turn = sig.turn
@@ -285,6 +303,14 @@ class Tracker:
         """The assistant's words right after a passing run say why it worked."""
         why = proposal(sig, limit=2)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def logged(turn: Turn) -> str | None:
+    """The command a block of a log starts with (``$ make test``), if it starts with one."""
+    if turn.role != "text" or not turn.command:
+        return None
+    head = turn.text.lstrip().split("\n", 1)[0]
+    return _key(turn.command) if head.endswith(turn.command.strip()) else None
 
 
 def rejects(sig: Signals) -> bool:

@@ -35,6 +35,7 @@ ROLE_RE = re.compile(
     re.IGNORECASE,
 )
 COMMAND_RE = re.compile(r"^(?:##\[group\]Run |\$ |\+ |> )(\S.*)$")
+RUN_PREFIXES = ("$ ", "##[group]Run ")
 
 
 class InputError(MemxError):
@@ -137,7 +138,9 @@ class Reader:
             line = line[:MAX_ANALYSED_LINE].rstrip()
             found = ROLE_RE.match(line)
             ran = COMMAND_RE.match(line)
-            if found or (not line.strip() and block) or len(block) >= BLOCK_LINES:
+            starts = ran is not None and line.startswith(RUN_PREFIXES)  # a new command's output
+            if found or (not line.strip() and block) or len(block) >= BLOCK_LINES \
+                    or (starts and block):
                 if block:
                     self.records += 1
                     yield Turn(start, role, "\n".join(block), command=command, end=number - 1)
