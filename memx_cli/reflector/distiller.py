@@ -21,6 +21,9 @@ LABELS = {  # error, fix, why
     "ja": ("エラー", "解決", "原因"),
     "ko": ("오류", "해결", "원인"),
     "fr": ("Erreur", "Correctif", "Cause"),
+    "es": ("Error", "Solución", "Causa"),
+    "pt": ("Erro", "Solução", "Causa"),
+    "de": ("Fehler", "Lösung", "Ursache"),
 }
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+", re.MULTILINE)
 _BOUNDARY = re.compile(r"(?<=[.!?;])\s|(?<=[。！？；])")

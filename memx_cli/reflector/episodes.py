@@ -224,7 +224,8 @@ class Tracker:
             episode.fail(rejected=True)
         said = proposal(sig, asked=turn.role == "assistant")
         if not said and turn.role == "assistant" and not _asks(sig):
-            said = " ".join(sig.sentence(n) for n in range(min(2, len(sig.spans))))
+            kept = [n for n in range(len(sig.spans)) if n not in _denied(sig)]
+            said = " ".join(sig.sentence(n) for n in kept[:2])
         if said:
             if turn.role == "text":  # a note's author states what fixed it
                 episode.add(Attempt(turn.index, said))

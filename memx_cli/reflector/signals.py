@@ -350,7 +350,7 @@ def _newtool(sig: Signals) -> None:
         number = sig.sentence_of(match.start())
         if _tool_like(match.group(1), True) and not sig.is_question(number):
             sig.newtool.append((number, match.group(1).lower()))
-    spaced = sig.lang in ("en", "fr", "ko")
+    spaced = sig.lang in ("en", "fr", "ko", "es", "pt", "de")
     failing = {sig.sentence_of(h.start) for h in sig.errors}
     for hit in sig.find(lx.NEW_TOOL):
         number = sig.sentence_of(hit.start)

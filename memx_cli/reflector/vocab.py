@@ -133,7 +133,8 @@ class Lexicon:
 
 
 def language(text: str) -> str:
-    """en, zh, ja, ko or fr: the script decides CJK; French by its small words."""
+    """en, zh, ja, ko, fr, es, pt or de: the script decides CJK; the others by their
+    small words."""
     sample = text[:4000]
     if HANGUL.search(sample):
         return "ko"
@@ -142,13 +143,27 @@ def language(text: str) -> str:
     if HAN.search(sample):
         return "zh"
     words = WORD_RE.findall(sample.lower())
-    french = sum(1 for w in words if w in _FRENCH_MARKERS)
-    return "fr" if words and french >= max(2, len(words) // 12) else "en"
+    if not words:
+        return "en"
+    counts = {lang: sum(1 for w in words if w in markers) for lang, markers in _MARKERS}
+    best = max(counts, key=lambda lang: counts[lang])  # ties: the first listed
+    return best if counts[best] >= max(2, len(words) // 12) else "en"
 
 
+_SPANISH_MARKERS = frozenset(
+    ["el", "los", "las", "del", "por", "para", "con", "una", "es", "está", "pero", "como", "lo", "se", "y", "al", "fue", "ya", "más", "nada", "sigue", "hay", "muy"]
+)
+_PORTUGUESE_MARKERS = frozenset(
+    ["os", "do", "da", "dos", "das", "não", "em", "um", "uma", "com", "foi", "mas", "isso", "ao", "na", "é", "agora", "já", "também", "mais", "nao"]
+)
+_GERMAN_MARKERS = frozenset(
+    ["der", "die", "das", "und", "ist", "nicht", "wir", "für", "mit", "den", "dem", "auf", "eine", "ein", "sich", "auch", "weil", "statt", "wird", "bei", "nach", "schon"]
+)
 _FRENCH_MARKERS = frozenset(
     ["le", "la", "les", "des", "est", "une", "pas", "pour", "avec", "que", "qui", "dans", "sur", "ça", "c'est", "j'ai", "il", "elle", "nous", "vous", "mais", "fallait", "après", "avant", "quand", "été", "était", "du", "au", "aux", "ce", "cette", "en"]
 )
+_MARKERS = (("fr", _FRENCH_MARKERS), ("es", _SPANISH_MARKERS), ("pt", _PORTUGUESE_MARKERS),
+            ("de", _GERMAN_MARKERS))
 
 # Words just before a trigger that negate it ("didn't fix", "n'a pas résolu", "안 됐").
 NEGATORS = frozenset(

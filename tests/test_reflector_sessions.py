@@ -1,0 +1,179 @@
+"""Long agent sessions through `memx ingest` in a real repository (the blind4 mechanisms):
+the failing command run again in another form, a fix the user rejects even though it
+passed, a confirmation that comes late and names what worked, a log whose command is rerun
+with a setting, an assistant saying an attempt did not help. Each test stores what the
+session teaches and checks the memory's exact text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from .conftest import Memx
+
+
+class Session:
+    """A Claude Code session file, built turn by turn."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, object]] = []
+        self.calls = 0
+
+    def _add(self, kind: str, content: object) -> Session:
+        self.records.append({"type": kind, "sessionId": "sess-7", "cwd": "/repo",
+                             "message": {"role": kind, "content": content}})
+        return self
+
+    def user(self, text: str) -> Session:
+        return self._add("user", text)
+
+    def say(self, text: str) -> Session:
+        return self._add("assistant", [{"type": "text", "text": text}])
+
+    def run(self, command: str, output: str, failed: bool) -> Session:
+        self.calls += 1
+        tid = f"toolu_{self.calls}"
+        self._add("assistant", [{"type": "tool_use", "id": tid, "name": "Bash",
+                                 "input": {"command": command}}])
+        return self._add("user", [{"type": "tool_result", "tool_use_id": tid,
+                                   "content": output, "is_error": failed}])
+
+    def edit(self, path: str, old: str, new: str) -> Session:
+        self.calls += 1
+        tid = f"toolu_{self.calls}"
+        self._add("assistant", [{"type": "tool_use", "id": tid, "name": "Edit", "input": {
+            "file_path": path, "old_string": old, "new_string": new}}])
+        return self._add("user", [{"type": "tool_result", "tool_use_id": tid,
+                                   "content": f"The file {path} has been updated."}])
+
+    def write(self, repo: Path) -> str:
+        (repo / "session.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records))
+        return "session.jsonl"
+
+
+def stored(repo: Path) -> list[tuple[str, str]]:
+    mems = [yaml.safe_load(p.read_text()) for p in (repo / ".memx" / "memories").glob("*.yaml")]
+    return sorted((m["source"].get("rule", ""), m["content"]) for m in mems)
+
+
+def contents(repo: Path) -> list[str]:
+    return sorted(content for _, content in stored(repo))
+
+
+BIND = "Error response from daemon: Bind for 0.0.0.0:5432 failed: port is already allocated"
+
+
+def test_a_fix_chained_before_the_failing_command_is_the_lesson(memx: Memx, repo: Path) -> None:
+    name = (Session().user("docker compose up fails for the db service")
+            .run("docker compose up -d db", BIND, True)
+            .run("docker compose down && docker compose up -d db", BIND, True)
+            .run("brew services stop postgresql@15 && docker compose up -d db",
+                 "==> Successfully stopped `postgresql@15`\n ✔ Container shop-db-1  Started",
+                 False)
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Stored 1 memories from 7 messages\n")
+    assert contents(repo) == [
+        f"Error: `docker compose up -d db` — {BIND}. "
+        "Fix: ran `brew services stop postgresql@15`."]
+
+
+def test_a_flag_added_to_the_failing_command_is_the_lesson(memx: Memx, repo: Path) -> None:
+    readonly = "OSError: [Errno 30] Read-only file system: '/app/.pytest_cache'"
+    name = (Session().user("tests fail in the ci container")
+            .run("pytest", readonly, True)
+            .run("chmod -R 777 /app && pytest", "chmod: changing permissions of '/app': "
+                 "Operation not permitted", True)
+            .run("pytest -p no:cacheprovider", "41 passed in 4.10s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        f"Error: {readonly}. Fix: ran `pytest -p no:cacheprovider`."]
+
+
+def test_a_passing_fix_the_user_rejects_is_never_the_lesson(memx: Memx, repo: Path) -> None:
+    clone = "git clone https://git.corp.example/infra/modules.git"
+    name = (Session().user("cloning the infra repo fails")
+            .run(clone, "fatal: unable to access 'https://git.corp.example/infra/modules.git/': "
+                 "SSL certificate problem: unable to get local issuer certificate", True)
+            .run(f"git config --global http.sslVerify false && {clone}",
+                 "Receiving objects: 100% (2211/2211), done.", False)
+            .user("no, not that. the corp root CA is at /etc/ssl/certs/corp-root.pem")
+            .run(f"git config --global http.sslCAInfo /etc/ssl/certs/corp-root.pem && {clone}",
+                 "Receiving objects: 100% (2211/2211), done.", False)
+            .user("good, that works")
+            .write(repo))
+    memx.ok("ingest", name)
+    [content] = contents(repo)
+    assert content.endswith(
+        "Fix: ran `git config --global http.sslCAInfo /etc/ssl/certs/corp-root.pem`. "
+        "Why: the corp root CA is at /etc/ssl/certs/corp-root.pem.")
+    assert "sslVerify" not in content
+
+
+def test_a_late_confirmation_keeps_the_attempt_it_names(memx: Memx, repo: Path) -> None:
+    name = (Session()
+            .user("staging workers lose redis every few minutes: redis.exceptions."
+                  "ConnectionError: Error 104 while writing to socket")
+            .say("The load balancer drops idle connections; ping them from the client.")
+            .edit("app/cache.py", "Redis.from_url(URL)", "Redis.from_url(URL, health_check_interval=30)")
+            .user("deploying. meanwhile rename get_usr to get_user in accounts/")
+            .run("sed -i 's/get_usr/get_user/g' accounts/*.py", "", False)
+            .user("two hours without a reset on staging, the health check interval did it")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: staging workers lose redis every few minutes: redis.exceptions.ConnectionError: "
+        "Error 104 while writing to socket. "
+        "Fix: edited app/cache.py: `Redis.from_url(URL, health_check_interval=30)`. "
+        "Why: The load balancer drops idle connections; ping them from the client."]
+
+
+def test_what_the_assistant_says_did_not_help_is_not_the_fix(memx: Memx, repo: Path) -> None:
+    name = (Session().user("cargo build 在新镜像里失败")
+            .run("cargo build", "error: linker `cc` not found", True)
+            .run("rustup target add x86_64-unknown-linux-musl && cargo build --target "
+                 "x86_64-unknown-linux-musl", "error: linker `cc` not found", True)
+            .say("换成 musl 目标也不行，构建脚本本身需要 C 链接器。")
+            .run("apt-get install -y build-essential && cargo build",
+                 "Finished `dev` profile [unoptimized] target(s) in 48.3s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "错误：`cargo build` — error: linker `cc` not found。"
+        "解决：ran `apt-get install -y build-essential`。"]
+
+
+def test_a_log_rerun_with_a_setting_is_a_retry_success(memx: Memx, repo: Path) -> None:
+    log = ("$ make test\nFAILED tests/test_report.py::test_order - AssertionError: "
+           "['b', 'a'] != ['a', 'b']\nmake: *** [Makefile:12: test] Error 1\n"
+           "$ make test PYTHONHASHSEED=0\n26 passed\n")
+    memx.ok("ingest", "--source", "ci", "-", input=log)
+    assert stored(repo)[0][1] == (
+        "Error: `make test` — FAILED tests/test_report.py::test_order - AssertionError: "
+        "['b', 'a'] != ['a', 'b']. Fix: ran `make test PYTHONHASHSEED=0`.")
+    data = json.loads(memx.ok("ingest", "--dry-run", "--json", "-", input=log))
+    assert [c["rule"] for c in data["candidates"]] == ["RetrySuccess"]
+
+
+def test_notes_in_spanish_portuguese_and_german(memx: Memx, repo: Path) -> None:
+    notes = {
+        "es.txt": "La subida fallaba con `ECONNRESET`. Subí el timeout a 120 s: nada, sigue "
+                  "cortándose. Lo que funcionó: `aws s3 cp --expected-size 64000000000`.",
+        "pt.txt": "O build quebrava com `mergeDebugResources`. Rodei `./gradlew clean` e não "
+                  "resolveu. O que resolveu foi apagar `~/.gradle/caches/transforms-3`.",
+        "de.txt": "Entscheidung: Für die Job-Queue nehmen wir NATS statt RabbitMQ, weil "
+                  "JetStream schon läuft.",
+    }
+    for file, text in notes.items():
+        (repo / file).write_text(text + "\n")
+        memx.ok("ingest", file)
+    assert contents(repo) == [
+        "Entscheidung: Für die Job-Queue nehmen wir NATS statt RabbitMQ, weil JetStream "
+        "schon läuft.",
+        "Erro: O build quebrava com `mergeDebugResources`. Solução: O que resolveu foi apagar "
+        "`~/.gradle/caches/transforms-3`.",
+        "Error: La subida fallaba con `ECONNRESET`. Solución: Lo que funcionó: "
+        "`aws s3 cp --expected-size 64000000000`."]
