@@ -1,4 +1,5 @@
-"""Trigger vocabulary of the five rules in English, Chinese, Japanese, Korean and French.
+"""Trigger vocabulary of the five rules in English, Chinese, Japanese, Korean and French,
+with the core of German, Spanish and Portuguese (one line each, after the French).
 
 Each list is matched word by word (``vocab.Lexicon``); ``*`` marks a word prefix. Lists
 are short and specific on purpose: a phrase that also occurs in ordinary talk ("need to")
