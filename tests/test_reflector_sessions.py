@@ -177,3 +177,14 @@ def test_notes_in_spanish_portuguese_and_german(memx: Memx, repo: Path) -> None:
         "`~/.gradle/caches/transforms-3`.",
         "Error: La subida fallaba con `ECONNRESET`. Solución: Lo que funcionó: "
         "`aws s3 cp --expected-size 64000000000`."]
+
+
+def test_npm_error_lines_keep_their_message(memx: Memx, repo: Path) -> None:
+    name = (Session().user("npm install broke after the react-router bump")
+            .run("npm install", "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve "
+                 "dependency tree", True)
+            .run("npm install --legacy-peer-deps", "added 1187 packages in 19s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `npm install` — code ERESOLVE. Fix: ran `npm install --legacy-peer-deps`."]

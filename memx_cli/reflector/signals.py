@@ -69,6 +69,7 @@ ARROW = re.compile(r"\s(?:->|→|=>)\s")
 # An error constant: CERTIFICATE_VERIFY_FAILED, ERR_OSSL_EVP_UNSUPPORTED
 ERROR_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:FAILED|FAILURE|ERROR|DENIED|"
                             r"TIMEOUT|REFUSED|UNSUPPORTED|INVALID)\b|\bERR_[A-Z0-9_]+\b")
+MARKER_ONLY = re.compile(r"^\s*(?:npm ERR!|ERR!|##\[error\])\s*$")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])|\n+|\s+(?:→|->|=>)\s+")
 
 
@@ -238,7 +239,8 @@ def _error_evidence(sig: Signals) -> None:
             if any(p in line for p in _PREFILTER) and ERROR_LINE.search(line):
                 # "TypeError: x → turned out ...": keep the error's own clause
                 parts = [p for p in SENTENCE_END.split(line) if p and p.strip()]
-                part = next((p for p in parts if ERROR_LINE.search(p)), line)
+                part = next((p for p in parts if ERROR_LINE.search(p)
+                             and not MARKER_ONLY.match(p)), line)  # not "npm ERR!" alone
                 sig.error_lines.append(part.strip())
     if sig.error_lines:
         strong = [ln for ln in sig.error_lines if _STRONG.search(ln)]
