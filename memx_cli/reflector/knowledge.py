@@ -27,9 +27,9 @@ we will stick with; we stay on; we'll stay on
 決めました; 決めた; 決定し; 採用する; 採用し; ことにしました
 결정했; 결정하였; 선택했; 정했; 채택했
 décidé; avons choisi; on a choisi; opté pour; on part sur; nous partons sur; retenu
-entschieden; entscheidung; haben uns für; nehmen wir; setzen auf
+entschieden; entscheidung; haben uns für
 decidimos; hemos decidido; decisión; elegimos; optamos por; nos quedamos con
-decidimos; decidiu; decisão; escolhemos; optamos por; vamos usar
+decidimos; decidiu; decisão; escolhemos; optamos por
 """))
 DECISION_SHAPE = re.compile(r"(?i)\b(?:decision|adr|entscheidung|decisión|decisão)\s*[:：]|\bthe decision to\b|决策[:：]")
 REASON = Lexicon(phrases("""
@@ -50,9 +50,10 @@ CONVENTION_SCOPE = Lexicon(phrases("""
 in this repo; in this repository; in this codebase; in this project; in our repo; our team;
 in our team; here we
 团队; 本仓库; 这个仓库; 这个项目; 项目里; 我们组; このリポジトリ; このプロジェクト; チームでは;
-우리 팀; 이 저장소; 이 프로젝트; chez nous; dans ce dépôt; dans ce projet; notre équipe; ici
+우리 팀; 이 저장소; 이 프로젝트; chez nous; dans ce dépôt; dans ce projet; notre équipe; ici on;
+ici nous
 in diesem repo; in diesem projekt; bei uns; unser team; en este repo; en este proyecto;
-en nuestro equipo; aquí; neste repo; neste projeto; no nosso time; aqui
+en nuestro equipo; aquí usamos; neste repo; neste projeto; no nosso time; aqui usamos
 """))
 NORM = Lexicon(phrases("""
 always; never; must; should; every; all; use; uses; need; needs; required; only; no
