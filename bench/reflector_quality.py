@@ -31,12 +31,12 @@ DATA = REPO_ROOT / "tests" / "data"
 BATCHES = ("blind1", "blind2", "blind3", "blind4", "heldout", "heldout2", "heldout3")
 DEVELOPMENT = ("blind1", "blind2", "blind3", "blind4")  # improved on after their blind run
 # Where each development batch was brought (precision, recall, lesson); the regression
-# test holds them there. blind4's misses are labels the rules read otherwise (a correction
-# "here we never ..." read as a Convention where the label says Preference; a fix the user
-# rejected although it passed counts as no failed try, so ErrorFix, where the label says
-# RetrySuccess) and two conventions stated without a marker.
+# test holds them there. blind4's three misses are labels the rules read otherwise: two
+# corrections stating a team rule ("ici on n'installe jamais …", "我们项目里统一用 dayjs")
+# kept as Conventions where the label says Preference, and a fix the user rejected although
+# it passed, which counts as no failed try (ErrorFix) where the label says RetrySuccess.
 BROUGHT = {"blind1": (1.0, 1.0, 1.0), "blind2": (1.0, 1.0, 1.0), "blind3": (1.0, 1.0, 1.0),
-           "blind4": (1.0, 0.85, 0.85)}
+           "blind4": (1.0, 0.91, 0.91)}
 # The figures each batch had at first sight (precision / recall / lesson), recorded before
 # the rules learned from it: blind1 and blind2 (and heldout) on the Reflector of issue 4,
 # blind3 after the first round of changes of issue 13; heldout2 was written after the

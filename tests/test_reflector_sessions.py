@@ -188,3 +188,15 @@ def test_npm_error_lines_keep_their_message(memx: Memx, repo: Path) -> None:
     memx.ok("ingest", name)
     assert contents(repo) == [
         "Error: `npm install` — code ERESOLVE. Fix: ran `npm install --legacy-peer-deps`."]
+
+
+def test_where_a_kind_of_file_goes_is_a_convention(memx: Memx, repo: Path) -> None:
+    name = (Session().user("add a shipped_at column to orders. our migrations live in "
+                           "db/migrate, one file per change")
+            .edit("db/migrate/202611300912_orders_shipped_at.sql", "",
+                  "ALTER TABLE orders ADD COLUMN shipped_at timestamptz;")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == ["our migrations live in db/migrate, one file per change."]
+    [mem] = [yaml.safe_load(p.read_text()) for p in (repo / ".memx" / "memories").glob("*")]
+    assert (mem["type"], mem["tags"][:2]) == ("convention", ["convention", "policy-suggestion"])

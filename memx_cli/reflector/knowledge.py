@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.names import PATH_RE
 from memx_cli.reflector.signals import Signals
 from memx_cli.reflector.vocab import Lexicon, negated, phrases
 
@@ -63,6 +64,15 @@ immer; nie; niemals; muss; müssen; jede; alle; nur; siempre; nunca; debe; deben
 todos; solo; sempre; nunca; deve; devem; cada; todos; só
 """))
 
+# Where a kind of file goes: with a path in the sentence, a rule of the repository ("our
+# migrations live in db/migrate", "las flags van en config/flags.yaml").
+PLACEMENT = Lexicon(phrases("""
+live in; lives in; live under; lives under; go in; goes in; go under; goes under;
+belong in; belongs in; belong under; belongs under; are kept in; is kept in
+放在; 放到; に置く; に置きます; 에 둡니다; 에 둔다; vont dans; va dans; se trouvent dans
+gehören in; gehören nach; gehört in; kommen in; kommt in; liegen in
+van en; va en; viven en; se guardan en; vão em; vai em; ficam em; moram em
+"""))
 PREFER = Lexicon(phrases("""
 i prefer; i'd prefer; i would prefer; i'd rather; i would rather; my preference;
 i want you to; prefer
@@ -136,7 +146,8 @@ def _convention(sig: Signals, number: int) -> bool:
     if not _usable(sig, number):
         return False
     return _hits(sig, CONVENTION_RULE, number) or (
-        _hits(sig, CONVENTION_SCOPE, number) and _hits(sig, NORM, number))
+        _hits(sig, CONVENTION_SCOPE, number) and _hits(sig, NORM, number)) or (
+        _hits(sig, PLACEMENT, number) and bool(PATH_RE.search(sig.sentence(number))))
 
 
 def _preference(sig: Signals, number: int) -> bool:
