@@ -37,6 +37,9 @@ DEVELOPMENT = ("blind1", "blind2", "blind3", "blind4")  # improved on after thei
 # it passed, which counts as no failed try (ErrorFix) where the label says RetrySuccess.
 BROUGHT = {"blind1": (1.0, 1.0, 1.0), "blind2": (1.0, 1.0, 1.0), "blind3": (1.0, 1.0, 1.0),
            "blind4": (1.0, 0.91, 0.91)}
+# heldout3, measured once after the blind4 round (first sight 1.00 / 0.45 / 0.40): below
+# the targets; held here as a floor, never tuned on.
+MEASURED_ONCE = {"heldout3": (1.0, 0.65, 0.55)}
 # The figures each batch had at first sight (precision / recall / lesson), recorded before
 # the rules learned from it: blind1 and blind2 (and heldout) on the Reflector of issue 4,
 # blind3 after the first round of changes of issue 13; heldout2 was written after the

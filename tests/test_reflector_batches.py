@@ -40,3 +40,10 @@ def test_development_batches_stay_where_they_were_brought(batch: str) -> None:
 def test_held_out_batches_keep_the_targets(batch: str) -> None:
     found = quality.evaluate(quality.load(batch))
     assert found["precision"] >= 0.9 and found["recall"] >= 0.85 and found["lesson"] >= 0.85
+
+
+@pytest.mark.parametrize("batch", sorted(quality.MEASURED_ONCE))
+def test_held_out_batches_below_the_targets_do_not_fall(batch: str) -> None:
+    found = quality.evaluate(quality.load(batch))
+    now = tuple(round(found[k], 2) for k in ("precision", "recall", "lesson"))
+    assert all(a >= b for a, b in zip(now, quality.MEASURED_ONCE[batch], strict=True)), now
