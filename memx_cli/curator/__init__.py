@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from memx_cli.clock import now_iso
 from memx_cli.curator.contradiction import SAME_STATEMENT, detect
 from memx_cli.curator.merge import mention, merge
+from memx_cli.curator.relations import same_word, swapped
 from memx_cli.curator.similarity import Entry, Pool, Similarity
 from memx_cli.curator.statement import (
     overlap,
@@ -125,6 +126,9 @@ def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
     ta, tb = tokenize(old), tokenize(new)
     if numbers(ta) != numbers(tb) or embedded_digits(ta) != embedded_digits(tb):
         return False  # "pool size 10" and "pool size 50" are two facts, not one
+    swap = swapped(old, new)
+    if swap is not None and not same_word(*swap):
+        return False  # "GET" / "POST", "weekly" / "monthly": one word swapped, two facts
     if sim >= settings.dedup_threshold and similarity.same_meaning_words(old, new):
         return True
     return (sim >= settings.band[0] and same_statement(a, b)) or a.core == b.core

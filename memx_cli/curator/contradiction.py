@@ -31,6 +31,7 @@ from memx_cli.curator.relations import (
     order_swap,
     prefixed_opposites,
     quantity_change,
+    value_swap,
     zone_change,
 )
 from memx_cli.curator.similarity import jaccard
@@ -306,8 +307,9 @@ def detect(old: str, new: str) -> Contradiction | None:
     a, b = read(old), read(new)
     sa, sb = shape(old), shape(new)
     prefixed = prefixed_opposites(old, new)
+    swap = value_swap(old, new)
     changed = _opposed_words(a, b) | locator_units(old, new) | frozenset(
-        stem(w) for w in prefixed or ())
+        stem(w) for w in (*(prefixed or ()), *(swap[1:] if swap else ())))
     if subject_swap(sa, sb, changed):
         return None
     only_a, only_b = differing(sa, sb)
@@ -326,7 +328,7 @@ def detect(old: str, new: str) -> Contradiction | None:
         opposite = _opposites(a, b)
         if opposite is not None:
             return Contradiction("opposite", opposite, b.change)
-        found = _relation(old, new, prefixed)
+        found = _relation(old, new, prefixed, swap)
         if found is not None:
             return Contradiction(found[0], found[1], b.change)
     quantity = quantity_change(old, new)  # shares its own way: 所有服务 / 只有部分服务
@@ -335,9 +337,9 @@ def detect(old: str, new: str) -> Contradiction | None:
     if sa.negative != sb.negative and jaccard(sa.core, sb.core) >= SAME_STATEMENT:
         which = "newer" if sb.negative else "older"
         return Contradiction("negation", f"negation: the {which} one says not", b.change)
-    swap = name_swap(sa, sb)
-    if swap is not None:
-        return Contradiction("value", f"different tools: \"{swap[0]}\" vs \"{swap[1]}\"",
+    tools = name_swap(sa, sb)
+    if tools is not None:
+        return Contradiction("value", f"different tools: \"{tools[0]}\" vs \"{tools[1]}\"",
                              b.change)
     # A restatement: "now", "changed" need most words shared; "instead of", "switched",
     # 改用 say what is replaced and need half; "also" adds to the old text, never replaces.
@@ -351,10 +353,13 @@ def detect(old: str, new: str) -> Contradiction | None:
     return None
 
 
-def _relation(old: str, new: str, prefixed: tuple[str, str] | None) -> tuple[str, str] | None:
+def _relation(old: str, new: str, prefixed: tuple[str, str] | None,
+              swap: tuple[str, str, str] | None) -> tuple[str, str] | None:
     """The contradictions of relations.py, for texts about the same thing: (kind, why)."""
     if prefixed is not None:
         return "opposite", f'opposite words: "{prefixed[0]}" vs "{prefixed[1]}"'
+    if swap is not None:
+        return "value", f'different {swap[0]}: "{swap[1]}" vs "{swap[2]}"'
     zones = zone_change(old, new)
     if zones is not None:
         return "value", f"different time zones: {zones[0]} vs {zones[1]}"

@@ -199,3 +199,39 @@ LOCAL_AFTER = frozenset(["dev", "development", "environment", "env", "machine", 
 ENVIRONMENTS_CJK = (("本地", "local"), ("测试环境", "test"), ("生产环境", "production"),
                     ("线上", "production"), ("预发", "staging"), ("开发环境", "development"),
                     ("ローカル", "local"), ("本番", "production"), ("ステージング", "staging"))
+
+# Closed sets whose members exclude each other as the value of one setting: one of them
+# swapped for another, the rest of the statement word for word the same, is a changed
+# value ("Rotate the logs hourly" / "... daily"). Word -> the set's name in a reason.
+_EXCLUSIVE_SETS = {
+    "frequencies": "hourly daily nightly weekly biweekly fortnightly monthly quarterly "
+                   "yearly annually",
+    "weekdays": "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays "
+                "friday fridays saturday saturdays sunday sundays",
+    "months": "january february march april june july august september october november "
+              "december",
+    "log levels": "trace debug info notice warn warning error critical fatal",
+    "quote styles": "single double backtick backticks",
+    "indentation": "tab tabs space spaces",
+    "case styles": "camelcase pascalcase snakecase kebabcase lowercase uppercase titlecase",
+    "sort orders": "ascending descending asc desc",
+    "line endings": "lf crlf",
+    "transports": "http https ssh",
+    "merge methods": "squash rebase fast-forward",
+    "deploy strategies": "blue-green canary rolling recreate",
+    "JavaScript package managers": "npm pnpm yarn bun",
+    "Python package managers": "pip pipenv poetry uv conda",
+}
+EXCLUSIVE = {word: name for name, members in _EXCLUSIVE_SETS.items()
+             for word in members.split()}
+# Sets of common words that are values only where the text is about their setting: a
+# word of the text starts with one of these ("Fix the error" / "Fix the warning" is two
+# tasks; "Log at error level" / "Log at warning level" is one setting).
+EXCLUSIVE_CONTEXT = {"log levels": ("log", "level", "verbos"), "quote styles": ("quot", "string"),
+                     "indentation": ("indent",)}
+# Singular forms of the members written in the plural, so "tab" / "tabs" is one value.
+EXCLUSIVE_SAME = {"mondays": "monday", "tuesdays": "tuesday", "wednesdays": "wednesday",
+                  "thursdays": "thursday", "fridays": "friday", "saturdays": "saturday",
+                  "sundays": "sunday", "tabs": "tab", "spaces": "space", "backticks": "backtick"}
+# Request methods count only written in capitals ("GET" / "POST", not the verbs).
+HTTP_METHODS = frozenset(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])

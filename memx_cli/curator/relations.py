@@ -245,3 +245,86 @@ def other_environment(a: list[Token], b: list[Token]) -> bool:
     text_b = "".join(t.text for t in b if t.kind == "cjk")
     env_a, env_b = environments(a, text_a), environments(b, text_b)
     return bool(env_a and env_b and not env_a & env_b)
+
+
+def swapped(old: str, new: str) -> tuple[str, str] | None:
+    """The one word the newer text has in place of one of the older's, every other word
+    the same and in the same order (punctuation aside): ("hourly", "daily")."""
+    from difflib import SequenceMatcher
+
+    a = [t for t in tokenize(old) if t.kind != "punct"]
+    b = [t for t in tokenize(new) if t.kind != "punct"]
+    ops = [op for op in SequenceMatcher(None, [t.text for t in a], [t.text for t in b],
+                                        autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1:
+        return None
+    tag, i1, i2, j1, j2 = ops[0]
+    if tag != "replace" or i2 - i1 != 1 or j2 - j1 != 1:
+        return None
+    x, y = a[i1], b[j1]
+    if x.kind != "word" or y.kind != "word" or (x.negates and y.negates):
+        return None  # "don't" / "never": the same negation
+    return x.text, y.text
+
+
+def same_word(x: str, y: str) -> bool:
+    """One word written two ways: another form ("write" / "written"), shortened
+    ("db" / "database", "repo" / "repository") or misspelt ("writen", "recieve")."""
+    if unit(x) == unit(y):
+        return True
+    short, long = sorted((x, y), key=len)
+    if len(short) >= 3 and long.startswith(short):
+        return True
+    if len(short) >= 2 and short[0] == long[0] and _subsequence(short, long):
+        return True
+    if sorted(x) == sorted(y):
+        return len(short) >= 3 and _edits(x, y) <= 1  # two letters swapped: "teh"
+    # one letter more or less ("writen"), or another letter in a longer word ("recieve")
+    return len(short) >= (4 if len(x) != len(y) else 5) and _edits(x, y) <= 1
+
+
+def _subsequence(short: str, long: str) -> bool:
+    letters = iter(long)
+    return all(c in letters for c in short)
+
+
+def _edits(x: str, y: str) -> int:
+    """Edits from one word to the other, a swap of two neighbours counting as one."""
+    rows = [list(range(len(y) + 1))]
+    for i, cx in enumerate(x, 1):
+        row = [i]
+        for j, cy in enumerate(y, 1):
+            best = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (cx != cy))
+            if i > 1 and j > 1 and cx == y[j - 2] and x[i - 2] == cy:
+                best = min(best, rows[-2][j - 2] + 1)
+            row.append(best)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _member(word: str, text: str) -> str | None:
+    """The closed set ``word`` is a value of in ``text``, if any (lexicon.EXCLUSIVE)."""
+    if word.upper() in lx.HTTP_METHODS and re.search(rf"\b{word.upper()}\b", text):
+        return "HTTP methods"
+    key = word.replace("_", "").replace("-", "") if word.endswith("case") else word
+    found = lx.EXCLUSIVE.get(key)
+    context = lx.EXCLUSIVE_CONTEXT.get(found or "")
+    if found is None or context is None:
+        return found
+    low = text.lower()
+    return found if any(re.search(rf"\b{c}", low) for c in context) else None
+
+
+def value_swap(old: str, new: str) -> tuple[str, str, str] | None:
+    """Two members of one closed set swapped, the rest word for word the same:
+    (the set's name, older word, newer word)."""
+    found = swapped(old, new)
+    if found is None:
+        return None
+    x, y = found
+    kind = _member(x, old)
+    if kind is None or kind != _member(y, new):
+        return None
+    if lx.EXCLUSIVE_SAME.get(x, x) == lx.EXCLUSIVE_SAME.get(y, y):
+        return None
+    return kind, x, y

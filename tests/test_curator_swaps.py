@@ -1,0 +1,77 @@
+"""One word swapped for another (curator/relations.py ``word_swap``): two values of one
+closed set (a frequency, a weekday, a log level, a quote or indent style, an HTTP method,
+a transport, a package manager ...) contradict; any other swap of unrelated words is two
+facts, never one merged into the other; a shortened or misspelt word is still a copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memx_cli.curator.contradiction import detect
+
+from .conftest import Memx
+
+
+def add(memx: Memx, text: str) -> tuple[str, str]:
+    result = memx("add", text)
+    assert result.code == 0, result.err
+    return result.out.strip(), result.err
+
+
+def stored(repo: Path) -> int:
+    return len(list((repo / ".memx" / "memories").glob("*.yaml")))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said", "files"),
+    [
+        ("Wrap strings in single quotes", "Wrap strings in double quotes", "conflicts with", 2),
+        ("Run the dependency audit weekly", "Run the dependency audit daily", "conflicts with", 2),
+        ("The payments service logs at warning level", "The payments service logs at error level",
+         "conflicts with", 2),
+        ("Ship releases on Fridays", "Ship releases on Mondays", "conflicts with", 2),
+        ("Webhooks arrive as POST requests", "Webhooks arrive as PUT requests",
+         "conflicts with", 2),
+        ("Indent YAML with spaces", "Indent YAML with tabs", "conflicts with", 2),
+        ("Clone the repo over ssh", "Clone the repo over https", "conflicts with", 2),
+        ("Install dependencies with yarn", "Install dependencies with pnpm", "conflicts with", 2),
+        # unrelated words swapped: two facts, both kept, no conflict claimed
+        ("Use feature flags for risky backend changes",
+         "Use feature flags for risky frontend changes", "", 2),
+        ("Get the signing key from vault", "Delete the signing key from vault", "", 2),
+        ("Webhooks arrive as POST requests", "Webhooks arrive as GET requests",
+         "conflicts with", 2),
+        # the same word shortened or misspelt: still one memory
+        ("The staging database is refreshed every night",
+         "The staging db is refreshed every night", "merged into", 1),
+        ("Release notes are written in English", "Release notes are writen in English",
+         "merged into", 1),
+    ],
+)
+def test_one_word_swapped_through_memx_add(memx: Memx, repo: Path, old: str, new: str,
+                                           said: str, files: int) -> None:
+    first, _ = add(memx, old)
+    _, told = add(memx, new)
+    assert told == (f"{said} {first}\n" if said else "")
+    assert stored(repo) == files
+
+
+def test_the_reason_names_the_two_values() -> None:
+    found = detect("Rotate the access logs hourly", "Rotate the access logs nightly")
+    assert found is not None
+    assert (found.kind, found.why) == ("value", 'different frequencies: "hourly" vs "nightly"')
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Run lint before pushing", "Run tests before pushing"),
+        ("Cache the npm folder in CI", "Cache the pip folder in CI"),
+        ("Set the log level to info in staging", "Set the log level to debug in production"),
+        ("Get the token from vault", "Put the token in vault"),  # lower case: verbs
+    ],
+)
+def test_no_swap_contradiction(old: str, new: str) -> None:
+    assert detect(old, new) is None
