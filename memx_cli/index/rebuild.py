@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import os
 import pickle
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -144,7 +145,9 @@ def _parsed(store: Store, seen: dict[str, Seen]) -> Iterator[Parsed]:
     batches = ([(i, seen[i]) for i in ids[at * BATCH:(at + 1) * BATCH]] for at in range(count))
     _store = store
     workers = min(PARSERS, _idle_cores(), count - 1)
-    if len(ids) < PARALLEL_FROM or workers < 1 or not hasattr(os, "fork"):
+    # Forked only on Linux: macOS's system libraries are not safe in a forked child of
+    # a process with threads (the indexes' native libraries start some).
+    if len(ids) < PARALLEL_FROM or workers < 1 or not sys.platform.startswith("linux"):
         for batch in batches:
             yield _parse(batch)
         return
