@@ -1,0 +1,157 @@
+"""How well the masker generalises: the blind secret corpus (tests/data/privacy_blind.json,
+written before the masker was read) through the sanitizer every store write uses.
+
+    python bench/privacy_blind.py              # dev set: leaks and changed clean lines
+    python bench/privacy_blind.py --heldout    # the held-out set too (aggregates only)
+    python bench/privacy_blind.py --show       # which dev lines fail (never held-out ones)
+    python bench/privacy_blind.py --paths      # also through memx add, notes, ingest and
+                                               # post-commit in a temporary repository
+    python bench/privacy_blind.py --speed      # sanitizer time per 1 KB line
+
+A secret *leaks* when its joined value survives the mask (for a multi-line value: any of
+its lines of 12+ characters, the census's definition); it leaks *partly* when, for a value
+of 12+ characters, any 8-character run of it survives that the line around it does not
+already hold. A clean line is *changed* when the sanitizer returns anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "privacy_blind.json"
+CENSUS = DATA.with_name("privacy_census.json")
+
+
+@dataclass(frozen=True)
+class Secret:
+    number: int
+    kind: str
+    value: str
+    line: str
+    set: str
+
+    @property
+    def needles(self) -> tuple[str, ...]:
+        parts = [p for p in self.value.splitlines() if len(p) >= 12 and "-----" not in p]
+        return tuple(parts) or (self.value,)
+
+    def runs(self) -> tuple[str, ...]:
+        """Every 8-character run of the value that its line does not hold elsewhere."""
+        if len(self.value) < 12:
+            return ()
+        around = self.line.replace(self.value, "\0")
+        return tuple({r for i in range(len(self.value) - 7)
+                      if "\n" not in (r := self.value[i:i + 8]) and r not in around})
+
+    def leaked(self, out: str) -> bool:
+        return any(n in out for n in self.needles)
+
+    def partly(self, out: str) -> bool:
+        return self.leaked(out) or any(r in out for r in self.runs())
+
+
+def load(path: Path = DATA) -> tuple[list[Secret], list[tuple[str, str]]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    secrets = []
+    for number, entry in enumerate(data["secrets"]):
+        value = "".join(entry["parts"])
+        kind_set = entry.get("set") or ("heldout" if entry.get("heldout") else "dev")
+        secrets.append(Secret(number, entry["kind"], value, entry["line"].replace("{}", value),
+                              kind_set))
+    clean = [(c["line"], c["set"]) if isinstance(c, dict) else (c, "dev") for c in data["clean"]]
+    return secrets, clean
+
+
+@dataclass
+class Measure:
+    secrets: int
+    leaked: list[Secret]
+    partly: list[Secret]
+    clean: int
+    changed: list[str]
+
+    def row(self, name: str) -> str:
+        return (f"| {name} | {self.secrets} | {len(self.leaked)} | {len(self.partly)} | "
+                f"{self.clean} | {len(self.changed)} |")
+
+
+def measure(secrets: list[Secret], clean: list[str], mask: Callable[[str], str]) -> Measure:
+    outs = {s.number: mask(s.line) for s in secrets}
+    return Measure(len(secrets), [s for s in secrets if s.leaked(outs[s.number])],
+                   [s for s in secrets if s.partly(outs[s.number])],
+                   len(clean), [c for c in clean if mask(c) != c])
+
+
+def speed(rounds: int = 400) -> list[str]:
+    """Median sanitizer time for 1 KB lines: ordinary text, and text holding secrets."""
+    from memx_cli.privacy import default
+
+    secrets, clean = load()
+    sanitize = default().sanitize
+    ordinary = " ".join(c for c, _ in clean)
+    dirty = " ".join(s.line for s in secrets if "\n" not in s.value)
+    rows = []
+    for name, text in (("ordinary 1 KB", ordinary), ("with secrets 1 KB", dirty)):
+        chunks = [text[i:i + 1024] for i in range(0, len(text) - 1024, 1024)]
+        times = []
+        for i in range(rounds):
+            chunk = chunks[i % len(chunks)]
+            start = time.perf_counter()
+            sanitize(chunk)
+            times.append((time.perf_counter() - start) * 1e6)
+        rows.append(f"| {name} | {len(chunks)} | {statistics.median(times):.0f} | "
+                    f"{sorted(times)[int(len(times) * 0.95)]:.0f} |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--heldout", action="store_true", help="also the held-out set")
+    parser.add_argument("--show", action="store_true", help="list the failing dev lines")
+    parser.add_argument("--paths", action="store_true", help="also real write paths")
+    parser.add_argument("--speed", action="store_true", help="sanitizer time per 1 KB")
+    args = parser.parse_args(argv)
+    from memx_cli.privacy import default
+
+    sanitize = default().sanitize
+    sets = ["dev", "heldout"] if args.heldout else ["dev"]
+    secrets, clean = load()
+    census_secrets, census_clean = load(CENSUS)
+    print("| set | secrets | leaked | partly leaked | clean lines | clean changed |")
+    print("|---|---|---|---|---|---|")
+    results = {}
+    for name in sets:
+        results[name] = measure([s for s in secrets if s.set == name],
+                                [c for c, s in clean if s == name], sanitize)
+        print(results[name].row(name))
+    census = measure(census_secrets, [c for c, _ in census_clean], sanitize)
+    print(census.row("census (all)"))
+    if args.show:
+        dev = results["dev"]
+        for s in dev.partly:
+            tag = "LEAK" if s in dev.leaked else "part"
+            print(f"{tag} {s.number:3d} {s.kind}: {sanitize(s.line)!r}", file=sys.stderr)
+        for c in dev.changed:
+            print(f"MANGLED {c!r} -> {sanitize(c)!r}", file=sys.stderr)
+    if args.speed:
+        print("\n| sanitizer input | chunks | median µs | p95 µs |\n|---|---|---|---|")
+        print("\n".join(speed()))
+    if args.paths:
+        from privacy_paths import run_paths  # bench/ is on sys.path when run as a script
+
+        print("\n| write path | set | secrets | reached the store | leaked | partly leaked |")
+        print("|---|---|---|---|---|---|")
+        for line in run_paths([s for s in secrets if s.set in sets]):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
