@@ -174,12 +174,13 @@ def test_check_reads_values_whose_quotes_yaml_doubled(memx: Memx, repo: Path) ->
 def test_check_reads_yaml_escapes(memx: Memx, repo: Path) -> None:
     mem = build("x", raw=True)
     key_tail = "IAQ3EGRT7XK2M4PZ6V"
-    text = memfmt.dump(mem).decode().replace("content: x", f'content: "deploy key is \\x41K{key_tail}"')
+    text = memfmt.dump(mem).decode().replace("content: x", f'content: "deploy with \\x41K{key_tail}"')
     path = repo / ".memx" / "memories" / f"{mem.id}.yaml"
     path.write_text(text)
     assert not any(_new_secrets(line, default()) for line in text.splitlines())
     shown = json.loads(memx.ok("show", "--json", mem.id[:10]))["memory"]["content"]
-    assert shown == f"deploy key is AK{key_tail}"  # what search would return
+    # (not "key is \x41K...": the phrase mask reads a random value after "key is" raw too)
+    assert shown == f"deploy with AK{key_tail}"  # what search would return
     assert _check(memx, path) == (1, f".memx/memories/{mem.id}.yaml:4: secret (aws_access_key); "
                                      "remove it, then stage the file again\n"
                                      "memx: error: 1 problem(s) in 1 file(s) checked\n")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memx_cli.privacy import phrases
+from memx_cli.privacy import commands, keys, phrases, providers, shape
 
 Check = Callable[[re.Match[str]], bool]
 
@@ -28,22 +28,6 @@ class Pattern:
     # lowercase substrings, one of which must be in the lowercased text (cheap to test);
     # "0" stands for "has a digit". Empty: always run.
     guard: tuple[str, ...] = ()
-
-
-def _value_ok(match: re.Match[str], group: int = -1) -> bool:
-    """An assigned value that is really a secret, not a reference or a placeholder."""
-    value = match.group(group if group >= 0 else match.lastindex or 0).strip("'\"")
-    low = value.lower()
-    if len(value) < 4 or low in PLACEHOLDERS or value.startswith(NOT_LITERAL):
-        return False
-    if any(c in value for c in "()[]{}<>") or len(set(value)) == 1:
-        return False
-    return not (low.startswith(("os.", "env.", "process.", "settings.", "config.", "self."))
-                or re.fullmatch(r"[a-z_]+\.[a-z_.]+", low))
-
-
-PLACEHOLDERS = frozenset(["string", "str", "int", "bool", "bytes", "none", "null", "nil", "true", "false", "undefined", "optional", "required", "secretstr", "password", "passwd", "secret", "token", "changeme", "change_me", "example", "placeholder", "redacted", "hidden", "masked", "your_password", "your_token", "your_api_key", "xxxx", "xxxxx", "xxxxxx", "yes", "no", "env", "value", "text"])
-NOT_LITERAL = ("$", "%", "<", "{", "[REDACTED", "***", "...", "@", "#", "&", "*")
 
 
 def _luhn(match: re.Match[str]) -> bool:
@@ -94,8 +78,9 @@ def _mixed(match: re.Match[str]) -> bool:
 def _email(match: re.Match[str]) -> bool:
     local, _, domain = match.group(0).partition("@")
     text, end = match.string, match.end()
-    if local.lower() == "git" or re.match(r"\d+\.\d+", domain):
-        return False
+    if local.lower() == "git" or re.match(r"\d+\.\d+", domain) \
+            or text[:match.start()].endswith("://"):
+        return False  # git@host, a version, a URL's user name
     return not (end < len(text) and text[end] == ":" and text[end + 1:end + 2] not in ("", " "))
 
 
@@ -109,7 +94,7 @@ def _home_user(match: re.Match[str]) -> bool:
 
 def _url_password(match: re.Match[str]) -> bool:
     value = match.group(3)
-    return len(value) >= 3 and value[0] not in "$<{%[" and value.lower() not in PLACEHOLDERS
+    return len(value) >= 3 and value[0] not in "$<{%[" and value.lower() not in shape.PLACEHOLDERS
 
 
 def _p(kind: str, regex: str, group: int = 0, check: Check | None = None,
@@ -118,9 +103,7 @@ def _p(kind: str, regex: str, group: int = 0, check: Check | None = None,
     return Pattern(kind, re.compile(regex, flags), group, check, guards)
 
 
-_SECRET_KEYS = (r"(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
-                r"apikey|access[_-]?key|private[_-]?key|client[_-]?secret|secret[_-]?key|"
-                r"auth[_-]?token|credentials?)")
+_KEY_GUARD = "|".join(keys.GUARD)
 
 PATTERNS: tuple[Pattern, ...] = (
     _p("private_key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
@@ -130,7 +113,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0, _mixed,
        guard="sk-"),
     _p("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-                         r"[A-Z0-9]{16}\b",
+                         r"[A-Z0-9]{16}\b", 0, providers._no_example,
        guard="akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka"),
     _p("aws_secret_key", r"(?i)(aws_?secret_?(?:access_?)?key|secret_?access_?key)"
                          r"(\s*[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 3,
@@ -163,19 +146,36 @@ PATTERNS: tuple[Pattern, ...] = (
                     r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}|ATATT3[A-Za-z0-9_=-]{30,}|"
                     r"AGE-SECRET-KEY-1[0-9A-Z]{58}|dp\.pt\.[A-Za-z0-9]{40,}|ntn_[A-Za-z0-9]{40,})",
        guard="dapi|lin_api_|r8_|xai-|pplx-|hvs.|pmak-|atatt3|age-secret-key-|dp.pt.|ntn_"),
+    *(_p(kind, regex, group, check, guard=guard)
+      for kind, regex, group, check, guard in providers.MORE),
     # generic shapes after the providers, so a provider key gets its own kind
-    _p("password", r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", 3,
+    _p("password", r"\b([a-zA-Z][a-zA-Z0-9+.-]{1,20}://)([^\s:/@'\"]*(?:@[^\s:/@'\"]+)?):"
+                   r"([^\s@/'\"]+)@", 3,
        _url_password, guard="://"),
     _p("url_token", r"\bhttps?://([A-Za-z0-9_-]{20,})@", 1, guard="@"),
     _p("bearer_token", r"(?i)(\bbearer\s+|authorization:\s*(?:basic|token)\s+)"
                        r"([A-Za-z0-9._~+/=-]{16,})", 2, guard="bearer|authorization"),
-    _p("password", r"(?<![\w.-])" + _SECRET_KEYS + r"(?=[\s\"':=])(?![\w-])"
-                   r"(\s*[\"']?\s*(?::|=>|=)\s*[\"']?)([^\s\"'`,;]+)", 2, _value_ok,
-       re.IGNORECASE, guard="pass|secret|token|key|credential"),
-    _p("password", r"(--(?:password|passwd|token|api-key|secret|client-secret)(?:=|\s+))"
-                   r"([^\s\"'-][^\s\"']*)", 2, _value_ok, guard="--"),
+    # a credential's name, in any position and case style (privacy/keys.py)
+    _p("password", keys.ASSIGNMENT.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
+    _p("password", keys.DECLARATION.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
+    _p("password", keys.ELEMENT.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
+    _p("password", keys.PAIR.pattern, -1, keys.check_assignment, re.IGNORECASE, guard="value"),
+    _p("password", keys.NETRC.pattern, 2, keys.check_netrc, re.IGNORECASE, guard="pass"),
+    _p("password", keys.AUTH_TUPLE.pattern, -1, keys.check_assignment, re.IGNORECASE,
+       guard="auth|credentials"),
+    # command lines (privacy/commands.py)
+    _p("password", commands.LONG_OPTION.pattern, -1, commands.check_long_option,
+       re.IGNORECASE, guard="--"),
+    _p("password", commands.USER_THEN_P.pattern, -1, commands.check_user_then_p, guard="-p"),
+    _p("password", commands.TOOL_FLAG.pattern, -1, commands.check_password,
+       guard="sshpass|redis-cli|ldap|pass:|openssl|htpasswd|vault"),
+    _p("password", commands.USER_PASS.pattern, 2, commands.check_password, guard="-u|--"),
+    _p("password", commands.SMB_USER.pattern, 1, commands.check_password, guard="%"),
+    _p("password", commands.PIPED.pattern, -1, commands.check_password, guard="stdin"),
     # "the admin password is X" in EN/FR/ES/DE/ZH/JA/KO (privacy/phrases.py)
-    Pattern("password", phrases.PHRASE, 1, phrases.secret_value, phrases.GUARD),
+    Pattern("password", phrases.PHRASE, 2, phrases.secret_value, phrases.GUARD),
+    Pattern("password", phrases.HANDED, 2, phrases.secret_value, phrases.GUARD),
+    Pattern("password", phrases.PAIR, 2, phrases.secret_value, phrases.GUARD),
     _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
                 r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email, guard="@"),
     _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn, guard="0"),

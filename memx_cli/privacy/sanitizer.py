@@ -9,6 +9,8 @@ and the caller stores nothing. Users add their own patterns with
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import re
 import threading
@@ -22,6 +24,10 @@ from memx_cli.store.memory import Anchor, Memory
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 _DIGIT = re.compile(r"\d")
+_KIND = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+# base64 of 24+ characters: a k8s Secret's data, a docker config, a Basic header
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){6,}"
+                     r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![A-Za-z0-9+/=_-])")
 
 
 class SanitizeError(MemxError):
@@ -41,7 +47,7 @@ class Sanitizer:
             extra.append(Pattern(item["name"], regex, 1 if regex.groups else 0))
         self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra) + more
 
-    def sanitize(self, text: str) -> str:
+    def sanitize(self, text: str, depth: int = 0) -> str:
         """The text with every secret masked; raises SanitizeError if anything goes wrong."""
         try:
             lowered = text.lower()
@@ -51,10 +57,24 @@ class Sanitizer:
                 if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
                     continue  # cannot match: skip the regex (most text has no secret at all)
                 text = pattern.regex.sub(functools.partial(_mask, pattern), text)
+            if depth < 2:
+                text = _BASE64.sub(functools.partial(self._encoded, depth), text)
         except Exception as exc:
             raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "
                                 "nothing stored") from exc
         return text
+
+    def _encoded(self, depth: int, match: re.Match[str]) -> str:
+        """A base64 run whose decoded text holds a secret is masked whole, under the kind
+        of the first secret inside (secrets are wrapped, not only pasted)."""
+        try:
+            decoded = base64.b64decode(match.group(0), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return match.group(0)
+        if not all(c.isprintable() or c in "\n\r\t" for c in decoded):
+            return match.group(0)
+        inner = _KIND.findall(self.sanitize(decoded, depth + 1))
+        return PLACEHOLDER.format(kind=inner[0]) if inner else match.group(0)
 
     def findings(self, text: str) -> list[str]:
         """Kinds found in ``text``, in order (for tests and reports)."""
@@ -67,7 +87,8 @@ def _mask(pattern: Pattern, match: re.Match[str]) -> str:
     placeholder = PLACEHOLDER.format(kind=pattern.kind)
     if pattern.group == 0:
         return placeholder
-    start, end = match.span(pattern.group)
+    # -1: the last group that matched (a value quoted one way or another, or bare)
+    start, end = match.span(pattern.group if pattern.group > 0 else match.lastindex or 0)
     base = match.start()
     whole = match.group(0)
     return whole[:start - base] + placeholder + whole[end - base:]

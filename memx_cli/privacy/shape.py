@@ -1,0 +1,89 @@
+"""What a value looks like: random enough to be a key, a reference to one elsewhere, or a
+placeholder that stands for one (issue 12, second round). Shared by the key-name, command
+and phrase patterns, so "is this a secret?" has one answer whatever the context.
+
+Random is measured, not listed: generated keys switch between upper case, lower case and
+digits far more often than words and identifiers do (``kQ7vX2mZ`` against
+``checkoutFlowV2``); hex needs 32 digits or more, and then only where a name or a prefix
+says it is a key (a bare one is a commit or a digest).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+_CLASSES = (str.isupper, str.islower, str.isdigit)
+# What stands for a value without being one.
+PLACEHOLDERS = frozenset((
+    "string", "str", "int", "bool", "bytes", "none", "null", "nil", "true", "false",
+    "undefined", "optional", "required", "secretstr", "password", "passwd", "secret",
+    "token", "changeme", "change_me", "example", "placeholder", "redacted", "hidden",
+    "masked", "your_password", "your_token", "your_api_key", "yes", "no", "env", "value",
+    "text", "bearer", "basic", "digest", "dummy", "sample", "todo", "tbd", "empty"))
+REFERENCE_START = ("$", "%", "<", "{", "[", "***", "...", "…", "@", "#", "&", "*", "!", "`",
+                   "/", "./", "../", "~/")
+_CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]|(?:os|env|process|settings|config|self|this|import|"
+                   r"ENV|secrets|vars|inputs)\.\S*|[a-z_]+(?:\.[a-z_][\w]*)+", re.ASCII)
+_FILE = re.compile(r"[\w.-]+\.(?:json|ya?ml|txt|env|toml|ini|pem|key|crt|cer|cfg|conf|py|js|"
+                   r"ts|sh|md|gpg|asc|kdbx|p12|pfx|jks|der|pub)", re.IGNORECASE)
+_FILLER = re.compile(r"(?i)x{4,}|\*{3,}|\.{3}|…|example|your[-_ ]|[-_ ]here$|^<.*>$")
+
+
+def char_class(c: str) -> int:
+    for i, test in enumerate(_CLASSES):
+        if test(c):
+            return i
+    return 3
+
+
+def switches(text: str) -> float:
+    """How often adjacent characters change class (upper, lower, digit, other), 0..1."""
+    if len(text) < 2:
+        return 0.0
+    classes = [char_class(c) for c in text]
+    return sum(a != b for a, b in pairwise(classes)) / (len(text) - 1)
+
+
+def looks_random(value: str, min_len: int = 16, hex_ok: bool = False) -> bool:
+    """A generated key: long enough, mixed classes that switch often. Lowercase hex of 32+
+    counts only when the caller knows it names a key (``hex_ok``)."""
+    core = re.sub(r"[^A-Za-z0-9]", "", value)
+    if len(core) < min_len:
+        return False
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", core):
+        return hex_ok and len(core) >= 32 and digits >= 4 and len(core) - digits >= 4
+    if digits == 0 and (upper == 0 or lower == 0):
+        return False
+    if upper and lower and digits:
+        return switches(core) >= 0.3
+    if digits == 0:  # letters only: random case, not a CamelCase word
+        return switches(core) >= 0.4 and len(core) >= 20
+    return switches(core) >= 0.35 and len(core) >= 20
+
+
+def is_reference(value: str) -> bool:
+    """A variable, an expression, a path or a file name that says where the secret is."""
+    return value.startswith(REFERENCE_START) or bool(_CODE.fullmatch(value)) \
+        or bool(_FILE.fullmatch(value)) or bool(re.match(r"[A-Za-z]:\\", value))
+
+
+def is_placeholder(value: str, words: tuple[str, ...] = ()) -> bool:
+    """Text that stands for a secret: changeme, xxxx, ****, <token>, YOUR_KEY_HERE, the
+    key's own name (``password: "password"``) or one character repeated."""
+    low = value.lower()
+    bare = re.sub(r"[^a-z0-9]", "", low)
+    if low in PLACEHOLDERS or bare in PLACEHOLDERS or len(set(bare)) <= 1:
+        return True
+    if "EXAMPLE" in value or _FILLER.search(value):
+        return True
+    return bool(words) and bare in words
+
+
+def literal(value: str, words: tuple[str, ...] = (), min_len: int = 4) -> bool:
+    """A value written out, not a reference or a placeholder."""
+    return len(value) >= min_len and not is_reference(value) \
+        and not is_placeholder(value, words)
