@@ -26,6 +26,9 @@ CREDENTIAL = frozenset((
 # a compound word ending in one of these is a credential word too (pgpassword, mytoken)
 STEMS = ("password", "passwd", "passphrase", "secret", "token", "apikey", "pwd")
 WEAK = frozenset(("key", "keys"))
+# names under which a plain word is still a secret (``password: postgres``); a plain word
+# given to ``secrets``, ``second_pass`` or ``tokens`` is a setting or a type
+WORDS_OK = ("password", "passwd", "pwd", "passphrase", "passcode", "pin")
 # words naming a property of the credential when they follow its word (PASSWORD_MIN_LENGTH,
 # token_ttl, API_KEY_HEADER, DB_PASSWORD_FILE, auth_user) ...
 PROPERTY = frozenset((
@@ -97,8 +100,11 @@ def secret_value(key: str, value: str) -> bool:
         return False
     if level == 1:
         return shape.looks_random(value, 12, hex_ok=True)
-    if value.isdigit():
-        return len(value) >= 4  # a PIN; numbers of a setting have a property word
+    says_password = any(w.endswith(WORDS_OK) for w in words(key))
+    if shape.is_word(value) and not says_password:
+        return False
+    if value.isdigit():  # a PIN; the numbers of a setting (tokens: 12000) are not
+        return len(value) >= 4 and says_password
     return True
 
 

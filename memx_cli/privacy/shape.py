@@ -21,10 +21,12 @@ PLACEHOLDERS = frozenset((
     "token", "changeme", "change_me", "example", "placeholder", "redacted", "hidden",
     "masked", "your_password", "your_token", "your_api_key", "yes", "no", "env", "value",
     "text", "bearer", "basic", "digest", "dummy", "sample", "todo", "tbd", "empty"))
-REFERENCE_START = ("$", "%", "<", "{", "[", "***", "...", "…", "@", "#", "&", "*", "!", "`",
+REFERENCE_START = ("$", "%", "<", "{", "[", "(", ".", "***", "...", "…", "@", "#", "&", "*", "!", "`",
                    "/", "./", "../", "~/")
 _CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]|(?:os|env|process|settings|config|self|this|import|"
-                   r"ENV|secrets|vars|inputs)\.\S*|[a-z_]+(?:\.[a-z_][\w]*)+", re.ASCII)
+                   r"ENV|secrets|vars|inputs)\.\S*|[a-z_]+(?:\.[a-z_][\w]*)+$", re.ASCII)
+_WORD = re.compile(r"[A-Za-z][a-z]+")
+_WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}")
 _FILE = re.compile(r"[\w.-]+\.(?:json|ya?ml|txt|env|toml|ini|pem|key|crt|cer|cfg|conf|py|js|"
                    r"ts|sh|md|gpg|asc|kdbx|p12|pfx|jks|der|pub)", re.IGNORECASE)
 _FILLER = re.compile(r"(?i)x{4,}|\*{3,}|\.{3}|…|example|your[-_ ]|[-_ ]here$|^<.*>$")
@@ -58,6 +60,8 @@ def looks_random(value: str, min_len: int = 16, hex_ok: bool = False) -> bool:
         return hex_ok and len(core) >= 32 and digits >= 4 and len(core) - digits >= 4
     if digits == 0 and (upper == 0 or lower == 0):
         return False
+    if sum(len(w) for w in _WORDLIKE.findall(core)) > 0.55 * len(core):
+        return False  # mostly words: UserLogin2FAflowHandlerV3 is a name
     if upper and lower and digits:
         return switches(core) >= 0.3
     if digits == 0:  # letters only: random case, not a CamelCase word
@@ -66,8 +70,9 @@ def looks_random(value: str, min_len: int = 16, hex_ok: bool = False) -> bool:
 
 
 def is_reference(value: str) -> bool:
-    """A variable, an expression, a path or a file name that says where the secret is."""
-    return value.startswith(REFERENCE_START) or bool(_CODE.fullmatch(value)) \
+    """A variable, an expression (a call, a subscript, an attribute), a path or a file name
+    that says where the secret is."""
+    return value.startswith(REFERENCE_START) or bool(_CODE.match(value)) \
         or bool(_FILE.fullmatch(value)) or bool(re.match(r"[A-Za-z]:\\", value))
 
 
@@ -81,6 +86,12 @@ def is_placeholder(value: str, words: tuple[str, ...] = ()) -> bool:
     if "EXAMPLE" in value or _FILLER.search(value):
         return True
     return bool(words) and bare in words
+
+
+def is_word(value: str) -> bool:
+    """One plain word (``write``, ``object``, ``Only``): the value of a setting, a type or
+    prose; a secret only where the name says password (see keys.secret_value)."""
+    return bool(_WORD.fullmatch(value))
 
 
 def literal(value: str, words: tuple[str, ...] = (), min_len: int = 4) -> bool:
