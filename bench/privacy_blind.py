@@ -7,6 +7,8 @@ written before the masker was read) through the sanitizer every store write uses
     python bench/privacy_blind.py --paths      # also through memx add, notes, ingest and
                                                # post-commit in a temporary repository
     python bench/privacy_blind.py --speed      # sanitizer time per 1 KB line
+    python bench/privacy_blind.py --speed-pair OLD/bin/python NEW/bin/python
+                                               # the same in two installs, alternating
 
 A secret *leaks* when its joined value survives the mask (for a multi-line value: any of
 its lines of 12+ characters, the census's definition); it leaks *partly* when, for a value
@@ -89,25 +91,53 @@ def measure(secrets: list[Secret], clean: list[str], mask: Callable[[str], str])
                    len(clean), [c for c in clean if mask(c) != c])
 
 
-def speed(rounds: int = 400) -> list[str]:
-    """Median sanitizer time for 1 KB lines: ordinary text, and text holding secrets."""
+def inputs() -> dict[str, list[str]]:
+    """1 KB chunks: developer chat (the Reflector corpus), the clean traps (dense with
+    credential words), and lines holding secrets."""
+    secrets, clean = load()
+    corpus = DATA.with_name("reflector_corpus.jsonl").read_text(encoding="utf-8")
+    chat = " ".join(m["content"] for line in corpus.splitlines() for m in json.loads(line)["input"]
+                    if isinstance(m, dict) and isinstance(m.get("content"), str))
+    texts = {"developer chat": chat, "clean traps": " ".join(c for c, _ in clean),
+             "with secrets": " ".join(s.line for s in secrets if "\n" not in s.value)}
+    return {name: [text[i:i + 1024] for i in range(0, len(text) - 1024, 1024)][:24]
+            for name, text in texts.items()}
+
+
+def speed(rounds: int = 15) -> dict[str, float]:
+    """Median sanitizer time (µs) per 1 KB chunk, each chunk timed ``rounds`` times."""
     from memx_cli.privacy import default
 
-    secrets, clean = load()
     sanitize = default().sanitize
-    ordinary = " ".join(c for c, _ in clean)
-    dirty = " ".join(s.line for s in secrets if "\n" not in s.value)
-    rows = []
-    for name, text in (("ordinary 1 KB", ordinary), ("with secrets 1 KB", dirty)):
-        chunks = [text[i:i + 1024] for i in range(0, len(text) - 1024, 1024)]
+    out = {}
+    for name, chunks in inputs().items():
+        sanitize(chunks[0])  # compile the patterns outside the timing
         times = []
-        for i in range(rounds):
-            chunk = chunks[i % len(chunks)]
-            start = time.perf_counter()
-            sanitize(chunk)
-            times.append((time.perf_counter() - start) * 1e6)
-        rows.append(f"| {name} | {len(chunks)} | {statistics.median(times):.0f} | "
-                    f"{sorted(times)[int(len(times) * 0.95)]:.0f} |")
+        for _ in range(rounds):
+            for chunk in chunks:
+                start = time.perf_counter()
+                sanitize(chunk)
+                times.append((time.perf_counter() - start) * 1e6)
+        out[name] = statistics.median(times)
+    return out
+
+
+def speed_pair(before: str, after: str, runs: int = 6) -> list[str]:
+    """The same timing in two interpreters (two installs), alternating, ``runs`` each: the
+    medians of their medians and the ratio after/before."""
+    import subprocess
+
+    got: dict[str, list[dict[str, float]]] = {before: [], after: []}
+    for _ in range(runs):
+        for python in (before, after):
+            done = subprocess.run([python, str(Path(__file__).resolve()), "--speed-json"], capture_output=True,
+                                  text=True, check=True, cwd="/")
+            got[python].append(json.loads(done.stdout))
+    rows = []
+    for name in got[before][0]:
+        old = statistics.median(r[name] for r in got[before])
+        new = statistics.median(r[name] for r in got[after])
+        rows.append(f"| {name} | {old:.0f} | {new:.0f} | {new / old:.2f} |")
     return rows
 
 
@@ -117,7 +147,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="list the failing dev lines")
     parser.add_argument("--paths", action="store_true", help="also real write paths")
     parser.add_argument("--speed", action="store_true", help="sanitizer time per 1 KB")
+    parser.add_argument("--speed-pair", nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="time two installs' pythons, alternating")
+    parser.add_argument("--speed-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.speed_json:
+        print(json.dumps(speed()))
+        return 0
+    if args.speed_pair:
+        print("| sanitizer input (1 KB) | before µs | after µs | after/before |")
+        print("|---|---|---|---|")
+        print("\n".join(speed_pair(*args.speed_pair)))
+        return 0
     from memx_cli.privacy import default
 
     sanitize = default().sanitize
@@ -141,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         for c in dev.changed:
             print(f"MANGLED {c!r} -> {sanitize(c)!r}", file=sys.stderr)
     if args.speed:
-        print("\n| sanitizer input | chunks | median µs | p95 µs |\n|---|---|---|---|")
-        print("\n".join(speed()))
+        print("\n| sanitizer input (1 KB) | median µs |\n|---|---|")
+        print("\n".join(f"| {name} | {us:.0f} |" for name, us in speed().items()))
     if args.paths:
         from privacy_paths import run_paths  # bench/ is on sys.path when run as a script
 

@@ -113,7 +113,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0, _mixed,
        guard="sk-"),
     _p("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-                         r"[A-Z0-9]{16}\b", 0, providers._no_example,
+                         r"[A-Z0-9]{16}\b",
        guard="akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka"),
     _p("aws_secret_key", r"(?i)(aws_?secret_?(?:access_?)?key|secret_?access_?key)"
                          r"(\s*[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 3,

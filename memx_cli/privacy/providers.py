@@ -51,10 +51,6 @@ def _path_token(match: re.Match[str]) -> bool:
     return shape.looks_random(match.group(1), 32)
 
 
-def _no_example(match: re.Match[str]) -> bool:
-    return "EXAMPLE" not in match.group(0)
-
-
 # (kind, regex, group, check, guard)
 MORE: tuple[tuple[str, str, int, Check | None, str], ...] = (
     ("discord_webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/"
