@@ -25,20 +25,21 @@ LONG_OPTION = re.compile(r"(?<![\w-])--([a-z0-9][a-z0-9-]*[a-z0-9])(?:=|[ \t]+(?
                          r"(?!-)" + _VALUE, re.IGNORECASE)
 USER_THEN_P = re.compile(r"(?<![\w-])(?:-u|--user(?:name)?)(?:[ \t]*|=)[^\s-]\S*"
                          r"(?:[ \t]+(?!-p)\S+){0,8}?[ \t]+-p(?:([^\s\"'-]\S*)|[ \t]+" + _VALUE + ")")
-TOOL_FLAG = re.compile(
-    r"(?:\bsshpass(?:[ \t]+-\w+)*?[ \t]+-p[ \t]*"
-    r"|\bredis-cli\b[^\n|;]*?[ \t]-a[ \t]+"
-    r"|\bldap\w+\b(?=[^\n|;]*[ \t]-D)[^\n|;]*?[ \t]-w[ \t]+"
-    r"|[ \t]-pass(?:in|out)?[ \t]+pass:"
-    r"|\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+"
-    r"|\bhtpasswd(?=(?:[ \t]+-\w+)*[ \t]+-\w*b)(?:[ \t]+-\w+)+[ \t]+\S+[ \t]+\S+[ \t]+"
-    r"|\bvault[ \t]+login[ \t]+)" + _VALUE)
+# (guard, the text up to the value): one regex per tool, each run only when its name is in
+TOOL_FLAGS = tuple((guard, re.compile(before + _VALUE)) for guard, before in (
+    ("sshpass", r"\bsshpass(?:[ \t]+-\w+)*?[ \t]+-p[ \t]*"),
+    ("redis-cli", r"\bredis-cli\b[^\n|;]*?[ \t]-a[ \t]+"),
+    ("ldap", r"\bldap\w+\b(?=[^\n|;]*[ \t]-D)[^\n|;]*?[ \t]-w[ \t]+"),
+    ("pass:", r"[ \t]-pass(?:in|out)?[ \t]+pass:"),
+    ("openssl", r"\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+"),
+    ("htpasswd", r"\bhtpasswd(?=(?:[ \t]+-\w+)*[ \t]+-\w*b)(?:[ \t]+-\w+)+[ \t]+\S+[ \t]+\S+[ \t]+"),
+    ("vault", r"\bvault[ \t]+login[ \t]+"),
+))
 USER_PASS = re.compile(r"(?:(?<![\w-])-u|--user|--basic-auth)(?:[ \t]+|=)([\"']?)[^\s:\"'$]+:"
                        r"([^\s\"'@]+)\1(?=[\s\"']|$)")
 SMB_USER = re.compile(r"(?<![\w-])(?:-U|--user)(?:[ \t]+|=)[^\s%]+%([^\s\"']+)")
 PIPED = re.compile(r"\b(?:echo|printf)(?:[ \t]+-\w+)*[ \t]+" + _VALUE
                    + r"[ \t]*\|[^\n|]*?--password-stdin")
-GUARD = ("--", "-p", "-a", "-w", "pass", "-k", "vault", "-u", "-U")
 
 
 def _value(match: re.Match[str]) -> str:

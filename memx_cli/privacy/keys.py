@@ -15,6 +15,7 @@ credential word may stand anywhere, in any case style. Two kinds of word decide:
 
 from __future__ import annotations
 
+import functools
 import re
 
 from memx_cli.privacy import shape
@@ -59,7 +60,7 @@ _VALUE = r"\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"',;&`)\]}\\]+)"
 # assignment of its own ({"content": "DB_PASSWORD=..."}) is still read for it
 _CANDIDATE = r"(?=[\w.-]*?(?i:pass|pwd|pw|secret|token|key|cred|auth|pin|sas))"
 # (speed) a word start followed by a separator, before the slower scan for the word
-_SEPARATED = r"(?=[\w$])(?<![\w.-])(?=(?:\$env:)?[\w.-]+[\"']?[ \t]*(?::=|=>|=|:)(?![=:/]))"
+_SEPARATED = r"(?=[\w$])(?<![\w.-])(?=(?:\$env:)?[\w.-]++[\"']?[ \t]*(?::=|=>|=|:)(?![=:/]))"
 ASSIGNMENT = re.compile(
     _SEPARATED + r"(?:\$env:)?" + _CANDIDATE + "(" + _KEY + r")[\"']?[ \t]*(?::=|=>|=|:)(?![=:/])[ \t]*(?:"
     + _VALUE + r")")
@@ -67,20 +68,22 @@ DECLARATION = re.compile(
     r"(?m)(?:^|[;&|]\s*)[ \t]*(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE + "(" + _KEY
     + r")[ \t]+(?:" + _VALUE + r")[ \t]*$")
 ELEMENT = re.compile(r"<(" + _KEY + r")>([^<\s]{1,500})</\1>")
-PAIR = re.compile(r"(?i)\b(?:key|name)\s*=\s*\"(" + _KEY + r")\"\s+value\s*=\s*\"([^\"\n]*)\"")
+PAIR = re.compile(r"(?i)(?=[kn])\b(?:key|name)\s*=\s*\"(" + _KEY + r")\"\s+value\s*=\s*\"([^\"\n]*)\"")
 NETRC = re.compile(r"(?i)\b(?:login|user)\s+\S+\s+(password|passwd)\s+(\S+)")
 AUTH_TUPLE = re.compile(r"(?i)\b((?:\w*auth|credentials))\s*(?:=\s*)?\(\s*([\"'])[^\"'\n]*\2"
                         r"\s*,\s*(?:\"([^\"\n]+)\"|'([^'\n]+)')")
 GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pin", "sas")
 
 
-def words(key: str) -> list[str]:
+@functools.lru_cache(maxsize=2048)  # names repeat (every .env has DB_PASSWORD)
+def words(key: str) -> tuple[str, ...]:
     """``X_API_KEY_OLD`` → [x, api, key, old]; ``webhookSecretV2`` → [webhook, secret, v2]."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
-    return [w for w in re.split(r"[\s_.\-:$]+", spaced.lower()) if w]
+    return tuple(w for w in re.split(r"[\s_.\-:$]+", spaced.lower()) if w)
 
 
+@functools.lru_cache(maxsize=2048)
 def strength(key: str) -> int:
     """2: a credential's name; 1: a key's name (the value must look random); 0: neither."""
     found = words(key)
@@ -96,7 +99,7 @@ def strength(key: str) -> int:
 def secret_value(key: str, value: str) -> bool:
     """The value given to ``key`` is a secret worth masking."""
     level = strength(key)
-    if not level or not shape.literal(value, tuple(words(key)) + ("your", "my")):
+    if not level or not shape.literal(value, words(key) + ("your", "my")):
         return False
     if level == 1:
         return shape.looks_random(value, 12, hex_ok=True)

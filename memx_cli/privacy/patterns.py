@@ -162,13 +162,13 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("password", keys.PAIR.pattern, -1, keys.check_assignment, re.IGNORECASE, guard="value"),
     _p("password", keys.NETRC.pattern, 2, keys.check_netrc, re.IGNORECASE, guard="pass"),
     _p("password", keys.AUTH_TUPLE.pattern, -1, keys.check_assignment, re.IGNORECASE,
-       guard="auth|credentials"),
+       guard="auth(|auth=(|auth = (|credentials(|credentials=("),
     # command lines (privacy/commands.py)
     _p("password", commands.LONG_OPTION.pattern, -1, commands.check_long_option,
        re.IGNORECASE, guard="--"),
     _p("password", commands.USER_THEN_P.pattern, -1, commands.check_user_then_p, guard="-p"),
-    _p("password", commands.TOOL_FLAG.pattern, -1, commands.check_password,
-       guard="sshpass|redis-cli|ldap|pass:|openssl|htpasswd|vault"),
+    *(_p("password", regex.pattern, -1, commands.check_password, guard=guard)
+      for guard, regex in commands.TOOL_FLAGS),
     _p("password", commands.USER_PASS.pattern, 2, commands.check_password, guard="-u|--"),
     _p("password", commands.SMB_USER.pattern, 1, commands.check_password, guard="%"),
     _p("password", commands.PIPED.pattern, -1, commands.check_password, guard="stdin"),

@@ -67,9 +67,9 @@ MORE: tuple[tuple[str, str, int, Check | None, str], ...] = (
     ("doppler_token", r"\bdp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}", 0, None, "dp."),
     ("fcm_key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}", 0, None, ":apa91b"),
     ("nuget_key", r"\boy2[a-z0-9]{43}\b", 0, None, "oy2"),
-    ("api_token", r"(?<![\w.-])([A-Za-z][A-Za-z0-9]{1,9}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-])"
+    ("api_token", r"(?=[A-Za-z][A-Za-z0-9_-]{14})(?<![\w.-])([A-Za-z][A-Za-z0-9]{1,9}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-])"
                   r"([A-Za-z0-9][A-Za-z0-9_-]{11,})(?![\w-])", 0, _prefixed, "_|-"),
-    ("token", r"(?<![\w.-])[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}(?![\w.-])",
+    ("token", r"(?=[A-Za-z0-9_-]{20})(?<![\w.-])[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}(?![\w.-])",
      0, _dotted, "."),
     ("url_token", r"\bhttps?://[^\s/?#]+/(?:[^\s/?#]+/)*?([A-Za-z0-9_-]{32,})"
                   r"(?=[/?#\s\"')]|$)", 1, _path_token, "://"),
