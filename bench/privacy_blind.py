@@ -13,7 +13,8 @@ written before the masker was read) through the sanitizer every store write uses
 A secret *leaks* when its joined value survives the mask (for a multi-line value: any of
 its lines of 12+ characters, the census's definition); it leaks *partly* when, for a value
 of 12+ characters, any 8-character run of it survives that the line around it does not
-already hold. A clean line is *changed* when the sanitizer returns anything else.
+already hold (for a whole store: that no line of the corpus holds outside its secret, such
+as "https://"). A clean line is *changed* when the sanitizer returns anything else.
 """
 
 from __future__ import annotations
@@ -44,19 +45,20 @@ class Secret:
         parts = [p for p in self.value.splitlines() if len(p) >= 12 and "-----" not in p]
         return tuple(parts) or (self.value,)
 
-    def runs(self) -> tuple[str, ...]:
-        """Every 8-character run of the value that its line does not hold elsewhere."""
+    def runs(self, around: str = "") -> tuple[str, ...]:
+        """Every 8-character run of the value that neither its line nor ``around`` (text
+        the corpus holds outside any secret, for a scan of a whole store) holds."""
         if len(self.value) < 12:
             return ()
-        around = self.line.replace(self.value, "\0")
+        around = self.line.replace(self.value, "\0") + "\0" + around
         return tuple({r for i in range(len(self.value) - 7)
                       if "\n" not in (r := self.value[i:i + 8]) and r not in around})
 
     def leaked(self, out: str) -> bool:
         return any(n in out for n in self.needles)
 
-    def partly(self, out: str) -> bool:
-        return self.leaked(out) or any(r in out for r in self.runs())
+    def partly(self, out: str, around: str = "") -> bool:
+        return self.leaked(out) or any(r in out for r in self.runs(around))
 
 
 def load(path: Path = DATA) -> tuple[list[Secret], list[tuple[str, str]]]:

@@ -29,7 +29,7 @@ class Secret(Protocol):
 
     def leaked(self, out: str) -> bool: ...
 
-    def partly(self, out: str) -> bool: ...
+    def partly(self, out: str, around: str = "") -> bool: ...
 
 
 def ref(s: Secret) -> str:
@@ -150,7 +150,10 @@ def scan(root: Path, home: Path, secrets: list[Secret]) -> tuple[int, int, int]:
     text += "\n" + text.replace("\\n", "\n").replace('\\"', '"').replace("\\\\", "\\")
     low = text.lower()
     reached = sum(ref(s) in low for s in secrets)
-    return reached, sum(s.leaked(text) for s in secrets), sum(s.partly(text) for s in secrets)
+    # what the corpus says around its secrets ("https://", "password") is no leak
+    scaffold = "\0".join(s.line.replace(s.value, "\0") for s in secrets)
+    return reached, sum(s.leaked(text) for s in secrets), \
+        sum(s.partly(text, scaffold) for s in secrets)
 
 
 def run_paths(secrets: list[Secret]) -> list[str]:

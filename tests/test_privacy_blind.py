@@ -90,6 +90,11 @@ B64 = "".join(["eyJhdXRocyI6IHsiciI6IHsiYXV0aCI6ICJZMms2ZDA", "1MGRISlVTV2hCWjJ0
     (f"PGPASSWORD={K} psql -h db", "PGPASSWORD=[REDACTED:password] psql -h db"),
     (f"<password>{K}</password>", "<password>[REDACTED:password]</password>"),
     (f"ENV API_KEY {K}", "ENV API_KEY [REDACTED:password]"),
+    (f"setx SERVICE_PASSWORD {K} (then log out)",
+     "setx SERVICE_PASSWORD [REDACTED:password] (then log out)"),
+    # the URL-password pattern runs after the provider's and must not mask the placeholder
+    (f"https://ghp_{K}{K}@github.com/acme/tools.git",
+     "https://[REDACTED:github_token]@github.com/acme/tools.git"),
     (f"mysql -uroot -p{K} orders", "mysql -uroot -p[REDACTED:password] orders"),
     (f"docker login -u ci -p {K} registry.acme.example",
      "docker login -u ci -p [REDACTED:password] registry.acme.example"),

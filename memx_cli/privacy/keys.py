@@ -66,7 +66,7 @@ ASSIGNMENT = re.compile(
     + _VALUE + r")")
 DECLARATION = re.compile(
     r"(?m)(?:^|[;&|]\s*)[ \t]*(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE + "(" + _KEY
-    + r")[ \t]+(?:" + _VALUE + r")[ \t]*$")
+    + r")[ \t]+(?:" + _VALUE + r")(?=\s|$)")
 ELEMENT = re.compile(r"<(" + _KEY + r")>([^<\s]{1,500})</\1>")
 PAIR = re.compile(r"(?i)(?=[kn])\b(?:key|name)\s*=\s*\"(" + _KEY + r")\"\s+value\s*=\s*\"([^\"\n]*)\"")
 NETRC = re.compile(r"(?i)\b(?:login|user)\s+\S+\s+(password|passwd)\s+(\S+)")

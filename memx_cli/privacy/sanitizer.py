@@ -25,6 +25,7 @@ from memx_cli.store.memory import Anchor, Memory
 PLACEHOLDER = "[REDACTED:{kind}]"
 _DIGIT = re.compile(r"\d")
 _KIND = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+_PLACED = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
 # base64 of 24+ characters: a k8s Secret's data, a docker config, a Basic header
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){6,}"
                      r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![A-Za-z0-9+/=_-])")
@@ -91,6 +92,9 @@ def _mask(pattern: Pattern, match: re.Match[str]) -> str:
     start, end = match.span(pattern.group if pattern.group > 0 else match.lastindex or 0)
     base = match.start()
     whole = match.group(0)
+    if "[REDACTED:" in whole and any(p.start() < end - base and start - base < p.end()
+                                     for p in _PLACED.finditer(whole)):
+        return whole  # never mask inside a placeholder (https://[REDACTED:x]@host)
     return whole[:start - base] + placeholder + whole[end - base:]
 
 
