@@ -90,8 +90,8 @@ B64 = "".join(["eyJhdXRocyI6IHsiciI6IHsiYXV0aCI6ICJZMms2ZDA", "1MGRISlVTV2hCWjJ0
     (f"PGPASSWORD={K} psql -h db", "PGPASSWORD=[REDACTED:password] psql -h db"),
     (f"<password>{K}</password>", "<password>[REDACTED:password]</password>"),
     (f"ENV API_KEY {K}", "ENV API_KEY [REDACTED:password]"),
-    (f"setx SERVICE_PASSWORD {K} (then log out)",
-     "setx SERVICE_PASSWORD [REDACTED:password] (then log out)"),
+    (f"it failed after setx SERVICE_PASSWORD {K} (then log out)",
+     "it failed after setx SERVICE_PASSWORD [REDACTED:password] (then log out)"),
     # the URL-password pattern runs after the provider's and must not mask the placeholder
     (f"https://ghp_{K}{K}@github.com/acme/tools.git",
      "https://[REDACTED:github_token]@github.com/acme/tools.git"),
@@ -120,7 +120,7 @@ def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:
     "docker run -u 1000 -p 8080:80 nginx", "mysql -u root -p orders",
     "docker login -u ci --password-stdin r.example", f"commit {'3f79bb7b' * 5}",
     "the primary key of the orders table is (tenant_id, id)",
-    "https://user@git.acme.example/platform/api.git",
+    "https://user@git.acme.example/platform/api.git", "set password expiry 90 days",
 ])
 def test_look_alikes_of_the_mechanisms_stay(line: str) -> None:
     assert default().sanitize(line) == line

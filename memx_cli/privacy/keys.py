@@ -64,9 +64,10 @@ _SEPARATED = r"(?=[\w$])(?<![\w.-])(?=(?:\$env:)?[\w.-]++[\"']?[ \t]*(?::=|=>|=|
 ASSIGNMENT = re.compile(
     _SEPARATED + r"(?:\$env:)?" + _CANDIDATE + "(" + _KEY + r")[\"']?[ \t]*(?::=|=>|=|:)(?![=:/])[ \t]*(?:"
     + _VALUE + r")")
+# an environment variable's name (upper case), so "set password strict" stays prose
 DECLARATION = re.compile(
-    r"(?m)(?:^|[;&|]\s*)[ \t]*(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE + "(" + _KEY
-    + r")[ \t]+(?:" + _VALUE + r")(?=\s|$)")
+    r"(?<![\w-])(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE
+    + r"([A-Z_][A-Z0-9_]*)[ \t]+(?:" + _VALUE + r")(?=\s|$)")
 ELEMENT = re.compile(r"<(" + _KEY + r")>([^<\s]{1,500})</\1>")
 PAIR = re.compile(r"(?i)(?=[kn])\b(?:key|name)\s*=\s*\"(" + _KEY + r")\"\s+value\s*=\s*\"([^\"\n]*)\"")
 NETRC = re.compile(r"(?i)\b(?:login|user)\s+\S+\s+(password|passwd)\s+(\S+)")
