@@ -176,6 +176,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("password", phrases.PHRASE, 2, phrases.secret_value, phrases.GUARD),
     Pattern("password", phrases.HANDED, 2, phrases.secret_value, phrases.GUARD),
     Pattern("password", phrases.PAIR, 2, phrases.secret_value, phrases.GUARD),
+    Pattern("password", phrases.BARE, 2, phrases.secret_value, phrases.GUARD),
     _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
                 r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email, guard="@"),
     _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn, guard="0"),

@@ -8,7 +8,8 @@ optionally a short qualifier ("of the admin account", "in the office", "de l'adm
 "do banco", "от сервера"), a *copula* (is, was changed to, :, =, —, est, ist, é, è, 是,
 は, 는, ...) and then one *value* that looks like a secret (``secret_value``). Two more
 shapes: a verb that hands the secret over with no copula ("use passphrase X", "set the
-token to X", "(pwd X)"), and a login pair ("grafana login is admin / X").
+token to X", "(pwd X)"), and a login pair ("grafana login is admin / X"); with no verb or
+copula at all ("token X was leaked", "пароль X") the value must look random.
 "The password is required", "le mot de passe est requis", "密码是必填项" stay as they are.
 """
 
@@ -40,7 +41,7 @@ QUALIFIER = (r"(?:\s+(?:of|for|on|in|at|to|de|du|des|für|del|della|dello|di|da|
              r"|para|от|для|на)(?:\s+|\s*[dl]['’])(?:[\w'’.-]+\s*){1,3}?|\s*(?:的|の))?")
 COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
           r"|\s+(?:(?:is|was|are|were|has\s+been|est|était|es|era|ist|war|lautet|é|è|foi"
-          r"|sono|это)"
+          r"|sono|это|c['’]est)"
           r"(?:\s+(?:now|still|currently|maintenant|toujours|ahora|jetzt|agora|ora))?"
           r"(?:\s+(?:set|changed|reset|updated|rotated)\s+to)?"
           r"|(?:set|changed|reset|updated|rotated)\s+to|became|vaut|devient)(?!\w)"
@@ -58,6 +59,8 @@ PHRASE = re.compile(START + "(" + NOUNS + r")" + QUALIFIER + COPULA + r"\s*" + V
 HANDED = re.compile(r"(?=[uwtesrc(])(?:\b(?:use|using|with|try|enter|type|set|change|reset)\s+(?:(?:the|a|an"
                     r"|my|our|this|your|that)\s+)?(?:[\w-]+\s+)?|\(\s*)(" + NOUNS
                     + r")\s+(?:(?:to|as)\s+)?" + VALUE, re.IGNORECASE)
+# "token X was leaked", "пароль X": a noun and then a random value, no copula at all
+BARE = re.compile(START + "(" + NOUNS + r")\s+" + VALUE, re.IGNORECASE)
 # "grafana login is admin / X", "Zugangsdaten: admin / X", "creds: qa@acme / X"
 PAIR = re.compile(START + r"(login|logins|creds|credentials|zugangsdaten|identifiants"
                   r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
@@ -78,8 +81,8 @@ def secret_value(match: re.Match[str]) -> bool:
     noun, value = match.group(1).lower(), match.group(2).rstrip(".,;:!?)")
     if match.re is PAIR:
         return shape.literal(value, ("password",))
-    if noun == "key":  # "the primary key is id", "the key is rotated": random or nothing
-        return shape.looks_random(value, 16) and not shape.is_reference(value)
+    if match.re is BARE or noun == "key":  # "the key is rotated", "token bucket": random
+        return shape.looks_random(value, 12) and not shape.is_reference(value)
     if len(value) < 4 or shape.is_reference(value) or shape.is_placeholder(value) \
             or "://" in value or _VERSION.fullmatch(value):
         return False

@@ -10,6 +10,8 @@ says it is a key (a bare one is a commit or a digest).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from itertools import pairwise
 
@@ -47,11 +49,31 @@ def switches(text: str) -> float:
     return sum(a != b for a, b in pairwise(classes)) / (len(text) - 1)
 
 
+def _syllabic(run: str) -> bool:
+    """A run of letters with vowels enough to be a word ("Handler"), not "Lczbtt"."""
+    return sum(c in "aeiouy" for c in run.lower()) >= max(1, len(run) // 4)
+
+
+def encodes_text(value: str) -> bool:
+    """Base64 of readable text (``ZXhwb3J0LTIw…`` is "export-20…"): an encoded name, not
+    a generated key, whose bytes would not decode to text. (A secret inside is the base64
+    pass's business: sanitizer.Sanitizer._encoded.)"""
+    if len(value) < 16 or not re.fullmatch(r"[A-Za-z0-9+/_-]+={0,2}", value):
+        return False
+    try:
+        raw = base64.b64decode(value.replace("-", "+").replace("_", "/").rstrip("=")
+                               + "=" * (-len(value.rstrip("=")) % 4), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return text.isprintable()
+
+
 def looks_random(value: str, min_len: int = 16, hex_ok: bool = False) -> bool:
     """A generated key: long enough, mixed classes that switch often. Lowercase hex of 32+
     counts only when the caller knows it names a key (``hex_ok``)."""
     core = re.sub(r"[^A-Za-z0-9]", "", value)
-    if len(core) < min_len:
+    if len(core) < min_len or encodes_text(value):
         return False
     upper = sum(c.isupper() for c in core)
     lower = sum(c.islower() for c in core)
@@ -60,7 +82,7 @@ def looks_random(value: str, min_len: int = 16, hex_ok: bool = False) -> bool:
         return hex_ok and len(core) >= 32 and digits >= 4 and len(core) - digits >= 4
     if digits == 0 and (upper == 0 or lower == 0):
         return False
-    if sum(len(w) for w in _WORDLIKE.findall(core)) > 0.55 * len(core):
+    if sum(len(w) for w in _WORDLIKE.findall(core) if _syllabic(w)) > 0.55 * len(core):
         return False  # mostly words: UserLogin2FAflowHandlerV3 is a name
     if upper and lower and digits:
         return switches(core) >= 0.3
