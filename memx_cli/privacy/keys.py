@@ -26,7 +26,7 @@ CREDENTIAL = frozenset((
     "auth", "privatekey", "secretkey", "accesskey", "sas"))
 # a compound word ending in one of these is a credential word too (pgpassword, mytoken)
 STEMS = ("password", "passwd", "passphrase", "secret", "token", "apikey", "pwd")
-WEAK = frozenset(("key", "keys"))
+WEAK = frozenset(("key", "keys", "session", "sessionid", "cookie"))
 # names under which a plain word is still a secret (``password: postgres``); a plain word
 # given to ``secrets``, ``second_pass`` or ``tokens`` is a setting or a type
 WORDS_OK = ("password", "passwd", "pwd", "passphrase", "passcode", "pin")
@@ -58,7 +58,7 @@ _KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
 _VALUE = r"\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"',;&`)\]}\\]+)"
 # only names holding a credential word are read as keys, so a value that holds an
 # assignment of its own ({"content": "DB_PASSWORD=..."}) is still read for it
-_CANDIDATE = r"(?=[\w.-]*?(?i:pass|pwd|pw|secret|token|key|cred|auth|pin|sas))"
+_CANDIDATE = r"(?=[\w.-]*?(?i:pass|pwd|pw|secret|token|key|cred|auth|pin|sas|session|cookie))"
 # (speed) a word start followed by a separator, before the slower scan for the word
 _SEPARATED = r"(?=[\w$])(?<![\w.-])(?=(?:\$env:)?[\w.-]++[\"']?[ \t]*(?::=|=>|=|:)(?![=:/]))"
 ASSIGNMENT = re.compile(
@@ -69,11 +69,15 @@ DECLARATION = re.compile(
     r"(?<![\w-])(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE
     + r"([A-Z_][A-Z0-9_]*)[ \t]+(?:" + _VALUE + r")(?=\s|$)")
 ELEMENT = re.compile(r"<(" + _KEY + r")>([^<\s]{1,500})</\1>")
-PAIR = re.compile(r"(?i)(?=[kn])\b(?:key|name)\s*=\s*\"(" + _KEY + r")\"\s+value\s*=\s*\"([^\"\n]*)\"")
+# name="ApiKey" value="…" (XML), - name: DB_PASSWORD / value: … (k8s env), {"name": …,
+# "value": …} (JSON): the name on one side, the value on the other
+PAIR = re.compile(r"(?i)(?=[kn])\b(?:key|name)[\"']?\s*[=:]\s*[\"']?(" + _KEY
+                  + r")[\"']?\s*,?\s*[\"']?value[\"']?\s*[=:][ \t]*(?:" + _VALUE + ")")
 NETRC = re.compile(r"(?i)\b(?:login|user)\s+\S+\s+(password|passwd)\s+(\S+)")
 AUTH_TUPLE = re.compile(r"(?i)\b((?:\w*auth|credentials))\s*(?:=\s*)?\(\s*([\"'])[^\"'\n]*\2"
                         r"\s*,\s*(?:\"([^\"\n]+)\"|'([^'\n]+)')")
-GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pin", "sas")
+GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pin", "sas", "session",
+         "cookie")
 
 
 @functools.lru_cache(maxsize=2048)  # names repeat (every .env has DB_PASSWORD)

@@ -23,14 +23,14 @@ NOUNS = "|".join((
     # English (a bare "key" needs a random-looking value: see secret_value)
     r"pass(?:word|wd|phrase|code)s?|pwd|pw|secret(?:\s+key)?|(?:api|access|auth|bearer|session"
     r"|refresh)\s+token|token|api[\s_-]?key|access\s+key|credentials?|creds|pin(?:\s+code)?"
-    r"|key",
+    r"|key|(?:one[\s-]time|otp|2fa|mfa|verification|recovery|backup)\s+codes?|otp",
     # French, Spanish, German, Portuguese, Italian
     r"mots?\s+de\s+passe|mdp|phrase\s+secr[eè]te|jeton(?:\s+d['’]acc[eè]s)?|code\s+pin"
     r"|cl[eé]\s+(?:d['’])?api|cl[eé]\s+secr[eè]te|contrase[nñ]a|clave(?:\s+de(?:\s+la)?\s+api)?"
     r"|passwort|kennwort|(?:api-)?schl[uü]ssel|pin-code|senha|chave(?:\s+d[aeo]\s+api)?"
     r"|chiave(?:\s+api)?|parola\s+d['’]ordine",
     # Russian
-    r"пароль|токен(?:\s+доступа)?|ключ(?:\s+api)?|пин-код",
+    r"пароль|токен(?:\s+доступа)?|ключ(?:\s+(?:api|доступа))?|пин-код",
     # Chinese, Japanese, Korean (no word boundaries: the copula follows directly)
     r"密码|口令|密钥|秘钥|令牌|api\s*密钥|パスワード|暗証番号|トークン|api\s*キー|秘密鍵"
     r"|パスフレーズ|비밀번호|패스워드|암호|토큰|api\s*키|비밀\s*키",
@@ -49,7 +49,7 @@ COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
 # one token, lazily, up to trailing punctuation and then a space, the end or non-ASCII text
 VALUE = r"[\"'“「]?([!-~]+?)[\"'”」]?(?=[.,;:!?)]*(?:\s|$|[^!-~]))"
 # (speed) the first letters of the nouns, tested before the slower look-behind
-FIRST = r"(?=[pstabrckmjlzi(птку密口秘令パ暗トキ비패암토])"
+FIRST = r"(?=[pstabrckmjlzi(ov2птку密口秘令パ暗トキ비패암토])"
 START = FIRST + r"(?:(?<![\w-])|(?<=[^\x00-\u2fff]))"
 
 # Latin nouns start at a word boundary; CJK text has none ("数据库的密码", "本番のAPIキー").
@@ -65,7 +65,7 @@ BARE = re.compile(START + "(" + NOUNS + r")\s+" + VALUE, re.IGNORECASE)
 PAIR = re.compile(START + r"(login|logins|creds|credentials|zugangsdaten|identifiants"
                   r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
                   + QUALIFIER + COPULA + r"\s*\S+\s+/\s+" + VALUE, re.IGNORECASE)
-GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin", "mot", "mdp", "jeton",
+GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin", "code", "otp", "mot", "mdp", "jeton",
          "cl", "contrase", "clave", "wort", "schl", "senha", "chave", "chiave", "parola",
          "парол", "токен", "ключ", "пин", "login", "zugang", "identifiant", "учётн", "учетн",
          "密码", "口令", "密钥", "秘钥", "令牌", "パス", "暗証", "トークン", "キー", "秘密鍵", "비밀",
