@@ -55,7 +55,8 @@ QUALITY = frozenset((
     "csrf"))
 # ENV/setx/set -x NAME VALUE; an XML element; a name="…" value="…" pair; auth=("u", "p")
 _KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
-_VALUE = r"\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"',;&`)\]}\\]+)"
+# a bare value holds no "=" but its base64 padding: "Cookie: sid=X" is read at "sid"
+_VALUE = r"\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"',;&`)\]}\\=]+(?:=+(?=[\s\"',;&`)\]}]|$))?)"
 # only names holding a credential word are read as keys, so a value that holds an
 # assignment of its own ({"content": "DB_PASSWORD=..."}) is still read for it
 _CANDIDATE = r"(?=[\w.-]*?(?i:pass|pwd|pw|secret|token|key|cred|auth|pin|sas|session|cookie))"

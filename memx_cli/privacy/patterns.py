@@ -28,6 +28,9 @@ class Pattern:
     # lowercase substrings, one of which must be in the lowercased text (cheap to test);
     # "0" stands for "has a digit". Empty: always run.
     guard: tuple[str, ...] = ()
+    # a refused match is read again from its value on ("Cookie: sessionid=X": the key
+    # Cookie is refused, sessionid=X inside its value is not)
+    rescan: bool = False
 
 
 def _luhn(match: re.Match[str]) -> bool:
@@ -98,9 +101,9 @@ def _url_password(match: re.Match[str]) -> bool:
 
 
 def _p(kind: str, regex: str, group: int = 0, check: Check | None = None,
-       flags: int = 0, guard: str = "") -> Pattern:
+       flags: int = 0, guard: str = "", rescan: bool = False) -> Pattern:
     guards = tuple(guard.split("|")) if guard else ()
-    return Pattern(kind, re.compile(regex, flags), group, check, guards)
+    return Pattern(kind, re.compile(regex, flags), group, check, guards, rescan)
 
 
 _KEY_GUARD = "|".join(keys.GUARD)
@@ -156,7 +159,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("bearer_token", r"(?i)(\bbearer\s+|authorization:\s*(?:basic|token)\s+)"
                        r"([A-Za-z0-9._~+/=-]{16,})", 2, guard="bearer|authorization"),
     # a credential's name, in any position and case style (privacy/keys.py)
-    _p("password", keys.ASSIGNMENT.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
+    _p("password", keys.ASSIGNMENT.pattern, -1, keys.check_assignment, guard=_KEY_GUARD,
+       rescan=True),
     _p("password", keys.DECLARATION.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
     _p("password", keys.ELEMENT.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
     _p("password", keys.PAIR.pattern, -1, keys.check_assignment, re.IGNORECASE, guard="value"),

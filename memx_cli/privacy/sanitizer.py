@@ -57,7 +57,10 @@ class Sanitizer:
                 guard = pattern.guard
                 if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
                     continue  # cannot match: skip the regex (most text has no secret at all)
-                text = pattern.regex.sub(functools.partial(_mask, pattern), text)
+                if pattern.rescan:
+                    text = _rescanning(pattern, text)
+                else:
+                    text = pattern.regex.sub(functools.partial(_mask, pattern), text)
             if depth < 2:
                 text = _BASE64.sub(functools.partial(self._encoded, depth), text)
         except Exception as exc:
@@ -96,6 +99,23 @@ def _mask(pattern: Pattern, match: re.Match[str]) -> str:
                                      for p in _PLACED.finditer(whole)):
         return whole  # never mask inside a placeholder (https://[REDACTED:x]@host)
     return whole[:start - base] + placeholder + whole[end - base:]
+
+
+def _rescanning(pattern: Pattern, text: str) -> str:
+    """``regex.sub`` for a pattern whose refused matches are read again from their value
+    on, so an assignment inside a value is still found."""
+    out, pos = [], 0
+    while (match := pattern.regex.search(text, pos)) is not None:
+        masked = _mask(pattern, match)
+        if masked != match.group(0) or match.lastindex is None:
+            out.append(text[pos:match.start()] + masked)
+            pos = match.end()
+            continue
+        resume = max(match.start(match.lastindex), match.start() + 1)
+        out.append(text[pos:resume])
+        pos = resume
+    out.append(text[pos:])
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=8)
