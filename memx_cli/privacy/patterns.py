@@ -177,10 +177,9 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("password", commands.SMB_USER.pattern, 1, commands.check_password, guard="%"),
     _p("password", commands.PIPED.pattern, -1, commands.check_password, guard="stdin"),
     # "the admin password is X" in EN/FR/ES/DE/ZH/JA/KO (privacy/phrases.py)
-    Pattern("password", phrases.PHRASE, 2, phrases.secret_value, phrases.GUARD),
+    Pattern("password", phrases.PHRASE, -1, phrases.secret_value, phrases.GUARD),
     Pattern("password", phrases.HANDED, 2, phrases.secret_value, phrases.GUARD),
-    Pattern("password", phrases.PAIR, 2, phrases.secret_value, phrases.GUARD),
-    Pattern("password", phrases.BARE, 2, phrases.secret_value, phrases.GUARD),
+    Pattern("password", phrases.PAIR, 2, phrases.secret_value, phrases.PAIR_GUARD),
     _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
                 r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email, guard="@"),
     _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn, guard="0"),

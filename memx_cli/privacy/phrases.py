@@ -53,18 +53,19 @@ FIRST = r"(?=[pstabrckmjlzi(ov2птку密口秘令パ暗トキ비패암토])"
 START = FIRST + r"(?:(?<![\w-])|(?<=[^\x00-\u2fff]))"
 
 # Latin nouns start at a word boundary; CJK text has none ("数据库的密码", "本番のAPIキー").
-PHRASE = re.compile(START + "(" + NOUNS + r")" + QUALIFIER + COPULA + r"\s*" + VALUE,
-                    re.IGNORECASE)
+# No copula at all ("token X was leaked", "пароль X"): group 2 is None, the value must
+# look random.
+PHRASE = re.compile(START + "(" + NOUNS + r")(?:" + QUALIFIER + "(" + COPULA + r")\s*|\s+)"
+                    + VALUE, re.IGNORECASE)
 # "use passphrase X", "set the token to X", "try the key X", "(pwd X)"
 HANDED = re.compile(r"(?=[uwtesrc(])(?:\b(?:use|using|with|try|enter|type|set|change|reset)\s+(?:(?:the|a|an"
                     r"|my|our|this|your|that)\s+)?(?:[\w-]+\s+)?|\(\s*)(" + NOUNS
                     + r")\s+(?:(?:to|as)\s+)?" + VALUE, re.IGNORECASE)
-# "token X was leaked", "пароль X": a noun and then a random value, no copula at all
-BARE = re.compile(START + "(" + NOUNS + r")\s+" + VALUE, re.IGNORECASE)
 # "grafana login is admin / X", "Zugangsdaten: admin / X", "creds: qa@acme / X"
 PAIR = re.compile(START + r"(login|logins|creds|credentials|zugangsdaten|identifiants"
                   r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
                   + QUALIFIER + COPULA + r"\s*\S+\s+/\s+" + VALUE, re.IGNORECASE)
+PAIR_GUARD = ("login", "cred", "zugang", "identifiant", "учётн", "учетн")
 GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin", "code", "otp", "mot", "mdp", "jeton",
          "cl", "contrase", "clave", "wort", "schl", "senha", "chave", "chiave", "parola",
          "парол", "токен", "ключ", "пин", "login", "zugang", "identifiant", "учётн", "учетн",
@@ -78,10 +79,12 @@ _PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_.][A-Za-z]{3,}){2,}")
 
 def secret_value(match: re.Match[str]) -> bool:
     """The value after "password is" looks like a secret, not a word or a reference."""
-    noun, value = match.group(1).lower(), match.group(2).rstrip(".,;:!?)")
+    noun = match.group(1).lower()
+    value = match.group(match.lastindex or 0).rstrip(".,;:!?)")
     if match.re is PAIR:
         return shape.literal(value, ("password",))
-    if match.re is BARE or noun == "key":  # "the key is rotated", "token bucket": random
+    bare = match.re is PHRASE and match.group(2) is None
+    if bare or noun == "key":  # "the key is rotated", "token bucket": random or nothing
         return shape.looks_random(value, 12) and not shape.is_reference(value)
     if len(value) < 4 or shape.is_reference(value) or shape.is_placeholder(value) \
             or "://" in value or _VERSION.fullmatch(value):
