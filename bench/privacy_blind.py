@@ -94,13 +94,12 @@ def measure(secrets: list[Secret], clean: list[str], mask: Callable[[str], str])
 
 
 def inputs() -> dict[str, list[str]]:
-    """1 KB chunks: developer chat (the Reflector corpus), the clean traps (dense with
-    credential words), and lines holding secrets."""
+    """1 KB chunks: developer prose with code (memx's own docs), the clean traps (dense
+    with credential words), and lines holding secrets."""
     secrets, clean = load()
-    corpus = DATA.with_name("reflector_corpus.jsonl").read_text(encoding="utf-8")
-    chat = " ".join(m["content"] for line in corpus.splitlines() for m in json.loads(line)["input"]
-                    if isinstance(m, dict) and isinstance(m.get("content"), str))
-    texts = {"developer chat": chat, "clean traps": " ".join(c for c, _ in clean),
+    docs = sorted((DATA.parent.parent.parent / "docs").glob("*.md"))
+    prose = " ".join(p.read_text(encoding="utf-8") for p in docs)
+    texts = {"developer docs": prose, "clean traps": " ".join(c for c, _ in clean),
              "with secrets": " ".join(s.line for s in secrets if "\n" not in s.value)}
     return {name: [text[i:i + 1024] for i in range(0, len(text) - 1024, 1024)][:24]
             for name, text in texts.items()}

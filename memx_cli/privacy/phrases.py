@@ -66,11 +66,11 @@ PAIR = re.compile(START + r"(login|logins|creds|credentials|zugangsdaten|identif
                   r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
                   + QUALIFIER + COPULA + r"\s*\S+\s+/\s+" + VALUE, re.IGNORECASE)
 PAIR_GUARD = ("login", "cred", "zugang", "identifiant", "учётн", "учетн")
-GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin", "code", "otp", "mot", "mdp", "jeton",
-         "cl", "contrase", "clave", "wort", "schl", "senha", "chave", "chiave", "parola",
-         "парол", "токен", "ключ", "пин", "login", "zugang", "identifiant", "учётн", "учетн",
-         "密码", "口令", "密钥", "秘钥", "令牌", "パス", "暗証", "トークン", "キー", "秘密鍵", "비밀",
-         "패스워드", "암호", "토큰", "키")
+GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin ", "pin:", "pin-", " pin",
+         "code", "otp", "mot de", "mots de", "mdp", "jeton", "clé", "cle ", "contrase", "clave",
+         "wort", "schl", "senha", "chave", "chiave", "parola", "парол", "токен", "ключ", "пин",
+         "login", "密码", "口令", "密钥", "秘钥", "令牌", "パス", "暗証", "トークン", "キー", "秘密鍵",
+         "비밀", "패스워드", "암호", "토큰", "키")
 
 _SYMBOL = re.compile(r"[!#$%&*+=?@^~|/\\]")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?", re.IGNORECASE)
