@@ -67,7 +67,7 @@ ASSIGNMENT = re.compile(
     + _VALUE + r")")
 # an environment variable's name (upper case), so "set password strict" stays prose
 DECLARATION = re.compile(
-    r"(?<![\w-])(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE
+    r"(?=[EAs])(?<![\w-])(?:ENV|ARG|setx|set(?:\s+-[A-Za-z]+)?)[ \t]+" + _CANDIDATE
     + r"([A-Z_][A-Z0-9_]*)[ \t]+(?:" + _VALUE + r")(?=\s|$)")
 ELEMENT = re.compile(r"<(" + _KEY + r")>([^<\s]{1,500})</\1>")
 # name="ApiKey" value="…" (XML), - name: DB_PASSWORD / value: … (k8s env), {"name": …,
