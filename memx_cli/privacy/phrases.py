@@ -50,9 +50,10 @@ COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
 VALUE = r"[\"'“「]?([!-~]+?)[\"'”」]?(?=[.,;:!?)]*(?:\s|$|[^!-~]))"
 # (speed) the first letters of the nouns, tested before the slower look-behind
 FIRST = r"(?=[pstabrckmjlzi(ov2птку密口秘令パ暗トキ비패암토])"
-START = FIRST + r"(?:(?<![\w-])|(?<=[^\x00-\u2fff]))"
+# not inside a Latin or Cyrillic word; CJK text has no spaces, a CJK noun may follow anything
+START = FIRST + r"(?<![A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff-])"
 
-# Latin nouns start at a word boundary; CJK text has none ("数据库的密码", "本番のAPIキー").
+# CJK nouns need no boundary ("数据库的密码", "本番のAPIキー").
 # No copula at all ("token X was leaked", "пароль X"): group 2 is None, the value must
 # look random.
 PHRASE = re.compile(START + "(" + NOUNS + r")(?:" + QUALIFIER + "(" + COPULA + r")\s*|\s+)"
