@@ -11,7 +11,8 @@ written before the masker was read) through the sanitizer every store write uses
                                                # the same in two installs, alternating
 
 A secret *leaks* when its joined value survives the mask (for a multi-line value: any of
-its lines of 12+ characters, the census's definition); it leaks *partly* when, for a value
+its lines of 12+ characters, the census's definition; a value under 8 characters, such as a
+PIN, as a token of its own: "6489" inside a commit id is chance); it leaks *partly* when, for a value
 of 12+ characters, any 8-character run of it survives that the line around it does not
 already hold (for a whole store: that no line of the corpus holds outside its secret, such
 as "https://"). A clean line is *changed* when the sanitizer returns anything else.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -55,6 +57,9 @@ class Secret:
                       if "\n" not in (r := self.value[i:i + 8]) and r not in around})
 
     def leaked(self, out: str) -> bool:
+        if len(self.value) < 8:  # a PIN or "hunter2": as a token, not inside a commit id
+            return re.search(r"(?<![A-Za-z0-9])" + re.escape(self.value) + r"(?![A-Za-z0-9])",
+                             out) is not None
         return any(n in out for n in self.needles)
 
     def partly(self, out: str, around: str = "") -> bool:
