@@ -112,6 +112,11 @@ B64 = "".join(["eyJhdXRocyI6IHsiciI6IHsiYXV0aCI6ICJZMms2ZDA", "1MGRISlVTV2hCWjJ0
     (f"a senha do banco é {K}", "a senha do banco é [REDACTED:password]"),
     (f"пароль от сервера: {K}", "пароль от сервера: [REDACTED:password]"),
     (f"grafana login is admin / {K}", "grafana login is admin / [REDACTED:password]"),
+    (f"login with deploy / {K}", "login with deploy / [REDACTED:password]"),
+    (f"I've set JWT_SECRET to {K}", "I've set JWT_SECRET to [REDACTED:password]"),
+    (f"hasło: {K}", "hasło: [REDACTED:password]"),
+    (f"wachtwoord is {K}", "wachtwoord is [REDACTED:password]"),
+    (f"パスワード「{K}」で入れます", "パスワード「[REDACTED:password]」で入れます"),
     (f"dockerconfigjson: {B64}", "dockerconfigjson: [REDACTED:password]"),
 ])
 def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:

@@ -164,6 +164,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("password", keys.DECLARATION.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
     _p("password", keys.ELEMENT.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
     _p("password", keys.PAIR.pattern, -1, keys.check_assignment, re.IGNORECASE, guard="value"),
+    _p("password", keys.PROSE.pattern, -1, keys.check_assignment, guard=_KEY_GUARD),
     _p("password", keys.NETRC.pattern, 2, keys.check_netrc, re.IGNORECASE, guard="pass"),
     _p("password", keys.AUTH_TUPLE.pattern, -1, keys.check_assignment, re.IGNORECASE,
        guard="auth(|auth=(|auth = (|credentials(|credentials=("),

@@ -31,9 +31,13 @@ NOUNS = "|".join((
     r"|chiave(?:\s+api)?|parola\s+d['’]ordine",
     # Russian
     r"пароль|токен(?:\s+доступа)?|ключ(?:\s+(?:api|доступа))?|пин-код",
+    # a few more languages developers write in: Dutch, Swedish, Norwegian/Danish, Polish,
+    # Czech, Turkish, Vietnamese, Indonesian, Finnish, Hungarian, Romanian
+    r"wachtwoord|lösenord|passord|adgangskode|hasło|heslo|şifre|sifre|mật\s+khẩu"
+    r"|kata\s+sandi|salasana|jelszó|parolă",
     # Chinese, Japanese, Korean (no word boundaries: the copula follows directly)
     r"密码|口令|密钥|秘钥|令牌|api\s*密钥|パスワード|暗証番号|トークン|api\s*キー|秘密鍵"
-    r"|パスフレーズ|비밀번호|패스워드|암호|토큰|api\s*키|비밀\s*키",
+    r"|パスフレーズ|비밀번호|비번|패스워드|암호|토큰|api\s*키|비밀\s*키",
 ))
 PIN = re.compile(r"(?i)pin|暗証|code|код")
 # "of the admin account", "in the office", "de l'admin", "für den Server", "do banco"
@@ -41,7 +45,7 @@ QUALIFIER = (r"(?:\s+(?:of|for|on|in|at|to|de|du|des|für|del|della|dello|di|da|
              r"|para|от|для|на)(?:\s+|\s*[dl]['’])(?:[\w'’.-]+\s*){1,3}?|\s*(?:的|の))?")
 COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
           r"|\s+(?:(?:is|was|are|were|has\s+been|est|était|es|era|ist|war|lautet|é|è|foi"
-          r"|sono|это|c['’]est)"
+          r"|sono|это|c['’]est|är|er|jest|là|adalah)"
           r"(?:\s+(?:now|still|currently|maintenant|toujours|ahora|jetzt|agora|ora))?"
           r"(?:\s+(?:set|changed|reset|updated|rotated)\s+to)?"
           r"|(?:set|changed|reset|updated|rotated)\s+to|became|vaut|devient)(?!\w)"
@@ -49,15 +53,15 @@ COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
 # one token, lazily, up to trailing punctuation and then a space, the end or non-ASCII text
 VALUE = r"[\"'“「]?([!-~]+?)[\"'”」]?(?=[.,;:!?)]*(?:\s|$|[^!-~]))"
 # (speed) the first letters of the nouns, tested before the slower look-behind
-FIRST = r"(?=[pstabrckmjlzi(ov2птку密口秘令パ暗トキ비패암토])"
+FIRST = r"(?=[pstabrckmjlzi(ov2whşmjlптку密口秘令パ暗トキ비패암토])"
 # not inside a Latin or Cyrillic word; CJK text has no spaces, a CJK noun may follow anything
 START = FIRST + r"(?<![A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff-])"
 
 # CJK nouns need no boundary ("数据库的密码", "本番のAPIキー").
 # No copula at all ("token X was leaked", "пароль X"): group 2 is None, the value must
 # look random.
-PHRASE = re.compile(START + "(" + NOUNS + r")(?:" + QUALIFIER + "(" + COPULA + r")\s*|\s+)"
-                    + VALUE, re.IGNORECASE)
+PHRASE = re.compile(START + "(" + NOUNS + r")(?:" + QUALIFIER + "(" + COPULA + r")\s*|\s+"
+                    r"|(?=[「“]))" + VALUE, re.IGNORECASE)
 # "use passphrase X", "set the token to X", "try the key X", "(pwd X)"
 HANDED = re.compile(r"(?=[uwtesrc(])(?:\b(?:use|using|with|try|enter|type|set|change|reset)\s+(?:(?:the|a|an"
                     r"|my|our|this|your|that)\s+)?(?:[\w-]+\s+)?|\(\s*)(" + NOUNS
@@ -65,13 +69,16 @@ HANDED = re.compile(r"(?=[uwtesrc(])(?:\b(?:use|using|with|try|enter|type|set|ch
 # "grafana login is admin / X", "Zugangsdaten: admin / X", "creds: qa@acme / X"
 PAIR = re.compile(START + r"(login|logins|creds|credentials|zugangsdaten|identifiants"
                   r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
-                  + QUALIFIER + COPULA + r"\s*\S+\s+/\s+" + VALUE, re.IGNORECASE)
+                  + QUALIFIER + r"(?:" + COPULA + r"|\s+(?:with|as|using))\s*\S+\s+/\s+" + VALUE,
+                  re.IGNORECASE)
 PAIR_GUARD = ("login", "cred", "zugang", "identifiant", "учётн", "учетн")
 GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin ", "pin:", "pin-", " pin",
          "code", "otp", "mot de", "mots de", "mdp", "jeton", "clé", "cle ", "contrase", "clave",
          "wort", "schl", "senha", "chave", "chiave", "parola", "парол", "токен", "ключ", "пин",
          "login", "密码", "口令", "密钥", "秘钥", "令牌", "パス", "暗証", "トークン", "キー", "秘密鍵",
-         "비밀", "패스워드", "암호", "토큰", "키")
+         "비밀", "비번", "패스워드", "암호", "토큰", "키", "wachtwoord", "lösenord", "passord",
+         "adgangskode", "hasło", "heslo", "şifre", "sifre", "khẩu", "sandi", "salasana",
+         "jelszó", "parolă")
 
 _SYMBOL = re.compile(r"[!#$%&*+=?@^~|/\\]")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?", re.IGNORECASE)
