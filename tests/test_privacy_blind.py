@@ -129,6 +129,8 @@ def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:
     "docker login -u ci --password-stdin r.example", f"commit {'3f79bb7b' * 5}",
     "the primary key of the orders table is (tenant_id, id)",
     "https://user@git.acme.example/platform/api.git", "set password expiry 90 days",
+    "login with GitHub / Google", "set the token TTL to 3600", "changed API_KEY_HEADER to X-Api-Key",
+    "the key ID is 4AEE18F83AFDEB23", "tokens: 12000", "secrets: inherit",
 ])
 def test_look_alikes_of_the_mechanisms_stay(line: str) -> None:
     assert default().sanitize(line) == line

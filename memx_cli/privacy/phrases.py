@@ -89,8 +89,8 @@ def secret_value(match: re.Match[str]) -> bool:
     """The value after "password is" looks like a secret, not a word or a reference."""
     noun = match.group(1).lower()
     value = match.group(match.lastindex or 0).rstrip(".,;:!?)")
-    if match.re is PAIR:
-        return shape.literal(value, ("password",))
+    if match.re is PAIR:  # "login with GitHub / Google" names two ways in, not a password
+        return shape.literal(value, ("password",)) and not shape.is_word(value)
     bare = match.re is PHRASE and match.group(2) is None
     if bare or noun == "key":  # "the key is rotated", "token bucket": random or nothing
         return shape.looks_random(value, 12) and not shape.is_reference(value)
