@@ -118,6 +118,8 @@ B64 = "".join(["eyJhdXRocyI6IHsiciI6IHsiYXV0aCI6ICJZMms2ZDA", "1MGRISlVTV2hCWjJ0
     (f"wachtwoord is {K}", "wachtwoord is [REDACTED:password]"),
     (f"パスワード「{K}」で入れます", "パスワード「[REDACTED:password]」で入れます"),
     (f"dockerconfigjson: {B64}", "dockerconfigjson: [REDACTED:password]"),
+    # a vendor nobody listed: 40+ random characters standing alone
+    (f"the CI reads EAACEd{K}{K} from the vault", "the CI reads [REDACTED:token] from the vault"),
 ])
 def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:
     assert default().sanitize(line) == masked
@@ -131,6 +133,8 @@ def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:
     "https://user@git.acme.example/platform/api.git", "set password expiry 90 days",
     "login with GitHub / Google", "set the token TTL to 3600", "changed API_KEY_HEADER to X-Api-Key",
     "the key ID is 4AEE18F83AFDEB23", "tokens: 12000", "secrets: inherit",
+    f"golang.org/x/text v0.14.0 h1:{K}{K}{K}=", f"integrity sha512-{K}{K}{K}==",
+    f"/var/lib/docker/overlay2/{'6f52472f' * 8}/merged",
 ])
 def test_look_alikes_of_the_mechanisms_stay(line: str) -> None:
     assert default().sanitize(line) == line

@@ -23,7 +23,7 @@ from memx_cli.privacy import shape
 CREDENTIAL = frozenset((
     "password", "passwords", "passwd", "pass", "pwd", "pw", "passphrase", "passcode", "secret",
     "secrets", "token", "tokens", "credential", "credentials", "creds", "apikey", "pin",
-    "auth", "privatekey", "secretkey", "accesskey", "sas"))
+    "auth", "oauth", "privatekey", "secretkey", "accesskey", "sas"))
 # a compound word ending in one of these is a credential word too (pgpassword, mytoken)
 STEMS = ("password", "passwd", "passphrase", "secret", "token", "apikey", "pwd")
 WEAK = frozenset(("key", "keys", "session", "sessionid", "cookie"))

@@ -181,6 +181,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("password", phrases.PHRASE, -1, phrases.secret_value, phrases.GUARD),
     Pattern("password", phrases.HANDED, 2, phrases.secret_value, phrases.GUARD),
     Pattern("password", phrases.PAIR, 2, phrases.secret_value, phrases.PAIR_GUARD),
+    *(_p(kind, regex, group, check, guard=guard)
+      for kind, regex, group, check, guard in providers.LAST),
     _p("email", r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
                 r"\.[A-Za-z]{2,24}(?![\w-])", 0, _email, guard="@"),
     _p("card_number", r"(?<![\w.-])(?:\d[ -]?){12,18}\d(?![\w.-])", 0, _luhn, guard="0"),

@@ -11,7 +11,9 @@ weight for unknown vendors:
   ``cache-<hex>`` name is a digest);
 - a *dotted token*: three random segments joined by dots (bot tokens, signed cookies);
 - a *URL path token*: a random path segment of 32+ characters (webhook URLs carry their
-  secret there); hex segments are commits and digests, and stay.
+  secret there); hex segments are commits and digests, and stay;
+- a *long token*: 40+ random characters standing alone, unless a label says digest or
+  public key (``sha256:``, ``integrity``, ``h1:``, ``ssh-ed25519``) or it is a path.
 """
 
 from __future__ import annotations
@@ -51,6 +53,20 @@ def _path_token(match: re.Match[str]) -> bool:
     return shape.looks_random(match.group(1), 32)
 
 
+# what labels a long base64 run as a digest or a public key, not a secret
+_LABELLED = re.compile(r"(?i)(?:sha\d*|md5|h1|integrity|ssh-\w+|ecdsa[\w-]*|base64|checksum|digest"
+                       r"|fingerprint|hash|etag|nonce)[\s\"':=,-]{0,3}$")
+
+
+def _long_token(match: re.Match[str]) -> bool:
+    """40+ random characters standing alone: a key of a vendor nobody listed."""
+    token = match.group(0)
+    if re.search(r"(?:^|/)[a-z]{3,}(?:/|$)", token):
+        return False  # a path: var/lib/docker/overlay2/<digest>/merged
+    before = match.string[max(0, match.start() - 24):match.start()]
+    return shape.looks_random(token, 40) and not _LABELLED.search(before)
+
+
 # (kind, regex, group, check, guard)
 MORE: tuple[tuple[str, str, int, Check | None, str], ...] = (
     ("discord_webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/"
@@ -73,4 +89,10 @@ MORE: tuple[tuple[str, str, int, Check | None, str], ...] = (
      0, _dotted, "."),
     ("url_token", r"\bhttps?://[^\s/?#]+/(?:[^\s/?#]+/)*?([A-Za-z0-9_-]{32,})"
                   r"(?=[/?#\s\"')]|$)", 1, _path_token, "://"),
+)
+# after every pattern that names a kind (bearer, password, ...): what is left of 40+
+# random characters standing alone
+LAST: tuple[tuple[str, str, int, Check | None, str], ...] = (
+    ("token", r"(?=[A-Za-z0-9+/_-]{40})(?<![\w+=-])[A-Za-z0-9+/_-]{40,}={0,2}(?![\w+/=-])", 0,
+     _long_token, "0"),
 )

@@ -88,7 +88,7 @@ def looks_random(value: str, min_len: int = 16, hex_ok: bool = False) -> bool:
         return switches(core) >= 0.3
     if digits == 0:  # letters only: random case, not a CamelCase word
         return switches(core) >= 0.4 and len(core) >= 20
-    return switches(core) >= 0.35 and len(core) >= 20
+    return switches(core) >= 0.3 and len(core) >= 20
 
 
 def is_reference(value: str) -> bool:
