@@ -21,9 +21,9 @@ import re
 from memx_cli.privacy import keys, shape
 
 _VALUE = r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"'|;&]+))"
-LONG_OPTION = re.compile(r"(?<![\w-])--([a-z0-9][a-z0-9-]*[a-z0-9])(?:=|[ \t]+(?:<<<[ \t]*)?)"
+LONG_OPTION = re.compile(r"(?=--)(?<![\w-])--([a-z0-9][a-z0-9-]*[a-z0-9])(?:=|[ \t]+(?:<<<[ \t]*)?)"
                          r"(?!-)" + _VALUE, re.IGNORECASE)
-USER_THEN_P = re.compile(r"(?<![\w-])(?:-u|--user(?:name)?)(?:[ \t]*|=)[^\s-]\S*"
+USER_THEN_P = re.compile(r"(?=-)(?<![\w-])(?:-u|--user(?:name)?)(?:[ \t]*|=)[^\s-]\S*"
                          r"(?:[ \t]+(?!-p)\S+){0,8}?[ \t]+-p(?:([^\s\"'-]\S*)|[ \t]+" + _VALUE + ")")
 # (guard, the text up to the value): one regex per tool, each run only when its name is in
 TOOL_FLAGS = tuple((guard, re.compile(before + _VALUE)) for guard, before in (
@@ -35,7 +35,7 @@ TOOL_FLAGS = tuple((guard, re.compile(before + _VALUE)) for guard, before in (
     ("htpasswd", r"\bhtpasswd(?=(?:[ \t]+-\w+)*[ \t]+-\w*b)(?:[ \t]+-\w+)+[ \t]+\S+[ \t]+\S+[ \t]+"),
     ("vault", r"\bvault[ \t]+login[ \t]+"),
 ))
-USER_PASS = re.compile(r"(?:(?<![\w-])-u|--user|--basic-auth)(?:[ \t]+|=)([\"']?)[^\s:\"'$]+:"
+USER_PASS = re.compile(r"(?=-)(?:(?<![\w-])-u|--user|--basic-auth)(?:[ \t]+|=)([\"']?)[^\s:\"'$]+:"
                        r"([^\s\"'@]+)\1(?=[\s\"']|$)")
 SMB_USER = re.compile(r"(?<![\w-])(?:-U|--user)(?:[ \t]+|=)[^\s%]+%([^\s\"']+)")
 PIPED = re.compile(r"\b(?:echo|printf)(?:[ \t]+-\w+)*[ \t]+" + _VALUE

@@ -75,7 +75,7 @@ ELEMENT = re.compile(r"<(" + _KEY + r")>([^<\s]{1,500})</\1>")
 PAIR = re.compile(r"(?i)(?=[kn])\b(?:key|name)[\"']?\s*[=:]\s*[\"']?(" + _KEY
                   + r")[\"']?\s*,?\s*[\"']?value[\"']?\s*[=:][ \t]*(?:" + _VALUE + ")")
 # "set JWT_SECRET to X", "rotated DB_PASSWORD to X": a key name in prose
-PROSE = re.compile(r"\b(?:set|changed?|rotated?|updated?|reset)\s+(?:the\s+)?" + _CANDIDATE
+PROSE = re.compile(r"(?=[scru])\b(?:set|changed?|rotated?|updated?|reset)\s+(?:the\s+)?" + _CANDIDATE
                    + r"([A-Za-z_][A-Za-z0-9_.-]*[_.-][A-Za-z0-9_.-]+)\s+to\s+(?:" + _VALUE + ")")
 NETRC = re.compile(r"(?i)\b(?:login|user)\s+\S+\s+(password|passwd)\s+(\S+)")
 AUTH_TUPLE = re.compile(r"(?i)\b((?:\w*auth|credentials))\s*(?:=\s*)?\(\s*([\"'])[^\"'\n]*\2"
