@@ -118,6 +118,10 @@ B64 = "".join(["eyJhdXRocyI6IHsiciI6IHsiYXV0aCI6ICJZMms2ZDA", "1MGRISlVTV2hCWjJ0
     (f"wachtwoord is {K}", "wachtwoord is [REDACTED:password]"),
     (f"パスワード「{K}」で入れます", "パスワード「[REDACTED:password]」で入れます"),
     (f"dockerconfigjson: {B64}", "dockerconfigjson: [REDACTED:password]"),
+    (f'{{"content": "export DB_PASSWORD=\\"{K}\\""}}',
+     '{"content": "export DB_PASSWORD=\\"[REDACTED:password]\\""}'),
+    (f"APP_SECRET = b'{K}'", "APP_SECRET = b'[REDACTED:password]'"),
+    (f"* token: `{K}`", "* token: `[REDACTED:password]`"),
     # a vendor nobody listed: 40+ random characters standing alone
     (f"the CI reads EAACEd{K}{K} from the vault", "the CI reads [REDACTED:token] from the vault"),
 ])
@@ -135,6 +139,7 @@ def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:
     "the key ID is 4AEE18F83AFDEB23", "tokens: 12000", "secrets: inherit",
     f"golang.org/x/text v0.14.0 h1:{K}{K}{K}=", f"integrity sha512-{K}{K}{K}==",
     f"/var/lib/docker/overlay2/{'6f52472f' * 8}/merged",
+    "not the credential: `PASSWORD_MIN_LENGTH=12`, `token_ttl: 3600`",
 ])
 def test_look_alikes_of_the_mechanisms_stay(line: str) -> None:
     assert default().sanitize(line) == line

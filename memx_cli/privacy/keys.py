@@ -56,7 +56,9 @@ QUALITY = frozenset((
 # ENV/setx/set -x NAME VALUE; an XML element; a name="…" value="…" pair; auth=("u", "p")
 _KEY = r"[A-Za-z_][A-Za-z0-9_.-]*"
 # a bare value holds no "=" but its base64 padding: "Cookie: sid=X" is read at "sid"
-_VALUE = r"\"([^\"\n]*)\"|'([^'\n]*)'|([^\s\"',;&`)\]}\\=]+(?:=+(?=[\s\"',;&`)\]}]|$))?)"
+# quoted (a Python b''/r'' prefix; backticks; quotes escaped inside JSON) or bare
+_VALUE = (r"(?:[bru]{1,2})?\"([^\"\n]*)\"|(?:[bru]{1,2})?'([^'\n]*)'|`([^`\n]*)`"
+          r"|\\\"([^\"\\\n]*)\\\"|([^\s\"',;&`)\]}\\=]+(?:=+(?=[\s\"',;&`)\]}]|$))?)")
 # only names holding a credential word are read as keys, so a value that holds an
 # assignment of its own ({"content": "DB_PASSWORD=..."}) is still read for it
 _CANDIDATE = r"(?=[\w.-]*?(?i:pass|pwd|pw|secret|token|key|cred|auth|pin|sas|session|cookie))"
@@ -80,6 +82,7 @@ PROSE = re.compile(r"(?=[scru])\b(?:set|changed?|rotated?|updated?|reset)\s+(?:t
 NETRC = re.compile(r"(?i)\b(?:login|user)\s+\S+\s+(password|passwd)\s+(\S+)")
 AUTH_TUPLE = re.compile(r"(?i)\b((?:\w*auth|credentials))\s*(?:=\s*)?\(\s*([\"'])[^\"'\n]*\2"
                         r"\s*,\s*(?:\"([^\"\n]+)\"|'([^'\n]+)')")
+_ASSIGNED = re.compile(r"[A-Za-z_][\w.-]*=(?=[^=])")
 GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pin", "sas", "session",
          "cookie")
 
@@ -108,8 +111,9 @@ def strength(key: str) -> int:
 def secret_value(key: str, value: str) -> bool:
     """The value given to ``key`` is a secret worth masking."""
     level = strength(key)
-    if not level or not shape.literal(value, words(key) + ("your", "my")):
-        return False
+    if not level or not shape.literal(value, words(key) + ("your", "my")) \
+            or _ASSIGNED.match(value):
+        return False  # an assignment inside the value is read on its own (rescan)
     if level == 1:
         return shape.looks_random(value, 12, hex_ok=True)
     says_password = any(w.endswith(WORDS_OK) for w in words(key))

@@ -21,7 +21,7 @@ from memx_cli.privacy import shape
 
 NOUNS = "|".join((
     # English (a bare "key" needs a random-looking value: see secret_value)
-    r"pass(?:word|wd|phrase|code)s?|pwd|pw|secret(?:\s+key)?|(?:api|access|auth|bearer|session"
+    r"pass(?:word|wd|phrase|code)?s?|pwd|pw|secret(?:\s+key)?|(?:api|access|auth|bearer|session"
     r"|refresh)\s+token|token|api[\s_-]?key|access\s+key|credentials?|creds|pin(?:\s+code)?"
     r"|key|(?:one[\s-]time|otp|2fa|mfa|verification|recovery|backup)\s+codes?|otp",
     # French, Spanish, German, Portuguese, Italian
@@ -51,7 +51,7 @@ COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
           r"|(?:set|changed|reset|updated|rotated)\s+to|became|vaut|devient)(?!\w)"
           r"|\s*(?:是|为|為|设为|改为|设置为|は|が|는|은|이|가))")
 # one token, lazily, up to trailing punctuation and then a space, the end or non-ASCII text
-VALUE = r"[\"'“「]?([!-~]+?)[\"'”」]?(?=[.,;:!?)]*(?:\s|$|[^!-~]))"
+VALUE = r"[\"'“「`]?([!-~]+?)[\"'”」`]?(?=[.,;:!?)]*(?:\s|$|[^!-~]))"
 # (speed) the first letters of the nouns, tested before the slower look-behind
 FIRST = r"(?=[pstabrckmjlzi(ov2whşmjlптку密口秘令パ暗トキ비패암토])"
 # not inside a Latin or Cyrillic word; CJK text has no spaces, a CJK noun may follow anything
@@ -82,6 +82,7 @@ GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin ", "pin:", 
 
 _SYMBOL = re.compile(r"[!#$%&*+=?@^~|/\\]")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?", re.IGNORECASE)
+_ASSIGNED = re.compile(r"[A-Za-z_][\w.-]*=(?=[^=])")
 _PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_.][A-Za-z]{3,}){2,}")
 
 
@@ -95,8 +96,8 @@ def secret_value(match: re.Match[str]) -> bool:
     if bare or noun == "key":  # "the key is rotated", "token bucket": random or nothing
         return shape.looks_random(value, 12) and not shape.is_reference(value)
     if len(value) < 4 or shape.is_reference(value) or shape.is_placeholder(value) \
-            or "://" in value or _VERSION.fullmatch(value):
-        return False
+            or "://" in value or _VERSION.fullmatch(value) or _ASSIGNED.match(value):
+        return False  # an assignment is the key-name patterns' to judge
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
     if digits and not letters:
