@@ -63,9 +63,11 @@ _VALUE = (r"(?:[bru]{1,2})?\"([^\"\n]*)\"|(?:[bru]{1,2})?'([^'\n]*)'|`([^`\n]*)`
 # assignment of its own ({"content": "DB_PASSWORD=..."}) is still read for it
 _CANDIDATE = r"(?=[\w.-]*?(?i:pass|pwd|pw|secret|token|key|cred|auth|pin|sas|session|cookie))"
 # (speed) a word start followed by a separator, before the slower scan for the word
-_SEPARATED = r"(?=[\w$])(?<![\w.-])(?=(?:\$env:)?[\w.-]++[\"']?[ \t]*(?::=|=>|=|:)(?![=:/]))"
+# (a subscript's key too: app.config['SECRET_KEY'] = ..., ENV["API_TOKEN"] = ...)
+_SEPARATED = r"(?=[\w$])(?<![\w.-])(?=(?:\$env:)?[\w.-]++[\"']?\]?[ \t]*(?::=|=>|=|:)(?![=:/]))"
 ASSIGNMENT = re.compile(
-    _SEPARATED + r"(?:\$env:)?" + _CANDIDATE + "(" + _KEY + r")[\"']?[ \t]*(?::=|=>|=|:)(?![=:/])[ \t]*(?:"
+    _SEPARATED + r"(?:\$env:)?" + _CANDIDATE + "(" + _KEY
+    + r")[\"']?\]?[ \t]*(?::=|=>|=|:)(?![=:/])[ \t]*(?:"
     + _VALUE + r")")
 # an environment variable's name (upper case), so "set password strict" stays prose
 DECLARATION = re.compile(

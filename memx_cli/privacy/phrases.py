@@ -23,7 +23,8 @@ NOUNS = "|".join((
     # English (a bare "key" needs a random-looking value: see secret_value)
     r"pass(?:word|wd|phrase|code)?s?|pwd|pw|secret(?:\s+key)?|(?:api|access|auth|bearer|session"
     r"|refresh)\s+token|token|api[\s_-]?key|access\s+key|credentials?|creds|pin(?:\s+code)?"
-    r"|key|(?:one[\s-]time|otp|2fa|mfa|verification|recovery|backup)\s+codes?|otp",
+    r"|key|(?:one[\s-]time|otp|2fa|mfa|verification|recovery|backup)\s+codes?"
+    r"|(?:otp|totp|2fa|mfa|recovery|wallet|seed)\s+(?:seed|secret|phrase)s?|otp",
     # French, Spanish, German, Portuguese, Italian
     r"mots?\s+de\s+passe|mdp|phrase\s+secr[eè]te|jeton(?:\s+d['’]acc[eè]s)?|code\s+pin"
     r"|cl[eé]\s+(?:d['’])?api|cl[eé]\s+secr[eè]te|contrase[nñ]a|clave(?:\s+de(?:\s+la)?\s+api)?"
@@ -42,13 +43,13 @@ NOUNS = "|".join((
 PIN = re.compile(r"(?i)pin|暗証|code|код")
 # "of the admin account", "in the office", "de l'admin", "für den Server", "do banco"
 QUALIFIER = (r"(?:\s+(?:of|for|on|in|at|to|de|du|des|für|del|della|dello|di|da|do|dos|das"
-             r"|para|от|для|на)(?:\s+|\s*[dl]['’])(?:[\w'’.-]+\s*){1,3}?|\s*(?:的|の))?")
+             r"|para|от|для|на)(?:\s+|\s*[dl]['’])(?:[\w'’.-]+\s*){1,6}?|\s*(?:的|の))?")
 COPULA = (r"(?:\s*(?:[:：=]|->|=>|\s[—–-])"
           r"|\s+(?:(?:is|was|are|were|has\s+been|est|était|es|era|ist|war|lautet|é|è|foi"
           r"|sono|это|c['’]est|är|er|jest|là|adalah)"
           r"(?:\s+(?:now|still|currently|maintenant|toujours|ahora|jetzt|agora|ora))?"
           r"(?:\s+(?:set|changed|reset|updated|rotated)\s+to)?"
-          r"|(?:set|changed|reset|updated|rotated)\s+to|became|vaut|devient)(?!\w)"
+          r"|(?:(?:got|gets)\s+)?(?:set|changed|reset|updated|rotated)\s+to|became|vaut|devient)(?!\w)"
           r"|\s*(?:是|为|為|设为|改为|设置为|は|が|는|은|이|가))")
 # one token, lazily, up to trailing punctuation and then a space, the end or non-ASCII text
 VALUE = r"[\"'“「`]?([!-~]+?)[\"'”」`]?(?=[.,;:!?)]*(?:\s|$|[^!-~]))"
@@ -83,7 +84,13 @@ GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin ", "pin:", 
 _SYMBOL = re.compile(r"[!#$%&*+=?@^~|/\\]")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?", re.IGNORECASE)
 _ASSIGNED = re.compile(r"[A-Za-z_][\w.-]*=(?=[^=])")
-_PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_.][A-Za-z]{3,}){2,}")
+_PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_.][A-Za-z]{3,}){2,}(?:[-_.]?\d+)?")
+# nouns that name a password itself (not a token or a key, whose bare values must look
+# random): password, passphrase, mot de passe, contraseña, Passwort, senha, пароль, 密码 ...
+_PASSWORD_NOUN = re.compile(
+    r"(?i)pass(?:word|phrase|code)|mots?\s+de\s+passe|contrase|passwort|kennwort|senha"
+    r"|пароль|wachtwoord|lösenord|passord|hasło|heslo|şifre|salasana|jelszó|parol|密码|口令"
+    r"|パスワード|비밀번호|패스워드|비번")
 
 
 def secret_value(match: re.Match[str]) -> bool:
@@ -93,6 +100,8 @@ def secret_value(match: re.Match[str]) -> bool:
     if match.re is PAIR:  # "login with GitHub / Google" names two ways in, not a password
         return shape.literal(value, ("password",)) and not shape.is_word(value)
     bare = match.re is PHRASE and match.group(2) is None
+    if bare and _PASSWORD_NOUN.match(noun) and _bare_password(value):
+        return True
     if bare or noun == "key":  # "the key is rotated", "token bucket": random or nothing
         return shape.looks_random(value, 12) and not shape.is_reference(value)
     if len(value) < 4 or shape.is_reference(value) or shape.is_placeholder(value) \
@@ -109,3 +118,17 @@ def secret_value(match: re.Match[str]) -> bool:
         return True
     # letters only: a word or a name, unless its case switches like a generated key's
     return shape.switches(value) >= 0.4 and len(value) >= 8
+
+
+def _bare_password(value: str) -> bool:
+    """A value right after a password's own noun, with no copula ("passphrase
+    purple-elephant-dances-42", "password hunter2"): digits, symbols or the shape of a
+    passphrase; words ("the password reset flow", "password managers"), references,
+    placeholders, versions, assignments and paths ("-field=password secret/db") stay."""
+    if len(value) < 6 or not any(c.isalpha() for c in value) or any(c in value for c in "/\\"):
+        return False
+    if shape.is_reference(value) or shape.is_placeholder(value) or "://" in value \
+            or _VERSION.fullmatch(value) or _ASSIGNED.match(value):
+        return False
+    return any(c.isdigit() for c in value) or bool(_SYMBOL.search(value)) \
+        or bool(_PASSPHRASE.fullmatch(value))

@@ -31,6 +31,27 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){6,}"
                      r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![A-Za-z0-9+/=_-])")
 
 
+# A placeholder with characters of the same token glued to it: a pattern that matched
+# only part of a token (the last segment of a dotted key) leaves the rest of it.
+_GLUED = re.compile(r"[A-Za-z0-9_+.-]*\[REDACTED:[a-z0-9_]+\][A-Za-z0-9_+.-]*")
+# Glued characters shorter than this stay: "-p[REDACTED]", "ghp_[REDACTED]" say what it was.
+GLUED_MIN = 6
+
+
+def _whole(match: re.Match[str]) -> str:
+    """The token around a placeholder masked whole when what is glued to it is long
+    enough to be part of the secret ("SG.<22 characters>.[REDACTED:token]")."""
+    text = match.group(0)
+    placed = _PLACED.search(text)
+    assert placed is not None
+    left, right = text[:placed.start()], text[placed.end():].rstrip(".")
+    tail = text[placed.end() + len(right):]
+    keep_left = sum(c.isalnum() for c in left) < GLUED_MIN
+    keep_right = sum(c.isalnum() for c in right) < GLUED_MIN
+    return ((left if keep_left else "") + placed.group(0) + (right if keep_right else "")
+            + tail)
+
+
 class SanitizeError(MemxError):
     """Sanitizing failed, so nothing may be stored (fail closed)."""
 
@@ -63,6 +84,8 @@ class Sanitizer:
                     text = pattern.regex.sub(functools.partial(_mask, pattern), text)
             if depth < 2:
                 text = _BASE64.sub(functools.partial(self._encoded, depth), text)
+            if "[REDACTED:" in text:
+                text = _GLUED.sub(_whole, text)
         except Exception as exc:
             raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "
                                 "nothing stored") from exc
