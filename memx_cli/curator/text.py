@@ -59,6 +59,14 @@ class Token:
 
 
 def tokenize(text: str) -> list[Token]:
+    """The tokens of ``text`` (a new list: the tokens themselves are frozen). One write
+    compares a text with each candidate through several rules, each reading it again:
+    the reading is cached."""
+    return list(_tokens(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tokens(text: str) -> tuple[Token, ...]:
     tokens: list[Token] = []
     for match in _lexer().finditer(text):
         kind = match.lastgroup or "word"
@@ -112,7 +120,7 @@ def tokenize(text: str) -> list[Token]:
                 _mark_stop(tokens)
                 continue
             tokens.append(Token(kind, low if kind != "cjk" else raw))
-    return tokens
+    return tuple(tokens)
 
 
 def _is_name(raw: str, low: str, before: list[Token]) -> bool:
