@@ -28,7 +28,8 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 DATA = REPO_ROOT / "tests" / "data"
-BATCHES = ("blind1", "blind2", "blind3", "blind4", "heldout", "heldout2", "heldout3")
+BATCHES = ("blind1", "blind2", "blind3", "blind4", "heldout", "heldout2", "heldout3",
+           "heldout4")
 DEVELOPMENT = ("blind1", "blind2", "blind3", "blind4")  # improved on after their blind run
 # Where each development batch was brought (precision, recall, lesson); the regression
 # test holds them there. blind4's three misses are labels the rules read otherwise: two
