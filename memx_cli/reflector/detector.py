@@ -19,9 +19,10 @@ from dataclasses import replace
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.episodes import Tracker, concrete
+from memx_cli.reflector.episodes import Tracker
 from memx_cli.reflector.rules import NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
+from memx_cli.reflector.said import concrete
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
 

@@ -1,0 +1,64 @@
+"""What an episode is made of (episodes.py): the attempts at a problem and their fate.
+
+An ``Attempt`` is one concrete try (a proposal, an edit, a command); an ``Episode`` holds the
+problem, its attempts, and the mark before which every attempt failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_ATTEMPTS = 12
+
+
+@dataclass
+class Attempt:
+    first: int
+    text: str
+    files: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    change: str | None = None
+    replaced: str | None = None
+    tool: bool = False
+    failed: bool = False
+    revert: bool = False
+    pending: str | None = None  # a command run as an attempt, awaiting its result
+    remedy: bool = False  # says what to do ("the fix is to ..."), not only why
+    rejected: bool = False  # the user turned it down ("no, ..."): never the lesson
+    check: bool = False  # the problem's own command run again, maybe with a flag more
+
+
+@dataclass
+class Episode:
+    first: int
+    lang: str
+    problem: str | None
+    command: str | None = None
+    seen: int = 0
+    attempts: list[Attempt] = field(default_factory=list)
+    mark: int = 0  # attempts before this index failed with the problem itself
+    failures: int = 0
+    context: list[str] = field(default_factory=list)
+
+    def fail(self, rejected: bool = False) -> None:
+        """The problem is still there (or the user turned the attempts down): every
+        attempt since the last failure failed. A rejection is no failed try: it does not
+        make the episode a RetrySuccess."""
+        fresh = [a for a in self.attempts[self.mark:] if not a.revert]
+        for attempt in fresh:
+            attempt.failed, attempt.rejected = not rejected, rejected
+        self.failures += bool(fresh) and not rejected
+        self.mark = len(self.attempts)
+
+    def working(self) -> list[Attempt]:
+        return [a for a in self.attempts[self.mark:]
+                if not a.failed and not a.revert and not a.rejected]
+
+    def add(self, attempt: Attempt) -> None:
+        for earlier in self.attempts:
+            if (earlier.failed and attempt.tool and earlier.files == attempt.files
+                    and attempt.change is not None and attempt.change == earlier.replaced):
+                attempt.revert = True  # puts back what a failed edit replaced
+        self.attempts.append(attempt)
+        del self.attempts[:-MAX_ATTEMPTS]
+        self.mark = min(self.mark, len(self.attempts))
