@@ -2,8 +2,9 @@
 rules at zero LLM cost (optionally refined by an LLM).
 
 The stages live one per module: ``rules`` (one ``Rule`` record per rule: confidence,
-section, type, tag, decay), ``detector`` (PatternDetector: runs the rules), ``episodes`` (with ``attempts`` and ``said``)
-and ``narrative`` (problem → attempts → confirmed outcome, across turns or in one),
+section, type, tag, decay), ``detector`` (PatternDetector: runs the rules), ``episodes``
+(with ``attempts``, ``said`` and ``evidence``) and ``narrative`` (problem → attempts →
+confirmed outcome, across turns or in one),
 ``knowledge`` (Preference, Convention, Decision), ``scorer`` (KnowledgeScorer),
 ``distiller`` (BulletDistiller), ``llm`` (the optional model stage), ``history`` (recent
 runs, per clone), ``inputs`` and ``transcripts`` (readers), ``commit`` and ``runs`` (what
