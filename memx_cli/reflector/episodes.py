@@ -19,12 +19,14 @@ and its cause) is read clause by clause (``narrative``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from memx_cli.reflector import evidence
 from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
-from memx_cli.reflector.reruns import attempt_part, reruns
+from memx_cli.reflector.reruns import attempt_part, reruns, segments
 from memx_cli.reflector.said import (
     asks_only,
     command_key,
@@ -41,6 +43,7 @@ from memx_cli.reflector.said import (
 from memx_cli.reflector.signals import Signals
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
+SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
 
 
 class Tracker:
@@ -124,8 +127,9 @@ class Tracker:
             if failed:
                 episode.command = key
                 episode.problem = sig.key_error or episode.problem
+                self._chained_try(episode, turn.index, key)
             return True
-        if not reruns(episode.command, key):
+        if not reruns(episode.command, key) and not evidence.covers(episode.command, key):
             if pending is not None:
                 pending.failed = bool(failed)
             return True
@@ -139,6 +143,18 @@ class Tracker:
             self.closed, self.explained = episode, False
         return True
 
+    @staticmethod
+    def _chained_try(episode: Episode, index: int, command: str) -> None:
+        """The first failing run of a problem the user reported, with a try chained before
+        its check (``kubectl rollout restart … && kubectl rollout status …``): that try
+        failed."""
+        tried = attempt_part(command, command)
+        if tried is not None and index > episode.first and not SETUP.match(tried):
+            episode.add(Attempt(index, f"ran `{tried}`", commands=[command], tool=True,
+                                failed=True))
+            episode.failures += 1
+            episode.command = segments(command)[-1]  # the check: the problem's own command
+
     # ------------------------------------------------------------ what people say
 
     def _text(self, sig: Signals) -> tuple[list[Candidate], bool]:
@@ -147,7 +163,7 @@ class Tracker:
             return [], False
         if episode is None and self.latent is not None and self.latent.attempts \
                 and turn.role == "user" and (sig.confirm or sig.deny or STILL.search(sig.text)
-                                             or rejects(sig)):
+                                             or rejects(sig) or _named(self.latent, sig)):
             episode = self.open = self.latent
             self.latent = None
         if episode is None:
@@ -170,6 +186,15 @@ class Tracker:
         speaker = turn.role in ("user", "text")
         if speaker and sig.confirm and not denied_after(sig):
             return self._confirmed(episode, sig), True
+        if turn.role == "user" and episode.attempts and not sig.deny and not rejects(sig):
+            working = episode.working()
+            last = episode.attempts[-1]
+            said = evidence.verdict(episode.problem or "", [a.text for a in working],
+                                    last.tool and last.failed, sig)
+            if said == "confirm":
+                return self._confirmed(episode, sig), True
+            if said == "deny":
+                episode.fail()
         still = speaker and episode.attempts and not sig.confirm and STILL.search(sig.text)
         if sig.deny or still or (speaker and sig.error_lines and episode.attempts):
             episode.fail()
@@ -257,3 +282,11 @@ class Tracker:
         """The assistant's words right after a passing run say why it worked."""
         why = proposal(sig, limit=2)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _named(latent: Episode, sig: Signals) -> bool:
+    """A reply to a question answered that names what was proposed, with no complaint: the
+    user reports having applied it ("Mit flock kommt jetzt jede Mail nur einmal")."""
+    problem = latent.problem or ""
+    return evidence.names_attempt(latent.attempts[-1].text, sig) \
+        and not evidence.complains(sig, problem)

@@ -1,0 +1,170 @@
+"""How an attempt ended, read from what follows it rather than from a word for it.
+
+The word lists (``lexicons.CONFIRM`` / ``DENY``) know "that worked" and "still failing" in
+the languages read; people also say 바로 연결돼요, "aucun changement", "no bastaba", paste
+back a test run or just move on. What the problem's own words and commands do after a fix
+says it in any language:
+
+- a passing run: a tool result whose command covers most of the failing command's words
+  and exits 0, or output shaped like a green summary ("12 passed", "test result: ok",
+  "Build succeeded", "0 failed") with no failure count beside it, in a tool result or
+  pasted back by the user;
+- a denial: the user's reply repeats the reported error (its code, error name or two of
+  its distinctive words) without saying it is gone;
+- a confirmation by naming: the user's statement names what was tried (its command, flag,
+  value) with no complaint, no question and no hope ("will", "should");
+- a weak confirmation: an episode's user acknowledges briefly and asks for something
+  else ("ok next: …", "👍 als Nächstes: …"); it counts only when no tool run of the last
+  attempt failed and the reply shares nothing with the problem.
+
+Each is a pure function of the episode's texts and one turn's ``Signals``; ``episodes``
+combines them with the word lists, which keep precedence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.narrative import STILL
+from memx_cli.reflector.signals import ERROR_CONSTANT, Signals
+from memx_cli.reflector.vocab import CJK_ANY
+
+# A green summary: the shapes test runners, builds and deploy tools print on success.
+PASS_SUMMARY = re.compile(
+    r"\b\d+ (?:passed|passing)\b|\btest result: ok\b|^ok\s+\S+\s+[\d.]+s\b|"
+    r"\bBUILD SUCCESS(?:FUL)?\b|\bBuild succeeded\b|\bSuccessfully (?:built|tagged|installed|"
+    r"deployed|compiled)\b|\bsuccessfully rolled out\b|\bApply complete!|"
+    r"\bFinished\b.*\btarget\(s\)|\ball (?:tests|checks) passed\b|\b0 (?:failed|failures|errors)\b",
+    re.IGNORECASE | re.MULTILINE)
+# What a failing summary says beside it: a non-zero failure count or a FAIL marker.
+FAIL_SUMMARY = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\bFAIL(?:ED|URE)?\b|"
+                          r"\bBUILD FAILED\b|\bBuild failed\b|\bTraceback\b")
+# Distinctive parts of an error: an HTTP/exit/errno code, an error class or constant.
+ERROR_CODE = re.compile(r"(?<![\w.:])\d{3,5}(?![\w.])|\b\w+(?:Error|Exception)\b|"
+                        r"\bE[A-Z]{3,}\b|" + ERROR_CONSTANT.pattern)
+TOKEN = re.compile(r"[^\W_][\w.:/@-]*[\w/]|\w")
+# A reply's leading acknowledgement: a few words or a positive sign, then a new request.
+POSITIVE_SIGNS = frozenset("👍✅🎉🙌👌💯🚀🥳")
+ACK_SPLIT = re.compile(r"[,.!:;，。！：]\s*|\s+(?=[👍✅🎉🙌👌💯🚀🥳])|(?<=[👍✅🎉🙌👌💯🚀🥳])\s*")
+LABEL_ASK = re.compile(r"[:：]\s*\S+(?:\s+\S+){2,}|[?？]\s*$")
+COMMON = frozenset(("the", "and", "for", "with", "from", "that", "this", "into", "not", "but",
+                    "are", "was", "were", "has", "have", "you", "your", "can", "our", "its",
+                    "error", "errors", "failed", "fails", "failing", "fail", "when", "after",
+                    "before", "then"))
+FUTURE = re.compile(r"(?i)\b(?:will|i'll|we'll|gonna|going to|later|tomorrow)\b")
+
+
+def passing_run(text: str) -> bool:
+    """Output shaped like a green summary, with no failure count or marker beside it."""
+    return bool(PASS_SUMMARY.search(text)) and not FAIL_SUMMARY.search(text)
+
+
+def words(text: str) -> set[str]:
+    """The distinctive words of a text: codes, names, paths; no short or common words."""
+    found = set()
+    for token in TOKEN.findall(text.lower()):
+        token = token.strip(".:/-")
+        long = len(token) >= 4 or (token.isdigit() and len(token) >= 3)
+        if (long or CJK_ANY.search(token)) and token not in COMMON:
+            found.add(token)
+    return found
+
+
+def _names(text: str) -> set[str]:
+    """A command's words, paths by their last part ("/opt/app/bin/run.sh" → "run.sh")."""
+    return {w.strip("'\"`").rsplit("/", 1)[-1] for w in text.split()
+            if not w.startswith("-") and w not in ("&&", "|", ";", "||")} - {""}
+
+
+def covers(problem: str, command: str) -> bool:
+    """A later command that runs the failing one again in other words: the same program
+    and most of the problem's words (``sudo -u app bash -c 'x.sh'`` → ``sudo -u app
+    /opt/app/bin/x.sh``)."""
+    want = _names(problem.split("&&")[-1].split("|")[0])
+    if len(want) < 2:
+        return False
+    head = problem.split()[0]
+    for segment in re.split(r"\s*(?:&&|\|\||;|\|)\s*", command):
+        if segment.split()[:1] == [head] and len(want & _names(segment)) * 2 >= len(want):
+            return True
+    return False
+
+
+def echoes(problem: str, sig: Signals) -> bool:
+    """The reply repeats the reported error: one of its codes or error names, or two of
+    its distinctive words, in a turn that does not say it is gone."""
+    if sig.resolved or sig.success or sig.confirm or not problem:
+        return False
+    codes = {m.group().lower() for m in ERROR_CODE.finditer(problem)}
+    said = sig.text.lower()
+    if any(code in said for code in codes):
+        return True
+    told = words(problem)  # a description's words come back in any report about it
+    return len(told & words(sig.text)) >= max(3, len(told) // 2)
+
+
+def complains(sig: Signals, problem: str) -> bool:
+    """Anything in the reply that says the problem goes on or the reply is no report."""
+    return bool(sig.deny or STILL.search(sig.text) or sig.error_lines
+                or any(sig.is_question(n) for n in range(len(sig.spans)))
+                or FUTURE.search(sig.text) or _hopes(sig) or echoes(problem, sig))
+
+
+def _hopes(sig: Signals) -> bool:
+    return any(w.text in lx.HYPOTHETICAL and w.text not in ("to", "can", "se", "si")
+               for w in sig.words) or any(m in sig.text for m in lx.CJK_HYPOTHETICAL)
+
+
+def names_attempt(attempt: str, sig: Signals) -> bool:
+    """The reply names a concrete part of what was tried ("Mit flock kommt jetzt …",
+    "10.0.2.2 로 바꾸니까 …"): a word of its code spans, a value, a flag."""
+    spans = re.findall(r"`([^`]+)`", attempt)
+    concrete = {w for w in words(" ".join(spans)) if not w.isdigit() or len(w) >= 3}
+    concrete |= {t.lower() for t in re.findall(r"\d+(?:\.\d+)+|--?[a-z][\w-]+|\w+=\S+",
+                                               attempt)}
+    if not concrete:
+        return False
+    said = sig.text.lower()
+    return any(token in said for token in concrete if len(token) >= 3)
+
+
+def moves_on(sig: Signals, problem: str, attempt: str) -> bool:
+    """A brief acknowledgement, then a new request that shares nothing with the problem
+    or the fix ("ok next: add pagination", "👍 Als Nächstes: …")."""
+    parts = [p for p in ACK_SPLIT.split(sig.text.strip()) if p and p.strip()]
+    if len(parts) < 2:
+        return False
+    first = parts[0].strip()
+    if not (set(first) & POSITIVE_SIGNS or len(first.split()) <= 3):
+        return False
+    rest = sig.text.strip()[len(first):]
+    if not LABEL_ASK.search(rest):
+        return False
+    return not (words(rest) & (words(problem) | words(attempt)))
+
+
+def thumbs_up(sig: Signals) -> bool:
+    """A reply that is only a positive sign (👍, ✅, 🎉)."""
+    left = [c for c in sig.text if not c.isspace() and c not in "!.\ufe0f"]
+    return bool(left) and all(c in POSITIVE_SIGNS or c in "\U0001f3fb\U0001f3fc\U0001f3fd"
+                              for c in left)
+
+
+def verdict(problem: str, attempts: list[str], last_failed: bool, sig: Signals) -> str | None:
+    """What a user's reply, read without the word lists, says of the attempts since the
+    last failure: "deny", "confirm" or None. ``attempts`` are the working attempts'
+    texts, the newest last; ``last_failed`` says a tool run of the newest one failed."""
+    if echoes(problem, sig):
+        return "deny"
+    if not attempts or last_failed:
+        return None
+    if passing_run(sig.text) and not sig.error_lines:
+        return "confirm"  # the user pastes back a green run
+    if complains(sig, problem):
+        return None
+    if thumbs_up(sig) or names_attempt(attempts[-1], sig):
+        return "confirm"
+    if moves_on(sig, problem, " ".join(attempts)):
+        return "confirm"
+    return None
