@@ -163,7 +163,8 @@ class Tracker:
             return [], False
         if episode is None and self.latent is not None and self.latent.attempts \
                 and turn.role == "user" and (sig.confirm or sig.deny or STILL.search(sig.text)
-                                             or rejects(sig) or _named(self.latent, sig)):
+                                             or rejects(sig) or _named(self.latent, sig)
+                                             or evidence.echoes(self.latent.problem or "", sig)):
             episode = self.open = self.latent
             self.latent = None
         if episode is None:
@@ -241,7 +242,7 @@ class Tracker:
 
     def _confirmed(self, episode: Episode, sig: Signals) -> list[Candidate]:
         self.open = None
-        own = own_fix(sig)
+        own = None if evidence.passing_run(sig.text) else own_fix(sig)  # a pasted run
         working = episode.working()
         if own and not (working and tokens(own) <= tokens(working[-1].text)):
             episode.add(Attempt(sig.turn.index, own))  # "upgrading Flask to 2.3.2 did it"

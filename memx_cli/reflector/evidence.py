@@ -104,10 +104,11 @@ def echoes(problem: str, sig: Signals) -> bool:
     return len(told & words(sig.text)) >= max(3, len(told) // 2)
 
 
-def complains(sig: Signals, problem: str) -> bool:
-    """Anything in the reply that says the problem goes on or the reply is no report."""
+def complains(sig: Signals, problem: str, questions: bool = True) -> bool:
+    """Anything in the reply that says the problem goes on, or that the reply is no report
+    (a hope, a plan, and unless ``questions`` is False, a question)."""
     return bool(sig.deny or STILL.search(sig.text) or sig.error_lines
-                or any(sig.is_question(n) for n in range(len(sig.spans)))
+                or (questions and any(sig.is_question(n) for n in range(len(sig.spans))))
                 or FUTURE.search(sig.text) or _hopes(sig) or echoes(problem, sig))
 
 
@@ -119,8 +120,9 @@ def _hopes(sig: Signals) -> bool:
 def names_attempt(attempt: str, sig: Signals) -> bool:
     """The reply names a concrete part of what was tried ("Mit flock kommt jetzt …",
     "10.0.2.2 로 바꾸니까 …"): a word of its code spans, a value, a flag."""
-    spans = re.findall(r"`([^`]+)`", attempt)
-    concrete = {w for w in words(" ".join(spans)) if not w.isdigit() or len(w) >= 3}
+    spans = " ".join(re.findall(r"`([^`]+)`", attempt))
+    concrete = {w for w in words(spans) | words(re.sub(r"\W+", " ", spans))
+                if not w.isdigit() or len(w) >= 3}
     concrete |= {t.lower() for t in re.findall(r"\d+(?:\.\d+)+|--?[a-z][\w-]+|\w+=\S+",
                                                attempt)}
     if not concrete:
@@ -161,10 +163,12 @@ def verdict(problem: str, attempts: list[str], last_failed: bool, sig: Signals) 
         return None
     if passing_run(sig.text) and not sig.error_lines:
         return "confirm"  # the user pastes back a green run
-    if complains(sig, problem):
-        return None
-    if thumbs_up(sig) or names_attempt(attempts[-1], sig):
+    if thumbs_up(sig):
         return "confirm"
+    if complains(sig, problem, questions=False):
+        return None
     if moves_on(sig, problem, " ".join(attempts)):
+        return "confirm"  # weak: only reached when nothing says it failed
+    if not complains(sig, problem) and names_attempt(attempts[-1], sig):
         return "confirm"
     return None
