@@ -1,0 +1,154 @@
+"""Outcomes read from evidence rather than from a word for them (reflector/evidence.py),
+end to end through `memx ingest` in a real repository: the stored text is exact, and what
+must teach nothing stores nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import Memx
+from .test_reflector_ingest import memories
+
+
+def ingest_chat(memx: Memx, *messages: str) -> str:
+    roles = {"u": "user", "a": "assistant"}
+    doc = [{"role": roles[m[0]], "content": m[2:].strip()} for m in messages]
+    return memx.ok("ingest", "-", input=json.dumps(doc, ensure_ascii=False))
+
+
+def contents(repo: Path) -> list[object]:
+    return [m["content"] for m in memories(repo)]
+
+
+def test_a_reply_that_names_what_was_tried_confirms_it(memx: Memx, repo: Path) -> None:
+    out = ingest_chat(
+        memx,
+        "u: the worker can't reach the broker: kombu.exceptions.OperationalError: "
+        "[Errno 111] Connection refused",
+        "a: Inside compose the broker is not on localhost. Set "
+        "`CELERY_BROKER_URL=amqp://guest@rabbitmq:5672//` in worker.env.",
+        "u: mit rabbitmq als Host verbindet er sich sofort")
+    assert out.startswith("Stored 1 memories from 3 messages\n")
+    assert contents(repo) == [
+        "Error: the worker can't reach the broker: kombu.exceptions.OperationalError: "
+        "[Errno 111] Connection refused. Fix: Set "
+        "`CELERY_BROKER_URL=amqp://guest@rabbitmq:5672//` in worker.env."]
+
+
+def test_a_reply_that_repeats_the_error_denies_and_a_thumbs_up_confirms(
+        memx: Memx, repo: Path) -> None:
+    ingest_chat(
+        memx,
+        "u: uploads fail with HTTP 413 from the proxy",
+        "a: Restart the proxy container: `docker compose restart proxy`.",
+        "u: 413 here too",
+        "a: The ingress has its own limit: add the annotation "
+        "`nginx.ingress.kubernetes.io/proxy-body-size: 50m`.",
+        "u: 👍")
+    [mem] = memories(repo)
+    assert "retry-success" in mem["tags"]
+    assert mem["content"] == (
+        "Error: uploads fail with HTTP 413 from the proxy. Fix: The ingress has its own limit: "
+        "add the annotation `nginx.ingress.kubernetes.io/proxy-body-size: 50m`.")
+
+
+def test_a_repeated_error_alone_teaches_nothing(memx: Memx, repo: Path) -> None:
+    out = ingest_chat(
+        memx,
+        "u: uploads fail with HTTP 413 from the proxy",
+        "a: Restart the proxy container: `docker compose restart proxy`.",
+        "u: 413 here too")
+    assert out == "Nothing to remember in 3 messages\n"
+    assert memories(repo) == []
+
+
+def test_a_green_run_pasted_back_confirms_and_is_never_the_fix(memx: Memx, repo: Path) -> None:
+    ingest_chat(
+        memx,
+        "u: pytest: ModuleNotFoundError: No module named 'billing'",
+        "a: Add `pythonpath = [\"src\"]` under [tool.pytest.ini_options].",
+        "u: ============ 12 passed in 0.84s ============")
+    assert contents(repo) == [
+        "Error: pytest: ModuleNotFoundError: No module named 'billing'. Fix: Add "
+        "`pythonpath = [\"src\"]` under [tool.pytest.ini_options]."]
+
+
+def test_a_brief_ack_then_a_new_request_confirms(memx: Memx, repo: Path) -> None:
+    ingest_chat(
+        memx,
+        "u: TypeError: Object of type Decimal is not JSON serializable",
+        "a: Pass `default=str` to json.dumps.",
+        "u: ok, next: can you add a created_at column to invoices?")
+    assert contents(repo) == [
+        "Error: TypeError: Object of type Decimal is not JSON serializable. Fix: Pass "
+        "`default=str` to json.dumps."]
+
+
+def test_a_plan_to_try_later_or_thanks_for_an_answer_store_nothing(
+        memx: Memx, repo: Path) -> None:
+    out = ingest_chat(
+        memx,
+        "u: TypeError: Object of type Decimal is not JSON serializable",
+        "a: Pass `default=str` to json.dumps.",
+        "u: ok, I'll try default=str tomorrow")
+    assert out == "Nothing to remember in 3 messages\n"
+    out = ingest_chat(memx, "u: how do I list remote branches?", "a: `git branch -r`.",
+                      "u: thanks 👍")
+    assert out == "Nothing to remember in 3 messages\n"
+    assert memories(repo) == []
+
+
+def claude_session(*events: tuple[str, ...]) -> str:
+    """Claude Code JSONL: ("user", text) | ("bash", command, output, exit status)."""
+    records: list[dict[str, object]] = []
+    for n, event in enumerate(events):
+        if event[0] == "user":
+            records.append({"type": "user", "sessionId": "s-7", "message": {
+                "role": "user", "content": event[1]}})
+            continue
+        _, command, output, status = event
+        records.append({"type": "assistant", "sessionId": "s-7", "message": {
+            "role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "Bash",
+                                              "input": {"command": command}}]}})
+        records.append({"type": "user", "sessionId": "s-7", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{n}", "is_error": status != "0",
+             "content": output}]}})
+    return "\n".join(json.dumps(r) for r in records) + "\n"
+
+
+def test_a_command_that_runs_the_failing_one_in_other_words_closes_it(
+        memx: Memx, repo: Path) -> None:
+    (repo / "s.jsonl").write_text(claude_session(
+        ("user", "the nightly cleanup does not run on the new server"),
+        ("bash", "sudo -u app bash -c 'cleanup.sh'", "bash: cleanup.sh: command not found", "127"),
+        ("bash", "sudo -u app /opt/app/bin/cleanup.sh", "removed 412 expired sessions", "0")))
+    memx.ok("ingest", "s.jsonl")
+    assert contents(repo) == [
+        "Error: `sudo -u app bash -c 'cleanup.sh'` — bash: cleanup.sh: command not found. "
+        "Fix: ran `sudo -u app /opt/app/bin/cleanup.sh`."]
+
+
+def test_a_try_chained_before_the_first_failing_check_failed(memx: Memx, repo: Path) -> None:
+    (repo / "s.jsonl").write_text(claude_session(
+        ("user", "the api deploy is stuck in CrashLoopBackOff"),
+        ("bash", "kubectl rollout restart deploy/api && kubectl rollout status deploy/api",
+         "error: timed out waiting for the condition", "1"),
+        ("bash", "kubectl set env deploy/api PORT=8080 && kubectl rollout status deploy/api",
+         "deployment \"api\" successfully rolled out", "0")))
+    memx.ok("ingest", "s.jsonl")
+    [mem] = memories(repo)
+    assert "retry-success" in mem["tags"]
+    assert mem["content"] == (
+        "Error: `kubectl rollout status deploy/api` — timed out waiting for the condition. "
+        "Fix: ran `kubectl set env deploy/api PORT=8080`.")
+
+
+def test_moving_on_after_a_failed_run_is_no_confirmation(memx: Memx, repo: Path) -> None:
+    (repo / "s.jsonl").write_text(claude_session(
+        ("bash", "pytest -q", "ImportError: cannot import name 'Invoice' from 'billing'", "1"),
+        ("bash", "pip install -e . && pytest -q",
+         "ImportError: cannot import name 'Invoice' from 'billing'", "1"),
+        ("user", "ok, next: add pagination to the users endpoint")))
+    assert memx.ok("ingest", "s.jsonl") == "Nothing to remember in 5 messages\n"
+    assert memories(repo) == []
