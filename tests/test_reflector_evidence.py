@@ -100,17 +100,25 @@ def test_a_plan_to_try_later_or_thanks_for_an_answer_store_nothing(
 
 
 def claude_session(*events: tuple[str, ...]) -> str:
-    """Claude Code JSONL: ("user", text) | ("bash", command, output, exit status)."""
+    """Claude Code JSONL: ("user", text) | ("bash", command, output, exit status) |
+    ("edit", path, old text, new text)."""
     records: list[dict[str, object]] = []
     for n, event in enumerate(events):
         if event[0] == "user":
             records.append({"type": "user", "sessionId": "s-7", "message": {
                 "role": "user", "content": event[1]}})
             continue
-        _, command, output, status = event
+        if event[0] == "edit":
+            _, path, old, new = event
+            call = {"type": "tool_use", "id": f"t{n}", "name": "Edit",
+                    "input": {"file_path": path, "old_string": old, "new_string": new}}
+            output, status = f"The file {path} has been updated.", "0"
+        else:
+            _, command, output, status = event
+            call = {"type": "tool_use", "id": f"t{n}", "name": "Bash",
+                    "input": {"command": command}}
         records.append({"type": "assistant", "sessionId": "s-7", "message": {
-            "role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "Bash",
-                                              "input": {"command": command}}]}})
+            "role": "assistant", "content": [call]}})
         records.append({"type": "user", "sessionId": "s-7", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": f"t{n}", "is_error": status != "0",
              "content": output}]}})
@@ -152,3 +160,14 @@ def test_moving_on_after_a_failed_run_is_no_confirmation(memx: Memx, repo: Path)
         ("user", "ok, next: add pagination to the users endpoint")))
     assert memx.ok("ingest", "s.jsonl") == "Nothing to remember in 5 messages\n"
     assert memories(repo) == []
+
+
+def test_a_green_summary_after_an_edit_closes_a_reported_failure(memx: Memx, repo: Path) -> None:
+    (repo / "s.jsonl").write_text(claude_session(
+        ("user", "test_checkout_total fails since the tax change"),
+        ("edit", "shop/checkout.py", "return subtotal + tax", "return round(subtotal + tax, 2)"),
+        ("bash", "pytest tests/test_checkout.py -q", "......\n6 passed in 0.29s", "0")))
+    memx.ok("ingest", "s.jsonl")
+    assert contents(repo) == [
+        "Error: test_checkout_total fails since the tax change. Fix: edited shop/checkout.py: "
+        "`return round(subtotal + tax, 2)`."]

@@ -128,6 +128,8 @@ class Tracker:
                 episode.command = key
                 episode.problem = sig.key_error or episode.problem
                 self._chained_try(episode, turn.index, key)
+            elif evidence.passing_run(turn.text) and any(a.files for a in episode.working()):
+                self._close(episode, turn.last)  # the reported failure, green after an edit
             return True
         if not reruns(episode.command, key) and not evidence.covers(episode.command, key):
             if pending is not None:
@@ -136,12 +138,16 @@ class Tracker:
         if failed:  # the problem again, whatever was chained before it
             episode.fail()
             return True
+        self._close(episode, turn.last)
+        return True
+
+    def _close(self, episode: Episode, last: int) -> None:
+        """A passing run ends the episode with what worked since the last failure."""
         working = episode.working()
         self.open = None
         if working:
-            self.done = self._lesson(episode, working, turn.last, "tool")
+            self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
-        return True
 
     @staticmethod
     def _chained_try(episode: Episode, index: int, command: str) -> None:
