@@ -36,6 +36,22 @@ def test_a_reply_that_names_what_was_tried_confirms_it(memx: Memx, repo: Path) -
         "`CELERY_BROKER_URL=amqp://guest@rabbitmq:5672//` in worker.env."]
 
 
+def test_naming_the_fix_with_a_but_or_a_negation_confirms_nothing(
+        memx: Memx, repo: Path) -> None:
+    out = ingest_chat(
+        memx,
+        "u: the worker can't reach the broker: kombu.exceptions.OperationalError: "
+        "[Errno 111] Connection refused",
+        "a: Set `CELERY_BROKER_URL=amqp://guest@rabbitmq:5672//` in worker.env.",
+        "u: I set CELERY_BROKER_URL to rabbitmq but the worker logs show nothing")
+    assert out == "Nothing to remember in 3 messages\n"
+    out = ingest_chat(memx, "u: 로그인 API가 간헐적으로 느려요",
+                      "a: 커넥션 풀을 늘려 보세요: `pool_size=20`.",
+                      "u: pool_size=20 으로 했는데 안 돼요")
+    assert out == "Nothing to remember in 3 messages\n"
+    assert memories(repo) == []
+
+
 def test_a_reply_that_repeats_the_error_denies_and_a_thumbs_up_confirms(
         memx: Memx, repo: Path) -> None:
     ingest_chat(

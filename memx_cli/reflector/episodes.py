@@ -296,4 +296,4 @@ def _named(latent: Episode, sig: Signals) -> bool:
     user reports having applied it ("Mit flock kommt jetzt jede Mail nur einmal")."""
     problem = latent.problem or ""
     return evidence.names_attempt(latent.attempts[-1].text, sig) \
-        and not evidence.complains(sig, problem)
+        and not evidence.complains(sig, problem) and not evidence.qualified(sig)

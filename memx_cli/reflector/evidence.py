@@ -28,7 +28,7 @@ import re
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.signals import ERROR_CONSTANT, Signals
-from memx_cli.reflector.vocab import CJK_ANY
+from memx_cli.reflector.vocab import CJK_ANY, CJK_NEG_AFTER, CJK_NEG_BEFORE, KO_NEG_AFTER, NEGATORS
 
 # A green summary: the shapes test runners, builds and deploy tools print on success.
 PASS_SUMMARY = re.compile(
@@ -52,6 +52,9 @@ COMMON = frozenset(("the", "and", "for", "with", "from", "that", "this", "into",
                     "are", "was", "were", "has", "have", "you", "your", "can", "our", "its",
                     "error", "errors", "failed", "fails", "failing", "fail", "when", "after",
                     "before", "then"))
+# A reply that names the fix but qualifies it: "set X but …", "X にしたけど…", "안 돼요"
+QUALIFIED = re.compile(r"(?i)\b(?:but|however|pero|mais|aber|ma|mas|но|однако)\b|但|けど|が、|"
+                       r"지만|는데")
 FUTURE = re.compile(r"(?i)\b(?:will|i'll|we'll|gonna|going to|later|tomorrow)\b")
 
 
@@ -112,6 +115,14 @@ def complains(sig: Signals, problem: str, questions: bool = True) -> bool:
                 or FUTURE.search(sig.text) or _hopes(sig) or echoes(problem, sig))
 
 
+def qualified(sig: Signals) -> bool:
+    """A negation or a "but" anywhere in the reply: naming the fix is then no report of
+    success ("set X but nothing changed", "X 로 바꿨는데 안 돼요")."""
+    return bool(QUALIFIED.search(sig.text)) or any(
+        w.text in NEGATORS or w.text.endswith("n't") for w in sig.words) or any(
+        m in sig.text for m in CJK_NEG_BEFORE + CJK_NEG_AFTER + KO_NEG_AFTER)
+
+
 def _hopes(sig: Signals) -> bool:
     return any(w.text in lx.HYPOTHETICAL and w.text not in ("to", "can", "se", "si")
                for w in sig.words) or any(m in sig.text for m in lx.CJK_HYPOTHETICAL)
@@ -169,6 +180,6 @@ def verdict(problem: str, attempts: list[str], last_failed: bool, sig: Signals) 
         return None
     if moves_on(sig, problem, " ".join(attempts)):
         return "confirm"  # weak: only reached when nothing says it failed
-    if not complains(sig, problem) and names_attempt(attempts[-1], sig):
+    if not complains(sig, problem) and not qualified(sig) and names_attempt(attempts[-1], sig):
         return "confirm"
     return None
