@@ -187,3 +187,21 @@ def test_a_green_summary_after_an_edit_closes_a_reported_failure(memx: Memx, rep
     assert contents(repo) == [
         "Error: test_checkout_total fails since the tax change. Fix: edited shop/checkout.py: "
         "`return round(subtotal + tax, 2)`."]
+
+
+def test_a_long_edit_is_shown_by_the_lines_it_brings(memx: Memx, repo: Path) -> None:
+    old = "    op.add_column('orders', sa.Column('status', sa.Enum('new', 'paid', name='st')))"
+    new = ("    status = sa.Enum('new', 'paid', name='st')\n"
+           "    status.create(op.get_bind(), checkfirst=True)\n"
+           "    op.add_column('orders', sa.Column('status', status, nullable=False, "
+           "server_default='new'))")
+    (repo / "s.jsonl").write_text(claude_session(
+        ("bash", "alembic upgrade head", 'psycopg.errors.UndefinedObject: type "st" does not exist',
+         "1"),
+        ("edit", "migrations/7a1c.py", old, new),
+        ("bash", "alembic upgrade head", "Running upgrade 5e2d -> 7a1c", "0")))
+    memx.ok("ingest", "s.jsonl")
+    assert contents(repo) == [
+        'Error: `alembic upgrade head` — psycopg.errors.UndefinedObject: type "st" does not '
+        "exist. Fix: edited migrations/7a1c.py: `status = sa.Enum('new', 'paid', name='st') "
+        "status.create(op.get_bind(), checkfirst=True)`."]

@@ -209,10 +209,11 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
             for key in ("file_path", "path", "notebook_path"):
                 if isinstance(args.get(key), str):
                     files.append(args[key])
-            if isinstance(new, str):
-                change = _added(new) if new.startswith("*** Begin Patch") else _short(new)
-                files = files or PATCH_FILE.findall(new)
             old = args.get("old_string") or args.get("old_str")
+            if isinstance(new, str):
+                change = _added(new) if new.startswith("*** Begin Patch") else (
+                    _short(new) or _new_lines(new, old if isinstance(old, str) else ""))
+                files = files or PATCH_FILE.findall(new)
             replaced = _short(old) if isinstance(old, str) else None
     state.remember(call_id, command)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
@@ -225,6 +226,19 @@ def _added(patch: str, sign: str = "+") -> str | None:
     lines = [ln[1:] for ln in patch.splitlines()
              if ln.startswith(sign) and not ln.startswith(sign * 3)]
     return _short("\n".join(lines)) if lines else None
+
+
+def _new_lines(new: str, old: str) -> str | None:
+    """A long edit shown by the lines it brings that the old text did not have, as many
+    of the first as fit in ``MAX_CHANGE``."""
+    before = {ln.strip() for ln in old.splitlines()}
+    kept: list[str] = []
+    for line in (ln.strip() for ln in new.splitlines()):
+        if line and line not in before:
+            if len(" ".join(kept + [line])) > MAX_CHANGE:
+                break
+            kept.append(line)
+    return _short(" ".join(kept)) if old and kept else None
 
 
 def _short(text: str) -> str | None:
