@@ -24,6 +24,7 @@ combines them with the word lists, which keep precedence.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.narrative import STILL
@@ -63,7 +64,8 @@ def passing_run(text: str) -> bool:
     return bool(PASS_SUMMARY.search(text)) and not FAIL_SUMMARY.search(text)
 
 
-def words(text: str) -> set[str]:
+@lru_cache(maxsize=512)  # a problem's words are asked at every reply in its episode
+def words(text: str) -> frozenset[str]:
     """The distinctive words of a text: codes, names, paths; no short or common words."""
     found = set()
     for token in TOKEN.findall(text.lower()):
@@ -71,7 +73,7 @@ def words(text: str) -> set[str]:
         long = len(token) >= 4 or (token.isdigit() and len(token) >= 3)
         if (long or CJK_ANY.search(token)) and token not in COMMON:
             found.add(token)
-    return found
+    return frozenset(found)
 
 
 def _names(text: str) -> set[str]:
@@ -99,12 +101,17 @@ def echoes(problem: str, sig: Signals) -> bool:
     its distinctive words, in a turn that does not say it is gone."""
     if sig.resolved or sig.success or sig.confirm or not problem:
         return False
-    codes = {m.group().lower() for m in ERROR_CODE.finditer(problem)}
+    codes = _codes(problem)
     said = sig.text.lower()
     if any(code in said for code in codes):
         return True
     told = words(problem)  # a description's words come back in any report about it
     return len(told & words(sig.text)) >= max(3, len(told) // 2)
+
+
+@lru_cache(maxsize=128)
+def _codes(problem: str) -> frozenset[str]:
+    return frozenset(m.group().lower() for m in ERROR_CODE.finditer(problem))
 
 
 def complains(sig: Signals, problem: str, questions: bool = True) -> bool:
@@ -159,6 +166,8 @@ def moves_on(sig: Signals, problem: str, attempt: str) -> bool:
 
 def thumbs_up(sig: Signals) -> bool:
     """A reply that is only a positive sign (👍, ✅, 🎉)."""
+    if len(sig.text) > 24:
+        return False
     left = [c for c in sig.text if not c.isspace() and c not in "!.\ufe0f"]
     return bool(left) and all(c in POSITIVE_SIGNS or c in "\U0001f3fb\U0001f3fc\U0001f3fd"
                               for c in left)
