@@ -205,3 +205,24 @@ def test_a_long_edit_is_shown_by_the_lines_it_brings(memx: Memx, repo: Path) -> 
         'Error: `alembic upgrade head` — psycopg.errors.UndefinedObject: type "st" does not '
         "exist. Fix: edited migrations/7a1c.py: `status = sa.Enum('new', 'paid', name='st') "
         "status.create(op.get_bind(), checkfirst=True)`."]
+
+
+def test_the_error_message_coming_back_or_the_fix_hitting_it_too_is_no_success(
+        memx: Memx, repo: Path) -> None:
+    problem = "u: vite won't start: Error: listen EADDRINUSE: address already in use :::5173"
+    fix = "a: Start it with `vite --port 5174 --strictPort`."
+    for reply in ("u: hmm, it says address already in use :::5174 now",
+                  "u: 5174 is taken too"):
+        assert ingest_chat(memx, problem, fix, reply) == "Nothing to remember in 3 messages\n"
+    out = ingest_chat(memx, "u: 服务启动报错 Error: listen EADDRINUSE :::3000",
+                      "a: 换个端口：`PORT=3001 npm start`。", "u: 3001 也被占用了")
+    assert out == "Nothing to remember in 3 messages\n"
+    assert memories(repo) == []
+
+
+def test_naming_an_answer_to_a_question_is_choosing_it_not_a_fix(
+        memx: Memx, repo: Path) -> None:
+    out = ingest_chat(memx, "u: what's a good name for the billing service?",
+                      "a: `ledger` or `billing-core`.", "u: ledger it is 👍")
+    assert out == "Nothing to remember in 3 messages\n"
+    assert memories(repo) == []

@@ -295,5 +295,7 @@ def _named(latent: Episode, sig: Signals) -> bool:
     """A reply to a question answered that names what was proposed, with no complaint: the
     user reports having applied it ("Mit flock kommt jetzt jede Mail nur einmal")."""
     problem = latent.problem or ""
+    if problem.rstrip().endswith(("?", "？")):
+        return False  # naming an answer to a question is choosing it, not a fix working
     return evidence.names_attempt(latent.attempts[-1].text, sig) \
         and not evidence.complains(sig, problem) and not evidence.qualified(sig)

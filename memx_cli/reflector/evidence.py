@@ -44,6 +44,7 @@ FAIL_SUMMARY = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\bFAIL(?:E
 # Distinctive parts of an error: an HTTP/exit/errno code, an error class or constant.
 ERROR_CODE = re.compile(r"(?<![\w.:])\d{3,5}(?![\w.])|\b\w+(?:Error|Exception)\b|"
                         r"\bE[A-Z]{3,}\b|" + ERROR_CONSTANT.pattern)
+WORD = re.compile(r"[^\W\d_]{2,}")
 TOKEN = re.compile(r"[^\W_][\w.:/@-]*[\w/]|\w")
 # A reply's leading acknowledgement: a few words or a positive sign, then a new request.
 POSITIVE_SIGNS = frozenset("👍✅🎉🙌👌💯🚀🥳")
@@ -54,7 +55,9 @@ COMMON = frozenset(("the", "and", "for", "with", "from", "that", "this", "into",
                     "error", "errors", "failed", "fails", "failing", "fail", "when", "after",
                     "before", "then"))
 # A reply that names the fix but qualifies it: "set X but …", "X にしたけど…", "안 돼요"
-QUALIFIED = re.compile(r"(?i)\b(?:but|however|pero|mais|aber|ma|mas|но|однако)\b|但|けど|が、|"
+# … or says the fix met the problem again ("5174 is taken too", "3001 也被占用了").
+QUALIFIED = re.compile(r"(?i)\b(?:but|however|pero|mais|aber|ma|mas|но|однако|too|also|"
+                       r"as well|aussi|auch|también|também|anche|тоже|также)\b|但|也|けど|が、|"
                        r"지만|는데")
 FUTURE = re.compile(r"(?i)\b(?:will|i'll|we'll|gonna|going to|later|tomorrow)\b")
 
@@ -105,8 +108,20 @@ def echoes(problem: str, sig: Signals) -> bool:
     said = sig.text.lower()
     if any(code in said for code in codes):
         return True
+    said_words = " ".join(WORD.findall(said))
+    if any(phrase in said_words for phrase in _phrases(problem)):
+        return True  # "it says address already in use :::5174 now"
     told = words(problem)  # a description's words come back in any report about it
     return len(told & words(sig.text)) >= max(3, len(told) // 2)
+
+
+@lru_cache(maxsize=128)
+def _phrases(problem: str) -> frozenset[str]:
+    """Runs of three words of the error message (after its "Error:" label)."""
+    message = problem.lower().rsplit("error:", 1)[-1]
+    found = WORD.findall(message)
+    return frozenset(" ".join(found[i:i + 3]) for i in range(len(found) - 2)
+                     if sum(len(w) >= 4 for w in found[i:i + 3]) >= 2)
 
 
 @lru_cache(maxsize=128)
@@ -187,7 +202,7 @@ def verdict(problem: str, attempts: list[str], last_failed: bool, sig: Signals) 
         return "confirm"
     if complains(sig, problem, questions=False):
         return None
-    if moves_on(sig, problem, " ".join(attempts)):
+    if not qualified(sig) and moves_on(sig, problem, " ".join(attempts)):
         return "confirm"  # weak: only reached when nothing says it failed
     if not complains(sig, problem) and not qualified(sig) and names_attempt(attempts[-1], sig):
         return "confirm"
