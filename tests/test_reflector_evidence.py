@@ -101,6 +101,14 @@ def test_a_brief_ack_then_a_new_request_confirms(memx: Memx, repo: Path) -> None
         "`default=str` to json.dumps."]
 
 
+def test_a_bare_question_after_ok_may_be_the_same_problem(memx: Memx, repo: Path) -> None:
+    out = ingest_chat(memx, "u: TypeError: Object of type Decimal is not JSON serializable",
+                      "a: Pass `default=str` to json.dumps.",
+                      "u: ok, can you show me the logs of the worker?")
+    assert out == "Nothing to remember in 3 messages\n"
+    assert memories(repo) == []
+
+
 def test_a_plan_to_try_later_or_thanks_for_an_answer_store_nothing(
         memx: Memx, repo: Path) -> None:
     out = ingest_chat(

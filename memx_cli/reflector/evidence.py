@@ -49,7 +49,9 @@ TOKEN = re.compile(r"[^\W_][\w.:/@-]*[\w/]|\w")
 # A reply's leading acknowledgement: a few words or a positive sign, then a new request.
 POSITIVE_SIGNS = frozenset("👍✅🎉🙌👌💯🚀🥳")
 ACK_SPLIT = re.compile(r"[,.!:;，。！：]\s*|\s+(?=[👍✅🎉🙌👌💯🚀🥳])|(?<=[👍✅🎉🙌👌💯🚀🥳])\s*")
-LABEL_ASK = re.compile(r"[:：]\s*\S+(?:\s+\S+){2,}|[?？]\s*$")
+# "next: …", "otra cosa: …": a short label and a colon, then a request of three words or more
+# (a bare question after "ok" may well be about the same problem: "ok, can I see the logs?")
+LABEL_ASK = re.compile(r"^[^:：\n]{1,30}[:：]\s*\S+(?:\s+\S+){2,}")
 COMMON = frozenset(("the", "and", "for", "with", "from", "that", "this", "into", "not", "but",
                     "are", "was", "were", "has", "have", "you", "your", "can", "our", "its",
                     "error", "errors", "failed", "fails", "failing", "fail", "when", "after",
@@ -174,7 +176,9 @@ def moves_on(sig: Signals, problem: str, attempt: str) -> bool:
     if not (set(first) & POSITIVE_SIGNS or len(first.split()) <= 3):
         return False
     rest = sig.text.strip()[len(first):]
-    if not LABEL_ASK.search(rest):
+    labelled = LABEL_ASK.search(rest.lstrip(" ,.!;，。！")) or LABEL_ASK.search(sig.text.strip())
+    if not (labelled or (
+            set(first) & POSITIVE_SIGNS and rest.rstrip().endswith(("?", "？")))):
         return False
     return not (words(rest) & (words(problem) | words(attempt)))
 
