@@ -234,3 +234,16 @@ def test_naming_an_answer_to_a_question_is_choosing_it_not_a_fix(
                       "a: `ledger` or `billing-core`.", "u: ledger it is 👍")
     assert out == "Nothing to remember in 3 messages\n"
     assert memories(repo) == []
+
+
+def test_a_few_plain_words_after_a_try_and_a_colon_are_how_it_ended(
+        memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", "-", "--format", "text", input=(
+        "Das Build-Image war zu groß für die Registry. Den Cache im Dockerfile geleert: "
+        "unverändert. Erst ein Multi-Stage-Build mit `FROM gcr.io/distroless/python3` hat es "
+        "gelöst, jetzt 80 MB."))
+    [mem] = memories(repo)
+    assert "retry-success" in mem["tags"]
+    assert mem["content"] == (
+        "Fehler: Das Build-Image war zu groß für die Registry. Lösung: Erst ein "
+        "Multi-Stage-Build mit `FROM gcr.io/distroless/python3` hat es gelöst, jetzt 80 MB.")

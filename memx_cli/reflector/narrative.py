@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.lexicons import CONFIRM_ONLY
 from memx_cli.reflector.names import CODE_SPAN
 from memx_cli.reflector.signals import Signals
-from memx_cli.reflector.vocab import Hit, words_of
+from memx_cli.reflector.vocab import CJK_ANY, Hit, words_of
 
 _HINT_LINE = re.compile(r"^\s*(?:hint|help|tip|suggestion)\s*:\s*(.*)$", re.I | re.M)
 WEAK_REMEDY = frozenset({"otherwise", "or else", "不然", "否则", "sinon"})
@@ -104,7 +105,7 @@ def _retry_story(sig: Signals) -> Candidate | None:
 
     def bare(span: tuple[int, int]) -> bool:
         words = " ".join(w.text for w in words_of(text[span[0]:span[1]]))
-        return words in BARE_DENIALS
+        return words in BARE_DENIALS or _verdict_clause(sig, spans, span)
 
     denied = [i for i, span in enumerate(spans) if inside(sig.deny, span) or bare(span)]
     if not denied and sig.retry:  # "first attempt failed on X; retrying ... succeeded"
@@ -142,3 +143,21 @@ def _retry_story(sig: Signals) -> Candidate | None:
                      problem, failed=len(denied), context=text[:1500])
 
 
+PLAIN = re.compile(r"^[^\W\d_]+(?:[\s'’][^\W\d_]+)*[.!。！]?\s*$")  # words only: no values
+VERDICT_MARK = re.compile(r"(?:[:：]|\s[—–-])\s*$")
+
+
+def _verdict_clause(sig: Signals, spans: list[tuple[int, int]], span: tuple[int, int]) -> bool:
+    """"régénéré le certificat : aucun changement": a clause of one to three words set after
+    a try by a colon or a dash, saying nothing of success, fix or cause, is how that try
+    ended — and in a story that says later what worked, it did not work."""
+    number = spans.index(span)
+    said = sig.text[span[0]:span[1]]
+    if number == 0 or sig.error_lines or sig.turn.command or not PLAIN.match(said):
+        return False  # a log's "with:" / "python-version: 3.7" lines are no verdicts
+    size = len(words_of(said)) if not CJK_ANY.search(said) else len(said.strip()) // 3
+    if not VERDICT_MARK.search(sig.text[spans[number - 1][1]:span[0]]):
+        return False
+    good = sig.confirm + sig.success + sig.resolved + sig.remedy + sig.cause
+    return 1 <= size <= 3 and not any(span[0] <= h.start < span[1] for h in good) \
+        and not CONFIRM_ONLY.find(words_of(said), said) and "?" not in said
