@@ -247,3 +247,15 @@ def test_a_few_plain_words_after_a_try_and_a_colon_are_how_it_ended(
     assert mem["content"] == (
         "Fehler: Das Build-Image war zu groß für die Registry. Lösung: Erst ein "
         "Multi-Stage-Build mit `FROM gcr.io/distroless/python3` hat es gelöst, jetzt 80 MB.")
+
+
+def test_a_log_block_running_the_failing_command_in_other_words_is_its_outcome(
+        memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", "-", "--format", "text", input=(
+        "$ sudo -u app bash -c 'cleanup.sh'\nbash: cleanup.sh: command not found\n[exit 127]\n"
+        "$ sudo -u app /opt/app/bin/cleanup.sh\nremoved 412 expired sessions\n[exit 0]\n"))
+    [mem] = memories(repo)
+    assert "retry-success" in mem["tags"]
+    assert mem["content"] == (
+        "Error: `sudo -u app bash -c 'cleanup.sh'` — bash: cleanup.sh: command not found. "
+        "Fix: ran `sudo -u app /opt/app/bin/cleanup.sh`.")

@@ -187,7 +187,8 @@ class Tracker:
             return [], False
         episode.seen = turn.index
         ran = logged(turn)
-        if ran is not None and episode.command is not None and reruns(episode.command, ran):
+        if ran is not None and episode.command is not None and (
+                reruns(episode.command, ran) or evidence.covers(episode.command, ran)):
             return self._logged_run(episode, sig, ran), True
         episode.context = (episode.context + [said_line(sig)])[-6:]
         speaker = turn.role in ("user", "text")
