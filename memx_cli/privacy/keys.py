@@ -97,9 +97,18 @@ def words(key: str) -> tuple[str, ...]:
     return tuple(w for w in re.split(r"[\s_.\-:$]+", spaced.lower()) if w)
 
 
+# a file's name is not a setting's: "next-auth.d.ts: `declare module ...`" (an edit shown
+# after the file it changed), "auth.py: line 12"
+_FILE_NAME = re.compile(r"\.(?:[cm]?[jt]sx?|py|pyi|json|ya?ml|toml|md|txt|go|rs|java|kt|rb"
+                        r"|php|sh|cfg|ini|conf|lock|html|css|xml|sql|c|h|cc|cpp|hpp|swift)$",
+                        re.IGNORECASE)
+
+
 @functools.lru_cache(maxsize=2048)
 def strength(key: str) -> int:
     """2: a credential's name; 1: a key's name (the value must look random); 0: neither."""
+    if _FILE_NAME.search(key):
+        return 0
     found = words(key)
     strong = [i for i, w in enumerate(found) if w in CREDENTIAL or w.endswith(STEMS)]
     weak = [i for i, w in enumerate(found) if w in WEAK]
