@@ -25,9 +25,16 @@ def run(args: list[str], cwd: Path, check: bool = True) -> str:
     except FileNotFoundError:
         raise MemxError("git is not installed or not on PATH") from None
     if check and proc.returncode != 0:
-        detail = proc.stderr.strip().splitlines()
-        raise MemxError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
+        raise MemxError(f"git {args[0]} failed: {_cause(proc.stderr) or proc.returncode}")
     return proc.stdout
+
+
+def _cause(stderr: str) -> str:
+    """The line of git's stderr that says what went wrong: the first one that is not a
+    warning or hint (the last is often advice, "and the repository exists.")."""
+    lines = [x.strip() for x in stderr.splitlines() if x.strip()]
+    told = [x for x in lines if not x.startswith(("warning:", "hint:"))]
+    return (told or lines or [""])[0]
 
 
 def find_worktree(start: Path) -> Path:
@@ -152,8 +159,8 @@ def run_bytes(args: list[str], cwd: Path, stdin: bytes | None = None,
     except FileNotFoundError:
         raise MemxError("git is not installed or not on PATH") from None
     if check and proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise MemxError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
+        detail = _cause(proc.stderr.decode("utf-8", "replace"))
+        raise MemxError(f"git {args[0]} failed: {detail or proc.returncode}")
     return proc.stdout
 
 

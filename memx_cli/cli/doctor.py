@@ -29,8 +29,12 @@ def doctor_cmd(state: State, as_json: bool) -> None:
         for name, version in report["versions"].items():
             click.echo(f"  {name:<10} {version or 'not installed'}")
         server = report["server"]
-        click.echo(f"server:     running (pid {server['pid']}, memx {server['version']})"
-                   if server["running"] else "server:     not running (started on demand)")
+        if server["running"]:
+            click.echo(f"server:     running (pid {server['pid']}, memx {server['version']})")
+        else:
+            click.echo("server:     not running ("
+                       + (f"disabled: {server['disabled']})" if server.get("disabled")
+                          else "started on demand)"))
         store = report.get("store")
         if store:
             click.echo(f"store:      {store['path']}")

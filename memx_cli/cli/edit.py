@@ -29,7 +29,7 @@ def edit_cmd(state: State, memory_id: str) -> None:
 def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
     """The memory in $VISUAL / $EDITOR, validated and masked as every write is;
     (original, edited or None). Also `memx review --edit`'s path."""
-    from memx_cli.errors import InvalidMemoryError
+    from memx_cli.errors import InvalidMemoryError, MemxError
     from memx_cli.fsutil import atomic_write
     from memx_cli.operations.edit import keep_draft
     from memx_cli.store.memory import dump
@@ -39,7 +39,14 @@ def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
     draft = store.local_dir / "edits" / f"{original.id}.yaml"
     atomic_write(draft, dump(original))  # already stored, already masked
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    click.edit(filename=str(draft), editor=editor)
+    try:
+        click.edit(filename=str(draft), editor=editor)
+    except click.ClickException as exc:  # could not start, or exited non-zero: an abort
+        draft.unlink(missing_ok=True)
+        why = (f"cannot run the editor {editor!r} (set VISUAL or EDITOR)"
+               if isinstance(exc.__cause__, OSError)
+               else f"the editor {editor!r} exited with an error")
+        raise MemxError(f"{why}; memory unchanged") from None
     text = draft.read_bytes()
     try:
         edited = memx.apply_edit(store, original, text)

@@ -76,8 +76,10 @@ def _list(found: list[Any], base: str | None, as_json: bool) -> None:
     if not found:
         click.echo("Nothing to review" + (f" against {base}" if base else ""))
         return
-    what = f"differ from {base}" if base else "are not staged yet"
-    click.echo(f"{len(found)} learned memor{'y' if len(found) == 1 else 'ies'} {what}:")
+    one = len(found) == 1
+    what = (f"differ{'s' if one else ''} from {base}" if base
+            else f"{'is' if one else 'are'} not staged yet")
+    click.echo(f"{len(found)} learned memor{'y' if one else 'ies'} {what}:")
     for item in found:
         click.echo(_block(item))
 

@@ -67,7 +67,8 @@ def render(repo: Repo, target: str, max_chars: int,
 
     sanitize = for_config(repo.config).sanitize
     found, _ = load_visible(repo)
-    current = [m for _, m in found if not m.superseded_by
+    # The file is committed: the user's own global memories stay out of it.
+    current = [m for _, m in found if not m.superseded_by and m.scope != "global"
                and (m.source or {}).get("file") != target
                and (readable is None or readable(m))]
     policies = [m for m in current if m.kind == "policy" and m.active]

@@ -40,7 +40,7 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         "problems": [],
     }
     problems: list[str] = report["problems"]
-    report["server"] = _server_state(problems)
+    report["server"] = _server_state(problems, repo)
     if not hasattr(yaml, "CSafeLoader"):
         problems.append("PyYAML has no C loader: reading memories is ~9x slower")
     if repo is None:
@@ -84,15 +84,20 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
     return report
 
 
-def _server_state(problems: list[str]) -> dict[str, Any]:
-    """The per-user memx server (issue 15): running or not, and why it cannot be used."""
-    from memx_cli.server.control import status
+def _server_state(problems: list[str], repo: Repo | None) -> dict[str, Any]:
+    """The per-user memx server (issue 15): running or not, why it cannot be used, and
+    why commands here do not use it (``disabled``: MEMX_NO_SERVER, server.enabled)."""
+    from pathlib import Path
+
+    from memx_cli.server.control import disabled, status
 
     info = status()
     if info.get("problem"):
         problems.append(f"memx server: {info['problem']}")
-    return {k: info[k] for k in ("running", "socket", "log", "pid", "version", "uptime",
-                                 "requests", "repositories") if k in info}
+    state = {k: info[k] for k in ("running", "socket", "log", "pid", "version", "uptime",
+                                  "requests", "repositories") if k in info}
+    state["disabled"] = disabled(repo.worktree if repo is not None else Path.cwd())
+    return state
 
 
 def _index_state(repo: Repo) -> dict[str, Any]:

@@ -1,0 +1,62 @@
+"""What a new user met in a first hour with memx (the audit of README and docs/): each
+test is one finding, through the real CLI, with the exact text the user now sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import Memx
+
+
+def test_review_counts_one_learned_memory_in_the_singular(memx: Memx, repo: Path) -> None:
+    (repo / "session.txt").write_text(
+        "User: Our convention: every public function needs a docstring with an example.\n")
+    memx.ok("ingest", "session.txt")
+    assert memx.ok("review").startswith("1 learned memory is not staged yet:\n")
+    assert memx.ok("review", "--base", "HEAD").startswith(
+        "1 learned memory differs from HEAD:\n")
+
+
+def test_agents_md_holds_no_personal_global_memory(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "The deploy script lives in ops/deploy.sh")
+    memx.ok("add", "I like my terminal font at 14pt", "--scope", "global")
+    assert memx.ok("export", "--format", "agents-md") == (
+        "Updated AGENTS.md (0 policies, 1 facts, 203 characters)\n")
+    text = (repo / "AGENTS.md").read_text()
+    assert "- The deploy script lives in ops/deploy.sh\n" in text
+    assert "terminal font" not in text
+
+
+def test_a_failed_clone_says_why_not_the_last_line_of_git(memx: Memx, tmp_path: Path) -> None:
+    empty = tmp_path / "not-a-repository"
+    empty.mkdir()
+    result = memx("source", "add", "team", f"file://{empty}")
+    assert (result.code, result.err) == (
+        2, f"memx: error: source team: cannot fetch file://{empty} (git clone failed: "
+           f"fatal: '{empty}' does not appear to be a git repository)\n")
+    assert memx.ok("source", "list") == "No sources; add one with memx source add NAME URL.\n"
+
+
+def test_an_editor_that_cannot_start_is_a_one_line_usage_error(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem_id = memx.ok("add", "The cache TTL is 300 seconds").strip()
+    path = repo / ".memx" / "memories" / f"{mem_id}.yaml"
+    before = path.read_bytes()
+    monkeypatch.setenv("EDITOR", "memx-no-such-editor")
+    result = memx("edit", mem_id)
+    assert (result.code, result.err) == (
+        2, "memx: error: cannot run the editor 'memx-no-such-editor' (set VISUAL or EDITOR); "
+           "memory unchanged\n")
+    assert path.read_bytes() == before
+    assert not (repo / ".memx" / "local" / "edits" / f"{mem_id}.yaml").exists()
+
+
+def test_doctor_says_the_server_is_disabled_not_started_on_demand(
+        memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMX_NO_SERVER", "1")
+    out = memx("doctor").out
+    assert "server:     not running (disabled: MEMX_NO_SERVER is set)\n" in out
+    monkeypatch.delenv("MEMX_NO_SERVER")
+    assert "server:     not running (started on demand)\n" in memx("doctor").out
