@@ -60,3 +60,11 @@ def test_doctor_says_the_server_is_disabled_not_started_on_demand(
     assert "server:     not running (disabled: MEMX_NO_SERVER is set)\n" in out
     monkeypatch.delenv("MEMX_NO_SERVER")
     assert "server:     not running (started on demand)\n" in memx("doctor").out
+
+
+def test_validate_of_a_file_that_does_not_exist_is_an_error_not_ok(memx: Memx) -> None:
+    result = memx("validate", "notes/typo.yaml")
+    assert (result.code, result.out, result.err) == (
+        2, "", "Usage: memx validate [OPTIONS] [FILES]...\n"
+               "memx: error: Invalid value for '[FILES]...': Path 'notes/typo.yaml' does not "
+               "exist.\n")

@@ -9,7 +9,7 @@ from memx_cli.cli._output import emit_json
 
 
 @click.command("validate")
-@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help='Print {"problems": [...]} as JSON.')
 @click.pass_obj
 def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
