@@ -68,3 +68,13 @@ def test_validate_of_a_file_that_does_not_exist_is_an_error_not_ok(memx: Memx) -
         2, "", "Usage: memx validate [OPTIONS] [FILES]...\n"
                "memx: error: Invalid value for '[FILES]...': Path 'notes/typo.yaml' does not "
                "exist.\n")
+
+
+@pytest.mark.parametrize("option", ["--limit", "--budget"])
+def test_search_limit_or_budget_of_zero_is_refused_like_a_negative_one(
+        memx: Memx, option: str) -> None:
+    memx.ok("add", "The API timeout is 30 seconds")
+    for value in ("0", "-1"):
+        result = memx("search", "timeout", option, value)
+        assert (result.code, result.out, result.err) == (
+            2, "", "memx: error: --limit and --budget must be positive\n")

@@ -123,8 +123,9 @@ class Searcher:
             raise MemxError("empty query; pass the words to search for")
         cfg = self.repo.config
         current = self.repo.normalize_scope(scope)
-        limit = limit or cfg["ace.retrieval.max_results"]
-        budget = budget or cfg["ace.retrieval.token_budget"]
+        # None is "the setting"; 0 is a value, refused below like any other below 1
+        limit = cfg["ace.retrieval.max_results"] if limit is None else limit
+        budget = cfg["ace.retrieval.token_budget"] if budget is None else budget
         if limit < 1 or budget < 1:
             raise MemxError("--limit and --budget must be positive")
         result = SearchResult(query=query, mode=mode, scope=current)
