@@ -78,3 +78,13 @@ def test_search_limit_or_budget_of_zero_is_refused_like_a_negative_one(
         result = memx("search", "timeout", option, value)
         assert (result.code, result.out, result.err) == (
             2, "", "memx: error: --limit and --budget must be positive\n")
+
+
+def test_ingesting_the_same_transcript_twice_does_not_claim_to_store_again(
+        memx: Memx, repo: Path) -> None:
+    (repo / "session.txt").write_text(
+        "User: Our convention: every public function needs a docstring with an example.\n")
+    assert memx.ok("ingest", "session.txt").startswith("Stored 1 memories from 1 blocks\n")
+    again = memx.ok("ingest", "session.txt")
+    assert again.startswith("Stored 0 memories from 1 blocks, 1 already present\n")
+    assert "skipped (duplicate of " in again

@@ -131,7 +131,10 @@ def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
                        f"[{', '.join(item.tools)}]")
             click.echo(f"  {item.content}")
     else:
-        click.echo(f"Stored {len(outcome.results)} memories from {read}")
+        # a duplicate (skipped) or a merge counts a mention: nothing new was stored
+        known = sum(r.action in ("skipped", "merged into") for r in outcome.results)
+        click.echo(f"Stored {len(outcome.results) - known} memories from {read}"
+                   + (f", {known} already present" if known else ""))
         width = 100
         for item, result in zip(outcome.items, outcome.results):
             click.echo(f"  {result.memory.id[:12]}  {result.message:<10} {item.rule:<12} "
