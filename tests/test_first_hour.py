@@ -88,3 +88,14 @@ def test_ingesting_the_same_transcript_twice_does_not_claim_to_store_again(
     again = memx.ok("ingest", "session.txt")
     assert again.startswith("Stored 0 memories from 1 blocks, 1 already present\n")
     assert "skipped (duplicate of " in again
+
+
+def test_config_global_names_the_global_file_not_the_projects(
+        memx: Memx, isolated_home: Path) -> None:
+    out = memx.ok("config", "set", "ace.retrieval.max_results", "9", "--global")
+    assert out == "ace.retrieval.max_results = 9 (~/config/memx/config.yaml)\n"
+    assert (isolated_home / "config" / "memx" / "config.yaml").is_file()
+    assert memx.ok("config", "unset", "ace.retrieval.max_results", "--global") == (
+        "ace.retrieval.max_results removed (~/config/memx/config.yaml)\n")
+    assert memx.ok("config", "unset", "ace.retrieval.max_results") == (
+        "ace.retrieval.max_results was not set in config.yaml\n")

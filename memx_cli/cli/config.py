@@ -18,6 +18,15 @@ def _target(state: State, local: bool, global_: bool) -> Path:
     return repo.store.root / ("config.local.yaml" if local else "config.yaml")
 
 
+def _named(path: Path, global_: bool) -> str:
+    """The file as the user should read it: the project's by name, the global one by its
+    path (both are called config.yaml)."""
+    if not global_:
+        return path.name
+    home = Path.home()
+    return f"~/{path.relative_to(home).as_posix()}" if path.is_relative_to(home) else str(path)
+
+
 def _load(state: State) -> Any:
     from memx_cli import config as configmod
     from memx_cli.errors import NotARepoError
@@ -76,7 +85,7 @@ def set_cmd(state: State, key: str, value: str, local: bool, global_: bool) -> N
 
     path = _target(state, local, global_)
     stored = configmod.set_value(path, key, value)
-    click.echo(f"{key} = {json.dumps(stored)} ({path.name})")
+    click.echo(f"{key} = {json.dumps(stored)} ({_named(path, global_)})")
 
 
 @config_group.command("unset")
@@ -89,7 +98,8 @@ def unset_cmd(state: State, key: str, local: bool, global_: bool) -> None:
 
     path = _target(state, local, global_)
     removed = configmod.unset_value(path, key)
-    click.echo(f"{key} removed ({path.name})" if removed else f"{key} was not set in {path.name}")
+    where = _named(path, global_)
+    click.echo(f"{key} removed ({where})" if removed else f"{key} was not set in {where}")
 
 
 @config_group.command("list")
