@@ -99,3 +99,24 @@ def test_config_global_names_the_global_file_not_the_projects(
         "ace.retrieval.max_results removed (~/config/memx/config.yaml)\n")
     assert memx.ok("config", "unset", "ace.retrieval.max_results") == (
         "ace.retrieval.max_results was not set in config.yaml\n")
+
+
+def test_ctrl_c_in_the_editor_is_an_interrupt_that_changes_nothing(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    mem_id = memx.ok("add", "The cache TTL is 300 seconds").strip()
+    path = repo / ".memx" / "memories" / f"{mem_id}.yaml"
+    before = path.read_bytes()
+    editor = tmp_path / "interrupting-editor"
+    editor.write_text("#!/bin/sh\nkill -INT $PPID\nsleep 1\n")  # Ctrl-C reaches memx
+    editor.chmod(0o755)
+    done = subprocess.run([sys.executable, "-m", "memx_cli", "edit", mem_id], cwd=repo,
+                          text=True, capture_output=True,
+                          env={**os.environ, "EDITOR": str(editor)}, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (
+        130, "", "memx: interrupted")
+    assert path.read_bytes() == before
+    assert not (repo / ".memx" / "local" / "edits" / f"{mem_id}.yaml").exists()

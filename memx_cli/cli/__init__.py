@@ -210,9 +210,14 @@ def main(argv: list[str] | None = None) -> None:
     verbose = any(a in ("-v", "--verbose") for a in args) or bool(os.environ.get("MEMX_DEBUG"))
     try:
         code = cli.main(args=args, prog_name="memx", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("memx: aborted", err=True)
-        code = 1
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C into Abort: still an interrupt (130), not a declined prompt
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            click.echo("memx: interrupted", err=True)
+            code = 130
+        else:
+            click.echo("memx: aborted", err=True)
+            code = 1
     except click.exceptions.ClickException as exc:
         if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
             click.echo(exc.ctx.get_usage(), err=True)

@@ -41,6 +41,9 @@ def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         click.edit(filename=str(draft), editor=editor)
+    except KeyboardInterrupt:
+        draft.unlink(missing_ok=True)  # the memory is untouched; no draft to keep
+        raise
     except click.ClickException as exc:  # could not start, or exited non-zero: an abort
         draft.unlink(missing_ok=True)
         why = (f"cannot run the editor {editor!r} (set VISUAL or EDITOR)"
