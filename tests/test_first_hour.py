@@ -120,3 +120,18 @@ def test_ctrl_c_in_the_editor_is_an_interrupt_that_changes_nothing(
         130, "", "memx: interrupted")
     assert path.read_bytes() == before
     assert not (repo / ".memx" / "local" / "edits" / f"{mem_id}.yaml").exists()
+
+
+def test_importing_a_folder_skips_memx_own_files_git_and_what_git_ignores(
+        memx: Memx, repo: Path) -> None:
+    memx.ok("notes", "--agent", "claude", "append", "Private: the staging password hint")
+    assert (repo / ".memx" / "local" / "notes" / "claude.md").is_file()
+    (repo / ".gitignore").write_text("build/\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "NOTES.md").write_text("- Always copy the generated docs by hand\n")
+    (repo / "CLAUDE.md").write_text("# Rules\n\n- Always run make lint before committing\n")
+    # README.md ("demo") is a Markdown file of the folder too: the one fact
+    assert memx.ok("import", ".") == "Imported 2 memories (1 policies, 1 facts)\n"
+    listed = memx.ok("list")
+    assert "Always run make lint before committing" in listed
+    assert "staging password" not in listed and "generated docs" not in listed

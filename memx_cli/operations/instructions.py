@@ -80,8 +80,7 @@ def expand(paths: list[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and
-                                (p.suffix.lower() in SUFFIXES or p.name in NAMES)))
+            found.extend(_walk(path))
         elif path.is_file():
             found.append(path)
         else:
@@ -89,6 +88,26 @@ def expand(paths: list[Path]) -> list[Path]:
     if not found:
         raise MemxError(f"import: no Markdown files in {', '.join(map(str, paths))}")
     return found
+
+
+def _walk(folder: Path) -> list[Path]:
+    """The rule files under ``folder``, without git's and memx's own folders (an agent's
+    private notes live in .memx/local/) and without what git ignores there."""
+    from memx_cli import git
+
+    files = sorted(p for p in folder.rglob("*") if p.is_file()
+                   and not {".git", ".memx"} & set(p.relative_to(folder).parts[:-1])
+                   and (p.suffix.lower() in SUFFIXES or p.name in NAMES))
+    if not files:
+        return files
+    try:  # outside a repository git answers nothing, and nothing is left out
+        listed = "\0".join(str(p.relative_to(folder)) for p in files).encode()
+        out = git.run_bytes(["check-ignore", "--stdin", "-z"], cwd=folder, stdin=listed,
+                            check=False)
+    except MemxError:
+        return files
+    ignored = {folder / name.decode() for name in out.split(b"\0") if name}
+    return [p for p in files if p not in ignored]
 
 
 def slug(text: str) -> str:
