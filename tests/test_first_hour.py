@@ -135,3 +135,13 @@ def test_importing_a_folder_skips_memx_own_files_git_and_what_git_ignores(
     listed = memx.ok("list")
     assert "Always run make lint before committing" in listed
     assert "staging password" not in listed and "generated docs" not in listed
+
+
+def test_export_output_is_refused_where_it_would_be_ignored(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "The API timeout is 30 seconds")
+    result = memx("export", "--format", "json", "--output", "memories.json")
+    assert (result.code, result.out, result.err) == (
+        2, "", "Usage: memx export [OPTIONS]\n"
+               "memx: error: --output is for agents-md, claude-md and cursor-rules; for json, "
+               "redirect standard output: memx export --format json > memories.json\n")
+    assert not (repo / "memories.json").exists()

@@ -142,6 +142,10 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
         click.echo(f"{verb} {done.display} ({done.policies} policies, {done.facts} facts, "
                    f"{done.chars} characters{more})")
         return
+    if output:
+        raise click.UsageError(f"--output is for agents-md, claude-md and cursor-rules; for "
+                               f"{fmt}, redirect standard output: memx export --format {fmt} "
+                               f"> {output}")
     from memx_cli.cli._output import warn_problems
     from memx_cli.operations.transfer import export_text
 
