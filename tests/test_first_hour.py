@@ -145,3 +145,12 @@ def test_export_output_is_refused_where_it_would_be_ignored(memx: Memx, repo: Pa
                "memx: error: --output is for agents-md, claude-md and cursor-rules; for json, "
                "redirect standard output: memx export --format json > memories.json\n")
     assert not (repo / "memories.json").exists()
+
+
+def test_add_says_on_stderr_what_it_masked_as_edit_does(memx: Memx) -> None:
+    result = memx("add", "The prod db password is hunter2 and the key AKIAIOSFODNN7EXAMPLE")
+    assert result.code == 0 and len(result.out.strip()) == 26
+    assert result.err == "memx: masked 2 secrets: aws_access_key, password\n"
+    assert "hunter2" not in memx.ok("show", result.out.strip())
+    plain = memx("add", "The cache TTL is 300 seconds")
+    assert (plain.code, plain.err) == (0, "")

@@ -35,9 +35,18 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     With a role ($MEMX_ROLE), the domain must be granted 'write' to it in
     .memx/access.yaml (docs/agents.md).
     """
-    result = state.memx().add(read_text_arg(text), kind=kind, domain=domain, topic=topic,
+    from memx_cli.privacy import new_kinds
+
+    given = read_text_arg(text)
+    result = state.memx().add(given, kind=kind, domain=domain, topic=topic,
                               tags=tags, scope=scope, anchors=anchor_specs, cwd=state.cwd,
                               raw=raw)
+    # as `memx edit` does: say which kinds the privacy gate took out (never the values)
+    masked = ([] if result.action in ("skipped", "merged into")  # an older memory's text
+              else new_kinds(given, result.memory.content))
+    if masked:
+        click.echo(f"memx: masked {len(masked)} secret{'s' if len(masked) > 1 else ''}: "
+                   f"{', '.join(sorted(set(masked)))}", err=True)
     if as_json:
         emit_json({"action": result.action, "other": result.other, "message": result.message,
                    "memory": memory_json(result.memory), "path": str(result.path)})
