@@ -94,8 +94,9 @@ def _server_state(problems: list[str], repo: Repo | None) -> dict[str, Any]:
     info = status()
     if info.get("problem"):
         problems.append(f"memx server: {info['problem']}")
-    state = {k: info[k] for k in ("running", "socket", "log", "pid", "version", "uptime",
-                                  "requests", "repositories") if k in info}
+    state: dict[str, Any] = {k: info[k] for k in ("running", "socket", "log", "pid",
+                                                  "version", "uptime", "requests",
+                                                  "repositories") if k in info}
     state["disabled"] = disabled(repo.worktree if repo is not None else Path.cwd())
     return state
 
