@@ -154,3 +154,13 @@ def test_add_says_on_stderr_what_it_masked_as_edit_does(memx: Memx) -> None:
     assert "hunter2" not in memx.ok("show", result.out.strip())
     plain = memx("add", "The cache TTL is 300 seconds")
     assert (plain.code, plain.err) == (0, "")
+
+
+def test_an_anchor_with_a_bad_line_range_says_so_not_no_such_file(memx: Memx) -> None:
+    result = memx("add", "The demo readme says demo", "--anchor", "README.md:x")
+    assert (result.code, result.out, result.err) == (
+        2, "", "memx: error: anchor 'README.md:x': bad line range 'x'; expected PATH, "
+               "PATH:LINE or PATH:START-END\n")
+    missing = memx("add", "The demo readme says demo", "--anchor", "NOPE.md:3")
+    assert missing.err == "memx: error: anchor 'NOPE.md:3': no such file in the repository\n"
+    assert memx.ok("list") == ""

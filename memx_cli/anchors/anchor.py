@@ -154,6 +154,10 @@ def resolve(worktree: Path, raw: str, cwd: Path, shown: str | None = None) -> tu
     if rel == "." or rel.split("/")[0] == ".git":
         raise AnchorError(f"anchor {shown!r}: not a file of the work tree")
     if not real.exists():
+        head, colon, tail = raw.rpartition(":")
+        if colon and head and (Path(os.path.abspath(cwd)) / head).is_file():  # PATH:typo
+            raise AnchorError(f"anchor {shown!r}: bad line range {tail!r}; expected PATH, "
+                              "PATH:LINE or PATH:START-END")
         raise AnchorError(f"anchor {shown!r}: no such file in the repository")
     if not real.is_file():
         raise AnchorError(f"anchor {shown!r}: not a regular file")
