@@ -164,3 +164,16 @@ def test_an_anchor_with_a_bad_line_range_says_so_not_no_such_file(memx: Memx) ->
     missing = memx("add", "The demo readme says demo", "--anchor", "NOPE.md:3")
     assert missing.err == "memx: error: anchor 'NOPE.md:3': no such file in the repository\n"
     assert memx.ok("list") == ""
+
+
+def test_a_vote_both_helpful_and_harmful_is_refused_not_counted_as_the_last(
+        memx: Memx, repo: Path) -> None:
+    mem_id = memx.ok("add", "The cache TTL is 300 seconds").strip()
+    path = repo / ".memx" / "memories" / f"{mem_id}.yaml"
+    before = path.read_bytes()
+    result = memx("feedback", mem_id, "--helpful", "--harmful")
+    assert (result.code, result.out, result.err) == (
+        2, "", "memx: error: choose one: --helpful or --harmful\n")
+    assert path.read_bytes() == before
+    assert memx.ok("feedback", mem_id, "--harmful") == (
+        f"{mem_id}: helpful 0, harmful 1 (search factor 0.50)\n")

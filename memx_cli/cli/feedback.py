@@ -8,12 +8,12 @@ from memx_cli.cli._output import emit_json
 
 @click.command("feedback")
 @click.argument("memory_id", metavar="ID")
-@click.option("--helpful", "verdict", flag_value="helpful", help="The memory helped.")
-@click.option("--harmful", "verdict", flag_value="harmful",
-              help="The memory misled or hurt; it will rank lower.")
+@click.option("--helpful", is_flag=True, help="The memory helped.")
+@click.option("--harmful", is_flag=True, help="The memory misled or hurt; it will rank lower.")
 @click.option("--json", "as_json", is_flag=True, help="Print the new counts as JSON.")
 @click.pass_obj
-def feedback_cmd(state: State, memory_id: str, verdict: str | None, as_json: bool) -> None:
+def feedback_cmd(state: State, memory_id: str, helpful: bool, harmful: bool,
+                 as_json: bool) -> None:
     """Count a helpful or harmful vote for the memory whose id starts with ID.
 
     The counts are kept in the memory file (commit them to share the verdict). Search
@@ -22,9 +22,11 @@ def feedback_cmd(state: State, memory_id: str, verdict: str | None, as_json: boo
     from memx_cli.errors import MemxError
     from memx_cli.operations.feedback import feedback_factor
 
-    if verdict is None:
+    if helpful and harmful:  # one flag each, so both given is seen (not the last wins)
+        raise MemxError("choose one: --helpful or --harmful")
+    if not (helpful or harmful):
         raise MemxError("say how it went: memx feedback ID --helpful or --harmful")
-    result = state.memx().feedback(memory_id, helpful=verdict == "helpful")
+    result = state.memx().feedback(memory_id, helpful=helpful)
     counts = {"helpful": result.memory.feedback.get("helpful", 0),
               "harmful": result.memory.feedback.get("harmful", 0)}
     factor = feedback_factor(counts)
