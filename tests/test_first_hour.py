@@ -177,3 +177,12 @@ def test_a_vote_both_helpful_and_harmful_is_refused_not_counted_as_the_last(
     assert path.read_bytes() == before
     assert memx.ok("feedback", mem_id, "--harmful") == (
         f"{mem_id}: helpful 0, harmful 1 (search factor 0.50)\n")
+
+
+def test_server_status_says_why_none_runs_once(
+        memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = memx.ok("server", "status").splitlines()[0]
+    assert first == "not running (the next command that uses it starts one)"
+    monkeypatch.setenv("MEMX_NO_SERVER", "1")
+    assert memx.ok("server", "status").splitlines()[0] == (
+        "not running (disabled here: MEMX_NO_SERVER is set)")

@@ -26,9 +26,15 @@ def server_group() -> None:
 def status_cmd(as_json: bool) -> None:
     """Say whether a server is running, what it serves, and its counters (every field
     of --json: full scans of the stores, late watcher marks, ...)."""
-    from memx_cli.server.control import status
+    from pathlib import Path
 
-    _show(status(), as_json)
+    from memx_cli.server.control import disabled, status
+
+    info = status()
+    why = disabled(Path.cwd())  # MEMX_NO_SERVER, server.enabled: false
+    if why:
+        info["disabled"] = why
+    _show(info, as_json)
 
 
 @server_group.command("start")
@@ -67,7 +73,7 @@ def stop_cmd(as_json: bool) -> None:
 # What the first lines of the text status say; every other key is printed as it comes
 # (the counters: scans, late marks, what the watcher adds), so none is left out.
 _SHOWN = frozenset({"running", "problem", "note", "pid", "version", "uptime", "started",
-                    "requests", "idle_timeout", "repositories", "socket", "log"})
+                    "requests", "idle_timeout", "repositories", "socket", "log", "disabled"})
 
 
 def _show(info: dict[str, Any], as_json: bool) -> None:
@@ -75,13 +81,17 @@ def _show(info: dict[str, Any], as_json: bool) -> None:
         emit_json({"server": info})
         return
     if not info["running"]:
-        click.echo(f"not running ({info.get('problem') or info.get('note', '')})")
+        why = info.get("problem") or (f"disabled here: {info['disabled']}"
+                                      if info.get("disabled") else info.get("note", ""))
+        click.echo(f"not running ({why})")
     else:
         click.echo(f"running: pid {info.get('pid')}, memx {info.get('version')}, "
                    f"up {info.get('uptime', 0):g} s, {info.get('requests', 0)} requests, "
                    f"idle timeout {info.get('idle_timeout', 0):g} s")
         if info.get("problem"):
             click.echo(f"problem: {info['problem']}")
+        if info.get("disabled"):
+            click.echo(f"not used here: {info['disabled']}")
         for repo in info.get("repositories", []):
             click.echo(f"  serving {repo}")
     click.echo(f"socket:  {info['socket']}")

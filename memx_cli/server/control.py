@@ -28,7 +28,7 @@ def request(op: str, timeout: float = CONTROL_TIMEOUT) -> dict[str, Any]:
     except paths.UnsafePathError as exc:
         return {"status": "unsafe", "reason": str(exc)}
     except FileNotFoundError:
-        return {"status": "absent", "reason": "no server is running"}
+        return {"status": "absent", "reason": "the next command that uses it starts one"}
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
