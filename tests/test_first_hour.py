@@ -186,3 +186,15 @@ def test_server_status_says_why_none_runs_once(
     monkeypatch.setenv("MEMX_NO_SERVER", "1")
     assert memx.ok("server", "status").splitlines()[0] == (
         "not running (disabled here: MEMX_NO_SERVER is set)")
+
+
+def test_init_from_a_subdirectory_names_the_store_where_it_is(
+        bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = bare_repo / "src" / "app"
+    deep.mkdir(parents=True)
+    runner = Memx(deep, monkeypatch)
+    assert runner.ok("init") == (
+        "Initialized memx store in ../../.memx/ (commit it to share memory)\n")
+    assert (bare_repo / ".memx" / "config.yaml").is_file()
+    assert runner.ok("init") == "memx store already initialized in ../../.memx/\n"
+    assert runner.ok("init", cwd=bare_repo) == "memx store already initialized in .memx/\n"

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import click
 
 from memx_cli.cli import State
@@ -20,7 +22,8 @@ def init_cmd(state: State) -> None:
 
     repo = state.repo(initialized=False)
     made = initialize(repo)
-    where = repo.store.display(repo.store.root)
+    # where the user stands: from src/app the store is ../../.memx, not .memx
+    where = os.path.relpath(repo.store.root, state.cwd.resolve())
     if made:
         click.echo(f"Initialized memx store in {where}/ (commit it to share memory)")
     else:
