@@ -75,3 +75,22 @@ def test_the_reason_names_the_two_values() -> None:
 )
 def test_no_swap_contradiction(old: str, new: str) -> None:
     assert detect(old, new) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Rotate the logs nightly (see JIRA-1234)", "Rotate the logs nightly (see JIRA-5678)"),
+        ("Fixed in PAY-12: retry the webhook", "Fixed in PAY-99: retry the webhook"),
+        ("PR #123 adds caching to the search endpoint",
+         "PR #456 adds caching to the search endpoint"),
+    ],
+)
+def test_a_ticket_or_pull_request_number_is_a_name_not_a_value(old: str, new: str) -> None:
+    assert detect(old, new) is None
+
+
+def test_a_worded_unit_is_shown_apart_from_its_number() -> None:
+    found = detect("The request timeout is 30 seconds", "The request timeout is 60 seconds")
+    assert found is not None
+    assert found.why == 'different values for "request timeout": 30 seconds vs 60 seconds'

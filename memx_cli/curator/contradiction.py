@@ -20,6 +20,7 @@ older one; otherwise both are kept and the conflict is recorded.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
@@ -318,7 +319,7 @@ def detect(old: str, new: str) -> Contradiction | None:
     # lead to the value differ on both sides too: two statements, not one value changed.
     if change is not None and not (_leading(sa) & only_a and _leading(sb) & only_b):
         was, now, from_to = change
-        why = f"different values for \"{now.label}\": {was.shown} vs {now.shown}"
+        why = f"different values for \"{now.label}\": {_display(was.shown)} vs {_display(now.shown)}"
         return Contradiction("value", why, from_to or b.change)
     shared = _shared(a, b)
     negation = _negation(a, b, shared)
@@ -351,6 +352,11 @@ def detect(old: str, new: str) -> Contradiction | None:
     if moved is not None:
         return Contradiction("restated", f"the newer one says \"{moved}\" {_verb(sb)}", True)
     return None
+
+
+def _display(value: str) -> str:
+    """A number and its unit as a reader writes them: "30 seconds", but "300ms"."""
+    return re.sub(r"^(-?\d[\d.,]*)([^\W\d_]{3,})$", r"\1 \2", value)
 
 
 def _relation(old: str, new: str, prefixed: tuple[str, str] | None,

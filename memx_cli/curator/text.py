@@ -40,6 +40,8 @@ _VERSION_PART = re.compile(r"(?:^|-)v?\d+(?:\.\d+)*(?:-|$)")
 # contractions ("don't", "it's") have more than one letter before the apostrophe.
 _ELISION = re.compile(r"^(n|l|d|j|m|t|s|c|qu)['’](\w.*)$")
 _MODALS_ZH = ("应该", "需要", "可以", "使用", "要", "能", "会", "必", "用", "有")
+# An issue tracker's key: upper-case project letters, a hyphen, a number ("PAY-12").
+_TICKET = re.compile(r"[A-Z][A-Z0-9]{1,9}-\d+$")
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,11 @@ def _tokens(text: str) -> tuple[Token, ...]:
             tokens.append(Token("word", match.group(0).lower(), name=True))
             continue
         raw = match.group(0)
+        if kind == "word" and (_TICKET.match(raw) or (
+                raw.isdigit() and text[max(match.start() - 1, 0):match.start()] == "#")):
+            # a ticket or pull request ("JIRA-1234", "#123") names a thing: not a value
+            tokens.append(Token("word", ("#" if raw.isdigit() else "") + raw.lower()))
+            continue
         # "ubuntu-22.04", "15-alpine": a version joined to a word by a hyphen is read apart.
         pieces = raw.split("-") if kind == "word" and _VERSION_PART.search(raw) else [raw]
         for raw in pieces:
