@@ -51,6 +51,19 @@ def test_a_changed_setting_in_a_config_file(memx: Memx, repo: Path) -> None:
                           "(value masked); OLD_FLAG removed (tune pool).")]
 
 
+def test_a_block_opening_in_a_json_or_yaml_file_is_not_a_setting(memx: Memx,
+                                                                  repo: Path) -> None:
+    diff = ('@@ -1 +1,8 @@\n-{}\n+{\n+  "hooks": {\n+    "SessionEnd": [\n'
+            '+      {"hooks": [{"type": "command", "command": "memx ingest"}]}\n+    ]\n'
+            '+  },\n+  "model": "sonnet"\n+}\n')
+    found = reflect(repo, "Wire memx into Claude Code", [("M", ".claude/settings.json")],
+                    {".claude/settings.json": diff})
+    assert found == [("config-change", 'In .claude/settings.json, `"model": "sonnet"` '
+                                       "(Wire memx into Claude Code).")]
+    only_blocks = "@@ -1,2 +1,3 @@\n jobs:\n+  lint:\n+    steps: []\n"
+    assert reflect(repo, "Add a lint job", [("M", "ci.yaml")], {"ci.yaml": only_blocks}) == []
+
+
 def test_a_new_dependency_or_package_manager_is_a_new_tool(memx: Memx, repo: Path) -> None:
     diff = ('@@ -10,4 +10,5 @@\n   "dependencies": {\n     "express": "^4.19.2",\n'
             '-    "pino": "^8.0.0"\n+    "pino": "^9.0.0",\n+    "zod": "^3.23.8"\n   }\n')

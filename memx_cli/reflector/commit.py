@@ -98,7 +98,10 @@ def _settings(lines: list[str]) -> dict[str, tuple[str, str]]:
         line = UNIT_ENV.sub("", line)  # systemd: Environment=KEY=value
         match = SETTING.match(line)
         if match and not line.lstrip().startswith("#"):
-            found[match.group(1)] = (match.group(2).strip("\"' "), line.strip().rstrip(","))
+            value = match.group(2).strip("\"' ")
+            if not value or value[0] in "{[(":
+                continue  # a JSON/YAML block opens ("hooks": {): a structure, not a setting
+            found[match.group(1)] = (value, line.strip().rstrip(","))
     return found
 
 
