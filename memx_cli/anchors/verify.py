@@ -315,7 +315,7 @@ class FixResult:
 
 
 def verifier_for(repo: Repo) -> Verifier:
-    return Verifier(repo.worktree, repo.store.local_dir)
+    return Verifier(repo.worktree, repo.store.state_dir)
 
 
 def verify_all(repo: Repo) -> Report:

@@ -397,7 +397,7 @@ class Searcher:
         from memx_cli.store.memory import ANCHOR_KEYS, Anchor
 
         if self._verifier is None:
-            self._verifier = verify.Verifier(self.repo.worktree, self.repo.store.local_dir)
+            self._verifier = verify.Verifier(self.repo.worktree, self.repo.store.state_dir)
         hit.verification = self._verifier.verify(
             [Anchor(**{k: a[k] for k in ANCHOR_KEYS if a.get(k) is not None}) for a in docs])
         status = hit.verification.status

@@ -183,7 +183,7 @@ def _anchors(repo: Repo, result: MemoryDiff, attention: Attention) -> None:
         c.after.id for c in result.changed}
     git_head = None if head == WORKTREE else ("index" if head == INDEX else head)
     code_changed = {p for _, p in git.changed_paths(repo.worktree, result.base, git_head, [])}
-    verifier = Verifier(repo.worktree, repo.store.local_dir)
+    verifier = Verifier(repo.worktree, repo.store.state_dir)
     for mem in repo.store.load_all().memories:
         if not mem.anchors or not (mem.id in touched or
                                    any(a.path in code_changed for a in mem.anchors)):

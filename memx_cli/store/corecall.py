@@ -38,7 +38,7 @@ Pairs = dict[str, dict[str, int]]
 
 
 def ledger(store: Store) -> Ledger:
-    return Ledger(store.local_dir, LOG, TABLE, MAGIC, LEGACY)
+    return Ledger(store.state_dir, LOG, TABLE, MAGIC, LEGACY)
 
 
 def record(store: Store, ids: Iterable[str]) -> None:

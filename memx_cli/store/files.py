@@ -47,6 +47,7 @@ class Store:
         # The privacy gate (issue 12): every memory written passes it. The repository
         # gives the one its configuration asks for (custom patterns); else the built-in.
         self.masker = masker or _builtin_mask
+        self._aside_dir: Path | bool | None = None  # _aside(): None until first asked
 
     # ------------------------------------------------------------ layout
 
@@ -64,11 +65,36 @@ class Store:
 
     @property
     def cache_dir(self) -> Path:
-        return self.root / "cache"
+        aside = self._aside()
+        return aside / "cache" if aside is not None else self.root / "cache"
 
     @property
     def lock_path(self) -> Path:
-        return self.local_dir / "write.lock"
+        aside = self._aside()
+        return aside / "write.lock" if aside is not None else self.local_dir / "write.lock"
+
+    @property
+    def state_dir(self) -> Path:
+        """Where this machine's derived statistics live (recall counts, the anchors'
+        verification cache): local/, or beside the caches for a read-only store."""
+        aside = self._aside()
+        return aside / "local" if aside is not None else self.local_dir
+
+    def _aside(self) -> Path | None:
+        """For a store this user cannot write (a read-only mount or checkout), a folder
+        of the user's cache that holds its indexes, lock and statistics, so it can still
+        be searched; None for a writable store. Its memories stay read-only."""
+        if self._aside_dir is None:
+            writable = not self.root.is_dir() or os.access(self.root, os.W_OK)
+            if writable:
+                self._aside_dir = False
+            else:
+                import hashlib
+
+                base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+                key = hashlib.sha256(str(self.root.resolve()).encode()).hexdigest()[:20]
+                self._aside_dir = Path(base) / "memx" / "read-only" / key
+        return self._aside_dir if isinstance(self._aside_dir, Path) else None
 
     @property
     def tmp_dir(self) -> Path:

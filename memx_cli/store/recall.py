@@ -43,7 +43,7 @@ Stats = dict[str, tuple[int, str]]
 
 
 def ledger(store: Store) -> Ledger:
-    return Ledger(store.local_dir, LOG, TABLE, MAGIC, LEGACY)
+    return Ledger(store.state_dir, LOG, TABLE, MAGIC, LEGACY)
 
 
 def load(store: Store) -> Stats:

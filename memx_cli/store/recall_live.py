@@ -86,7 +86,7 @@ class LiveRecalls:
     # ------------------------------------------------------------ internals
 
     def _open(self, store: Store, create: bool = True) -> _Log | None:
-        path = store.local_dir / recall.LOG
+        path = store.state_dir / recall.LOG
         log = self._logs.get(str(path))
         if log is not None and os.fstat(log.fd).st_nlink == 0:
             self._logs.pop(str(path))  # the file was deleted: a new one from here on
@@ -113,7 +113,7 @@ class LiveRecalls:
         """With the log's shared lock: bring the table and the unfolded entries up to
         date, reading only what changed since the last call."""
         try:
-            st = os.stat(store.local_dir / recall.TABLE)
+            st = os.stat(store.state_dir / recall.TABLE)
             table_id: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_ctime_ns)
         except FileNotFoundError:
             table_id = None
@@ -123,7 +123,7 @@ class LiveRecalls:
         size = os.fstat(log.fd).st_size
         if (table_id != log.table_id or table_id is None or generation != log.generation
                 or size < log.read_to):
-            log.table = _mapped(store.local_dir / recall.TABLE)
+            log.table = _mapped(store.state_dir / recall.TABLE)
             if not log.table:
                 log.table = recall._legacy_table(store)
             log.table_id, log.generation, log.extra = table_id, generation, {}
