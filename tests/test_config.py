@@ -133,7 +133,7 @@ embedding.model: bundled
 @pytest.mark.parametrize("key, value, shown, expected", [
     ("ace.retrieval.max_results", "12", "12",
      COMMENTED.replace("max_results: 8   #", "max_results: 12   #")),
-    ("embedding.model", "bundled", "\"bundled\"", COMMENTED),
+    ("embedding.model", "bundled", "bundled", COMMENTED),
     ("ace.curator.conflict_band", "[0.4, 0.7]", "[0.4, 0.7]",
      COMMENTED.replace("conflict_band:\n      - 0.5\n      - 0.8\n",
                        "conflict_band: [0.4, 0.7]\n")),
@@ -141,7 +141,7 @@ embedding.model: bundled
     ("ace.decay.half_life", "10", "10.0",
      COMMENTED.replace("    merge_strategy: keep_best\n",
                        "    merge_strategy: keep_best\n  decay:\n    half_life: 10.0\n")),
-    ("ace.retrieval.fusion", "polyphonic", "\"polyphonic\"",
+    ("ace.retrieval.fusion", "polyphonic", "polyphonic",
      COMMENTED.replace("fusion: blended", "fusion: polyphonic")),
 ])
 def test_config_set_changes_only_the_key_it_sets(memx: Memx, repo: Path, key: str, value: str,
@@ -151,6 +151,12 @@ def test_config_set_changes_only_the_key_it_sets(memx: Memx, repo: Path, key: st
     memx.ok("config", "set", key, value)
     assert path.read_text() == expected
     assert memx.ok("config", "get", key).strip() == shown
+
+
+def test_config_get_prints_a_string_as_it_is_and_json_on_request(memx: Memx) -> None:
+    assert memx.ok("config", "get", "ace.retrieval.fusion") == "blended\n"
+    assert memx.ok("config", "get", "ace.retrieval.fusion", "--json") == "\"blended\"\n"
+    assert memx.ok("config", "get", "ace.curator.dedup_threshold") == "0.9\n"
 
 
 def test_config_unset_removes_only_that_key(memx: Memx, repo: Path) -> None:

@@ -64,12 +64,17 @@ def config_group() -> None:
 
 @config_group.command("get")
 @click.argument("key")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the value as JSON (a string quoted), as the other types always are.")
 @click.pass_obj
-def get_cmd(state: State, key: str) -> None:
-    """Print the value KEY has here, after every layer is applied."""
+def get_cmd(state: State, key: str, as_json: bool) -> None:
+    """Print the value KEY has here, after every layer is applied: a string as it is
+    (for `$(memx config get KEY)` in scripts), numbers, booleans, lists and mappings
+    as JSON."""
     import json
 
-    click.echo(json.dumps(_load(state).get(key)))
+    value = _load(state).get(key)
+    click.echo(value if isinstance(value, str) and not as_json else json.dumps(value))
 
 
 @config_group.command("set")
