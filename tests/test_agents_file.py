@@ -22,7 +22,7 @@ def test_the_block_goes_in_once_and_the_rest_stays(memx: Memx, repo: Path) -> No
     memx.ok("add", "The API server lives in services/api.")
     (repo / "AGENTS.md").write_text(USER_AGENTS_MD)
     out = memx.ok("export", "--format", "agents-md")
-    assert out.startswith("Updated AGENTS.md (1 policies, 1 facts, ")
+    assert out.startswith("Updated AGENTS.md (1 policy, 1 fact, ")
     text = (repo / "AGENTS.md").read_text()
     assert text.startswith(USER_AGENTS_MD + "\n" + BEGIN + "\n")
     assert block(text) == (
@@ -31,7 +31,7 @@ def test_the_block_goes_in_once_and_the_rest_stays(memx: Memx, repo: Path) -> No
         f"- The API server lives in services/api.\n\n{END}")
     before = (repo / "AGENTS.md").read_bytes()
     again = memx.ok("export", "--format", "agents-md")
-    assert again.startswith("Up to date: AGENTS.md (1 policies, 1 facts, ")
+    assert again.startswith("Up to date: AGENTS.md (1 policy, 1 fact, ")
     assert (repo / "AGENTS.md").read_bytes() == before
     # Text the user adds after the block survives a refresh that changes the block.
     (repo / "AGENTS.md").write_text(before.decode() + "\nMore notes.\n")

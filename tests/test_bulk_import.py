@@ -159,7 +159,7 @@ def test_raw_import_stores_secrets_as_given_and_import_masks_them(memx: Memx,
     for n, flag in enumerate((["--raw"], [])):
         mid = new_id(1_780_000_000_000 + n)
         payload.write_text(json.dumps({"id": mid, "content": f"deploy uses {key} ({n})"}))
-        assert memx.ok("import", *flag, str(payload)) == "Imported 1 memories\n"
+        assert memx.ok("import", *flag, str(payload)) == "Imported 1 memory\n"
         stored = (repo / ".memx" / "memories" / f"{mid}.yaml").read_text()
         expected = key if flag else "[REDACTED:aws_access_key]"
         assert f"content: deploy uses {expected} ({n})\n" in stored

@@ -23,7 +23,7 @@ def test_agents_md_holds_no_personal_global_memory(memx: Memx, repo: Path) -> No
     memx.ok("add", "The deploy script lives in ops/deploy.sh")
     memx.ok("add", "I like my terminal font at 14pt", "--scope", "global")
     assert memx.ok("export", "--format", "agents-md") == (
-        "Updated AGENTS.md (0 policies, 1 facts, 203 characters)\n")
+        "Updated AGENTS.md (0 policies, 1 fact, 203 characters)\n")
     text = (repo / "AGENTS.md").read_text()
     assert "- The deploy script lives in ops/deploy.sh\n" in text
     assert "terminal font" not in text
@@ -84,9 +84,9 @@ def test_ingesting_the_same_transcript_twice_does_not_claim_to_store_again(
         memx: Memx, repo: Path) -> None:
     (repo / "session.txt").write_text(
         "User: Our convention: every public function needs a docstring with an example.\n")
-    assert memx.ok("ingest", "session.txt").startswith("Stored 1 memories from 1 blocks\n")
+    assert memx.ok("ingest", "session.txt").startswith("Stored 1 memory from 1 block\n")
     again = memx.ok("ingest", "session.txt")
-    assert again.startswith("Stored 0 memories from 1 blocks, 1 already present\n")
+    assert again.startswith("Stored 0 memories from 1 block, 1 already present\n")
     assert "skipped (duplicate of " in again
 
 
@@ -131,7 +131,7 @@ def test_importing_a_folder_skips_memx_own_files_git_and_what_git_ignores(
     (repo / "build" / "NOTES.md").write_text("- Always copy the generated docs by hand\n")
     (repo / "CLAUDE.md").write_text("# Rules\n\n- Always run make lint before committing\n")
     # README.md ("demo") is a Markdown file of the folder too: the one fact
-    assert memx.ok("import", ".") == "Imported 2 memories (1 policies, 1 facts)\n"
+    assert memx.ok("import", ".") == "Imported 2 memories (1 policy, 1 fact)\n"
     listed = memx.ok("list")
     assert "Always run make lint before committing" in listed
     assert "staging password" not in listed and "generated docs" not in listed

@@ -117,7 +117,7 @@ def test_reimporting_an_unchanged_file_changes_nothing(memx: Memx, repo: Path) -
     (repo / "CLAUDE.md").write_text(CLAUDE_MD.replace("## Code style\n\n",
                                                       "## Code style\n\n- Keep functions short.\n"))
     out = memx.ok("import", "CLAUDE.md")
-    assert out == "Imported 1 memories (1 policies, 0 facts), 5 already imported\n"
+    assert out == "Imported 1 memory (1 policy, 0 facts), 5 already imported\n"
     assert len(list(store.iterdir())) == 12
 
 

@@ -29,7 +29,7 @@ def test_a_reply_that_names_what_was_tried_confirms_it(memx: Memx, repo: Path) -
         "a: Inside compose the broker is not on localhost. Set "
         "`CELERY_BROKER_URL=amqp://guest@rabbitmq:5672//` in worker.env.",
         "u: mit rabbitmq als Host verbindet er sich sofort")
-    assert out.startswith("Stored 1 memories from 3 messages\n")
+    assert out.startswith("Stored 1 memory from 3 messages\n")
     assert contents(repo) == [
         "Error: the worker can't reach the broker: kombu.exceptions.OperationalError: "
         "[Errno 111] Connection refused. Fix: Set "

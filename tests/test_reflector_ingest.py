@@ -47,7 +47,7 @@ def memories(repo: Path) -> list[dict[str, object]]:
 def test_an_error_fixed_in_a_transcript_becomes_one_masked_pitfall(memx: Memx, repo: Path) -> None:
     (repo / "session.jsonl").write_text(transcript())
     out = memx.ok("ingest", "session.jsonl")
-    assert out.startswith("Stored 1 memories from 7 messages\n")
+    assert out.startswith("Stored 1 memory from 7 messages\n")
     [mem] = memories(repo)
     assert (mem["section"], mem["type"], mem["kind"]) == ("debugging", "pitfall", "fact")
     assert mem["content"] == (

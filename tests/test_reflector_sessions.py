@@ -74,7 +74,7 @@ def test_a_fix_chained_before_the_failing_command_is_the_lesson(memx: Memx, repo
                  "==> Successfully stopped `postgresql@15`\n ✔ Container shop-db-1  Started",
                  False)
             .write(repo))
-    assert memx.ok("ingest", name).startswith("Stored 1 memories from 7 messages\n")
+    assert memx.ok("ingest", name).startswith("Stored 1 memory from 7 messages\n")
     assert contents(repo) == [
         f"Error: `docker compose up -d db` — {BIND}. "
         "Fix: ran `brew services stop postgresql@15`."]

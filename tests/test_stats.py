@@ -107,4 +107,4 @@ def test_feedback_does_not_renew_the_decay_age(memx: Memx, repo: Path,
     mid = add(memx, "The staging database is refreshed every Sunday")
     monkeypatch.setenv("MEMX_NOW", "2026-07-20T00:00:00Z")
     memx.ok("feedback", mid, "--helpful")
-    assert memx.ok("sweep", "--dry-run").startswith("Would archive 1 of 1 memories")
+    assert memx.ok("sweep", "--dry-run").startswith("Would archive 1 of 1 memory")

@@ -88,7 +88,7 @@ def test_valid_until_expires_and_policies_are_never_swept(memx: Memx, repo: Path
     assert [(a["id"], a["reason"]) for a in out] == [
         (ids[0], "expired (valid_until 2026-01-03T00:00:00Z)")]
     monkeypatch.setenv("MEMX_NOW", "2030-01-01T00:00:00Z")
-    assert memx.ok("sweep") == "Nothing to archive: 1 memories checked, none below 0.02.\n"
+    assert memx.ok("sweep") == "Nothing to archive: 1 memory checked, none below 0.02.\n"
     assert (repo / ".memx" / "memories" / f"{ids[1]}.yaml").exists()
 
 
@@ -148,7 +148,7 @@ def test_a_failed_move_leaves_one_copy_and_the_next_sweep_finishes(
     assert result.code == 3
     # one copy, never two (a copy then a removal left a duplicate when killed between)
     assert copies(repo) == [f"memories/{old}.yaml"]
-    assert memx.ok("sweep").startswith("Archived 1 of 1 memories")
+    assert memx.ok("sweep").startswith("Archived 1 of 1 memory")
     assert copies(repo) == [f"archive/{old}.yaml"]
     assert memx.ok("restore", old).startswith("Restored")
     assert copies(repo) == [f"memories/{old}.yaml"]

@@ -13,6 +13,11 @@ import click
 from memx_cli.store.memory import Memory, Problem
 
 
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """"1 memory", "2 memories": a count with its noun in the right number."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 def emit_json(payload: dict[str, Any]) -> None:
     """Every JSON output is an object with a top-level key, so it can grow."""
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2))

@@ -7,7 +7,7 @@ from typing import IO, Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, memory_json, one_line
+from memx_cli.cli._output import counted, emit_json, memory_json, one_line
 
 
 def _open(path: str) -> tuple[IO[bytes], str, int | None]:
@@ -114,7 +114,7 @@ def _as_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
 
 def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
     stats = outcome.stats
-    read = f"{stats.records} {'messages' if outcome.format in ('json', 'jsonl') else 'blocks'}"
+    read = counted(stats.records, "message" if outcome.format in ("json", "jsonl") else "block")
     if outcome.format == "raw":
         verb = "Would store" if dry_run else "Stored"
         click.echo(f"{verb} the input as one memory (ACE off: not sanitized)")
@@ -133,7 +133,7 @@ def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
     else:
         # a duplicate (skipped) or a merge counts a mention: nothing new was stored
         known = sum(r.action in ("skipped", "merged into") for r in outcome.results)
-        click.echo(f"Stored {len(outcome.results) - known} memories from {read}"
+        click.echo(f"Stored {counted(len(outcome.results) - known, 'memory', 'memories')} from {read}"
                    + (f", {known} already present" if known else ""))
         width = 100
         for item, result in zip(outcome.items, outcome.results):

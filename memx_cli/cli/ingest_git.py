@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from memx_cli.cli._output import emit_json, one_line
+from memx_cli.cli._output import counted, emit_json, one_line
 
 
 def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool) -> None:
@@ -36,7 +36,8 @@ def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool) -> None
                "ingested")
     verb = "Would store" if dry_run else "Stored"
     count = len(outcome.items) if dry_run else len(outcome.results)
-    click.echo(f"{verb} {count} memories from {outcome.reflected} commits ({skipped})")
+    click.echo(f"{verb} {counted(count, 'memory', 'memories')} from "
+               f"{counted(outcome.reflected, 'commit')} ({skipped})")
     shown = outcome.items if dry_run else [(s, i) for (s, i), _ in
                                            zip(outcome.items, outcome.results)]
     for sha, item in shown:

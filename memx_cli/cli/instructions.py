@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, one_line
+from memx_cli.cli._output import counted, emit_json, one_line
 
 
 def import_markdown(state: State, paths: list[Path], raw: bool, dry_run: bool,
@@ -41,8 +41,8 @@ def import_markdown(state: State, paths: list[Path], raw: bool, dry_run: bool,
     present = len(found) - len(fresh)
     more = f", {present} already imported" if present else ""
     if dry_run:
-        click.echo(f"Dry run: {len(fresh)} new items ({policies} policies, "
-                   f"{len(fresh) - policies} facts){more}; nothing written")
+        click.echo(f"Dry run: {len(fresh)} new items ({counted(policies, 'policy', 'policies')}, "
+                   f"{counted(len(fresh) - policies, 'fact')}){more}; nothing written")
         for c in found:
             mark = "=" if c.present else "+"
             where = f"{c.path}:{c.item.line}"
@@ -53,8 +53,8 @@ def import_markdown(state: State, paths: list[Path], raw: bool, dry_run: bool,
         click.echo(f"Nothing new to import ({present} items already imported)")
         return
     written = [r for r in results if r.action not in ("merged into", "skipped")]
-    click.echo(f"Imported {len(written)} memories ({policies} policies, "
-               f"{len(fresh) - policies} facts){more}")
+    click.echo(f"Imported {counted(len(written), 'memory', 'memories')} "
+               f"({counted(policies, 'policy', 'policies')}, {counted(len(fresh) - policies, 'fact')}){more}")
     for r in results:
         if r.action != "added":
             click.echo(f"  {r.message}: {one_line(r.memory.content, 60)}")

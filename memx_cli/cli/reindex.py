@@ -5,7 +5,7 @@ import sys
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json
+from memx_cli.cli._output import counted, emit_json
 
 
 @click.command("reindex")
@@ -50,5 +50,5 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
         return
     for label, s in summary.items():
         vectors = "with vectors" if s["vectors"] else "keyword only (no embedding model)"
-        click.echo(f"{label}: {s['documents']} memories indexed ({s['added']} added, "
+        click.echo(f"{label}: {counted(s['documents'], 'memory', 'memories')} indexed ({s['added']} added, "
                    f"{s['changed']} changed, {s['removed']} removed), {vectors}")

@@ -5,7 +5,7 @@ from typing import Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json
+from memx_cli.cli._output import counted, emit_json
 
 
 def _source_json(source: Any, memories: int | None) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def add_cmd(state: State, name: str, url: str, ref: str | None, domains: tuple[s
     from memx_cli.operations.sources import add
 
     result = add(state.repo(), name, url, ref, domains, weight)
-    click.echo(f"Added source {name}: {result.memories} memories at {str(result.new)[:12]} "
+    click.echo(f"Added source {name}: {counted(result.memories, 'memory', 'memories')} at {str(result.new)[:12]} "
                "(commit .memx/config.yaml and .memx/sources.lock)")
 
 
@@ -62,10 +62,10 @@ def update_cmd(state: State, names: tuple[str, ...]) -> None:
         if item.problem:
             click.echo(f"memx: warning: {item.problem} (kept {str(item.old)[:12]})", err=True)
         elif item.old == item.new:
-            click.echo(f"{name}: up to date at {str(item.new)[:12]} ({item.memories} memories)")
+            click.echo(f"{name}: up to date at {str(item.new)[:12]} ({counted(item.memories, 'memory', 'memories')})")
         else:
             before = str(item.old)[:12] if item.old else "nothing"
-            click.echo(f"{name}: {before} -> {str(item.new)[:12]} ({item.memories} memories)")
+            click.echo(f"{name}: {before} -> {str(item.new)[:12]} ({counted(item.memories, 'memory', 'memories')})")
 
 
 @source_group.command("list")
@@ -83,7 +83,7 @@ def list_cmd(state: State, as_json: bool) -> None:
         click.echo("No sources; add one with memx source add NAME URL.")
     for source, count in rows:
         pinned = str(source.commit)[:12] if source.commit else "not fetched"
-        held = "not in the cache" if count is None else f"{count} memories"
+        held = "not in the cache" if count is None else counted(count, "memory", "memories")
         extra = f", ref {source.ref}" if source.ref else ""
         extra += f", domains {', '.join(source.domains)}" if source.domains else ""
         extra += f", weight {source.weight:g}" if source.weight != 1.0 else ""

@@ -3,7 +3,7 @@ from __future__ import annotations
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, one_line, warn_problems
+from memx_cli.cli._output import counted, emit_json, one_line, warn_problems
 
 
 @click.command("sweep")
@@ -27,11 +27,11 @@ def sweep_cmd(state: State, dry_run: bool, as_json: bool) -> None:
         emit_json({"sweep": sweep_json(report)})
         return
     if not report.moved:
-        click.echo(f"Nothing to archive: {report.checked} memories checked, none below "
-                   f"{report.threshold:g}.")
+        click.echo(f"Nothing to archive: {counted(report.checked, 'memory', 'memories')} "
+                   f"checked, none below {report.threshold:g}.")
         return
     verb = "Would archive" if dry_run else "Archived"
-    click.echo(f"{verb} {len(report.moved)} of {report.checked} memories "
+    click.echo(f"{verb} {len(report.moved)} of {counted(report.checked, 'memory', 'memories')} "
                f"(weight below {report.threshold:g}):")
     for item in report.moved:
         click.echo(f"  {item.memory.id}  {item.reason}  {one_line(item.memory.content, 50)}")

@@ -6,7 +6,7 @@ from typing import Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json
+from memx_cli.cli._output import counted, emit_json
 
 
 @click.command("import")
@@ -71,7 +71,7 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
     more = f", {skipped} already present" if skipped else ""
     folded = len(results) - len(written)
     more += f", {folded} folded into existing memories" if folded else ""
-    click.echo(f"Imported {len(written)} memories{more}")
+    click.echo(f"Imported {counted(len(written), 'memory', 'memories')}{more}")
     for line in _decisions(results, state.verbose):
         click.echo(line)
 
@@ -139,7 +139,7 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
                             None if guard is None else lambda m: guard.can_read(m.domain))
         more = f", {done.left_out} left out for size" if done.left_out else ""
         verb = "Updated" if done.changed else "Up to date:"
-        click.echo(f"{verb} {done.display} ({done.policies} policies, {done.facts} facts, "
+        click.echo(f"{verb} {done.display} ({counted(done.policies, 'policy', 'policies')}, {counted(done.facts, 'fact')}, "
                    f"{done.chars} characters{more})")
         return
     if output:
