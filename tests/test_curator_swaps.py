@@ -12,16 +12,7 @@ import pytest
 from memx_cli.curator.contradiction import detect
 
 from .conftest import Memx
-
-
-def add(memx: Memx, text: str) -> tuple[str, str]:
-    result = memx("add", text)
-    assert result.code == 0, result.err
-    return result.out.strip(), result.err
-
-
-def stored(repo: Path) -> int:
-    return len(list((repo / ".memx" / "memories").glob("*.yaml")))
+from .test_curator_relations import add, stored
 
 
 @pytest.mark.parametrize(
