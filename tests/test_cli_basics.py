@@ -25,6 +25,21 @@ def test_init_creates_store_and_is_idempotent(bare_repo: Path, monkeypatch: pyte
     assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
 
 
+def test_init_and_hooks_answer_in_json(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memx = Memx(bare_repo, monkeypatch)
+    made = json.loads(memx.ok("init", "--json"))["init"]
+    assert made["store"] == str(bare_repo / ".memx")
+    assert made["created"] is True
+    assert {".memx", ".memx/memories", ".memx/.gitattributes"} <= set(made["made"])
+    again = json.loads(memx.ok("init", "--json"))["init"]
+    assert (again["created"], again["made"]) == (False, [])
+    hooks = json.loads(memx.ok("hooks", "install", "--hooks", "pre-commit", "--json"))["hooks"]
+    assert hooks["directory"] == str(bare_repo / ".git" / "hooks")
+    assert hooks["changes"] == [{"name": "pre-commit", "action": "installed"}]
+    gone = json.loads(memx.ok("hooks", "uninstall", "--hooks", "pre-commit", "--json"))
+    assert gone["hooks"]["changes"] == [{"name": "pre-commit", "action": "removed"}]
+
+
 def test_init_from_a_subdirectory_uses_the_repository_top(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sub = bare_repo / "src" / "pkg"
     sub.mkdir(parents=True)

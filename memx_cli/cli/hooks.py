@@ -32,10 +32,14 @@ def _where(worktree: Path, path: Path) -> str:
         return str(path)
 
 
+JSON_HELP = 'Print {"hooks": {"directory", "changes": [{"name", "action"}]}} as JSON.'
+
+
 @hooks_group.command("install")
 @click.option("--hooks", "names", multiple=True, metavar="LIST", help=HOOKS_OPTION_HELP)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
-def install_cmd(state: State, names: tuple[str, ...]) -> None:
+def install_cmd(state: State, names: tuple[str, ...], as_json: bool) -> None:
     """Write the hook shims into the repository's hooks directory.
 
     Uses core.hooksPath when it is set. The shims run memx with the Python that runs this
@@ -47,20 +51,41 @@ def install_cmd(state: State, names: tuple[str, ...]) -> None:
     from memx_cli.githooks.install import install, parse_names
 
     repo = state.repo(initialized=False)
-    _report(repo.worktree, install(repo.worktree, parse_names(names)))
-    for change in register(repo.worktree, repo.store.root):
+    changes = list(install(repo.worktree, parse_names(names)))
+    driver = register(repo.worktree, repo.store.root)
+    if as_json:
+        _report_json(repo.worktree, changes, driver)
+        return
+    _report(repo.worktree, changes)
+    for change in driver:
         click.echo(f"  {'merge driver':<14} {change}")
 
 
 @hooks_group.command("uninstall")
 @click.option("--hooks", "names", multiple=True, metavar="LIST", help=HOOKS_OPTION_HELP)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
-def uninstall_cmd(state: State, names: tuple[str, ...]) -> None:
+def uninstall_cmd(state: State, names: tuple[str, ...], as_json: bool) -> None:
     """Remove memx's shims and put back the hooks they replaced."""
     from memx_cli.githooks.install import parse_names, uninstall
 
     repo = state.repo(initialized=False)
-    _report(repo.worktree, uninstall(repo.worktree, parse_names(names)))
+    changes = list(uninstall(repo.worktree, parse_names(names)))
+    if as_json:
+        _report_json(repo.worktree, changes, [])
+    else:
+        _report(repo.worktree, changes)
+
+
+def _report_json(worktree: Path, changes: Any, driver: list[str]) -> None:
+    from memx_cli.githooks.install import hooks_directory
+
+    payload: dict[str, Any] = {
+        "directory": str(hooks_directory(worktree)),
+        "changes": [{"name": c.name, "action": c.action} for c in changes]}
+    if driver:
+        payload["merge_driver"] = driver
+    emit_json({"hooks": payload})
 
 
 def _report(worktree: Path, changes: Any) -> None:
