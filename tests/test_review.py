@@ -41,6 +41,7 @@ def test_lists_learned_memories_with_their_provenance(memx: Memx, repo: Path) ->
         "memx policy add" in text
     memx.ok("add", "typed by hand, not learned", "--raw")
     assert len(json.loads(memx.ok("review", "--json"))["pending"]) == 3  # uncommitted too
+    assert memx.ok("review").startswith("3 memories are not staged yet:\n")  # not all learned
 
 
 def test_accept_stages_reject_removes_and_keeps_a_copy(memx: Memx, repo: Path) -> None:

@@ -79,7 +79,9 @@ def _list(found: list[Any], base: str | None, as_json: bool) -> None:
     one = len(found) == 1
     what = (f"differ{'s' if one else ''} from {base}" if base
             else f"{'is' if one else 'are'} not staged yet")
-    click.echo(f"{len(found)} learned memor{'y' if one else 'ies'} {what}:")
+    # "learned" only when memx wrote them all (a memory added by hand has no rule)
+    learned = "learned " if all(item.rule for item in found) else ""
+    click.echo(f"{len(found)} {learned}memor{'y' if one else 'ies'} {what}:")
     for item in found:
         click.echo(_block(item))
 
