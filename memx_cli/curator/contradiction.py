@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
 from memx_cli.curator.relations import (
+    MAX_CHARS,
     SAME_STATEMENT,
     count_change,
     locator_change,
@@ -307,9 +308,11 @@ def detect(old: str, new: str) -> Contradiction | None:
     and last a restatement that says it changes the statement ("now", "instead of")."""
     a, b = read(old), read(new)
     sa, sb = shape(old), shape(new)
-    prefixed = prefixed_opposites(old, new)
-    swap = value_swap(old, new)
-    changed = _opposed_words(a, b) | locator_units(old, new) | frozenset(
+    short = max(len(old), len(new)) <= MAX_CHARS
+    prefixed = prefixed_opposites(old, new) if short else None
+    swap = value_swap(old, new) if short else None
+    located = locator_units(old, new) if short else frozenset()
+    changed = _opposed_words(a, b) | located | frozenset(
         stem(w) for w in (*(prefixed or ()), *(swap[1:] if swap else ())))
     if subject_swap(sa, sb, changed):
         return None
@@ -329,10 +332,10 @@ def detect(old: str, new: str) -> Contradiction | None:
         opposite = _opposites(a, b)
         if opposite is not None:
             return Contradiction("opposite", opposite, b.change)
-        found = _relation(old, new, prefixed, swap)
+        found = _relation(old, new, prefixed, swap) if short else None
         if found is not None:
             return Contradiction(found[0], found[1], b.change)
-    quantity = quantity_change(old, new)  # shares its own way: 所有服务 / 只有部分服务
+    quantity = quantity_change(old, new) if short else None  # 所有服务 / 只有部分服务
     if quantity is not None:
         return Contradiction("quantity", quantity, b.change)
     if sa.negative != sb.negative and jaccard(sa.core, sb.core) >= SAME_STATEMENT:

@@ -25,6 +25,12 @@ from memx_cli.curator.text import Token, is_content, tokenize, unit, units
 
 # Share of the smaller text's content units the other must have (contradiction.py).
 SAME_STATEMENT = 0.7
+# Tokens read on each side of an ordering word: "prefer X over Y" is said in a few words,
+# and a long clause (a pasted log) must not make the reading quadratic.
+SIDE = 12
+# Texts longer than this are compared by the older rules only (contradiction.detect): a
+# memory is a paragraph, and these rules read every pair of clauses and words.
+MAX_CHARS = 2000
 # Lead-in words a negative form adds to its word; the rest must be a word of its own.
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "dis", "des", "dés", "de", "in", "im", "ir", "il")
 _ZONE_ABBREVIATIONS = re.compile(
@@ -38,9 +44,14 @@ _PATH = re.compile(r"(?<![\w/.:-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*"
 _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[\w.,:/-]+)?")
 
 
-def _clause_end(tokens: list[Token], start: int) -> int:
-    return next((j for j in range(start, len(tokens)) if tokens[j].kind == "punct"),
-                len(tokens))
+def _clause_ends(tokens: list[Token]) -> list[int]:
+    """For each token, the index of the punctuation that ends its clause (one pass)."""
+    ends, end = [0] * len(tokens), len(tokens)
+    for at in range(len(tokens) - 1, -1, -1):
+        if tokens[at].kind == "punct":
+            end = at
+        ends[at] = end
+    return ends
 
 
 def _cjk_units(run: str) -> set[str]:
@@ -52,25 +63,27 @@ def ordered(text: str) -> frozenset[tuple[str, frozenset[str], frozenset[str]]]:
     """(ordering word, content units before it, content units after it), within one
     clause, for each ordering word of the text."""
     tokens = tokenize(text)
+    ends = _clause_ends(tokens)
     found = set()
     start = 0
     for at, token in enumerate(tokens):
         if token.kind == "punct":
             start = at + 1
             continue
-        end = _clause_end(tokens, at)
+        end = ends[at]
         pair = (token.text, tokens[at + 1].text) if at + 1 < len(tokens) else ("", "")
         width = 2 if " ".join(pair) in lx.ORDER_PHRASES else 1 if token.text in lx.ORDER_WORDS else 0
+        first, last = max(start, at - SIDE), min(end, at + width + SIDE)
         if width:
             found.add((" ".join(t.text for t in tokens[at:at + width]),
-                       frozenset(units(tokens[start:at])),
-                       frozenset(units(tokens[at + width:end]))))
+                       frozenset(units(tokens[first:at])),
+                       frozenset(units(tokens[at + width:last]))))
         if token.kind == "cjk":
             for word in lx.ORDER_WORDS_CJK:
                 before, hit, after = token.text.partition(word)
                 if hit and before and after:
-                    found.add((word, frozenset(units(tokens[start:at]) | _cjk_units(before)),
-                               frozenset(_cjk_units(after) | units(tokens[at + 1:end]))))
+                    found.add((word, frozenset(units(tokens[first:at]) | _cjk_units(before)),
+                               frozenset(_cjk_units(after) | units(tokens[at + 1:last]))))
     return frozenset(found)
 
 
