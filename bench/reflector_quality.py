@@ -46,8 +46,11 @@ BROUGHT = {"blind1": (1.0, 1.0, 1.0), "blind2": (1.0, 1.0, 1.0), "blind3": (1.0,
 # heldout4: first sight 0.94 / 0.55 / 0.52; at the end 0.95 / 0.66 / 0.66, and 0.95 / 0.66
 # / 0.62 once rebased on the privacy masker of the same day, which masked the edit of h4-22
 # (`next-auth.d.ts: \`declare module ...\``) as a password; 0.66 again once a file's name
-# was no longer read as a setting's (privacy/keys.py).
-MEASURED_ONCE = {"heldout4": (0.95, 0.66, 0.66)}
+# was no longer read as a setting's (privacy/keys.py). 0.62 after evidence.covers stopped
+# taking a command with other targets for a rerun (`pytest -k slow` after `pytest -k
+# smoke`): h4-20's `terraform import` had passed as a rerun of `terraform apply` by that
+# loose reading; it is now an ErrorFix with the same lesson, not the labelled RetrySuccess.
+MEASURED_ONCE = {"heldout4": (0.95, 0.62, 0.62)}
 # The figures each batch had at first sight (precision / recall / lesson), recorded before
 # the rules learned from it: blind1 and blind2 (and heldout) on the Reflector of issue 4,
 # blind3 after the first round of changes of issue 13; heldout2 was written after the

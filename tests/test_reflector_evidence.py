@@ -259,3 +259,17 @@ def test_a_log_block_running_the_failing_command_in_other_words_is_its_outcome(
     assert mem["content"] == (
         "Error: `sudo -u app bash -c 'cleanup.sh'` — bash: cleanup.sh: command not found. "
         "Fix: ran `sudo -u app /opt/app/bin/cleanup.sh`.")
+
+
+def test_a_passing_run_of_other_targets_is_no_fix(memx: Memx, repo: Path) -> None:
+    """`pytest -k slow` passing after `pytest -k smoke` failed ran other tests: nothing
+    was fixed (a CI log with several selections)."""
+    (repo / "ci.log").write_text(
+        "$ pytest -k smoke\nFAILED tests/test_api.py::test_health - ConnectionError\n"
+        "1 failed, 3 passed\n$ pytest -k slow\n5 passed\n")
+    assert memx.ok("ingest", "ci.log").startswith("Nothing to remember")
+    (repo / "shard.log").write_text(
+        "$ npm test\nError: ECONNREFUSED 127.0.0.1:5432 at TCPConnectWrap\nFAIL src/db.test.ts\n"
+        "$ npm test -- --shard=2\nTests: 3 passed, 0 failed\n")
+    assert memx.ok("ingest", "shard.log").startswith("Nothing to remember")
+    assert contents(repo) == []

@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.narrative import STILL
+from memx_cli.reflector.reruns import SELECTING
 from memx_cli.reflector.signals import ERROR_CONSTANT, Signals
 from memx_cli.reflector.vocab import CJK_ANY, CJK_NEG_AFTER, CJK_NEG_BEFORE, KO_NEG_AFTER, NEGATORS
 
@@ -95,10 +96,22 @@ def covers(problem: str, command: str) -> bool:
     if len(want) < 2:
         return False
     head = problem.split()[0]
+    # what the command runs on (a script, a test selection, a path) must all be there:
+    # ``pytest -k smoke`` then ``pytest -k slow`` runs other tests, not the failing ones
+    targets = want - {head.rsplit("/", 1)[-1]} - WRAPPERS
+    before = problem.split()
     for segment in re.split(r"\s*(?:&&|\|\||;|\|)\s*", command):
-        if segment.split()[:1] == [head] and len(want & _names(segment)) * 2 >= len(want):
+        have = _names(segment)
+        selects = any(SELECTING.match(w) and w not in before for w in segment.split())
+        if segment.split()[:1] == [head] and len(want & have) * 2 >= len(want) \
+                and targets <= have and not selects:
             return True
     return False
+
+
+# Words that run another command rather than name what it runs on.
+WRAPPERS = frozenset(("sudo", "bash", "sh", "zsh", "env", "exec", "time", "nohup", "nice",
+                      "timeout", "xargs", "doas"))
 
 
 def echoes(problem: str, sig: Signals) -> bool:

@@ -29,10 +29,17 @@ def _program(words: list[str]) -> str | None:
     return next((w.rsplit("/", 1)[-1] for w in words if not ASSIGNMENT.match(w)), None)
 
 
+# Options that run a part of what the command ran (a shard, a name or marker filter): a
+# run with one added checks other things, it does not run the problem again.
+SELECTING = re.compile(r"^(?:--shard|--grep|--filter|--only|--testNamePattern|--testPathPattern"
+                       r"|--deselect|--selector|-k|-m|-t|-g)(?:=|$)")
+
+
 def _same(want: str, have: str) -> bool:
     if want == have:
         return True
-    if want.startswith("-") and have.startswith("-") and "=" in want and "=" in have:
+    if want.startswith("-") and have.startswith("-") and "=" in want and "=" in have \
+            and not SELECTING.match(want):  # --shard=1 / --shard=2 run other tests
         return want.split("=", 1)[0] == have.split("=", 1)[0]  # --repeat-each=10 / =20
     return have.endswith("/") and want.startswith(have)  # tests/ covers tests/test_x.py
 
@@ -48,6 +55,8 @@ def added(problem: str, segment: str) -> list[str] | None:
         if match is None:
             return None
         del left[match]
+    if any(SELECTING.match(word) for word in left):
+        return None  # `npm test -- --shard=2` after `npm test`: a part, not a rerun
     return left
 
 
