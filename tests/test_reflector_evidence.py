@@ -273,3 +273,20 @@ def test_a_passing_run_of_other_targets_is_no_fix(memx: Memx, repo: Path) -> Non
         "$ npm test -- --shard=2\nTests: 3 passed, 0 failed\n")
     assert memx.ok("ingest", "shard.log").startswith("Nothing to remember")
     assert contents(repo) == []
+
+
+def test_a_setting_change_the_user_turns_down_is_not_kept(memx: Memx, repo: Path) -> None:
+    out = ingest_chat(
+        memx,
+        "u: what should gunicorn run with on the new box?",
+        "a: Set `workers = 8` in gunicorn.conf.py, up from 2.",
+        "u: no, keep 2 workers, the box has 1 GB of memory")
+    assert out.startswith("Nothing to remember")
+    assert contents(repo) == []
+    out = ingest_chat(
+        memx,
+        "u: what should gunicorn run with on the new box?",
+        "a: Set `workers = 8` in gunicorn.conf.py, up from 2.",
+        "u: thanks")
+    assert out.startswith("Stored 1 memory from 3 messages\n")
+    assert contents(repo) == ["Set `workers = 8` in gunicorn.conf.py, up from 2."]

@@ -22,7 +22,7 @@ from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.episodes import Tracker
 from memx_cli.reflector.rules import NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
-from memx_cli.reflector.said import concrete
+from memx_cli.reflector.said import concrete, rejects
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
 
@@ -38,11 +38,19 @@ class PatternDetector:
         # of a few lines of a multi-line secret (a PEM body without its BEGIN line) would
         # no longer look like a secret to the sanitizer downstream.
         self.sanitizer = sanitizer or cached(())
+        # An assistant's setting change waits for the user's next message: turned down
+        # ("no, keep 2 workers"), it was only a suggestion and teaches nothing.
+        self._held: Candidate | None = None
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
             turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
         sig = analyse(turn)
+        released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
+        return released + self._feed(sig)
+
+    def _feed(self, sig: Signals) -> list[Candidate]:
+        turn = sig.turn
         found, taken = self.episodes.feed(sig)
         if turn.kind != "text":
             return found
@@ -55,10 +63,21 @@ class PatternDetector:
         if taken and turn.role == "assistant":
             return found  # an attempt inside an episode
         single = self._single(sig)
+        if single is not None and single.rule == "ConfigChange" and turn.role == "assistant":
+            earlier, self._held = self._held, single
+            return [*found, earlier] if earlier is not None else found
         return [*found, single] if single is not None else found
 
+    def _release(self, sig: Signals) -> list[Candidate]:
+        """The held setting change, unless this user message turns it down."""
+        held, self._held = self._held, None
+        if held is None or rejects(sig) or (sig.deny and not sig.confirm):
+            return []
+        return [held]
+
     def finish(self) -> list[Candidate]:
-        return self.episodes.finish()
+        held, self._held = self._held, None
+        return ([held] if held is not None else []) + self.episodes.finish()
 
     # ------------------------------------------------------------ one-turn rules
 
