@@ -19,12 +19,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memx_cli.errors import EXIT_INTERNAL, MemxError
+from memx_cli.privacy import kinds
 from memx_cli.privacy.patterns import PATTERNS, SNIPPET_PATTERNS, Pattern
 from memx_cli.store.memory import Anchor, Memory
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 _DIGIT = re.compile(r"\d")
-_KIND = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 _PLACED = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
 # base64 of 24+ characters: a k8s Secret's data, a docker config, a Basic header
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){6,}"
@@ -43,7 +43,8 @@ def _whole(match: re.Match[str]) -> str:
     enough to be part of the secret ("SG.<22 characters>.[REDACTED:token]")."""
     text = match.group(0)
     placed = _PLACED.search(text)
-    assert placed is not None
+    if placed is None:  # (the pattern holds one)
+        return text
     left, right = text[:placed.start()], text[placed.end():].rstrip(".")
     tail = text[placed.end() + len(right):]
     keep_left = sum(c.isalnum() for c in left) < GLUED_MIN
@@ -100,12 +101,12 @@ class Sanitizer:
             return match.group(0)
         if not all(c.isprintable() or c in "\n\r\t" for c in decoded):
             return match.group(0)
-        inner = _KIND.findall(self.sanitize(decoded, depth + 1))
+        inner = kinds(self.sanitize(decoded, depth + 1))
         return PLACEHOLDER.format(kind=inner[0]) if inner else match.group(0)
 
     def findings(self, text: str) -> list[str]:
         """Kinds found in ``text``, in order (for tests and reports)."""
-        return re.findall(r"\[REDACTED:([a-z0-9_]+)\]", self.sanitize(text))
+        return kinds(self.sanitize(text))
 
 
 def _mask(pattern: Pattern, match: re.Match[str]) -> str:
