@@ -85,3 +85,15 @@ def test_a_worded_unit_is_shown_apart_from_its_number() -> None:
     found = detect("The request timeout is 30 seconds", "The request timeout is 60 seconds")
     assert found is not None
     assert found.why == 'different values for "request timeout": 30 seconds vs 60 seconds'
+
+
+def test_an_ordering_word_reads_a_few_words_on_each_side() -> None:
+    """A long clause (a pasted log) must not make the order rule read it whole: each side
+    of "over" is at most ``SIDE`` tokens, so the reading stays linear in the text."""
+    from memx_cli.curator.relations import SIDE, ordered
+
+    words = [f"w{i}x" for i in range(200)]
+    text = " ".join([*words[:100], "over", *words[100:]])
+    [(word, left, right)] = ordered(text)
+    assert word == "over"
+    assert 0 < len(left) <= SIDE and 0 < len(right) <= SIDE
