@@ -5,8 +5,8 @@ the languages read; people also say 바로 연결돼요, "aucun changement", "no
 back a test run or just move on. What the problem's own words and commands do after a fix
 says it in any language:
 
-- a passing run: a tool result whose command covers most of the failing command's words
-  and exits 0, or output shaped like a green summary ("12 passed", "test result: ok",
+- a passing run: a tool result whose command covers the failing command (most of its
+  words, and all it ran on) and exits 0, or output shaped like a green summary ("12 passed", "test result: ok",
   "Build succeeded", "0 failed") with no failure count beside it, in a tool result or
   pasted back by the user;
 - a denial: the user's reply repeats the reported error (its code, error name or two of
@@ -89,9 +89,10 @@ def _names(text: str) -> set[str]:
 
 
 def covers(problem: str, command: str) -> bool:
-    """A later command that runs the failing one again in other words: the same program
-    and most of the problem's words (``sudo -u app bash -c 'x.sh'`` → ``sudo -u app
-    /opt/app/bin/x.sh``)."""
+    """A later command that runs the failing one again in other words: the same program,
+    most of the problem's words and everything it ran on (``sudo -u app bash -c 'x.sh'``
+    → ``sudo -u app /opt/app/bin/x.sh``), and no option that runs only a part of it
+    (``-k``, ``--shard``: ``reruns.SELECTING``)."""
     want = _names(problem.split("&&")[-1].split("|")[0])
     if len(want) < 2:
         return False
