@@ -84,6 +84,19 @@ def test_a_changed_committed_memory_goes_back_when_rejected(memx: Memx, repo: Pa
     assert {p["state"] for p in on_branch} == {"committed"} and len(on_branch) == 2
 
 
+def test_rejecting_one_side_of_a_recorded_conflict_leaves_no_dangling_link(
+        memx: Memx, repo: Path) -> None:
+    old = memx.ok("add", "Redis pool size 10 is enough").strip()
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "memory")
+    new = memx.ok("add", "Redis pool size must be at least 50 for stability").strip()
+    assert json.loads(memx.ok("show", old, "--json"))["memory"]["conflicts_with"] == [new]
+    memx.ok("review", "--reject", new)
+    assert "conflicts_with" not in json.loads(memx.ok("show", old, "--json"))["memory"]
+    assert memx("validate").code == 0
+    assert json.loads(memx.ok("conflicts", "--no-scan", "--json")) == {"conflicts": []}
+
+
 def test_bad_requests_are_one_line_errors(memx: Memx, repo: Path) -> None:
     learn(memx, repo)
     cases = {("review", "--accept"): "name the memories to accept (ID...) or pass --all",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import git
+from memx_cli.curator.links import dependants, repair
 from memx_cli.errors import AmbiguousIdError, MemxError, NotFoundError
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.memory import Memory
@@ -123,8 +124,11 @@ def accept(repo: Repo, items: Sequence[Pending]) -> None:
 
 def reject(repo: Repo, items: Sequence[Pending]) -> list[Path]:
     """Remove them (a changed memory goes back to its committed version); a copy of each
-    is kept in ``local/rejected/``. Returns the copies."""
+    is kept in ``local/rejected/``. Links other memories hold to a removed one (a conflict
+    the Curator recorded with it, a supersede) are mended as ``memx rm --relink`` mends
+    them, so the store stays valid. Returns the copies."""
     kept: list[Path] = []
+    removed: list[Pending] = []
     root = repo.worktree
     for item in items:
         file = root / item.path
@@ -140,6 +144,9 @@ def reject(repo: Repo, items: Sequence[Pending]) -> list[Path]:
             if tracked:
                 git.run(["rm", "-q", "--cached", "--", item.path], cwd=root)
             file.unlink()
+            removed.append(item)
+    for item in removed:
+        repair(dependants(repo, item.memory.id), item.memory.id, item.memory)
     return kept
 
 
