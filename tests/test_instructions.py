@@ -179,8 +179,9 @@ def test_bad_paths_and_json_mixing_are_one_line(memx: Memx, repo: Path) -> None:
     (repo / "a.json").write_text("[]")
     (repo / "b.json").write_text("[]")
     result = memx("import", "a.json", "b.json")
-    assert result.err.endswith("memx: error: JSON/JSONL: import one file at a time, without "
-                               "--dry-run (Markdown files and folders can be combined)\n")
+    assert result.err.endswith("memx: error: JSON/JSONL and memx's Markdown export: import one "
+                               "file at a time, without --dry-run (Markdown notes and folders "
+                               "can be combined)\n")
     (repo / "empty").mkdir()
     result = memx("import", "empty")
     assert (result.code, result.err) == (2, "memx: error: import: no Markdown files in empty\n")

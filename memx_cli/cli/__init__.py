@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "forget": ("rm", "rm_cmd", "Delete a memory (alias of rm)."),
     "validate": ("validate", "validate_cmd", "Check every memory file; exit 1 on problems."),
     "reindex": ("reindex", "reindex_cmd", "Bring the search indexes up to date."),
-    "import": ("transfer", "import_cmd", "Import memories from JSON or JSONL."),
+    "import": ("transfer", "import_cmd", "Import memories from JSON, JSONL or Markdown."),
     "export": ("transfer", "export_cmd", "Export memories as JSON, JSONL or Markdown."),
     "config": ("config", "config_group", "Read and change configuration."),
     "doctor": ("doctor", "doctor_cmd", "Report versions, store, index and hook state."),

@@ -27,7 +27,10 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
 
     Markdown: each top-level bullet, paragraph, table or code block becomes one policy
     (an imperative or must/never rule) or fact, its domain the heading above it, its
-    source the file and line. Importing an unchanged file again changes nothing.
+    source the file and line. Importing an unchanged file again changes nothing. The
+    block `memx export` manages in an instruction file is not imported (those memories
+    are in the store), and memx's own Markdown export is read back as memories (id,
+    kind, tags and content kept), like JSON.
 
     Each object needs "content"; "tags", "source", "created_at", "kind", "scope",
     "domain", "topic", "veracity", "tools", "entities", "section", "type" and "id" are
@@ -43,16 +46,19 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
 
     from memx_cli.cli._progress import ProgressLine
     from memx_cli.operations.instructions import is_instructions
+    from memx_cli.operations.transfer import is_markdown_export
     from memx_cli.operations.write import ace_enabled
 
-    if all(p != "-" and is_instructions(Path(p)) for p in paths):
+    exported = len(paths) == 1 and paths[0] != "-" and is_markdown_export(Path(paths[0]))
+    if not exported and all(p != "-" and is_instructions(Path(p)) for p in paths):
         from memx_cli.cli.instructions import import_markdown
 
         import_markdown(state, [Path(p) for p in paths], raw, dry_run, as_json)
         return
     if len(paths) > 1 or dry_run:
-        raise click.UsageError("JSON/JSONL: import one file at a time, without --dry-run "
-                               "(Markdown files and folders can be combined)")
+        raise click.UsageError("JSON/JSONL and memx's Markdown export: import one file at a "
+                               "time, without --dry-run (Markdown notes and folders can be "
+                               "combined)")
     memx = state.memx()
     progress = ProgressLine(enabled=False if as_json else None)
     try:

@@ -156,6 +156,24 @@ def _remember(repo: Repo, pairs: list[tuple[str, str]]) -> None:
                  json.dumps({"items": merged}, indent=1).encode("utf-8"), durable=False)
 
 
+def _without_managed_block(text: str) -> str:
+    """``text`` with the block ``memx export`` manages (agents_file) blanked, line for
+    line so that line numbers hold: it holds memories of this store, not the user's text."""
+    from memx_cli.operations.agents_file import BEGIN, END
+
+    lines = text.split("\n")
+    inside = False
+    for number, line in enumerate(lines):
+        mark = line.strip()
+        if mark == BEGIN:
+            inside = True
+        if inside:
+            lines[number] = ""
+        if mark == END:
+            inside = False
+    return "\n".join(lines)
+
+
 def candidates(repo: Repo, paths: list[Path]) -> tuple[list[Candidate], dict[str, dict[str, Any]]]:
     """Every item of every file, classified; and each file's front matter to record."""
     known = _known(repo)
@@ -166,7 +184,7 @@ def candidates(repo: Repo, paths: list[Path]) -> tuple[list[Candidate], dict[str
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise MemxError(f"import: {path}: not UTF-8 text") from None
-        meta, body, skipped = front_matter(text)
+        meta, body, skipped = front_matter(_without_managed_block(text))
         shown = _display(repo, path)
         extras[shown] = {k: meta[k] for k in ("globs", "alwaysApply", "trigger")
                          if isinstance(meta.get(k), (str, bool, list))}

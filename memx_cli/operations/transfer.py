@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import IO, Any
 
 from memx_cli.clock import format_timestamp, parse_timestamp
@@ -27,7 +29,8 @@ IMPORT_KEYS = BUILT | PASS_THROUGH | {"schema"}
 
 
 def read_records(stream: IO[bytes]) -> Iterator[tuple[int, Any]]:
-    """(line or position, object) for a JSON array, a {"memories": [...]} object or JSONL."""
+    """(line or position, object) for a JSON array, a {"memories": [...]} object, JSONL or
+    memx's own Markdown export."""
     head = stream.read(1)
     while head in (b" ", b"\n", b"\r", b"\t"):
         head = stream.read(1)
@@ -51,6 +54,16 @@ def read_records(stream: IO[bytes]) -> Iterator[tuple[int, Any]]:
         if not isinstance(data, list):
             raise MemxError("import: expected a JSON array of memory objects")
         yield from enumerate(data, 1)
+    elif head == b"#":
+        try:
+            text = (head + stream.read()).decode("utf-8")
+        except UnicodeDecodeError:
+            raise MemxError("import: input is not UTF-8 text") from None
+        records = markdown_export_records(text)
+        if records is None:
+            raise MemxError("import: Markdown that is not memx's own export; import it as a "
+                            "file (memx import NOTES.md) to split it into policies and facts")
+        yield from enumerate(records, 1)
     elif head:
         raise MemxError("import: expected JSON (an array of objects) or JSONL (one per line)")
 
@@ -254,7 +267,7 @@ def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:
         for mem in memories:
             yield json.dumps(_plain(mem), ensure_ascii=False) + "\n"
     elif fmt == "markdown":
-        yield "# Memories\n\n"
+        yield MARKDOWN_TITLE + "\n\n"
         for mem in memories:
             labels = ", ".join(mem.tags)
             head = f"- **{mem.kind}** `{mem.id}`" + (f" ({labels})" if labels else "")
@@ -262,6 +275,55 @@ def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:
             yield f"{head}\n\n{body}\n\n"
     else:
         raise MemxError(f"unknown export format {fmt!r}; use json, jsonl or markdown")
+
+
+MARKDOWN_TITLE = "# Memories"
+# One item of the Markdown export: "- **kind** `id`" and the tags in parentheses.
+_MARKDOWN_HEAD = re.compile(r"- \*\*([a-z_]+)\*\* `([0-9a-z]{26})`(?: \((.*)\))?")
+
+
+def is_markdown_export(path: Path) -> bool:
+    """Whether the file at ``path`` is memx's own Markdown export (read back as records,
+    not split into policies and facts like other Markdown)."""
+    try:
+        with path.open("rb") as file:
+            if file.read(len(MARKDOWN_TITLE) + 1).rstrip(b"\r\n") != MARKDOWN_TITLE.encode():
+                return False
+            return markdown_export_records(
+                MARKDOWN_TITLE + "\n" + file.read().decode("utf-8")) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def markdown_export_records(text: str) -> list[dict[str, Any]] | None:
+    """The records of memx's own Markdown export (``export --format markdown``), or None
+    when ``text`` is not one: its title, then only items of the export's shape (a head
+    line, then the content indented by two spaces). Reading them back keeps each
+    memory's id, kind, tags and content, so export -> import -> export is the identity."""
+    lines = text.splitlines()
+    if not lines or lines[0] != MARKDOWN_TITLE:
+        return None
+    records: list[dict[str, Any]] = []
+    body: list[str] = []
+    for line in lines[1:]:
+        head = _MARKDOWN_HEAD.fullmatch(line)
+        if head is not None:
+            _close(records, body)
+            kind, memory_id, labels = head.groups()
+            records.append({"id": memory_id, "kind": kind, "content": "",
+                            "tags": labels.split(", ") if labels else []})
+        elif line and (not records or not line.startswith("  ")):
+            return None  # prose of the user's own: a Markdown note, not an export
+        else:
+            body.append(line[2:])
+    _close(records, body)
+    return records if records else None
+
+
+def _close(records: list[dict[str, Any]], body: list[str]) -> None:
+    if records:
+        records[-1]["content"] = "\n".join(body).strip("\n")
+    body.clear()
 
 
 def _plain(mem: Memory) -> dict[str, Any]:

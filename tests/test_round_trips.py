@@ -1,0 +1,102 @@
+"""Export -> import -> export is the identity for every format memx writes (issue 27):
+json, jsonl and memx's own Markdown export are read back as the same memories in another
+repository; the block memx manages in AGENTS.md, CLAUDE.md and a Cursor rule is never
+imported as the user's text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .conftest import Memx
+
+WORDS = st.sampled_from(["deploy", "with", "fly", "the", "api", "pool", "size", "retry",
+                         "tests", "run", "make", "lint", "on", "ci", "néant", "连接池", "-",
+                         "`cfg`", "**bold**", "(x)", "#", "- item", "&", "<b>"])
+LINE = st.lists(WORDS, min_size=1, max_size=8).map(" ".join)
+CONTENT = st.lists(LINE, min_size=1, max_size=3).map("\n".join)
+TAG = st.sampled_from(["deploy", "ci", "db", "tooling", "team-rules"])
+MEMORY = st.tuples(st.sampled_from(["fact", "policy"]), CONTENT,
+                   st.lists(TAG, max_size=2, unique=True))
+
+
+def fresh_repo(tmp: Path, name: str, memx: Memx) -> Path:
+    root = tmp / name
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    memx.ok("init", cwd=root)
+    return root
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "markdown"])
+@settings(max_examples=4, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(memories=st.lists(MEMORY, min_size=1, max_size=4))
+def test_an_export_read_back_elsewhere_exports_the_same(
+        memx: Memx, tmp_path_factory: pytest.TempPathFactory, fmt: str,
+        memories: list[tuple[str, str, list[str]]]) -> None:
+    tmp = tmp_path_factory.mktemp("trip")
+    source, target = fresh_repo(tmp, "a", memx), fresh_repo(tmp, "b", memx)
+    for kind, content, tags in memories:
+        memx.ok("add", "-", "--kind", kind, "--raw",
+                *[x for tag in tags for x in ("--tag", tag)], input=content, cwd=source)
+    first = memx.ok("export", "--format", fmt, cwd=source)
+    (target / f"export.{fmt}").write_text(first)
+    memx.ok("import", f"export.{fmt}", "--raw", cwd=target)
+    assert memx.ok("export", "--format", fmt, cwd=target) == first
+    # and once more into the same store: nothing doubles
+    again = memx.ok("import", f"export.{fmt}", cwd=target)
+    assert "0 memories" in again
+    assert memx.ok("export", "--format", fmt, cwd=target) == first
+
+
+def test_the_markdown_export_keeps_kinds_ids_and_tags(memx: Memx, repo: Path,
+                                                      tmp_path: Path) -> None:
+    policy = memx.ok("add", "Never push to main", "--kind", "policy").strip()
+    fact = memx.ok("add", "The API is deployed with fly\n\nfrom services/api", "--tag",
+                   "deploy").strip()
+    (tmp_path / "export.md").write_text(memx.ok("export", "--format", "markdown"))
+    target = fresh_repo(tmp_path, "b", memx)
+    out = memx.ok("import", str(tmp_path / "export.md"), cwd=target)
+    assert out == "Imported 2 memories\n"
+    listed = {m["id"]: m for m in json.loads(memx.ok("list", "--json", cwd=target))["memories"]}
+    assert (listed[policy]["kind"], listed[policy]["content"]) == ("policy",
+                                                                    "Never push to main")
+    assert listed[fact]["kind"] == "fact" and listed[fact]["tags"] == ["deploy"]
+    assert listed[fact]["content"] == "The API is deployed with fly\n\nfrom services/api"
+
+
+def test_markdown_notes_titled_like_an_export_are_still_notes(memx: Memx, repo: Path) -> None:
+    (repo / "notes.md").write_text("# Memories\n\nWe deploy on Fridays.\n\n- Use pnpm.\n")
+    out = memx.ok("import", "notes.md", "--dry-run")
+    assert out.startswith("Dry run: 2 new items")
+
+
+@pytest.mark.parametrize("fmt, target", [("agents-md", "AGENTS.md"), ("claude-md", "CLAUDE.md"),
+                                         ("cursor-rules", ".cursor/rules/memx.mdc")])
+def test_the_managed_block_is_not_imported_back(memx: Memx, repo: Path, fmt: str,
+                                                target: str) -> None:
+    memx.ok("policy", "add", "Never push to main", "--domain", "conventions")
+    memx.ok("add", "The API lives in services/api")
+    path = repo / target
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt != "cursor-rules":
+        path.write_text("# Team\n\n- Always run make lint before pushing\n")
+    memx.ok("export", "--format", fmt)
+    before = path.read_bytes()
+    out = json.loads(memx.ok("import", target, "--dry-run", "--json"))
+    texts = [i["content"] for i in out["items"]]
+    assert texts == ([] if fmt == "cursor-rules" else ["Always run make lint before pushing"])
+    memx.ok("import", target)
+    memx.ok("export", "--format", fmt)
+    assert path.read_bytes() == before
+    policies = [m for m in json.loads(memx.ok("list", "--json"))["memories"]
+                if m["kind"] == "policy"]
+    assert sorted(m["content"] for m in policies) == sorted(
+        ["Never push to main"] + ([] if fmt == "cursor-rules"
+                                  else ["Always run make lint before pushing"]))
