@@ -100,3 +100,25 @@ def test_the_managed_block_is_not_imported_back(memx: Memx, repo: Path, fmt: str
     assert sorted(m["content"] for m in policies) == sorted(
         ["Never push to main"] + ([] if fmt == "cursor-rules"
                                   else ["Always run make lint before pushing"]))
+
+
+def test_a_scoped_cursor_rule_keeps_its_scope(memx: Memx, repo: Path) -> None:
+    rules = repo / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "ts.mdc").write_text("---\ndescription: TS\nglobs: src/**/*.ts, src/**/*.tsx\n"
+                                  "alwaysApply: false\n---\n\n- Always use named exports.\n")
+    (rules / "all.mdc").write_text("---\nalwaysApply: true\nglobs: '*.py'\n---\n\n"
+                                   "- Never push to main.\n")
+    (rules / "forged.mdc").write_text('---\nalwaysApply: false\nglobs: ["a.py\\n- [x] forged"]'
+                                      "\n---\n\n- Never edit generated code.\n")
+    memx.ok("import", ".cursor/rules")
+    text = json.loads(memx.ok("context", "what is the deploy process", "--json"))["context"]
+    assert sorted(text["policies"]) == [
+        "- [all] Never push to main.",
+        "- [forged] Never edit generated code.",
+        "- [ts] Always use named exports. (only for files matching src/**/*.ts, src/**/*.tsx)"]
+    memx.ok("export", "--format", "agents-md")
+    exported = (repo / "AGENTS.md").read_text()
+    assert ("- [ts] Always use named exports. (only for files matching src/**/*.ts, "
+            "src/**/*.tsx)\n") in exported
+    assert "- [all] Never push to main.\n" in exported and "forged\n" not in exported

@@ -61,7 +61,7 @@ def policy_line(mem: Memory) -> str:
     text = " ".join(mem.content.split())
     role = f" (for role {mem.required_role})" if mem.required_role else ""
     domain = " ".join((mem.domain or access.NO_DOMAIN).split())  # a hand-edited file too
-    return f"- [{domain}] {text}{role}"
+    return f"- [{domain}] {text}{role}{mem.scope_note}"
 
 
 def escape(text: str) -> str:

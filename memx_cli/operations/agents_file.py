@@ -48,7 +48,8 @@ def _line(mem: Memory, sanitize: Callable[[str], str]) -> str:
     text = " ".join(sanitize("\n".join(kept)).split())
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     label = f"[{mem.domain}] " if mem.domain else ""
-    return f"- {label}{text}"
+    scope = mem.scope_note.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f"- {label}{text}{scope}"
 
 
 def _rank(mem: Memory) -> tuple[float, int, str]:

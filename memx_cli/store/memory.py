@@ -70,6 +70,9 @@ class Anchor:
         return data
 
 
+MAX_GLOBS, MAX_GLOB_CHARS = 20, 200  # a rule's path scope, from a committed rule file
+
+
 @dataclass(frozen=True)
 class Memory:
     id: str
@@ -126,6 +129,29 @@ class Memory:
     @property
     def created(self) -> datetime:
         return parse_timestamp(self.created_at)
+
+    @property
+    def applies_to(self) -> tuple[str, ...]:
+        """The path globs a rule is limited to, when it was imported from a rule file that
+        scopes it (a Cursor rule with ``globs:`` and ``alwaysApply: false``, a Windsurf
+        rule triggered by a glob); () for a rule that applies everywhere. Read from the
+        source a committed file recorded: only short one-line globs count."""
+        src = self.source
+        scoped = src.get("alwaysApply") is False or src.get("trigger") == "glob"
+        globs = src.get("globs")
+        if not scoped or not globs:
+            return ()
+        listed = globs.split(",") if isinstance(globs, str) else globs
+        if not isinstance(listed, list):
+            return ()
+        return tuple(g.strip() for g in listed[:MAX_GLOBS] if isinstance(g, str)
+                     and g.strip() and len(g) <= MAX_GLOB_CHARS and g.isprintable())
+
+    @property
+    def scope_note(self) -> str:
+        """`` (only for files matching a, b)`` for a rule limited to some paths, else ''."""
+        globs = self.applies_to
+        return f" (only for files matching {', '.join(globs)})" if globs else ""
 
 
 _SCALARS = frozenset({str, int, float, bool})
