@@ -162,3 +162,33 @@ def test_two_add_processes_at_the_same_moment_both_succeed(repo: Path) -> None:
     files = sorted((repo / ".memx" / "memories").glob("*.yaml"))
     assert len(files) == 2
     assert {f.stem for f in files} == {o[0].strip() for o in outs}
+
+
+def test_a_kept_draft_survives_the_next_edit(memx: Memx, repo: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    mid = memx.ok("add", "pool size is 10").strip()
+    edits = repo / ".memx" / "local" / "edits"
+    monkeypatch.setenv("EDITOR", _editor(
+        tmp_path, "text = text.replace('confidence: 1.0', 'confidence: 7')\n"
+                  "text = text.replace('size is 10', 'size is 99, typed with care')\n"))
+    assert memx("edit", mid).code == 2
+    kept = (edits / f"{mid}.yaml").read_text()
+    assert "typed with care" in kept
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('is 10', 'is 50')\n"))
+    assert memx.ok("edit", mid) == f"Updated {mid}\n"
+    assert (edits / f"{mid}.yaml").read_text() == kept
+    assert sorted(p.name for p in edits.iterdir()) == [f"{mid}.yaml"]
+
+
+def test_two_edits_of_one_memory_at_once_each_have_a_draft(
+        memx: Memx, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first editor is still open (its draft exists) when a second edit starts."""
+    mid = memx.ok("add", "pool size is 10").strip()
+    edits = repo / ".memx" / "local" / "edits"
+    edits.mkdir(parents=True)
+    (edits / f"{mid}.yaml").write_text("the first editor's unsaved work\n")
+    monkeypatch.setenv("EDITOR", _editor(
+        tmp_path, "assert path.endswith('.2.yaml'), path\ntext = text.replace('is 10', 'is 20')\n"))
+    assert memx.ok("edit", mid) == f"Updated {mid}\n"
+    assert (edits / f"{mid}.yaml").read_text() == "the first editor's unsaved work\n"
+    assert not (edits / f"{mid}.2.yaml").exists()

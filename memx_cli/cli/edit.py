@@ -17,7 +17,8 @@ def edit_cmd(state: State, memory_id: str) -> None:
     The edited file is validated when the editor exits, and secrets in it are masked
     like on every write (standard error names their kinds). An invalid edit is refused:
     the memory file is left as it was and your edited text is kept (masked) in
-    .memx/local/ so nothing you typed is lost.
+    .memx/local/edits/ so nothing you typed is lost; each edit has a draft of its own,
+    so a later edit, or one open in another terminal, never overwrites it.
     A change made to the memory while the editor was open (a vote, a merge) is kept;
     if it changed a field you changed too, the edit is refused the same way.
     """
@@ -30,14 +31,11 @@ def edit_in_editor(memx: Any, memory_id: str) -> tuple[Any, Any]:
     """The memory in $VISUAL / $EDITOR, validated and masked as every write is;
     (original, edited or None). Also `memx review --edit`'s path."""
     from memx_cli.errors import InvalidMemoryError, MemxError
-    from memx_cli.fsutil import atomic_write
-    from memx_cli.operations.edit import keep_draft
-    from memx_cli.store.memory import dump
+    from memx_cli.operations.edit import keep_draft, new_draft
     from memx_cli.store.merge3 import ConcurrentChangeError
 
     store, original = memx.editable(memory_id)
-    draft = store.local_dir / "edits" / f"{original.id}.yaml"
-    atomic_write(draft, dump(original))  # already stored, already masked
+    draft = new_draft(store, original)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         click.edit(filename=str(draft), editor=editor)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memx_cli.clock import now_iso
 from memx_cli.curator.links import dependants, repair
-from memx_cli.errors import InvalidMemoryError, LinkedMemoryError
+from memx_cli.errors import InvalidMemoryError, LinkedMemoryError, MemxError
 from memx_cli.fsutil import write_text
 from memx_cli.privacy import mask, new_kinds
 from memx_cli.store import memory as memfmt
@@ -79,6 +79,29 @@ def apply_edit(store: Store, original: Memory, new_text: bytes) -> Edited | None
     masked = store.masker(edited)  # the same mask again, to say what it did
     kinds = new_kinds(memfmt.dump(edited).decode("utf-8"), memfmt.dump(masked).decode("utf-8"))
     return Edited(written, tuple(kinds))
+
+
+def new_draft(store: Store, original: Memory) -> Path:
+    """A draft file of its own for one edit session, holding ``original``: ``ID.yaml``
+    in ``local/edits/``, or ``ID.2.yaml``, ``ID.3.yaml``... when it is taken. A refused
+    edit kept earlier, or an edit of the same memory open in another terminal, is never
+    overwritten."""
+    import os
+
+    folder = store.local_dir / "edits"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = memfmt.dump(original)  # already stored, already masked
+    for number in range(1, 10_000):
+        path = folder / (f"{original.id}.yaml" if number == 1 else f"{original.id}.{number}.yaml")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        return path
+    raise MemxError(f"{store.display(folder)} holds too many drafts of {original.id}; "
+                    "remove the old ones")
 
 
 def keep_draft(draft: Path, text: bytes) -> None:
