@@ -25,7 +25,7 @@ method that needs it. Results are the library's own records (``SearchResult``,
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -177,12 +177,19 @@ class Memx(Guarded):
 
     def conflicts(self, scan: bool = True) -> tuple[list[ConflictPair], list[Problem]]:
         """Recorded and detected conflicts whose two sides the role may read."""
-        from memx_cli.curator.review import conflicts
+        problems, pairs = self.iter_conflicts(scan)
+        return sorted(pairs, key=lambda p: (not p.recorded, p.older.id, p.newer.id)), problems
 
-        pairs, problems = conflicts(self.repo, scan=scan)
+    def iter_conflicts(self, scan: bool = True,
+                       progress: Callable[[str, int, int], None] | None = None
+                       ) -> tuple[list[Problem], Iterator[ConflictPair]]:
+        """``conflicts`` as they are found (the recorded ones first), for a long scan."""
+        from memx_cli.curator.review import iter_conflicts
+
+        problems, pairs = iter_conflicts(self.repo, scan=scan, progress=progress)
         guard = self.guard()
-        return [p for p in pairs if guard.can_read(p.older.domain)
-                and guard.can_read(p.newer.domain)], problems
+        return problems, (p for p in pairs if guard.can_read(p.older.domain)
+                          and guard.can_read(p.newer.domain))
 
     def verify(self) -> Report:
         """Every readable anchored memory checked against the work tree."""

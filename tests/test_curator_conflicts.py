@@ -35,7 +35,8 @@ def test_conflicts_lists_a_recorded_pair(memx: Memx, pool: tuple[str, str]) -> N
         "  newer: Redis pool size must be at least 50 for stability\n"
         '  why:   different values for "pool size": 10 vs 50\n'
         f"  fix:   memx resolve {old} --keep {new} (or --keep {old}, or --not-conflict "
-        f"--with {new})\n")
+        f"--with {new})\n"
+        "1 conflict (1 recorded, 0 detected)\n")
     data = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
     assert data == [{
         "older": {"id": old, "content": "Redis pool size 10 is enough"},
@@ -129,3 +130,21 @@ def test_resolve_errors_name_the_memory(memx: Memx) -> None:
                           "memory use --supersede OLD --by NEW\n")
     result = memx("resolve", "--supersede", lone, "--by", lone)
     assert result.err == "memx: error: a memory cannot supersede itself\n"
+
+
+def test_many_pairs_of_one_cause_are_counted_not_listed(memx: Memx) -> None:
+    ids = [add(memx, f"The {svc} service timeout is {n}ms", "--raw")
+           for svc in ("billing", "search", "auth") for n in (100, 200, 300, 400, 500, 600, 700,
+                                                              800, 900)]
+    everything = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert len(everything) > 20 and len(ids) == 27
+    out = memx.ok("conflicts").splitlines()
+    assert len([x for x in out if "<>" in x]) == 20
+    summary = out[out.index(f"... and {len(everything) - 20} more pairs, by cause (memx "
+                            "conflicts --all prints every one):") + 1:]
+    causes = {why for c in everything[20:] for why in [c["why"].split(": ")[0]]}
+    assert len(summary) == len(causes) + 1
+    assert sum(int(line.split()[0]) for line in summary[:-1]) == len(everything) - 20
+    assert summary[-1] == f"{len(everything)} conflicts (0 recorded, {len(everything)} detected)"
+    full = memx.ok("conflicts", "--all")
+    assert full.count("<>") == len(everything) and "by cause" not in full

@@ -1,42 +1,79 @@
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, one_line, warn_problems
+from memx_cli.cli._output import counted, emit_json, one_line, warn_problems
+
+SHOWN = 20  # pairs printed in full; past them, a count per cause (--all prints every one)
 
 
 @click.command("conflicts")
 @click.option("--no-scan", is_flag=True, help="Only list the conflicts recorded in the files.")
+@click.option("--all", "show_all", is_flag=True,
+              help=f"Print every pair in full (by default the first {SHOWN}, then a count "
+                   "per cause).")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"conflicts": [{"older", "newer", "similarity", "why", "recorded", '
                    '"suggestion"}]}.')
 @click.pass_obj
-def conflicts_cmd(state: State, no_scan: bool, as_json: bool) -> None:
+def conflicts_cmd(state: State, no_scan: bool, show_all: bool, as_json: bool) -> None:
     """List conflicting memories: the conflicts recorded when they were written, then
     contradictions nobody recorded yet, found among similar memories.
 
     Each pair shows its similarity, why the two contradict and how to settle it with
-    `memx resolve`.
+    `memx resolve`. Pairs are printed as they are found, with progress on a terminal;
+    past the first 20, the rest are counted by cause (the setting or value they disagree
+    on), so one cause that produced thousands of pairs is one line. A count closes the
+    list.
     """
-    pairs, problems = state.memx().conflicts(scan=not no_scan)
+    from memx_cli.cli._progress import ProgressLine
+    from memx_cli.curator.review import cause
+
+    progress = ProgressLine(enabled=False if as_json else None)
+    problems, found = state.memx().iter_conflicts(scan=not no_scan, progress=progress)
     warn_problems(problems)
     if as_json:
         from memx_cli.jsonout import conflict_json
 
-        emit_json({"conflicts": [conflict_json(p) for p in pairs]})
+        emit_json({"conflicts": [conflict_json(p) for p in found]})
         return
-    if not pairs:
+    shown = recorded = 0
+    rest: dict[str, int] = {}
+    try:
+        for pair in found:
+            recorded += pair.recorded
+            if show_all or shown < SHOWN:
+                progress.close()
+                _print_pair(pair)
+                shown += 1
+            else:
+                rest[cause(pair)] = rest.get(cause(pair), 0) + 1
+    finally:
+        progress.close()
+    total = shown + sum(rest.values())
+    if not total:
         click.echo("No conflicts.")
         return
-    for pair in pairs:
-        sim = "" if pair.similarity is None else f", similarity {pair.similarity:.2f}"
-        status = "recorded" if pair.recorded else "detected"
-        click.echo(f"{pair.older.id} <> {pair.newer.id}  ({status}{sim})")
-        click.echo(f"  older: {one_line(pair.older.content, 70)}")
-        click.echo(f"  newer: {one_line(pair.newer.content, 70)}")
-        click.echo(f"  why:   {pair.why}")
-        click.echo(f"  fix:   {pair.suggestion}")
+    if rest:
+        click.echo(f"... and {counted(sum(rest.values()), 'more pair')}, by cause "
+                   "(memx conflicts --all prints every one):")
+        for why, count in sorted(rest.items(), key=lambda kv: (-kv[1], kv[0])):
+            click.echo(f"  {count:>6}  {why}")
+    click.echo(f"{counted(total, 'conflict')} ({recorded} recorded, {total - recorded} "
+               "detected)")
+
+
+def _print_pair(pair: Any) -> None:
+    sim = "" if pair.similarity is None else f", similarity {pair.similarity:.2f}"
+    status = "recorded" if pair.recorded else "detected"
+    click.echo(f"{pair.older.id} <> {pair.newer.id}  ({status}{sim})")
+    click.echo(f"  older: {one_line(pair.older.content, 70)}")
+    click.echo(f"  newer: {one_line(pair.newer.content, 70)}")
+    click.echo(f"  why:   {pair.why}")
+    click.echo(f"  fix:   {pair.suggestion}")
 
 
 @click.command("resolve")

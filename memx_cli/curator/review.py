@@ -10,6 +10,7 @@ memories that share words.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from memx_cli.curator import Settings, close_enough, comparable, load_similarity
@@ -104,14 +105,33 @@ def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
     return pairs
 
 
+Progress = Callable[[str, int, int], None]
+
+
 def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[Problem]]:
     """Recorded conflicts, then (``scan``) contradictions found among similar memories."""
+    problems, pairs = iter_conflicts(repo, scan)
+    result = sorted(pairs, key=lambda p: (not p.recorded, p.older.id, p.newer.id))
+    return result, problems
+
+
+def iter_conflicts(repo: Repo, scan: bool = True, progress: Progress | None = None
+                   ) -> tuple[list[Problem], Iterator[ConflictPair]]:
+    """The files' problems, and the conflicts as they are found: the recorded ones first,
+    then (``scan``) contradictions among similar memories, checked candidate pair by
+    candidate pair (``progress("checking", done, total)``), so a caller can show the first
+    ones while a large store is still being read."""
     found, problems = load_visible(repo)
+    return problems, _found(repo, found, scan, progress)
+
+
+def _found(repo: Repo, found: list[tuple[Store, Memory]], scan: bool,
+           progress: Progress | None) -> Iterator[ConflictPair]:
     similarity = load_similarity(repo)
     settings = Settings.from_config(repo.config)
     by_id = {m.id: m for _, m in found}
     entries = {e.memory.id: e for e in similarity.entries([m for _, m in found])}
-    result: list[ConflictPair] = []
+    recorded: list[ConflictPair] = []
     seen: set[tuple[str, str]] = set()
     for mem in by_id.values():
         for other_id in mem.conflicts_with:
@@ -121,20 +141,29 @@ def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[P
                 sim = similarity.score(entries[mem.id], entries[other_id])
                 pair = _pair(mem, by_id[other_id], sim, recorded=True)
                 if pair is not None:
-                    result.append(pair)
-    if scan:
-        spec = repo.config["embedding.model"]
-        for store in repo.stores():
-            live = [entries[m.id] for s, m in found if s is store and not m.superseded_by]
-            skip = ignored_pairs(store)
-            for a_id, b_id in sorted(_candidates(store, live, similarity, spec)):
-                a, b = by_id[a_id], by_id[b_id]
-                if (a_id, b_id) in skip or not comparable(a, b) or _linked(a, b):
-                    continue
-                sim = similarity.score(entries[a_id], entries[b_id])
-                if sim >= settings.band[0] or close_enough(a.content, b.content):
-                    pair = _pair(a, b, sim, recorded=False)
-                    if pair is not None:
-                        result.append(pair)
-    result.sort(key=lambda p: (not p.recorded, p.older.id, p.newer.id))
-    return result, problems
+                    recorded.append(pair)
+    yield from sorted(recorded, key=lambda p: (p.older.id, p.newer.id))
+    if not scan:
+        return
+    spec = repo.config["embedding.model"]
+    for store in repo.stores():
+        live = [entries[m.id] for s, m in found if s is store and not m.superseded_by]
+        skip = ignored_pairs(store)
+        candidates = sorted(_candidates(store, live, similarity, spec))
+        for done, (a_id, b_id) in enumerate(candidates, 1):
+            if progress is not None:
+                progress("checking similar pairs", done, len(candidates))
+            a, b = by_id[a_id], by_id[b_id]
+            if (a_id, b_id) in skip or not comparable(a, b) or _linked(a, b):
+                continue
+            sim = similarity.score(entries[a_id], entries[b_id])
+            if sim >= settings.band[0] or close_enough(a.content, b.content):
+                pair = _pair(a, b, sim, recorded=False)
+                if pair is not None:
+                    yield pair
+
+
+def cause(pair: ConflictPair) -> str:
+    """What a group of conflicts has in common: the reason without its two values
+    (``different values for "timeout"``)."""
+    return pair.why.split(": ", 1)[0]
