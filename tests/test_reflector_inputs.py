@@ -3,6 +3,7 @@ skipped records, bad input, and streaming with bounded memory."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import tracemalloc
@@ -11,6 +12,7 @@ import pytest
 
 from memx_cli.reflector.inputs import InputError, Reader, sniff
 from memx_cli.reflector.pipeline import Reflector, Settings
+from memx_cli.reflector.textcodec import unmangle, utf16_encoding
 from memx_cli.reflector.turn import Turn
 
 
@@ -176,3 +178,48 @@ def test_large_logs_stream_with_bounded_memory() -> None:
     small, large = _peak(256 << 10), _peak(1 << 20)
     assert large < small + (256 << 10), (small, large)  # 4x the input, same memory
     assert large < 4 << 20  # a window of blocks, whatever the size of the log
+
+
+# ------------------------------------------------------------ text as Windows saves it
+
+SAVED_LOG = "build\tCompile\t2024-05-02T08:00:01.0000000Z error: linker failed\nsecond line é ✅\n"
+
+
+@pytest.mark.parametrize("raw", [
+    codecs.BOM_UTF16_LE + SAVED_LOG.encode("utf-16-le"),  # PowerShell's `>`
+    SAVED_LOG.encode("utf-16-le"),
+    codecs.BOM_UTF16_BE + SAVED_LOG.encode("utf-16-be"),
+    SAVED_LOG.encode("utf-16-be"),
+], ids=["le-bom", "le", "be-bom", "be"])
+def test_utf16_logs_are_read_as_text_with_or_without_a_bom(raw: bytes) -> None:
+    reader = Reader(io.BytesIO(raw), "auto", "ci.log")
+    assert list(reader.numbered_lines()) == [(1, SAVED_LOG.splitlines()[0]),
+                                             (2, SAVED_LOG.splitlines()[1])]
+    assert reader.bytes_read == len(raw)  # progress counts the file's bytes
+    turns, _ = read(raw)
+    assert turns[0].text.startswith("build\tCompile\t")
+
+
+def test_utf16_is_told_from_binary_by_where_the_nul_bytes_fall() -> None:
+    assert utf16_encoding(b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00") is None
+    assert utf16_encoding("plain".encode("utf-16-le")) == ("utf-16-le", 0)
+    with pytest.raises(InputError, match="binary file, not text"):
+        read(b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00")
+
+
+def test_a_utf16_file_is_streamed_in_bounded_chunks() -> None:
+    line = "job\tstep\t2024-05-02T08:00:01.0000000Z " + "x" * 70 + "\n"
+    raw = codecs.BOM_UTF16_LE + (line * 20_000).encode("utf-16-le")  # 2.2 MB
+    reader = Reader(io.BytesIO(raw), "text", "ci.log")
+    tracemalloc.start()
+    count = sum(1 for _ in reader.numbered_lines())
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert count == 20_000 and peak < 1_500_000
+
+
+def test_code_page_mojibake_is_put_back() -> None:
+    # what PowerShell writes when it reads a program's UTF-8 in the OEM code page
+    assert unmangle("\u2229\u2557\u2510" + "2024-05-02T08:00:01Z x") == "\ufeff2024-05-02T08:00:01Z x"
+    assert unmangle("\u0393\u00a3\u00e0 passed") == "\u2705 passed"
+    assert unmangle("caf\u00e9 \u00d7 2") == "caf\u00e9 \u00d7 2"  # real text stays

@@ -4,7 +4,9 @@ Formats (SPEC 3.1): plain text and CI/command logs (blocks of lines), chat trans
 JSON (``[{role, content}]`` or ``{"messages": [...]}``) and JSONL (one record per line:
 OpenAI-style messages, Claude Code session files, Codex rollout files; see
 ``transcripts.py``). Everything but a JSON document is read line by line, so a 100 MB CI
-log costs one block of lines at a time (SPEC 10).
+log costs one block of lines at a time (SPEC 10). UTF-16 input (with or without a byte order
+mark, as Windows PowerShell saves a redirected log) is read as UTF-8 as it streams
+(``textcodec.py``); other bytes with NULs are refused as binary.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import IO, Any
 from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.errors import MemxError
 from memx_cli.reflector import transcripts
+from memx_cli.reflector.textcodec import Transcoded, utf16_encoding
 from memx_cli.reflector.turn import Turn
 from memx_cli.textproc import clean_text
 
@@ -46,7 +49,7 @@ class InputError(MemxError):
 class Reader:
     """Reads ``stream`` once; ``turns()`` yields as it goes; counters fill in meanwhile."""
 
-    stream: IO[bytes]
+    stream: IO[bytes] | Transcoded
     fmt: str = "auto"
     name: str = "<stdin>"
     progress: Callable[[int], None] | None = None
@@ -58,15 +61,40 @@ class Reader:
     # record number -> when it was written, for records that say (a ``timestamp`` key)
     times: dict[int, str] = field(default_factory=dict)
     _head: bytes = field(default=b"", repr=False)
+    _prepared: bool = field(default=False, repr=False)
+    _transcoded: Transcoded | None = field(default=None, repr=False)
 
-    def turns(self) -> Iterator[Turn]:
-        self._head = self.stream.read(SNIFF_BYTES)
-        self._count(len(self._head))
+    def prepare(self) -> bytes:
+        """Read the first bytes once: the encoding (UTF-16 is read as UTF-8 from here on)
+        and the format; returns the head, as UTF-8."""
+        if self._prepared:
+            return self._head
+        self._prepared = True
+        head = self.stream.read(SNIFF_BYTES)
+        found = utf16_encoding(head)
+        if found is not None:
+            codec, bom = found
+            assert not isinstance(self.stream, Transcoded)  # prepared once
+            self._transcoded = Transcoded(self.stream, codec, head[bom:])
+            self._transcoded.consumed = bom
+            self.stream = self._transcoded
+            head = self.stream.read(SNIFF_BYTES)
+        self._head = head
+        self._count(len(head))
         if b"\x00" in self._head:
             raise InputError(f"{self.name}: binary file, not text; pass a log, a text or a "
                              "JSON/JSONL transcript")
         if self.fmt == "auto":
             self.fmt = sniff(self._head)
+        return self._head
+
+    def numbered_lines(self) -> Iterator[tuple[int, str]]:
+        """The input's lines, numbered from 1, decoded (for the CI log reader)."""
+        self.prepare()
+        yield from self._decoded()
+
+    def turns(self) -> Iterator[Turn]:
+        self.prepare()
         if self.fmt == "json":
             yield from self._json()
         elif self.fmt == "jsonl":
@@ -77,6 +105,8 @@ class Reader:
     # ------------------------------------------------------------ plumbing
 
     def _count(self, n: int) -> None:
+        if self._transcoded is not None:  # count the bytes of the file, not of the UTF-8
+            n = self._transcoded.consumed - self.bytes_read
         self.bytes_read += n
         if self.progress is not None and n:
             self.progress(n)
