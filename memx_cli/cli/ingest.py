@@ -38,7 +38,9 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
                    "record per line (OpenAI-style messages, Claude Code or Codex session files).")
 @click.option("--source", type=click.Choice(["ci", "transcript", "manual"]),
               help="What the input is; recorded in each memory's source. Default: transcript "
-                   "for JSON/JSONL, manual for text.")
+                   "for JSON/JSONL, ci for a GitHub Actions log (gh run view --log or a job "
+                   "log), manual for other text. ci reads a log's failures with their "
+                   "diagnosis.")
 @click.option("--session", metavar="ID", help="Transcript session id (default: the one in the "
               "file). Ingesting a session again stores only what is new.")
 @click.option("--dry-run", is_flag=True, help="Print the candidates (rule, score, section, type, "
@@ -114,7 +116,8 @@ def _as_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
 
 def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
     stats = outcome.stats
-    read = counted(stats.records, "message" if outcome.format in ("json", "jsonl") else "block")
+    unit = {"json": "message", "jsonl": "message", "ci-log": "step"}.get(outcome.format, "block")
+    read = counted(stats.records, unit)
     if outcome.format == "raw":
         verb = "Would store" if dry_run else "Stored"
         click.echo(f"{verb} the input as one memory (ACE off: not sanitized)")

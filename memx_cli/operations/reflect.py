@@ -84,7 +84,7 @@ def ingest(repo: Repo, stream: IO[bytes], *, fmt: str = "auto", source: str | No
            client: ChatClient | None = None) -> Outcome:
     """Reflect on one input and store what is worth remembering (unless ``dry_run``)."""
     from memx_cli.operations import write as ace
-    from memx_cli.reflector import history
+    from memx_cli.reflector import cilog, history
     from memx_cli.reflector.inputs import Reader
     from memx_cli.reflector.pipeline import Reflector, Settings
 
@@ -92,10 +92,20 @@ def ingest(repo: Repo, stream: IO[bytes], *, fmt: str = "auto", source: str | No
         return _ingest_raw(repo, stream, name, source or "manual", dry_run)
     reader = Reader(stream, fmt, name, progress)
     reflector = Reflector(Settings.from_config(repo.config), client)
-    items = reflector.reflect(reader.turns())
+    head = reader.prepare()
+    ci_log = reader.fmt == "text" and cilog.reads(head, source)
+    if ci_log:  # a runner's log or a tool's output: failures with their diagnosis
+        found, reader.records = cilog.read(reader.numbered_lines(), head)
+        items = reflector.reflect_candidates(found)
+        reflector.stats.turns = reader.records
+        reflector.stats.last_turn = reader.lines
+        reflector.stats.input_tokens = reader.bytes_read // 4
+    else:
+        items = reflector.reflect(reader.turns())
     stats: Stats = reflector.stats
     stats.records, stats.skipped = reader.records, reader.skipped
-    kind = source or ("transcript" if reader.fmt in ("json", "jsonl") else "manual")
+    kind = source or ("ci" if ci_log else "transcript" if reader.fmt in ("json", "jsonl")
+                      else "manual")
     sid = session or (reader.session if kind == "transcript" else None)
     mark = history.read(repo).session_mark(sid) if sid else 0
     fresh = [i for i in items if i.last > mark]
@@ -107,7 +117,8 @@ def ingest(repo: Repo, stream: IO[bytes], *, fmt: str = "auto", source: str | No
         if sid and stats.last_turn:
             with history.updating(repo) as past:
                 past.set_session_mark(sid, stats.last_turn)
-    return Outcome(tuple(fresh), memories, results, stats, reader.fmt, len(items) - len(fresh))
+    return Outcome(tuple(fresh), memories, results, stats, "ci-log" if ci_log else reader.fmt,
+                   len(items) - len(fresh))
 
 
 def _ingest_raw(repo: Repo, stream: IO[bytes], name: str, kind: str, dry_run: bool) -> Outcome:

@@ -153,6 +153,16 @@ class Reflector:
             ruled = [s for s in ruled if s.candidate.first > covered]
         return self._finish(extracted + self.items(ruled))
 
+    def reflect_candidates(self, candidates: Iterable[Candidate]) -> list[Item]:
+        """Candidates a reader found itself (a CI log's failures): scored, sanitized and
+        distilled like the detector's, at most ``MAX_CANDIDATES``."""
+        ruled: list[Scored] = []
+        for candidate in candidates:
+            self.stats.candidates += 1
+            if len(ruled) < MAX_CANDIDATES:
+                ruled.append(scored(candidate))
+        return self._finish(self.items(ruled))
+
     def _keep(self, best: list[tuple[int, int, Scored]], candidate: Candidate,
               order: int) -> None:
         """The MAX_CANDIDATES best candidates, in a heap: memory stays bounded."""

@@ -43,6 +43,9 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # A team or repository rule: stable, and a candidate policy for review.
     Rule("Convention", 0.75, "patterns", "convention", "convention",
          "a team or repository rule", "convention", 365.0, suggests_policy=True),
+    # A CI failure with the line that explains it (issue 24): a log holds no fix.
+    Rule("CIFailure", 0.7, "debugging", "pitfall", "ci-failure",
+         "a CI job's failure, with its step and the diagnostic that explains it"),
     # A choice with its reason: it does not fade like a log line.
     Rule("Decision", 0.75, "architecture", "decision", "decision",
          "a choice, its reason, the alternative rejected", "decision", 730.0),

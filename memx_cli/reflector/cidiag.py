@@ -1,0 +1,281 @@
+"""Diagnostics in a failing step's output: the lines that say why it failed (issue 24).
+
+Tools write their verdicts in a few shapes, and these are read, not their words:
+
+- ``PATH:LINE[:COL]: error: MESSAGE`` (mypy, gcc, go vet), ``PATH(L,C): error TS…`` (tsc),
+  ``PATH:L:C: CODE message`` (ruff, flake8);
+- ``error[CODE]: MESSAGE`` followed by ``--> PATH:L:C`` and ``= note:`` lines (rustc,
+  clippy), ``ERROR:`` / ``Error:`` / ``fatal:`` with indented continuation lines (pip,
+  node, git), ``npm error`` / ``npm ERR!`` blocks;
+- a Python traceback (its exception and the deepest frame inside the project), pytest's
+  ``FAILED id - message`` / ``E   message`` lines, ``--- FAIL:`` (go test), ``●`` (jest);
+- a block opened by a mark (``×``, ``✖``, ``❌``), with the header above it that names the
+  file (Biome, ESLint, shell gates);
+- a coverage gate (``fail-under``, threshold not met), a denied permission.
+
+Each diagnostic gets a key (its message with numbers and positions blanked) so that
+54 tests failing on one error are one diagnostic seen 54 times.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memx_cli.reflector.cisteps import Line
+
+MAX_MESSAGE = 300
+WORKSPACE = re.compile(r"^(?:/home/runner/work|/__w|[A-Za-z]:\\a)[/\\]([^/\\]+)[/\\]\1[/\\]")
+OUTSIDE = re.compile(r"site-packages|dist-packages|hostedtoolcache|/lib/python\d|<frozen|"
+                     r"node_modules|/usr/lib/|/rustc/|\.cargo/registry|/\.?venv/|/bin/[^/]+$")
+ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/])")
+COMPILER = re.compile(r"^(?P<path>[^\s:()]+?\.\w+):(?P<line>\d+)(?::\d+)?:\s*"
+                      r"(?:fatal )?error(?:\[[\w-]+\])?:\s*(?P<msg>.+)$")
+TSC = re.compile(r"^(?P<path>[^\s()]+?\.\w+)[(:](?P<line>\d+)[,:]\d+\)?:?\s*-?\s*error\s+"
+                 r"(?P<code>TS\d+):\s*(?P<msg>.+)$")
+LINT_CODE = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+:\s+(?P<code>[A-Z]{1,4}\d{2,5})"
+                       r"\s+(?P<msg>.+)$")
+RUST = re.compile(r"^error(?:\[(?P<code>E\d+)\])?:\s*(?P<msg>.+)$")
+RUST_AT = re.compile(r"^\s*-->\s*(?P<where>\S+)$")
+RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
+PREFIXED = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|fatal|error)(?:\[[^\]]{1,40}\])?:\s*"
+                      r"(?P<msg>\S.*)$")
+NPM = re.compile(r"^npm (?:ERR!|error)\s+(?P<msg>.*)$")
+PYTEST_FAILED = re.compile(r"^(?P<what>FAILED|ERROR) (?P<id>\S+::\S+)(?: - (?P<msg>.+))?$")
+PYTEST_E = re.compile(r"^E\s{2,}(?P<msg>\S.*)$")
+PYTEST_FRAME = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+): in \S+$")
+TRACEBACK = "Traceback (most recent call last):"
+PY_FRAME = re.compile(r'^\s+File "(?P<path>[^"]+)", line (?P<line>\d+)')
+EXCEPTION = re.compile(r"^(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure))"
+                       r"(?::\s*(?P<msg>.*))?$")
+GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<id>\S+)")
+JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
+GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<msg>.+)$")
+ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$")
+PANIC = re.compile(r"^thread '(?P<id>[^']+)' panicked at (?P<where>[^\s:]+:\d+(?::\d+)?):?"
+                   r"\s*(?P<msg>.*)$")
+MARKED = re.compile(r"^\s*[×✖✗✘❌]\s*(?P<msg>\S.*)$")
+HEADER_PATH = re.compile(r"(?P<path>[\w./\\-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?)?\b")
+PROMPT = re.compile(r"\[[yY]/?[nN]\]|\([yY]/[nN]\)|\[[yY]/n\]")
+COVERAGE = re.compile(r"coverage", re.IGNORECASE)
+GATE = re.compile(r"fail[-_]under|threshold|not (?:reached|met)|does not meet|less than",
+                  re.IGNORECASE)
+PERMISSION = re.compile(r"permission denied|permission to \S+ denied|\bEACCES\b|\bEPERM\b|403 Forbidden|"
+                        r"not accessible by integration|Operation not permitted", re.IGNORECASE)
+SUMMARY = re.compile(r"could not compile|aborting due to|previous errors?|build failed|"
+                     r"\d+ problems? \(|^make(?:\[\d+\])?: \*\*\*|"
+                     r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in",
+                     re.IGNORECASE)
+MAKE = re.compile(r"^make(?:\[\d+\])?: \*\*\* ")
+URL = re.compile(r"\s*\bfrom https?://\S+|https?://\S{50,}")
+NUMBERS = re.compile(r"\d+")
+PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
+
+
+@dataclass
+class Diagnostic:
+    message: str
+    number: int
+    kind: str = "error"  # error, crash, test, coverage, permission, summary
+    where: str | None = None
+    code: str | None = None  # the source line at ``where``
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        text = PLACE.sub("", self.message.lower())
+        return " ".join(NUMBERS.sub("#", text).split()).rstrip(".:;")[:120]
+
+
+def relative(path: str) -> str:
+    """A path as the repository knows it: the runner's workspace prefix cut off."""
+    return WORKSPACE.sub("", path)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(URL.sub("", text).split())
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1].rstrip() + "…"
+
+
+def _project_frame(lines: Sequence[Line], start: int, end: int,
+                   frame: re.Pattern[str]) -> tuple[str, str | None] | None:
+    """The deepest frame between ``start`` and ``end`` that is in the project, with the
+    line of code printed under it."""
+    found = None
+    paths = [hit.group("path") for i in range(start, end)
+             if (hit := frame.match(lines[i].text))]
+    # Python prints absolute paths; next to them, a relative one is a compiled module's
+    # (mypy/main.py). pytest prints the project's paths relative, the rest absolute.
+    absolute = frame is PY_FRAME and any(ABSOLUTE.match(path) for path in paths)
+    for i in range(start, end):
+        hit = frame.match(lines[i].text)
+        if hit and not OUTSIDE.search(hit.group("path")) \
+                and (ABSOLUTE.match(hit.group("path")) or not absolute):
+            code = lines[i + 1].text.strip() if i + 1 < end else None
+            found = (f"{relative(hit.group('path'))}:{hit.group('line')}",
+                     code if code and not frame.match(lines[i + 1].text) else None)
+    return found
+
+
+def _continued(lines: Sequence[Line], i: int, limit: int = 2) -> list[str]:
+    """The indented lines that continue a message (pip's list of unpinned requirements)."""
+    out: list[str] = []
+    for j in range(i + 1, min(i + 1 + limit, len(lines))):
+        text = lines[j].text
+        if not text[:1].isspace() or not text.strip():
+            break
+        out.append(text.strip())
+    return out
+
+
+def _explained(lines: Sequence[Line], i: int) -> list[str]:
+    """A block that explains the error just after it: a line ending in ``:`` and its
+    indented items (pip's "The conflict is caused by:")."""
+    j = i + 1
+    while j < len(lines) and j <= i + 2 and not lines[j].text.strip():
+        j += 1
+    if j >= len(lines) or j == i + 1 or not lines[j].text.rstrip().endswith(":") \
+            or lines[j].text[:1].isspace():
+        return []
+    items = _continued(lines, j, 3)
+    return [lines[j].text.strip(), "; ".join(items)] if items else []
+
+
+def _header(lines: Sequence[Line], i: int) -> str | None:
+    """The file a marked block is about: the line just above it (blank lines apart)
+    starts with its path."""
+    for j in range(i - 1, max(-1, i - 4), -1):
+        text = lines[j].text
+        if not text.strip():
+            continue
+        hit = HEADER_PATH.match(text)
+        return hit.group(0) if hit and "://" not in text[:hit.end() + 3] else None
+    return None
+
+
+def _file_above(lines: Sequence[Line], i: int) -> str | None:
+    """ESLint's stylish format names the file on a line of its own above its findings."""
+    for j in range(i - 1, max(-1, i - 200), -1):
+        text = lines[j].text
+        if text.strip() and not text[:1].isspace():
+            hit = HEADER_PATH.match(text)
+            return relative(hit.group("path")) if hit else None
+    return None
+
+
+def _next_said(lines: Sequence[Line], i: int) -> str:
+    """The first words under a failing test's header (jest, go test, a Rust panic)."""
+    for j in range(i + 1, min(i + 6, len(lines))):
+        if lines[j].text.strip():
+            return lines[j].text.strip()
+    return ""
+
+
+def _tail(lines: Sequence[Line], i: int) -> list[str]:
+    """A script gate's own words after its mark, when they are the end of the step."""
+    rest = [ln.text.strip() for ln in lines[i + 1:] if ln.text.strip()]
+    return rest if len(rest) <= 8 else []
+
+
+def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        text = line.text
+        step = 1
+        diag = None
+        if TRACEBACK in text:
+            end = i + 1
+            while end < len(lines) and (lines[end].text[:1].isspace()
+                                        or not lines[end].text.strip()):
+                end += 1
+            if end < len(lines) and EXCEPTION.match(lines[end].text):
+                diag = Diagnostic(_clip(lines[end].text), lines[end].number, "crash")
+                frame = _project_frame(lines, i + 1, end, PY_FRAME)
+                if frame:
+                    diag.where, diag.code = frame
+                asked = text[:text.index(TRACEBACK)].strip()
+                if PROMPT.search(asked):  # it waited for an answer no CI run gives
+                    diag.notes.append(f"it stopped at the prompt '{asked[:80]}', which a "
+                                      "non-interactive run cannot answer")
+                step = end - i + 1
+        elif (hit := PYTEST_FAILED.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg") or "failed"), line.number, "test",
+                              hit.group("id"))
+        elif (hit := PYTEST_E.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number)
+            start = i
+            while start > 0 and i - start < 40 and not lines[start - 1].text.startswith("_"):
+                start -= 1
+            frame = _project_frame(lines, start, i, PYTEST_FRAME)
+            if frame:
+                diag.where, diag.code = frame
+            while i + step < len(lines) and PYTEST_E.match(lines[i + step].text):
+                step += 1
+        elif (hit := TSC.match(text)) is not None:
+            diag = Diagnostic(_clip(f"error {hit.group('code')}: {hit.group('msg')}"),
+                              line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := COMPILER.match(text) or GO_BUILD.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := ESLINT.match(text)) is not None:
+            rule = f" ({hit.group('rule')})" if hit.group("rule") else ""
+            path = _file_above(lines, i)
+            diag = Diagnostic(_clip(hit.group("msg") + rule), line.number,
+                              where=f"{path}:{hit.group('line')}" if path else None)
+        elif (hit := PANIC.match(text)) is not None:
+            said = hit.group("msg") or _next_said(lines, i)
+            diag = Diagnostic(_clip(f"panicked: {said}"), line.number, "test",
+                              hit.group("id"))
+            diag.where, diag.kind = relative(hit.group("where")), "error"
+        elif (hit := LINT_CODE.match(text)) is not None:
+            diag = Diagnostic(_clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := RUST.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              "summary" if SUMMARY.search(text) else "error")
+            for j in range(i + 1, min(i + 30, len(lines))):
+                nxt = lines[j].text
+                if not nxt.strip() or RUST.match(nxt):
+                    break
+                if (at := RUST_AT.match(nxt)) and diag.where is None:
+                    diag.where = relative(at.group("where"))
+                if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
+                    diag.notes.append(_clip(note.group("msg")))
+        elif (hit := NPM.match(text)) is not None:
+            parts: list[str] = []
+            while i + step - 1 < len(lines) and (more := NPM.match(lines[i + step - 1].text)):
+                said = more.group("msg").strip()
+                if said and "/_logs/" not in said and len(parts) < 2:
+                    parts.append(said)
+                step += 1
+            step = max(1, step - 1)
+            diag = Diagnostic(_clip("npm error: " + "; ".join(parts)), line.number)
+        elif (hit := GO_FAIL.match(text) or JEST.match(text)) is not None:
+            diag = Diagnostic(_clip(_next_said(lines, i) or "test failed"), line.number,
+                              "test", hit.group("id").strip())
+        elif (hit := MARKED.match(text)) is not None:
+            words = [hit.group("msg"), *_tail(lines, i)]
+            diag = Diagnostic(_clip(" ".join(words)), line.number,
+                              "summary" if SUMMARY.search(text) else "error", _header(lines, i))
+        elif (hit := PREFIXED.match(text)) is not None:
+            words = [hit.group("msg"), *(_continued(lines, i) or _explained(lines, i))]
+            diag = Diagnostic(_clip(" ".join(words)), line.number,
+                              "summary" if SUMMARY.search(text) else "error")
+        elif (hit := EXCEPTION.match(text)) is not None and hit.group("msg"):
+            diag = Diagnostic(_clip(text), line.number)
+        elif MAKE.match(text):
+            diag = Diagnostic(_clip(text.strip()), line.number, "summary")
+        elif PERMISSION.search(text):
+            diag = Diagnostic(_clip(text.strip()), line.number, "permission")
+        if diag is not None:
+            if COVERAGE.search(diag.message) and GATE.search(diag.message):
+                diag.kind = "coverage"
+            found.append(diag)
+        elif COVERAGE.search(text) and GATE.search(text) and not text[:1].isspace():
+            found.append(Diagnostic(_clip(text.strip()), line.number, "coverage"))
+        i += step
+    return found

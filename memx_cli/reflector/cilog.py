@@ -1,0 +1,292 @@
+"""What a CI log teaches: each failure, with the line that explains it (issue 24).
+
+A log holds the failure, rarely its fix, so a memory here never pairs an error with a
+"fix" taken from the next line: it says which job and step failed, running what, and the
+diagnostic that explains it (the error, where in the project, how many times), plus what
+else the same step reported (a coverage gate after failing tests).
+
+- Only failing steps are read (``##[error]`` from the runner; for plain tool output, the
+  whole output when it holds diagnostics): setup, checkout and passing steps teach nothing.
+- One cause, one memory: the diagnostics of a step are grouped by key, the most frequent
+  error is the cause; the same cause in several jobs (a matrix) is one memory.
+- A cancelled step says how long it had been silent (a hang up to the job's time limit).
+- A job that only reports other jobs' results (``Lint: failure``), or was cancelled
+  because another job failed, is a cascade: context for the real failure, never a memory
+  of its own while the real failure is in the log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.cidiag import Diagnostic, diagnostics
+from memx_cli.reflector.cisteps import Step, steps, structured
+
+EXIT = re.compile(r"^Process completed with exit code (\d+)\.?$")
+CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
+TIME_LIMIT = re.compile(r"exceeded the maximum execution time", re.IGNORECASE)
+BECAUSE_OTHER = re.compile(r"because .{1,200} failed", re.IGNORECASE)
+RESULT = re.compile(r"^\s*(?P<name>[\w][\w .()/&:-]{0,60}?):\s*"
+                    r"(?P<result>success|failure|failed|cancelled|canceled|skipped)\s*$",
+                    re.IGNORECASE)
+POSITION = re.compile(r"(?::\d+)+$")
+SILENT = 300  # seconds without output before a cancel: the command hung
+MAX_FAILURES = 20
+MEMORIES_PER_LOG = 4
+SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
+                         r"return\b|if\b|elif\b|for\b|while\b|case\b|\[\[?\s|fi$|done$|"
+                         r"else$|then$|esac$|true$|:$|[{}()]$|[A-Za-z_]\w*=)")
+BRANCH = re.compile(r"^\s*(?:if|for|while|until|case|function)\b|\|\|\s*\{|&&\s*\{|\bthen$")
+PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
+
+
+@dataclass
+class Failure:
+    jobs: list[str]
+    step: str | None
+    command: str | None
+    first: int
+    last: int
+    main: Diagnostic | None = None
+    count: int = 0
+    tests: int = 0
+    also: list[Diagnostic] = field(default_factory=list)
+    note: str | None = None
+    cascade: bool = False
+    busy: bool = False  # cancelled while still writing output
+    stopped: str | None = None  # the runner's word when it cancelled the step
+    timed_out: bool = False
+    quiet: str | None = None  # how long it was silent before
+    peers: list[str] = field(default_factory=list)  # an aggregate's failed jobs
+
+    @property
+    def key(self) -> tuple[str | None, str]:
+        return self.step, self.main.key if self.main else (self.note or "")
+
+
+COMMAND_LOG = re.compile(r"^(?:\$ |\[exit \d+\]$)", re.MULTILINE)
+
+
+def looks_like_ci(head: bytes) -> bool:
+    text = head.decode("utf-8", "replace")
+    return structured(text.splitlines()[:200])
+
+
+def reads(head: bytes, source: str | None) -> bool:
+    """Is this input read as a CI log: a runner's log, or a tool's output given as one?
+    A log of commands (``$ cmd`` … ``[exit 1]``) goes to the episode reader instead: it
+    can hold the rerun that fixed the failure."""
+    if looks_like_ci(head):
+        return True
+    return source == "ci" and not COMMAND_LOG.search(head.decode("utf-8", "replace"))
+
+
+def _command(step: Step) -> str | None:
+    """The command that failed, when the script says it: with ``bash -e`` the last command
+    of a straight script; a script with branches could have stopped anywhere."""
+    if any(BRANCH.search(line) for line in step.script):
+        return None
+    meaningful = [line.strip() for line in step.script
+                  if line.strip() and not SHELL_NOISE.match(line.strip())]
+    if not meaningful or len(meaningful) > PLAIN_COMMAND + 3:
+        return None
+    return meaningful[-1][:200]
+
+
+def _aggregate(step: Step) -> list[str] | None:
+    """The jobs a status job reports as failed, when reporting them is all it does."""
+    results = [RESULT.match(line.text) for line in step.output]
+    said = [hit for hit in results if hit]
+    if len(said) < 2:
+        return None
+    failed = [hit.group("name").strip() for hit in said
+              if hit.group("result").lower() in ("failure", "failed")]
+    return failed or None
+
+
+def _silence(step: Step, cancel_at: float | None) -> str | None:
+    spoken = [line for line in step.output if line.text.strip() and line.at is not None]
+    if not spoken or cancel_at is None:
+        return None
+    quiet = cancel_at - (spoken[-1].at or cancel_at)
+    if quiet < SILENT:
+        return None
+    return (f"no output for {round(quiet / 60)} min before the cancel; its last line was "
+            f"'{spoken[-1].text.strip()[:120]}': the command never finished")
+
+
+def failure(step: Step, plain: bool) -> Failure | None:
+    """The failure of one step, if it failed."""
+    if step.setup or not (step.failed or plain):
+        return None
+    job = [step.job] if step.job else []
+    found = Failure(job, step.name, _command(step), step.first, step.last)
+    said = diagnostics(list(step.output))
+    printed = [d for d in said if d.kind != "summary"]
+    for error in step.errors:  # the runner's own verdicts, other than the exit code
+        if not EXIT.match(error.text) and not CANCELLED.search(error.text) \
+                and not TIME_LIMIT.search(error.text):
+            said.extend(diagnostics([error]) or [Diagnostic(error.text[:220], error.number)])
+    cancel = next((e for e in step.errors if CANCELLED.search(e.text)
+                   or TIME_LIMIT.search(e.text)), None)
+    if cancel is not None:
+        if BECAUSE_OTHER.search(cancel.text):
+            found.cascade = True
+            return found
+        timed_out = bool(TIME_LIMIT.search(cancel.text))
+        found.stopped, found.timed_out = cancel.text.rstrip("."), timed_out
+        found.quiet = _silence(step, cancel.at)
+        found.note = _stopped(found)
+        if not found.quiet and not timed_out and not printed:
+            found.cascade = True  # stopped while busy: fail-fast or by hand, unless the
+            found.busy = True     # job's time ran out (the runner says so after the step)
+            return found
+    peers = _aggregate(step)
+    if peers is not None and not printed:  # it printed results, no error of its own
+        found.cascade, found.peers = True, peers
+        return found
+    causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
+    if causes:
+        keys = Counter(d.key for d in causes)
+        top = keys.most_common(1)[0][0]
+        group = [d for d in causes if d.key == top]
+        found.main = next((d for d in group if d.where and d.kind != "test"), group[0])
+        if found.main.kind == "test":
+            found.main = next((d for d in group if d.kind != "test"), found.main)
+        found.count = len(group)
+        found.tests = len({d.where for d in group if d.kind == "test"})
+        seen = {top}
+        ranked = sorted(said, key=lambda d: (d.kind == "summary", d.kind != "crash",
+                                             -keys.get(d.key, 0)))
+        for d in ranked:
+            if d.key not in seen and d.kind not in seen and d.kind != "summary" \
+                    and len(found.also) < 2:
+                seen.add(d.key)
+                if d.kind == "coverage":  # one gate, however many tools report it
+                    seen.add(d.kind)
+                found.also.append(d)
+    elif said:
+        found.main = next((d for d in said if d.kind != "summary"), said[0])
+        found.count = 1
+    if found.main is None and found.note is None:
+        return None
+    return found
+
+
+def _stopped(item: Failure) -> str:
+    said = f"{'timed out' if item.timed_out else 'was cancelled'} ('{item.stopped}')"
+    return said + (f", with {item.quiet}" if item.quiet else "")
+
+
+def _timed_out(found: list[Failure], limits: dict[str | None, str]) -> None:
+    """A step cancelled in a job the runner then says ran out of time (it writes so after
+    the step): the job timed out; cancelled while busy, that is the failure, not a
+    cascade."""
+    for item in found:
+        job = item.jobs[0] if item.jobs else None
+        if item.stopped and not item.timed_out and job in limits:
+            item.cascade = item.busy = False
+            item.stopped, item.timed_out = limits[job], True
+            item.note = _stopped(item)
+
+
+def _merge(failures: list[Failure]) -> list[Failure]:
+    merged: dict[tuple[str | None, str], Failure] = {}
+    for item in failures:
+        same = merged.get(item.key)
+        if same is None:
+            merged[item.key] = item
+        else:
+            same.jobs += [j for j in item.jobs if j not in same.jobs]
+            same.last = max(same.last, item.last)
+    return list(merged.values())
+
+
+def _quote(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+def _statement(item: Failure, cascades: list[Failure]) -> str:
+    if item.peers and item.main is None:
+        return (f"CI job {_quote(item.jobs)} only aggregates other jobs' results and fails "
+                f"when one of them failed (here: {', '.join(item.peers)}): the cause is in "
+                "those jobs' logs.")
+    where = []
+    if item.jobs:
+        where.append(f"CI job {_quote(item.jobs)}")
+    if item.step:
+        where.append(f"step '{item.step}'")
+    head = ", ".join(where) or "The log"
+    if item.command:
+        head += f" (`{item.command}`)"
+    parts = [head]
+    if item.note:
+        parts.append(f" {item.note}")
+    if item.main is not None:
+        main = item.main
+        verb = (" failed" if where else " reports") if not item.note else "; before that"
+        said = f"{verb}: {main.message}"
+        if main.where and main.kind != "test":
+            said = said.rstrip(".:") + f" at {main.where}" \
+                + (f" (`{main.code[:120]}`)" if main.code else "")
+        if item.tests > 1:
+            said += f" (in {item.tests} tests)"
+        elif item.count > 1 and not item.tests:
+            said += f" ({item.count} times)"
+        if main.notes:
+            said += " — " + "; ".join(main.notes)
+        parts.append(said)
+    text = "".join(parts).rstrip(".") + "."
+    for other in item.also:
+        text += f" Also: {other.message}"
+        if other.where and other.kind != "test":
+            text = text.rstrip(".:") + f" at {other.where}"
+        if other.notes:
+            text += " — " + "; ".join(other.notes)
+        text = text.rstrip(".") + "."
+    for cascade in cascades:
+        if cascade.peers:
+            text += (f" Job {_quote(cascade.jobs)} only aggregates other jobs' results and "
+                     f"failed because {', '.join(cascade.peers)} failed (a cascade).")
+    return text
+
+
+def read(lines: Iterable[tuple[int, str]], head: bytes) -> tuple[list[Candidate], int]:
+    """The memories a CI log holds (its failures, each with its diagnosis), and how many
+    steps it has."""
+    counted = [0]
+    found = list(candidates(lines, head, counted))
+    return found, counted[0]
+
+
+def candidates(lines: Iterable[tuple[int, str]], head: bytes,
+               counted: list[int] | None = None) -> Iterator[Candidate]:
+    """The memories a CI log holds: its failures, each with its diagnosis."""
+    plain = not looks_like_ci(head)
+    found: list[Failure] = []
+    limits: dict[str | None, str] = {}
+    for step in steps(lines):
+        if counted is not None:
+            counted[0] += 1
+        limit = next((e for e in step.errors if TIME_LIMIT.search(e.text)), None)
+        if limit is not None:
+            limits[step.job] = limit.text.rstrip(".")
+        item = failure(step, plain)
+        if item is not None and len(found) < MAX_FAILURES:
+            found.append(item)
+    _timed_out(found, limits)
+    real = _merge([f for f in found if not f.cascade])
+    cascades = [f for f in found if f.cascade]
+    if not real:
+        real, cascades = [f for f in cascades if f.peers], []
+    for number, item in enumerate(real[:MEMORIES_PER_LOG]):
+        text = _statement(item, cascades if number == 0 else [])
+        files = tuple(POSITION.sub("", d.where) for d in (item.main, *item.also)
+                      if d is not None and d.where and d.kind != "test")
+        yield Candidate("CIFailure", item.first, item.last, "en", text,
+                        commands=(item.command,) if item.command else (),
+                        files=tuple(dict.fromkeys(files)), veracity="tool")

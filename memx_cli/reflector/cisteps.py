@@ -1,0 +1,192 @@
+"""CI logs as the runner writes them, cut into steps (issue 24).
+
+Two shapes of a GitHub Actions log, and plain tool output:
+
+- ``gh run view --log``: ``JOB<TAB>STEP<TAB>TIMESTAMP line``, one job after another;
+- the raw job log (the web UI's download): ``TIMESTAMP line``, where each step opens with
+  a top-level ``##[group]Run COMMAND`` and the job ends with ``Post job cleanup.``;
+- anything else (a saved ``mypy`` or ``npm`` output) is one step with no name.
+
+The runner's own lines are structure, not content: the ``Run`` group that echoes the
+step's script, its ``with:`` inputs and ``env:`` block; the steps that set up the job
+(runner image, token permissions, action downloads), the ``Post`` steps and ``Complete
+job``. They are dropped here by their place in the log, not by their words. ``##[error]``
+and ``##[warning]`` lines are the runner's verdicts; they are kept apart from the output.
+A step keeps a bounded tail of its output, so a long log costs one step at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memx_cli.reflector.textcodec import unmangle
+
+KEEP_LINES = 6000  # output lines kept per step (its tail): a failure's lines are at the end
+MAX_FIELD = 300
+GH_LINE = re.compile(r"^([^\t]{1,300})\t([^\t]{0,300})\t(.*)$")
+STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z? ?")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+MARK = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command)\]\s?(.*)$")
+WORKFLOW_COMMAND = re.compile(r"^::(error|warning|notice|group|endgroup)(?:\s[^:]*)?::(.*)$")
+RUN_GROUP = "Run "
+INVOCATION_KEYS = re.compile(r"^(?:shell|with|env):")
+SETUP_STEPS = ("Set up job", "Complete job")
+POST_PREFIX = "Post "
+RAW_POST = "Post job cleanup."
+JOB_NAME = re.compile(r"^Complete job name: (.+)$")
+STRUCTURED_SHARE = 0.5  # of the first lines, stamped or in gh's columns: a runner log
+
+
+@dataclass
+class Line:
+    number: int
+    text: str
+    at: float | None = None  # seconds since the epoch, when the runner stamped it
+
+
+@dataclass
+class Step:
+    job: str | None
+    name: str | None
+    first: int
+    last: int = 0
+    setup: bool = False
+    script: list[str] = field(default_factory=list)  # what the Run group echoed
+    output: deque[Line] = field(default_factory=lambda: deque(maxlen=KEEP_LINES))
+    errors: list[Line] = field(default_factory=list)  # ##[error] messages
+    dropped: int = 0  # output lines beyond the kept tail
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+def _seconds(stamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp[:26] + "+00:00").timestamp()
+    except ValueError:
+        return None
+
+
+def _split(raw: str) -> tuple[str | None, str | None, float | None, str, bool]:
+    """(job, step, time, text, stamped) of one line."""
+    line = unmangle(raw.rstrip("\r\n")).replace("\ufeff", "")
+    job = step = None
+    found = GH_LINE.match(line)
+    if found and STAMP.match(found.group(3)):
+        job, step, line = found.group(1)[:MAX_FIELD], found.group(2)[:MAX_FIELD], found.group(3)
+    stamp = STAMP.match(line)
+    at = None
+    if stamp:
+        at = _seconds(stamp.group(1))
+        line = line[stamp.end():]
+    if "\x1b" in line:
+        line = ANSI.sub("", line)
+    return job, step, at, line.rstrip(), bool(stamp)
+
+
+def structured(lines: Iterable[str]) -> bool:
+    """Do these first lines look like a runner's log (stamped, or gh's columns)?"""
+    seen = stamped = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        seen += 1
+        stamped += _split(raw)[4]
+    return seen > 0 and stamped >= STRUCTURED_SHARE * seen
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.step: Step | None = None
+        self.job_name: str | None = None  # the raw log names its job in the setup
+        self.group: str | None = None  # the open ##[group]'s title
+        self.invocation = False  # inside the step's Run group
+        self.past_script = False
+        self.raw_started = False
+
+    def _open(self, number: int, job: str | None, name: str | None, setup: bool) -> Step | None:
+        done = self.step
+        self.step = Step(job, name, number, number, setup)
+        self.group, self.invocation, self.past_script = None, False, False
+        return done
+
+    def feed(self, number: int, raw: str) -> Step | None:
+        job, name, at, text, stamped = _split(raw)
+        done: Step | None = None
+        step = self.step
+        if job is not None:  # gh run view --log
+            if step is None or (step.job, step.name) != (job, name):
+                setup = name in SETUP_STEPS or bool(name and name.startswith(POST_PREFIX))
+                done = self._open(number, job, name, setup)
+        elif stamped:  # the raw job log: steps open with a top-level Run group
+            mark = MARK.match(text)
+            if step is None:
+                done = self._open(number, None, None, True)
+            elif mark and mark.group(1) == "group" and mark.group(2).startswith(RUN_GROUP) \
+                    and self.group is None and not (step.setup and self.raw_started):
+                self.raw_started = True
+                done = self._open(number, self.job_name, None, False)
+            elif text == RAW_POST:
+                done = self._open(number, self.job_name, None, True)
+            named = JOB_NAME.match(text)
+            if named and self.step is not None and self.step.setup:
+                self.job_name = named.group(1).strip()[:MAX_FIELD]
+        elif step is None:  # plain output: one step
+            done = self._open(number, None, None, False)
+        assert self.step is not None
+        self._line(self.step, Line(number, text, at))
+        return done
+
+    def _line(self, step: Step, line: Line) -> None:
+        step.last = line.number
+        text = line.text
+        mark = MARK.match(text) or WORKFLOW_COMMAND.match(text)
+        kind, rest = (mark.group(1), mark.group(2)) if mark else (None, text)
+        if kind == "group":
+            self.group = rest
+            if rest.startswith(RUN_GROUP) and not step.script and not self.invocation:
+                self.invocation, self.past_script = True, False
+                step.script.append(rest[len(RUN_GROUP):].strip())
+            return
+        if kind == "endgroup":
+            self.group, self.invocation = None, False
+            return
+        if kind == "error":
+            step.errors.append(Line(line.number, rest.strip(), line.at))
+            return
+        if kind is not None or step.setup:
+            return  # warnings, notices, runner commands; setup and cleanup steps
+        if self.invocation:  # the echoed script, then its shell, inputs and environment
+            if INVOCATION_KEYS.match(text):
+                self.past_script = True
+            elif not self.past_script and text.strip() and len(step.script) < 200:
+                if step.script and step.script[0] == text.strip() and len(step.script) == 1:
+                    return  # the Run title repeats the script's first line
+                step.script.append(text.rstrip())
+            return
+        if self.group is not None and text.startswith("[command]"):
+            return
+        if len(step.output) == step.output.maxlen:
+            step.dropped += 1
+        step.output.append(line)
+
+    def finish(self) -> Step | None:
+        done, self.step = self.step, None
+        return done
+
+
+def steps(lines: Iterable[tuple[int, str]]) -> Iterator[Step]:
+    """The steps of a log, each handed on when the next one opens."""
+    builder = _Builder()
+    for number, raw in lines:
+        done = builder.feed(number, raw)
+        if done is not None:
+            yield done
+    last = builder.finish()
+    if last is not None:
+        yield last

@@ -1,0 +1,198 @@
+"""CI logs as people save them (issue 24): ``gh run view --log`` and raw Actions job logs,
+plain tool output; each failure with the line that explains it, never an invented fix;
+setup, passing steps and cascades teach nothing of their own."""
+
+from __future__ import annotations
+
+import codecs
+import io
+from pathlib import Path
+
+import yaml
+
+from memx_cli.reflector import cilog
+from memx_cli.reflector.inputs import Reader
+from memx_cli.reflector.pipeline import Reflector, Settings
+
+from .conftest import Memx
+
+STAMP = "2024-05-02T08:{:02d}:{:02d}.1234567Z"
+
+
+def gh(job: str, step: str, lines: list[str], minute: int = 0) -> str:
+    """Lines as `gh run view --log` prints them: job, step, timestamp, text."""
+    return "".join(f"{job}\t{step}\t{STAMP.format(minute, n % 60)} {line}\n"
+                   for n, line in enumerate(lines))
+
+
+def setup(job: str) -> str:
+    return gh(job, "Set up job", [
+        "Current runner version: '2.316.1'", "##[group]Runner Image", "Image: ubuntu-22.04",
+        "Version: 20240428.1.0", "##[endgroup]", "##[group]GITHUB_TOKEN Permissions",
+        "Contents: read", "##[endgroup]"]) + gh(job, "Run actions/checkout@v4", [
+        "##[group]Run actions/checkout@v4", "with:", "  repository: acme/shop", "##[endgroup]",
+        "hint: Using 'master' as the name for the initial branch. This default branch name",
+        "hint: is subject to change. To configure the initial branch name to use in all",
+        "Note: switching to 'refs/remotes/pull/7/merge'."])
+
+
+def post(job: str) -> str:
+    return gh(job, "Post Run actions/checkout@v4", [
+        "Post job cleanup.", "[command]/usr/bin/git version", "git version 2.44.0",
+        "[command]/usr/bin/git config --local --unset-all http.https://github.com/.extraheader"])
+
+
+PYTEST_STEP = [
+    "##[group]Run pytest -q --cov=shop --cov-fail-under=80", "pytest -q --cov=shop --cov-fail-under=80",
+    "shell: /usr/bin/bash -e {0}", "env:", "  pythonLocation: /opt/hostedtoolcache/Python/3.12.3/x64",
+    "##[endgroup]", "..FF..",
+    "=================================== FAILURES ===================================",
+    "_________________________________ test_total __________________________________",
+    "tests/test_cart.py:12: in test_total", "    assert cart.total() == 10",
+    "shop/cart.py:30: in total", "    return sum(Decimal(p) for p in self.prices)",
+    "E   decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+    "_________________________________ test_empty __________________________________",
+    "shop/cart.py:30: in total", "    return sum(Decimal(p) for p in self.prices)",
+    "E   decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+    "FAIL Required test coverage of 80% not reached. Total coverage: 61.20%",
+    "=========================== short test summary info ============================",
+    "FAILED tests/test_cart.py::test_total - decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+    "FAILED tests/test_cart.py::test_empty - decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+    "2 failed, 4 passed in 0.52s", "##[error]Process completed with exit code 1."]
+
+
+def learned(log: str | bytes, source: str | None = "ci") -> list[str]:
+    raw = log.encode() if isinstance(log, str) else log
+    reader = Reader(io.BytesIO(raw), "auto", "ci.log")
+    head = reader.prepare()
+    assert cilog.reads(head, source)
+    items = Reflector(Settings()).reflect_candidates(
+        cilog.candidates(reader.numbered_lines(), head))
+    return [item.content for item in items]
+
+
+def test_a_failing_step_is_one_memory_with_its_job_step_command_and_diagnosis() -> None:
+    log = setup("test") + gh("test", "Tests", PYTEST_STEP) + post("test")
+    [memory] = learned(log)
+    assert memory.startswith("CI job 'test', step 'Tests' (`pytest -q --cov=shop "
+                             "--cov-fail-under=80`) failed: decimal.InvalidOperation: [<class "
+                             "'decimal.ConversionSyntax'>] at shop/cart.py:30 (`return "
+                             "sum(Decimal(p) for p in self.prices)`) (in 2 tests).")
+    # the coverage gate is reported with it, not as a second problem
+    assert memory.endswith("Also: FAIL Required test coverage of 80% not reached. Total "
+                           "coverage: 61.20%.")
+    for runner_line in ("Runner Image", "ubuntu-22.04", "hint:", "extraheader",
+                        "pythonLocation", "Fix:"):
+        assert runner_line not in memory
+
+
+def test_setup_checkout_and_passing_steps_teach_nothing() -> None:
+    log = setup("build") + gh("build", "Build", [
+        "##[group]Run npm run build", "npm run build", "##[endgroup]",
+        "> shop@1.0.0 build", "warning: 3 deprecated packages", "built in 2.1s"]) + post("build")
+    assert learned(log) == []
+
+
+def test_one_cause_in_every_matrix_job_is_one_memory() -> None:
+    log = "".join(setup(job) + gh(job, "Tests", PYTEST_STEP) + post(job)
+                  for job in ("test (3.11)", "test (3.12)"))
+    [memory] = learned(log)
+    assert memory.startswith("CI job 'test (3.11)', 'test (3.12)', step 'Tests'")
+
+
+def test_an_aggregate_job_is_context_of_the_real_failure_never_a_memory_of_its_own() -> None:
+    status = gh("all-green", "Check", [
+        "##[group]Run echo \"tests: failure\"", "echo \"tests: failure\"",
+        "echo \"docs: success\"", "exit 1", "##[endgroup]",
+        "tests: failure", "docs: success", "##[error]Process completed with exit code 1."])
+    # fail-fast: a matrix job stopped while it was busy, because the other one failed
+    stopped = gh("tests (3.12)", "Tests", ["##[group]Run pytest -q", "pytest -q", "##[endgroup]",
+                                           "....", "##[error]The operation was canceled."])
+    log = gh("tests (3.11)", "Tests", PYTEST_STEP) + stopped + status
+    [memory] = learned(log)
+    assert memory.startswith("CI job 'tests (3.11)', step 'Tests'")
+    assert memory.endswith("Job 'all-green' only aggregates other jobs' results and failed "
+                           "because tests failed (a cascade).")
+    [alone] = learned(status)
+    assert alone == ("CI job 'all-green' only aggregates other jobs' results and fails when "
+                     "one of them failed (here: tests): the cause is in those jobs' logs.")
+
+
+def test_a_timeout_says_how_long_the_step_was_silent_and_what_it_said_last() -> None:
+    stamp = "2024-05-02T09:{:02d}:00.0000000Z "
+    log = (f"\ufeff{stamp.format(0)}Current runner version: '2.316.1'\n"
+           f"{stamp.format(0)}Complete job name: e2e\n"
+           f"{stamp.format(1)}##[group]Run ./scripts/start-api.sh\n"
+           f"{stamp.format(1)}./scripts/start-api.sh\n"
+           f"{stamp.format(1)}shell: /usr/bin/bash -e {{0}}\n{stamp.format(1)}##[endgroup]\n"
+           f"{stamp.format(2)}Listening on :8080\n"
+           f"{stamp.format(20)}##[error]The operation was canceled.\n"
+           f"{stamp.format(20)}Post job cleanup.\n"
+           f"{stamp.format(20)}##[error]The job running on runner GitHub Actions 4 has "
+           "exceeded the maximum execution time of 20 minutes.\n")
+    [memory] = learned(log)
+    assert memory == ("CI job 'e2e' (`./scripts/start-api.sh`) timed out ('The job running on "
+                      "runner GitHub Actions 4 has exceeded the maximum execution time of 20 "
+                      "minutes'), with no output for 18 min before the cancel; its last line "
+                      "was 'Listening on :8080': the command never finished.")
+
+
+def test_lint_type_check_dependency_and_permission_failures_keep_their_diagnostic() -> None:
+    eslint = gh("lint", "ESLint", [
+        "##[group]Run npx eslint src", "npx eslint src", "##[endgroup]", "",
+        "/home/runner/work/shop/shop/src/cart.ts",
+        "  8:7  error  'unused' is assigned a value but never used  no-unused-vars",
+        "  9:1  warning  Unexpected console statement  no-console", "",
+        "\u2716 2 problems (1 error, 1 warning)", "##[error]Process completed with exit code 1."])
+    assert learned(eslint) == ["CI job 'lint', step 'ESLint' (`npx eslint src`) failed: 'unused' "
+                               "is assigned a value but never used (no-unused-vars) at "
+                               "src/cart.ts:8."]
+    tsc = ("src/cart.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+           "Found 1 error in src/cart.ts:3\n")
+    assert learned(tsc) == ["The log reports: error TS2322: Type 'string' is not assignable to "
+                            "type 'number' at src/cart.ts:3."]
+    npm = gh("e2e", "Install", [
+        "##[group]Run npm ci", "npm ci", "##[endgroup]", "npm error code ERESOLVE",
+        "npm error ERESOLVE could not resolve", "npm error While resolving: shop@1.0.0",
+        "npm error A complete log of this run can be found in: /home/runner/.npm/_logs/x.log",
+        "##[error]Process completed with exit code 1."])
+    assert learned(npm) == ["CI job 'e2e', step 'Install' (`npm ci`) failed: npm error: code "
+                            "ERESOLVE; ERESOLVE could not resolve."]
+    push = gh("release", "Tag", [
+        "##[group]Run git push origin v2.0.0", "git push origin v2.0.0", "##[endgroup]",
+        "remote: Permission to acme/shop.git denied to github-actions[bot].",
+        "##[error]Process completed with exit code 128."])
+    assert learned(push) == ["CI job 'release', step 'Tag' (`git push origin v2.0.0`) failed: "
+                             "remote: Permission to acme/shop.git denied to "
+                             "github-actions[bot]."]
+
+
+def test_a_crash_at_a_prompt_says_the_run_could_not_answer_it() -> None:
+    out = ("Installing missing stub packages:\n/usr/bin/python3 -m pip install types-requests\n\n"
+           "Install? [yN] Traceback (most recent call last):\n"
+           '  File "/home/dev/shop/.venv/bin/mypy", line 8, in <module>\n'
+           "    sys.exit(console_entry())\n"
+           "EOFError: EOF when reading a line\n")
+    assert learned(out) == ["The log reports: EOFError: EOF when reading a line — it stopped at "
+                            "the prompt 'Install? [yN]', which a non-interactive run cannot "
+                            "answer."]
+
+
+def test_a_log_of_commands_and_reruns_stays_with_the_episode_reader() -> None:
+    reruns = "$ npm test\nError: Cannot find module 'zod'\n[exit 1]\n$ npm i zod\n[exit 0]\n"
+    assert not cilog.reads(reruns.encode(), "ci")
+    assert not cilog.reads(b"plain notes about the build", None)
+
+
+def test_a_utf16_gh_log_is_ingested_as_a_ci_failure(memx: Memx, repo: Path) -> None:
+    log = setup("test") + gh("test", "Tests", PYTEST_STEP) + post("test")
+    (repo / "ci.log").write_bytes(codecs.BOM_UTF16_LE + log.encode("utf-16-le"))
+    out = memx.ok("ingest", "ci.log", "--dry-run", "--stats")
+    assert out.splitlines()[0].endswith(" from 4 steps; nothing written")
+    assert "\ninput: ci-log, 4 steps read," in out
+    memx.ok("ingest", "ci.log")  # recognised as a runner's log without --source
+    [path] = sorted((repo / ".memx" / "memories").glob("*.yaml"))
+    mem = yaml.safe_load(path.read_text())
+    assert mem["source"] == {"type": "ci", "lines": [16, 39]}
+    assert mem["content"].startswith("CI job 'test', step 'Tests'")
+    assert "ci-failure" in mem["tags"]
