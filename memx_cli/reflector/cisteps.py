@@ -23,13 +23,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memx_cli.reflector.inputs import ANSI_RE
 from memx_cli.reflector.textcodec import unmangle
 
 KEEP_LINES = 6000  # output lines kept per step (its tail): a failure's lines are at the end
 MAX_FIELD = 300
 GH_LINE = re.compile(r"^([^\t]{1,300})\t([^\t]{0,300})\t(.*)$")
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z? ?")
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 MARK = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command)\]\s?(.*)$")
 WORKFLOW_COMMAND = re.compile(r"^::(error|warning|notice|group|endgroup)(?:\s[^:]*)?::(.*)$")
 RUN_GROUP = "Run "
@@ -85,7 +85,7 @@ def _split(raw: str) -> tuple[str | None, str | None, float | None, str, bool]:
         at = _seconds(stamp.group(1))
         line = line[stamp.end():]
     if "\x1b" in line:
-        line = ANSI.sub("", line)
+        line = ANSI_RE.sub("", line)
     return job, step, at, line.rstrip(), bool(stamp)
 
 
