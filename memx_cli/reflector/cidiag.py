@@ -174,6 +174,8 @@ def _next_said(lines: Sequence[Line], i: int) -> str:
 
 def _tail(lines: Sequence[Line], i: int) -> list[str]:
     """A script gate's own words after its mark, when they are the end of the step."""
+    if len(lines) - i > 40:  # far from the end: not a gate's last words (and no rescans)
+        return []
     rest = [ln.text.strip() for ln in lines[i + 1:] if ln.text.strip()]
     return rest if len(rest) <= 8 else []
 
