@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memx_cli import yamledit
+from memx_cli import safeyaml, yamledit
 from memx_cli.errors import ConfigError
 from memx_cli.fsutil import atomic_write
-from memx_cli.store import safeyaml
 
 log = logging.getLogger("memx")
 

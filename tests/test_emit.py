@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from memx_cli.store import emit, safeyaml
+from memx_cli import safeyaml
+from memx_cli.store import emit
 from memx_cli.store import memory as memfmt
 from memx_cli.store.records import build
 

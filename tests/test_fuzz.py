@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memx_cli.errors import InvalidMemoryError, MemxError
+from memx_cli.safeyaml import YamlInputError, loads
 from memx_cli.store import memory as memfmt
 from memx_cli.store.repo import Repo
-from memx_cli.store.safeyaml import YamlInputError, loads
 from tests.conftest import Memx
 
 EXAMPLES = int(os.environ.get("MEMX_FUZZ_EXAMPLES", "60"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.store.safeyaml import YamlInputError, loads
+from memx_cli.safeyaml import YamlInputError, loads
 from tests.conftest import Memx
 
 # A 1 KB "billion laughs": nine levels of nine references expand to 9**9 strings.

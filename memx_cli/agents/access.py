@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from memx_cli.errors import MemxError
+from memx_cli.safeyaml import YamlInputError, loads, read_regular
 from memx_cli.store.repo import Repo
-from memx_cli.store.safeyaml import YamlInputError, loads, read_regular
 
 log = logging.getLogger("memx")
 

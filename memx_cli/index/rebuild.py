@@ -27,9 +27,9 @@ from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import FileState
 from memx_cli.index.scan import Seen
 from memx_cli.index.vectors import VectorIndex
+from memx_cli.safeyaml import read_regular
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
-from memx_cli.store.safeyaml import read_regular
 
 # Memories per batch: large enough that the encoder and the graph work on full arrays,
 # small enough that a batch's documents stay a few megabytes.

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError, StoreError
 from memx_cli.fsutil import atomic_write, atomic_write_many, locked
+from memx_cli.safeyaml import NotRegularFileError, read_regular
 from memx_cli.store import memory as memfmt
 from memx_cli.store import merge3
 from memx_cli.store.ids import ID_LENGTH, abbreviate, normalize_prefix
 from memx_cli.store.memory import Memory, Problem
 from memx_cli.store.merge3 import ConcurrentChangeError
-from memx_cli.store.safeyaml import NotRegularFileError, read_regular
 
 log = logging.getLogger("memx")
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memx_cli import safeyaml
 from memx_cli.clock import parse_timestamp
 from memx_cli.errors import InvalidMemoryError, SchemaTooNewError
-from memx_cli.store import safeyaml
 from memx_cli.store.fields import ANCHOR_KEYS as ANCHOR_KEYS
 from memx_cli.store.fields import FIELD_NAMES as FIELD_NAMES
 from memx_cli.store.fields import FIELDS, REQUIRED, Field, FieldError, SchemaError, check
