@@ -16,12 +16,15 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from memx_cli.errors import EXIT_INTERNAL, MemxError
 from memx_cli.privacy import kinds
 from memx_cli.privacy.patterns import PATTERNS, SNIPPET_PATTERNS, Pattern
-from memx_cli.store.memory import Anchor, Memory
+
+if TYPE_CHECKING:  # privacy sits below store (issue 28): the record is only annotated here
+    from memx_cli.store.memory import Memory
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 _DIGIT = re.compile(r"\d")
@@ -190,9 +193,7 @@ def _sanitize_fields(mem: Memory, sanitizer: Sanitizer) -> Memory:
 
     try:
         anchors = tuple(
-            Anchor(a.path, a.start_line, a.end_line, a.hash,
-                   clean(a.snippet) if a.snippet else a.snippet, a.commit)
-            for a in mem.anchors)
+            replace(a, snippet=clean(a.snippet)) if a.snippet else a for a in mem.anchors)
         return mem.replace(
             content=clean(mem.content),
             domain=clean(mem.domain) if mem.domain else mem.domain,
