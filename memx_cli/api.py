@@ -9,7 +9,7 @@
 
 A ``Memx`` is one repository seen by one agent (its working notes) with one role (its
 access grants, .memx/access.yaml). Every read and every write goes through the same
-grant check (agents/access.py ``Guard``): reads leave out the domains the role may not
+grant check (store/access.py ``Guard``): reads leave out the domains the role may not
 read, writes need ``write`` on the domain they touch. Writes go through the ACE write
 path (operations/write.py: sanitizer, Curator, store); a recall is counted only for a
 result actually returned, after the access filter. Without a role (a person at a
@@ -30,18 +30,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memx_cli.agents import access, notes
 from memx_cli.operations.guarded import Guarded
+from memx_cli.store import access, notes
 from memx_cli.store.repo import Repo
 
 if TYPE_CHECKING:
-    from memx_cli.agents.session import Consolidation, Item
     from memx_cli.anchors.verify import FixResult, Report
     from memx_cli.curator.review import ConflictPair
     from memx_cli.decay.sweep import SweepReport
     from memx_cli.generator.context import Preamble
     from memx_cli.generator.search import Searcher, SearchResult
     from memx_cli.operations.edit import Removal
+    from memx_cli.operations.session import Consolidation, Item
     from memx_cli.store.files import Store
     from memx_cli.store.memory import Memory, Problem
     from memx_cli.store.records import WriteResult
@@ -91,9 +91,9 @@ class Memx(Guarded):
 
     @property
     def session(self) -> str:
-        """The session ``remember`` tags items with (agents/session.py costs ~50 ms to
+        """The session ``remember`` tags items with (operations/session.py costs ~50 ms to
         import, so only when asked)."""
-        from memx_cli.agents.session import session_name
+        from memx_cli.operations.session import session_name
 
         return session_name(self._session)
 
@@ -171,7 +171,7 @@ class Memx(Guarded):
 
     def policies(self, include_inactive: bool = False) -> list[Memory]:
         """Current policies: pushed to every role, so not filtered (SPEC 5)."""
-        from memx_cli.agents.policy import policies
+        from memx_cli.operations.policy import policies
 
         return [m for _, m in policies(self.repo, include_inactive)]
 
@@ -209,8 +209,8 @@ class Memx(Guarded):
             source: Mapping[str, Any] | None = None) -> WriteResult:
         """Write a fact or a policy through the ACE write path (``raw``: verbatim);
         ``source`` records where it came from (default ``{type: manual}``)."""
-        from memx_cli.agents.policy import Proposal, new_memory
         from memx_cli.operations import write as ace
+        from memx_cli.operations.policy import Proposal, new_memory
 
         raw = not ace.ace_enabled(self.repo, raw)
         mem = new_memory(self.repo, Proposal(content, kind, domain, topic, tuple(tags), scope,
@@ -232,7 +232,7 @@ class Memx(Guarded):
 
     def supersede(self, old_id: str, content: str, kind: str = "fact") -> WriteResult:
         """Replace memory OLD (kept, marked superseded) by one saying ``content``."""
-        from memx_cli.agents.policy import supersede
+        from memx_cli.operations.policy import supersede
         from memx_cli.store.queries import find
 
         _, old = find(self.repo, old_id)
@@ -241,7 +241,7 @@ class Memx(Guarded):
 
     def deactivate(self, policy_id: str, active: bool = False) -> Memory:
         """Switch a policy off (or back on); it stays in the store."""
-        from memx_cli.agents.policy import deactivate
+        from memx_cli.operations.policy import deactivate
         from memx_cli.store.queries import find
 
         _, mem = find(self.repo, policy_id)
@@ -283,7 +283,7 @@ class Memx(Guarded):
 
     def consolidate(self, dry_run: bool = False) -> Consolidation:
         """Promote recurring session items, merge duplicate facts (write on ``*``)."""
-        from memx_cli.agents.session import consolidate
+        from memx_cli.operations.session import consolidate
 
         if not dry_run:
             self.guard().require_write_all("consolidating memory")
@@ -301,7 +301,7 @@ class Memx(Guarded):
 
     def remember(self, content: str, mark: bool = False) -> Item:
         """Keep a session item (.memx/local/, never committed) for consolidation."""
-        from memx_cli.agents.session import remember
+        from memx_cli.operations.session import remember
 
         return remember(self.repo, content, self.session, mark)
 

@@ -89,6 +89,6 @@ def verify_json(report: Any, stale_only: bool = False) -> dict[str, Any]:
 
 
 def item_json(item: Any) -> dict[str, Any]:
-    """A remembered session item (agents.session.Item), as `memx remember --json`."""
+    """A remembered session item (operations.session.Item), as `memx remember --json`."""
     return {"id": item.id, "text": item.text, "sessions": list(item.sessions),
             "count": item.count, "marked": item.marked}

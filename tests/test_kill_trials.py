@@ -103,7 +103,7 @@ def test_kill_supersede(memx: Memx, repo: Path) -> None:
     rng = random.Random(SEED)
     for trial in range(TRIALS):
         old = memx.ok("add", f"the queue {trial} holds {trial} jobs").strip()
-        script = ("import sys\nfrom pathlib import Path\nfrom memx_cli.agents.policy import "
+        script = ("import sys\nfrom pathlib import Path\nfrom memx_cli.operations.policy import "
                   "supersede\nfrom memx_cli.store.repo import Repo\n"
                   f"supersede(Repo.discover(Path('.')), {old!r}, 'the queue {trial} holds "
                   f"{trial + 100} jobs now', 'fact')\n")

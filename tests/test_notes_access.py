@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.agents.access import Grants, load
+from memx_cli.store.access import Grants, load
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx

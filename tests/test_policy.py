@@ -1,4 +1,4 @@
-"""Policies and supersede (memx policy, memx_cli.agents.policy)."""
+"""Policies and supersede (memx policy, memx_cli.operations.policy)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from memx_cli.agents.policy import supersede
+from memx_cli.operations.policy import supersede
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx

@@ -113,7 +113,7 @@ class MemoryService:
         return {"sweep": sweep_json(self.memx.sweep(dry_run))}
 
     def consolidate(self, dry_run: bool) -> dict[str, Any]:
-        from memx_cli.agents.session import consolidation_json
+        from memx_cli.operations.session import consolidation_json
 
         return {"consolidated": consolidation_json(self.memx.consolidate(dry_run))}
 

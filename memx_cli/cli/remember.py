@@ -40,7 +40,7 @@ def remember_cmd(state: State, text: str, session: str | None, mark: bool,
 def consolidate_cmd(state: State, dry_run: bool, as_json: bool) -> None:
     """Promote recurring or marked session items to facts, merge near-duplicate facts
     (the other one is superseded, never deleted) and prune stale session items."""
-    from memx_cli.agents.session import consolidation_json
+    from memx_cli.operations.session import consolidation_json
 
     report = state.memx().consolidate(dry_run=dry_run)
     if as_json:

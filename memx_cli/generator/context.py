@@ -19,9 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memx_cli.agents import access, notes
 from memx_cli.index import StoreIndex
-from memx_cli.store import recall
+from memx_cli.store import access, notes, recall
 from memx_cli.store.memory import Memory, from_data
 from memx_cli.store.repo import Repo
 

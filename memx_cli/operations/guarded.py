@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from memx_cli.agents import access
+from memx_cli.store import access
 from memx_cli.store.repo import Repo
 
 if TYPE_CHECKING:

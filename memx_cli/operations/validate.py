@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memx_cli import config as configmod
-from memx_cli.agents.access import ACCESS_FILE, read_grants
 from memx_cli.errors import ConfigError, InvalidMemoryError, MemxError
 from memx_cli.store import intents
+from memx_cli.store.access import ACCESS_FILE, read_grants
 from memx_cli.store.files import Store, _problem_from
 from memx_cli.store.memory import Problem
 from memx_cli.store.repo import Repo

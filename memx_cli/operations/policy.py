@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memx_cli.agents import access
 from memx_cli.clock import now_iso
 from memx_cli.errors import MemxError
 from memx_cli.operations import write as ace
-from memx_cli.store import intents
+from memx_cli.store import access, intents
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
 from memx_cli.store.queries import find, load_visible
