@@ -2,7 +2,7 @@
 
 Plain ``git`` subprocesses: GitPython costs ~85 ms to import, more than most of the
 commands that need git at all (hooks, search, diff), so it is used only at install time,
-where its config object pays off: ``githooks/driver.py`` reads and writes the merge
+where its config object pays off: ``operations/merge_driver.py`` reads and writes the merge
 driver's git config through it. History reading (``memx ingest --git-log``) stays on one
 ``git log`` stream: measured faster than one GitPython object per commit.
 """

@@ -107,7 +107,7 @@ def test_hook_impl_is_hidden_from_help(memx: Memx) -> None:
 def test_hook_code_imports_nothing_heavy() -> None:
     """The hooks run inside git commands: their modules must not pull in the heavy ones."""
     code = ("import sys\nimport memx_cli.cli.hooks, memx_cli.cli.diff, memx_cli.githooks.impl, "
-            "memx_cli.githooks.install, memx_cli.githooks.diff\nprint(sorted(m for m in ('numpy', 'usearch', "
+            "memx_cli.githooks.install, memx_cli.operations.diff\nprint(sorted(m for m in ('numpy', 'usearch', "
             "'model2vec', 'git', 'tantivy', 'tokenizers', 'yaml') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -256,7 +256,7 @@ def test_the_driver_merges_an_addition_made_on_both_sides(memx: Memx, tmp_path: 
 
 
 def test_fields_merge_by_kind() -> None:
-    from memx_cli.githooks.merge import merge_memories
+    from memx_cli.operations.merge_file import merge_memories
 
     base = _mem(valid_until="2027-01-01T00:00:00Z", section="tools")
     ours = base.replace(section="workflow", valid_until="2027-06-01T00:00:00Z",

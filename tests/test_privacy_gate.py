@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.githooks.check import _new_secrets
+from memx_cli.operations.precommit import _new_secrets
 from memx_cli.privacy import default
 from memx_cli.store import memory as memfmt
 from memx_cli.store.records import build
@@ -241,8 +241,8 @@ RAW_WRITERS = {
     "memory lines masked again on the way out",
     "memx_cli/operations/review.py": "a copy of a rejected memory file, as stored",
     "memx_cli/operations/gitlog.py": "shas of the commits read",
-    "memx_cli/githooks/driver.py": ".memx/.gitattributes lines; paths of conflict copies",
-    "memx_cli/githooks/merge.py": "merges two committed memory files field by field",
+    "memx_cli/operations/merge_driver.py": ".memx/.gitattributes lines; paths of conflict copies",
+    "memx_cli/operations/merge_file.py": "merges two committed memory files field by field",
     "memx_cli/store/sources.py": "the lock's URLs (credentials refused) and commits; a "
     "source's committed memory files, unpacked into the user cache",
     "memx_cli/server/control.py": "the memx server's log (its standard streams): paths, "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from memx_cli.cli._output import memory_json, one_line
 
 if TYPE_CHECKING:
-    from memx_cli.githooks.review import Attention
+    from memx_cli.operations.attention import Attention
 
 WIDTH = 1000  # memories are a paragraph: show them whole
 PUSHED = {"added": "pushed into every agent's prompt", "changed": "pushed into every agent's "

@@ -9,7 +9,7 @@ from memx_cli.cli._output import emit_json, memory_json, one_line
 from memx_cli.cli._review import attention_json, attention_lines
 
 if TYPE_CHECKING:
-    from memx_cli.githooks.diff import MemoryDiff
+    from memx_cli.operations.diff import MemoryDiff
     from memx_cli.store.memory import Memory
 
 WIDTH = 1000  # memories are a paragraph (reflector.max_content_length: 500): show them whole
@@ -37,7 +37,7 @@ def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> Non
     work tree. Without arguments: uncommitted memory changes, new files included (what
     the post-commit hook left for review); --staged: what is staged.
     """
-    from memx_cli.githooks.review import review
+    from memx_cli.operations.attention import review
 
     repo = state.repo(initialized=False)
     result = review(repo, revisions, staged)

@@ -47,8 +47,8 @@ def install_cmd(state: State, names: tuple[str, ...], as_json: bool) -> None:
     memx's merge driver for memory files in this clone (.git/config) and writes
     .memx/.gitattributes when it is missing.
     """
-    from memx_cli.githooks.driver import register
     from memx_cli.githooks.install import install, parse_names
+    from memx_cli.operations.merge_driver import register
 
     repo = state.repo(initialized=False)
     changes = list(install(repo.worktree, parse_names(names)))
@@ -137,7 +137,7 @@ def check_cmd(state: State, files: tuple[Path, ...], secrets_only: bool) -> None
     the staged .memx/ files. Prints `file:line: problem` and exits 1 on any problem.
     """
     from memx_cli.errors import CheckFailedError
-    from memx_cli.githooks.check import check_files, check_staged
+    from memx_cli.operations.precommit import check_files, check_staged
 
     repo = state.repo(initialized=False)
     paths = [p if p.is_absolute() else state.cwd / p for p in files]

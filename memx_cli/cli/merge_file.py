@@ -21,7 +21,7 @@ def merge_file_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path,
     """
     from memx_cli import git
     from memx_cli.errors import MemxError
-    from memx_cli.githooks.merge import run_driver
+    from memx_cli.operations.merge_file import run_driver
 
     state: State = ctx.obj
     try:

@@ -13,7 +13,7 @@
 - ``post-merge`` / ``post-checkout`` / ``post-rewrite`` bring the search index up to date
   when ``.memx/`` changed (one ``git diff`` when it did not); after a merge or rebase
   they stage the memories the merge driver wrote for content edited on both sides.
-- ``pre-commit`` checks the *staged* content of ``.memx/`` files (``githooks/check.py``).
+- ``pre-commit`` checks the *staged* content of ``.memx/`` files (``operations/precommit.py``).
 
 post-* hooks never break git: an error is logged to ``.memx/local/hooks.log`` and the hook
 reports success, silently. post-commit skips commits that a rebase, cherry-pick or revert
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from memx_cli import git
 from memx_cli.errors import MemxError
-from memx_cli.githooks.check import HookResult
+from memx_cli.operations.precommit import HookResult
 from memx_cli.store.repo import Repo
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 def run(hook: str, args: Sequence[str], cwd: Path) -> HookResult:
     if hook == "pre-commit":
-        from memx_cli.githooks.check import check_staged
+        from memx_cli.operations.precommit import check_staged
 
         return check_staged(Repo.discover(cwd))
     if hook in _POST:
@@ -290,7 +290,7 @@ def _sync_index(repo: Repo) -> None:
 
 
 def refresh(repo: Repo, args: list[str], hook: str) -> HookResult:
-    from memx_cli.githooks.driver import stage_copies_notice
+    from memx_cli.operations.merge_driver import stage_copies_notice
 
     # Issue 17: stage the merge driver's conflict copies; unpack sources the lock moved.
     messages = () if hook == "post-checkout" else stage_copies_notice(repo.worktree)

@@ -8,7 +8,7 @@ from typing import Any
 
 from memx_cli import __version__, git
 from memx_cli.errors import ConfigError, MemxError
-from memx_cli.githooks import driver
+from memx_cli.operations import merge_driver
 from memx_cli.operations.validate import check_config, check_store
 from memx_cli.store.repo import Repo
 
@@ -70,7 +70,7 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
     report["hooks"] = _hook_state(repo)
     report["agents"] = _agent_state(repo)
     if store.exists():
-        merge = driver.state(repo.worktree, store.root)
+        merge = merge_driver.state(repo.worktree, store.root)
         report["merge_driver"] = {"attributes": merge.attributes, "command": merge.command}
         if merge.problem:
             problems.append(merge.problem)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memx_cli.githooks import driver
+from memx_cli.operations import merge_driver
 from memx_cli.store.repo import Repo, init
 
 
@@ -14,7 +14,7 @@ def initialize(repo: Repo) -> list[Path]:
     made = init(repo)
     attributes = repo.store.root / ".gitattributes"
     existed = attributes.exists()
-    driver.register(repo.worktree, repo.store.root)
+    merge_driver.register(repo.worktree, repo.store.root)
     if not existed and attributes.exists():
         made.append(attributes)
     return made

@@ -21,7 +21,7 @@ from memx_cli.store import memory as memfmt
 from memx_cli.store.memory import Memory, Problem
 
 if TYPE_CHECKING:
-    from memx_cli.githooks.review import Attention
+    from memx_cli.operations.attention import Attention
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 MEMORY_DIRS = {"memories": ".memx/memories", "archive": ".memx/archive"}

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memx_cli import git
-from memx_cli.githooks.diff import INDEX, WORKTREE, MemoryDiff, diff
+from memx_cli.operations.diff import INDEX, WORKTREE, MemoryDiff, diff
 from memx_cli.store.memory import Memory, Problem
 from memx_cli.store.repo import Repo
 
@@ -146,7 +146,7 @@ def _significant(lines: tuple[str, ...]) -> bool:
 
 
 def _secrets(repo: Repo, result: MemoryDiff) -> list[Problem]:
-    from memx_cli.githooks.check import _sanitizer, check_content
+    from memx_cli.operations.precommit import _sanitizer, check_content
 
     head = None if result.head == WORKTREE else ("index" if result.head == INDEX else result.head)
     paths = [p for status, p in git.changed_paths(repo.worktree, result.base, head, [".memx/"])

@@ -29,7 +29,7 @@ from typing import Any
 from memx_cli.clock import parse_timestamp
 from memx_cli.errors import InvalidMemoryError
 from memx_cli.fsutil import atomic_write
-from memx_cli.githooks.driver import record_copy
+from memx_cli.operations.merge_driver import record_copy
 from memx_cli.store import memory as memfmt
 from memx_cli.store.ids import make_id
 from memx_cli.store.memory import Memory
