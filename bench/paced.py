@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
     root, queries = Path(argv[0]), argv[1:]
     settled: list[float] = []
     if steps:
-        from memx_cli.server import watch
+        from memx_cli.watch import journal as watch
 
         real = watch.Freshness.settle
 

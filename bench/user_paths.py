@@ -64,11 +64,11 @@ def paced_warm(root: Path, queries: Sequence[str], watched: bool = False) -> lis
     the file watcher the MCP server and the memx server use (issue 15), else the
     time-based re-check of every file."""
     from memx_cli.generator.search import Searcher
-    from memx_cli.server import watch
     from memx_cli.store.repo import Repo
+    from memx_cli.watch import journal as watch
 
     try:  # the watcher of this install (the drained inotify one since issue 15's fifth
-        from memx_cli.server.drain import open_watcher  # session), else the observer
+        from memx_cli.watch.drain import open_watcher  # session), else the observer
     except ImportError:
         open_watcher = watch.Watcher
     searcher = Searcher(Repo.discover(root))

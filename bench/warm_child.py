@@ -58,8 +58,8 @@ def listing(root: Path, runs: int) -> dict[str, list[float]]:
 
 def corecall(root: Path, runs: int, queries: list[str]) -> dict[str, list[float]]:
     from memx_cli.generator.search import Searcher
-    from memx_cli.server.watch import Freshness, Watcher
     from memx_cli.store.repo import Repo
+    from memx_cli.watch.journal import Freshness, Watcher
 
     repo = Repo.discover(root)
     try:

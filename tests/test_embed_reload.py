@@ -110,8 +110,8 @@ def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
     it) notices the model changed and re-embeds: a memory's own text still finds it
     first, which vectors of the old model against a query of the new could not do."""
     from memx_cli.generator.search import Searcher
-    from memx_cli.server.watch import Freshness, Watcher
     from memx_cli.store.repo import Repo
+    from memx_cli.watch.journal import Freshness, Watcher
 
     model = copied(tmp_path)
     (repo / ".memx" / "config.yaml").write_text(f"embedding:\n  model: {model}\n")

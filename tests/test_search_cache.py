@@ -36,7 +36,7 @@ def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def warm(memx: Memx, repo: Path) -> Iterator[Searcher]:
     """A watched Searcher, as the memx and MCP servers hold one, over five memories."""
-    from memx_cli.server.watch import Freshness, Watcher
+    from memx_cli.watch.journal import Freshness, Watcher
 
     for fact in FACTS:
         memx.ok("add", "--raw", fact)

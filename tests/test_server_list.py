@@ -101,7 +101,7 @@ def test_a_stored_document_gives_back_the_memory_it_was_made_from(memx: Memx,
                                                                   repo: Path) -> None:
     from memx_cli.generator.search import Searcher
     from memx_cli.index.listing import checked, listed, memory
-    from memx_cli.server.watch import Freshness, Watcher
+    from memx_cli.watch.journal import Freshness, Watcher
 
     (repo / "README.md").write_text("one\ntwo\n")
     memx.ok("add", "--raw", "Cache keys: see src/cache.py", "--tag", "ci", "--tag", "cache",

@@ -1,4 +1,4 @@
-"""The drained watcher (issue 15, memx_cli/server/drain.py): inotify read at settle time,
+"""The drained watcher (issue 15, memx_cli/watch/drain.py): inotify read at settle time,
 no mark file, no thread. The behaviour both watchers share is tested with each in
 test_watch.py and test_watch_known.py; here what is the drained one's own."""
 
@@ -28,8 +28,8 @@ def drained(memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch
     """A Searcher watched by the drained watcher over a store of FACTS (key -> file),
     after its first search; writing a mark file fails the test."""
     from memx_cli.generator.search import Searcher
-    from memx_cli.server import watch
-    from memx_cli.server.drain import open_watcher
+    from memx_cli.watch import journal as watch
+    from memx_cli.watch.drain import open_watcher
 
     def no_mark(self: Any) -> None:
         raise AssertionError("the drained watcher wrote a mark")
@@ -107,7 +107,7 @@ def test_memories_removed_and_made_again_is_one_scan_then_watched_again(
 
 
 def test_a_store_gone_and_back_is_a_new_watch(tmp_path: Path) -> None:
-    from memx_cli.server.drain import Drain
+    from memx_cli.watch.drain import Drain
 
     store = tmp_path / "store"
     (store / "memories").mkdir(parents=True)
@@ -157,8 +157,8 @@ def test_a_store_the_observer_could_not_mark_is_vouched_for(tmp_path: Path) -> N
     re-checked it by time; the drained watcher writes nothing there."""
     from types import SimpleNamespace
 
-    from memx_cli.server.drain import Drain
-    from memx_cli.server.watch import Freshness
+    from memx_cli.watch.drain import Drain
+    from memx_cli.watch.journal import Freshness
 
     odd = tmp_path / "odd"
     (odd / "memories").mkdir(parents=True)
@@ -183,7 +183,7 @@ def test_a_settler_waits_for_the_drain_that_covers_its_moment(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two requests settle at once: the second one's write comes while the first drains
     (an earlier batch). It must not return before its own write is counted."""
-    from memx_cli.server.drain import Drain
+    from memx_cli.watch.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()
@@ -215,7 +215,7 @@ def test_a_settler_waits_for_the_drain_that_covers_its_moment(
 
 
 def test_many_settlers_each_see_their_own_write(tmp_path: Path) -> None:
-    from memx_cli.server.drain import Drain
+    from memx_cli.watch.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()
@@ -246,7 +246,7 @@ def test_many_settlers_each_see_their_own_write(tmp_path: Path) -> None:
 
 
 def test_the_kernel_records_are_parsed_in_order() -> None:
-    from memx_cli.server import inotify
+    from memx_cli.watch import inotify
 
     def record(wd: int, mask: int, name: bytes) -> bytes:
         padded = name + b"\0" * (-len(name) % 16 or (16 if name else 0))
@@ -264,7 +264,8 @@ def test_without_inotify_the_observer_with_marks_is_used(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     import ctypes
 
-    from memx_cli.server import drain, watch
+    from memx_cli.watch import drain
+    from memx_cli.watch import journal as watch
 
     monkeypatch.delenv("MEMX_WATCH", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", lambda *a, **k: object())  # a libc without it
@@ -280,7 +281,7 @@ def test_without_inotify_the_observer_with_marks_is_used(
 def test_an_empty_settle_costs_microseconds(tmp_path: Path) -> None:
     """No mark, no wait: settling with nothing queued is one read that finds nothing
     (the observer's mark round trip took 0.7-1 ms). A loose bound: a loaded machine."""
-    from memx_cli.server.drain import Drain
+    from memx_cli.watch.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()
@@ -296,8 +297,8 @@ def test_an_empty_settle_costs_microseconds(tmp_path: Path) -> None:
 
 def test_a_failed_read_of_the_queue_is_a_full_check(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from memx_cli.server import inotify
-    from memx_cli.server.drain import Drain
+    from memx_cli.watch import inotify
+    from memx_cli.watch.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()

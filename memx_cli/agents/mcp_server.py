@@ -61,8 +61,8 @@ class MemoryService:
         self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}")
         # Issue 15: the stores are watched, so a call re-checks only a store whose files
         # changed (a write in place included) instead of stat-ing every file each second.
-        from memx_cli.server.drain import open_watcher
-        from memx_cli.server.watch import Freshness
+        from memx_cli.watch.drain import open_watcher
+        from memx_cli.watch.journal import Freshness
 
         self.watcher = open_watcher()
         self.memx.searcher.watch = Freshness(self.watcher)

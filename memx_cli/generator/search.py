@@ -92,7 +92,7 @@ class Searcher:
         self.sources = {source.label: source for source, _ in found}
         self.indexes += [StoreIndex(store, spec) for _, store in found]
         self._verifier: Any = None
-        # A file watcher (memx_cli/server/watch.py ``Freshness``) in the memx server and
+        # A file watcher (memx_cli/watch/journal.py ``Freshness``) in the memx server and
         # the MCP server: it says which stores changed, instead of a re-stat every second.
         self.watch: Any = None
         # Semantic-only candidates below this cosine are not results (set per search).
@@ -189,7 +189,7 @@ class Searcher:
     def open_index(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
         """Sync one store's index and open it: with a watcher only when its files
         changed, else when the last check is older than WARM_RESCAN_SECONDS."""
-        if self.watch is not None:  # only the files its events name (server/watch.py)
+        if self.watch is not None:  # only the files its events name (watch/journal.py)
             return self.watch.open(index, want_vectors)
         return index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
 

@@ -5,7 +5,7 @@ runs the read command the thin client forwarded through the real CLI (memx_cli.c
 with the caller's working directory, environment, terminal size and output encoding, so
 its output, errors and exit code are those of the command run in process. What it adds
 is warmth: one ``Searcher`` per repository (open tantivy reader, usearch view, loaded
-model) whose stores are watched (server/drain.py, server/watch.py) instead of re-stat-ed.
+model) whose stores are watched (watch/drain.py, watch/journal.py) instead of re-stat-ed.
 
 One request at a time is deliberate: the environment and the standard streams are the
 process's, and a search takes milliseconds. It ends itself after ``server.idle_timeout``
@@ -37,9 +37,9 @@ from memx_cli.server.caller import (
     captured,
     confirmed,
 )
-from memx_cli.server.drain import open_watcher
 from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
-from memx_cli.server.watch import Freshness
+from memx_cli.watch.drain import open_watcher
+from memx_cli.watch.journal import Freshness
 
 log = logging.getLogger("memx.server")
 

@@ -16,7 +16,7 @@ first time or watched anew. Files in the memory folders that are no memory files
 editor's swap and backup files, dot files, other names) are what the full check skips
 too: they wake nothing.
 
-Two watchers fill the journal. On Linux, server/drain.py reads inotify when a request
+Two watchers fill the journal. On Linux, watch/drain.py reads inotify when a request
 settles (no thread, no mark). Elsewhere, or with ``MEMX_WATCH=observer``, the
 ``Watcher`` here: watchdog's observer, each store watched recursively. Its events
 arrive on watchdog's threads a moment after the write, so ``settle`` writes a mark file
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from watchdog.events import FileSystemEventHandler
 
 if TYPE_CHECKING:
-    from memx_cli.server.drain import Drain
+    from memx_cli.watch.drain import Drain
 
 log = logging.getLogger("memx.server")
 
@@ -196,7 +196,7 @@ class Root:
 
 class Roots:
     """The store directories a watcher watches, by path: the observer below and
-    server/drain.py's inotify reader, each with its own three methods at the end."""
+    watch/drain.py's inotify reader, each with its own three methods at the end."""
 
     roots: dict[str, Root]
     _failed: set[str]
@@ -231,7 +231,7 @@ class Roots:
 
 class Watcher(Roots):
     """All the store directories one process watches, on one watchdog observer (where
-    inotify cannot be read at settle time: server/drain.py ``open_watcher``)."""
+    inotify cannot be read at settle time: watch/drain.py ``open_watcher``)."""
 
     kind = "observer"
 
