@@ -118,7 +118,7 @@ def served_cold(root: Path, queries: Sequence[str], memx: Callable[..., Any]
 def served_paced(root: Path, queries: Sequence[str]) -> list[float]:
     """The memx server at an agent's pace: one request PACE_SECONDS apart from this
     process (connect, send, the server's search, receive), recalls counted."""
-    from memx_cli.server import client
+    from memx_cli import executable as client
 
     here = os.getcwd()
     os.chdir(root)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli import executable as client
 from memx_cli.index import ahead, quick
-from memx_cli.server import client
 
 from .conftest import Memx
 from .test_index_quick import filled, keyword, same_size

@@ -245,7 +245,7 @@ RAW_WRITERS = {
     "memx_cli/operations/merge_file.py": "merges two committed memory files field by field",
     "memx_cli/store/sources.py": "the lock's URLs (credentials refused) and commits; a "
     "source's committed memory files, unpacked into the user cache",
-    "memx_cli/server/control.py": "the memx server's log (its standard streams): paths, "
+    "memx_cli/wire/control.py": "the memx server's log (its standard streams): paths, "
     "pids, versions and failure reasons; command output goes back over the socket",
 }
 

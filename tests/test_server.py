@@ -18,7 +18,7 @@ import pytest
 from .conftest import Memx
 from .test_sources import team_repo  # noqa: F401 - a fixture
 
-THIN = [sys.executable, "-m", "memx_cli.server.client"]
+THIN = [sys.executable, "-m", "memx_cli.executable"]
 FULL = [sys.executable, "-m", "memx_cli"]
 FACTS = [
     ("The payment webhook retries 5 times with exponential backoff", "payments"),
@@ -266,7 +266,7 @@ def test_socket_directory_of_another_user_is_refused(memx: Memx, repo: Path) -> 
 
 
 def test_thin_client_imports_nothing_heavy(served: Path) -> None:
-    probe = ("import sys\nfrom memx_cli.server import client\n"
+    probe = ("import sys\nfrom memx_cli import executable as client\n"
              "reply, _ = client._forward(['search', 'webhook'])\n"
              "assert reply is not None and reply[0] == 0 and b'webhook' in reply[1]\n"
              "heavy = ['click', 'yaml', 'numpy', 'tantivy', 'usearch', 'model2vec', 'git']\n"

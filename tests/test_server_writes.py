@@ -285,8 +285,8 @@ def test_the_server_tells_only_the_outcomes_it_kept(pair: tuple[Path, Path]) -> 
     import socket
 
     from memx_cli import __version__
-    from memx_cli.server import paths
-    from memx_cli.server.protocol import PROTOCOL, recv_frame, recv_json, send_json
+    from memx_cli.wire import paths
+    from memx_cli.wire.protocol import PROTOCOL, recv_frame, recv_json, send_json
 
     repo, _ = pair
 
@@ -372,8 +372,8 @@ def test_a_dying_client_after_ready_leaves_nothing_done(pair: tuple[Path, Path])
     import socket
 
     from memx_cli import __version__
-    from memx_cli.server import paths
-    from memx_cli.server.protocol import PROTOCOL, recv_json, send_json
+    from memx_cli.wire import paths
+    from memx_cli.wire.protocol import PROTOCOL, recv_json, send_json
 
     repo, _ = pair
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -28,7 +28,7 @@ def status_cmd(as_json: bool) -> None:
     of --json: full scans of the stores, late watcher marks, ...)."""
     from pathlib import Path
 
-    from memx_cli.server.control import disabled, status
+    from memx_cli.wire.control import disabled, status
 
     info = status()
     why = disabled(Path.cwd())  # MEMX_NO_SERVER, server.enabled: false
@@ -45,7 +45,7 @@ def start_cmd(as_json: bool) -> None:
     from pathlib import Path
 
     from memx_cli.errors import MemxError
-    from memx_cli.server.control import disabled, start
+    from memx_cli.wire.control import disabled, start
 
     why = disabled(Path.cwd())
     if why is not None:
@@ -61,7 +61,7 @@ def start_cmd(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help='Print {"server": {"stopped": bool}}.')
 def stop_cmd(as_json: bool) -> None:
     """Stop the running server (commands then run in process until one is started)."""
-    from memx_cli.server.control import stop
+    from memx_cli.wire.control import stop
 
     stopped = stop()
     if as_json:

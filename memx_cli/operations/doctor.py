@@ -89,7 +89,7 @@ def _server_state(problems: list[str], repo: Repo | None) -> dict[str, Any]:
     why commands here do not use it (``disabled``: MEMX_NO_SERVER, server.enabled)."""
     from pathlib import Path
 
-    from memx_cli.server.control import disabled, status
+    from memx_cli.wire.control import disabled, status
 
     info = status()
     if info.get("problem"):

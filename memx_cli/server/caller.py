@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from memx_cli.server.protocol import ProtocolError, recv_json, send_json
+from memx_cli.wire.protocol import ProtocolError, recv_json, send_json
 
 REQUEST_READ_SECONDS = 5.0
 # Outcomes of accepted writes kept for clients that ask after losing the answer (a

@@ -1,6 +1,6 @@
 """The memx server process (issue 15): one per user, serving every repository.
 
-It listens on the private socket (server/paths.py), takes one request at a time and
+It listens on the private socket (wire/paths.py), takes one request at a time and
 runs the read command the thin client forwarded through the real CLI (memx_cli.cli.main)
 with the caller's working directory, environment, terminal size and output encoding, so
 its output, errors and exit code are those of the command run in process. What it adds
@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import __version__
-from memx_cli.server import paths
 from memx_cli.server.caller import (
     REQUEST_READ_SECONDS,
     Outcomes,
@@ -37,9 +36,10 @@ from memx_cli.server.caller import (
     captured,
     confirmed,
 )
-from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 from memx_cli.watch.drain import open_watcher
 from memx_cli.watch.journal import Freshness
+from memx_cli.wire import paths
+from memx_cli.wire.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 
 log = logging.getLogger("memx.server")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import __version__
-from memx_cli.server import paths
-from memx_cli.server.protocol import PROTOCOL, ProtocolError, recv_json, send_json
+from memx_cli.wire import paths
+from memx_cli.wire.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 
 CONTROL_TIMEOUT = 2.0
 

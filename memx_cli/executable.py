@@ -58,7 +58,7 @@ def entry() -> None:
     if argv and argv[0] in ("search", "context"):
         _check_ahead()
     if start:
-        from memx_cli.server.control import start_for
+        from memx_cli.wire.control import start_for
 
         start_for(_cwd())
     from memx_cli.cli import entry as full
@@ -95,8 +95,8 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
     import socket
 
     from memx_cli import __version__
-    from memx_cli.server import paths
-    from memx_cli.server.protocol import (
+    from memx_cli.wire import paths
+    from memx_cli.wire.protocol import (
         PROTOCOL,
         ProtocolError,
         recv_frame,
@@ -168,7 +168,7 @@ def _accepted(sock: socket.socket, request_id: str, path: str,
     Until ``go`` is sent whole the server cannot have run it (an error raised here is a
     fallback); after that, no answer is a question about it (``_asked``), then
     _Unknown, never a second run."""
-    from memx_cli.server.protocol import ProtocolError, recv_frame, recv_json, send_json
+    from memx_cli.wire.protocol import ProtocolError, recv_frame, recv_json, send_json
 
     send_json(sock, {"op": "go", "id": request_id})
     try:
@@ -193,8 +193,8 @@ def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, 
     import socket
 
     from memx_cli import __version__
-    from memx_cli.server import paths
-    from memx_cli.server.protocol import PROTOCOL, recv_frame, recv_json, send_json
+    from memx_cli.wire import paths
+    from memx_cli.wire.protocol import PROTOCOL, recv_frame, recv_json, send_json
 
     paths.log_line(f"{command}: {reason}; asking the server what became of it")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -222,7 +222,7 @@ def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, 
 
 def _unknown(command: str, reason: str) -> None:
     """One line, exit 3: the server took the write and its outcome is unknown."""
-    from memx_cli.server import paths
+    from memx_cli.wire import paths
 
     paths.log_line(f"{command}: accepted by the server, outcome unknown: {reason}")
     message = (f"memx: error: the memx server accepted this {command} but {reason}; it may "
