@@ -14,8 +14,8 @@ def doctor_cmd(state: State, as_json: bool) -> None:
 
     Exits 1 when something needs attention.
     """
+    from memx_cli.doctor import diagnose
     from memx_cli.errors import CheckFailedError, NotARepoError
-    from memx_cli.operations.doctor import diagnose
 
     try:
         repo = state.repo(initialized=False)
