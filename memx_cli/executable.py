@@ -94,8 +94,8 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
     """(code, stdout, stderr) from the server, or None; and whether to start one."""
     import socket
 
-    from memx_cli import __version__
     from memx_cli.wire import paths
+    from memx_cli.wire.build import identity
     from memx_cli.wire.protocol import (
         PROTOCOL,
         ProtocolError,
@@ -120,7 +120,7 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         columns, lines = _terminal_size()
         env["COLUMNS"], env["LINES"] = str(columns), str(lines)
         request_id = os.urandom(16).hex()
-        request: dict[str, object] = {"proto": PROTOCOL, "version": __version__, "op": "run", "argv": argv,
+        request: dict[str, object] = {"proto": PROTOCOL, "version": identity(), "op": "run", "argv": argv,
                    "cwd": _cwd(), "env": env, "streams": _streams()}
         write = argv[0] in WRITES
         if write:
@@ -142,7 +142,7 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
             stopper.settimeout(1.0)
             try:
                 stopper.connect(path)
-                send_json(stopper, {"proto": PROTOCOL, "version": __version__, "op": "stop"})
+                send_json(stopper, {"proto": PROTOCOL, "version": identity(), "op": "stop"})
                 recv_json(stopper)
             finally:
                 stopper.close()
@@ -192,8 +192,8 @@ def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, 
     its outcome once it has finished, else _Unknown (with the first ``reason``)."""
     import socket
 
-    from memx_cli import __version__
     from memx_cli.wire import paths
+    from memx_cli.wire.build import identity
     from memx_cli.wire.protocol import PROTOCOL, recv_frame, recv_json, send_json
 
     paths.log_line(f"{command}: {reason}; asking the server what became of it")
@@ -201,7 +201,7 @@ def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, 
     try:
         sock.settimeout(_timeout())
         sock.connect(path)
-        send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": "outcome",
+        send_json(sock, {"proto": PROTOCOL, "version": identity(), "op": "outcome",
                          "id": request_id})
         # the server answers one request at a time: a write still running first ends
         sock.settimeout(_timeout("MEMX_SERVER_OUTCOME_TIMEOUT", OUTCOME_TIMEOUT))

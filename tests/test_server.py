@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.wire.build import identity
+
 from .conftest import Memx
 from .test_sources import team_repo  # noqa: F401 - a fixture
 
@@ -222,14 +224,49 @@ def test_a_server_of_another_version_is_not_used(memx: Memx, repo: Path) -> None
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         info = wait_running()
-        assert info["version"] == "0.0.1-other" and "not used" in info["problem"]
+        assert info["version"].startswith("0.0.1-other+") and "not used" in info["problem"]
         assert run([*THIN, "search", "cache key"], repo) == run([*FULL, "search", "cache key"],
                                                                repo)
         assert other.wait(timeout=20) == 0  # asked to stop
-        assert wait_running()["version"] == "0.1.0"  # and a server of ours took its place
+        assert wait_running()["version"] == identity()  # and a server of ours took its place
     finally:
         other.kill()
         run([*FULL, "server", "stop"], repo)
+
+
+def test_a_server_of_another_install_of_the_same_version_is_not_used(memx: Memx,
+                                                                     repo: Path) -> None:
+    """memx re-installed while its server runs: same version string, other code (issue 27:
+    exit 3 with ModuleNotFoundError for up to 15 minutes)."""
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    other = subprocess.Popen([sys.executable, "-c", "import memx_cli, sys\n"
+                              "import memx_cli.wire.build as build\n"
+                              "build.identity = lambda: memx_cli.__version__ + '+0ld1nsta11'\n"
+                              "from memx_cli.server.daemon import main\nsys.exit(main())"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_running()["version"].endswith("+0ld1nsta11")
+        assert run([*THIN, "search", "cache key"], repo) == run([*FULL, "search", "cache key"],
+                                                               repo)
+        assert other.wait(timeout=20) == 0  # asked to stop
+        assert wait_running()["version"] == identity()
+    finally:
+        other.kill()
+        run([*FULL, "server", "stop"], repo)
+
+
+def test_the_build_identity_changes_when_an_install_rewrites_the_package(
+        tmp_path: Path) -> None:
+    from memx_cli.wire.build import fingerprint
+
+    root = tmp_path / "memx_cli"
+    (root / "cli").mkdir(parents=True)
+    (root / "cli" / "add.py").write_text("")
+    first = fingerprint(str(root))
+    assert fingerprint(str(root)) == first
+    os.utime(root / "cli", ns=(0, 1_000_000_000))  # a file put in place or removed there
+    assert fingerprint(str(root)) != first
+    assert fingerprint(str(tmp_path / "elsewhere")) != first
 
 
 def test_socket_directory_open_to_others_is_refused(memx: Memx, repo: Path,

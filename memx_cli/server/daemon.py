@@ -28,7 +28,6 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from memx_cli import __version__
 from memx_cli.server.caller import (
     REQUEST_READ_SECONDS,
     Outcomes,
@@ -39,6 +38,7 @@ from memx_cli.server.caller import (
 from memx_cli.watch.drain import open_watcher
 from memx_cli.watch.journal import Freshness
 from memx_cli.wire import paths
+from memx_cli.wire.build import identity
 from memx_cli.wire.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 
 log = logging.getLogger("memx.server")
@@ -87,7 +87,7 @@ class Daemon:
         listener.settimeout(1.0)
         bound = os.stat(self.socket_path).st_ino
         signal.signal(signal.SIGTERM, lambda *_: setattr(self, "_stop", True))
-        log.info(f"memx server {__version__} (pid {os.getpid()}) listening on "
+        log.info(f"memx server {identity()} (pid {os.getpid()}) listening on "
                  f"{self.socket_path}; idle timeout {self.idle_timeout:g} s")
         try:
             while not self._stop:
@@ -126,11 +126,11 @@ class Daemon:
             self.last_request = time.monotonic()
             self._compacted = False
         try:
-            if request.get("proto") != PROTOCOL or request.get("version") != __version__:
+            if request.get("proto") != PROTOCOL or request.get("version") != identity():
                 # another memx: answer only "stop" and "status", and say who we are
                 if op == "stop":
                     self._stop = True
-                send_json(conn, {"status": "version", "version": __version__,
+                send_json(conn, {"status": "version", "version": identity(),
                                  "proto": PROTOCOL, "pid": os.getpid()})
             elif op == "run":
                 reply = self.run(request, conn)
@@ -211,7 +211,7 @@ class Daemon:
                     log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
 
     def status(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "version": __version__, "proto": PROTOCOL,
+        return {"pid": os.getpid(), "version": identity(), "proto": PROTOCOL,
                 "socket": self.socket_path, "started": self.started,
                 "uptime": round(time.time() - self.started, 1), "requests": self.requests,
                 "idle_timeout": self.idle_timeout,

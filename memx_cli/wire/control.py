@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memx_cli import __version__
 from memx_cli.wire import paths
+from memx_cli.wire.build import identity
 from memx_cli.wire.protocol import PROTOCOL, ProtocolError, recv_json, send_json
 
 CONTROL_TIMEOUT = 2.0
@@ -33,7 +33,7 @@ def request(op: str, timeout: float = CONTROL_TIMEOUT) -> dict[str, Any]:
     sock.settimeout(timeout)
     try:
         sock.connect(path)
-        send_json(sock, {"proto": PROTOCOL, "version": __version__, "op": op})
+        send_json(sock, {"proto": PROTOCOL, "version": identity(), "op": op})
         return recv_json(sock)
     except (ConnectionRefusedError, FileNotFoundError):
         return {"status": "stale", "reason": f"{path} has no server behind it"}
@@ -55,7 +55,7 @@ def status() -> dict[str, Any]:
                             "log": paths.log_path()}
     if state == "version":
         info["problem"] = (f"a server of memx {reply.get('version')} is running (this is "
-                           f"{__version__}): not used; `memx server stop` ends it")
+                           f"{identity()}): not used; `memx server stop` ends it")
     elif state != "ok":
         info["problem" if state in ("unsafe", "unreachable") else "note"] = reply["reason"]
     info.update({k: v for k, v in reply.items() if k != "reason"})
