@@ -128,11 +128,15 @@ def test_only_the_same_scope_and_domain_are_compared(memx: Memx, repo: Path) -> 
     assert len(files(repo)) == 3
 
 
-def test_policies_and_facts_are_not_compared(memx: Memx, repo: Path) -> None:
-    add(memx, "Every change needs a review before merging")
+def test_policies_and_facts_are_not_merged(memx: Memx, repo: Path) -> None:
+    """A fact is not folded into a policy; a policy in the fact's very words supersedes
+    it (issue 27), and a fact never touches a policy."""
+    fact, _ = add(memx, "Every change needs a review before merging")
     _, said = add(memx, "Every change needs a review before merging", "--kind", "policy")
+    assert said == f"supersedes {fact}\n"
+    _, said = add(memx, "Every change needs a review before merging")
     assert said == ""
-    assert len(files(repo)) == 2
+    assert len(files(repo)) == 3
 
 
 def test_raw_writes_skip_the_curator(memx: Memx, repo: Path) -> None:

@@ -78,3 +78,18 @@ def test_supersede_into_an_existing_duplicate_links_that_memory(memx: Memx, repo
     assert (result.action, result.memory.id) == ("skipped", same)
     assert _file(repo, same)["supersedes"] == [old]
     assert _file(repo, old)["superseded_by"] == same
+
+
+def test_a_policy_made_of_a_fact_supersedes_it(memx: Memx, repo: Path) -> None:
+    """Following a learned convention's suggestion (`memx policy add "<rule>"`) leaves
+    one rule, not an identical fact and policy side by side (issue 27)."""
+    fact = memx.ok("add", "Every public function needs a docstring with an example.").strip()
+    policy = memx.ok("policy", "add", "Every public function needs a docstring with an "
+                     "example.").strip().split()[0]
+    listed = {m["id"]: m for m in json.loads(memx.ok("list", "--json"))["memories"]}
+    assert listed[fact]["superseded_by"] == policy
+    assert listed[policy]["kind"] == "policy" and listed[policy]["supersedes"] == [fact]
+    other = memx.ok("add", "Every handler logs its request id.").strip()
+    memx.ok("policy", "add", "Every handler must log its request id.")
+    still = {m["id"]: m for m in json.loads(memx.ok("list", "--json"))["memories"]}
+    assert "superseded_by" not in still[other]  # other words: two memories, as before

@@ -222,6 +222,10 @@ class Curator:
         near = self.pool.nearest(entry, floor, CANDIDATES,
                                  keep=lambda e: comparable(new, e.memory))
         stamp = now_iso()
+        if new.kind == "policy":
+            promoted = self._promoted_fact(entry, floor, stamp)
+            if promoted is not None:
+                return promoted
         for other, sim in near:
             # Restating a current memory word for word adds a mention, nothing else: any
             # contradiction it has with other memories is already recorded on the original.
@@ -259,6 +263,21 @@ class Curator:
             return Decision("merged into", merge(old, new, settings.strategy, stamp), old.id,
                             sim, f"similarity {sim:.2f} >= {settings.dedup_threshold}")
         return Decision("added", new, None, near[0][1] if near else None)
+
+    def _promoted_fact(self, entry: Entry, floor: float, stamp: str) -> Decision | None:
+        """A policy that says in the same words what a current fact says (a learned
+        convention the user then made a rule with `memx policy add`, as review suggests)
+        supersedes that fact: one rule, not a fact and a policy side by side."""
+        new = entry.memory
+        facts = self.pool.nearest(entry, floor, CANDIDATES, keep=lambda e: comparable(
+            new.replace(kind="fact"), e.memory))
+        for other, sim in facts:
+            old = other.memory
+            if same_words(old.content, new.content):
+                self._update(old.replace(superseded_by=new.id, updated_at=stamp))
+                return Decision("supersedes", new.replace(supersedes=new.supersedes + (old.id,)),
+                                old.id, sim, "the same rule, now a policy")
+        return None
 
     def _update(self, memory: Memory) -> None:
         self.changed[memory.id] = memory
