@@ -133,12 +133,21 @@ def test_codex_edits_only_its_table(memx: Memx, repo: Path) -> None:
     assert path.read_bytes() == original
 
 
-def test_codex_replaces_an_outdated_memx_table_in_place(memx: Memx, repo: Path) -> None:
+def test_codex_replaces_a_memx_table_it_did_not_write_only_when_asked(memx: Memx,
+                                                                     repo: Path) -> None:
     path = repo / ".codex" / "config.toml"
     old = CODEX.replace("[profiles.fast]", '[mcp_servers.memx]\ncommand = "memx"\nargs = ["mcp"]\n\n'
                         "[profiles.fast]")
     write(path, old)
-    memx.ok("setup", "codex", "--yes")
+    result = memx("setup", "codex", "--yes")
+    assert (result.code, result.out) == (0, "Codex CLI is already set up (project): "
+                                            ".codex/config.toml\n")
+    assert result.err == ("memx: kept your own MCP server in .codex/config.toml (memx did not "
+                          "write it); to replace it: memx setup codex --replace\n")
+    assert path.read_text() == old
+    memx.ok("setup", "codex", "--remove", "--yes")
+    assert path.read_text() == old  # not memx's to remove
+    memx.ok("setup", "codex", "--yes", "--replace")
     assert path.read_text() == old.replace('args = ["mcp"]', 'args = ["mcp", "--agent", "codex"]')
     memx.ok("setup", "codex", "--remove", "--yes")
     assert path.read_text() == CODEX
@@ -147,7 +156,9 @@ def test_codex_replaces_an_outdated_memx_table_in_place(memx: Memx, repo: Path) 
 def test_codex_refuses_a_memx_server_it_cannot_edit(memx: Memx, repo: Path) -> None:
     path = repo / ".codex" / "config.toml"
     original = write(path, 'mcp_servers.memx = { command = "memx", args = ["mcp"] }\n')
-    result = memx("setup", "codex", "--yes")
+    assert memx("setup", "codex", "--yes").code == 0  # the user's: kept
+    assert path.read_bytes() == original
+    result = memx("setup", "codex", "--yes", "--replace")
     assert result.code == 2
     assert result.err == ("memx: error: .codex/config.toml: mcp_servers.memx is defined in a form "
                           "memx does not edit; change or remove it by hand\n")
@@ -230,7 +241,7 @@ def test_json_output_and_doctor_list_the_agents(memx: Memx, repo: Path) -> None:
     assert (report["agent"], report["scope"], report["changed"], report["written"]) == (
         "cursor", "project", True, False)
     assert report["files"] == [{"path": ".cursor/mcp.json", "what": ["MCP server"],
-                                "action": "create"}]
+                                "action": "create", "kept": []}]
     assert report["diff"].startswith("--- /dev/null\n+++ b/.cursor/mcp.json\n")
     report = json.loads(memx.ok("setup", "cursor", "--json", "--yes"))["setup"]
     assert report["written"] is True
@@ -345,3 +356,51 @@ def test_a_warning_when_the_agent_would_not_find_memx(memx: Memx, repo: Path,
     memx.ok("setup", "cursor", "--remove", "--yes")
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
     assert memx("setup", "cursor", "--yes").err == ""
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"mcpServers": {}, "timeout": NaN}\n', "NaN is not a JSON number"),
+    ('{"limit": -Infinity}', "-Infinity is not a JSON number"),
+    ('{"a": ' * 5000 + "1" + "}" * 5000, "nested deeper than 64 levels"),
+])
+def test_json_it_cannot_edit_is_refused_in_one_line(memx: Memx, repo: Path, text: str,
+                                                    why: str) -> None:
+    original = write(repo / ".cursor" / "mcp.json", text)
+    result = memx("setup", "cursor", "--yes")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (f"memx: error: .cursor/mcp.json: not valid JSON ({why}); memx edits "
+                          "plain JSON only: fix the file or add the entry by hand\n")
+    assert (repo / ".cursor" / "mcp.json").read_bytes() == original
+
+
+def test_a_users_own_memx_entry_is_kept_and_survives_remove(memx: Memx, repo: Path) -> None:
+    own = ('{\r\n  "mcpServers": {\r\n    "memx": {"command": "memx", "args": '
+           '["--role", "intern", "mcp"]}\r\n  }\r\n}')
+    path = repo / ".mcp.json"
+    original = write(path, own)
+    result = memx("setup", "claude-code", "--yes")
+    assert result.code == 0
+    assert result.err.startswith("memx: kept your own MCP server in .mcp.json (memx did not "
+                                 "write it); to replace it: memx setup claude-code --replace\n")
+    assert path.read_bytes() == original
+    memx.ok("setup", "claude-code", "--remove", "--yes")
+    assert path.read_bytes() == original
+    assert not (repo / ".claude" / "settings.json").exists()
+    memx.ok("setup", "claude-code", "--yes", "--replace")
+    assert json.loads(path.read_text())["mcpServers"]["memx"]["args"] == [
+        "mcp", "--agent", "claude-code"]
+    assert b"\r\n" in path.read_bytes()
+
+
+def test_a_symlinked_config_is_edited_through_its_link(memx: Memx, repo: Path,
+                                                       tmp_path: Path) -> None:
+    target = tmp_path / "dotfiles" / "mcp.json"
+    original = write(target, '{"mcpServers": {"gh": {"command": "gh"}}}')
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor" / "mcp.json").symlink_to(target)
+    memx.ok("setup", "cursor", "--yes")
+    assert (repo / ".cursor" / "mcp.json").is_symlink()
+    assert "memx" in json.loads(target.read_text())["mcpServers"]
+    memx.ok("setup", "cursor", "--remove", "--yes")
+    assert (repo / ".cursor" / "mcp.json").is_symlink()
+    assert target.read_bytes() == original

@@ -18,11 +18,13 @@ AGENT_NAMES = "claude-code, codex, cursor, gemini, copilot, windsurf"
 @click.option("--remove", is_flag=True, help="Take out what memx setup wrote; leave every "
               "other entry alone.")
 @click.option("-y", "--yes", is_flag=True, help="Write without asking.")
+@click.option("--replace", is_flag=True, help="Replace a memx server entry that memx did "
+              "not write (the user's own is kept otherwise).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan (and whether it was "
               "written) as JSON.")
 @click.pass_obj
 def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
-              as_json: bool) -> None:
+              replace: bool, as_json: bool) -> None:
     """Register memx with a coding AGENT: claude-code, codex, cursor, gemini, copilot
     (VS Code) or windsurf.
 
@@ -30,8 +32,11 @@ def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
     project scope unless --user, keeping every other entry. For Claude Code and Gemini
     CLI it also adds a session-end and pre-compaction hook that runs `memx ingest` on the
     session's transcript in the background. Shows a diff first and writes only with
-    --yes or after you confirm at a terminal; running it again changes nothing. See
-    docs/agents.md for the exact files.
+    --yes or after you confirm at a terminal; running it again changes nothing. A `memx`
+    server entry that memx did not write (your own, with other arguments) is kept unless
+    you confirm or pass --replace; --remove takes out only what setup wrote. Files keep
+    their line endings and formatting, and a symlinked file is edited through its link.
+    See docs/agents.md for the exact files.
     """
     from memx_cli import git
     from memx_cli.agents.setup.plan import apply, plan
@@ -44,8 +49,17 @@ def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
         if not user:
             raise
         root = None
-    setup = plan(agent, root or home, home, user=user, remove=remove)
+    setup = plan(agent, root or home, home, user=user, remove=remove, replace=replace)
+    interactive = not as_json and sys.stdin.isatty() and sys.stdout.isatty()
+    if setup.kept and not remove and not yes and interactive and click.confirm(
+            f"Your own memx entry ({'; '.join(setup.kept)}) differs from memx's; "
+            "replace it?", default=False):
+        setup = plan(agent, root or home, home, user=user, replace=True)
     title, scope = setup.agent.title, setup.scope
+    for kept in ([] if remove or as_json else setup.kept):
+        click.echo(f"memx: kept your own {kept} (memx did not write it); to replace it: "
+                   f"memx setup {setup.agent.name}{' --user' if user else ''} --replace",
+                   err=True)
     files = ", ".join(c.display for c in setup.changes)
     pending = setup.pending
     if not pending:
@@ -58,8 +72,7 @@ def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
         return
     if not as_json:
         click.echo(setup.diff(), nl=False)
-    write = yes or (not as_json and sys.stdin.isatty() and sys.stdout.isatty()
-                    and click.confirm("Write these changes?", default=False))
+    write = yes or (interactive and click.confirm("Write these changes?", default=False))
     if write:
         apply(setup, tuple(p for p in (root, home) if p is not None))
     if as_json:

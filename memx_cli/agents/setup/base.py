@@ -6,8 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-# Text of a file before -> after (None: the file is absent / is to be deleted).
-Transform = Callable[[str | None], str | None]
+# Text of a file before -> after (None: the file is absent / is to be deleted); the flag
+# says whether an entry of memx's name that memx did not write may be replaced.
+Transform = Callable[[str | None, bool], str | None]
 # Key paths of the objects and lists that were in the file before memx wrote to it (``()``:
 # the file itself), which removal must leave even when empty.
 Keep = frozenset[tuple[str, ...]]
@@ -50,6 +51,10 @@ class Part:
     uninstall: Removal
     installed: Callable[[str | None], bool]
     containers: tuple[tuple[str, ...], ...] = ()  # what install may create, outermost first
+    # The key path of the entry named memx (MCP servers), and whether the text holds one
+    # that memx did not write: such an entry is the user's, kept unless they say replace.
+    entry: tuple[str, ...] = ()
+    foreign: Callable[[str | None], bool] = lambda text: False
 
 
 @dataclass(frozen=True)

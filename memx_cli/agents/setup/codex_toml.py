@@ -1,9 +1,11 @@
 """Codex CLI's MCP server table in ``config.toml``: ``[mcp_servers.memx]``.
 
-memx edits the text, not a parsed copy: it appends its table (after one blank line) and
-later cuts out exactly that table, so every other byte of the file stays as it was,
-comments included. A memx server defined some other way (an inline table, dotted keys)
-is left for the user to change by hand.
+memx edits the text, not a parsed copy: it appends its table (after one blank line, in
+the file's own line endings) and later cuts out exactly that table and what it put
+before it, so every other byte of the file stays as it was, comments, CRLF and a
+missing final newline included. A ``memx`` server that is not exactly memx's table (other
+arguments, an inline table, dotted keys) is the user's: kept unless they ask to replace
+it, never removed.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import tomllib
 from pathlib import Path
 
 from memx_cli.agents.setup.base import Keep, Part
+from memx_cli.agents.setup.jsonconf import eol
 from memx_cli.errors import MemxError
 
 _HEADER = re.compile(r'^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*("memx"|memx)[ \t]*\][ \t]*(#.*)?$')
 _SUBTABLE = re.compile(r'^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*("memx"|memx)[ \t]*\.')
 _ANY_TABLE = re.compile(r"^[ \t]*\[")
+ENTRY = ("mcp_servers", "memx")
 
 
 def block(command: str, args: list[str]) -> str:
@@ -32,6 +36,8 @@ def _parse(text: str, where: str) -> dict[str, object]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MemxError(f"{where}: not valid TOML ({exc}); fix it first") from None
+    except RecursionError:
+        raise MemxError(f"{where}: not valid TOML (nested too deeply); fix it first") from None
 
 
 def _span(text: str) -> tuple[int, int] | None:
@@ -59,39 +65,60 @@ def _defined(text: str, where: str) -> bool:
 def part(path: Path, where: str, command: str, args: list[str]) -> Part:
     ours = block(command, args)
 
-    def install(text: str | None) -> str | None:
-        text = text or ""
+    def own(text: str) -> bool:
+        """The memx table is exactly the one memx writes (in any line ending)."""
         span = _span(text)
-        if span is None:
-            if _defined(text, where):
+        return span is not None and \
+            text[span[0]:span[1]].replace("\r\n", "\n").rstrip("\n") == ours.rstrip("\n")
+
+    def install(text: str | None, replace: bool) -> str | None:
+        text = text or ""
+        _parse(text, where)
+        if own(text):
+            return text
+        nl = eol(text)
+        mine = ours.replace("\n", nl)
+        span = _span(text)
+        if span is not None or _defined(text, where):
+            if not replace:
+                return text  # the user's own memx server
+            if span is None:
                 raise MemxError(f"{where}: mcp_servers.memx is defined in a form memx does "
                                 "not edit; change or remove it by hand")
-            head = text if not text or text.endswith("\n") else text + "\n"
-            new = head + ("\n" if head.strip() else "") + ours
-        else:
             start, end = span
             old = text[start:end]
-            if old.rstrip("\n") == ours.rstrip("\n"):
-                return text
-            gap = old[len(old.rstrip("\n")):] or "\n"  # keep the blank lines after it
-            new = text[:start] + ours.rstrip("\n") + gap + text[end:]
+            gap = old[len(old.rstrip("\r\n")):] or nl  # keep the blank lines after it
+            new = text[:start] + mine.rstrip("\r\n") + gap + text[end:]
+        elif not text:
+            new = mine
+        elif text.endswith("\n"):
+            new = text + nl + mine
+        else:  # no final newline: memx's table has none either, and remove knows it
+            new = text + nl + nl + mine.rstrip("\r\n")
         _parse(new, where)
         return new
 
     def uninstall(text: str | None, keep: Keep) -> str | None:
-        if text is None:
-            return None
-        span = _span(text)
-        if span is None:
+        if text is None or ENTRY in keep or not own(text):
             return text
+        span = _span(text)
+        assert span is not None
         start, end = span
         head, tail = text[:start], text[end:]
-        if not tail and head.endswith("\n\n"):
-            head = head[:-1]  # the blank line memx put before its table
+        nl = eol(text)
+        if not tail and head:  # the blank line (two line ends: no final newline) memx put
+            table = text[start:end]
+            cut = nl if table.endswith("\n") else nl + nl
+            if head.endswith(cut):
+                head = head[: len(head) - len(cut)]
         new = head + tail
-        return new if new.strip() or () in keep else None
+        return new if new or () in keep else None
 
     def installed(text: str | None) -> bool:
-        return text is not None and _span(text) is not None
+        return text is not None and own(text)
 
-    return Part(path, "MCP server", install, uninstall, installed)
+    def foreign(text: str | None) -> bool:
+        return bool(text) and not own(text or "") and (
+            _span(text or "") is not None or _defined(text or "", where))
+
+    return Part(path, "MCP server", install, uninstall, installed, (), ENTRY, foreign)

@@ -29,7 +29,7 @@ def part(path: Path, where: str, events: tuple[str, ...], hook: dict[str, Any]) 
                 found.append((g, h))
         return found
 
-    def install(text: str | None) -> str | None:
+    def install(text: str | None, replace: bool) -> str | None:
         for event in events:
             if not places(jsonconf.load(text, where), event):
                 text = jsonconf.append_item(text, where, ("hooks", event),

@@ -4,8 +4,10 @@ memx never re-serialises a whole file: it finds the object or array to change by
 position in the text and inserts or cuts out only its own member, in the style of the
 neighbouring lines (their indentation, inline or one per line). Taking a member out is
 the exact inverse of putting it in, so `memx setup` followed by `memx setup --remove`
-leaves the file byte for byte as it was. Files with comments (JSON with comments) are
-refused rather than rewritten.
+leaves the file byte for byte as it was: line endings (CRLF or LF), a missing final
+newline and every other member included. Files with comments (JSON with comments), NaN or
+Infinity, or nesting deeper than ``MAX_DEPTH`` are refused in one line rather than
+rewritten.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ Path_ = Sequence[str | int]  # object keys and array indexes from the top-level 
 _WS = re.compile(r"[ \t\r\n]*")
 _SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 _INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
+BLANK = ("",)  # in a Keep: the file was there but blank (no container has an empty name)
+MAX_DEPTH = 64  # agents' configs nest a few levels; deeper is refused, not recursed into
 
 
 @dataclass
@@ -68,14 +72,46 @@ def load(text: str | None, where: str) -> dict[str, Any]:
     """The top-level object of ``text`` (an absent or blank file is an empty object)."""
     if text is None or not text.strip():
         return {}
+    refuse = (f"{where}: not valid JSON ({{}}); memx edits plain JSON only: fix the file or "
+              "add the entry by hand")
+    if _depth(text) > MAX_DEPTH:
+        raise MemxError(refuse.format(f"nested deeper than {MAX_DEPTH} levels"))
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise MemxError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg}); memx edits "
-                        "plain JSON only: fix the file or add the entry by hand") from None
+        raise MemxError(refuse.format(f"line {exc.lineno}: {exc.msg}")) from None
+    except ValueError as exc:
+        raise MemxError(refuse.format(exc)) from None
     if not isinstance(data, dict):
         raise MemxError(f"{where}: expected a JSON object at the top level")
     return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of objects and arrays in ``text`` (strings skipped), counted
+    without recursion so a hostile file cannot exhaust the stack."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in "]}":
+            depth -= 1
+    return deepest
+
+
+def eol(text: str) -> str:
+    """The file's line ending: CRLF when its first line ends so, else LF."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
 def _locate(text: str, path: Path_) -> Node | None:
@@ -106,27 +142,36 @@ def _unit(text: str) -> str:
 def _insert(text: str, node: Node, key: str | None, value: Any) -> str:
     """Text with ``value`` added last to the object/array ``node`` (as ``key``)."""
     head = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
+    nl = eol(text)
     if not node.children:
+        # Whatever stood between the brackets stays after the new member, so _cut can
+        # take out exactly what was put in: ``{ }`` -> ``{NL  "k": v NL }``.
         indent = _line_indent(text, node.start)
         inner = indent + _unit(text)
-        body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace("\n", "\n" + inner)
-        piece = f"\n{inner}{head}{body}\n{indent}"
-        return text[: node.start + 1] + piece + text[node.end - 1:]
+        body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace("\n", nl + inner)
+        piece = f"{nl}{inner}{head}{body}{nl}{indent}"
+        return text[: node.start + 1] + piece + text[node.start + 1:]
     last = node.children[-1]
     first_pos = node.keys[0][1] if node.keys else node.children[0].start
     if "\n" not in text[node.start:first_pos]:  # written inline: {"a": 1, "b": 2}
         body = json.dumps(value, ensure_ascii=False)
         return text[: last.end] + ", " + head + body + text[last.end:]
     inner = _line_indent(text, node.keys[-1][1] if node.keys else last.start)
-    body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace("\n", "\n" + inner)
-    return text[: last.end] + f",\n{inner}{head}{body}" + text[last.end:]
+    body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace("\n", nl + inner)
+    return text[: last.end] + f",{nl}{inner}{head}{body}" + text[last.end:]
 
 
 def _cut(text: str, node: Node, index: int) -> str:
     """Text without member/element ``index`` of ``node``: the inverse of _insert."""
     starts = [k for _, k in node.keys] if node.kind == "object" else [c.start for c in node.children]
     if len(node.children) == 1:
-        return text[: node.start + 1] + text[node.end - 1:]
+        closing = eol(text) + _line_indent(text, node.start)
+        end = node.children[0].end
+        if text.startswith(closing, end):  # what _insert put after the only member
+            end += len(closing)
+        else:  # edited since: close the container as {}
+            end = node.end - 1
+        return text[: node.start + 1] + text[end:]
     if index > 0:
         return text[: node.children[index - 1].end] + text[node.children[index].end:]
     return text[: starts[0]] + text[starts[1]:]
@@ -136,7 +181,9 @@ def set_member(text: str | None, where: str, path: Sequence[str], key: str, valu
     """``value`` as member ``key`` of the object at ``path`` (objects created when missing)."""
     load(text, where)
     if text is None or not text.strip():
-        return json.dumps(_wrap(path, key, value), indent=2, ensure_ascii=False) + "\n"
+        # A blank file keeps its whitespace after the new object, for remove() to restore.
+        return json.dumps(_wrap(path, key, value), indent=2, ensure_ascii=False) + "\n" + (
+            text or "")
     node: Node | None = None
     for depth in range(len(path) + 1):
         node = _locate(text, path[:depth])
@@ -152,7 +199,8 @@ def set_member(text: str | None, where: str, path: Sequence[str], key: str, valu
     if json.loads(text[member.start: member.end]) == value:
         return text
     indent = _line_indent(text, member.start)
-    body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace("\n", "\n" + indent)
+    body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace(
+        "\n", eol(text) + indent)
     return text[: member.start] + body + text[member.end:]
 
 
@@ -201,7 +249,11 @@ def remove(text: str, path: Path_, keep: frozenset[tuple[str, ...]] = frozenset(
             break
         text = _cut(text, parent, index)
         depth -= 1
-    return None if json.loads(text) == {} and () not in keep else text
+    if json.loads(text) != {}:
+        return text
+    if BLANK in keep and text.startswith("{}\n"):
+        return text[3:]  # the blank file set_member started from
+    return text if () in keep else None
 
 
 def find(data: Any, path: Path_) -> Any:

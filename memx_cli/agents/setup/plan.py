@@ -29,6 +29,7 @@ class FileChange:
     after: str | None
     keep: Keep = frozenset()  # what the file held before memx first wrote to it
     fresh: bool = True  # memx had nothing in the file yet
+    kept: tuple[str, ...] = ()  # the user's own entries of memx's name, left as they are
 
     @property
     def changed(self) -> bool:
@@ -65,18 +66,23 @@ class SetupPlan:
     def diff(self) -> str:
         return "".join(c.diff() for c in self.pending)
 
+    @property
+    def kept(self) -> list[str]:
+        """Where an entry named memx that memx did not write was left alone."""
+        return [f"{what} in {c.display}" for c in self.changes for what in c.kept]
+
     def to_json(self) -> dict[str, Any]:
         return {"agent": self.agent.name, "scope": self.scope,
                 "action": "remove" if self.remove else "setup",
                 "changed": bool(self.pending),
-                "files": [{"path": c.display, "what": list(c.what), "action": c.action}
-                          for c in self.changes],
+                "files": [{"path": c.display, "what": list(c.what), "action": c.action,
+                           "kept": list(c.kept)} for c in self.changes],
                 "diff": self.diff()}
 
 
 def _read(path: Path, where: str) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
+    try:  # bytes decoded as they are: CRLF stays CRLF
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:
@@ -93,7 +99,9 @@ def _by_file(parts: list[Part]) -> Iterator[tuple[Path, list[Part]]]:
 
 
 def plan(name: str, root: Path, home: Path, user: bool = False,
-         remove: bool = False) -> SetupPlan:
+         remove: bool = False, replace: bool = False) -> SetupPlan:
+    """The changes of setting up (or removing) agent ``name``; ``replace``: an entry
+    named memx that memx did not write is replaced (kept otherwise)."""
     agent = lookup(name)
     place = Place(root, home, user)
     changes = []
@@ -104,32 +112,40 @@ def plan(name: str, root: Path, home: Path, user: bool = False,
         keep = state.kept(path)
         if keep is None or (fresh and not remove):
             keep = state.before(path, before, parts) if fresh and not remove else frozenset()
+        foreign = [p for p in parts if p.foreign(before)]
+        kept = () if replace else tuple(p.what for p in foreign)
+        if replace and not remove:  # the user's entry gives way: memx's is then memx's to remove
+            keep = keep - {p.entry for p in foreign}
         for part in parts:
-            after = part.uninstall(after, keep) if remove else part.install(after)
+            after = part.uninstall(after, keep) if remove else part.install(after, replace)
         changes.append(FileChange(path, where, tuple(p.what for p in parts), before, after,
-                                  keep, fresh))
+                                  keep, fresh, kept))
     return SetupPlan(agent, "user" if user else "project", remove, tuple(changes))
 
 
 def apply(setup: SetupPlan, stop_at: tuple[Path, ...]) -> None:
     """Write the planned files; remove files (and the directories memx made for them,
     when left empty, never past ``stop_at``) that the plan deletes."""
-    for change in setup.pending:
+    for change in setup.changes:  # unchanged files too: what was there before memx
         if setup.remove:
-            state.forget(change.path)
+            if change.changed:
+                state.forget(change.path)
         elif change.fresh:
             state.record(change.path, change.keep)
+    for change in setup.pending:
+        # A symlinked config (dotfiles) is written through the link to its target.
+        target = Path(os.path.realpath(change.path))
         if change.after is None:
             with contextlib.suppress(FileNotFoundError):
-                change.path.unlink()
+                target.unlink()
             _prune_dirs(change.path.parent, stop_at)
             continue
         mode = None
         with contextlib.suppress(FileNotFoundError):
-            mode = change.path.stat().st_mode & 0o7777
-        atomic_write(change.path, change.after.encode("utf-8"))
+            mode = target.stat().st_mode & 0o7777
+        atomic_write(target, change.after.encode("utf-8"))
         if mode is not None:
-            os.chmod(change.path, mode)  # ~/.claude.json and friends may be private (0600)
+            os.chmod(target, mode)  # ~/.claude.json and friends may be private (0600)
 
 
 def _prune_dirs(directory: Path, stop_at: tuple[Path, ...]) -> None:

@@ -1,6 +1,7 @@
 """What each configuration file held before memx first wrote to it, so that
 ``memx setup --remove`` takes out the objects memx created and nothing the user had (an
-empty ``"servers": {}`` of their own stays). Kept per user, outside any repository, in
+empty ``"servers": {}`` of their own stays, and so does a ``memx`` server entry that was
+there before memx's first write, even one identical to memx's). Kept per user, outside any repository, in
 ``$XDG_STATE_HOME/memx/setup.json``; only key paths, never file contents. Without a
 record (another clone, another user) removal drops whatever memx's removal left empty.
 """
@@ -47,6 +48,14 @@ def before(path: Path, text: str | None, parts: list[Part]) -> Keep:
     if text is None:
         return frozenset()
     found: set[tuple[str, ...]] = {()}
+    if not text.strip():
+        found.add(jsonconf.BLANK)
+    for part in parts:  # an entry named memx already there is not memx's to remove
+        try:
+            if part.entry and (part.installed(text) or part.foreign(text)):
+                found.add(part.entry)
+        except MemxError:
+            pass
     containers = [c for p in parts for c in p.containers]
     if containers:
         try:
