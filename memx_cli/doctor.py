@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from memx_cli import __version__, git
@@ -67,6 +68,8 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
     report["global_store"] = {"path": str(repo.global_store.root),
                               "memories": len(repo.global_store.files())}
     report["index"] = _index_state(repo)
+    if report["index"].get("damage"):
+        problems.append(report["index"]["damage"])
     report["hooks"] = _hook_state(repo)
     report["agents"] = _agent_state(repo)
     if store.exists():
@@ -109,7 +112,34 @@ def _index_state(repo: Repo) -> dict[str, Any]:
 
         files = len(repo.store.ids()) + len(repo.store.ids(archived=True))
         state["change_check"], state["note"] = describe(repo.store, files)
+        damage = _index_damage(repo.store.cache_dir / "lexical")
+        if damage:
+            state["damage"] = damage
     return state
+
+
+def _index_damage(path: Path) -> str | None:
+    """What in the text index would make a command fail, and what the next one does."""
+    from memx_cli.index.damage import inspect
+
+    damage = inspect(path)
+    if damage.orphans and not damage.problem:
+        return (f"search index: {damage.describe()}; the next memx command that writes "
+                "the index removes them")
+    problem = damage.problem
+    if problem is None and (path / "meta.json").is_file():
+        from memx_cli.index.keys import is_index_error
+        from memx_cli.index.lexical import LexicalIndex
+
+        try:
+            LexicalIndex(path).open().searcher()
+        except BaseException as exc:
+            if not is_index_error(exc):
+                raise
+            problem = "unreadable (" + " ".join(str(exc).split())[:100] + ")"
+    if problem is None:
+        return None
+    return f"search index: {problem}; the next search rebuilds it (or run memx reindex --full)"
 
 
 def _agent_state(repo: Repo) -> list[dict[str, Any]]:

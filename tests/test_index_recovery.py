@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,63 @@ def test_a_rebuild_killed_after_recording_a_batch_leaves_no_manifest_that_answer
                    "or from another memx version; rebuilding it\n")
     assert len(json.loads(memx.ok("search", "gateway", "--mode", "keyword", "--json",
                                   "--limit", "200"))["results"]) == COUNT
+
+
+def _orphan_deletes(lexical: Path, make: Callable[[Path], None]) -> list[Path]:
+    """Delete files as a writer killed before its commit leaves them: tantivy names them
+    ``<segment hex>.<opstamp>.del`` and meta.json does not name them yet. One for each of
+    the next opstamps of every segment, so whichever commit deletes next collides."""
+    meta = json.loads((lexical / "meta.json").read_text())
+    made = []
+    for segment in meta["segments"]:
+        for stamp in range(meta["opstamp"] + 1, meta["opstamp"] + 40):
+            path = lexical / f"{segment['segment_id'].replace('-', '')}.{stamp}.del"
+            make(path)
+            made.append(path)
+    return made
+
+
+def _damaged_index(memx: Memx, repo: Path, make: Callable[[Path], None]) -> int:
+    records = [{"content": f"service {n} uses the marker zq{n}x behind the gateway"}
+               for n in range(20)]
+    memx.ok("import", "-", "--raw", input=json.dumps(records))  # one segment of 20
+    assert _keyword_hits(memx, "zq3x")[0]
+    ids = [line.split()[0] for line in memx.ok("list").splitlines()]
+    memx.ok("feedback", ids[1], "--helpful")
+    memx.ok("search", "gateway", "--mode", "keyword")  # a delete file in force now
+    lexical = repo / ".memx" / "cache" / "lexical"
+    assert any(p.suffix == ".del" for p in lexical.iterdir())
+    made = len(_orphan_deletes(lexical, make))
+    memx.ok("feedback", ids[2], "--helpful")  # the next sync deletes from that segment
+    return made
+
+
+def test_an_orphan_delete_file_is_reported_and_removed_by_the_next_command(
+        memx: Memx, repo: Path) -> None:
+    made = _damaged_index(memx, repo, lambda p: p.write_bytes(b""))
+    doctor = memx("doctor")
+    assert doctor.code != 0
+    problems = [line for line in doctor.out.splitlines() if line.startswith("problem:")]
+    assert len(problems) == 1
+    assert problems[0].startswith(f"problem:    search index: {made} orphan delete file(s) "
+                                  "from an interrupted write (")
+    assert problems[0].endswith(f"and {made - 2} more); the next memx command that writes the "
+                                "index removes them")
+    hits, err = _keyword_hits(memx, "zq2x")
+    assert hits == ["service 2 uses the marker zq2x behind the gateway"]
+    assert err == (f"memx: warning: search index: removed {made} delete file(s) left by an "
+                   "interrupted write\n")
+    assert memx("reindex").code == 0
+    assert memx.ok("doctor").endswith("No problems found.\n")
+
+
+def test_damage_no_repair_covers_makes_the_next_command_rebuild(memx: Memx,
+                                                               repo: Path) -> None:
+    _damaged_index(memx, repo, lambda p: p.mkdir())  # not a file: cannot be removed
+    hits, err = _keyword_hits(memx, "zq2x")
+    assert hits == ["service 2 uses the marker zq2x behind the gateway"]
+    assert err.startswith("memx: warning: search index in .memx/cache could not be written (")
+    assert err.endswith("); rebuilding it\n")
+    every = memx.ok("search", "gateway", "--mode", "keyword", "--limit", "50", "--json")
+    assert len(json.loads(every)["results"]) == 20  # rebuilt whole from the files
+    assert memx.ok("doctor").endswith("No problems found.\n")

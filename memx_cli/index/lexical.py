@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 from memx_cli.textproc import index_text
 
+log = logging.getLogger("memx")
 FIELDS = ("exact", "stem", "meta", "context")
 WRITER_HEAP = 64_000_000
 
@@ -119,6 +121,14 @@ class LexicalIndex:
         import tantivy
 
         writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        # With tantivy's writer lock held: a delete file left by a writer killed before
+        # its commit would make this commit fail (index/damage.py).
+        from memx_cli.index.damage import drop_orphans
+
+        dropped = drop_orphans(self.path)
+        if dropped:
+            log.warning(f"search index: removed {dropped} delete file(s) left by an "
+                        "interrupted write")
 
         def write(add: Sequence[IndexDoc], remove_ids: Iterable[str] = ()) -> None:
             for memory_id in remove_ids:

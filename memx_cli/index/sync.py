@@ -322,7 +322,20 @@ class StoreIndex:
         docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
                                plan.members)
         if plan.reindex or plan.removed:
-            self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
+            try:
+                self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
+            except BaseException as exc:
+                if report.rebuilt or not is_index_error(exc):
+                    raise
+                # Damage no repair in place covers: rebuild from the files, never exit 3.
+                detail = " ".join(str(exc).split())[:100]
+                log.warning(f"search index in {self.store.display(self.dir)} could not be "
+                            f"written ({detail}); rebuilding it")
+                if only is not None:  # ``seen`` holds only the written files
+                    seen = self._scan()[0]
+                manifest = self._rebuilt()
+                report = SyncReport(rebuilt=True)
+                return self._rebuild(manifest, seen, progress, want_vectors, report)
         report.vectors = self._update_vectors(manifest, docs, plan.removed | plan.reindex,
                                               want_vectors, report.rebuilt)
         manifest.complete = True  # the rows go in after their documents
