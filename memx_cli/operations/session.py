@@ -81,7 +81,9 @@ def _save(repo: Repo, items: list[Item]) -> None:
 def remember(repo: Repo, text: str, session: str | None = None, marked: bool = False) -> Item:
     """Keep ``text`` for this session; a repeat counts on the item it repeats."""
     repo.require_store()
-    body = " ".join(check_content(text).split())  # masked when saved (_save)
+    # Masked here, not only when saved: the item is also the reply (the MCP `remember`
+    # tool, `memx remember`), which must not echo a secret back (issue 26).
+    body = for_config(repo.config).sanitize(" ".join(check_content(text).split()))
     if len(body) > MAX_ITEM_CHARS:
         raise MemxError(f"remembered text is {len(body)} characters (limit {MAX_ITEM_CHARS}); "
                         "remember one point at a time")

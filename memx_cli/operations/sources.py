@@ -87,6 +87,14 @@ def add(repo: Repo, name: str, url: str, ref: str | None = None,
     return Updated(source, None, commit, len(store.ids()))
 
 
+def _shown(exc: Exception) -> str:
+    """An error to report, masked: it names the source's URL, which may carry a
+    password or token (``https://user:TOKEN@host/...``), and git's own words."""
+    from memx_cli.privacy import mask
+
+    return mask(str(exc))
+
+
 def update(repo: Repo, names: tuple[str, ...] = ()) -> list[Updated]:
     """Fetch each source (or the named ones) and pin its ref's current commit. A source
     that cannot be fetched keeps its pin and is reported, not raised."""
@@ -104,7 +112,7 @@ def update(repo: Repo, names: tuple[str, ...] = ()) -> list[Updated]:
             commit = srcmod.fetch(source)
             store = srcmod.materialize(source, commit)
         except MemxError as exc:
-            results.append(Updated(source, source.commit, None, problem=str(exc)))
+            results.append(Updated(source, source.commit, None, problem=_shown(exc)))
             continue
         lock[source.name] = {"url": source.url, "commit": commit}
         results.append(Updated(source, source.commit, commit, len(store.ids())))
@@ -128,7 +136,7 @@ def sync(repo: Repo) -> list[Updated]:
                 srcmod.fetch(source)
                 srcmod.materialize(source, source.commit)
             except MemxError as exc:
-                results.append(Updated(source, source.commit, None, problem=str(exc)))
+                results.append(Updated(source, source.commit, None, problem=_shown(exc)))
                 continue
         results.append(Updated(source, source.commit, source.commit))
     return results

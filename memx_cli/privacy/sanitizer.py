@@ -90,9 +90,26 @@ class Sanitizer:
                 text = _BASE64.sub(functools.partial(self._encoded, depth), text)
             if "[REDACTED:" in text:
                 text = _GLUED.sub(_whole, text)
+            if depth == 0 and _LAYERED.search(text):
+                text = self._unquoted(text)
         except Exception as exc:
             raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "
                                 "nothing stored") from exc
+        return text
+
+    def _unquoted(self, text: str) -> str:
+        """``text`` with what the patterns find once its quoting layers are taken off
+        (issue 26: ``export T=\\\"KEY\\\"`` two shells deep, ``'ab'\\''KEY'``
+        kept a secret, or its tail, in clear), masked in ``text`` itself."""
+        bare, where = _strip_layers(text)
+        masked = self.sanitize(bare, depth=1)
+        if masked == bare:
+            return text
+        spans = _new_masks(bare, masked)
+        if spans is None:  # cannot be: a mask only replaces spans; fail closed all the same
+            raise ValueError("unquoted text did not align with its mask")
+        for start, end, placeholder in reversed(spans):
+            text = text[:where[start]] + placeholder + text[where[end - 1] + 1:]
         return text
 
     def _encoded(self, depth: int, match: re.Match[str]) -> str:
@@ -110,6 +127,82 @@ class Sanitizer:
     def findings(self, text: str) -> list[str]:
         """Kinds found in ``text``, in order (for tests and reports)."""
         return kinds(self.sanitize(text))
+
+
+# Quoting layers: a backslash escape (JSON, a shell's double quotes, YAML's double-quoted
+# strings), or quotes that join two quoted pieces of one word ('ab'\''cd', 'ab'"'"'cd',
+# YAML's 'it''s').
+_LAYERED = re.compile(r"\\|[A-Za-z0-9][\"']{2,}[A-Za-z0-9]")
+_JOIN = re.compile(r"(?<=[A-Za-z0-9])[\"']{2,}(?=[A-Za-z0-9])")
+
+
+def _strip_layers(text: str) -> tuple[str, list[int]]:
+    """``text`` with its escapes taken off, every layer at once: an escaped quote or
+    space goes with its backslashes, ``\\n``, ``\\t``, ``\\r`` become a space, any other
+    run of backslashes one backslash; and without the quotes that join pieces of a word.
+    For each character, the offset it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            j = i
+            while j < n and text[j] == "\\":
+                j += 1
+            if j < n and text[j] in "ntr" and (j - i) % 2 == 1:
+                out.append(" ")
+                where.append(j)
+                j += 1
+            elif j < n and text[j] in "\"' ":
+                j += 1  # an escaped quote or space is part of the word: join around it
+            else:  # a backslash of its own (C:\\Users\\dev): one stays, words apart
+                out.append("\\")
+                where.append(j - 1)
+            i = j
+            continue
+        out.append(c)
+        where.append(i)
+        i += 1
+    bare = "".join(out)
+    if not _JOIN.search(bare):
+        return bare, where
+    keep = [True] * len(bare)
+    for match in _JOIN.finditer(bare):
+        for k in range(match.start(), match.end()):
+            keep[k] = False
+    return ("".join(c for c, k in zip(bare, keep) if k),
+            [w for w, k in zip(where, keep) if k])
+
+
+def _new_masks(bare: str, masked: str) -> list[tuple[int, int, str]] | None:
+    """The spans of ``bare`` that ``masked`` replaced by a placeholder, with it (the
+    placeholders ``bare`` already held are not new); None if they do not align."""
+    pieces = _PLACED.split(masked)
+    marks = _PLACED.findall(masked)
+    if not bare.startswith(pieces[0]):
+        return None
+    pos, k, spans = len(pieces[0]), 0, []
+    while k < len(marks):
+        held = marks[k] + pieces[k + 1]
+        if bare.startswith(held, pos) and (k + 1 < len(marks) or pos + len(held) == len(bare)):
+            pos += len(held)  # a placeholder the text held already
+            k += 1
+            continue
+        first = k
+        while not pieces[k + 1] and k + 1 < len(marks):  # placeholders side by side
+            k += 1
+        after = pieces[k + 1]
+        if k + 1 == len(marks):  # the last piece ends the text
+            end = len(bare) - len(after) if bare.endswith(after) else -1
+        else:
+            end = bare.find(after, pos + 1)
+        if end <= pos:
+            return None
+        spans.append((pos, end, marks[first]))
+        pos = end + len(after)
+        k += 1
+    return spans if pos == len(bare) else None
 
 
 def _mask(pattern: Pattern, match: re.Match[str]) -> str:

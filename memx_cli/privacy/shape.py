@@ -23,7 +23,9 @@ PLACEHOLDERS = frozenset((
     "token", "changeme", "change_me", "example", "placeholder", "redacted", "hidden",
     "masked", "your_password", "your_token", "your_api_key", "yes", "no", "env", "value",
     "text", "bearer", "basic", "digest", "dummy", "sample", "todo", "tbd", "empty"))
-REFERENCE_START = ("$", "%", "<", "{", "[", "(", ".", "***", "...", "…", "@", "#", "&", "*", "!", "`",
+# (Not "...", "…" or "***": a value that starts so and goes on is a secret's visible tail;
+# a value of filler alone is a placeholder, below.)
+REFERENCE_START = ("$", "%", "<", "{", "[", "(", "@", "#", "&", "!", "`",
                    "/", "./", "../", "~/")
 _CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]|(?:os|env|process|settings|config|self|this|import|"
                    r"ENV|secrets|vars|inputs)\.\S*|[a-z_]+(?:\.[a-z_][\w]*)+$", re.ASCII)
@@ -31,7 +33,26 @@ _WORD = re.compile(r"[A-Za-z][a-z]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}")
 _FILE = re.compile(r"[\w.-]+\.(?:json|ya?ml|txt|env|toml|ini|pem|key|crt|cer|cfg|conf|py|js|"
                    r"ts|sh|md|gpg|asc|kdbx|p12|pfx|jks|der|pub)", re.IGNORECASE)
-_FILLER = re.compile(r"(?i)x{4,}|\*{3,}|\.{3}|…|example|your[-_ ]|[-_ ]here$|^<.*>$")
+# Whole values that stand for a key (issue 26: never a word found somewhere inside one,
+# or "sk-EXAMPLEa8Kq..." and "prod-key-here-9f8Qz..." were kept in clear):
+# filler alone, after at most a short prefix: xxxx, ****, ..., sk-xxxx, ghp_..., xxxx-xxxx
+_FILL = r"(?:[xX]{3,}|\*{3,}|\.{3,}|…+|•+|#{3,}|_{3,}|-{3,}|0{6,}|1234(?:5678?)?9?0?)"
+_FILLED = re.compile(r"(?:[A-Za-z0-9]{1,12}[-_.]){0,3}" + _FILL + r"(?:[-_.\s]*" + _FILL + ")*")
+# an angle- or brace-wrapped name: <token>, <your api key>, {{API_KEY}}, [SECRET]
+_WRAPPED = re.compile(r"<[^<>\n]{1,60}>|\{\{?[^{}\n]{1,60}\}?\}|\[[A-Za-z_ -]{1,40}\]")
+# the words a written-out placeholder is made of (your_api_key_here, insert-token-here,
+# REPLACE_WITH_YOUR_SECRET, my-password): a marker that says "put yours here", plus the
+# names of what goes there
+_MARKERS = frozenset(("your", "my", "here", "insert", "enter", "put", "paste", "replace",
+                      "fill", "add", "example", "sample", "dummy", "fake", "placeholder",
+                      "changeme", "change", "todo", "tbd", "redacted", "goes", "xxx"))
+_NOUNS = frozenset(("api", "key", "keys", "token", "secret", "password", "passwd", "pass",
+                    "pw", "pwd", "access", "auth", "client", "id", "app", "private",
+                    "personal", "bearer", "credential", "credentials", "value", "string",
+                    "with", "the", "a", "in", "me", "this", "it", "own", "real", "actual",
+                    "new", "of", "to", "webhook", "account", "user", "username", "db",
+                    "database", "service", "project", "org", "jwt", "session", "signing",
+                    "encryption", "master", "admin", "root", "prod", "dev", "test"))
 
 
 def char_class(c: str) -> int:
@@ -99,15 +120,22 @@ def is_reference(value: str) -> bool:
 
 
 def is_placeholder(value: str, words: tuple[str, ...] = ()) -> bool:
-    """Text that stands for a secret: changeme, xxxx, ****, <token>, YOUR_KEY_HERE, the
-    key's own name (``password: "password"``) or one character repeated."""
+    """The WHOLE value stands for a secret: changeme, xxxx, ****, sk-xxxx, <token>,
+    YOUR_API_KEY_HERE, the key's own name (``password: "password"``) or one character
+    repeated. A value that merely holds such a word (``sk-EXAMPLE9fQ...``) is not one."""
     low = value.lower()
     bare = re.sub(r"[^a-z0-9]", "", low)
     if low in PLACEHOLDERS or bare in PLACEHOLDERS or len(set(bare)) <= 1:
         return True
-    if "EXAMPLE" in value or _FILLER.search(value):
+    if _FILLED.fullmatch(value) or _WRAPPED.fullmatch(value):
         return True
-    return bool(words) and bare in words
+    if bool(words) and bare in words:
+        return True
+    parts = [w for w in re.split(r"[\s_.\-]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", value)
+                                 .lower()) if w]
+    return bool(parts) and any(p in _MARKERS for p in parts) and all(
+        p in _MARKERS or p in _NOUNS or p in words or re.fullmatch(r"x{3,}", p)
+        for p in parts)
 
 
 def is_word(value: str) -> bool:

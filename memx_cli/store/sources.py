@@ -146,13 +146,30 @@ def materialize(source: Source, commit: str) -> Store:
                     and not name.startswith("."):
                 handle = archive.extractfile(member)
                 if handle is not None:
-                    (target / name).write_bytes(handle.read())
+                    (target / name).write_bytes(_masked(handle.read(), name))
     top.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.replace(tmp, top)
     except OSError:  # another process unpacked it first
         shutil.rmtree(tmp, ignore_errors=True)
     return store
+
+
+def _masked(data: bytes, name: str) -> bytes:
+    """A source's memory file with its secrets masked, as memx would have stored it
+    (issue 26: a collaborator's unmasked memory was shown and served as it was). A file
+    that does not parse is kept as it is: readers report it and never show it."""
+    from memx_cli.errors import InvalidMemoryError
+    from memx_cli.privacy import default
+    from memx_cli.privacy.sanitizer import sanitize_memory
+    from memx_cli.store import memory as memfmt
+
+    try:
+        mem = memfmt.load(data, name)
+    except InvalidMemoryError:
+        return data
+    clean = sanitize_memory(mem, default())
+    return data if clean == mem else memfmt.dump(clean)
 
 
 def stores(repo: Any) -> list[tuple[Source, Store]]:
