@@ -3,6 +3,8 @@
 - ErrorFix / RetrySuccess come from episodes (``episodes.py``): a problem, attempts, and
   a confirmed outcome; the lesson is what worked.
 - Decision / Convention / Preference are stated by people (``knowledge.py``).
+- What a user's reply decides (``replies.py``): a correction typed into a rejected tool
+  call, an answer to a question prompt, a pick among the options the assistant offered.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
   with its key and value, the first use of or a switch to a named tool, a chore done every
   time (a command run >= 3 times is ``history.py``'s).
@@ -20,6 +22,7 @@ from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.episodes import Tracker
+from memx_cli.reflector.replies import Replies
 from memx_cli.reflector.rules import NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
 from memx_cli.reflector.said import concrete, rejects
@@ -34,6 +37,7 @@ __all__ = ["CONFIDENCE", "RULES", "Candidate", "PatternDetector"]
 class PatternDetector:
     def __init__(self, sanitizer: Sanitizer | None = None) -> None:
         self.episodes = Tracker()
+        self.replies = Replies()
         # What people say is masked before any sentence is picked out of it: a lesson made
         # of a few lines of a multi-line secret (a PEM body without its BEGIN line) would
         # no longer look like a secret to the sanitizer downstream.
@@ -41,13 +45,21 @@ class PatternDetector:
         # An assistant's setting change waits for the user's next message: turned down
         # ("no, keep 2 workers"), it was only a suggestion and teaches nothing.
         self._held: Candidate | None = None
+        self._agent = False  # the session has tool calls: an agent at work
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
             turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
+        self._agent = self._agent or turn.kind == "tool_use"
         sig = analyse(turn)
         released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
-        return released + self._feed(sig)
+        replied = self.replies.feed(sig)
+        if turn.picked:
+            return released + replied
+        if turn.rejected or any(c.first == turn.index for c in replied):
+            # the turn's lesson is its reply; an episode still learns that it was turned down
+            return released + replied + self.episodes.feed(sig)[0]
+        return released + replied + self._feed(sig)
 
     def _feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
@@ -65,7 +77,7 @@ class PatternDetector:
         single = self._single(sig)
         if single is not None and single.rule == "ConfigChange" and turn.role == "assistant":
             earlier, self._held = self._held, single
-            return [*found, earlier] if earlier is not None else found
+            return [*found, earlier] if earlier is not None and not self._agent else found
         return [*found, single] if single is not None else found
 
     def _release(self, sig: Signals) -> list[Candidate]:
@@ -73,11 +85,15 @@ class PatternDetector:
         held, self._held = self._held, None
         if held is None or rejects(sig) or (sig.deny and not sig.confirm):
             return []
+        if self._agent:
+            return []  # an agent changes settings with its tools: its words only narrate
         return [held]
 
     def finish(self) -> list[Candidate]:
         held, self._held = self._held, None
-        return ([held] if held is not None else []) + self.episodes.finish()
+        held = None if self._agent else held
+        return ([held] if held is not None else []) + self.episodes.finish() \
+            + self.replies.finish()
 
     # ------------------------------------------------------------ one-turn rules
 

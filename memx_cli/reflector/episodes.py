@@ -25,6 +25,7 @@ from dataclasses import replace
 from memx_cli.reflector import evidence
 from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import attempt_part, reruns, segments
 from memx_cli.reflector.said import (
@@ -168,9 +169,10 @@ class Tracker:
         if turn.role == "system":
             return [], False
         if episode is None and self.latent is not None and self.latent.attempts \
-                and turn.role == "user" and (sig.confirm or sig.deny or STILL.search(sig.text)
-                                             or rejects(sig) or _named(self.latent, sig)
-                                             or evidence.echoes(self.latent.problem or "", sig)):
+                and turn.role == "user" and not turn.rejected \
+                and (sig.confirm or sig.deny or STILL.search(sig.text)
+                     or rejects(sig) or _named(self.latent, sig)
+                     or evidence.echoes(self.latent.problem or "", sig)):
             episode = self.open = self.latent
             self.latent = None
         if episode is None:
@@ -296,7 +298,12 @@ def _named(latent: Episode, sig: Signals) -> bool:
     """A reply to a question answered that names what was proposed, with no complaint: the
     user reports having applied it ("Mit flock kommt jetzt jede Mail nur einmal")."""
     problem = latent.problem or ""
-    if problem.rstrip().endswith(("?", "？")):
-        return False  # naming an answer to a question is choosing it, not a fix working
+    if problem.rstrip().endswith(("?", "？")) \
+            or latent.attempts[-1].text.rstrip().endswith(("?", "？")):
+        # naming an answer to a question, or taking up an offer ("Would you like me to
+        # put it in test-secrets.txt?" → "Sure"), is choosing, not a fix working
+        return False
+    if asks_only(sig) or sig.find(PLEASE):
+        return False  # "Please write a .sh file that runs these": a new request, no report
     return evidence.names_attempt(latent.attempts[-1].text, sig) \
         and not evidence.complains(sig, problem) and not evidence.qualified(sig)

@@ -244,7 +244,7 @@ class Reader:
             except ValueError:
                 pass  # an unreadable time: the memory gets the ingest's time
         for turn in turns:
-            if turn.text.strip() or turn.command:
+            if turn.text.strip() or turn.command or turn.rejected:
                 yield _clean_turn(turn)
 
     def time_of(self, last: int) -> str | None:

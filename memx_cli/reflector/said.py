@@ -27,8 +27,9 @@ def logged(turn: Turn) -> str | None:
 
 
 def rejects(sig: Signals) -> bool:
-    """The user turns down what was just done or proposed ("no, use pipx")."""
-    return sig.turn.role == "user" and bool(REJECT.match(sig.text))
+    """The user turns down what was just done or proposed ("no, use pipx"), or rejects the
+    tool call itself."""
+    return sig.turn.role == "user" and (sig.turn.rejected or bool(REJECT.match(sig.text)))
 
 
 def asks_only(sig: Signals) -> bool:

@@ -13,6 +13,16 @@ Shapes read (as documented by their tools):
 - Gemini CLI chat recordings (``{"sessionId", "messages": [...]}``): messages
   ``{"type": "user"|"gemini", "content"}`` whose ``toolCalls`` carry ``name``, ``args``,
   ``status`` and the ``result`` / ``resultDisplay`` (issue 18: the Gemini session hook).
+
+Two Claude Code tool results carry the user's word, not a tool's output (issue 24): a
+rejected tool call ("The user doesn't want to proceed with this tool use. … the user
+said:\n<words>") becomes a user turn marked ``rejected`` holding the words typed with it
+(none for a bare rejection), and the answer to a question prompt (a tool call whose input
+holds ``questions`` with ``options``; its result reads ``"<question>"="<answer>"``)
+becomes a user turn marked ``picked`` per question: the question and the option chosen,
+with that option's description, never the options not chosen. Texts the harness writes
+in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``) are
+nobody's words and are skipped.
 """
 
 from __future__ import annotations
@@ -33,18 +43,51 @@ IGNORED_TYPES = frozenset({
     "session_meta",
 })
 MAX_TOOL_IDS = 512
+# Claude Code's fixed texts for a tool call the user turned down, and where the words the
+# user typed with it start.
+REJECTED = re.compile(r"^\s*(?:Error:\s*)?The user doesn['’]t want to (?:proceed with this "
+                      r"tool use|take this action right now)\b")
+REJECTED_SAID = re.compile(r"(?i)\bthe user said:\s*|\breason for the rejection:\s*")
+ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"')
+HARNESS = re.compile(r"^\s*(?:<(?:local-command-[\w-]+|command-name|command-message|"
+                     r"command-args|system-reminder)>|\[Request interrupted by user)")
+MAX_QUESTIONS = 8
+MAX_OPTIONS = 12
 
 
 @dataclass
 class State:
     session: str | None = None
     commands: OrderedDict[str, str | None] = field(default_factory=OrderedDict)
+    # question prompts waiting for their answer: call id -> [(question, {label: description})]
+    asked: OrderedDict[str, list[tuple[str, dict[str, str]]]] = field(
+        default_factory=OrderedDict)
 
     def remember(self, call_id: Any, command: str | None) -> None:
         if isinstance(call_id, str):
             self.commands[call_id] = command
             while len(self.commands) > MAX_TOOL_IDS:
                 self.commands.popitem(last=False)
+
+    def ask(self, call_id: Any, args: Any) -> None:
+        """A question prompt: the questions and their options, by shape (``questions``: a
+        list of ``{"question", "options": [{"label", "description"}]}``)."""
+        if not isinstance(call_id, str) or not isinstance(args, dict) \
+                or not isinstance(args.get("questions"), list):
+            return
+        found: list[tuple[str, dict[str, str]]] = []
+        for item in args["questions"][:MAX_QUESTIONS]:
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str) \
+                    or not isinstance(item.get("options"), list):
+                continue
+            options = {str(o["label"]): str(o.get("description") or "")
+                       for o in item["options"][:MAX_OPTIONS]
+                       if isinstance(o, dict) and isinstance(o.get("label"), str)}
+            found.append((item["question"], options))
+        if found:
+            self.asked[call_id] = found
+            while len(self.asked) > MAX_TOOL_IDS:
+                self.asked.popitem(last=False)
 
 
 def parse(record: Any, number: int, state: State) -> list[Turn] | None:
@@ -84,7 +127,8 @@ def _message(msg: dict[str, Any], number: int, state: State) -> list[Turn] | Non
         return [Turn(number, "tool", clip(text), "tool_result", command=command,
                      failed=_failed(text, None))]
     if isinstance(content, str):
-        turns.append(Turn(number, role, clip(content)))
+        if not (role == "user" and HARNESS.match(content)):
+            turns.append(Turn(number, role, clip(content)))
     elif isinstance(content, list):
         for block in content:
             turns.extend(_block(block, role, number, state))
@@ -105,16 +149,56 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
         return []
     kind = block.get("type")
     if kind in ("text", "input_text", "output_text") and isinstance(block.get("text"), str):
+        if role == "user" and HARNESS.match(block["text"]):
+            return []
         return [Turn(number, role, clip(block["text"]))]
     if kind == "tool_use":
         return [_tool_use(block.get("name"), block.get("input"), block.get("id"), number, state)]
     if kind == "tool_result":
         text = _plain(block.get("content"))
+        said = rejection(text)
+        if said is not None:
+            return [Turn(number, "user", clip(said), rejected=True)]
+        asked = state.asked.pop(block.get("tool_use_id", ""), None)
+        if asked is not None and block.get("is_error") is not True:
+            return [Turn(number, "user", t, picked=True) for t in answers(asked, text)]
         error = block.get("is_error")
         return [Turn(number, "tool", clip(text), "tool_result",
                      command=state.commands.get(block.get("tool_use_id", "")),
                      failed=_failed(text, error if isinstance(error, bool) else None))]
     return []  # thinking, images, documents: nothing to learn from here
+
+
+def rejection(text: str) -> str | None:
+    """The words a user typed when turning a tool call down ("" for a bare rejection), or
+    None when ``text`` is not Claude Code's rejection."""
+    if not REJECTED.match(text[:200]):
+        return None
+    said = REJECTED_SAID.search(text)
+    return text[said.end():].strip() if said else ""
+
+
+def answers(asked: list[tuple[str, dict[str, str]]], text: str) -> list[str]:
+    """Each question answered, as ``"question" → answer (its option's description)``."""
+    options = dict(asked)
+    out: list[str] = []
+    for match in ANSWER_PAIR.finditer(text[:8000]):
+        question, answer = match.group(1).strip(), match.group(2).strip()
+        if not answer or question not in options:
+            continue
+        described = [f"{label} ({options[question][label]})" if options[question].get(label)
+                     else label for label in _labels(answer, options[question])]
+        out.append(f"\"{question}\" → {', '.join(described) or answer}")
+    return out
+
+
+def _labels(answer: str, options: dict[str, str]) -> list[str]:
+    """The options an answer names (several for a multi-select, joined by commas); the
+    answer itself when the user typed their own."""
+    if answer in options:
+        return [answer]
+    parts = [p.strip() for p in answer.split(",")]
+    return parts if all(p in options for p in parts) else [answer]
 
 
 def _codex(payload: dict[str, Any], number: int, state: State) -> list[Turn] | None:
@@ -216,6 +300,7 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
                 files = files or PATCH_FILE.findall(new)
             replaced = _short(old) if isinstance(old, str) else None
     state.remember(call_id, command)
+    state.ask(call_id, args)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
     return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files),
                 change=change, replaced=replaced)

@@ -19,6 +19,12 @@ class Turn:
     end: int | None = None  # last line of a block
     change: str | None = None  # tool_use edit: the new text, short ("`x = 1`"), if any
     replaced: str | None = None  # tool_use edit: the text it replaced, short, if any
+    # A user's word given through a tool call rather than a message (role "user", kind
+    # "text"): ``rejected`` turns down the call just made (``text`` holds what the user
+    # typed with it, empty for a bare rejection); ``picked`` answers a question prompt
+    # (``text`` is the question and the option chosen).
+    rejected: bool = False
+    picked: bool = False
 
     @property
     def last(self) -> int:

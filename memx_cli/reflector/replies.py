@@ -1,0 +1,181 @@
+"""What a user's reply decides (issue 24): people rarely say "our convention is"; they pick
+an option, turn a tool call down with a word, answer a question prompt.
+
+- A **correction** typed into a rejected tool call ("can you use a switch instead?") is a
+  *Preference*: the user's words, what was turned down, and the assistant's answer to them
+  (the next thing it says, which usually names the concrete way: "I can use
+  `json.Decoder.DisallowUnknownFields()`"). A bare rejection, or words that neither ask,
+  negate nor direct ("I'll take it from here"), teach nothing.
+- An **answer to a question prompt** (``Turn.picked``) is a *Decision*: the question and the
+  option chosen, never the options left.
+- A **pick among offered options** ("I like Option C") is a *Decision*: the user names a
+  label (Option, Approach, Alternative, Choice + a letter or number) that the assistant's
+  last message offered as a heading or a bold line; the memory holds that option's block,
+  the question that led to it and the user's own words, never the other options.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.said import proposal
+from memx_cli.reflector.signals import Signals
+
+# The words of a correction: a question, a negation or a direction.
+CORRECTING = re.compile(r"[?？]|(?i:\b(?:not|no|never|don't|dont|instead|rather|should|must|"
+                        r"please|use|keep|avoid|only|always|why)\b|n't\b)")
+LABEL = r"(?:option|approach|alternative|choice|variant)\s+([A-Z]|\d{1,2})\b"
+OFFERED = re.compile(rf"^\s*(?:#{{1,6}}\s*|[-*]\s+|\d+[.)]\s+)?(?:\*\*)?(?i:{LABEL})"
+                     r"\s*(?:\*\*)?\s*[:.—–-]?\s*(.*)$")
+NAMED = re.compile(rf"(?i)(?<!not )(?<!no )\b{LABEL}")
+HEADING = re.compile(r"^\s*(?:#{1,6}\s|---+\s*$|\*{3,}\s*$|___+\s*$)")
+# An option's weighing (its pros and cons) is not what was chosen.
+JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|drawbacks?|"
+                    r"downsides?|upsides?|trade-?offs?)\b\s*(?:\*\*)?\s*:")
+FENCE = re.compile(r"^\s*(?:```|~~~)")
+MAX_OFFER = 8000  # characters of the assistant's message read for options
+MAX_BLOCK = 260
+MAX_WORDS = 230
+MAX_QUESTION = 120
+MAX_DECISION = 490  # under the default memory length (ace.reflector.max_content_length)
+REPLY_TURNS = 6  # the assistant's answer to a correction comes within this many records
+
+
+class Replies:
+    """Feeds turns; returns the decisions and corrections they finish. Holds at most one
+    correction waiting for the assistant's answer and the last options offered."""
+
+    def __init__(self) -> None:
+        self.pending: Candidate | None = None
+        self.offered: dict[str, str] = {}
+        self.question: str | None = None  # the user's last short question
+        self.turned_down: str | None = None  # what the last tool call did, for a rejection
+
+    def feed(self, sig: Signals) -> list[Candidate]:
+        turn = sig.turn
+        out = self._answered(sig)
+        if turn.kind == "tool_use":
+            self.turned_down = _what(turn.command, turn.files)
+            return out
+        if turn.kind != "text":
+            return out
+        if turn.picked:
+            out.append(Candidate("Decision", turn.index, turn.last, sig.lang,
+                                 f"Chosen in a question prompt: {turn.text}",
+                                 veracity="stated", context=turn.text))
+        elif turn.rejected:
+            out += self._rejected(sig)
+        elif turn.role == "assistant":
+            offered = _options(turn.text[:MAX_OFFER])
+            if offered:
+                self.offered = offered
+        elif turn.role == "user":
+            out += self._picked(sig)
+            text = " ".join(turn.text.split())
+            self.question = text if text.endswith(("?", "？")) and len(text) <= 2 * MAX_QUESTION \
+                else None
+        return out
+
+    def finish(self) -> list[Candidate]:
+        pending, self.pending = self.pending, None
+        return [pending] if pending is not None else []
+
+    def _answered(self, sig: Signals) -> list[Candidate]:
+        """The held correction, with the assistant's answer when this turn is it."""
+        pending, turn = self.pending, sig.turn
+        if pending is None:
+            return []
+        if turn.kind == "text" and turn.role == "assistant":
+            reply = proposal(sig, limit=2) or " ".join(
+                sig.sentence(n) for n in range(min(2, len(sig.spans))))
+            reply = _clip(reply, MAX_BLOCK)
+            self.pending = None
+            return [Candidate(pending.rule, pending.first, turn.last, pending.lang,
+                              f"{pending.fix} Answer: {reply}" if reply else pending.fix,
+                              veracity="stated", context=pending.context)]
+        if (turn.kind == "text" and turn.role == "user") or turn.index - pending.last > REPLY_TURNS:
+            self.pending = None
+            return [pending]
+        return []
+
+    def _rejected(self, sig: Signals) -> list[Candidate]:
+        words = " ".join(sig.turn.text.split())
+        what, self.turned_down = self.turned_down, None
+        if len(words.split()) < 3 or not CORRECTING.search(words):
+            return []  # "STOP", "I'll take it from here": no lesson
+        done = f" ({what} turned down)" if what else ""
+        self.pending = Candidate("Preference", sig.turn.index, sig.turn.last, sig.lang,
+                                 f"User correction{done}: \"{_clip(words, MAX_WORDS)}\"",
+                                 veracity="stated", context=words)
+        return []
+
+    def _picked(self, sig: Signals) -> list[Candidate]:
+        offered, self.offered = self.offered, {}
+        if not offered:
+            return []
+        chosen = [m.group(1).upper() for m in NAMED.finditer(sig.turn.text)
+                  if m.group(1).upper() in offered]
+        if len(set(chosen)) != 1:
+            return []  # none named, or several compared: no pick
+        label = chosen[0]
+        asked = f" (asked: \"{_clip(self.question, MAX_QUESTION)}\")" if self.question else ""
+        head = f"Chose {offered[label]}{asked}."
+        words = _own_words(" ".join(sig.turn.text.split())).rstrip(".!。！ ")
+        room = MAX_DECISION - len(head) - 13  # the three parts fit one memory
+        said = f" The user: \"{_clip(words, room)}\"" if len(words.split()) > 2 \
+            and room > 40 else ""
+        text = head + said
+        return [Candidate("Decision", sig.turn.index, sig.turn.last, sig.lang, text,
+                          veracity="stated", context=sig.turn.text[:1500])]
+
+
+def _options(text: str) -> dict[str, str]:
+    """The options a message offers, by label: each option's title line and the lines under
+    it (code blocks included, fences dropped) up to the next option or heading."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        match = None if fenced else OFFERED.match(line)
+        if match:
+            label = match.group(1).upper()
+            if label in found:
+                current = None  # mentioned again (a recommendation): not a new block
+                continue
+            title = match.group(2).strip().strip("*").strip()
+            current = found[label] = [f"Option {label}" + (f" — {title}" if title else "")]
+        elif current is not None and not fenced and HEADING.match(line):
+            current = None
+        elif current is not None and line.strip() and not JUDGED.match(line):
+            current.append(line.strip().lstrip("-*• ").replace("**", ""))
+    if len(found) < 2:
+        return {}  # one "option" is no choice
+    return {label: _clip("; ".join(lines), MAX_BLOCK) for label, lines in found.items()}
+
+
+def _own_words(text: str) -> str:
+    """The user's words without the clause that only names the option ("I like Option 1,
+    from a enabling perspective: ..." → "from a enabling perspective: ...")."""
+    match = NAMED.search(text)
+    if match is None:
+        return text
+    end = re.search(r"[,.;:!]\s+|$", text[match.end():])
+    cut = match.end() + (end.end() if end else 0)
+    return text[cut:].strip() if cut <= 40 else text
+
+
+def _what(command: str | None, files: tuple[str, ...]) -> str | None:
+    if command:
+        return f"`{_clip(' '.join(command.split()), 80)}`"
+    if files:
+        return "edit of " + ", ".join(os.path.basename(f) for f in files[:2])
+    return None
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"

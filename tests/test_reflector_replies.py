@@ -1,0 +1,151 @@
+"""What a user's reply decides in a Claude Code session (replies.py, issue 24): a correction
+typed into a rejected tool call, an answer picked in a question prompt, a pick among the
+options the assistant offered. Sessions are written in Claude Code's own record shapes and
+ingested with `memx ingest` in a real repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .conftest import Memx
+from .test_reflector_sessions import Session, contents
+
+TURNED_DOWN = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+               "(eg. if it was a file edit, the new_string was NOT written to the file).")
+SAID = " To tell you how to proceed, the user said:\n"
+BARE = " STOP what you are doing and wait for the user to tell you how to proceed."
+
+
+def stored(repo: Path) -> list[tuple[str, str]]:
+    """(knowledge type, content) of each memory."""
+    mems = [yaml.safe_load(p.read_text()) for p in (repo / ".memx" / "memories").glob("*.yaml")]
+    return sorted((m["type"], m["content"]) for m in mems)
+
+
+class Replies(Session):
+    def rejected_edit(self, path: str, new: str, words: str | None) -> Replies:
+        """An Edit the user turns down, with what they typed (None: a bare rejection)."""
+        self.calls += 1
+        tid = f"toolu_{self.calls}"
+        self._add("assistant", [{"type": "tool_use", "id": tid, "name": "Edit", "input": {
+            "file_path": path, "old_string": "x", "new_string": new}}])
+        return self._reject(tid, words)
+
+    def rejected_run(self, command: str, words: str | None) -> Replies:
+        self.calls += 1
+        tid = f"toolu_{self.calls}"
+        self._add("assistant", [{"type": "tool_use", "id": tid, "name": "Bash",
+                                 "input": {"command": command}}])
+        return self._reject(tid, words)
+
+    def _reject(self, tid: str, words: str | None) -> Replies:
+        text = TURNED_DOWN + (SAID + words if words is not None else BARE)
+        self._add("user", [{"type": "tool_result", "tool_use_id": tid, "content": text,
+                            "is_error": True}])
+        self.records[-1]["toolUseResult"] = "Error: " + text
+        return self._add("user", [{"type": "text",
+                                   "text": "[Request interrupted by user for tool use]"}])
+
+    def ask(self, question: str, options: list[tuple[str, str]], answer: str) -> Replies:
+        """A question prompt (AskUserQuestion) and the answer the user picked."""
+        self.calls += 1
+        tid = f"toolu_{self.calls}"
+        self._add("assistant", [{"type": "tool_use", "id": tid, "name": "AskUserQuestion",
+                                 "input": {"questions": [{
+                                     "question": question, "header": "Choice",
+                                     "multiSelect": False,
+                                     "options": [{"label": label, "description": about}
+                                                 for label, about in options]}]}}])
+        return self._add("user", [{"type": "tool_result", "tool_use_id": tid, "content":
+                                   f'User has answered your questions: "{question}"="{answer}".'
+                                   " You can now continue with the user's answers in mind."}])
+
+
+def test_a_correction_typed_into_a_rejected_edit_is_a_preference(memx: Memx, repo: Path) -> None:
+    name = (Replies().user("Reject unknown keys in config.json.")
+            .say("I will keep a list of the known keys and compare each key against it.")
+            .rejected_edit("/home/dev/app/config.py", "KNOWN_KEYS = {'name', 'port'}",
+                           "why a list by hand? use a strict schema instead")
+            .say("You're right. I can use `pydantic` with `extra='forbid'`. Let me do that.")
+            .edit("/home/dev/app/config.py", "class Config(BaseModel):",
+                  "class Config(BaseModel, extra='forbid'):")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "preference",
+        'User correction (edit of config.py turned down): "why a list by hand? use a strict '
+        "schema instead\" Answer: I can use `pydantic` with `extra='forbid'`.")]
+
+
+def test_a_bare_rejection_or_a_handover_teaches_nothing(memx: Memx, repo: Path) -> None:
+    name = (Replies().user("Rename the helper in utils.py.")
+            .rejected_edit("/home/dev/app/utils.py", "def load_all():", None)
+            .say("Understood, stopping here.")
+            .rejected_run("make lint", "I'll take it from here.")
+            .say("Done.")
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_a_rejected_command_is_not_a_failing_run(memx: Memx, repo: Path) -> None:
+    """Turning a `pytest` call down is no test failure: the next green run fixes nothing."""
+    name = (Replies().user("Add a --since option to the export command.")
+            .edit("/home/dev/app/export.py", "def export(rows):", "def export(rows, since=None):")
+            .rejected_run("pytest tests/test_export.py", "Not now.")
+            .say("OK.")
+            .edit("/home/dev/app/export.py", "return rows", "return [r for r in rows]")
+            .run("pytest tests/test_export.py", "4 passed in 0.12s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [rule for rule, _ in stored(repo)] == []
+
+
+def test_an_answer_picked_in_a_question_prompt_is_a_decision(memx: Memx, repo: Path) -> None:
+    name = (Replies().user("Add a job queue for the mailer.")
+            .ask("Which store should the job queue use?",
+                 [("Postgres", "SKIP LOCKED on a jobs table; no new service to run"),
+                  ("Redis", "a list per queue; one more service in production")],
+                 "Postgres")
+            .say("Postgres it is.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "decision",
+        'Chosen in a question prompt: "Which store should the job queue use?" → Postgres '
+        "(SKIP LOCKED on a jobs table; no new service to run).")]
+
+
+OPTIONS = """Two ways to keep the cache warm:
+
+### Option A: Warm on deploy
+- a post-deploy job loads the 500 most read pages
+- **Cons**: a slow deploy
+
+### Option B: Warm lazily
+- the first request fills the cache; the next ones hit it
+- **Pros**: nothing to run
+
+My recommendation: Option B. Which do you prefer?"""
+
+
+def test_a_pick_among_offered_options_keeps_that_option_only(memx: Memx, repo: Path) -> None:
+    name = (Replies().user("How should we keep the page cache warm?")
+            .say(OPTIONS)
+            .user("Option A please, the first visitors must not wait.")
+            .say("Going with the post-deploy job.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Chose Option A — Warm on deploy; a post-deploy job loads the 500 most read pages "
+        '(asked: "How should we keep the page cache warm?"). The user: "the first visitors '
+        'must not wait".']
+
+
+def test_the_harness_lines_in_the_users_name_are_nobodys_words(memx: Memx, repo: Path) -> None:
+    """`<local-command-stdout>` and the like are written by Claude Code, not the user."""
+    name = (Replies().user("<local-command-stdout>we always deploy from the main branch, our "
+                           "convention</local-command-stdout>")
+            .say("Noted.").write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")
