@@ -11,6 +11,7 @@ mark, as Windows PowerShell saves a redirected log) is read as UTF-8 as it strea
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ from typing import IO, Any
 
 from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.errors import MemxError
-from memx_cli.reflector import transcripts
+from memx_cli.reflector import aider, transcripts
 from memx_cli.reflector.textcodec import Transcoded, utf16_encoding
 from memx_cli.reflector.turn import Turn
 from memx_cli.textproc import clean_text
@@ -158,9 +159,20 @@ class Reader:
     # ------------------------------------------------------------ formats
 
     def _text(self) -> Iterator[Turn]:
+        lines = self._decoded()
+        leading: list[tuple[int, str]] = []
+        for entry in lines:  # an aider chat history is told by its first line
+            leading.append(entry)
+            if entry[1].strip():
+                break
+        if leading and aider.starts(leading[-1][1]):
+            for turn in aider.turns(itertools.chain(leading, lines)):
+                self.records += 1
+                yield turn
+            return
         role, start, command = "text", 0, None
         block: list[str] = []
-        for number, line in self._decoded():
+        for number, line in itertools.chain(leading, lines):
             if "\x1b" in line or "\r" in line:
                 line = ANSI_RE.sub("", line)
             if line[:1].isdigit():

@@ -170,8 +170,10 @@ def _candidate(sig: Signals, name: str, numbers: list[int]) -> Candidate:
             chosen.append(following)  # the reason: "... because the Redis locks lost jobs"
         elif name == "Convention" and short:
             chosen.append(following)  # "Team rule: no pushes to main; everything via a PR"
-        elif name == "Preference" and _hits(sig, PLEASE, following):
-            chosen.append(following)  # "I prefer full names. Please write user, not usr."
+        elif name == "Preference" and (short or _hits(sig, PLEASE, following)):
+            # "I prefer full names. Please write user, not usr."; "I want the output more
+            # verbose. Show me each request you run."
+            chosen.append(following)
     content = " ".join(sig.sentence(n) for n in chosen)
     return Candidate(name, sig.turn.index, sig.turn.last, sig.lang, content,
                      veracity="stated", context=sig.text[:1500])
