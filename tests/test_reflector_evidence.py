@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memx_cli.reflector import evidence
+
 from .conftest import Memx
 from .test_reflector_ingest import memories
 
@@ -290,3 +292,9 @@ def test_a_setting_change_the_user_turns_down_is_not_kept(memx: Memx, repo: Path
         "u: thanks")
     assert out.startswith("Stored 1 memory from 3 messages\n")
     assert contents(repo) == ["Set `workers = 8` in gunicorn.conf.py, up from 2."]
+
+
+def test_linters_and_type_checkers_green_summaries_are_passing_runs() -> None:
+    assert evidence.passing_run("[lint] $ golangci-lint run ./...\n0 issues.")
+    assert evidence.passing_run("Success: no issues found in 14 source files")
+    assert not evidence.passing_run("3 issues:\n* errcheck: 3")

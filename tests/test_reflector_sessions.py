@@ -200,3 +200,34 @@ def test_where_a_kind_of_file_goes_is_a_convention(memx: Memx, repo: Path) -> No
     assert contents(repo) == ["our migrations live in db/migrate, one file per change."]
     [mem] = [yaml.safe_load(p.read_text()) for p in (repo / ".memx" / "memories").glob("*")]
     assert (mem["type"], mem["tags"][:2]) == ("convention", ["convention", "policy-suggestion"])
+
+
+
+BUILD = ("# example.com/svc/internal/cache\n"
+         "internal/cache/store.go:12:9: undefined: lru.NewARC\n"
+         "FAIL\texample.com/svc/internal/cache [build failed]\nFAIL")
+
+
+def test_a_run_piped_into_tail_is_judged_by_its_output(memx: Memx, repo: Path) -> None:
+    """`go test | tail` exits with tail's status: the tool result says it passed, the
+    output says it failed; the same run printing `ok  pkg` after the edit is the green
+    rerun."""
+    name = (Session().user("Please check that the cache package still builds with the new version.")
+            .run("go test ./internal/cache/... 2>&1 | tail -40", BUILD, False)
+            .edit("internal/cache/store.go", "lru.NewARC(size)", "lru.New(size)")
+            .run("go test ./internal/cache/... 2>&1 | tail -5",
+                 "ok  \texample.com/svc/internal/cache\t0.012s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `go test ./internal/cache/... 2>&1` — FAIL example.com/svc/internal/cache "
+        "[build failed]. Fix: edited internal/cache/store.go: `lru.New(size)`."]
+
+
+def test_an_arrow_to_a_plan_is_no_fix(memx: Memx, repo: Path) -> None:
+    """"tests are failing -> let's sort it out first": an arrow after a failure names what
+    comes next, and a plan with nothing concrete in it fixed nothing."""
+    name = (Session().user("ok - the build and the tests are failing -> let's sort that out "
+                           "first, then get to the review comments.")
+            .say("Sure.").write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")

@@ -59,6 +59,9 @@ class Tracker:
         # an episode only when the user then confirms or denies ("docker build hangs" →
         # "try X" → "nope, still hangs"), so a question answered is no lesson by itself.
         self.latent: Episode | None = None
+        # The language people speak in: a tool's output ("undefined: lru.NewARC") says
+        # nothing about it, so an episode a failing run opens is labelled in this one.
+        self.lang = "en"
 
     def feed(self, sig: Signals) -> tuple[list[Candidate], bool]:
         """Lessons finished by this turn, and whether the turn belongs to an episode."""
@@ -78,6 +81,8 @@ class Tracker:
         if episode is not None and sig.turn.index - episode.seen > QUIET_TURNS:
             self.open = episode = None
         kind = sig.turn.kind
+        if kind == "text" and sig.turn.role in ("user", "assistant") and len(sig.words) >= 3:
+            self.lang = sig.lang
         if kind == "tool_use":
             return out, self._tool_use(sig)
         if kind == "tool_result":
@@ -118,7 +123,7 @@ class Tracker:
         episode = self.open
         if episode is None:
             if failed:
-                self.open = Episode(turn.index, sig.lang, sig.key_error, key, turn.index)
+                self.open = Episode(turn.index, self.lang, sig.key_error, key, turn.index)
             return failed
         episode.seen = turn.index
         pending = next((a for a in reversed(episode.attempts) if a.pending == key), None)

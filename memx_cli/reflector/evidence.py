@@ -37,7 +37,8 @@ PASS_SUMMARY = re.compile(
     r"\b\d+ (?:passed|passing)\b|\btest result: ok\b|^ok\s+\S+\s+[\d.]+s\b|"
     r"\bBUILD SUCCESS(?:FUL)?\b|\bBuild succeeded\b|\bSuccessfully (?:built|tagged|installed|"
     r"deployed|compiled)\b|\bsuccessfully rolled out\b|\bApply complete!|"
-    r"\bFinished\b.*\btarget\(s\)|\ball (?:tests|checks) passed\b|\b0 (?:failed|failures|errors)\b",
+    r"\bFinished\b.*\btarget\(s\)|\ball (?:tests|checks) passed\b|\b0 (?:failed|failures|errors)\b|"
+    r"^0 issues\.?$|\bSuccess: no issues found\b",  # golangci-lint, mypy
     re.IGNORECASE | re.MULTILINE)
 # What a failing summary says beside it: a non-zero failure count or a FAIL marker.
 FAIL_SUMMARY = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\bFAIL(?:ED|URE)?\b|"

@@ -12,6 +12,7 @@ import re
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.lexicons import CONFIRM_ONLY
 from memx_cli.reflector.names import CODE_SPAN
+from memx_cli.reflector.said import concrete
 from memx_cli.reflector.signals import Signals
 from memx_cli.reflector.vocab import CJK_ANY, Hit, words_of
 
@@ -48,8 +49,8 @@ def narrative(sig: Signals) -> Candidate | None:
     if not (told and any(h.start >= first_error for h in fixes)) and not paired:
         return None
     fix = _fix_text(sig)
-    if not fix:
-        return None
+    if not fix or (all(h.phrase == "->" for h in fixes) and not concrete(fix)):
+        return None  # "tests are failing -> let's sort this out first": a plan, no fix
     error = sig.key_error or first_sentence(sig, sig.errors)
     if error and error in fix:
         error = None

@@ -20,6 +20,21 @@ SEGMENT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 
 
+PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+# Programs that only show or filter what a command printed (``go test ./... | tail -30``):
+# the pipeline exits with their status, and they are no part of what was run.
+FILTERS = frozenset(("head", "tail", "grep", "egrep", "rg", "less", "more", "cat", "tee", "sort",
+                     "uniq", "wc", "sed", "awk", "cut", "tr", "jq", "column"))
+
+
+def unfiltered(command: str) -> str:
+    """The command without the output filters piped after it."""
+    stages = PIPE.split(command)
+    while len(stages) > 1 and (stages[-1].split() or [""])[0].rsplit("/", 1)[-1] in FILTERS:
+        stages.pop()
+    return "|".join(stages).strip() if len(stages) < len(PIPE.split(command)) else command
+
+
 def segments(command: str) -> list[str]:
     return [part.strip() for part in SEGMENT.split(command) if part.strip()]
 

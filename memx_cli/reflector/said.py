@@ -9,6 +9,7 @@ import re
 
 from memx_cli.reflector.attempts import Attempt
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
+from memx_cli.reflector.reruns import unfiltered
 from memx_cli.reflector.signals import KEY_TOKEN, Signals
 from memx_cli.reflector.turn import Turn
 
@@ -37,7 +38,8 @@ def asks_only(sig: Signals) -> bool:
 
 
 def command_key(command: str) -> str:
-    return " ".join(command.split())
+    """A command as episodes compare it: spaces folded, output filters (``| tail``) off."""
+    return " ".join(unfiltered(command).split())
 
 
 def said_line(sig: Signals) -> str:

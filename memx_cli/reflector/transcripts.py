@@ -33,6 +33,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from memx_cli.reflector.reruns import unfiltered
 from memx_cli.reflector.turn import Turn, clip
 
 EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
@@ -163,8 +164,10 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
         if asked is not None and block.get("is_error") is not True:
             return [Turn(number, "user", t, picked=True) for t in answers(asked, text)]
         error = block.get("is_error")
-        return [Turn(number, "tool", clip(text), "tool_result",
-                     command=state.commands.get(block.get("tool_use_id", "")),
+        command = state.commands.get(block.get("tool_use_id", ""))
+        if error is False and command and unfiltered(command) != command:
+            error = None  # `go test ./... | tail -30` exits with tail's status: read the output
+        return [Turn(number, "tool", clip(text), "tool_result", command=command,
                      failed=_failed(text, error if isinstance(error, bool) else None))]
     return []  # thinking, images, documents: nothing to learn from here
 
