@@ -95,3 +95,18 @@ def test_ingested_kinds_are_facts_with_their_type_and_a_policy_suggestion(
     assert (decision["kind"], decision["section"], decision["type"], decision["tags"]) == (
         "fact", "architecture", "decision", ["decision"])
     assert decision["veracity"] == "stated"
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("that is not correct, we don't squash-merge pull requests in this project",
+     "we don't squash-merge"),
+    ("please note in CLAUDE.md that we should always run `make fmt` before `make lint`",
+     "we should always run"),
+])
+def test_a_correction_of_the_team_s_way_is_a_convention(text: str, words: str) -> None:
+    item = one(text)
+    assert (item.rule, words in item.content) == ("Convention", True)
+
+
+def test_we_dont_without_a_correction_is_no_convention() -> None:
+    assert reflect_text("I know I asked for the note, but we don't need it three times :P") == []

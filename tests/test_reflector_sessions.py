@@ -231,3 +231,19 @@ def test_an_arrow_to_a_plan_is_no_fix(memx: Memx, repo: Path) -> None:
                            "first, then get to the review comments.")
             .say("Sure.").write(repo))
     assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_another_error_pasted_by_the_user_is_the_problem_now(memx: Memx, repo: Path) -> None:
+    """The fix that finally works is filed under the error it fixed, not under the first
+    one the session met."""
+    name = (Session()
+            .user("ERROR: Could not find a version that satisfies the requirement torch==2.9.9")
+            .say("That version does not exist; pin `torch==2.5.1` in requirements.txt.")
+            .user("ModuleNotFoundError: No module named 'numpy'")
+            .say("numpy is an undeclared dependency: add `numpy>=1.26` to requirements.txt.")
+            .user("that worked, thanks")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: ModuleNotFoundError: No module named 'numpy'. Fix: numpy is an undeclared "
+        "dependency: add `numpy>=1.26` to requirements.txt."]

@@ -193,6 +193,13 @@ class Tracker:
             self._follow(sig)
             return [], False
         episode.seen = turn.index
+        if turn.role == "user" and sig.error_lines and sig.key_error and not sig.confirm \
+                and episode.problem and not evidence.same_error(episode.problem, sig.key_error):
+            # the user pastes another error: the open problem (often a detour of the
+            # agent's own) is left without a lesson, this one is the problem now
+            self.open = Episode(turn.index, sig.lang, sig.key_error, logged(turn), turn.index,
+                                context=[said_line(sig)])
+            return [], True
         ran = logged(turn)
         if ran is not None and episode.command is not None and (
                 reruns(episode.command, ran) or evidence.covers(episode.command, ran)):

@@ -132,6 +132,19 @@ def echoes(problem: str, sig: Signals) -> bool:
     return len(told & words(sig.text)) >= max(3, len(told) // 2)
 
 
+LABELS = frozenset(("error", "errors", "fatal", "failed", "failure", "exception"))
+
+
+def same_error(problem: str, error: str) -> bool:
+    """Does the error line ``error`` repeat ``problem``: one of its codes or error names
+    (a bare ERROR label is none), or three words of its message in a row?"""
+    said = error.lower()
+    if any(code in said for code in _codes(problem) if code not in LABELS):
+        return True
+    said_words = " ".join(WORD.findall(said))
+    return any(phrase in said_words for phrase in _phrases(problem))
+
+
 @lru_cache(maxsize=128)
 def _phrases(problem: str) -> frozenset[str]:
     """Runs of three words of the error message (after its "Error:" label)."""

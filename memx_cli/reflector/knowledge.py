@@ -41,10 +41,19 @@ because; since; reason; the reason; so that; 因为; 原因; 理由; 由于; た
 # A rule by name: enough on its own.
 CONVENTION_RULE = Lexicon(phrases("""
 our convention; the convention; convention; conventions; team rule; house rule; our rule;
-the rule is; style guide; coding standard; coding standards; we always; we never; our policy
+the rule is; style guide; coding standard; coding standards; we always; we never; our policy;
+we should always; we should never; we must always; we must never
 规范; 约定; 规定; ルール; 規約; 規則; 팀 규칙; 규칙; 컨벤션; la règle; notre convention;
 nos conventions; règle d'équipe; konvention; unsere regel; teamregel; styleguide;
 convención; nuestra regla; regla del equipo; convenção; nossa regra; regra do time
+"""))
+# A correction of the agent ("that is not correct, we don't squash"): with "we don't" in
+# the same turn, the team's way.
+CORRECTED = Lexicon(phrases("""
+not correct; not right; that's wrong; that is wrong; incorrect; that's not how; not how we
+"""))
+WE_DONT = Lexicon(phrases("""
+we don't; we do not; we dont
 """))
 # A scope: needs a norm in the same sentence ("in this repo we use conventional commits").
 CONVENTION_SCOPE = Lexicon(phrases("""
@@ -117,10 +126,10 @@ def found(sig: Signals, skip: set[int]) -> Candidate | None:
     return None
 
 
-def _hits(sig: Signals, lexicon: Lexicon, number: int) -> bool:
+def _hits(sig: Signals, lexicon: Lexicon, number: int, negations: bool = True) -> bool:
     start, end = sig.spans[number]
     text = sig.text
-    plea = lexicon is PLEASE  # "without emoji please" is still a request
+    plea = lexicon is PLEASE or not negations  # "without emoji please" is still a request
     return any(start <= h.start < end and (plea or not negated(h, sig.words, text))
                and text[h.start - 1:h.start] not in CODEISH
                and not _glued(text[h.end:h.end + 2])
@@ -145,6 +154,8 @@ def _decision(sig: Signals, number: int) -> bool:
 def _convention(sig: Signals, number: int) -> bool:
     if not _usable(sig, number):
         return False
+    if _hits(sig, WE_DONT, number, negations=False) and sig.find(CORRECTED):
+        return True
     return _hits(sig, CONVENTION_RULE, number) or (
         _hits(sig, CONVENTION_SCOPE, number) and _hits(sig, NORM, number)) or (
         _hits(sig, PLACEMENT, number) and bool(PATH_RE.search(sig.sentence(number))))
