@@ -32,7 +32,8 @@ def starts(line: str) -> bool:
 
 
 def turns(lines: Iterable[tuple[int, str]]) -> Iterator[Turn]:
-    kind, start, block = "", 0, []
+    kind, start = "", 0
+    block: list[str] = []
     for number, raw in lines:
         line = raw.rstrip()
         found = _kind(line, kind)
