@@ -247,3 +247,14 @@ def test_another_error_pasted_by_the_user_is_the_problem_now(memx: Memx, repo: P
     assert contents(repo) == [
         "Error: ModuleNotFoundError: No module named 'numpy'. Fix: numpy is an undeclared "
         "dependency: add `numpy>=1.26` to requirements.txt."]
+
+
+def test_a_task_about_handling_errors_is_no_problem(memx: Memx, repo: Path) -> None:
+    """"how main.go is handling errors" names a subject, not a failure: the green lint run
+    after the edits closes no episode."""
+    name = (Session().user("Rework how cmd/app/main.go is handling errors, the way stripe-cli "
+                           "does it.")
+            .edit("cmd/app/main.go", "if err != nil {", "switch {\ncase errors.As(err, &silent):")
+            .run("golangci-lint run ./...", "0 issues.", False)
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")

@@ -36,6 +36,7 @@ ERROR_COMPOUNDS = Lexicon(phrases("""
 error handling; error handler; error handlers; error rate; error rates; error-prone;
 error prone; error budget; error boundary; error page; error reporting; error tracking;
 error codes; error code; no errors; no error; without errors; without error; 0 errors;
+handling errors; handles errors; handle errors;
 zero errors; 0 failed; no failures; exception handling; 错误处理; 异常处理; エラー処理;
 오류 처리; gestion des erreurs; any errors
 """))
