@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 
+from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.said import proposal
 from memx_cli.reflector.signals import Signals
@@ -34,7 +35,6 @@ HEADING = re.compile(r"^\s*(?:#{1,6}\s|---+\s*$|\*{3,}\s*$|___+\s*$)")
 # An option's weighing (its pros and cons) is not what was chosen.
 JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|drawbacks?|"
                     r"downsides?|upsides?|trade-?offs?)\b\s*(?:\*\*)?\s*:")
-FENCE = re.compile(r"^\s*(?:```|~~~)")
 MAX_OFFER = 8000  # characters of the assistant's message read for options
 MAX_BLOCK = 260
 MAX_WORDS = 230
