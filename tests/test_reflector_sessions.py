@@ -258,3 +258,15 @@ def test_a_task_about_handling_errors_is_no_problem(memx: Memx, repo: Path) -> N
             .run("golangci-lint run ./...", "0 issues.", False)
             .write(repo))
     assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_making_the_missing_directory_is_no_lesson(memx: Memx, repo: Path) -> None:
+    """"No such file or directory" for a file in a new folder, then `mkdir -p` before the
+    same write: nothing a newcomer needs to read."""
+    name = (Session().user("Write the sample config to build/conf and print it.")
+            .run("echo 'port: 8080' > build/conf/app.yaml && cat build/conf/app.yaml",
+                 "bash: build/conf/app.yaml: No such file or directory", True)
+            .run("mkdir -p build/conf && echo 'port: 8080' > build/conf/app.yaml && "
+                 "cat build/conf/app.yaml", "port: 8080", False)
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")

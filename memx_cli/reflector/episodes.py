@@ -151,7 +151,7 @@ class Tracker:
         """A passing run ends the episode with what worked since the last failure."""
         working = episode.working()
         self.open = None
-        if working:
+        if working and not all(_makes_dirs(a, episode.command or "") for a in working):
             self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
 
@@ -304,6 +304,16 @@ class Tracker:
         """The assistant's words right after a passing run say why it worked."""
         why = proposal(sig, limit=2)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _makes_dirs(attempt: Attempt, problem: str) -> bool:
+    """The try only creates directories (``mkdir -p out``) before what had failed: "No
+    such file or directory" fixed by making it is no lesson."""
+    if not attempt.tool or attempt.files or not attempt.commands:
+        return False
+    parts = segments(attempt.text.removeprefix("ran `").removesuffix("`"))
+    made = [p for p in parts if p.split()[:1] == ["mkdir"]]
+    return bool(made) and all(p in made or p in problem for p in parts)
 
 
 def _named(latent: Episode, sig: Signals) -> bool:
