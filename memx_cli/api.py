@@ -111,7 +111,7 @@ class Memx(Guarded):
     def search(self, query: str, *, mode: str = "hybrid", scope: str | None = None,
                limit: int | None = None, budget: int | None = None,
                include_archived: bool = False, explain: bool = False,
-               hide: Collection[str] = ()) -> SearchResult:
+               hide: Collection[str] = (), closest: bool = False) -> SearchResult:
         """Hybrid (or keyword / semantic) search; ``limit`` counts readable results that
         are not in ``hide`` (ids left out before the limit is filled)."""
         guard = self.guard()
@@ -124,7 +124,7 @@ class Memx(Guarded):
         return self.searcher.search(
             query, mode=mode, scope=scope, limit=limit, budget=budget,
             include_archived=include_archived, explain=explain,
-            allow=allow if hide or role is not None else None)
+            allow=allow if hide or role is not None else None, closest=closest)
 
     def context(self, task: str, budget: int | None = None) -> Preamble:
         """The preamble for ``task``: policies, this agent's notes, readable facts."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from memx_cli.generator.candidates import voices
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 
@@ -23,6 +24,7 @@ def hit_json(hit: Any, explain: bool = False) -> dict[str, Any]:
         "id": hit.id,
         "content": doc.pop("content"),
         "score": round(hit.score, 4),
+        "relevance": round(getattr(hit, "relevance", 0.0), 4),
         "kind": doc.pop("kind", "fact"),
         "scope": doc.pop("scope", "project"),
         "tags": doc.pop("tags", []),
@@ -37,7 +39,9 @@ def hit_json(hit: Any, explain: bool = False) -> dict[str, Any]:
     if explain:
         data["explain"] = {"layers": {k: round(v, 4) for k, v in hit.layers.items()},
                            "factors": {k: round(v, 4) for k, v in hit.factors.items()},
-                           "composite": round(hit.composite, 4), "tokens": hit.tokens}
+                           "composite": round(hit.composite, 4), "tokens": hit.tokens,
+                           "voices": {k: None if v is None else round(v, 4)
+                                      for k, v in voices(hit).items()}}
     return data
 
 
@@ -45,6 +49,7 @@ def search_json(result: Any, explain: bool = False) -> dict[str, Any]:
     """A whole result set (generator.search.SearchResult), as `memx search --json`."""
     out = {"query": result.query, "mode": result.mode, "scope": result.scope,
            "semantic": result.semantic_available,
+           "relevant": getattr(result, "relevant", True),
            "results": [hit_json(h, explain) for h in result.hits]}
     when = getattr(result, "when", None)
     if explain and when is not None:  # the days the query names (generator/temporal.py)

@@ -65,7 +65,9 @@ def test_explain_shows_the_range_and_the_date_factor(memx: Memx,
     assert lines[0] == "dates: 2026-04-01 .. 2026-04-30 (from 'April 2026')"
     assert lines[2] == "    Rotated the signing keys of the release pipeline"
     assert " x date 1.25 = " in lines[4]
-    assert " x date 1.00 = " in lines[8]
+    assert lines[5].startswith("    voices: keyword ")  # issue 25: every voice, then relevance
+    assert lines[6].startswith("    relevance ")
+    assert " x date 1.00 = " in lines[10]
     data = json.loads(memx.ok("search", "keys rotated in April 2026", "--json", "--explain"))
     assert data["dates"] == {"from": "2026-04-01", "until": "2026-04-30", "phrase": "April 2026"}
     assert [r["explain"]["factors"]["date"] for r in data["results"]] == [1.25, 1.0]

@@ -21,21 +21,26 @@ from memx_cli.jsonout import search_json
               "ace.retrieval.token_budget, 2000).")
 @click.option("--include-archived", is_flag=True, help="Also search archived memories.")
 @click.option("--explain", is_flag=True, help="Show every layer's score and every multiplier.")
+@click.option("--closest", is_flag=True, help="List the closest memories even when none is "
+              "relevant (by default memx then answers that nothing is).")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"query", "mode", "results": [...]} as JSON.')
 @click.pass_obj
 def search_cmd(state: State, query: str, limit: int | None, scope: str | None, mode: str,
-               budget: int | None, include_archived: bool, explain: bool, as_json: bool) -> None:
+               budget: int | None, include_archived: bool, explain: bool, closest: bool,
+               as_json: bool) -> None:
     """Search memory for QUERY (use - to read it from standard input).
 
     Brings the search index up to date with the memory files first (only what changed).
     """
     from memx_cli.cli._output import link_marks, read_text_arg
+    from memx_cli.generator.candidates import voices
     from memx_cli.generator.shortids import short_ids
 
     memx = state.memx()
     result = memx.search(read_text_arg(query), mode=mode, limit=limit, scope=scope,
-                         budget=budget, include_archived=include_archived, explain=explain)
+                         budget=budget, include_archived=include_archived, explain=explain,
+                         closest=closest)
     searcher = memx.searcher
     for problem in result.problems:
         click.echo(f"memx: warning: {problem} (skipped)", err=True)
@@ -43,7 +48,8 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
         emit_json(search_json(result, explain))
         return
     if not result.hits:
-        click.echo("No matching memories.", err=True)
+        click.echo("No matching memories." if result.relevant else
+                   "Nothing relevant (--closest lists the closest memories anyway).", err=True)
         return
     width = terminal_width()
     short = short_ids(searcher, [h.id for h in result.hits])
@@ -77,3 +83,17 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
                 + (f" x date {fac['date']:.2f}" if "date" in fac else "")
                 + (f" x feedback {fac['feedback']:.2f}" if fac.get("feedback", 1.0) != 1.0 else "")
                 + f" = {hit.composite:.3f} (score {hit.score:.3f})")
+            click.echo("    voices: " + _voices_line(voices(hit)))
+            click.echo(f"    relevance {hit.relevance:.3f}: meaning "
+                       f"{lay.get('meaning_relevance', 0.0):.3f}, words "
+                       f"{lay.get('word_share', 0.0):.3f}")
+
+
+def _voices_line(said: dict[str, float | None]) -> str:
+    def added(name: str) -> str:
+        value = said[name]
+        return f"{name} off" if value is None else f"{name} {value:.3f}"
+
+    return (f"{added('keyword')}, {added('meaning')}, {added('temporal')} "
+            f"x{said['temporal_factor']:.2f}, {added('graph')}, feedback "
+            f"x{said['feedback']:.2f}, decay x{said['decay']:.3f}")

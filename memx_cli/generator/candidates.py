@@ -64,6 +64,25 @@ class Hit:
     factors: dict[str, float]
     tokens: int  # estimated when the hit is considered for the result list
     verification: Any = None  # verify.Verification for anchored results
+    relevance: float = 0.0  # calibrated, 0-1 (generator/relevance.py)
+
+
+def voices(hit: Hit) -> dict[str, Any]:
+    """What each voice said about ``hit`` (issue 25: --explain shows every one). Scores
+    that add are 0-1 (``None``: the fusion has no such voice); the others multiply."""
+    lay, fac = hit.layers, hit.factors
+    return {
+        "keyword": lay.get("norm_keyword", 0.0),
+        "meaning": lay.get("semantic", 0.0),
+        # polyphonic adds a temporal and a graph voice; the blended formula multiplies
+        # by recency and by the date factor instead, and has no graph.
+        "temporal": lay.get("temporal"),
+        "temporal_factor": fac.get("recency", 1.0) * fac.get("date", 1.0),
+        "graph": lay.get("graph"),
+        "feedback": fac.get("feedback", 1.0),
+        "decay": fac.get("decay", 1.0),
+        "relevance": hit.relevance,
+    }
 
 
 @dataclass

@@ -171,7 +171,7 @@ def _facts(repo: Repo, searcher: Any, task: str, can_read: Callable[[str | None]
         return []
     hidden = unreviewed(repo)
     result = searcher.search(task, mode="keyword", limit=SHORTLIST, budget=10**6,
-                             record_recalls=False,
+                             record_recalls=False, closest=True,
                              allow=lambda doc: can_read(doc.get("domain")))
     chosen: list[ContextFact] = []
     used = len("Facts that may matter for this task (keyword matches; memx show ID):") + 2

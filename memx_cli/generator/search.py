@@ -33,6 +33,7 @@ from memx_cli.generator.fusion import (
     recency_factor,
     rrf,
 )
+from memx_cli.generator.relevance import RELEVANT, WordEvidence, baseline, combine
 from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, SyncReport, memory_key
@@ -68,6 +69,7 @@ class SearchResult:
     semantic_available: bool = True
     problems: list[str] = field(default_factory=list)
     when: DateRange | None = None  # the days the query names ("in May 2023"), if any
+    relevant: bool = True  # some hit cleared the relevance threshold (issue 25)
 
 
 def visible(doc_scope: str, current: str) -> bool:
@@ -113,9 +115,11 @@ class Searcher:
         record_recalls: bool = True,
         explain: bool = False,
         allow: Callable[[dict[str, Any]], bool] | None = None,
+        closest: bool = False,
     ) -> SearchResult:
         """Rank, keep the hits ``allow`` accepts (access grants), fill ``limit`` and
-        ``budget`` with them, then count a recall for each hit returned."""
+        ``budget`` with them, then count a recall for each hit returned. When no hit is
+        relevant (generator/relevance.py) there are none, unless ``closest``."""
         if mode not in MODES:
             raise MemxError(f"unknown search mode {mode!r}; use keyword, semantic or hybrid")
         query = clean_text(query)  # a lone surrogate crashed the tokenizer (issue 14)
@@ -132,38 +136,38 @@ class Searcher:
         text = query[:MAX_QUERY_CHARS]
         terms = list(dict.fromkeys(query_terms(text)))[:MAX_QUERY_TERMS]
         want_vectors = mode != "keyword"
-        depth = max(CANDIDATES, limit * 6)
         result.when = resolve(text, now())
 
         qvec, noise = None, None
-        candidates: list[Candidate] = []
+        vectored: list[StoreIndex] = []
         self.settle()
         for index in self.indexes:
             report = self.open_index(index, want_vectors)
             result.problems.extend(report.problems)
-            if want_vectors and qvec is None and report.vectors:
-                encoder = index.encoder()
-                if encoder is not None:
-                    qvec = encoder.encode_query(self._semantic_text(text))
-                    noise = getattr(encoder, "noise_floor", None)  # e5: its own scale
-            vector = qvec if report.vectors else None
-            candidates.extend(self._candidates(index, terms, vector, depth, include_archived,
-                                               result.when))
+            if want_vectors and report.vectors:
+                vectored.append(index)
+                if qvec is None:
+                    encoder = index.encoder()
+                    if encoder is not None:
+                        qvec = encoder.encode_query(self._semantic_text(text))
+                        noise = getattr(encoder, "noise_floor", None)  # e5: its own scale
         result.semantic_available = qvec is not None or not want_vectors
-        self.semantic_floor = semantic_floor(candidates, noise)
-        self.semantic_zero = noise or 0.0
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")
 
-        if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
-            ranked = self._polyphonic().rank(candidates, text, terms, qvec, current,
-                                             include_archived, limit)
-        else:
-            self.fetch(candidates)
-            ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
-        ranked = apply_dates(ranked, result.when)
-        if allow is not None:
-            ranked = [hit for hit in ranked if allow(hit.doc)]
+        # Issue 25: the ranking does not depend on --limit. It used to search 6 x limit
+        # deep, so a longer list drew other candidates (and another floor for meaning-only
+        # ones) and reordered the first results; now any --limit up to CANDIDATES ranks
+        # the same candidates, and a longer list searches just deep enough to fill it.
+        ranked = self._rank(text, terms, mode, current, qvec, noise, vectored,
+                            include_archived, result.when, allow, limit,
+                            max(CANDIDATES, limit))
+        uncalibrated = self._relevance(ranked, terms, qvec)
+        # No candidate at all is "no match", not "nothing relevant".
+        result.relevant = (not ranked or uncalibrated
+                           or any(h.relevance >= RELEVANT for h in ranked))
+        if not result.relevant and not closest:
+            ranked = []  # nothing relevant: an honest empty answer, not the nearest noise
         result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])
         if explain:
             self._explain(result.hits, terms)
@@ -180,6 +184,53 @@ class Searcher:
 
                     corecall.record(index.store, by_store.get(index.store.label, []))
         return result
+
+    def _rank(self, text: str, terms: Sequence[str], mode: str, current: str, qvec: Any,
+              noise: float | None, vectored: Sequence[StoreIndex], include_archived: bool,
+              when: DateRange | None, allow: Callable[[dict[str, Any]], bool] | None,
+              limit: int, depth: int) -> list[Hit]:
+        """Every candidate of the first ``depth`` of each ranking, scored and ordered."""
+        cfg = self.repo.config
+        candidates: list[Candidate] = []
+        for index in self.indexes:
+            vector = qvec if index in vectored else None
+            candidates.extend(self._candidates(index, terms, vector, depth, include_archived,
+                                               when))
+        self.semantic_floor = semantic_floor(candidates, noise)
+        self.semantic_zero = noise or 0.0
+        if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
+            ranked = self._polyphonic().rank(candidates, text, terms, qvec, current,
+                                             include_archived, limit)
+        else:
+            self.fetch(candidates)
+            ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
+        ranked = apply_dates(ranked, when)
+        if allow is not None:
+            ranked = [hit for hit in ranked if allow(hit.doc)]
+        return ranked
+
+    def _relevance(self, hits: list[Hit], terms: Sequence[str], qvec: Any) -> bool:
+        """Each hit's calibrated relevance (generator/relevance.py), per its own store.
+        True when a hit's store has no baseline to judge meaning on (a keyword-only
+        search, or too few vectors): the threshold was calibrated with meaning."""
+        uncalibrated = False
+        for index in self.indexes:
+            mine = [h for h in hits if h.store == index.store.label]
+            if not mine:
+                continue
+            base = baseline(index, qvec)
+            uncalibrated |= base is None  # keyword-only, or too few vectors to judge
+            words = WordEvidence(index, terms)
+            cosines = (index.vectors.similarities(qvec, [memory_key(h.id) for h in mine])
+                       if base is not None else {})
+            for hit in mine:
+                cosine = cosines.get(memory_key(hit.id))
+                meaning = base.relevance(cosine) if base is not None and cosine is not None else 0.0
+                share = words.share(hit.doc["content"])
+                hit.relevance = combine(meaning, share)
+                hit.layers.update({"meaning_relevance": meaning, "word_share": share,
+                                   "relevance": hit.relevance})
+        return uncalibrated
 
     def settle(self) -> None:
         """Before a request: let the watcher count every file write made until now."""

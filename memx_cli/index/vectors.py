@@ -311,6 +311,26 @@ class VectorIndex:
             out[key] = vector / norm if norm else vector
         return out
 
+    def sample(self, size: int) -> Any:
+        """Up to ``size`` stored vectors spread evenly over the store, as one normalised
+        float32 matrix (issue 25: the cosines a query has with memories picked without
+        regard to it are its baseline of unrelated text). Kept until the files change."""
+        import numpy as np
+
+        view, delta = self._load()
+        cached = getattr(self, "_sample", None)
+        if cached is not None and cached[0] is view and cached[1] is delta:
+            return cached[2]
+        keys = [int(k) for k in np.asarray(view.keys, dtype=np.uint64)]
+        if delta is not None:
+            keys += [int(k) for k in delta.keys]
+        keys = sorted(set(keys))
+        step = max(len(keys) // size, 1)
+        rows = list(self.get(keys[::step][:size]).values())
+        matrix = np.vstack(rows) if rows else np.zeros((0, view.ndim), dtype=np.float32)
+        self._sample = (view, delta, matrix)
+        return matrix
+
     def similarities(self, query: Any, keys: Sequence[int]) -> dict[int, float]:
         """Exact cosine similarity of ``query`` to the stored vectors of ``keys``."""
         import numpy as np

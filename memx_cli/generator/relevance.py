@@ -1,0 +1,105 @@
+"""Calibrated relevance (issue 25): how likely a result answers the query, from 0 to 1,
+on a scale that means the same in any store, at any ``--limit`` and with any model.
+
+The ranking scores (BM25 sums, cosines, their blend) do not: a cosine of 0.3 is the
+nearest memory by meaning for one query and noise for the next, and a BM25 sum grows
+with the store. Relevance compares each result with what unrelated text scores instead:
+
+- **meaning**: the query's cosines with a fixed sample of the store's own memories,
+  picked without regard to the query, are its baseline of unrelated text (almost every
+  memory of a store is unrelated to any one question). A result's cosine, in standard
+  deviations above that baseline (z), says how unusual it is; ``Phi(z) ** n`` is the
+  chance that it is above the best of ``n`` unrelated memories of that baseline, n the
+  store's size. So a store of 10,000 needs a result further out than a store of 30,
+  where the best of a few unrelated memories is not far above their mean.
+- **words**: the share of the query's information, each term weighted by its inverse
+  document frequency in the store, that the memory's own text contains (tags and other
+  metadata do not count: a tag alone must not make a memory an answer). A query term no
+  memory has counts at full weight: a question about something the store never mentions
+  is not answered by a memory that shares its common words.
+
+The two are combined as independent evidence, ``1 - (1 - meaning) (1 - words)``. A result
+is relevant at RELEVANT or above. When no result of a search is, memx answers "nothing
+relevant" (``memx search --closest`` lists them anyway). The threshold was calibrated with
+both pieces of evidence, so a search without a baseline (``--mode keyword``, no model, or a
+store of fewer than MIN_SAMPLE vectors) shows its results as before, relevance beside them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memx_cli.textproc import query_terms, stem
+
+# The one threshold, calibrated on another set than the natural questions: on the LoCoMo
+# dev split (383 questions, each answerable; hybrid, the bundled model) the best result of
+# 3% of the 329 questions whose evidence is in the top 10 scores below 0.254, so this
+# level empties the list of about 3% of answerable questions (issue 25's limit).
+RELEVANT = 0.25
+# Memories whose cosines with the query make its baseline (spread evenly over the store).
+# 256 estimate a mean and a deviation to within a few per cent.
+NULL_SAMPLE = 256
+# Below this many memories a deviation cannot be estimated; meaning then gives no evidence.
+MIN_SAMPLE = 8
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The query's cosines with unrelated memories of one store."""
+
+    mean: float
+    spread: float
+    size: int  # memories in the store
+
+    def relevance(self, cosine: float) -> float:
+        """The chance that ``cosine`` is above the best of ``size`` unrelated memories."""
+        if self.spread <= 0:
+            return 0.0
+        z = (cosine - self.mean) / self.spread
+        phi = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+        return phi ** self.size
+
+
+def baseline(index: Any, qvec: Any) -> Baseline | None:
+    """The baseline of ``qvec`` in ``index``'s store (None without enough vectors)."""
+    if qvec is None or not index.vectors.exists():
+        return None
+    try:
+        sample = index.vectors.sample(NULL_SAMPLE)
+        size = index.vectors.count()
+    except (OSError, ValueError):
+        return None
+    if len(sample) < MIN_SAMPLE:
+        return None
+    cosines = sample @ qvec
+    return Baseline(float(cosines.mean()), float(cosines.std()), max(size, len(sample)))
+
+
+class WordEvidence:
+    """The share of a query's information (idf-weighted terms) that a text contains."""
+
+    def __init__(self, index: Any, terms: Sequence[str]):
+        searcher = index.lexical.searcher()
+        docs = max(index.lexical.num_docs(), 1)
+        self.weights: dict[str, float] = {}
+        for term in terms:
+            root = stem(term)
+            if root in self.weights:
+                continue
+            df = searcher.doc_freq("stem", root)
+            self.weights[root] = math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+        self.total = sum(self.weights.values())
+
+    def share(self, text: str) -> float:
+        if self.total <= 0:
+            return 0.0
+        present = {stem(t) for t in query_terms(text, keep_stop_words=True)}
+        return sum(w for root, w in self.weights.items() if root in present) / self.total
+
+
+def combine(meaning: float, words: float) -> float:
+    """Two independent pieces of evidence that a memory answers the query."""
+    return 1.0 - (1.0 - meaning) * (1.0 - words)
