@@ -28,13 +28,22 @@ QUERIES = ["why are requests slow", "where do the dashboards live", "who gets pa
            "worker pool for background work", "env configuration"]
 
 
-@pytest.fixture
-def big(memx: Memx) -> Memx:
-    records = [{"content": act.format(a=area), "tags": [area]}
-               for area in AREAS for act in ACTS]
+def _imported(memx: Memx, records: list[dict[str, object]]) -> Memx:
     (memx.cwd / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     memx.ok("import", "--raw", "m.jsonl")
     return memx
+
+
+@pytest.fixture
+def big(memx: Memx) -> Memx:
+    return _imported(memx, [{"content": act.format(a=area), "tags": [area]}
+                            for area in AREAS for act in ACTS])
+
+
+@pytest.fixture
+def store(memx: Memx) -> Memx:
+    """test_search.py's ten developer memories."""
+    return _imported(memx, [{"content": text, "tags": tags} for text, tags in FACTS])
 
 
 def _ids(memx: Memx, query: str, limit: int) -> list[str]:
@@ -49,16 +58,6 @@ def test_results_do_not_depend_on_the_limit(big: Memx) -> None:
         assert longest, query
         for k in (1, 3, 5, 8, 10):
             assert _ids(big, query, k) == longest[:k], (query, k)
-
-
-@pytest.fixture
-def store(memx: Memx) -> Memx:
-    for text, tags in FACTS:
-        args = ["add", text]
-        for tag in tags:
-            args += ["--tag", tag]
-        memx.ok(*args)
-    return memx
 
 
 @pytest.mark.parametrize("query", ["what time does the team dinner start",
