@@ -93,14 +93,17 @@ def test_a_question_the_store_answers_is_relevant(store: Memx) -> None:
     assert top["relevance"] >= 0.25
 
 
-def test_a_tag_alone_is_no_evidence_of_relevance(store: Memx) -> None:
-    """The word evidence counts the memory's own text only: "tooling" is a tag of the
-    pnpm memory and in no memory's text."""
-    data = json.loads(store.ok("search", "tooling", "--json", "--explain", "--closest"))
-    pnpm = next(r for r in data["results"] if r["content"].startswith("Use pnpm"))
-    assert pnpm["explain"]["layers"]["word_share"] == 0.0
-    assert pnpm["explain"]["layers"]["metadata" if "metadata" in pnpm["explain"]["layers"]
-                                      else "keyword"] > 0
+def test_a_tag_alone_does_not_find_a_memory(store: Memx) -> None:
+    """Tags help the text without outvoting it: "tooling" is a tag of the pnpm memory and
+    in no memory's text, so words find nothing (a tag match counted 4 x a text match),
+    and the tag still lifts the memory when its text matches too."""
+    assert json.loads(store.ok("search", "tooling", "--mode", "keyword", "--json"))["results"] == []
+    both = json.loads(store.ok("search", "pnpm tooling", "--mode", "keyword", "--json",
+                               "--explain"))["results"]
+    alone = json.loads(store.ok("search", "pnpm", "--mode", "keyword", "--json",
+                                "--explain"))["results"]
+    assert both[0]["content"].startswith("Use pnpm")
+    assert both[0]["explain"]["layers"]["keyword"] > alone[0]["explain"]["layers"]["keyword"]
 
 
 VOICES = {"keyword", "meaning", "temporal", "temporal_factor", "graph", "feedback", "decay",

@@ -20,6 +20,7 @@ from memx_cli.errors import MemxError
 from memx_cli.generator.candidates import (
     FIELDS,
     LEXICAL_WEIGHTS,
+    META_WEIGHT,
     Candidate,
     Hit,
     semantic_floor,
@@ -285,6 +286,16 @@ class Searcher:
             for key, score in index.lexical.search(terms, LEXICAL_WEIGHTS, depth,
                                                    include_archived, days=when.days()).items():
                 get(key).keyword, found[key].dated = score, True
+        keyed = [k for k, c in found.items() if c.keyword > 0]
+        if keyed:
+            # Issue 25: tags and other metadata help the text without outvoting it: their
+            # part (x4) counts up to the text's own, so a memory with no word of the query
+            # in its text (or its neighbours') is not found by a tag alone.
+            meta = index.lexical.search(terms, [("meta", META_WEIGHT)], len(keyed),
+                                        include_archived, keys=keyed)
+            for key, part in meta.items():
+                text = max(found[key].keyword - part, 0.0)
+                found[key].keyword = text + min(part, text)
         if qvec is not None and index.vectors.exists():
             for key, sim in index.vectors.search(qvec, depth).items():
                 get(key).semantic = sim
