@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memx_cli import safeyaml, yamledit
+from memx_cli import external, safeyaml, yamledit
 from memx_cli.errors import ConfigError
 from memx_cli.fsutil import atomic_write
 
@@ -130,6 +130,11 @@ def _sources(value: Any) -> Any:
         ref, domains, weight = entry.get("ref"), entry.get("domains", []), entry.get("weight", 1.0)
         if ref is not None and not isinstance(ref, str):
             raise ValueError(f"source {name!r}: ref must be text")
+        # issue 26: the URL and the ref reach git from a committed file
+        for part in ("url", "ref"):
+            if entry.get(part) is not None and not external.is_operand(entry[part]):
+                raise ValueError(f"source {name!r}: the {part} must be one line that does not "
+                                 "begin with '-'")
         if not isinstance(domains, list) or not all(isinstance(d, str) and d for d in domains):
             raise ValueError(f"source {name!r}: domains must be a list of names")
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= 10:

@@ -13,6 +13,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from memx_cli import external
 from memx_cli.errors import MemxError, NotARepoError
 
 
@@ -128,10 +129,12 @@ def renames_since(worktree: Path, commit: str | None) -> dict[str, str]:
     """old path -> new path for the renames git detects between ``commit`` (HEAD when
     None or unknown) and the work tree, staged renames (`git mv`) included."""
     base = "HEAD"
-    if commit and run(["rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
-                      cwd=worktree, check=False).strip():
+    if commit and external.is_operand(commit) and run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^{{commit}}"],
+            cwd=worktree, check=False).strip():
         base = commit
-    out = run(["diff", "-M", "--name-status", "-z", base], cwd=worktree, check=False)
+    out = run(["diff", "-M", "--name-status", "-z", "--end-of-options", base, "--"],
+              cwd=worktree, check=False)
     fields = out.split("\0")
     renames: dict[str, str] = {}
     i = 0
@@ -199,7 +202,8 @@ def commit_files(worktree: Path, rev: str = "HEAD") -> tuple[str, list[str], str
     """(sha, parents, message, [(status, path, added, deleted)]) of one commit, in one
     git call; renames are detected (status ``R…``, the new path); binary files count 0."""
     out = run_bytes(["diff-tree", "--root", "-r", "-M", "-z", "--raw", "--numstat",
-                     "--no-color", "--format=%H%x00%P%x00%B%x00", rev], cwd=worktree)
+                     "--no-color", "--format=%H%x00%P%x00%B%x00", "--end-of-options",
+                     external.operand(rev, "revision"), "--"], cwd=worktree)
     sha, parents, message, rest = out.decode("utf-8", "replace").split("\0", 3)
     fields = rest.lstrip("\0\n").split("\0")
     statuses: list[tuple[str, str]] = []
@@ -232,7 +236,8 @@ def commit_files(worktree: Path, rev: str = "HEAD") -> tuple[str, list[str], str
 def commit_diff(worktree: Path, rev: str, path: str) -> str:
     """The unified diff one commit made to one file."""
     return run(["diff-tree", "--root", "-p", "-M", "--no-color", "--no-ext-diff",
-                "--format=", rev, "--", path], cwd=worktree)
+                "--format=", "--end-of-options", external.operand(rev, "revision"), "--", path],
+               cwd=worktree)
 
 
 def changed_paths(worktree: Path, base: str | None, head: str | None,
@@ -242,12 +247,14 @@ def changed_paths(worktree: Path, base: str | None, head: str | None,
     first commit, when ``base`` is None). No rename pairing: a move shows as a deletion
     and an addition."""
     args = ["diff", "--name-status", "-z", "--no-renames", "--no-ext-diff"]
+    if base is not None:
+        external.operand(base, "revision")
     if head == "index":
-        args += ["--cached", *([base] if base else [])]
+        args += ["--cached", "--end-of-options", *([base] if base else [])]
     elif head is None:
-        args += [base or "HEAD"]
+        args += ["--end-of-options", base or "HEAD"]
     else:
-        args += [base or "HEAD", head]
+        args += ["--end-of-options", base or "HEAD", external.operand(head, "revision")]
     fields = run(args + ["--", *paths], cwd=worktree).split("\0")
     return [(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
 
@@ -280,15 +287,18 @@ def read_blobs(worktree: Path, specs: list[str]) -> dict[str, bytes | None]:
 
 
 def resolve_rev(worktree: Path, rev: str) -> str:
-    out = run(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd=worktree,
-              check=False).strip()
+    out = ""
+    if external.is_operand(rev):
+        out = run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+                  cwd=worktree, check=False).strip()
     if not out:
         raise MemxError(f"unknown revision {rev!r}; pass a branch, tag or commit")
     return out
 
 
 def merge_base(worktree: Path, a: str, b: str) -> str:
-    out = run(["merge-base", a, b], cwd=worktree, check=False).strip()
+    out = run(["merge-base", "--end-of-options", external.operand(a, "revision"),
+               external.operand(b, "revision")], cwd=worktree, check=False).strip()
     if not out:
         raise MemxError(f"{a} and {b} have no common ancestor; use A..B instead of A...B")
     return out

@@ -189,3 +189,42 @@ def test_the_mcp_server_searches_and_pushes_the_source(memx: Memx, repo: Path,
                                                   "The staging cluster is named kestrel")
     assert "- [security] Never log access tokens (from source team)\n" in (
         context["context"]["text"])  # type: ignore[index]
+
+
+def _pull_a_hostile_lock(memx: Memx, repo: Path, team_repo: Path, tmp_path: Path,
+                         commit: str) -> Path:
+    """A subscriber's clone with memx's hooks pulls a ``sources.lock`` whose pinned commit
+    is ``commit``, committed upstream (as a pull request would bring it)."""
+    memx.ok("source", "add", "team", str(team_repo))
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "subscribe")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    memx.ok("hooks", "install", "--hooks", "post-merge", cwd=clone)
+    lock = repo / ".memx" / "sources.lock"
+    lock.write_text(f"team:\n  commit: {commit}\n  url: {team_repo}\n")
+    git(repo, "commit", "-q", "-am", "pin")
+    git(clone, "-c", "pull.rebase=false", "pull", "-q")
+    assert (clone / ".memx" / "sources.lock").read_text() == lock.read_text()
+    return clone
+
+
+@pytest.mark.parametrize("option", ["--output={}", "--remote={}"])
+def test_a_pulled_lock_cannot_pass_an_option_to_git(memx: Memx, repo: Path, team_repo: Path,
+                                                     tmp_path: Path, option: str) -> None:
+    # issue 26: the pinned commit went unchecked into `git archive`; --output emptied any
+    # file the user can write on the next pull (post-merge hook) or search
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n")
+    clone = _pull_a_hostile_lock(memx, repo, team_repo, tmp_path,
+                                 option.format(victim))
+    assert victim.read_text() == "the user's own file\n"
+    result = memx("search", "staging cluster", cwd=clone)
+    assert victim.read_text() == "the user's own file\n"
+    assert result.code == 0
+    assert result.err == ("memx: warning: .memx/sources.lock: source team: the pinned commit "
+                          f"{option.format(victim)!r} is not a commit id (40 or 64 hex digits); "
+                          "run memx source update\nNo matching memories.\n")
+    commits = Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources" / "commits"
+    assert [p.name for p in commits.iterdir()] == [_commit(team_repo)]
+

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memx_cli import git
+from memx_cli import external, git
 from memx_cli.errors import MemxError
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.files import Store
@@ -42,6 +42,7 @@ class Source:
     domains: tuple[str, ...] = ()
     weight: float = 1.0
     commit: str | None = None  # pinned in the lock file
+    problem: str | None = None  # why the pinned commit cannot be used (not a commit id)
 
     @property
     def label(self) -> str:
@@ -58,7 +59,9 @@ def _mirror(url: str) -> Path:
 
 
 def snapshot_store(commit: str, name: str) -> Store:
-    return Store(cache_root() / "commits" / commit / ".memx", LABEL_PREFIX + name)
+    # the commit names a folder: a commit id only, never a path (issue 26)
+    checked = external.commit(commit, f"source {name}")
+    return Store(cache_root() / "commits" / checked / ".memx", LABEL_PREFIX + name)
 
 
 def lock_path(repo: Any) -> Path:
@@ -91,9 +94,18 @@ def configured(repo: Any) -> list[Source]:
     if not entries:
         return []
     lock = read_lock(repo)
-    return [Source(name, e["url"], e.get("ref"), tuple(e.get("domains") or ()),
-                   float(e.get("weight", 1.0)), lock.get(name, {}).get("commit"))
-            for name, e in sorted(entries.items())]
+    found = []
+    for name, entry in sorted(entries.items()):
+        commit, problem = lock.get(name, {}).get("commit"), None
+        if commit is not None and not external.is_commit(commit):
+            # issue 26: a committed lock once passed `--output=FILE` to git archive
+            problem = (f".memx/{LOCK_NAME}: source {name}: the pinned commit {commit!r} is not "
+                       "a commit id (40 or 64 hex digits); run memx source update")
+            commit = None
+        found.append(Source(name, entry["url"], entry.get("ref"),
+                            tuple(entry.get("domains") or ()), float(entry.get("weight", 1.0)),
+                            commit, problem))
+    return found
 
 
 def _git(args: list[str], cwd: Path) -> str:
@@ -108,11 +120,12 @@ def fetch(source: Source) -> str:
             mirror.parent.mkdir(parents=True, exist_ok=True)
             tmp = mirror.with_name(f".{mirror.name}.{os.getpid()}.tmp")
             shutil.rmtree(tmp, ignore_errors=True)
-            _git(["clone", "--quiet", "--mirror", source.url, str(tmp)], cwd=mirror.parent)
+            url = external.operand(source.url, f"source {source.name}: url")
+            _git(["clone", "--quiet", "--mirror", "--", url, str(tmp)], cwd=mirror.parent)
             os.replace(tmp, mirror)
         else:
             _git(["fetch", "--quiet", "--prune", "origin"], cwd=mirror)
-        rev = source.ref or "HEAD"
+        rev = external.operand(source.ref or "HEAD", f"source {source.name}: ref")
         return git.resolve_rev(mirror, rev)
     except MemxError as exc:
         raise MemxError(f"source {source.name}: cannot fetch {source.url} ({exc})") from None
@@ -120,14 +133,15 @@ def fetch(source: Source) -> str:
 
 def materialize(source: Source, commit: str) -> Store:
     """The store of ``commit``'s memories, unpacked from the mirror once per commit."""
-    store = snapshot_store(commit, source.name)
+    store = snapshot_store(commit, source.name)  # checks that commit is a commit id
     if store.memories_dir.is_dir():
         return store
     mirror = _mirror(source.url)
     if not mirror.is_dir():
         raise MemxError(f"source {source.name} is not fetched; run memx source update")
-    data = git.run_bytes(["archive", "--format=tar", commit, "--", ".memx/memories"],
-                         cwd=mirror, check=False)
+    # (git archive takes no `--`: its paths follow the end of options)
+    data = git.run_bytes(["archive", "--format=tar", "--end-of-options", commit,
+                          ".memx/memories"], cwd=mirror, check=False)
     if not data:
         raise MemxError(f"source {source.name}: {commit[:12]} has no .memx/memories/; a "
                         "source must be a repository with a memx store")
@@ -181,6 +195,9 @@ def stores(repo: Any) -> list[tuple[Source, Store]]:
         return []
     readable = []
     for source in found:
+        if source.problem is not None:
+            _notice(source.name, source.problem)
+            continue
         if source.commit is None:
             _notice(source.name, f"source {source.name} is not fetched yet; run memx source "
                                  "update (skipped)")

@@ -1,0 +1,86 @@
+"""The shapes of values that come from outside (issue 26).
+
+A committed file (``sources.lock``, ``config.yaml``, a memory), an agent's transcript or a
+socket frame is written by someone else. Before one of its values reaches a subprocess, a
+path, an agent's preamble or an export, it passes one of these checks, which accept only
+the shape the value must have, never "whatever does not look dangerous":
+
+- a commit id is 40 (SHA-1) or 64 (SHA-256) lowercase hex digits: it can name nothing
+  else, no option (``--output=FILE``) and no path (``../..``);
+- an operand (a ref, a URL, a path) is one line and never begins with ``-``, so git cannot
+  read it as an option, whatever the command;
+- a word (a role, an agent's name) is letters, digits and ``. _ -`` after a letter or
+  digit: one word on one line, so it cannot forge a line of a preamble.
+
+Each check returns the value or raises ``ExternalValueError`` with one line that names
+where the value came from. ``tests/test_external_census.py`` finds every subprocess call
+and every preamble writer in the package and fails on one whose arguments' origin is not
+classified.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memx_cli.errors import MemxError
+
+COMMIT_RE = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+WORD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# C0 and C1 controls, DEL, and Unicode's line and paragraph separators
+_CONTROL_RE = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]")
+MAX_OPERAND = 4096  # PATH_MAX; a URL or ref longer than that is not one
+
+
+class ExternalValueError(MemxError):
+    """A value from a committed file, a transcript or a socket has the wrong shape."""
+
+
+def _shown(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def is_commit(value: object) -> bool:
+    return isinstance(value, str) and COMMIT_RE.match(value) is not None
+
+
+def commit(value: object, what: str) -> str:
+    """``value`` if it is a full commit id; ``what`` names where it came from."""
+    if not is_commit(value):
+        raise ExternalValueError(f"{what}: {_shown(value)} is not a commit id "
+                                 "(40 or 64 hex digits)")
+    assert isinstance(value, str)
+    return value
+
+
+def is_operand(value: object) -> bool:
+    return (isinstance(value, str) and 0 < len(value) <= MAX_OPERAND
+            and not value.startswith("-") and _CONTROL_RE.search(value) is None)
+
+
+def operand(value: object, what: str) -> str:
+    """``value`` if git cannot take it for an option: one line, not starting with ``-``."""
+    if not is_operand(value):
+        raise ExternalValueError(f"{what}: {_shown(value)} cannot be passed to git (empty, "
+                                 "over-long, starting with '-' or holding a control character)")
+    assert isinstance(value, str)
+    return value
+
+
+def is_word(value: object) -> bool:
+    return isinstance(value, str) and WORD_RE.match(value) is not None
+
+
+def word(value: object, what: str) -> str:
+    """``value`` if it is one word (letters, digits, . _ -)."""
+    if not is_word(value):
+        raise ExternalValueError(f"{what}: {_shown(value)} is not one word "
+                                 "(letters, digits, . _ -)")
+    assert isinstance(value, str)
+    return value
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line for a preamble or an export: every run of whitespace and
+    control characters becomes one space, so no line can be added."""
+    return " ".join(_CONTROL_RE.sub(" ", text).split())
