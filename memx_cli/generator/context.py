@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from memx_cli import external
 from memx_cli.index import StoreIndex
 from memx_cli.store import access, notes, recall
 from memx_cli.store.memory import Memory, from_data
@@ -57,9 +58,11 @@ class Preamble:
 def policy_line(mem: Memory) -> str:
     """``- [domain] rule`` (SPEC 5), on one line; ``required_role`` is shown, not
     enforced (a policy reaches every agent)."""
-    text = " ".join(mem.content.split())
-    role = f" (for role {mem.required_role})" if mem.required_role else ""
-    domain = " ".join((mem.domain or access.NO_DOMAIN).split())  # a hand-edited file too
+    text = external.one_line(mem.content)
+    # a role that is not one word is never shown (issue 26: a newline forged a line); the
+    # file check refuses it, this keeps a record from an older index or cache out too
+    role = f" (for role {mem.required_role})" if external.is_word(mem.required_role) else ""
+    domain = external.one_line(mem.domain or access.NO_DOMAIN)  # a hand-edited file too
     return f"- [{domain}] {text}{role}{mem.scope_note}"
 
 

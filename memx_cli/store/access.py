@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from memx_cli import external
 from memx_cli.errors import MemxError
 from memx_cli.safeyaml import YamlInputError, loads, read_regular
 from memx_cli.store.repo import Repo
@@ -36,7 +36,7 @@ LEVELS = ("none", "read", "write")
 ANY = "*"
 NO_DOMAIN = "general"  # the domain of a memory that names none
 ACCESS_FILE = "access.yaml"
-ROLE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+ROLE_RE = external.WORD_RE
 
 
 class AccessDeniedError(MemxError):

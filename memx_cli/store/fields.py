@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memx_cli import external
 from memx_cli.clock import format_timestamp, parse_timestamp
 from memx_cli.store.ids import is_valid_id
 
@@ -30,6 +31,9 @@ VERACITIES = ("stated", "inferred", "imported", "tool")
 # preamble lines (issue 12; new memories are checked more strictly in store.records).
 LABEL_RE = re.compile("^[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]*$")
 SCOPE_RE = re.compile(r"^(global|project|workspace:[A-Za-z0-9._/-]{1,100})$")
+# A policy's role is shown in every agent's preamble: one word, the shape --role takes
+# (issue 26: a newline in it forged a policy line, and validate said OK).
+ROLE_RE = external.WORD_RE
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ FIELDS: tuple[Field, ...] = (
     Field("id", "id", always=True),
     Field("kind", "kind", always=True),
     Field("active", "bool", default=True),
-    Field("required_role", "str"),
+    Field("required_role", "role"),
     Field("content", "content", always=True),
     Field("section", "section"),
     Field("type", "ktype"),
@@ -108,6 +112,10 @@ def check(spec: Field, value: Any) -> Any:
             raise _fail(name, "one line without control characters", value)
         if check == "content" and not value.strip():
             raise _fail(name, "non-empty text", value)
+        return value
+    if check == "role":
+        if not isinstance(value, str) or not ROLE_RE.match(value):
+            raise _fail(name, "one word (letters, digits, . _ -)", value)
         return value
     if check == "bool":
         if not isinstance(value, bool):
