@@ -399,11 +399,9 @@ def _edit(path: Path, flat: Mapping[str, Any], change: Callable[[str], str]) -> 
 
 
 def _parsed(text: str) -> dict[str, Any] | None:
-    import yaml
-
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
+        data = safeyaml.loads(text)
+    except safeyaml.YamlInputError:
         return None
     return flatten(data) if isinstance(data, dict) else ({} if data is None else None)
 

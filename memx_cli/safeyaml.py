@@ -20,6 +20,10 @@ from typing import Any
 MAX_DEPTH = 32  # a memory file nests 3 deep, a config 4; 32 is generous, 900 is an attack
 MAX_BYTES = 1_000_000  # a memory is a paragraph, a config a page
 MAX_NODES = 200_000  # scalars and collections in one document
+# Anchors and aliases, where a file may hold them (a CI file checked for secrets): an alias
+# bomb needs few (9 levels of 9), but a walk that follows them visits 9**9 nodes; the
+# walk below visits each node once, and this bounds what the parser keeps (issue 26)
+MAX_ALIASES = 1_000
 
 
 class YamlInputError(ValueError):
@@ -151,6 +155,71 @@ def loads(text: str, max_depth: int = MAX_DEPTH) -> Any:
     finally:
         loader.dispose()
     return result
+
+
+def compose_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any]:
+    """The node trees of every document of ``text`` (for line numbers and raw scalars),
+    bounded like ``loads``: size, depth, nodes, and at most MAX_ALIASES aliases. Walk them
+    with ``nodes``, which visits an aliased node once. Raises YamlInputError."""
+    yaml, loader_cls, _, _ = _parts()
+    if len(text) > MAX_BYTES:
+        raise YamlInputError(f"{len(text)} characters, over the limit of {MAX_BYTES}")
+    depth = count = aliases = 0
+    loader = loader_cls(text)
+    try:  # first the events alone: nothing is built before the bounds hold
+        while loader.check_event():
+            event = loader.get_event()
+            kind = type(event).__name__
+            line = event.start_mark.line + 1 if event.start_mark is not None else None
+            if kind == "AliasEvent":
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    raise YamlInputError(f"more than {MAX_ALIASES} YAML aliases", line)
+            elif kind in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+                if depth > max_depth:
+                    raise YamlInputError(f"nested more than {max_depth} levels deep", line)
+            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+            if kind in ("ScalarEvent", "MappingStartEvent", "SequenceStartEvent"):
+                count += 1
+                if count > MAX_NODES:
+                    raise YamlInputError(f"more than {MAX_NODES} values", line)
+        return [n for n in yaml.compose_all(text, Loader=loader_cls) if n is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise YamlInputError(f"invalid YAML: {problem}",
+                             mark.line + 1 if mark is not None else None) from None
+    finally:
+        loader.dispose()
+
+
+def compose(text: str) -> Any:
+    """The node tree of a one-document ``text`` (None when empty); see ``compose_all``."""
+    found = compose_all(text)
+    if len(found) > 1:
+        raise YamlInputError("more than one YAML document; keep one")
+    return found[0] if found else None
+
+
+def nodes(roots: list[Any]) -> list[Any]:
+    """Every node under ``roots``, each once however many aliases name it."""
+    yaml = _parts()[0]
+    seen: set[int] = set()
+    found = []
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        if isinstance(node, yaml.MappingNode):
+            stack += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return found
 
 
 class _MapFrame:

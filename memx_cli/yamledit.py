@@ -29,10 +29,12 @@ def _scalar(value: Any) -> str:
 
 
 def _compose(text: str) -> Any:
-    import yaml
+    from memx_cli.store import safeyaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.compose(text, Loader=loader) if text.strip() else None
+    try:  # bounded like every YAML memx reads (issue 26)
+        return safeyaml.compose(text) if text.strip() else None
+    except safeyaml.YamlInputError as exc:
+        raise Unsupported(exc.message) from None
 
 
 def _find(node: Any, parts: Sequence[str]) -> tuple[list[tuple[Any, Any, Any]], list[str]]:

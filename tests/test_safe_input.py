@@ -159,3 +159,56 @@ def test_memories_being_a_file_is_a_clear_error(memx: Memx, repo: Path) -> None:
         assert result.code == 2, args
         assert result.err.endswith("memx: error: .memx/memories is a file, not a directory; move "
                                    "it aside (memories live in that directory)\n"), args
+
+
+def _hooked_clone(memx: Memx, repo: Path, tmp_path: Path) -> Path:
+    from tests.conftest import git
+
+    memx.ok("add", "the deploy script lives in tools")
+    (repo / "notes.txt").write_text("one\n")
+    git(repo, "add", ".memx", "notes.txt")
+    git(repo, "commit", "-q", "-m", "memory")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    memx.ok("hooks", "install", cwd=clone)
+    return clone
+
+
+BOMB_LINE = "YAML anchors and aliases (& and *) are not accepted; write the value out"
+
+
+def test_an_alias_bomb_staged_or_pulled_is_refused_at_once(memx: Memx, repo: Path,
+                                                          tmp_path: Path) -> None:
+    # issue 26: the pre-commit check walked the composed YAML through every alias: a
+    # staged 1 KB bomb made `git commit`, `memx hooks check` and the commit concluding a
+    # merge spin for hours. The timeouts are a hang detector, far above the time taken.
+    from tests.conftest import git
+
+    clone = _hooked_clone(memx, repo, tmp_path)
+    name = ".memx/memories/01aaaaaaaaaaaaaaaaaaaaaaaa.yaml"
+    (clone / name).write_text(BOMB)
+    git(clone, "add", name)
+    commit = subprocess.run(["git", "commit", "-q", "-m", "bomb"], cwd=clone, text=True,
+                            capture_output=True, timeout=60)
+    assert commit.returncode == 1
+    assert f"{name}:1: {BOMB_LINE}" in commit.stderr.splitlines()
+    checked = run_cli(clone, "hooks", "check", timeout=60)
+    assert checked.returncode == 1 and f"{name}:1: {BOMB_LINE}" in checked.stderr
+    git(clone, "reset", "-q", "--hard")
+    # the same file arrives by a pull whose merge stops on a conflict elsewhere
+    (repo / name).write_text(BOMB)
+    (repo / "notes.txt").write_text("theirs\n")
+    git(repo, "add", name, "notes.txt")
+    git(repo, "commit", "-q", "--no-verify", "-m", "bomb upstream")
+    (clone / "notes.txt").write_text("ours\n")
+    git(clone, "commit", "-q", "-am", "ours")
+    pulled = subprocess.run(["git", "-c", "pull.rebase=false", "pull", "-q"], cwd=clone,
+                            text=True, capture_output=True, timeout=60)
+    assert pulled.returncode == 1 and "CONFLICT" in pulled.stdout
+    (clone / "notes.txt").write_text("both\n")
+    git(clone, "add", "notes.txt")
+    concluded = subprocess.run(["git", "commit", "-q", "--no-edit"], cwd=clone, text=True,
+                               capture_output=True, timeout=60)
+    assert concluded.returncode == 1
+    assert f"{name}:1: {BOMB_LINE}" in concluded.stderr.splitlines()
+    assert (clone / ".git" / "MERGE_HEAD").exists()  # nothing concluded behind the user's back

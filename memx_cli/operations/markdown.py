@@ -37,11 +37,11 @@ def front_matter(text: str) -> tuple[dict[str, Any], str, int]:
         return {}, text, 0
     for end in range(1, len(lines)):
         if lines[end].strip() == "---":
-            import yaml
+            from memx_cli.store import safeyaml
 
-            try:
-                data = yaml.safe_load("".join(lines[1:end]))
-            except yaml.YAMLError:
+            try:  # a committed instruction file: bounded like every YAML memx reads
+                data = safeyaml.loads("".join(lines[1:end]))
+            except safeyaml.YamlInputError:
                 data = None
             return (data if isinstance(data, dict) else {}), "".join(lines[end + 1:]), end + 1
     return {}, text, 0

@@ -90,15 +90,14 @@ def _value_secrets(text: str, sanitizer: Sanitizer,
     that search would return (issue 12). Reported at the value's first line."""
     import yaml
 
-    try:
-        nodes = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader",
-                                                             yaml.SafeLoader)))
-    except yaml.YAMLError:
-        return []  # not YAML: the validity check reports it; the raw lines were scanned
+    from memx_cli.store import safeyaml
+
+    try:  # bounded, and each aliased node once (issue 26: an alias bomb spun for hours)
+        roots = safeyaml.compose_all(text)
+    except safeyaml.YamlInputError:
+        return []  # not YAML memx reads: the validity check reports it; raw lines scanned
     found: list[tuple[int, str]] = []
-    stack = [n for n in nodes if n is not None]
-    while stack:
-        node = stack.pop()
+    for node in safeyaml.nodes(roots):
         if isinstance(node, yaml.ScalarNode):
             first, last = node.start_mark.line + 1, node.end_mark.line + 1
             already = [kind for number, kind in seen if first <= number <= last]
@@ -107,10 +106,6 @@ def _value_secrets(text: str, sanitizer: Sanitizer,
                     already.remove(kind)
                 else:
                     found.append((first, kind))
-        elif isinstance(node, yaml.MappingNode):
-            stack += [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            stack += node.value
     return found
 
 

@@ -305,10 +305,10 @@ def _line_of(text: str, key: str | None, index: int | None) -> int | None:
     """The 1-based line of a top-level key (or of its index-th list item)."""
     if key is None:
         return 1
-    yaml, loader, _ = _yaml()
+    yaml = _yaml()[0]
     try:
-        node = yaml.compose(text, Loader=loader)
-    except yaml.YAMLError:
+        node = safeyaml.compose(text)
+    except safeyaml.YamlInputError:
         return None
     if not isinstance(node, yaml.MappingNode):
         return 1

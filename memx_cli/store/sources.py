@@ -69,15 +69,21 @@ def lock_path(repo: Any) -> Path:
 
 
 def read_lock(repo: Any) -> dict[str, dict[str, str]]:
-    import yaml
+    from memx_cli.store import safeyaml
 
-    try:
-        data = yaml.safe_load(lock_path(repo).read_text(encoding="utf-8")) or {}
+    try:  # committed: bounded like every YAML memx reads (issue 26)
+        data = safeyaml.loads(safeyaml.read_regular(lock_path(repo)).decode("utf-8")) or {}
     except FileNotFoundError:
         return {}
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise MemxError(f".memx/{LOCK_NAME}: cannot read it ({exc}); fix or delete it, then "
                         "run memx source update") from None
+    except safeyaml.YamlInputError as exc:
+        raise MemxError(f"{exc.where('.memx/' + LOCK_NAME)}: {exc.message}; fix or delete "
+                        "it, then run memx source update") from None
+    if not isinstance(data, dict):
+        raise MemxError(f".memx/{LOCK_NAME}: expected a mapping of sources; fix or delete it, "
+                        "then run memx source update")
     return {str(k): dict(v) for k, v in data.items() if isinstance(v, dict)}
 
 
