@@ -10,11 +10,12 @@ import io
 import os
 import socket
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from memx_cli.wire.protocol import ProtocolError, recv_json, send_json
+from memx_cli.wire.protocol import MAX_REQUEST, ProtocolError, recv_json, send_json
 
 REQUEST_READ_SECONDS = 5.0
 # Outcomes of accepted writes kept for clients that ask after losing the answer (a
@@ -28,7 +29,7 @@ def confirmed(conn: socket.socket, request_id: str) -> bool:
     try:
         send_json(conn, {"status": "ready", "id": request_id})
         conn.settimeout(REQUEST_READ_SECONDS)
-        answer = recv_json(conn)
+        answer = recv_json(conn, MAX_REQUEST, time.monotonic() + REQUEST_READ_SECONDS)
     except (OSError, ProtocolError):
         return False
     return answer.get("op") == "go" and answer.get("id") == request_id

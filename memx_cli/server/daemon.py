@@ -39,7 +39,13 @@ from memx_cli.watch.drain import open_watcher
 from memx_cli.watch.journal import Freshness
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
-from memx_cli.wire.protocol import PROTOCOL, ProtocolError, recv_json, send_json
+from memx_cli.wire.protocol import (
+    MAX_REQUEST,
+    PROTOCOL,
+    ProtocolError,
+    recv_json,
+    send_json,
+)
 
 log = logging.getLogger("memx.server")
 
@@ -48,6 +54,10 @@ MAX_REPOSITORIES = 8
 # Seconds without a request before the warm stores' vector deltas are folded into their
 # main files (issue 15: compaction where a process lives on, off the request path).
 COMPACT_AFTER = 5.0
+
+
+class _Terminated(BaseException):
+    """Raised by the SIGTERM handler to leave whatever the server is waiting on."""
 
 
 class Daemon:
@@ -60,6 +70,7 @@ class Daemon:
         self.searchers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self.socket_path = ""
         self._stop = False
+        self._waiting = False  # on a connection or a request: SIGTERM ends the wait
         self._used: tuple[Any, ...] | None = None  # the searcher key of this request
         self._compacted = True  # nothing served yet: nothing to fold
         self.outcomes = Outcomes()  # of recent writes, for a client that lost the answer
@@ -86,7 +97,7 @@ class Daemon:
         listener.listen(16)
         listener.settimeout(1.0)
         bound = os.stat(self.socket_path).st_ino
-        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "_stop", True))
+        signal.signal(signal.SIGTERM, self._terminate)
         log.info(f"memx server {identity()} (pid {os.getpid()}) listening on "
                  f"{self.socket_path}; idle timeout {self.idle_timeout:g} s")
         try:
@@ -95,12 +106,18 @@ class Daemon:
                     log.info("idle; exiting")
                     break
                 try:
+                    self._waiting = True
                     conn, _ = listener.accept()
                 except TimeoutError:
+                    self._waiting = False
                     self.idle_tick()
                     continue
+                finally:
+                    self._waiting = False
                 with conn:
                     self._serve_one(conn)
+        except _Terminated:
+            log.info("SIGTERM; exiting")
         finally:
             with contextlib.suppress(OSError):
                 if os.stat(self.socket_path).st_ino == bound:
@@ -110,16 +127,32 @@ class Daemon:
             os.close(lock)
         return 0
 
+    def _terminate(self, *_: object) -> None:
+        """SIGTERM always stops the server (issue 26: one huge frame kept it reading for
+        37 minutes): at once while it waits for a connection or reads a request; work
+        under way (a command, its reply, an index update) ends first, so a write or an
+        index file is never cut in half."""
+        self._stop = True
+        if self._waiting:
+            raise _Terminated
+
     def _serve_one(self, conn: socket.socket) -> None:
         if not _same_user(conn):
             log.warning("refused a connection from another user")
             return
         conn.settimeout(REQUEST_READ_SECONDS)
-        try:
-            request = recv_json(conn)
+        try:  # bounded: size before reading, depth, and the whole request's time
+            self._waiting = True
+            request = recv_json(conn, MAX_REQUEST, time.monotonic() + REQUEST_READ_SECONDS)
         except (OSError, ProtocolError) as exc:
+            self._waiting = False
             log.warning(f"bad request: {exc}")
+            with contextlib.suppress(OSError):  # one line for the client, which runs it
+                conn.settimeout(0.5)
+                send_json(conn, {"status": "error", "message": f"bad request: {exc}"})
             return
+        finally:
+            self._waiting = False
         self.requests += 1
         op = request.get("op")
         if op == "run":  # asking for the status (memx doctor) does not keep it alive

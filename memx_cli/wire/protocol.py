@@ -20,17 +20,25 @@ memory and answers as for the run (``ok``, then standard output and error), or
 server, or a write too long ago). It answers one request at a time, so a question about
 a write still running is answered when that write ends.
 
-Imported by the thin client: ``json`` and ``socket`` only.
+Imported by the thin client: ``json``, ``socket`` and ``time`` only.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
+import time
 from typing import Any
 
 PROTOCOL = 3  # 2: writes (ready / go); 3: outcome
-MAX_FRAME = 64 * 1024 * 1024
+MAX_FRAME = 64 * 1024 * 1024  # a reply: a command's standard output
+# A request is argv and the environment, which the kernel bounds to ARG_MAX (2 MiB with
+# the usual 8 MiB stack): a larger request frame is refused before it is read (issue 26:
+# a 66 MB frame wedged the server for 37 minutes), and so is a request nested deeper than
+# a request ever is (a 5,000-deep one ended the server).
+MAX_REQUEST = 4 * 1024 * 1024
+MAX_DEPTH = 16
 
 
 class ProtocolError(OSError):
@@ -45,10 +53,20 @@ def send_json(sock: socket.socket, payload: dict[str, Any], *extra: bytes) -> No
     send_frames(sock, json.dumps(payload, ensure_ascii=False).encode("utf-8"), *extra)
 
 
-def _read_exact(sock: socket.socket, size: int) -> bytes:
+def _read_exact(sock: socket.socket, size: int, deadline: float | None) -> bytes:
     chunks = []
     while size:
-        chunk = sock.recv(min(size, 1 << 20))
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ProtocolError("the frame did not arrive in time")
+            sock.settimeout(left)
+        try:
+            chunk = sock.recv(min(size, 1 << 20))
+        except TimeoutError:
+            if deadline is None:
+                raise  # the caller's own timeout, which it tells apart
+            raise ProtocolError("the frame did not arrive in time") from None
         if not chunk:
             raise ProtocolError("connection closed in the middle of a frame")
         chunks.append(chunk)
@@ -56,18 +74,44 @@ def _read_exact(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def recv_frame(sock: socket.socket) -> bytes:
-    size = int.from_bytes(_read_exact(sock, 4), "big")
-    if size > MAX_FRAME:
-        raise ProtocolError(f"frame of {size} bytes is too large")
-    return _read_exact(sock, size)
+def recv_frame(sock: socket.socket, limit: int = MAX_FRAME,
+               deadline: float | None = None) -> bytes:
+    """One frame; over ``limit`` bytes it is refused from its length, before any of it is
+    read; ``deadline`` (``time.monotonic()``) bounds the whole frame, not each read."""
+    size = int.from_bytes(_read_exact(sock, 4, deadline), "big")
+    if size > limit:
+        raise ProtocolError(f"frame of {size} bytes is over the limit of {limit}")
+    return _read_exact(sock, size, deadline)
 
 
-def recv_json(sock: socket.socket) -> dict[str, Any]:
+def recv_json(sock: socket.socket, limit: int = MAX_FRAME,
+              deadline: float | None = None) -> dict[str, Any]:
+    data = recv_frame(sock, limit, deadline)
+    if _nesting(data) > MAX_DEPTH:
+        raise ProtocolError(f"frame nested more than {MAX_DEPTH} levels deep")
     try:
-        value = json.loads(recv_frame(sock))
-    except (UnicodeDecodeError, ValueError):
+        value = json.loads(data)
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise ProtocolError("frame is not JSON") from None
     if not isinstance(value, dict):
         raise ProtocolError("frame is not a JSON object")
     return value
+
+
+_TOKEN = re.compile(rb'"(?:[^"\\]+|\\.)*"?|[\[{]|[\]}]', re.S)
+
+
+def _nesting(data: bytes) -> int:
+    """The deepest bracket nesting of JSON text, strings left out (an upper bound on
+    malformed text, which the parser refuses anyway)."""
+    depth = deepest = 0
+    # strings first, so a bracket inside one does not count; a quote escaped inside a
+    # string is consumed by the string pattern
+    for token in _TOKEN.finditer(data):
+        text = token.group()
+        if text in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif text in (b"]", b"}"):
+            depth -= 1
+    return deepest

@@ -1,0 +1,149 @@
+"""Hostile socket frames (issue 26): a frame over the limit is refused before it is read,
+a deeply nested one is refused without ending the server, a request that does not
+arrive in time is abandoned, SIGTERM stops the server while it waits on any of them, and
+the frame reader answers any bytes with a frame or a ProtocolError."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memx_cli import __version__
+from memx_cli.wire.protocol import (
+    MAX_REQUEST,
+    PROTOCOL,
+    ProtocolError,
+    recv_json,
+    send_frames,
+)
+
+from .test_server import served, status  # noqa: F401 - a fixture
+
+
+def _connect() -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    sock.connect(status()["socket"])
+    return sock
+
+
+def _reply(sock: socket.socket) -> dict[str, object]:
+    return recv_json(sock)
+
+
+def _still_serving() -> None:
+    sock = _connect()
+    send_frames(sock, json.dumps({"proto": PROTOCOL, "version": __version__,
+                                  "op": "status"}).encode())
+    assert _reply(sock)["status"] == "ok"
+
+
+def test_a_deeply_nested_frame_is_refused_and_the_server_lives(
+        served: Path,  # noqa: F811
+) -> None:
+    pid = status()["pid"]
+    sock = _connect()
+    send_frames(sock, b"[" * 5000 + b"]" * 5000)
+    assert _reply(sock) == {"status": "error", "message": "bad request: frame nested more "
+                                                          "than 16 levels deep"}
+    _still_serving()
+    assert status()["pid"] == pid
+
+
+def test_a_frame_over_the_limit_is_refused_before_it_is_read(
+        served: Path,  # noqa: F811
+) -> None:
+    sock = _connect()
+    started = time.monotonic()
+    size = 66_000_000
+    sock.sendall(size.to_bytes(4, "big") + b"{" * 1000)  # the rest never comes
+    assert _reply(sock) == {"status": "error", "message": f"bad request: frame of {size} "
+                                                          f"bytes is over the limit of "
+                                                          f"{MAX_REQUEST}"}
+    assert time.monotonic() - started < 2
+    _still_serving()
+
+
+def test_a_request_that_never_arrives_whole_is_abandoned(
+        served: Path,  # noqa: F811
+) -> None:
+    sock = _connect()
+    sock.sendall((100).to_bytes(4, "big") + b'{"op": ')
+    started = time.monotonic()
+    for _ in range(3):  # a trickle of bytes does not keep it waiting
+        time.sleep(1)
+        sock.sendall(b" ")
+    assert _reply(sock) == {"status": "error", "message": "bad request: the frame did not "
+                                                          "arrive in time"}
+    assert time.monotonic() - started < 10
+    _still_serving()
+
+
+def test_sigterm_stops_a_server_reading_a_huge_request(
+        served: Path,  # noqa: F811
+) -> None:
+    pid = status()["pid"]
+    sock = _connect()
+    sock.sendall((MAX_REQUEST - 1).to_bytes(4, "big") + b"[" * 1000)
+    time.sleep(0.5)  # the server is inside the frame now
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if _reaped(pid):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the server did not stop within 2 s of SIGTERM")
+    assert not Path(status()["socket"]).exists()
+
+
+def _reaped(pid: int) -> bool:
+    """A server that has exited but is not reaped yet (its parent may be slow to)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.one_of(
+    st.binary(max_size=300),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                 lambda inner: st.lists(inner, max_size=3)
+                 | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                 max_leaves=40).map(lambda v: json.dumps(v).encode()),
+    st.integers(1, 4000).map(lambda n: b"[" * n + b"]" * n),
+    st.integers(1, 4000).map(lambda n: b'{"a":' * n + b"1" + b"}" * n),
+), st.integers(0, 8), st.booleans())
+def test_the_frame_reader_answers_any_bytes(data: bytes, cut: int, lie: bool) -> None:
+    """A frame, or ProtocolError: never another exception, never a wait past its deadline
+    (the peer may close early, send less than it says, or claim more than the limit)."""
+    a, b = socket.socketpair()
+    try:
+        size = len(data) + (cut if lie else 0)
+        a.sendall(size.to_bytes(4, "big") + data)
+        a.shutdown(socket.SHUT_WR)
+        started = time.monotonic()
+        try:
+            value = recv_json(b, MAX_REQUEST, time.monotonic() + 1)
+        except ProtocolError:
+            return
+        finally:
+            assert time.monotonic() - started < 1.5
+        assert isinstance(value, dict)
+        assert value == json.loads(data)
+    finally:
+        a.close()
+        b.close()
