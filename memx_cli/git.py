@@ -9,9 +9,12 @@ driver's git config through it. History reading (``memx ingest --git-log``) stay
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from memx_cli import external
 from memx_cli.errors import MemxError, NotARepoError
@@ -165,6 +168,25 @@ def run_bytes(args: list[str], cwd: Path, stdin: bytes | None = None,
         detail = _cause(proc.stderr.decode("utf-8", "replace"))
         raise MemxError(f"git {args[0]} failed: {detail or proc.returncode}")
     return proc.stdout
+
+
+@contextlib.contextmanager
+def stream(args: list[str], cwd: Path) -> Iterator[IO[bytes]]:
+    """``git ARGS``'s standard output as a stream, for output too large to hold (an
+    archive): read it as it comes; git is ended when the block is left."""
+    try:
+        proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise MemxError("git is not installed or not on PATH") from None
+    assert proc.stdout is not None
+    try:
+        yield proc.stdout
+    finally:
+        proc.stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
 
 
 def private_git_dir(worktree: Path) -> Path:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -288,3 +290,34 @@ def test_pull_with_rebase_merges_votes_too(memx: Memx, team: Team) -> None:
     merged = _read(team.bob, mid)
     assert merged.feedback["helpful"] == 2 and merged.tags == ("deploy", "ops")
     assert git(team.bob, "log", "--format=%s", "-2") == "bob tags\nalice votes\n"
+
+
+def _peak_rss_mb(argv: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run ``argv`` under a fresh Python whose only child it is: its peak RSS in MB."""
+    script = ("import json, resource, subprocess, sys\n"
+              "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+              "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
+              "print(json.dumps([p.returncode, p.stdout, p.stderr, peak]))\n")
+    outer = subprocess.run([sys.executable, "-c", script, *argv], cwd=cwd, text=True,
+                           capture_output=True, timeout=120)
+    code, out, err, peak = json.loads(outer.stdout)
+    return subprocess.CompletedProcess(argv, code, out, err), peak
+
+
+def test_a_huge_side_is_refused_from_its_size(memx: Memx, tmp_path: Path) -> None:
+    # issue 26: the driver read a 300 MB file whole (943 MB RSS)
+    ours = memory.dump(_mem(tags=("python",)))
+    base, ours_file, theirs_file = _driver_files(tmp_path, memory.dump(_mem()), ours, b"")
+    with open(theirs_file, "wb") as handle:
+        handle.truncate(300 * 1024 * 1024)  # sparse: no disk used
+    pathname = ".memx/memories/01jd3k7m2xaaaaaaaaaaaaaaaa.yaml"
+    started = time.monotonic()
+    result, peak = _peak_rss_mb([sys.executable, "-m", "memx_cli", "merge-file", base,
+                                 ours_file, theirs_file, pathname], tmp_path)
+    assert time.monotonic() - started < 30  # a hang detector; it takes well under 2 s
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == (f"memx merge-file: {pathname}: the other side cannot be read "
+                             f"(314572800 bytes, over the limit of 1000000); kept this side's "
+                             "version unchanged, settle it by hand (memx validate checks it)\n")
+    assert Path(ours_file).read_bytes() == ours
+    assert peak < 200, f"{peak:.0f} MB"

@@ -228,3 +228,31 @@ def test_a_pulled_lock_cannot_pass_an_option_to_git(memx: Memx, repo: Path, team
     commits = Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources" / "commits"
     assert [p.name for p in commits.iterdir()] == [_commit(team_repo)]
 
+
+
+def test_a_huge_file_in_a_source_is_streamed_past_not_held(memx: Memx, repo: Path,
+                                                           team_repo: Path) -> None:
+    # issue 26: unpacking read the whole archive: a 300 MB file took 943 MB RSS
+    import subprocess
+    import sys
+
+    huge = team_repo / ".memx" / "memories" / "01jd3k7m2xzzzzzzzzzzzzzzzz.yaml"
+    with huge.open("wb") as handle:
+        handle.truncate(300 * 1024 * 1024)
+    git(team_repo, "add", ".memx")
+    git(team_repo, "commit", "-q", "--no-verify", "-m", "a huge file")
+    script = ("import json, resource, subprocess, sys\n"
+              "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+              "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
+              "print(json.dumps([p.returncode, p.stdout, p.stderr, peak]))\n")
+    outer = subprocess.run([sys.executable, "-c", script, sys.executable, "-m", "memx_cli",
+                            "source", "add", "team", str(team_repo)], cwd=repo, text=True,
+                           capture_output=True, timeout=300)
+    code, out, err, peak = json.loads(outer.stdout)
+    assert code == 0, err
+    assert out.startswith("Added source team: 3 memories at ")
+    assert err == ("memx: warning: source team: 01jd3k7m2xzzzzzzzzzzzzzzzz.yaml is 314572800 "
+                   "bytes, over the limit of 1000000 (skipped)\n")
+    # git archive itself holds the blob (~300 MB); memx held it twice more (943 MB)
+    assert peak < 450, f"{peak:.0f} MB"
+    assert "kestrel" in memx.ok("search", "staging cluster name")

@@ -190,7 +190,12 @@ def run_driver(base: Path, ours: Path, theirs: Path, pathname: str,
 
 
 def _read(path: Path, pathname: str, side: str) -> Memory | None:
-    data = path.read_bytes()
+    from memx_cli.store.safeyaml import read_regular
+
+    try:  # bounded: a 300 MB file was read whole (issue 26); refused from its size
+        data = read_regular(path)
+    except OSError as exc:
+        raise MergeRefused(f"{side} side cannot be read ({exc.strerror})") from None
     if not data.strip():
         return None
     try:

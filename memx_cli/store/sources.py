@@ -14,7 +14,6 @@ that is not in the cache (offline, never fetched, gone) is skipped with one noti
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
 import os
 import shutil
@@ -26,6 +25,7 @@ from memx_cli import external, git
 from memx_cli.errors import MemxError
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.files import Store
+from memx_cli.store.safeyaml import MAX_BYTES  # what the loader reads of one file
 
 log = logging.getLogger("memx")
 
@@ -145,12 +145,6 @@ def materialize(source: Source, commit: str) -> Store:
     mirror = _mirror(source.url)
     if not mirror.is_dir():
         raise MemxError(f"source {source.name} is not fetched; run memx source update")
-    # (git archive takes no `--`: its paths follow the end of options)
-    data = git.run_bytes(["archive", "--format=tar", "--end-of-options", commit,
-                          ".memx/memories"], cwd=mirror, check=False)
-    if not data:
-        raise MemxError(f"source {source.name}: {commit[:12]} has no .memx/memories/; a "
-                        "source must be a repository with a memx store")
     top = store.root.parent
     tmp = top.with_name(f".{top.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -158,15 +152,34 @@ def materialize(source: Source, commit: str) -> Store:
     target.mkdir(parents=True)
     import tarfile  # only where a source is unpacked: not on every search (issue 15)
 
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for member in archive.getmembers():
-            folder, _, name = member.name.rpartition("/")
-            # memory files only, by their plain name: nothing the archive names can escape
-            if member.isfile() and folder == ".memx/memories" and name.endswith(".yaml") \
-                    and not name.startswith("."):
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    (target / name).write_bytes(_masked(handle.read(), name))
+    found = 0
+    # streamed, one member at a time: a 300 MB file was read whole (943 MB RSS, issue 26);
+    # git archive takes no `--`: its paths follow the end of options
+    with git.stream(["archive", "--format=tar", "--end-of-options", commit,
+                     ".memx/memories"], cwd=mirror) as out:
+        try:
+            with tarfile.open(fileobj=out, mode="r|") as archive:
+                for member in archive:
+                    found += 1
+                    folder, _, name = member.name.rpartition("/")
+                    # memory files only, by their plain name: nothing the archive names can
+                    # escape; over the size a memory file may have: left out, with a notice
+                    if not (member.isfile() and folder == ".memx/memories"
+                            and name.endswith(".yaml") and not name.startswith(".")):
+                        continue
+                    if member.size > MAX_BYTES:
+                        log.warning(f"source {source.name}: {name} is {member.size} bytes, "
+                                    f"over the limit of {MAX_BYTES} (skipped)")
+                        continue
+                    handle = archive.extractfile(member)
+                    if handle is not None:
+                        (target / name).write_bytes(_masked(handle.read(), name))
+        except tarfile.ReadError:
+            found = 0  # git wrote nothing: no such commit, or no memories in it
+    if not found:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise MemxError(f"source {source.name}: {commit[:12]} has no .memx/memories/; a "
+                        "source must be a repository with a memx store")
     top.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.replace(tmp, top)
