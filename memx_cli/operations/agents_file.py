@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memx_cli import external
 from memx_cli.errors import MemxError
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.memory import Memory
@@ -47,7 +48,7 @@ def _line(mem: Memory, sanitize: Callable[[str], str]) -> str:
     kept = [x for x in mem.content.splitlines() if not _FENCE.match(x)]  # code: inline
     text = " ".join(sanitize("\n".join(kept)).split())
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    label = f"[{mem.domain}] " if mem.domain else ""
+    label = f"[{external.one_line(mem.domain)}] " if mem.domain else ""  # issue 26
     scope = mem.scope_note.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return f"- {label}{text}{scope}"
 

@@ -129,14 +129,15 @@ def _git(repo: Repo, args: list[str], stdin: str | None = None, what: str = "") 
 
 
 def _count_merges(repo: Repo, rev_range: str) -> int:
-    out = _git(repo, ["rev-list", "--merges", "--count", rev_range, "--"], what=rev_range)
+    out = _git(repo, ["rev-list", "--merges", "--count", "--end-of-options", rev_range,
+                      "--"], what=rev_range)
     return int(out.strip() or 0)
 
 
 def _commits(repo: Repo, rev_range: str) -> Iterator[Commit]:
     fmt = f"{_RECORD}%H{_FIELD}%an{_FIELD}%ae{_FIELD}%B{_FIELD}"
     out = _git(repo, ["log", "--no-merges", "--no-color", "--name-status", "-M",
-                      f"--format={fmt}", rev_range, "--"])
+                      f"--format={fmt}", "--end-of-options", rev_range, "--"])
     for record in out.split(_RECORD)[1:]:
         sha, author, email, message, files = record.split(_FIELD, 4)
         found = Commit(sha, author, email, message)

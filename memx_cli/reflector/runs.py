@@ -248,7 +248,8 @@ def changes(repo: Repo, before: dict[str, Any], after: dict[str, Any]) -> list[s
             more = f" and {len(paths) - 4} more" if len(paths) > 4 else ""
             said.append(f"{verb} {', '.join(paths[:4])}{more}")
     if moved:
-        subjects = git.run(["log", "--format=%h %s", "-3", f"{before['head']}..{after['head']}"],
+        subjects = git.run(["log", "--format=%h %s", "-3", "--end-of-options",
+                            f"{before['head']}..{after['head']}", "--"],
                            repo.worktree, check=False).strip().splitlines()
         said.append("committing " + "; ".join(subjects) if subjects else "moving HEAD")
     old_env, new_env = before.get("env") or {}, after.get("env") or {}
