@@ -256,3 +256,17 @@ def test_a_huge_file_in_a_source_is_streamed_past_not_held(memx: Memx, repo: Pat
     # git archive itself holds the blob (~300 MB); memx held it twice more (943 MB)
     assert peak < 450, f"{peak:.0f} MB"
     assert "kestrel" in memx.ok("search", "staging cluster name")
+
+
+def test_a_committed_url_or_ref_that_git_would_take_for_an_option_is_refused(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    config = repo / ".memx" / "config.yaml"
+    for entry, part in (('{url: "--upload-pack=touch owned"}', "url"),
+                        (f'{{url: "{tmp_path}", ref: "--output=x"}}', "ref")):
+        config.write_text(f"sources: {{team: {entry}}}\n")
+        result = memx("source", "update")
+        assert result.code == 2
+        assert f"source 'team': the {part} must be one line that does not begin with '-', " \
+            "got " in result.err
+        assert len(result.err.splitlines()) == 1
+    assert not (repo / "owned").exists() and not (repo / "x").exists()
