@@ -12,8 +12,9 @@ the shape the value must have, never "whatever does not look dangerous":
 - a word (a role, an agent's name) is letters, digits and ``. _ -`` after a letter or
   digit: one word on one line, so it cannot forge a line of a preamble.
 
-Each check returns the value or raises ``ExternalValueError`` with one line that names
-where the value came from. ``tests/test_external_census.py`` finds every subprocess call
+Each check says whether a value has its shape (``is_commit``, ``is_operand``,
+``is_word``); ``commit`` and ``operand`` return the value or raise
+``ExternalValueError`` with one line that names where the value came from. ``tests/test_external_census.py`` finds every subprocess call
 and every preamble writer in the package and fails on one whose arguments' origin is not
 classified.
 """
@@ -44,40 +45,30 @@ def is_commit(value: object) -> bool:
     return isinstance(value, str) and COMMIT_RE.match(value) is not None
 
 
-def commit(value: object, what: str) -> str:
-    """``value`` if it is a full commit id; ``what`` names where it came from."""
-    if not is_commit(value):
-        raise ExternalValueError(f"{what}: {_shown(value)} is not a commit id "
-                                 "(40 or 64 hex digits)")
-    assert isinstance(value, str)
-    return value
-
-
 def is_operand(value: object) -> bool:
     return (isinstance(value, str) and 0 < len(value) <= MAX_OPERAND
             and not value.startswith("-") and _CONTROL_RE.search(value) is None)
-
-
-def operand(value: object, what: str) -> str:
-    """``value`` if git cannot take it for an option: one line, not starting with ``-``."""
-    if not is_operand(value):
-        raise ExternalValueError(f"{what}: {_shown(value)} cannot be passed to git (empty, "
-                                 "over-long, starting with '-' or holding a control character)")
-    assert isinstance(value, str)
-    return value
 
 
 def is_word(value: object) -> bool:
     return isinstance(value, str) and WORD_RE.match(value) is not None
 
 
-def word(value: object, what: str) -> str:
-    """``value`` if it is one word (letters, digits, . _ -)."""
-    if not is_word(value):
-        raise ExternalValueError(f"{what}: {_shown(value)} is not one word "
-                                 "(letters, digits, . _ -)")
-    assert isinstance(value, str)
+def _checked(ok: bool, value: object, what: str, problem: str) -> str:
+    if not ok or not isinstance(value, str):
+        raise ExternalValueError(f"{what}: {_shown(value)} {problem}")
     return value
+
+
+def commit(value: object, what: str) -> str:
+    """``value`` if it is a full commit id; ``what`` names where it came from."""
+    return _checked(is_commit(value), value, what, "is not a commit id (40 or 64 hex digits)")
+
+
+def operand(value: object, what: str) -> str:
+    """``value`` if git cannot take it for an option: one line, not starting with ``-``."""
+    return _checked(is_operand(value), value, what, "cannot be passed to git (empty, "
+                    "over-long, starting with '-' or holding a control character)")
 
 
 def one_line(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -102,10 +103,7 @@ def loads(text: str, max_depth: int = MAX_DEPTH) -> Any:
     nodes = 0
     loader = loader_cls(text)
     try:
-        while loader.check_event():
-            event = loader.get_event()
-            kind = type(event).__name__
-            line = event.start_mark.line + 1 if event.start_mark is not None else None
+        for kind, event, line in _events(loader):
             if kind == "DocumentStartEvent":
                 documents += 1
                 if documents > 1:
@@ -148,10 +146,7 @@ def loads(text: str, max_depth: int = MAX_DEPTH) -> Any:
                 raise YamlInputError(f"nested more than {max_depth} levels deep", line)
             stack.append(_MapFrame() if kind == "MappingStartEvent" else [])
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise YamlInputError(f"invalid YAML: {problem}",
-                             mark.line + 1 if mark is not None else None) from None
+        raise _input_error(exc) from None
     finally:
         loader.dispose()
     return result
@@ -167,10 +162,7 @@ def compose_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any]:
     depth = count = aliases = 0
     loader = loader_cls(text)
     try:  # first the events alone: nothing is built before the bounds hold
-        while loader.check_event():
-            event = loader.get_event()
-            kind = type(event).__name__
-            line = event.start_mark.line + 1 if event.start_mark is not None else None
+        for kind, _event, line in _events(loader):
             if kind == "AliasEvent":
                 aliases += 1
                 if aliases > MAX_ALIASES:
@@ -187,10 +179,7 @@ def compose_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any]:
                     raise YamlInputError(f"more than {MAX_NODES} values", line)
         return [n for n in yaml.compose_all(text, Loader=loader_cls) if n is not None]
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise YamlInputError(f"invalid YAML: {problem}",
-                             mark.line + 1 if mark is not None else None) from None
+        raise _input_error(exc) from None
     finally:
         loader.dispose()
 
@@ -220,6 +209,21 @@ def nodes(roots: list[Any]) -> list[Any]:
         elif isinstance(node, yaml.SequenceNode):
             stack += node.value
     return found
+
+
+def _events(loader: Any) -> Iterator[tuple[str, Any, int | None]]:
+    """(kind, event, 1-based line) of each parser event."""
+    while loader.check_event():
+        event = loader.get_event()
+        yield (type(event).__name__, event,
+               event.start_mark.line + 1 if event.start_mark is not None else None)
+
+
+def _input_error(exc: Exception) -> YamlInputError:
+    """The parser's error as one line, with its line number when it has one."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return YamlInputError(f"invalid YAML: {problem}", mark.line + 1 if mark is not None else None)
 
 
 class _MapFrame:

@@ -149,15 +149,22 @@ def test_bad_input_changes_nothing(memx: Memx, repo: Path, team_repo: Path,
     assert "kestrel" not in memx.ok("search", "staging cluster name")
 
 
-def test_a_pull_that_moves_the_pin_unpacks_the_new_commit(memx: Memx, repo: Path,
-                                                          team_repo: Path,
-                                                          tmp_path: Path) -> None:
+def _subscribed_clone(memx: Memx, repo: Path, team_repo: Path, tmp_path: Path) -> Path:
+    """``repo`` subscribes to ``team_repo`` and commits it; a clone of it runs memx's
+    post-merge hook."""
     memx.ok("source", "add", "team", str(team_repo))
     git(repo, "add", ".memx")
     git(repo, "commit", "-q", "-m", "subscribe")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     memx.ok("hooks", "install", "--hooks", "post-merge", cwd=clone)
+    return clone
+
+
+def test_a_pull_that_moves_the_pin_unpacks_the_new_commit(memx: Memx, repo: Path,
+                                                          team_repo: Path,
+                                                          tmp_path: Path) -> None:
+    clone = _subscribed_clone(memx, repo, team_repo, tmp_path)
     memx.ok("add", "--raw", "Releases are cut every second Tuesday", cwd=team_repo)
     git(team_repo, "add", ".memx")
     git(team_repo, "commit", "-q", "-m", "more")
@@ -195,12 +202,7 @@ def _pull_a_hostile_lock(memx: Memx, repo: Path, team_repo: Path, tmp_path: Path
                          commit: str) -> Path:
     """A subscriber's clone with memx's hooks pulls a ``sources.lock`` whose pinned commit
     is ``commit``, committed upstream (as a pull request would bring it)."""
-    memx.ok("source", "add", "team", str(team_repo))
-    git(repo, "add", ".memx")
-    git(repo, "commit", "-q", "-m", "subscribe")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
-    memx.ok("hooks", "install", "--hooks", "post-merge", cwd=clone)
+    clone = _subscribed_clone(memx, repo, team_repo, tmp_path)
     lock = repo / ".memx" / "sources.lock"
     lock.write_text(f"team:\n  commit: {commit}\n  url: {team_repo}\n")
     git(repo, "commit", "-q", "-am", "pin")

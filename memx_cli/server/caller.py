@@ -23,6 +23,20 @@ REQUEST_READ_SECONDS = 5.0
 KEPT_OUTCOMES = 64
 
 
+def read_request(conn: socket.socket) -> dict[str, Any]:
+    """One request, bounded (issue 26): refused from its length over MAX_REQUEST, nested
+    too deep, or not whole within REQUEST_READ_SECONDS however slowly it trickles in. A
+    bad one gets a one-line error (the client runs the command itself): ProtocolError."""
+    try:
+        conn.settimeout(REQUEST_READ_SECONDS)
+        return recv_json(conn, MAX_REQUEST, time.monotonic() + REQUEST_READ_SECONDS)
+    except (OSError, ProtocolError) as exc:
+        with contextlib.suppress(OSError):
+            conn.settimeout(0.5)
+            send_json(conn, {"status": "error", "message": f"bad request: {exc}"})
+        raise ProtocolError(str(exc)) from None
+
+
 def confirmed(conn: socket.socket, request_id: str) -> bool:
     """Tell the client a write is ready to run and wait for its ``go`` (protocol.py).
     A client that timed out meanwhile has run it itself, or will: then never run it."""
@@ -116,3 +130,15 @@ def captured(streams: dict[str, Any]) -> Iterator[tuple[io.BytesIO, io.BytesIO]]
             with contextlib.suppress(ValueError):
                 stream.flush()
         sys.stdin, sys.stdout, sys.stderr = saved
+
+
+def same_user(conn: socket.socket) -> bool:
+    """The peer's uid (Linux SO_PEERCRED); elsewhere the socket's 0600 mode decides."""
+    import struct
+
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", raw)
+    return bool(uid == os.getuid())

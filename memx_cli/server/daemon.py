@@ -16,12 +16,10 @@ holding the lock makes it exit at once.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import signal
 import socket
-import struct
 import sys
 import time
 from collections import OrderedDict
@@ -29,23 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli.server.caller import (
-    REQUEST_READ_SECONDS,
     Outcomes,
     as_caller,
     captured,
     confirmed,
+    read_request,
+    same_user,
 )
 from memx_cli.watch.drain import open_watcher
 from memx_cli.watch.journal import Freshness
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
-from memx_cli.wire.protocol import (
-    MAX_REQUEST,
-    PROTOCOL,
-    ProtocolError,
-    recv_json,
-    send_json,
-)
+from memx_cli.wire.protocol import PROTOCOL, ProtocolError, send_json
 
 log = logging.getLogger("memx.server")
 
@@ -80,7 +73,7 @@ class Daemon:
     def serve(self) -> int:
         """Bind, serve until idle or stopped, clean up; 0, or 1 when another server runs."""
         directory = paths.private_dir(create=True)
-        lock = _lock(os.path.join(directory, paths.LOCK_NAME))
+        lock = paths.server_lock(os.path.join(directory, paths.LOCK_NAME))
         if lock is None:
             log.info("another memx server holds the lock; exiting")
             return 1
@@ -128,28 +121,22 @@ class Daemon:
         return 0
 
     def _terminate(self, *_: object) -> None:
-        """SIGTERM always stops the server (issue 26: one huge frame kept it reading for
-        37 minutes): at once while it waits for a connection or reads a request; work
-        under way (a command, its reply, an index update) ends first, so a write or an
-        index file is never cut in half."""
+        """SIGTERM always stops the server (issue 26: a huge frame held it 37 minutes): at
+        once while it waits for a connection or a request; work under way (a command, its
+        reply, an index update) ends first, so no write or index file is cut in half."""
         self._stop = True
         if self._waiting:
             raise _Terminated
 
     def _serve_one(self, conn: socket.socket) -> None:
-        if not _same_user(conn):
+        if not same_user(conn):
             log.warning("refused a connection from another user")
             return
-        conn.settimeout(REQUEST_READ_SECONDS)
-        try:  # bounded: size before reading, depth, and the whole request's time
+        try:
             self._waiting = True
-            request = recv_json(conn, MAX_REQUEST, time.monotonic() + REQUEST_READ_SECONDS)
-        except (OSError, ProtocolError) as exc:
-            self._waiting = False
+            request = read_request(conn)
+        except ProtocolError as exc:
             log.warning(f"bad request: {exc}")
-            with contextlib.suppress(OSError):  # one line for the client, which runs it
-                conn.settimeout(0.5)
-                send_json(conn, {"status": "error", "message": f"bad request: {exc}"})
             return
         finally:
             self._waiting = False
@@ -399,31 +386,6 @@ def _enabled_for(cwd: str) -> bool:
         return not repo.store.exists() or bool(repo.config["server.enabled"])
     except MemxError:
         return True
-
-
-def _same_user(conn: socket.socket) -> bool:
-    """The peer's uid (Linux SO_PEERCRED); elsewhere the socket's 0600 mode decides."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True
-    raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    _, uid, _ = struct.unpack("3i", raw)
-    return bool(uid == os.getuid())
-
-
-def _lock(path: str) -> int | None:
-    """An exclusive lock on the server lock file, waiting briefly for a stopping one."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    deadline = time.monotonic() + 2.0
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                return None
-            time.sleep(0.05)
 
 
 def main() -> int:

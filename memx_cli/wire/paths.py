@@ -83,3 +83,21 @@ def log_line(message: str) -> None:
             os.close(fd)
     except OSError:
         pass
+
+
+def server_lock(path: str) -> int | None:
+    """An exclusive lock on the server lock file, waiting briefly for a stopping one."""
+    import fcntl
+    import time
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + 2.0
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
