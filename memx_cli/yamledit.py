@@ -29,7 +29,7 @@ def _scalar(value: Any) -> str:
 
 
 def _compose(text: str) -> Any:
-    from memx_cli.store import safeyaml
+    from memx_cli import safeyaml
 
     try:  # bounded like every YAML memx reads (issue 26)
         return safeyaml.compose(text) if text.strip() else None

@@ -58,7 +58,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/git.py::renames_since::run": "checked",  # an anchor's commit: is_operand
     "memx_cli/git.py::resolve_rev::run": "checked",
     "memx_cli/git.py::untracked::run": "own",
-    "memx_cli/githooks/driver.py::stage_copies::git.run": "own",  # the driver's copies
+    "memx_cli/operations/merge_driver.py::stage_copies::git.run": "own",  # the driver's copies
     "memx_cli/githooks/impl.py::_start_background::subprocess.Popen": "constant",
     "memx_cli/index/ahead.py::start::subprocess.Popen": "constant",
     "memx_cli/index/quick.py::_git::subprocess.run": "wrapper",
@@ -76,7 +76,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/reflector/runs.py::execute::subprocess.Popen": "user",
     "memx_cli/reflector/runs.py::changes::git.run": "own",  # HEADs git reported
     "memx_cli/reflector/runs.py::snapshot::git.run": "constant",
-    "memx_cli/server/control.py::spawn::subprocess.Popen": "constant",
+    "memx_cli/wire/control.py::spawn::subprocess.Popen": "constant",
     "memx_cli/store/sources.py::_git::git.run": "wrapper",
     "memx_cli/store/sources.py::fetch::_git": "checked",  # url, ref: external.operand
     "memx_cli/store/sources.py::materialize::git.stream": "checked",  # external.commit

@@ -37,7 +37,7 @@ def front_matter(text: str) -> tuple[dict[str, Any], str, int]:
         return {}, text, 0
     for end in range(1, len(lines)):
         if lines[end].strip() == "---":
-            from memx_cli.store import safeyaml
+            from memx_cli import safeyaml
 
             try:  # a committed instruction file: bounded like every YAML memx reads
                 data = safeyaml.loads("".join(lines[1:end]))

@@ -190,7 +190,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, pathname: str,
 
 
 def _read(path: Path, pathname: str, side: str) -> Memory | None:
-    from memx_cli.store.safeyaml import read_regular
+    from memx_cli.safeyaml import read_regular
 
     try:  # bounded: a 300 MB file was read whole (issue 26); refused from its size
         data = read_regular(path)

@@ -90,7 +90,7 @@ def _value_secrets(text: str, sanitizer: Sanitizer,
     that search would return (issue 12). Reported at the value's first line."""
     import yaml
 
-    from memx_cli.store import safeyaml
+    from memx_cli import safeyaml
 
     try:  # bounded, and each aliased node once (issue 26: an alias bomb spun for hours)
         roots = safeyaml.compose_all(text)

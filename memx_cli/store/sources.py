@@ -24,8 +24,8 @@ from typing import Any
 from memx_cli import external, git
 from memx_cli.errors import MemxError
 from memx_cli.fsutil import atomic_write
+from memx_cli.safeyaml import MAX_BYTES  # what the loader reads of one file
 from memx_cli.store.files import Store
-from memx_cli.store.safeyaml import MAX_BYTES  # what the loader reads of one file
 
 log = logging.getLogger("memx")
 
@@ -69,7 +69,7 @@ def lock_path(repo: Any) -> Path:
 
 
 def read_lock(repo: Any) -> dict[str, dict[str, str]]:
-    from memx_cli.store import safeyaml
+    from memx_cli import safeyaml
 
     try:  # committed: bounded like every YAML memx reads (issue 26)
         data = safeyaml.loads(safeyaml.read_regular(lock_path(repo)).decode("utf-8")) or {}
