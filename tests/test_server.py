@@ -335,7 +335,7 @@ def test_doctor_shows_the_server(served: Path) -> None:
     server = json.loads(out)["doctor"]["server"]
     assert code == 0 and server["running"] and server["pid"] == status()["pid"]
     text = run([*FULL, "doctor"], served)[1].decode()
-    assert f"server:     running (pid {server['pid']}, memx 0.1.0)\n" in text
+    assert f"server:     running (pid {server['pid']}, memx {identity()})\n" in text
     run([*FULL, "server", "stop"], served)
     assert "server:     not running (started on demand)\n" in run([*FULL, "doctor"],
                                                                   served)[1].decode()
