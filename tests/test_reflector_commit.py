@@ -40,15 +40,17 @@ def test_a_fix_commit_without_an_error_is_not_an_error_fix(memx: Memx, repo: Pat
 
 def test_a_changed_setting_in_a_config_file(memx: Memx, repo: Path) -> None:
     diff = "@@ -1,3 +1,4 @@\n bind = '0.0.0.0:8000'\n-workers = 2\n+workers = 8\n+timeout = 90\n"
-    found = reflect(repo, "More gunicorn workers for the sale", [("M", "gunicorn.conf.py")],
-                    {"gunicorn.conf.py": diff})
-    assert found == [("config-change", "In gunicorn.conf.py, `workers = 8` (was 2); "
-                                       "`timeout = 90` (More gunicorn workers for the sale).")]
+    found = reflect(repo, "More gunicorn workers for the sale", [("M", "deploy/gunicorn.ini")],
+                    {"deploy/gunicorn.ini": diff})
+    # the message names one of the two settings: the memory is about that one
+    assert found == [("config-change", "In deploy/gunicorn.ini, `workers = 8` (changed from 2) "
+                                       "(More gunicorn workers for the sale).")]
     # .env files (and secret-looking keys anywhere): the keys, never the values (issue 13)
     env = "@@ -1,2 +1,2 @@\n-POOL_SIZE=10\n+POOL_SIZE=50\n-OLD_FLAG=1\n+STRIPE_KEY=sk_x\n"
-    assert reflect(repo, "tune pool", [("M", ".env.production")], {".env.production": env}) == [
+    message = "tune pool, add the stripe key, drop the old flag"
+    assert reflect(repo, message, [("M", ".env.production")], {".env.production": env}) == [
         ("config-change", "In .env.production, POOL_SIZE changed (value masked); STRIPE_KEY set "
-                          "(value masked); OLD_FLAG removed (tune pool).")]
+                          f"(value masked); OLD_FLAG removed ({message}).")]
 
 
 def test_a_block_opening_in_a_json_or_yaml_file_is_not_a_setting(memx: Memx,
@@ -56,10 +58,10 @@ def test_a_block_opening_in_a_json_or_yaml_file_is_not_a_setting(memx: Memx,
     diff = ('@@ -1 +1,8 @@\n-{}\n+{\n+  "hooks": {\n+    "SessionEnd": [\n'
             '+      {"hooks": [{"type": "command", "command": "memx ingest"}]}\n+    ]\n'
             '+  },\n+  "model": "sonnet"\n+}\n')
-    found = reflect(repo, "Wire memx into Claude Code", [("M", ".claude/settings.json")],
-                    {".claude/settings.json": diff})
+    found = reflect(repo, "Wire memx into Claude Code, on the sonnet model",
+                    [("M", ".claude/settings.json")], {".claude/settings.json": diff})
     assert found == [("config-change", 'In .claude/settings.json, `"model": "sonnet"` '
-                                       "(Wire memx into Claude Code).")]
+                                       "(Wire memx into Claude Code, on the sonnet model).")]
     only_blocks = "@@ -1,2 +1,3 @@\n jobs:\n+  lint:\n+    steps: []\n"
     assert reflect(repo, "Add a lint job", [("M", "ci.yaml")], {"ci.yaml": only_blocks}) == []
 

@@ -27,8 +27,9 @@ def commit(repo: Path, message: str, files: dict[str, str], author: str | None =
 
 def history(repo: Path) -> dict[str, str]:
     shas = {}
-    commit(repo, "add the gunicorn config", {"gunicorn.conf.py": "workers = 2\n"})
-    shas["config"] = commit(repo, "More workers for the sale", {"gunicorn.conf.py": "workers = 8\n"})
+    commit(repo, "add the gunicorn config", {"deploy/gunicorn.ini": "workers = 2\n"})
+    shas["config"] = commit(repo, "More workers for the sale",
+                            {"deploy/gunicorn.ini": "workers = 8\n"})
     shas["fix"] = commit(repo, "fix(cache): crash when REDIS_URL is unset\n\nThe client read "
                                "REDIS_URL without a default, so a KeyError crashed the worker."
                                "\n\nFall back to redis://localhost:6379/0.",
@@ -55,13 +56,13 @@ def test_history_becomes_memory_once(memx: Memx, repo: Path) -> None:
     result = memx("ingest", "--git-log")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0] == ("Stored 5 memories from 7 commits (1 merges, 1 by bots, "
+    assert lines[0] == ("Stored 3 memories from 7 commits (1 merges, 1 by bots, "
                         "0 already ingested)")
     assert "Reflecting on commits: 7/7" in result.err  # progress on stderr, never stdout
     by_sha = {m["source"]["sha"]: m for m in stored(repo)}  # type: ignore[index]
     assert set(by_sha) >= {shas["config"], shas["fix"], shas["decision"]}
     assert by_sha[shas["config"]]["content"] == (
-        "In gunicorn.conf.py, `workers = 8` (was 2) (More workers for the sale).")
+        "In deploy/gunicorn.ini, `workers = 8` (changed from 2) (More workers for the sale).")
     assert by_sha[shas["fix"]]["content"] == (
         "Error: The client read REDIS_URL without a default, so a KeyError crashed the worker. "
         "Fix: Fall back to redis://localhost:6379/0 (changed app/cache.py).")

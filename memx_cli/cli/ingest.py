@@ -31,7 +31,8 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 @click.option("--git-log", "git_log", is_flag=False, flag_value="HEAD", default=None,
               metavar="[RANGE]", help="Learn from the repository's history instead of a file: "
               "every commit of RANGE (default HEAD, e.g. v1.0..main) not ingested before, "
-              "through the commit rules; merge commits and bots are skipped.")
+              "through the commit rules; merge commits, bots and routine commits (releases, "
+              "bumps, pins, formatting) teach nothing.")
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "jsonl"]),
               default="auto", show_default=True,
               help="text and logs; JSON: [{role, content}] or {messages: [...]}; JSONL: one "
@@ -45,6 +46,8 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
               "file). Ingesting a session again stores only what is new.")
 @click.option("--dry-run", is_flag=True, help="Print the candidates (rule, score, section, type, "
               "sanitized text) and write nothing.")
+@click.option("--all", "show_all", is_flag=True, help="With --git-log: also list every "
+              "candidate that was dropped, with why (--json always includes them).")
 @click.option("--stats", "show_stats", is_flag=True, help="Also report what was read, rule "
               "candidates, LLM calls made and tokens sent.")
 @click.option("--raw", is_flag=True, help="ACE off: store the whole input verbatim as one "
@@ -52,8 +55,8 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
-               source: str | None, session: str | None, dry_run: bool, show_stats: bool,
-               raw: bool, as_json: bool) -> None:
+               source: str | None, session: str | None, dry_run: bool, show_all: bool,
+               show_stats: bool, raw: bool, as_json: bool) -> None:
     """Learn from FILE (- for standard input): a chat transcript, a CI or command log, or
     plain text. The Reflector finds errors and their fixes, what finally worked after
     failed attempts, configuration changes, new tools and repeated chores, keeps what
@@ -65,8 +68,11 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     memory: no extraction, no dedup, no secret sanitizing.
 
     With --git-log the input is the repository's own history: each commit gives what the
-    post-commit hook would have learned (fixes, settings, dependencies, decisions).
-    Running it again stores nothing new. Progress goes to standard error.
+    post-commit hook would have learned (fixes with their cause, rules stated in a
+    subject, reverts and reasons, settings whose change the message explains, new
+    dependencies), at most one memory a commit, dated by the commit. A summary by kind
+    ends the output; --all lists the dropped candidates and why. Running it again
+    stores nothing new. Progress goes to standard error.
     """
     from memx_cli.operations.reflect import ingest
 
@@ -76,7 +82,7 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     if git_log is not None:
         from memx_cli.cli.ingest_git import git_log_cmd
 
-        git_log_cmd(repo, git_log, dry_run, as_json)
+        git_log_cmd(repo, git_log, dry_run, as_json, show_all)
         return
     assert file is not None
     stream, name, size = _open(file)

@@ -10,7 +10,8 @@ import click
 from memx_cli.cli._output import counted, emit_json, one_line
 
 
-def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool) -> None:
+def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
+                show_all: bool = False) -> None:
     from memx_cli.operations.gitlog import ingest_git_log
 
     tty = sys.stderr.isatty()
@@ -29,6 +30,9 @@ def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool) -> None
                                    "section": item.section, "type": item.type,
                                    "content": item.content}
                                   for sha, item in outcome.items],
+                   "dropped": [{"sha": d.sha, "rule": d.rule, "score": d.score,
+                                "reason": d.reason, "content": d.content}
+                               for d in outcome.dropped],
                    "stored": [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
                               for r in outcome.results]})
         return
@@ -43,3 +47,12 @@ def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool) -> None
     for sha, item in shown:
         click.echo(f"  {sha[:10]}  {item.rule:<12} {item.score:>3}  "
                    f"{one_line(item.content, 70)}")
+    if show_all and outcome.dropped:
+        click.echo(f"Dropped {counted(len(outcome.dropped), 'candidate')}:")
+        for dropped in outcome.dropped:
+            click.echo(f"  {dropped.sha[:10]}  {dropped.rule:<12} {dropped.reason}: "
+                       f"{one_line(dropped.content, 60)}")
+    kinds = ", ".join(f"{n} {kind}" for kind, n in outcome.by_kind().items())
+    per = 1000 * len(outcome.items) / outcome.reflected if outcome.reflected else 0.0
+    click.echo(f"By kind: {kinds or 'none'} ({per:.0f} per 1,000 commits reflected; "
+               f"{counted(len(outcome.dropped), 'candidate')} dropped)")

@@ -6,6 +6,11 @@ files of the range (merge commits left out by git), one ``git diff-tree --stdin`
 diffs of the small config and manifest files the commit rules read. Each commit then goes
 through the same rules as the post-commit hook (``reflector.commit``), oldest first.
 
+Each commit first meets the noise model (``reflector.routine``: releases, bumps, pins,
+formatting) and the per-candidate checks; what is dropped is kept in the outcome with its
+reason (``--dry-run --all``, ``--json``). A stored memory is dated by its commit (the
+committer date is its ``created_at``) and names the commit (``source.sha``).
+
 Skipped: merge commits, commits by bots (``[bot]`` authors, dependabot, renovate…),
 commits of memory files only, and commits already ingested — a second run stores nothing
 new. "Already ingested" is a sha in ``local/git-log-ingested`` (this clone) or in the
@@ -48,8 +53,18 @@ class Commit:
     author: str
     email: str
     message: str
+    date: str = ""  # committer date, ISO 8601
     files: list[tuple[str, str]] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DroppedCandidate:
+    sha: str
+    rule: str
+    score: int
+    reason: str
+    content: str
 
 
 @dataclass
@@ -60,13 +75,21 @@ class GitLogOutcome:
     already: int = 0
     reflected: int = 0
     items: list[tuple[str, Item]] = field(default_factory=list)  # (sha, item)
+    dropped: list[DroppedCandidate] = field(default_factory=list)
     memories: list[Memory] = field(default_factory=list)
     results: list[WriteResult] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"commits": self.commits, "merges_skipped": self.merges,
                 "bots_skipped": self.bots, "already_ingested": self.already,
-                "reflected": self.reflected}
+                "reflected": self.reflected, "by_kind": self.by_kind()}
+
+    def by_kind(self) -> dict[str, int]:
+        """Kept memories per knowledge type, most first (the summary after an ingest)."""
+        counts: dict[str, int] = {}
+        for _, item in self.items:
+            counts[item.type] = counts.get(item.type, 0) + 1
+        return dict(sorted(counts.items(), key=lambda e: (-e[1], e[0])))
 
 
 def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False,
@@ -99,10 +122,14 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     reflector = Reflector(settings)
     for number, found in enumerate(reversed(todo), 1):  # oldest first, as they happened
         files = [f for f in found.files if not f[1].startswith(".memx/")]
-        candidates = rules.candidates(found.message, files, "", found.diffs)
+        candidates, dropped = rules.reviewed(found.message, files, "", found.diffs,
+                                             settings.min_score)
+        outcome.dropped.extend(DroppedCandidate(found.sha, d.rule, d.score, d.reason,
+                                                d.content) for d in dropped)
         for item in reflector.items([scored(c) for c in candidates]):
             outcome.items.append((found.sha, item))
-            outcome.memories.append(to_memory(item, {"type": "commit", "sha": found.sha}))
+            outcome.memories.append(to_memory(item, {"type": "commit", "sha": found.sha},
+                                              created_at=_utc(found.date)))
         outcome.reflected += 1
         if progress is not None:
             progress(number, len(todo))
@@ -128,6 +155,16 @@ def _git(repo: Repo, args: list[str], stdin: str | None = None, what: str = "") 
     return done.stdout
 
 
+def _utc(date: str) -> str | None:
+    """A commit's ISO date in the store's form (UTC, ``Z``), or None when unreadable."""
+    from memx_cli.clock import format_timestamp, parse_timestamp
+
+    try:
+        return format_timestamp(parse_timestamp(date)) if date else None
+    except ValueError:
+        return None
+
+
 def _count_merges(repo: Repo, rev_range: str) -> int:
     out = _git(repo, ["rev-list", "--merges", "--count", "--end-of-options", rev_range,
                       "--"], what=rev_range)
@@ -135,12 +172,12 @@ def _count_merges(repo: Repo, rev_range: str) -> int:
 
 
 def _commits(repo: Repo, rev_range: str) -> Iterator[Commit]:
-    fmt = f"{_RECORD}%H{_FIELD}%an{_FIELD}%ae{_FIELD}%B{_FIELD}"
+    fmt = f"{_RECORD}%H{_FIELD}%an{_FIELD}%ae{_FIELD}%cI{_FIELD}%B{_FIELD}"
     out = _git(repo, ["log", "--no-merges", "--no-color", "--name-status", "-M",
                       f"--format={fmt}", "--end-of-options", rev_range, "--"])
     for record in out.split(_RECORD)[1:]:
-        sha, author, email, message, files = record.split(_FIELD, 4)
-        found = Commit(sha, author, email, message)
+        sha, author, email, date, message, files = record.split(_FIELD, 5)
+        found = Commit(sha, author, email, message, date)
         for line in files.strip().splitlines():
             parts = line.split("\t")
             if len(parts) >= 2:

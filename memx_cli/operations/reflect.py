@@ -213,7 +213,7 @@ def reflect_commit(repo: Repo, message: str, files: Sequence[tuple[str, str]], d
     clean = cached(settings.custom_patterns).sanitize
     message = clean(message)
     small_diffs = {path: clean(diff) for path, diff in small_diffs.items()}
-    found = commit.candidates(message, files, diffstat, small_diffs)
+    found, _ = commit.reviewed(message, files, diffstat, small_diffs, settings.min_score)
     items = Reflector(settings).items([scored(c) for c in found])
     source: dict[str, Any] = {"type": "commit"}
     if sha:

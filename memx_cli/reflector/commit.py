@@ -1,22 +1,31 @@
 """Rules for one commit: message, changed files, diff stat and the small diffs (SPEC 6).
 
-- ErrorFix: a fix commit (``fix:``, "Fix …", 修复, corrige) whose message names the error;
-  the memory says what failed, what the fix was and which files changed.
-- ConfigChange: a setting whose value changed in a config or env file (``-KEY=old`` /
-  ``+KEY=new`` in the diff).
+- What the message itself states (``commit_message``): a norm in the subject or a list
+  item (Convention), a revert and its reason, a change and its "because" (Decision).
+- ErrorFix: a fix commit (``fix:``, "Fix …", 修复, corrige) whose message names the error
+  or its cause; the memory says what failed, what the fix was and which files changed. A
+  fixed bug with neither (the subject restates the code change) teaches nothing.
+- ConfigChange: a setting whose value changed in a configuration file (a non-code format,
+  ``routine.is_config``), kept when the message names the setting or says why.
 - NewTool: a dependency added to a manifest (package.json, requirements, pyproject,
   Cargo.toml, go.mod, Gemfile), or a lock file of a package manager not used before.
-Everything else in the message goes through the ordinary text rules.
+Routine commits (``routine``) keep nothing; every candidate turned down is returned with
+its reason (``reviewed``). Anything else in the message goes through the text rules.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.detector import PatternDetector
+from memx_cli.reflector.names import CODE_SPAN
+from memx_cli.reflector.rules import EPISODES
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import language, words_of
@@ -24,12 +33,9 @@ from memx_cli.reflector.vocab import language, words_of
 FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
                          r"corrige[rs]?\s+|correction\s*:?\s+)", re.IGNORECASE)
-CONFIG_FILE = re.compile(
-    r"(?:^|/)(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:config|settings|conf)[\w.-]*\.(?:ya?ml|json|toml|"
-    r"ini|js|cjs|mjs|ts|py|properties)|application\.(?:ya?ml|properties)|[\w.-]+\.(?:ini|cfg|"
-    r"conf|toml)|docker-compose[\w.-]*\.ya?ml|\.github/workflows/[\w.-]+\.ya?ml|"
-    r"\.gitlab-ci\.ya?ml|\.npmrc|\.nvmrc|\.tool-versions|[\w@.-]+\.(?:service|socket|timer)|"
-    r"(?:config|conf|settings|deploy|k8s|helm)/[\w./-]+\.(?:ya?ml|json|toml|ini|properties|conf))$")
+PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CPython|"
+                      r"Node(?:\.js)? \d+|Python \d[\d.]*|Safari|Firefox|Chromium|"
+                      r"musl|glibc|ARM64|aarch64|32-bit)\b")
 UNIT_ENV = re.compile(r"^\s*Environment\s*=\s*(?=[A-Za-z_]\w*=)")
 SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
@@ -55,13 +61,22 @@ SECRET_KEY = re.compile(r"(?i)secret|token|passw|api_?key|private|credential|_ke
 NOT_DEPENDENCIES = frozenset(["name", "version", "main", "module", "types", "type", "private", "description", "license", "node", "npm", "python", "requires-python", "edition", "packageManager"])
 
 
+DEPENDENCY_SECTION = re.compile(r"(?im)^[ +-]?\s*(?:\[[\w.-]*(?:dependencies|requires)[\w.-]*\]|"
+                                r"[\w-]*(?:dependencies|requires)\s*=)")
+# Version pins: pre-commit's "rev:" (named by the hook repository above it) and Actions'
+# "uses: owner/name@ref" (named by the action): which hook, which action, not "rev".
+PRE_COMMIT_REPO = re.compile(r"^[ +-]\s*-?\s*repo:\s*['\"]?(\S+?)['\"]?\s*$")
+PRE_COMMIT_REV = re.compile(r"^\s*rev:\s*['\"]?([^'\"\s#]+)")
+ACTION_USES = re.compile(r"^\s*(?:-\s*)?uses:\s*([\w.\-/]+)@([^\s#]+)(?:\s*#\s*(\S+))?")
+
+
 MANIFESTS = ("package.json", "pyproject.toml", "Cargo.toml", "go.mod", "Gemfile")
 
 
 def wants_diff(path: str) -> bool:
-    """A file whose small diff the commit rules read: config, env, manifests."""
+    """A file whose small diff the commit rules read: configuration, env, manifests."""
     name = path.rsplit("/", 1)[-1]
-    return bool(CONFIG_FILE.search(path) or name in MANIFESTS
+    return bool(routine.is_config(path) or name in MANIFESTS
                 or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
 
 
@@ -77,7 +92,11 @@ def _manifest_kind(path: str) -> str | None:
     return name if name in DEPENDENCY else None
 
 
-def _dependencies(kind: str, lines: list[str]) -> dict[str, str]:
+def _dependencies(kind: str, lines: list[str], diff: str = "") -> dict[str, str]:
+    """Dependencies a diff side names. A bare quoted word in pyproject.toml is a
+    dependency only in a hunk about dependencies or with a version specifier: tox
+    environments ("py3.14t") and warning filters ("error") are lists of strings too."""
+    about = bool(DEPENDENCY_SECTION.search(diff))
     found: dict[str, str] = {}
     for line in lines:
         match = DEPENDENCY[kind].match(line)
@@ -86,15 +105,28 @@ def _dependencies(kind: str, lines: list[str]) -> dict[str, str]:
         groups = [g for g in match.groups()]
         name = groups[0] or (groups[2] if len(groups) > 2 else None)
         version = groups[1] or (groups[3] if len(groups) > 3 else None) or ""
+        if kind == "pyproject.toml" and groups[0] and not version and not about:
+            continue
         if name and name not in NOT_DEPENDENCIES:
             found[name] = version.strip("\" ")
     return found
 
 
-def _settings(lines: list[str]) -> dict[str, tuple[str, str]]:
+def _settings(lines: list[str], diff: str = "") -> dict[str, tuple[str, str]]:
     """Settings a diff side holds: key -> (value, the line as written, to copy)."""
     found: dict[str, tuple[str, str]] = {}
+    hooks = _hook_of(diff)
     for line in lines:
+        uses = ACTION_USES.match(line)
+        if uses:
+            version = uses.group(3) or uses.group(2)
+            found[f"the {uses.group(1)} action"] = (version, f"uses: {uses.group(1)}@{version}")
+            continue
+        rev = PRE_COMMIT_REV.match(line)
+        if rev and hooks.get(line):
+            hook = hooks[line]
+            found[f"the {hook} hook"] = (rev.group(1), f"{hook} rev: {rev.group(1)}")
+            continue
         line = UNIT_ENV.sub("", line)  # systemd: Environment=KEY=value
         match = SETTING.match(line)
         if match and not line.lstrip().startswith("#"):
@@ -105,11 +137,33 @@ def _settings(lines: list[str]) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Candidate:
+def _words(key: str) -> set[str]:
+    """The words of a setting's key, singular ("sessions" names SESSION_TTL)."""
+    return {w.rstrip("s") for w in re.split(r"[^a-z0-9]+", key.lower())
+            if len(w) >= 4 and w not in ("action", "hook")}
+
+
+def _hook_of(diff: str) -> dict[str, str]:
+    """Each ``rev:`` line of a pre-commit diff -> the hook repository it pins (its last
+    path part), read from the nearest ``repo:`` line above it on either side."""
+    found: dict[str, str] = {}
+    repo = ""
+    for line in diff.splitlines():
+        match = PRE_COMMIT_REPO.match(line)
+        if match:
+            repo = match.group(1).rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+        elif repo and PRE_COMMIT_REV.match(line[1:]):
+            found[line[1:]] = repo
+    return found
+
+
+def _fix_commit(message: str, subject: str, changed: list[str],
+                lang: str) -> Candidate | None:
     """"fix: <what>" + body → the problem (the body's cause sentences, or the subject when it
     names the failure) and the fix (the body's other sentences, else the subject); the
-    changed files last. A body's last sentence is its fix unless it states a cause."""
-    what = FIX_SUBJECT.sub("", subject, count=1).strip()
+    changed files last. None when the commit states neither a failure nor a cause nor a
+    reason: "Handle malformed URI in the middleware" restates what the code shows."""
+    what = msg.PR_NUMBER.sub("", FIX_SUBJECT.sub("", subject, count=1)).strip()
     what = what[:1].upper() + what[1:]
     body = unwrap("\n".join(line for line in message.strip().splitlines()[1:]
                             if not FOOTER.match(line)).strip())
@@ -119,16 +173,29 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Ca
     fixes: list[str] = []
     if rest is not None:
         denied = {rest.sentence_of(h.start) for h in rest.deny}
-        said = [n for n in range(len(rest.spans)) if rest.sentence(n) and n not in denied]
+        said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
+                and n not in denied]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         for number in said:
             (causes if _states_cause(rest, number) else fixes).append(rest.sentence(number))
-        if fixes and not causes and len(said) > 1:  # "what happened. what we do now."
+        # "what happened. what we do now.": a short prose body (not a squash merge's list
+        # of commits, not a long essay) puts the problem first and the fix last
+        if fixes and not causes and 1 < len(said) <= 4 and not any(
+                msg.BULLET.match(line) for line in body.splitlines()):
             causes, fixes = fixes[:-1], fixes[-1:]
         told = [rest.sentence(n) for n in said if n in remedies]
         if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
             fixes = [f for f in fixes if f in told]  # not the attempt it replaced
     failed = bool(head.errors or head.error_lines)
+    # a failure named in the subject needs the body's fix in prose: a squash merge's
+    # bullet list of commits ("* Add a test", "* Update CHANGES.md") explains nothing
+    explained = failed and any(not msg.BULLET.match(line) and routine.real_statement(line)
+                               for line in body.splitlines())
+    # a subject alone teaches when it names the platform or the API it is about: that
+    # is a fact a newcomer would rediscover ("Ignore `ERR_CLOSED_SERVER` in the scanner")
+    concrete = bool(CODE_SPAN.search(what) or PLATFORM.search(what))
+    if not (causes or explained or concrete or routine.gives_reason(body)):
+        return None
     if causes:
         error: str | None = " ".join(causes[:2])
         fix = " ".join(fixes[:2]) or what
@@ -140,20 +207,7 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str) -> Ca
     return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed))
 
 
-LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
-
-
-def unwrap(body: str) -> str:
-    """A commit body is hard-wrapped at ~72 columns: join the lines of a paragraph (not
-    list items or indented code), so a sentence cut by the wrap stays one sentence."""
-    out: list[str] = []
-    for line in body.splitlines():
-        if out and out[-1].strip() and line.strip() and not LIST_ITEM.match(line) \
-                and not out[-1].rstrip().endswith(":"):
-            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
-        else:
-            out.append(line)
-    return "\n".join(out)
+unwrap = msg.unwrap
 
 
 def _states_cause(sig: Signals, number: int) -> bool:
@@ -170,22 +224,80 @@ def _masked(path: str, key: str) -> bool:
     return name.startswith(".env") or bool(SECRET_KEY.search(key))
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """A candidate the noise model or the scorer turned down, and why (``--dry-run``)."""
+
+    rule: str
+    content: str
+    reason: str
+    score: int = 0
+
+
+# issue 24: no flood. One lesson a commit, the best-scored; only a changed setting and the
+# dependency added with it are two (both read from the diff, neither restates the other).
+DIFF_RULES = frozenset(["ConfigChange", "NewTool"])
+
+
 def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
                small_diffs: Mapping[str, str]) -> list[Candidate]:
+    """What one commit teaches, after the noise model (see ``reviewed``)."""
+    return reviewed(message, files, diffstat, small_diffs)[0]
+
+
+def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
+             small_diffs: Mapping[str, str],
+             min_score: int = 0) -> tuple[list[Candidate], list[Dropped]]:
+    """(kept, dropped): every candidate of the commit, through the noise model
+    (``routine``), the per-candidate checks, the score floor and the one-per-commit cap."""
+    from memx_cli.reflector.scorer import score
+
+    found, dropped = _found(message, files, small_diffs)
+    why = routine.routine(message, files, small_diffs)
+    if why:
+        turned = [Dropped(d.rule, d.content, why) for d in dropped] + [
+            Dropped(c.rule, c.text, why, score(c)) for c in found]
+        subject = message.strip().splitlines()[0] if message.strip() else ""
+        return [], turned or [Dropped("Commit", subject, why)]
+    rated = sorted(((score(c), n, c) for n, c in enumerate(found)), key=lambda e: (-e[0], e[1]))
+    kept: list[Candidate] = []
+    for value, _, candidate in rated:
+        if value < min_score:
+            dropped.append(Dropped(candidate.rule, candidate.text,
+                                   f"score {value} below the minimum {min_score}", value))
+        elif kept and not (candidate.rule in DIFF_RULES and len(kept) == 1
+                           and kept[0].rule in DIFF_RULES and kept[0].rule != candidate.rule):
+            dropped.append(Dropped(candidate.rule, candidate.text,
+                                   "another candidate of the same commit scored higher",
+                                   value))
+        else:
+            kept.append(candidate)
+    return kept, dropped
+
+
+def _found(message: str, files: Sequence[tuple[str, str]],
+           small_diffs: Mapping[str, str]) -> tuple[list[Candidate], list[Dropped]]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
     lang = language(message)
     out: list[Candidate] = []
+    dropped: list[Dropped] = []
     changed = [p for _, p in files if p.rsplit("/", 1)[-1] not in LOCKFILES][:4]
     conventional = CONVENTIONAL.match(subject)
     kind = conventional.group(1).lower() if conventional else ""
-    if TRIVIAL.search(subject):
+    said = msg.read(message, lang)
+    out.extend(said.found)
+    dropped.extend(Dropped(rule, text, why) for rule, text, why in said.dropped)
+    if said.found:
+        pass  # a norm, a revert or a reason: the message's own lesson comes first
+    elif TRIVIAL.search(subject):
         pass  # "fix: typo": nothing to learn from the fix itself
-    elif kind in ("fix", "hotfix", "bugfix"):
-        out.append(_fix_commit(message, subject, changed, lang))
-    elif FIX_SUBJECT.match(subject) and not conventional:  # "Fix the login crash"
-        sig = analyse(Turn(1, "text", message))
-        if sig.error_lines or sig.errors:
-            out.append(_fix_commit(message, subject, changed, lang))
+    elif kind in ("fix", "hotfix", "bugfix") or (FIX_SUBJECT.match(subject) and not conventional):
+        fix = _fix_commit(message, subject, changed, lang)
+        if fix is None:
+            dropped.append(Dropped("ErrorFix", msg.core(subject), "a fixed bug with no cause, rule or "
+                                   "fact stated (the code says as much)"))
+        else:
+            out.append(fix)
     for status, path in files:
         name = path.rsplit("/", 1)[-1]
         diff = small_diffs.get(path, "")
@@ -194,10 +306,10 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
             out.append(Candidate("NewTool", 1, 1, lang, f"Started using {tool} ({path} "
                                  f"added): {subject}", commands=(tool,), files=(path,)))
             continue
-        kind = _manifest_kind(path)
-        if kind and diff:
-            before = _dependencies(kind, _lines(diff, "-"))
-            after = _dependencies(kind, _lines(diff, "+"))
+        manifest = _manifest_kind(path)
+        if manifest and diff:
+            before = _dependencies(manifest, _lines(diff, "-"), diff)
+            after = _dependencies(manifest, _lines(diff, "+"), diff)
             new = [f"`{n}`" + (f" ({v})" if v else "") for n, v in after.items() if n not in before]
             if new:
                 label = "dependency" if len(new) == 1 else "dependencies"
@@ -205,22 +317,55 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
                                      f"{', '.join(new[:5])} to {path}: {subject}",
                                      files=(path,)))
                 continue
-        if CONFIG_FILE.search(path) and diff:
-            old, new_values = _settings(_lines(diff, "-")), _settings(_lines(diff, "+"))
-            if kind:  # a manifest's own version is a release, not a setting
-                old.pop("version", None)
-                new_values.pop("version", None)
-            moves = [f"{k} changed (value masked)" if _masked(path, k) else f"`{v[1]}` (was {old[k][0]})"
-                     for k, v in new_values.items() if k in old and old[k][0] != v[0]]
-            moves += [f"{k} set (value masked)" if _masked(path, k) else f"`{v[1]}`"
-                      for k, v in new_values.items() if k not in old]
-            moves += [f"{k} removed" for k in old if k not in new_values]
-            if moves:
-                out.append(Candidate("ConfigChange", 1, 1, lang,
-                                     f"In {path}, {'; '.join(moves[:3])} ({subject}).",
-                                     files=(path,)))
-    if not out:  # the message itself, through the ordinary text rules
+        if routine.is_config(path) and diff:
+            _config_change(path, diff, message, subject, lang, bool(manifest), out, dropped)
+    if not out:  # the message itself, through the text rules: only what it states (a
+        # decision, a new tool); an error and a fix need the fix rule's evidence
         detector = PatternDetector()
-        out.extend(detector.feed(Turn(1, "text", message)))
-        out.extend(detector.finish())
-    return out
+        said_too = [*detector.feed(Turn(1, "text", message)), *detector.finish()]
+        out.extend(c for c in said_too if c.rule not in EPISODES)
+        dropped.extend(Dropped(c.rule, c.text, "an episode read from prose: a commit's "
+                               "fix is read by the fix rule") for c in said_too
+                       if c.rule in EPISODES)
+    kept = []
+    for candidate in out:
+        if routine.real_statement(candidate.fix):
+            kept.append(candidate)
+        else:
+            dropped.append(Dropped(candidate.rule, candidate.text,
+                                   "states nothing (an issue number, a link or a rule line)"))
+    return kept, dropped
+
+
+def _config_change(path: str, diff: str, message: str, subject: str, lang: str,
+                   manifest: bool, out: list[Candidate], dropped: list[Dropped]) -> None:
+    """A changed setting. It is kept when the message says why, or names it (a version pin
+    needs the reason); a pin (``rev:``, ``uses:``) is named by what it pins (which hook,
+    which action)."""
+    old = _settings(_lines(diff, "-"), diff)
+    new_values = _settings(_lines(diff, "+"), diff)
+    if manifest:  # a manifest's own version is a release, not a setting
+        old.pop("version", None)
+        new_values.pop("version", None)
+    # named: a word of the key ("pool" of POOL_SIZE, "checkout" of actions/checkout); when
+    # the message names some of the settings, those are the ones the memory is about
+    said = {w.rstrip("s") for w in re.split(r"[^a-z0-9]+", message.lower())}
+    named = {k for k in [*new_values, *old] if _words(k) & said}
+    if named:
+        old = {k: v for k, v in old.items() if k in named}
+        new_values = {k: v for k, v in new_values.items() if k in named}
+    moves = [f"{k} changed (value masked)" if _masked(path, k) else
+             f"`{v[1]}` (changed from {old[k][0]})"
+             for k, v in new_values.items() if k in old and old[k][0] != v[0]]
+    moves += [f"{k} set (value masked)" if _masked(path, k) else f"`{v[1]}`"
+              for k, v in new_values.items() if k not in old]
+    moves += [f"{k} removed" for k in old if k not in new_values]
+    if not moves:
+        return
+    text = f"In {path}, {'; '.join(moves[:3])} ({subject})."
+    pins = all(routine.pin_line(v[1]) or k.startswith("the ") for k, v in new_values.items())
+    if routine.gives_reason(message) or (named and not pins):
+        out.append(Candidate("ConfigChange", 1, 1, lang, text, files=(path,)))
+    else:
+        dropped.append(Dropped("ConfigChange", text, "a setting changed by the way: the "
+                               "message neither names it nor says why"))

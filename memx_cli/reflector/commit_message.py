@@ -1,0 +1,128 @@
+"""What a commit message states by its form (issue 24), before any diff is read.
+
+- A norm: an imperative subject or list item that is a rule ("Do not retry on 4xx
+  responses", "Never …", "Always …", "Use X instead of Y", "X must Y") → Convention,
+  with the body's reason when it gives one.
+- A revert: ``Revert "X"`` (or ``revert: X``) → Decision, with the reason the body gives
+  beyond git's own "This reverts commit …" line.
+- A reason: a sentence of any commit but a fix (feat, refactor, chore, a bare subject)
+  saying why ("because", "caused by", "so that", "to work around") → Decision: the change
+  and its why. A fix's cause is read by the fix rule itself.
+Squash-merge bodies (the PR's commits as a bullet list) are read item by item.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memx_cli.reflector import routine
+from memx_cli.reflector.candidate import Candidate
+
+LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+PR_NUMBER = re.compile(r"\s*\((?:[\w.-]+/[\w.-]+)?#\d+\)\s*$|\s+#\d+\s*$")
+PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+|^\s*[A-Za-z]+(?:\([^)]*\))?!?:\s*")
+REVERT = re.compile(r'^\s*(?:Revert|revert)\s+"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
+                    r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$')
+REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
+                          r"^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$")
+# A rule in the imperative, at the start ("Do not …", "Never …", "Always …") or as a
+# modal anywhere ("tests must use X"), or a replacement ("use X instead of Y").
+NORM_START = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer)\b")
+NORM = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer)\b|"
+                  r"\b(?:must(?: not)?|mustn't|should(?: not)?|shouldn't|never|always)\s+\w|"
+                  r"\b(?:instead of|rather than)\b")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
+FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-authored-by: |"
+                    r"Signed-off-by: )")
+FIX_TYPES = frozenset(["fix", "fixes", "fixed", "hotfix", "bugfix"])
+MAX_SENTENCE = 300
+
+
+@dataclass
+class Said:
+    found: list[Candidate] = field(default_factory=list)
+    dropped: list[tuple[str, str, str]] = field(default_factory=list)  # rule, text, why
+
+
+def unwrap(body: str) -> str:
+    """A commit body is hard-wrapped at ~72 columns: join the lines of a paragraph (not
+    list items or indented code), so a sentence cut by the wrap stays one sentence."""
+    out: list[str] = []
+    in_item = False  # the indented lines after a bullet continue that item
+    for line in body.splitlines():
+        bullet = bool(BULLET.match(line))
+        joins = out and out[-1].strip() and line.strip() and not bullet and (
+            not LIST_ITEM.match(line) or in_item) and not out[-1].rstrip().endswith(":")
+        if joins:
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+            in_item = bullet
+        in_item = in_item and bool(line.strip())
+    return "\n".join(out)
+
+
+SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w./-]{2,30})\)!?:")
+
+
+def core(subject: str) -> str:
+    """The subject without its type or tag prefix and its pull request number; a
+    Conventional Commits scope stays, as what the subject is about ("legacy: Prefer …")."""
+    text = PR_NUMBER.sub("", PREFIX.sub("", subject, count=1)).strip().rstrip(".")
+    text = text[:1].upper() + text[1:]
+    scope = SCOPE.match(subject)
+    return f"{scope.group(1)}: {text}" if scope and text else text
+
+
+def sentences(body: str) -> list[str]:
+    """The body's sentences, each list item on its own, footers and rules left out."""
+    out: list[str] = []
+    for line in unwrap(body).splitlines():
+        if FOOTER.match(line) or REVERTS_LINE.match(line) or not line.strip():
+            continue
+        text = BULLET.sub("", line).strip()
+        out.extend(s.strip() for s in SENTENCE.split(text) if routine.real_statement(s))
+    return [s[:MAX_SENTENCE] for s in out]
+
+
+def read(message: str, lang: str) -> Said:
+    said = Said()
+    lines = message.strip().splitlines()
+    if not lines:
+        return said
+    subject, body = lines[0], "\n".join(lines[1:]).strip()
+    kind = (re.match(r"^\s*([A-Za-z]+)(?:\([^)]*\))?!?:", subject) or [None, ""])[1] or ""
+    told = sentences(body)
+    reasons = [s for s in told if routine.gives_reason(s)]
+    reverted = REVERT.match(subject)
+    if reverted:
+        what = core(reverted.group(1) or reverted.group(2) or "")
+        text = f'Reverted "{what}"' + (f": {' '.join(reasons[:2] or told[:1])}"
+                                         if told else ".")
+        said.found.append(_stated("Decision", text, lang))
+        return said
+    head = core(subject)
+    items = [BULLET.sub("", line).strip() for line in body.splitlines() if BULLET.match(line)]
+    # a fix's "return 404 instead of 500" is its fix: only an imperative rule counts there
+    norm = NORM_START if kind.lower() in FIX_TYPES else NORM
+    for rule_text in [head, *items]:  # the subject, or one of a squash merge's commits
+        if norm.search(rule_text) and routine.real_statement(rule_text):
+            # its reason, else the body's first sentence: what follows a rule explains it
+            why = next((r for r in reasons if r != rule_text),
+                       told[0] if told and rule_text == head else "")
+            text = rule_text.rstrip(".") + (f": {why}" if why else ".")
+            said.found.append(_stated("Convention", text, lang))
+            return said
+    if kind.lower() in FIX_TYPES or not routine.real_statement(head):
+        return said
+    if routine.gives_reason(head):
+        said.found.append(_stated("Decision", head + ".", lang))
+    elif reasons:
+        said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))
+    return said
+
+
+def _stated(rule: str, text: str, lang: str) -> Candidate:
+    return Candidate(rule, 1, 1, lang, text, veracity="stated")

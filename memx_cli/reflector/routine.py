@@ -1,0 +1,138 @@
+"""The noise model of a commit (issue 24): what a history holds that teaches nothing.
+
+Most commits of a real history are chores: a release, a dependency or pre-commit bump, an
+action pinned to a new digest, a lockfile, a formatting run, a typo. Their changed
+settings are not knowledge unless the message says *why* (a reason: "because…", "to work
+around…", "caused by…"). Everything here reads the structure of a commit — its subject's
+form, which kinds of files it touches, which kinds of lines its diffs change — never the
+phrases of one project.
+
+- ``routine(message, paths, diffs)``: why a commit is routine, or None.
+- ``gives_reason(text)``: the message states a cause or a purpose.
+- ``is_config(path)``: a non-code configuration file outside test data.
+- ``pin_line(line)``: a diff line that only moves a version pin (``rev:``, ``uses: x@y``).
+- ``real_statement(text)``: words a memory can stand on (not an issue number or a rule).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.vocab import Lexicon, phrases, words_of
+
+# A purpose or a cause, beyond the lexicon's cause words: "to work around", "to avoid".
+PURPOSE = Lexicon(phrases("""
+to work around; work around; as a workaround; in order to; to prevent; which broke; breaks; broke; broken; incompatible; regression;
+no longer; does not support; doesn't support; not supported; deprecated; vulnerability;
+security; cve
+"""))
+VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?(?:[-.+]?[\w.]+)?\b")
+CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\(([^)]*)\))?!?:\s*")
+# "Bump x from 1 to 2", "Update dependency x to v3", "chore(deps): update all non-major…"
+BUMP_SUBJECT = re.compile(
+    r"^(?:\S+:\s*)?(?:bump|update|upgrade|pin)\b.*\bto\s+v?\d|"
+    r"^(?:\S+:\s*)?(?:bump|update|upgrade)\s+(?:all\s+)?(?:\S+\s+)?(?:dependencies|deps|"
+    r"digests?|lock ?files?|pre-commit(?: hooks)?)\b|\bautoupdate\b|"
+    r"^(?:\S+:\s*)?(?:bump|update|upgrade)\s+[\w.@/-]+(?:\s+(?:version|dependency))?"
+    r"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$", re.IGNORECASE)
+RELEASE_WORD = re.compile(r"(?i)\b(?:release[ds]?|prepare|publish(?:ed)?|tag(?:ged)?|"
+                          r"changelog)\b")
+TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|misspell\w*|whitespace|formatting|reformat\w*|"
+                     r"wording|grammar|lint(?:ing)? fix\w*|format(?:ted)? (?:code|with|files))\b")
+REVERTED = re.compile(r"(?i)\brevert")
+ROUTINE_TYPES = frozenset(["release", "style"])
+DEPENDENCY_SCOPES = frozenset(["deps", "deps-dev", "dependencies", "dependency"])
+CHANGELOG = re.compile(r"(?i)(?:^|/)(?:change(?:s|log)|history|news|release[-_]?notes)"
+                       r"(?:\.\w+)?$|(?:^|/)changelog(?:\.d)?/|(?:^|/)changes/")
+LOCKFILE = re.compile(r"(?:^|/)(?:[\w.-]+\.lock|[\w.-]+-lock\.(?:json|yaml)|go\.sum|"
+                      r"npm-shrinkwrap\.json|bun\.lockb)$")
+# Version pins in YAML: pre-commit's "rev:", Actions' "uses: owner/name@ref", an image tag.
+PIN = re.compile(r"^\s*(?:-\s*)?(?:rev|uses|image|version)\s*:\s*\S+|"
+                 r"^\s*(?:-\s*)?[\w.-]*version\s*:\s*['\"]?[\d.x*]+['\"]?\s*(?:#.*)?$")
+# Files that configure rather than run: structured data formats and dotfiles of tools.
+CONFIG_EXT = re.compile(r"\.(?:ya?ml|toml|ini|cfg|conf|properties|json|jsonc|json5|env|"
+                        r"service|socket|timer)$|(?:^|/)\.env(?:\.[\w-]+)?$|"
+                        r"(?:^|/)\.(?:npmrc|nvmrc|yarnrc|node-version|python-version|"
+                        r"tool-versions|editorconfig|flake8|pylintrc|coveragerc)$")
+# Test data, examples and playgrounds hold files shaped like config that configure nothing.
+TEST_DATA = re.compile(r"(?i)(?:^|/)(?:tests?|testing|__tests__|spec|specs|e2e|fixtures?|"
+                       r"testdata|test-data|playground|examples?|samples?|benchmarks?|"
+                       r"__snapshots__|snapshots|vendor|node_modules)/")
+ISSUE_REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|\bgh-\d+\b|https?://\S+|[-=*_~]{3,}")
+
+
+def is_config(path: str) -> bool:
+    """A configuration file: a non-code format (or a tool's dotfile), not test data, not a
+    lockfile. ``conftest.py`` and ``vite.config.ts`` are code; ``app/db.yaml`` is config."""
+    return bool(CONFIG_EXT.search(path)) and not TEST_DATA.search(path) \
+        and not LOCKFILE.search(path) and not CHANGELOG.search(path)
+
+
+def pin_line(line: str) -> bool:
+    return bool(PIN.match(line))
+
+
+def gives_reason(text: str) -> bool:
+    """The text says why: a cause ("because", "caused by") or a purpose ("to work around")."""
+    words = words_of(text)
+    return bool(lx.CAUSE_EFFECT.find(words, text) or lx.CAUSE.find(words, text)
+                or PURPOSE.find(words, text))
+
+
+def real_statement(text: str) -> bool:
+    """At least three words once issue numbers, links and separator rules are gone:
+    "Fix #355" and "---------" state nothing."""
+    left = ISSUE_REF.sub(" ", text)
+    return len(re.findall(r"[^\W\d_]{2,}", left)) >= 3
+
+
+def _changed(diff: str) -> list[str]:
+    return [line[1:] for line in diff.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))
+            and line[1:].strip() and not line[1:].lstrip().startswith("#")]
+
+
+def routine(message: str, files: Sequence[tuple[str, str]],
+            diffs: Mapping[str, str]) -> str | None:
+    """Why this commit is a routine chore (None when it may teach something). ``files``
+    are (status, path) pairs. A routine commit whose message gives a reason is not
+    routine: the reason is the lesson."""
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    paths = [path for _, path in files]
+    switched = any(status[:1] in "AD" and LOCKFILE.search(path) for status, path in files)
+    if switched or REVERTED.search(subject):  # a new package manager; a bump taken back
+        return None
+    why = _kind(subject, paths, diffs)
+    if why and gives_reason(_without_footers(message)):
+        return None
+    return why
+
+
+def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str | None:
+    conventional = CONVENTIONAL.match(subject)
+    kind = conventional.group(1).lower() if conventional else ""
+    scope = (conventional.group(2) or "").lower() if conventional else ""
+    if kind in ROUTINE_TYPES:
+        return f"routine: a {kind} commit"
+    if scope in DEPENDENCY_SCOPES or BUMP_SUBJECT.search(subject):
+        return "routine: a dependency or pin bump"
+    if VERSION.search(subject) and RELEASE_WORD.search(subject):
+        return "routine: a release"
+    if TRIVIAL.search(subject):
+        return "routine: a typo or formatting change"
+    if paths and all(CHANGELOG.search(p) or LOCKFILE.search(p) for p in paths):
+        return "routine: changelog or lockfiles only"
+    lines = [line for path in paths for line in _changed(diffs.get(path, ""))]
+    if paths and lines and all(path in diffs for path in paths) and all(map(pin_line, lines)):
+        return "routine: only version pins changed"
+    return None
+
+
+FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-authored-by: |"
+                    r"Signed-off-by: )")
+
+
+def _without_footers(message: str) -> str:
+    return "\n".join(line for line in message.splitlines() if not FOOTER.match(line))

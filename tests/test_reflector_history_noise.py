@@ -1,0 +1,174 @@
+"""Issue 24: what `memx ingest --git-log` keeps from a history written the way engineers
+write them, in real temporary repositories: routine commits teach nothing unless they say
+why, a kept pin names its hook or action, source files are not configuration, a norm in a
+subject, a revert and a "because" are lessons, every memory is dated by its commit and
+names it, and a later value of a setting supersedes the earlier one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from .conftest import Memx, git
+
+PRE_COMMIT = """repos:
+-   repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: {ruff}
+    hooks:
+    -   id: ruff
+-   repo: https://github.com/pre-commit/mirrors-mypy
+    rev: {mypy}
+    hooks:
+    -   id: mypy
+"""
+WORKFLOW = """on: push
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@{sha} # {version}
+      - run: make test
+"""
+
+
+def commit(repo: Path, message: str, files: dict[str, str], date: str | None = None) -> str:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+        git(repo, "add", name)
+    env = dict(os.environ)
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def listed(memx: Memx) -> list[dict[str, object]]:
+    """The memory files as stored (superseded ones too)."""
+    files = (memx.cwd / ".memx" / "memories").glob("*.yaml")
+    return [yaml.safe_load(p.read_text(encoding="utf-8")) for p in files]
+
+
+def contents(memx: Memx) -> list[str]:
+    return sorted(str(m["content"]) for m in listed(memx))
+
+
+def test_routine_commits_teach_nothing_unless_the_message_says_why(memx: Memx,
+                                                                   repo: Path) -> None:
+    commit(repo, "Add tooling", {".pre-commit-config.yaml": PRE_COMMIT.format(
+        ruff="v0.4.0", mypy="v1.10.0"), ".github/workflows/ci.yml": WORKFLOW.format(
+        sha="a" * 40, version="v4.1.0"), "pyproject.toml": '[project]\nversion = "1.0.0"\n'})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    commit(repo, "[pre-commit.ci] pre-commit autoupdate", {
+        ".pre-commit-config.yaml": PRE_COMMIT.format(ruff="v0.5.0", mypy="v1.11.0")})
+    commit(repo, "Bump actions/checkout from 4.1.0 to 4.2.0", {
+        ".github/workflows/ci.yml": WORKFLOW.format(sha="b" * 40, version="v4.2.0")})
+    commit(repo, "Release 1.1.0", {"CHANGELOG.md": "## 1.1.0\n- faster\n",
+                                   "pyproject.toml": '[project]\nversion = "1.1.0"\n'})
+    commit(repo, "docs: fix typo in the install guide", {"docs/install.md": "pip install\n"})
+    commit(repo, "Tune the fixtures", {"tests/conftest.py": "timeout = 5\n",
+                                       "app/db_config.py": "password = make()  # type: ignore\n"})
+    commit(repo, "Test the tox environments", {"pyproject.toml": (
+        '[project]\nversion = "1.1.0"\n[tool.tox]\nenv_list = [\n  "py3.14t",\n  "error",\n]\n')})
+    commit(repo, "Fix #355", {"app/views.py": "x = 1\n"})
+    commit(repo, "fix: handle a malformed URI in the middleware\n\n---------\n\n"
+                 "Co-authored-by: Someone <someone@example.invalid>", {"app/mw.py": "y = 2\n"})
+    kept = commit(repo, "Hold ruff back to v0.4.9\n\nruff 0.5 rejects our noqa comments, "
+                        "because its parser changed.", {
+                            ".pre-commit-config.yaml": PRE_COMMIT.format(ruff="v0.4.9",
+                                                                         mypy="v1.11.0")})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    assert [(c["sha"], c["type"]) for c in found["candidates"]] == [(kept, "decision")]
+    assert found["candidates"][0]["content"] == (
+        "Hold ruff back to v0.4.9: ruff 0.5 rejects our noqa comments, because its parser "
+        "changed.")
+    reasons = {d["reason"] for d in found["dropped"]}
+    assert "routine: a dependency or pin bump" in reasons
+    assert "routine: a release" in reasons
+    pins = [d["content"] for d in found["dropped"] if d["rule"] == "ConfigChange"]
+    assert any("ruff-pre-commit rev: v0.5.0" in p and "mypy" not in p.split("(")[0]
+               for p in pins)  # the pin names its hook, not a bare `rev:`
+    assert any("uses: actions/checkout@v4.2.0" in p for p in pins)
+    assert not any("conftest" in d["content"] or "db_config" in d["content"]
+                   or "py3.14t" in d["content"] or "#355" in d["content"]
+                   or "---" in d["content"] for d in found["dropped"] + found["candidates"])
+    assert found["by_kind"] == {"decision": 1}
+
+
+def test_norms_reverts_reasons_and_squash_lists(memx: Memx, repo: Path) -> None:
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    commit(repo, "Do not retry on 4xx responses\n\nA client error does not change on a "
+                 "retry, so retrying only adds load.", {"app/http.py": "retry = False\n"})
+    commit(repo, 'Revert "Cache the session in memory"\n\nThis reverts commit '
+                 f"{'c' * 40}.\n\nThe cache broke logins behind the load balancer.",
+           {"app/session.py": "cache = None\n"})
+    commit(repo, "refactor: keep uploads on disk\n\nUploads stay on disk because the object "
+                 "store bills every request.", {"app/upload.py": "disk = True\n"})
+    commit(repo, "Tidy the worker (#12)\n\n* Rename the queue helpers\n\n* Never call flush() "
+                 "inside the lock\n\n* Update the changelog", {"app/worker.py": "q = 1\n"})
+    commit(repo, "feat: add the export button", {"app/export.py": "button = 1\n"})
+    memx.ok("ingest", "--git-log", f"{base}..HEAD")
+    assert contents(memx) == [
+        "Do not retry on 4xx responses: A client error does not change on a retry, so "
+        "retrying only adds load.",
+        "Keep uploads on disk: Uploads stay on disk because the object store bills every "
+        "request.",
+        "Never call flush() inside the lock.",
+        'Reverted "Cache the session in memory": The cache broke logins behind the load '
+        "balancer.",
+    ]
+    kinds = sorted(str(m["type"]) for m in listed(memx))
+    assert kinds == ["convention", "convention", "decision", "decision"]
+
+
+def test_a_memory_is_dated_by_its_commit_and_names_it(memx: Memx, repo: Path) -> None:
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    sha = commit(repo, "Always close the temp file before renaming it\n\nWindows refuses to "
+                       "rename an open file.", {"app/io.py": "close()\n"},
+                 date="2024-05-01T09:30:00+02:00")
+    result = memx("ingest", "--git-log", f"{base}..HEAD")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[-1] == (
+        "By kind: 1 convention (1000 per 1,000 commits reflected; 0 candidates dropped)")
+    [mem] = listed(memx)
+    assert mem["source"] == {"type": "commit", "sha": sha}
+    assert mem["created_at"] == "2024-05-01T07:30:00Z"  # the commit's time, in UTC
+    assert json.loads(memx.ok("list", "--json"))["memories"][0]["source"]["sha"] == sha
+
+
+def test_a_later_value_of_a_setting_supersedes_the_earlier_one(memx: Memx,
+                                                                repo: Path) -> None:
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    commit(repo, "Set the db timeout to 30 seconds because the reports query is slow",
+           {"app/db.yaml": "pool: 5\ntimeout: 30\n"})
+    commit(repo, "Raise the db timeout to 60 because the nightly export needs longer",
+           {"app/db.yaml": "pool: 5\ntimeout: 60\n"})
+    memx.ok("ingest", "--git-log", f"{base}..HEAD")
+    by_content = {str(m["content"]): m for m in listed(memx)}
+    assert sorted(by_content) == [
+        "In app/db.yaml, `timeout: 30` (Set the db timeout to 30 seconds because the reports "
+        "query is slow).",
+        "In app/db.yaml, `timeout: 60` (changed from 30) (Raise the db timeout to 60 because "
+        "the nightly export needs longer).",
+    ]
+    old, new = (by_content[c] for c in sorted(by_content))
+    assert old.get("superseded_by") == new["id"]
+    assert not old.get("conflicts_with") and not new.get("conflicts_with")
+
+
+def test_dry_run_all_lists_what_was_dropped_and_why(memx: Memx, repo: Path) -> None:
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    sha = commit(repo, "fix: handle a malformed URI in the middleware", {"app/mw.py": "y = 2\n"})
+    result = memx("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--all")
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "Would store 0 memories from 1 commit (0 merges, 0 by bots, 0 already ingested)",
+        "Dropped 1 candidate:",
+        f"  {sha[:10]}  ErrorFix     a fixed bug with no cause, rule or fact stated (the code "
+        "says as much): Handle a malformed URI in the middleware",
+        "By kind: none (0 per 1,000 commits reflected; 1 candidate dropped)",
+    ]
