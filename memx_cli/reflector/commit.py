@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import lexicons as lx
@@ -33,6 +33,9 @@ from memx_cli.reflector.vocab import language, words_of
 FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
                          r"corrige[rs]?\s+|correction\s*:?\s+)", re.IGNORECASE)
+# A CI job's program, not its settings: a step's command, its label, its condition.
+STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "script",
+                       "before_script", "after_script", "steps", "needs"])
 PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CPython|"
                       r"Node(?:\.js)? \d+|Python \d[\d.]*|Safari|Firefox|Chromium|"
                       r"musl|glibc|ARM64|aarch64|32-bit)\b")
@@ -133,7 +136,8 @@ def _settings(lines: list[str], diff: str = "") -> dict[str, tuple[str, str]]:
             value = match.group(2).strip("\"' ")
             if not value or value[0] in "{[(":
                 continue  # a JSON/YAML block opens ("hooks": {): a structure, not a setting
-            found[match.group(1)] = (value, line.strip().rstrip(","))
+            if match.group(1).lower() not in STEP_KEYS:
+                found[match.group(1)] = (value, line.strip().rstrip(","))
     return found
 
 
@@ -327,6 +331,7 @@ def _found(message: str, files: Sequence[tuple[str, str]],
         dropped.extend(Dropped(c.rule, c.text, "an episode read from prose: a commit's "
                                "fix is read by the fix rule") for c in said_too
                        if c.rule in EPISODES)
+    out = _setting_is_the_fix(out)
     kept = []
     for candidate in out:
         if routine.real_statement(candidate.fix):
@@ -335,6 +340,23 @@ def _found(message: str, files: Sequence[tuple[str, str]],
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "states nothing (an issue number, a link or a rule line)"))
     return kept, dropped
+
+
+def _setting_is_the_fix(found: list[Candidate]) -> list[Candidate]:
+    """A fix whose words name the setting the commit changed: the setting is the fix, and
+    the fix's problem is why it was set ("… weil glibc …" + ``MALLOC_ARENA_MAX=2``)."""
+    fixes = [c for c in found if c.rule == "ErrorFix" and c.error]
+    settings = [c for c in found if c.rule == "ConfigChange"]
+    if len(fixes) != 1 or not settings:
+        return found
+    fix = fixes[0]
+    for setting in settings:
+        keys = [re.split(r"\s*[:=]", span, maxsplit=1)[0].strip("\"' ")
+                for span in CODE_SPAN.findall(setting.fix)]
+        if any(len(k) > 2 and k in fix.text for k in keys):
+            merged = replace(setting, cause=fix.error)
+            return [merged if c is setting else c for c in found if c is not fix]
+    return found
 
 
 def _config_change(path: str, diff: str, message: str, subject: str, lang: str,

@@ -26,7 +26,8 @@ PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+|^\s*[A-Za-z]+(?:\([^)]*\))?!?:
 REVERT = re.compile(r'^\s*(?:Revert|revert)\s+"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
                     r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$')
 REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
-                          r"^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$")
+                          r"^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$|"
+                          r"^\s*(?:[-*•]\s*)?revert\s+\"")  # git's line; the subject again
 # A rule in the imperative, at the start ("Do not …", "Never …", "Always …") or as a
 # modal anywhere ("tests must use X"), or a replacement ("use X instead of Y").
 NORM_START = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer)\b")
