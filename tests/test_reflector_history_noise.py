@@ -172,3 +172,35 @@ def test_dry_run_all_lists_what_was_dropped_and_why(memx: Memx, repo: Path) -> N
         "says as much): Handle a malformed URI in the middleware",
         "By kind: none (0 per 1,000 commits reflected; 1 candidate dropped)",
     ]
+
+
+def test_a_budget_keeps_the_best_scored_memories(memx: Memx, repo: Path) -> None:
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    commit(repo, "Never log the request body\n\nIt holds card numbers, because the payment "
+                 "form posts them in clear.", {"app/log.py": "body = None\n"})
+    for n in range(3):
+        commit(repo, f"Always close the temp file {n} before renaming it",
+               {f"app/io{n}.py": "close()\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--budget", "250"))
+    [kept] = found["candidates"]  # 250 per 1,000 of 4 commits: one
+    over = [d for d in found["dropped"] if d["reason"].startswith("over the budget")]
+    assert len(over) == 3 and all(d["score"] <= kept["score"] for d in over)
+    assert over[0]["reason"] == ("over the budget of 250 memories per 1,000 commits: others "
+                                 "scored higher")
+    everything = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                                    "--json"))
+    assert len(everything["candidates"]) == 4  # no budget by default
+
+
+def test_a_package_path_prefix_as_go_writes_it(memx: Memx, repo: Path) -> None:
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    fix = commit(repo, "net/http: fix a keep-alive race\n\nThe idle timer fired while a "
+                       "response was written, because it was not stopped before reuse.\n\n"
+                       "Stop the timer before the connection is reused.",
+                 {"net/http/transport.go": "stop()\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    assert [(c["sha"], c["rule"], c["content"]) for c in found["candidates"]] == [(
+        fix, "ErrorFix", "Error: The idle timer fired while a response was written, because it "
+        "was not stopped before reuse. Fix: Stop the timer before the connection is reused "
+        "(changed net/http/transport.go).")]

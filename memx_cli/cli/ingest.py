@@ -48,6 +48,9 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
               "sanitized text) and write nothing.")
 @click.option("--all", "show_all", is_flag=True, help="With --git-log: also list every "
               "candidate that was dropped, with why (--json always includes them).")
+@click.option("--budget", type=click.IntRange(min=0), default=0, metavar="N",
+              help="With --git-log: keep at most N memories per 1,000 commits, the "
+                   "best-scored (default 0: no limit).")
 @click.option("--stats", "show_stats", is_flag=True, help="Also report what was read, rule "
               "candidates, LLM calls made and tokens sent.")
 @click.option("--raw", is_flag=True, help="ACE off: store the whole input verbatim as one "
@@ -56,7 +59,7 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 @click.pass_obj
 def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
                source: str | None, session: str | None, dry_run: bool, show_all: bool,
-               show_stats: bool, raw: bool, as_json: bool) -> None:
+               budget: int, show_stats: bool, raw: bool, as_json: bool) -> None:
     """Learn from FILE (- for standard input): a chat transcript, a CI or command log, or
     plain text. The Reflector finds errors and their fixes, what finally worked after
     failed attempts, configuration changes, new tools and repeated chores, keeps what
@@ -82,7 +85,7 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     if git_log is not None:
         from memx_cli.cli.ingest_git import git_log_cmd
 
-        git_log_cmd(repo, git_log, dry_run, as_json, show_all)
+        git_log_cmd(repo, git_log, dry_run, as_json, show_all, budget)
         return
     assert file is not None
     stream, name, size = _open(file)

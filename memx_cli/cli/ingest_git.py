@@ -11,7 +11,7 @@ from memx_cli.cli._output import counted, emit_json, one_line
 
 
 def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
-                show_all: bool = False) -> None:
+                show_all: bool = False, budget: int = 0) -> None:
     from memx_cli.operations.gitlog import ingest_git_log
 
     tty = sys.stderr.isatty()
@@ -23,7 +23,7 @@ def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
             click.echo(end, file=sys.stderr, nl=False)
 
     outcome = ingest_git_log(repo.require_store(), rev_range, dry_run=dry_run,
-                             progress=progress)
+                             progress=progress, budget=budget)
     if as_json:
         emit_json({"dry_run": dry_run, "range": rev_range, **outcome.as_dict(),
                    "candidates": [{"sha": sha, "rule": item.rule, "score": item.score,

@@ -167,7 +167,8 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     names the failure) and the fix (the body's other sentences, else the subject); the
     changed files last. None when the commit states neither a failure nor a cause nor a
     reason: "Handle malformed URI in the middleware" restates what the code shows."""
-    what = msg.PR_NUMBER.sub("", FIX_SUBJECT.sub("", subject, count=1)).strip()
+    bare = msg.PREFIX.sub("", subject, count=1) if msg.is_fix(subject) else subject
+    what = msg.PR_NUMBER.sub("", FIX_SUBJECT.sub("", bare, count=1)).strip()
     what = what[:1].upper() + what[1:]
     body = unwrap("\n".join(line for line in message.strip().splitlines()[1:]
                             if not FOOTER.match(line)).strip())
@@ -241,6 +242,7 @@ class Dropped:
 # issue 24: no flood. One lesson a commit, the best-scored; only a changed setting and the
 # dependency added with it are two (both read from the diff, neither restates the other).
 DIFF_RULES = frozenset(["ConfigChange", "NewTool"])
+TEXT_RULES_CHARS = 1500
 
 
 def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
@@ -295,7 +297,8 @@ def _found(message: str, files: Sequence[tuple[str, str]],
         pass  # a norm, a revert or a reason: the message's own lesson comes first
     elif TRIVIAL.search(subject):
         pass  # "fix: typo": nothing to learn from the fix itself
-    elif kind in ("fix", "hotfix", "bugfix") or (FIX_SUBJECT.match(subject) and not conventional):
+    elif kind in ("fix", "hotfix", "bugfix") or msg.is_fix(subject) or (
+            FIX_SUBJECT.match(subject) and not conventional):
         fix = _fix_commit(message, subject, changed, lang)
         if fix is None:
             dropped.append(Dropped("ErrorFix", msg.core(subject), "a fixed bug with no cause, rule or "
@@ -325,8 +328,11 @@ def _found(message: str, files: Sequence[tuple[str, str]],
             _config_change(path, diff, message, subject, lang, bool(manifest), out, dropped)
     if not out:  # the message itself, through the text rules: only what it states (a
         # decision, a new tool); an error and a fix need the fix rule's evidence
+        # the subject and the first paragraph: where a message states its point (a long
+        # body's details are read by the rules above; reading them all here is slow)
+        head = "\n\n".join(message.strip().split("\n\n")[:2])[:TEXT_RULES_CHARS]
         detector = PatternDetector()
-        said_too = [*detector.feed(Turn(1, "text", message)), *detector.finish()]
+        said_too = [*detector.feed(Turn(1, "text", head)), *detector.finish()]
         out.extend(c for c in said_too if c.rule not in EPISODES)
         dropped.extend(Dropped(c.rule, c.text, "an episode read from prose: a commit's "
                                "fix is read by the fix rule") for c in said_too

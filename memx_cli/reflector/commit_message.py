@@ -22,7 +22,11 @@ from memx_cli.reflector.candidate import Candidate
 LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 PR_NUMBER = re.compile(r"\s*\((?:[\w.-]+/[\w.-]+)?#\d+\)\s*$|\s+#\d+\s*$")
-PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+|^\s*[A-Za-z]+(?:\([^)]*\))?!?:\s*")
+# "[tag] ", "type(scope): " or a package path as Go and others write it ("net/http: ",
+# "gopls/internal, go/ssa: ")
+PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+|^\s*[A-Za-z]+(?:\([^)]*\))?!?:\s*|"
+                    r"^\s*[\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*:\s+")
+PATH_SCOPE = re.compile(r"^\s*([\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*):\s+")
 REVERT = re.compile(r'^\s*(?:Revert|revert)\s+"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
                     r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$')
 REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
@@ -73,8 +77,18 @@ def core(subject: str) -> str:
     Conventional Commits scope stays, as what the subject is about ("legacy: Prefer …")."""
     text = PR_NUMBER.sub("", PREFIX.sub("", subject, count=1)).strip().rstrip(".")
     text = text[:1].upper() + text[1:]
-    scope = SCOPE.match(subject)
+    scope = SCOPE.match(subject) or PATH_SCOPE.match(subject)
     return f"{scope.group(1)}: {text}" if scope and text else text
+
+
+def is_fix(subject: str) -> bool:
+    """A fix commit: ``fix:``/``fix(x):``, or "Fix …" after a package path ("net/http: fix
+    …") or a tag."""
+    kind = re.match(r"^\s*([A-Za-z]+)(?:\([^)]*\))?!?:", subject)
+    if kind and kind.group(1).lower() in FIX_TYPES:
+        return True
+    rest = PREFIX.sub("", subject, count=1)
+    return rest != subject and bool(re.match(r"(?i)fix(?:es|ed)?\b", rest.strip()))
 
 
 def sentences(body: str) -> list[str]:
@@ -94,7 +108,6 @@ def read(message: str, lang: str) -> Said:
     if not lines:
         return said
     subject, body = lines[0], "\n".join(lines[1:]).strip()
-    kind = (re.match(r"^\s*([A-Za-z]+)(?:\([^)]*\))?!?:", subject) or [None, ""])[1] or ""
     told = sentences(body)
     reasons = [s for s in told if routine.gives_reason(s)]
     reverted = REVERT.match(subject)
@@ -107,7 +120,7 @@ def read(message: str, lang: str) -> Said:
     head = core(subject)
     items = [BULLET.sub("", line).strip() for line in body.splitlines() if BULLET.match(line)]
     # a fix's "return 404 instead of 500" is its fix: only an imperative rule counts there
-    norm = NORM_START if kind.lower() in FIX_TYPES else NORM
+    norm = NORM_START if is_fix(subject) else NORM
     for rule_text in [head, *items]:  # the subject, or one of a squash merge's commits
         if norm.search(rule_text) and routine.real_statement(rule_text):
             # its reason, else the body's first sentence: what follows a rule explains it
@@ -116,12 +129,16 @@ def read(message: str, lang: str) -> Said:
             text = rule_text.rstrip(".") + (f": {why}" if why else ".")
             said.found.append(_stated("Convention", text, lang))
             return said
-    if kind.lower() in FIX_TYPES or not routine.real_statement(head):
+    if is_fix(subject) or not routine.real_statement(head):
         return said
+    # the why of a change is stated up front: in the subject, or in the body's first
+    # paragraph; the reasons deep in a long body explain details of the code
+    first = sentences(body.split("\n\n", 1)[0]) if body else []
+    upfront = [r for r in reasons if r in first]
     if routine.gives_reason(head):
         said.found.append(_stated("Decision", head + ".", lang))
-    elif reasons:
-        said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))
+    elif upfront:
+        said.found.append(_stated("Decision", f"{head}: {' '.join(upfront[:2])}", lang))
     return said
 
 
