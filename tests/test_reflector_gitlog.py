@@ -13,7 +13,8 @@ import yaml
 from .conftest import Memx, git
 
 
-def commit(repo: Path, message: str, files: dict[str, str], author: str | None = None) -> str:
+def commit(repo: Path, message: str, files: dict[str, str], author: str | None = None,
+           date: str | None = None) -> str:
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)
@@ -21,6 +22,8 @@ def commit(repo: Path, message: str, files: dict[str, str], author: str | None =
     env = dict(os.environ)
     if author:
         env.update(GIT_AUTHOR_NAME=author, GIT_AUTHOR_EMAIL=f"{author}@users.noreply.example")
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
     return git(repo, "rev-parse", "HEAD").strip()
 

@@ -7,13 +7,12 @@ names it, and a later value of a setting supersedes the earlier one."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import yaml
 
 from .conftest import Memx, git
+from .test_reflector_gitlog import commit
 
 PRE_COMMIT = """repos:
 -   repo: https://github.com/astral-sh/ruff-pre-commit
@@ -33,18 +32,6 @@ jobs:
       - uses: actions/checkout@{sha} # {version}
       - run: make test
 """
-
-
-def commit(repo: Path, message: str, files: dict[str, str], date: str | None = None) -> str:
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-        git(repo, "add", name)
-    env = dict(os.environ)
-    if date:
-        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def listed(memx: Memx) -> list[dict[str, object]]:

@@ -39,8 +39,7 @@ NORM = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer
                   r"\b(?:must(?: not)?|mustn't|should(?: not)?|shouldn't|never|always)\s+\w|"
                   r"\b(?:instead of|rather than)\b")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
-FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-authored-by: |"
-                    r"Signed-off-by: )")
+FOOTER = routine.FOOTER
 FIX_TYPES = frozenset(["fix", "fixes", "fixed", "hotfix", "bugfix"])
 MAX_SENTENCE = 300
 

@@ -130,6 +130,7 @@ def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str |
     return None
 
 
+# A trailer of a message ("Refs: #12", "Co-authored-by: …"): metadata, not what it says.
 FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-authored-by: |"
                     r"Signed-off-by: )")
 
