@@ -84,8 +84,8 @@ def is_fix(subject: str) -> bool:
     """A fix commit: ``fix:``/``fix(x):``, or "Fix …" after a package path ("net/http: fix
     …") or a tag."""
     kind = re.match(r"^\s*([A-Za-z]+)(?:\([^)]*\))?!?:", subject)
-    if kind and kind.group(1).lower() in FIX_TYPES:
-        return True
+    if kind:  # "docs: fix a link" is a docs commit
+        return kind.group(1).lower() in FIX_TYPES
     rest = PREFIX.sub("", subject, count=1)
     return rest != subject and bool(re.match(r"(?i)fix(?:es|ed)?\b", rest.strip()))
 
@@ -130,14 +130,12 @@ def read(message: str, lang: str) -> Said:
             return said
     if is_fix(subject) or not routine.real_statement(head):
         return said
-    # the why of a change is stated up front: in the subject, or in the body's first
-    # paragraph; the reasons deep in a long body explain details of the code
-    first = sentences(body.split("\n\n", 1)[0]) if body else []
-    upfront = [r for r in reasons if r in first]
+    # every reason of the body, not only its first paragraph's: explanatory histories keep
+    # their why deep in the body (the real-world dev set: recall 0.44 -> 0.51 on pytest)
     if routine.gives_reason(head):
         said.found.append(_stated("Decision", head + ".", lang))
-    elif upfront:
-        said.found.append(_stated("Decision", f"{head}: {' '.join(upfront[:2])}", lang))
+    elif reasons:
+        said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))
     return said
 
 
