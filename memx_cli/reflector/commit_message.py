@@ -108,7 +108,7 @@ def read(message: str, lang: str) -> Said:
         return said
     subject, body = lines[0], "\n".join(lines[1:]).strip()
     told = sentences(body)
-    reasons = [s for s in told if routine.gives_reason(s)]
+    reasons = [s for s in told if routine.gives_cause(s)]
     reverted = REVERT.match(subject)
     if reverted:
         what = core(reverted.group(1) or reverted.group(2) or "")
@@ -132,7 +132,7 @@ def read(message: str, lang: str) -> Said:
         return said
     # every reason of the body, not only its first paragraph's: explanatory histories keep
     # their why deep in the body (the real-world dev set: recall 0.44 -> 0.51 on pytest)
-    if routine.gives_reason(head):
+    if routine.gives_cause(head):
         said.found.append(_stated("Decision", head + ".", lang))
     elif reasons:
         said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))

@@ -8,7 +8,8 @@ form, which kinds of files it touches, which kinds of lines its diffs change —
 phrases of one project.
 
 - ``routine(message, paths, diffs)``: why a commit is routine, or None.
-- ``gives_reason(text)``: the message states a cause or a purpose.
+- ``gives_cause(text)``: the text states a cause or a purpose (a Decision's why).
+- ``gives_reason(text)``: that, or a breakage or deprecation (enough for a routine bump).
 - ``is_config(path)``: a non-code configuration file outside test data.
 - ``pin_line(line)``: a diff line that only moves a version pin (``rev:``, ``uses: x@y``).
 - ``real_statement(text)``: words a memory can stand on (not an issue number or a rule).
@@ -24,9 +25,13 @@ from memx_cli.reflector.vocab import Lexicon, phrases, words_of
 
 # A purpose or a cause, beyond the lexicon's cause words: "to work around", "to avoid".
 PURPOSE = Lexicon(phrases("""
-to work around; work around; as a workaround; in order to; to prevent; which broke; breaks; broke; broken; incompatible; regression;
-no longer; does not support; doesn't support; not supported; deprecated; vulnerability;
-security; cve
+to work around; work around; as a workaround; in order to; to prevent; which broke
+"""))
+# What makes a routine change worth a line even without a "because": it broke, or the
+# thing it moves away from is going away.
+BREAKAGE = Lexicon(phrases("""
+breaks; broke; broken; incompatible; regression; no longer; does not support;
+doesn't support; not supported; deprecated; vulnerability; security; cve
 """))
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?(?:[-.+]?[\w.]+)?\b")
 CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\(([^)]*)\))?!?:\s*")
@@ -74,11 +79,17 @@ def pin_line(line: str) -> bool:
     return bool(PIN.match(line))
 
 
-def gives_reason(text: str) -> bool:
+def gives_cause(text: str) -> bool:
     """The text says why: a cause ("because", "caused by") or a purpose ("to work around")."""
     words = words_of(text)
     return bool(lx.CAUSE_EFFECT.find(words, text) or lx.CAUSE.find(words, text)
                 or PURPOSE.find(words, text))
+
+
+def gives_reason(text: str) -> bool:
+    """A cause or purpose, or a breakage ("incompatible", "deprecated", "CVE"): enough to
+    make a routine bump worth keeping."""
+    return gives_cause(text) or bool(BREAKAGE.find(words_of(text), text))
 
 
 def real_statement(text: str) -> bool:
