@@ -62,6 +62,7 @@ def test_routine_commits_teach_nothing_unless_the_message_says_why(memx: Memx,
     commit(repo, "Test the tox environments", {"pyproject.toml": (
         '[project]\nversion = "1.1.0"\n[tool.tox]\nenv_list = [\n  "py3.14t",\n  "error",\n]\n')})
     commit(repo, "Fix #355", {"app/views.py": "x = 1\n"})
+    commit(repo, "fix: the `--all` example in the guide", {"docs/guide.md": "--all\n"})
     commit(repo, "fix: handle a malformed URI in the middleware\n\n---------\n\n"
                  "Co-authored-by: Someone <someone@example.invalid>", {"app/mw.py": "y = 2\n"})
     kept = commit(repo, "Hold ruff back to v0.4.9\n\nruff 0.5 rejects our noqa comments, "

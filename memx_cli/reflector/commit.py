@@ -33,6 +33,7 @@ from memx_cli.reflector.vocab import language, words_of
 FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))?!?:\s*|"
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
                          r"corrige[rs]?\s+|correction\s*:?\s+)", re.IGNORECASE)
+DOCS = re.compile(r"(?i)\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/")
 # A CI job's program, not its settings: a step's command, its label, its condition.
 STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "script",
                        "before_script", "after_script", "steps", "needs"])
@@ -296,6 +297,8 @@ def _found(message: str, files: Sequence[tuple[str, str]],
         pass  # a norm, a revert or a reason: the message's own lesson comes first
     elif TRIVIAL.search(subject):
         pass  # "fix: typo": nothing to learn from the fix itself
+    elif files and all(DOCS.search(p) for _, p in files):
+        pass  # a fix of the documentation only: a link, a sentence, an example
     elif kind in ("fix", "hotfix", "bugfix") or msg.is_fix(subject) or (
             FIX_SUBJECT.match(subject) and not conventional):
         fix = _fix_commit(message, subject, changed, lang)
