@@ -104,6 +104,7 @@ def test_config_global_names_the_global_file_not_the_projects(
 def test_ctrl_c_in_the_editor_is_an_interrupt_that_changes_nothing(
         memx: Memx, repo: Path, tmp_path: Path) -> None:
     import os
+    import signal
     import subprocess
     import sys
 
@@ -113,9 +114,12 @@ def test_ctrl_c_in_the_editor_is_an_interrupt_that_changes_nothing(
     editor = tmp_path / "interrupting-editor"
     editor.write_text("#!/bin/sh\nkill -INT $PPID\nsleep 1\n")  # Ctrl-C reaches memx
     editor.chmod(0o755)
+    # Ctrl-C as a terminal sends it: to a memx whose SIGINT is not ignored (a suite run in
+    # the background of a non-interactive shell inherits SIGINT ignored)
     done = subprocess.run([sys.executable, "-m", "memx_cli", "edit", mem_id], cwd=repo,
                           text=True, capture_output=True,
-                          env={**os.environ, "EDITOR": str(editor)}, timeout=60)
+                          env={**os.environ, "EDITOR": str(editor)}, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (done.returncode, done.stdout, done.stderr.strip()) == (
         130, "", "memx: interrupted")
     assert path.read_bytes() == before
