@@ -61,7 +61,8 @@ def test_history_becomes_memory_once(memx: Memx, repo: Path) -> None:
     lines = result.out.splitlines()
     assert lines[0] == ("Stored 3 memories from 7 commits (1 merges, 1 by bots, "
                         "0 already ingested)")
-    assert "Reflecting on commits: 7/7" in result.err  # progress on stderr, never stdout
+    # progress on stderr, never stdout: the range's non-merge commits read
+    assert result.err == "Reflecting on commits: 8/8\n"
     by_sha = {m["source"]["sha"]: m for m in stored(repo)}  # type: ignore[index]
     assert set(by_sha) >= {shas["config"], shas["fix"], shas["decision"]}
     assert by_sha[shas["config"]]["content"] == (

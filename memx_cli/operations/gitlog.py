@@ -19,6 +19,7 @@ new. "Already ingested" is a sha in ``local/git-log-ingested`` (this clone) or i
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 from collections.abc import Callable, Iterator
@@ -39,6 +40,7 @@ BOT = re.compile(r"\[bot\]|\bbot@|^(?:dependabot|renovate|github-actions|pre-com
 MAX_DIFF_LINES = 400  # the post-commit hook's limits (githooks.impl)
 MAX_DIFFS = 4
 WRITE_CHUNK = 500
+BATCH = 256  # commits reflected together (one git diff-tree for their diffs)
 # issue 24, no flood: memories per 1,000 commits reflected, at most (``--budget``). Off by
 # default: the scores do not yet rank lessons well enough (a budget of 60 on the real-world
 # development histories keeps 36 memories and 16 of 198 lessons).
@@ -82,6 +84,7 @@ class GitLogOutcome:
     dropped: list[DroppedCandidate] = field(default_factory=list)
     memories: list[Memory] = field(default_factory=list)
     results: list[WriteResult] = field(default_factory=list)
+    shas: list[str] = field(default_factory=list)  # the commits reflected
 
     def as_dict(self) -> dict[str, Any]:
         return {"commits": self.commits, "merges_skipped": self.merges,
@@ -112,40 +115,54 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     if rev_range.startswith("-"):
         raise GitLogError(f"not a revision range: {rev_range}")
     outcome = GitLogOutcome(merges=_count_merges(repo, rev_range))
+    total = _count(repo, rev_range)
     seen = _seen(repo)
-    commits = list(_commits(repo, rev_range))
-    outcome.commits = len(commits)
-    todo = []
-    for found in commits:
+    settings = Settings.from_config(repo.config)
+    settings = Settings("rules", settings.min_score, settings.max_length, None,
+                        settings.custom_patterns)
+    reflector = Reflector(settings)
+    todo: list[Commit] = []
+
+    def reflect(batch: list[Commit]) -> None:
+        _add_diffs(repo, batch)
+        for found in batch:
+            files = [f for f in found.files if not f[1].startswith(".memx/")]
+            candidates, dropped = rules.reviewed(found.message, files, "", found.diffs,
+                                                 settings.min_score)
+            outcome.dropped.extend(DroppedCandidate(found.sha, d.rule, d.score, d.reason,
+                                                    d.content) for d in dropped)
+            for item in reflector.items([scored(c) for c in candidates]):
+                outcome.items.append((found.sha, item))
+                outcome.memories.append(to_memory(item, {"type": "commit", "sha": found.sha},
+                                                  created_at=_utc(found.date)))
+            outcome.reflected += 1
+            outcome.shas.append(found.sha)
+            found.diffs.clear()
+
+    # Oldest first, as they happened, a batch at a time: the history is streamed, never
+    # held whole (issue 29: 282 MB for 10,000 commits when it was).
+    for found in _commits(repo, rev_range):
+        outcome.commits += 1
         if BOT.search(found.author) or BOT.search(found.email):
             outcome.bots += 1
         elif found.sha in seen:
             outcome.already += 1
         elif not found.files or any(not p.startswith(".memx/") for _, p in found.files):
             todo.append(found)
-    _add_diffs(repo, todo)
-    settings = Settings.from_config(repo.config)
-    settings = Settings("rules", settings.min_score, settings.max_length, None,
-                        settings.custom_patterns)
-    reflector = Reflector(settings)
-    for number, found in enumerate(reversed(todo), 1):  # oldest first, as they happened
-        files = [f for f in found.files if not f[1].startswith(".memx/")]
-        candidates, dropped = rules.reviewed(found.message, files, "", found.diffs,
-                                             settings.min_score)
-        outcome.dropped.extend(DroppedCandidate(found.sha, d.rule, d.score, d.reason,
-                                                d.content) for d in dropped)
-        for item in reflector.items([scored(c) for c in candidates]):
-            outcome.items.append((found.sha, item))
-            outcome.memories.append(to_memory(item, {"type": "commit", "sha": found.sha},
-                                              created_at=_utc(found.date)))
-        outcome.reflected += 1
-        if progress is not None:
-            progress(number, len(todo))
+            if len(todo) == BATCH:
+                reflect(todo)
+                todo = []
+                if progress is not None:
+                    progress(outcome.commits, max(total, outcome.commits))
+    if todo:
+        reflect(todo)
+    if progress is not None and outcome.commits:
+        progress(outcome.commits, max(total, outcome.commits))  # the last line says all
     _within_budget(outcome, budget)
     if not dry_run:
         for start in range(0, len(outcome.memories), WRITE_CHUNK):
             outcome.results.extend(ace.write(repo, outcome.memories[start:start + WRITE_CHUNK]))
-        _remember(repo, [c.sha for c in todo])
+        _remember(repo, outcome.shas)
     return outcome
 
 
@@ -199,18 +216,55 @@ def _count_merges(repo: Repo, rev_range: str) -> int:
     return int(out.strip() or 0)
 
 
+def _count(repo: Repo, rev_range: str) -> int:
+    out = _git(repo, ["rev-list", "--no-merges", "--count", "--end-of-options", rev_range,
+                      "--"], what=rev_range)
+    return int(out.strip() or 0)
+
+
 def _commits(repo: Repo, rev_range: str) -> Iterator[Commit]:
+    """The range's non-merge commits, oldest first, read from ``git log`` as it writes
+    them (a record at a time: memory does not grow with the history)."""
+    import tempfile
+
     fmt = f"{_RECORD}%H{_FIELD}%an{_FIELD}%ae{_FIELD}%cI{_FIELD}%B{_FIELD}"
-    out = _git(repo, ["log", "--no-merges", "--no-color", "--name-status", "-M",
-                      f"--format={fmt}", "--end-of-options", rev_range, "--"])
-    for record in out.split(_RECORD)[1:]:
-        sha, author, email, date, message, files = record.split(_FIELD, 5)
-        found = Commit(sha, author, email, message, date)
-        for line in files.strip().splitlines():
-            parts = line.split("\t")
-            if len(parts) >= 2:
-                found.files.append((parts[0], parts[-1]))
-        yield found
+    args = ["git", "log", "--reverse", "--no-merges", "--no-color", "--name-status", "-M",
+            f"--format={fmt}", "--end-of-options", rev_range, "--"]
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(args, cwd=repo.worktree, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=errors)
+        except OSError as exc:
+            raise GitLogError(f"cannot run git: {exc.strerror}") from None
+        assert proc.stdout is not None
+        try:
+            reader = io.TextIOWrapper(proc.stdout, encoding="utf-8", errors="replace",
+                                      newline="")
+            pending = ""
+            while chunk := reader.read(1 << 16):
+                pending += chunk
+                records = pending.split(_RECORD)
+                pending = records.pop()
+                yield from (_commit(r) for r in records if r)
+            if pending:
+                yield _commit(pending)
+        finally:
+            proc.stdout.close()
+            if proc.wait() != 0:
+                errors.seek(0)
+                text = errors.read().decode("utf-8", "replace").strip().splitlines()
+                last = (text or ["git failed"])[-1]
+                raise GitLogError(f"git log: {last.removeprefix('fatal: ')}")
+
+
+def _commit(record: str) -> Commit:
+    sha, author, email, date, message, files = record.split(_FIELD, 5)
+    found = Commit(sha, author, email, message, date)
+    for line in files.strip().splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2:
+            found.files.append((parts[0], parts[-1]))
+    return found
 
 
 def _add_diffs(repo: Repo, commits: list[Commit]) -> None:
