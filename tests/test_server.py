@@ -379,6 +379,42 @@ def test_a_notice_given_once_per_searcher_is_given_every_time(served: Path, memx
         assert run([*THIN, "search", "webhook"], served) == full
 
 
+def test_a_source_update_reaches_the_server(memx: Memx, served: Path,
+                                           team_repo: Path) -> None:  # noqa: F811
+    """The server's searcher is keyed by the sources' pinned commits too (issue 27: after
+    `memx source update` it kept searching the old commit's memories)."""
+    from tests.conftest import git
+
+    memx.ok("source", "add", "team", str(team_repo))
+    assert run([*THIN, "search", "kestrel"], served)[0] == 0  # the server now holds it
+    memx.ok("add", "--raw", "--domain", "infra", "The production cluster is named osprey",
+            cwd=team_repo)
+    git(team_repo, "add", ".memx")
+    git(team_repo, "commit", "-q", "-m", "more team memory")
+    memx.ok("source", "update")
+    thin = run([*THIN, "search", "osprey cluster"], served)
+    assert thin == run([*FULL, "search", "osprey cluster"], served)
+    assert b"osprey" in thin[1]
+
+
+def test_a_server_whose_socket_was_removed_makes_way(served: Path) -> None:
+    """Its socket gone, no client can reach it: it exits (freeing the lock) and the next
+    command starts a new one (issue 27: every command ran cold for up to 15 minutes)."""
+    first = status()
+    os.unlink(first["socket"])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.kill(first["pid"], 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the server outlived its socket")
+    assert run([*THIN, "search", "webhook"], served)[0] == 0  # in process; starts one
+    assert wait_running()["pid"] != first["pid"]
+
+
 def test_the_server_ends_itself_when_idle(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMX_SERVER_IDLE_TIMEOUT", "5")
     code, _, err = run([*FULL, "server", "start"], repo)

@@ -103,6 +103,12 @@ class Daemon:
                     conn, _ = listener.accept()
                 except TimeoutError:
                     self._waiting = False
+                    if not _still_bound(self.socket_path, bound):
+                        # removed (or replaced): no client can reach this server any more;
+                        # exiting frees the lock so the next command starts one (issue 27:
+                        # every command ran cold for up to 15 minutes)
+                        log.info(f"{self.socket_path} was removed; exiting")
+                        break
                     self.idle_tick()
                     continue
                 finally:
@@ -360,10 +366,17 @@ class _Counter(logging.Handler):
 
 
 def _searcher_key(repo: Any) -> tuple[Any, ...]:
+    """What a warm searcher was built from, beside the memory files its watcher follows:
+    the configuration layers, the access grants and the sources' pinned commits (issue 27:
+    after `memx source update` the server kept searching the old commit's memories)."""
     from memx_cli import config as configmod
+    from memx_cli.store.access import ACCESS_FILE
+    from memx_cli.store.sources import lock_path
 
     files = []
-    for _, path in configmod.layer_paths(repo.store.root):
+    inputs = [path for _, path in configmod.layer_paths(repo.store.root)]
+    inputs += [Path(repo.store.root) / ACCESS_FILE, lock_path(repo)]
+    for path in inputs:
         try:
             st = path.stat()
             files.append((str(path), st.st_mtime_ns, st.st_size))
@@ -373,6 +386,13 @@ def _searcher_key(repo: Any) -> tuple[Any, ...]:
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k in settings))
     return (str(repo.worktree), str(repo.global_store.root), repo.global_store.exists(),
             repo.store.exists(), tuple(files), env)
+
+
+def _still_bound(path: str, inode: int) -> bool:
+    try:
+        return os.stat(path).st_ino == inode
+    except OSError:
+        return False
 
 
 def _enabled_for(cwd: str) -> bool:
