@@ -134,18 +134,21 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
             return _accepted(sock, request_id, path, argv[0]), False
         if status == "ok":  # (a write is only ever "ok" after "go"; kept for safety)
             out, err = recv_frame(sock), recv_frame(sock)
-            return (int(header["code"]), out, err), False
+            code = int(header["code"])
+            if code == EXIT_UNKNOWN and not write:
+                # an internal error in the server's run of a read: whatever state it is
+                # in, the command must not fail because of it (issue 27). Ask it to stop
+                # and run the read here; the next command starts a fresh server.
+                first = err.decode("utf-8", "replace").strip().splitlines()[:1]
+                paths.log_line(f"the server failed {argv[0]} ({' '.join(first)}); "
+                               "ran it in process and asked the server to stop")
+                _stop(path)
+                return None, True
+            return (code, out, err), False
         if status == "version":
             paths.log_line(f"a server of memx {header.get('version')} answered; "
                            f"asking it to stop")
-            stopper = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            stopper.settimeout(1.0)
-            try:
-                stopper.connect(path)
-                send_json(stopper, {"proto": PROTOCOL, "version": identity(), "op": "stop"})
-                recv_json(stopper)
-            finally:
-                stopper.close()
+            _stop(path)
             return None, True
         return None, False  # disabled here, or the server failed before running it
     except (ConnectionRefusedError, FileNotFoundError):
@@ -160,6 +163,23 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         return None, False
     finally:
         sock.close()
+
+
+def _stop(path: str) -> None:
+    """Ask the server at ``path`` to stop (it answers any memx's ``stop``)."""
+    import socket
+
+    from memx_cli.wire.build import identity
+    from memx_cli.wire.protocol import PROTOCOL, recv_json, send_json
+
+    stopper = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stopper.settimeout(1.0)
+    try:
+        stopper.connect(path)
+        send_json(stopper, {"proto": PROTOCOL, "version": identity(), "op": "stop"})
+        recv_json(stopper)
+    finally:
+        stopper.close()
 
 
 def _accepted(sock: socket.socket, request_id: str, path: str,

@@ -415,6 +415,31 @@ def test_a_server_whose_socket_was_removed_makes_way(served: Path) -> None:
     assert wait_running()["pid"] != first["pid"]
 
 
+def test_a_read_the_server_fails_runs_in_process(memx: Memx, repo: Path) -> None:
+    """Commands never fail because of the server (issue 27): an internal error in the
+    server's run of a search is not shown; the search runs here, the server is asked to
+    stop and the log says what happened."""
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    broken = subprocess.Popen([sys.executable, "-c", "import sys\n"
+                               "from memx_cli import api\n"
+                               "def boom(*a, **k):\n    raise RuntimeError('half-upgraded')\n"
+                               "api.Memx.search = boom\n"
+                               "from memx_cli.server.daemon import main\nsys.exit(main())"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        pid = wait_running()["pid"]
+        assert pid == broken.pid
+        thin = run([*THIN, "search", "cache key"], repo)
+        assert thin == run([*FULL, "search", "cache key"], repo) and thin[0] == 0
+        assert broken.wait(timeout=20) == 0  # asked to stop
+        log = Path(status()["log"]).read_text()
+        assert "the server failed search (memx: error: internal error: RuntimeError: " \
+               "half-upgraded" in log
+    finally:
+        broken.kill()
+        run([*FULL, "server", "stop"], repo)
+
+
 def test_the_server_ends_itself_when_idle(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMX_SERVER_IDLE_TIMEOUT", "5")
     code, _, err = run([*FULL, "server", "start"], repo)
