@@ -101,7 +101,25 @@ def _server_state(problems: list[str], repo: Repo | None) -> dict[str, Any]:
                                                   "version", "uptime", "requests",
                                                   "repositories") if k in info}
     state["disabled"] = disabled(repo.worktree if repo is not None else Path.cwd())
+    said = _last_client_line(str(info.get("log") or ""))
+    if said:
+        state["last_fallback"] = said
     return state
+
+
+def _last_client_line(log: str, tail: int = 65536) -> str | None:
+    """The last reason a command gave in the server log for not using the server, or
+    for what it did about it (``memx[PID]: ...`` lines; the server's own lines are
+    timestamped): what happened, for `memx doctor` (issue 27)."""
+    try:
+        with open(log, "rb") as file:
+            file.seek(0, 2)
+            file.seek(max(0, file.tell() - tail))
+            lines = file.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    said = [line for line in lines if line.startswith("memx[")]
+    return said[-1].split("]: ", 1)[-1][:300] if said else None
 
 
 def _index_state(repo: Repo) -> dict[str, Any]:

@@ -435,6 +435,9 @@ def test_a_read_the_server_fails_runs_in_process(memx: Memx, repo: Path) -> None
         log = Path(status()["log"]).read_text()
         assert "the server failed search (memx: error: internal error: RuntimeError: " \
                "half-upgraded" in log
+        doctor = json.loads(run([*FULL, "doctor", "--json"], repo)[1])["doctor"]["server"]
+        assert doctor["last_fallback"].startswith("the server failed search (memx: error: "
+                                                  "internal error: RuntimeError")
     finally:
         broken.kill()
         run([*FULL, "server", "stop"], repo)

@@ -35,6 +35,8 @@ def doctor_cmd(state: State, as_json: bool) -> None:
             click.echo("server:     not running ("
                        + (f"disabled: {server['disabled']})" if server.get("disabled")
                           else "started on demand)"))
+        if server.get("last_fallback"):
+            click.echo(f"  last said {server['last_fallback']} (log: {server['log']})")
         store = report.get("store")
         if store:
             click.echo(f"store:      {store['path']}")
