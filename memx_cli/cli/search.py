@@ -81,6 +81,7 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
                 f"{fac['scope']:.2f} x superseded {fac['superseded']:.2f}"
                 + (f" x verification {fac['verification']:.2f}" if "verification" in fac else "")
                 + (f" x date {fac['date']:.2f}" if "date" in fac else "")
+                + (f" x question {fac['question']:.2f}" if "question" in fac else "")
                 + (f" x feedback {fac['feedback']:.2f}" if fac.get("feedback", 1.0) != 1.0 else "")
                 + f" = {hit.composite:.3f} (score {hit.score:.3f})")
             click.echo("    voices: " + _voices_line(voices(hit)))

@@ -17,6 +17,7 @@ from typing import Any
 from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
+from memx_cli.generator import questions
 from memx_cli.generator.candidates import (
     FIELDS,
     LEXICAL_WEIGHTS,
@@ -206,6 +207,7 @@ class Searcher:
             self.fetch(candidates)
             ranked = self.score(candidates, mode, current, qvec is not None, include_archived)
         ranked = apply_dates(ranked, when)
+        ranked = questions.apply(ranked, text)
         if allow is not None:
             ranked = [hit for hit in ranked if allow(hit.doc)]
         return ranked

@@ -1,0 +1,109 @@
+"""Questions understood as questions (issue 25): what a question's grammar asks for, and
+which memories have the shape of such an answer.
+
+"how do I ..." asks for a procedure, "where is ..." for a place, "which ... do we use" for a
+choice the project made, "why does ... fail" for a cause. A memory holding a command, a
+path, a rule or an error and its reason has the shape of one of these answers, whatever
+its topic. Both sides are read from the grammar and the form of the text (question words,
+code spans, paths, a rule's imperative, an exception's name, "because"), never from the
+words of any one project, so this knows no tool, product or domain.
+
+The match is a mild prior (QUESTION_FACTOR on the ranking score): it orders answers of
+the asked shape before other memories about the same thing, and never makes a memory
+relevant (generator/relevance.py does not see it).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+from memx_cli.generator.fusion import final_score
+
+if TYPE_CHECKING:
+    from memx_cli.generator.candidates import Hit
+
+PROCEDURE, LOCATION, CHOICE, CAUSE = "procedure", "location", "choice", "cause"
+
+# A memory of the asked shape ranks x QUESTION_FACTOR: enough to order two memories on the
+# same subject (their blended scores often differ by a few per cent), too little to lift a
+# memory about something else over the one that matches the question's words.
+QUESTION_FACTOR = 1.15
+
+# The question's opening, after an optional "so", "and", "ok", "hey": English auxiliaries
+# and pronouns are grammar, not vocabulary of a domain. Chinese puts the question word
+# where the answer goes, so its pattern may match anywhere in the sentence.
+_LEAD = r"^\s*(?:(?:so|and|ok|okay|hey|also|but)\b[\s,]*)?"
+_INTENTS: tuple[tuple[str, str], ...] = (
+    (CAUSE, _LEAD + r"(?:why\b|what\s+(?:causes|caused|makes|made)\b|how\s+come\b)"
+            r"|为什么|为何|什么原因|怎么会|原因是"),
+    (LOCATION, _LEAD + r"(?:where\b|in\s+which\s+(?:file|folder|directory|repo|place)\b)"
+               r"|哪里|哪儿|在哪|什么地方|什么位置"),
+    (PROCEDURE, _LEAD + r"(?:how\s+(?:do|does|can|could|should|would|to|did|shall|must|is|"
+                r"are|was|were)\b"
+                r"|what(?:'s|\s+is)\s+the\s+(?:way|command|steps?|procedure)\s+to\b"
+                r"|what\s+(?:command|steps)\b)"
+                r"|怎么|怎样|如何|咋"),
+    (CHOICE, _LEAD + r"(?:which\b|what\s+(?:[\w-]+\s+){0,3}(?:(?:do|does|did|should|shall)\s+"
+             r"(?:we|i|you|they|the\s+\w+|this\s+\w+)\s+use|(?:is|are)\s+used)\b)"
+             r"|用什么|用哪|哪个|哪种|哪些|哪一"),
+)
+
+
+@functools.cache
+def _intent_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _INTENTS)
+
+
+def intent(query: str) -> str | None:
+    """What the question asks for (PROCEDURE, LOCATION, CHOICE, CAUSE), or None. The first
+    of the list that matches: "why does X use Y" asks for a cause, not a choice."""
+    for name, pattern in _intent_patterns():
+        if pattern.search(query):
+            return name
+    return None
+
+
+# The shapes of answers, read from a memory's text alone (its kind says little: a policy
+# about something else is no answer to "which ... do we use"). Each is a form, not a topic.
+_SHAPES: dict[str, str] = {
+    # a command: a code span with an argument, a code block, a shell prompt, "run `x`"
+    PROCEDURE: r"`[^`\n]*\S\s+\S[^`\n]*`|```|^\s*\$\s+\S|(?i:(?:^|[.;:]\s+)(?:run|type|call)\s+`)",
+    # a path or a file name: dir/dir, dir/, /abs, ~/home, name.ext, a URL
+    LOCATION: r"(?<![\w/])[\w.-]+/(?:[\w.-]+/?)*|(?<![\w/])[~.]*/[\w.-]+/?|(?<![\w/.])[\w-]{2,}\.[a-z][a-z0-9]{0,4}\b(?!\.)"
+              r"|\bhttps?://",
+    # a rule or a choice: a rule's imperative opening a sentence or a list item, or one
+    # thing over another
+    CHOICE: r"(?i:(?:^[\s*-]*|[.;:!]\s+)(?:use|prefer|always|never|avoid)\b"
+            r"|\b(?:instead\s+of|rather\s+than|in\s+favou?r\s+of|replaced\s+by)\b)",
+    # a cause or a fix: an exception's name (case matters), a reason, a failure, a fix
+    CAUSE: r"\b\w+(?:Error|Exception|Timeout)\b|(?i:\b(?:because|caused\s+by|due\s+to|"
+           r"root\s+cause|the\s+fix|fixed\s+by|workaround|otherwise|fails?|failing|failed|"
+           r"crash(?:es|ed)?|error)\b)",
+}
+
+
+@functools.cache
+def _shape_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(_SHAPES[name], re.MULTILINE)
+
+
+def answers(asked: str, text: str) -> bool:
+    """Whether ``text`` (a memory's content) has the shape of an answer to ``asked``."""
+    return _shape_pattern(asked).search(text) is not None
+
+
+def apply(hits: list[Hit], query: str) -> list[Hit]:
+    """Each hit of the shape the question asks for gets the ``question`` factor (shown by
+    --explain), re-ranked; unchanged when the query is no question memx reads."""
+    asked = intent(query)
+    if asked is None:
+        return hits
+    for hit in hits:
+        if answers(asked, str(hit.doc.get("content", ""))):
+            hit.factors["question"] = QUESTION_FACTOR
+            hit.composite *= QUESTION_FACTOR
+            hit.score = final_score(hit.composite)
+    hits.sort(key=lambda h: (-h.composite, h.id))
+    return hits

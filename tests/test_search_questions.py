@@ -1,0 +1,113 @@
+"""Issue 25: questions understood as questions. The grammar of a question ("how do I",
+"where is", "which ... do we use", "why does ... fail"; Chinese too) is a mild prior toward
+the memories whose form answers it (a command, a path, a rule, an error and its cause)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memx_cli.generator import questions
+from memx_cli.generator.questions import CAUSE, CHOICE, LOCATION, PROCEDURE, answers, intent
+
+from .conftest import Memx
+
+
+@pytest.mark.parametrize(("query", "asked"), [
+    ("How do I deploy to staging?", PROCEDURE),
+    ("how to rotate the signing key", PROCEDURE),
+    ("so how are emails hidden from analysts?", PROCEDURE),
+    ("where do the logs go", LOCATION),
+    ("Where is the nginx config?", LOCATION),
+    ("which formatter do we run?", CHOICE),
+    ("what package manager do we use", CHOICE),
+    ("what DI framework is used?", CHOICE),
+    ("why does the docker build fail on the new laptops?", CAUSE),
+    ("Why is the nightly export slow", CAUSE),
+    ("如何部署到预发环境？", PROCEDURE),
+    ("日志写在哪里？", LOCATION),
+    ("我们用什么格式化工具？", CHOICE),
+    ("为什么构建会失败？", CAUSE),
+    # no question memx reads: a statement, a quantity, a yes/no question
+    ("docker build fails on the new laptops", None),
+    ("how many retries before a job is dropped?", None),
+    ("is the cache shared between workers?", None),
+    ("what region is prod in", None),
+])
+def test_the_grammar_of_the_question(query: str, asked: str | None) -> None:
+    assert intent(query) == asked
+
+
+@pytest.mark.parametrize(("text", "shape"), [
+    ("Release with `make release VERSION=x`", PROCEDURE),
+    ("Install it:\n$ pip install -e .", PROCEDURE),
+    ("Run `tox` before pushing", PROCEDURE),
+    ("Logs are written to /var/log/app/ on each host", LOCATION),
+    ("The lockfile is pnpm-lock.yaml", LOCATION),
+    ("Dashboards: https://grafana.example.com", LOCATION),
+    ("Use ruff for formatting.", CHOICE),
+    ("- Never commit a .env file", CHOICE),
+    ("We moved to uv instead of pip-tools", CHOICE),
+    ("Imports fail with ModuleNotFoundError when the venv is stale", CAUSE),
+    ("The export was slow because it read every partition", CAUSE),
+])
+def test_the_shape_of_an_answer(text: str, shape: str) -> None:
+    assert answers(shape, text)
+    others = {PROCEDURE, LOCATION, CHOICE, CAUSE} - {shape}
+    plain = "The team meets on Tuesdays and the billing service sends invoices monthly"
+    assert not any(answers(other, plain) for other in others | {shape})
+
+
+# Two memories on each subject: one that answers the question's kind (a command, a path,
+# a cause), one about the same thing that shares as many of its words but answers
+# nothing. Without the prior the second ranked first (checked on the code before it).
+STORE = [
+    "Deploying to staging: staging deploys go out from the main branch, and every deploy "
+    "to staging is announced in #releases",
+    "To deploy a branch to staging: `make deploy ENV=staging`",
+    "The nightly export job writes one CSV per tenant and the nightly export emails a "
+    "summary to finance",
+    "The nightly export used to time out because it read every partition; it now filters "
+    "on the export date",
+]
+
+
+@pytest.fixture
+def store(memx: Memx) -> Memx:
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in STORE))
+    memx.ok("import", "--raw", "m.jsonl")
+    return memx
+
+
+def _first(memx: Memx, query: str) -> dict:
+    found = json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))
+    assert found["results"], query
+    return found["results"][0]
+
+
+def test_a_how_question_prefers_the_command(store: Memx) -> None:
+    top = _first(store, "how do I deploy to staging?")
+    assert top["content"] == STORE[1]
+    assert top["explain"]["factors"]["question"] == questions.QUESTION_FACTOR
+    assert "x question 1.15" in store.ok("search", "how do I deploy to staging?", "--explain")
+
+
+def test_a_why_question_prefers_the_cause(store: Memx) -> None:
+    assert _first(store, "why does the nightly export fail?")["content"] == STORE[3]
+
+
+def test_a_statement_gets_no_prior(store: Memx) -> None:
+    """The same words without the question's grammar: no factor, the words decide."""
+    top = _first(store, "deploy to staging")
+    assert "question" not in top["explain"]["factors"]
+
+
+def test_the_prior_orders_but_never_makes_relevant(store: Memx) -> None:
+    """Relevance (the "nothing relevant" answer) is the same with and without the prior."""
+    def relevance(query: str) -> dict[str, float]:
+        out = json.loads(store.ok("search", query, "--json", "--closest", "--limit", "4"))
+        return {r["content"]: r["relevance"] for r in out["results"]}
+
+    assert relevance("how do I deploy to staging?") == relevance("deploy to staging")
