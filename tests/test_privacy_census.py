@@ -226,8 +226,12 @@ def _post_commit(memx: Memx, repo: Path) -> None:
         group = chosen[start:start + batch]
         for s in group:
             env_lines[s.number] = f"{names[s.number]}={s.value}"
+        # the settings named and a reason given, as the commit noise model wants before it
+        # keeps a changed setting (issue 24); the secrets' lines in the body too
+        keys = ", ".join(names[s.number] for s in group)
         body = "\n".join(f"Error: the deploy failed: {s.line}" for s in group)
-        result = commit(repo, f"fix: deploy failed with 401 Unauthorized\n\n{body}",
+        result = commit(repo, f"Rotate {keys} because the deploy failed with 401 "
+                              f"Unauthorized\n\n{body}",
                         (".env", "".join(v + "\n" for v in env_lines.values())),
                         ("deploy/settings.toml", f"retries = {start}\n"))
         assert result.returncode == 0, result.stderr
