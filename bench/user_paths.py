@@ -71,10 +71,9 @@ def paced_warm(root: Path, queries: Sequence[str], watched: bool = False) -> lis
         from memx_cli.watch.drain import open_watcher  # session), else the observer
     except ImportError:
         open_watcher = watch.Watcher
-    searcher = Searcher(Repo.discover(root))
     watcher = open_watcher() if watched else None
-    if watcher is not None:
-        searcher.watch = watch.Freshness(watcher)
+    searcher = Searcher(Repo.discover(root),
+                        freshness=watch.Freshness(watcher) if watcher is not None else None)
     try:
         searcher.search("warm up", mode="hybrid", record_recalls=False)
         times = []

@@ -66,9 +66,8 @@ def corecall(root: Path, runs: int, queries: list[str]) -> dict[str, list[float]
         from memx_cli.store.corecall import record
     except ImportError:  # an install from before the append-only log
         from memx_cli.generator.polyphonic import record_corecall as record
-    searcher = Searcher(repo)
     watcher = Watcher()
-    searcher.watch = Freshness(watcher)
+    searcher = Searcher(repo, freshness=Freshness(watcher))
     try:
         searcher.search("warm up", mode="hybrid")
         search = [timed(lambda q=q: searcher.search(q, mode="hybrid")) for q in queries]

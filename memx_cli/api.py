@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from memx_cli.generator.search import Searcher, SearchResult
     from memx_cli.operations.edit import Removal
     from memx_cli.operations.session import Consolidation, Item
+    from memx_cli.services import Services
     from memx_cli.store.files import Store
     from memx_cli.store.memory import Memory, Problem
     from memx_cli.store.records import WriteResult
@@ -56,22 +57,25 @@ class Memx(Guarded):
     come from operations/guarded.py, behind the same check."""
 
     def __init__(self, repo: Repo, *, agent: str | None = None, role: str | None = None,
-                 session: str | None = None, searcher: Searcher | None = None):
+                 session: str | None = None, services: Services | None = None):
         self.repo = repo.require_store()
         self.agent = notes.agent_name(agent)
         self.role = access.current_role(role)
         self._session = session
-        # ``searcher``: one kept warm elsewhere (the memx server's, memx_cli/server)
-        self._searcher: Searcher | None = searcher
+        # ``services``: what a long-lived host lends (memx_cli/services.py): the memx
+        # server's or the MCP server's warm searcher, its index for a write
+        self.services = services
+        self._searcher: Searcher | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] = ".", *, agent: str | None = None,
              role: str | None = None, session: str | None = None,
-             overrides: dict[str, Any] | None = None) -> Memx:
+             overrides: dict[str, Any] | None = None,
+             services: Services | None = None) -> Memx:
         """The store of the repository at (or above) ``path``; role defaults to $MEMX_ROLE,
         agent to $MEMX_AGENT, session to $MEMX_SESSION."""
         return cls(Repo.discover(Path(path), overrides), agent=agent, role=role,
-                   session=session)
+                   session=session, services=services)
 
     # ------------------------------------------------------------------ access
 
@@ -101,11 +105,15 @@ class Memx(Guarded):
 
     @property
     def searcher(self) -> Searcher:
-        """One warm searcher per facade: the indexes stay open between searches."""
+        """One warm searcher per facade: the indexes stay open between searches (the
+        host's, kept across facades, when one lends it)."""
         if self._searcher is None:
-            from memx_cli.generator.search import Searcher
+            if self.services is not None:
+                self._searcher = self.services.searcher(self.repo)
+            else:
+                from memx_cli.generator.search import Searcher
 
-            self._searcher = Searcher(self.repo)
+                self._searcher = Searcher(self.repo)
         return self._searcher
 
     def search(self, query: str, *, mode: str = "hybrid", scope: str | None = None,
@@ -137,17 +145,16 @@ class Memx(Guarded):
                  tags: Iterable[str] = (), section: str | None = None
                  ) -> tuple[list[str], list[Memory], list[str]]:
         """(the ids of every readable memory, those matching the filters, problems).
-        With a watched warm searcher (the memx or MCP server) from the index's stored
-        documents, else from the memory files (memx_cli/index/listing.py)."""
+        With a host's watched warm searcher (the memx or MCP server) from the index's
+        stored documents, else from the memory files (memx_cli/index/listing.py)."""
         from memx_cli.store.queries import load_visible, select
 
         guard = self.guard()
         scope = self.repo.normalize_scope(scope) if scope else None
-        searcher = self._searcher
-        if searcher is not None and searcher.watch is not None:
+        if self.services is not None and self.searcher.freshness is not None:
             from memx_cli.index.listing import listed
 
-            entries, problems = listed(searcher, self.repo.stores())
+            entries, problems = listed(self.searcher, self.repo.stores())
             entries = [e for e in entries if guard.can_read(e.doc.get("domain"))]
             # select() decides; these only spare making Memories it would drop anyway
             wanted = [e.memory for e in entries
@@ -227,7 +234,7 @@ class Memx(Guarded):
             require_repo_scope(mem.scope)
             mem = mem.replace(anchors=create(self.repo.worktree, anchors,
                                              cwd or self.repo.worktree))
-        [result] = ace.write(self.repo, [mem], raw=raw)
+        [result] = ace.write(self.repo, [mem], raw=raw, services=self.services)
         return result
 
     def supersede(self, old_id: str, content: str, kind: str = "fact") -> WriteResult:

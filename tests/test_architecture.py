@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memx_cli"
 # The base modules allowed beside the packages at the top of memx_cli/.
 BASE_MODULES = {"__init__", "__main__", "api", "clock", "config", "doctor", "e5", "embed",
                 "errors", "executable", "external", "fsutil", "git", "jsonout", "safeyaml",
-                "textproc", "yamledit"}
+                "services", "textproc", "yamledit"}
 
 # The floors of memx_cli, lowest first (issue 28; docs/architecture.md draws them). A module
 # may import at run time from its own floor or any floor below, never from one above, and
@@ -22,8 +22,9 @@ BASE_MODULES = {"__init__", "__main__", "api", "clock", "config", "doctor", "e5"
 # checker (under `if TYPE_CHECKING:`) do not count; imports inside functions do.
 FLOORS: tuple[frozenset[str], ...] = tuple(frozenset(floor) for floor in (
     # base: no memx imports above it
-    {"__init__", "clock", "errors", "external", "fsutil", "git", "safeyaml", "textproc",
-     "yamledit"},
+    # (services: the protocols a host lends the library through, types only)
+    {"__init__", "clock", "errors", "external", "fsutil", "git", "safeyaml", "services",
+     "textproc", "yamledit"},
     {"privacy", "embed", "e5"},  # text masking; the model
     {"config"},
     {"store"},  # memory files, access grants, working notes, recall counts

@@ -120,8 +120,7 @@ def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
              "The staging database is reset every Sunday night"]
     for fact in facts:
         memx.ok("add", "--raw", fact)
-    searcher = Searcher(Repo.discover(repo))
-    searcher.watch = Freshness(Watcher())
+    searcher = Searcher(Repo.discover(repo), freshness=Freshness(Watcher()))
     try:
         def top(text: str) -> str:
             hits = searcher.search(text, mode="semantic", record_recalls=False).hits
@@ -134,4 +133,4 @@ def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
         assert [top(f) for f in facts] == facts
         assert index.encoder().model_id != old_id  # the searches used the new model
     finally:
-        searcher.watch.watcher.stop()
+        searcher.freshness.watcher.stop()

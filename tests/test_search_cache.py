@@ -42,8 +42,7 @@ def warm(memx: Memx, repo: Path) -> Iterator[Searcher]:
         memx.ok("add", "--raw", fact)
     watcher = Watcher()
     try:
-        searcher = Searcher(Repo(repo))
-        searcher.watch = Freshness(watcher)
+        searcher = Searcher(Repo(repo), freshness=Freshness(watcher))
         yield searcher
     finally:
         watcher.stop()

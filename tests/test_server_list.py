@@ -110,8 +110,7 @@ def test_a_stored_document_gives_back_the_memory_it_was_made_from(memx: Memx,
     memx.ok("add", "The staging database is reset every Monday night")
     memx.ok("feedback", memx.ok("add", "--raw", "Use uv for Python envs").strip(), "--helpful")
     watcher = Watcher()
-    searcher = Searcher(Repo.discover(repo))
-    searcher.watch = Freshness(watcher)
+    searcher = Searcher(Repo.discover(repo), freshness=Freshness(watcher))
     try:
         docs = [entry.doc for entry in listed(searcher, Repo.discover(repo).stores())[0]]
     finally:

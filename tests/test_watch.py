@@ -62,8 +62,7 @@ def watched(memx: Memx, repo: Path, watch_kind: str) -> Iterator[tuple[Any, Path
     [path] = (repo / ".memx" / "memories").glob("*.yaml")
     watcher = open_watcher(watch_kind)
     try:
-        searcher = Searcher(Repo(repo))
-        searcher.watch = Freshness(watcher)
+        searcher = Searcher(Repo(repo), freshness=Freshness(watcher))
         yield searcher, path
     finally:
         watcher.stop()
@@ -88,7 +87,7 @@ def test_no_event_no_scan_and_an_in_place_write_is_seen(
     assert len(scans) == first  # the watcher named the file: only it was read again
     searcher.search("fortnightly", mode="keyword")
     assert len(scans) == first
-    searcher.watch.watcher.stop()  # (the fixture's stop after it changes nothing)
+    searcher.freshness.watcher.stop()  # (the fixture's stop after it changes nothing)
     assert not list((repo / ".memx" / "local").glob("server-watch-*"))
 
 

@@ -39,8 +39,7 @@ def drained(memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch
     watcher = open_watcher()
     assert watcher.kind == "inotify"
     try:
-        searcher = Searcher(Repo(repo))
-        searcher.watch = watch.Freshness(watcher)
+        searcher = Searcher(Repo(repo), freshness=watch.Freshness(watcher))
         assert _ids(searcher.search("nightly", mode="keyword")) == [files["nightly"].stem]
         yield searcher, files
     finally:
@@ -132,7 +131,7 @@ def test_a_store_gone_and_back_is_a_new_watch(tmp_path: Path) -> None:
 def test_writes_outside_the_memory_folders_make_no_event(
         drained: tuple[Any, dict[str, Path]], repo: Path) -> None:
     searcher, files = drained
-    watcher = searcher.watch.watcher
+    watcher = searcher.freshness.watcher
     store = repo / ".memx"
     for folder in ("local", "cache", "cache/lexical"):
         (store / folder).mkdir(exist_ok=True)

@@ -53,8 +53,7 @@ def store(memx: Memx, repo: Path, watch_kind: str  # noqa: F811
     files = add_facts(memx, repo)
     watcher = open_watcher(watch_kind)
     try:
-        searcher = Searcher(Repo(repo))
-        searcher.watch = Freshness(watcher)
+        searcher = Searcher(Repo(repo), freshness=Freshness(watcher))
         assert _ids(searcher.search("nightly", mode="keyword")) == [files["nightly"].stem]
         yield searcher, files
     finally:
@@ -209,7 +208,7 @@ def test_what_the_watcher_cannot_vouch_for_is_scanned(
         store: tuple[Any, dict[str, Path]], scans: list[str], happening: Any) -> None:  # noqa: F811
     searcher, files = store
     first = len(scans)
-    happening(files, searcher.watch.watcher)
+    happening(files, searcher.freshness.watcher)
     word = "fortnightly" if happening is _memories_folder_replaced else "nightly"
     assert _ids(searcher.search(word, mode="keyword")) == [files["nightly"].stem]
     assert len(scans) == first + 1
@@ -222,7 +221,7 @@ def test_a_mark_not_back_in_time_is_a_scan(store: tuple[Any, dict[str, Path]],
     """Here no event comes back at all (the watch is taken off inotify): whatever the
     events would have said, the search checks every file, and so sees the edit."""
     searcher, files = store
-    watcher = searcher.watch.watcher
+    watcher = searcher.freshness.watcher
     [root] = watcher.roots.values()
     watcher._observer.unschedule(root.watch)
     monkeypatch.setattr("memx_cli.watch.journal.SETTLE_SECONDS", 0.05)
@@ -238,11 +237,11 @@ def test_a_new_watch_starts_with_a_scan(store: tuple[Any, dict[str, Path]],
     from memx_cli.watch.journal import Freshness
 
     searcher, files = store
-    searcher.watch.watcher.stop()
+    searcher.freshness.watcher.stop()
     first = len(scans)
     watcher = open_watcher(watch_kind)
     try:
-        searcher.watch = Freshness(watcher)
+        searcher.freshness = Freshness(watcher)
         in_place(files["nightly"])
         assert _ids(searcher.search("fortnightly", mode="keyword")) == [files["nightly"].stem]
         assert len(scans) == first + 1

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -39,6 +39,13 @@ from memx_cli.jsonout import (
 from memx_cli.store.repo import Repo
 from memx_cli.textproc import clean_text
 
+if TYPE_CHECKING:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.index import StoreIndex
+    from memx_cli.store.files import Store
+    from memx_cli.watch.drain import Drain
+    from memx_cli.watch.journal import Watcher
+
 T = TypeVar("T")
 INSTRUCTIONS = (
     "Long-term memory of this git repository (memx). Search memory before answering "
@@ -46,6 +53,28 @@ INSTRUCTIONS = (
     "re-investigating a failure; propose a fact when you learn something a later session "
     "would need (a cause, a fix, a convention, a decision). Keep your own progress in "
     "your notes; follow every policy in get_context.")
+
+
+class WarmSearch:
+    """What the MCP server lends its facade (memx_cli/services.py): one searcher of its
+    repository whose stores its file watcher watches. Its writes open their own index,
+    as a command run in a process of its own does; the watcher then tells the searcher
+    which files they changed."""
+
+    def __init__(self, watcher: Watcher | Drain):
+        self.watcher = watcher
+        self._searcher: Searcher | None = None
+
+    def searcher(self, repo: Repo) -> Searcher:
+        if self._searcher is None:
+            from memx_cli.generator.search import Searcher
+            from memx_cli.watch.journal import Freshness
+
+            self._searcher = Searcher(repo, freshness=Freshness(self.watcher))
+        return self._searcher
+
+    def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
+        return None
 
 
 class MemoryService:
@@ -56,16 +85,15 @@ class MemoryService:
     def __init__(self, repo: Repo, agent: str | None = None, role: str | None = None,
                  session_name: str | None = None):
         from memx_cli.api import Memx
+        from memx_cli.watch.drain import open_watcher
 
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}")
         # Issue 15: the stores are watched, so a call re-checks only a store whose files
         # changed (a write in place included) instead of stat-ing every file each second.
-        from memx_cli.watch.drain import open_watcher
-        from memx_cli.watch.journal import Freshness
-
         self.watcher = open_watcher()
-        self.memx.searcher.watch = Freshness(self.watcher)
+        self.warm = WarmSearch(self.watcher)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}",
+                         services=self.warm)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
 
     def call(self, fn: Callable[[], T]) -> T:

@@ -12,15 +12,17 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memx_cli import __version__
 from memx_cli.errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
 from memx_cli.textproc import clean_text
+
+if TYPE_CHECKING:
+    from memx_cli.services import Services
 
 # name -> (module, attribute, one-line help shown in `memx --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -89,17 +91,16 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-# The memx server (memx_cli/server/daemon.py) sets this: repo -> its warm Searcher, so the
-# commands it runs for the thin client search with indexes that are already open.
-warm_searcher: Callable[[Any], Any] | None = None
-
-
 class State:
-    """Per-invocation settings shared by every command."""
+    """Per-invocation settings shared by every command. ``services``: what the host
+    running this command lends it (memx_cli/services.py; the memx server passes its warm
+    searchers to ``main``), None in a process of its own."""
 
-    def __init__(self, directory: str | None, verbose: bool):
+    def __init__(self, directory: str | None, verbose: bool,
+                 services: Services | None = None):
         self.cwd = Path(directory) if directory else Path.cwd()
         self.verbose = verbose
+        self.services = services
 
     def repo(self, initialized: bool = True, overrides: dict[str, Any] | None = None) -> Any:
         from memx_cli.store.repo import Repo
@@ -114,9 +115,7 @@ class State:
         session from the command's flags, else from MEMX_ROLE / MEMX_AGENT / MEMX_SESSION."""
         from memx_cli.api import Memx
 
-        repo = self.repo()
-        searcher = warm_searcher(repo) if warm_searcher is not None else None
-        return Memx(repo, searcher=searcher, **identity)
+        return Memx(self.repo(), services=self.services, **identity)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -132,7 +131,8 @@ def cli(ctx: click.Context, directory: str | None, verbose: bool) -> None:
     """
     if directory is not None and not Path(directory).is_dir():
         raise MemxError(f"-C {directory}: no such directory")
-    ctx.obj = State(directory, verbose)
+    # ctx.obj arrives holding what ``main`` was given to lend (its ``services``)
+    ctx.obj = State(directory, verbose, ctx.obj)
     _setup_logging(verbose)
 
 
@@ -201,15 +201,16 @@ ENVIRONMENT_ERRORS = {
 }
 
 
-def main(argv: list[str] | None = None) -> None:
-    """The one error boundary (SPEC 7); returns only by SystemExit."""
+def main(argv: list[str] | None = None, services: Services | None = None) -> None:
+    """The one error boundary (SPEC 7); returns only by SystemExit. ``services``: a
+    host's warm parts for the command (the memx server's), else None."""
     args = sys.argv[1:] if argv is None else argv
     # Undecodable bytes arrive as lone surrogates: U+FFFD from here on (issue 14), except
     # in an argument that names an existing file (its name must stay as it is on disk).
     args = [a if a.isascii() or os.path.lexists(a) else clean_text(a) for a in args]
     verbose = any(a in ("-v", "--verbose") for a in args) or bool(os.environ.get("MEMX_DEBUG"))
     try:
-        code = cli.main(args=args, prog_name="memx", standalone_mode=False)
+        code = cli.main(args=args, prog_name="memx", standalone_mode=False, obj=services)
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C into Abort: still an interrupt (130), not a declined prompt
         if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):

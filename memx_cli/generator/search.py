@@ -12,7 +12,7 @@ import heapq
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
@@ -45,6 +45,9 @@ from memx_cli.store.repo import Repo
 from memx_cli.store.sources import stores as source_stores
 from memx_cli.textproc import clean_text, estimate_tokens, query_terms
 from memx_cli.textproc import words as split_words
+
+if TYPE_CHECKING:
+    from memx_cli.services import Freshness
 
 log = logging.getLogger("memx")
 
@@ -86,7 +89,7 @@ def visible(doc_scope: str, current: str) -> bool:
 class Searcher:
     """Holds the indexes open, so a long-lived process (MCP) searches warm."""
 
-    def __init__(self, repo: Repo):
+    def __init__(self, repo: Repo, freshness: Freshness | None = None):
         self.repo = repo
         cfg = repo.config
         spec = cfg["embedding.model"]
@@ -96,9 +99,9 @@ class Searcher:
         self.sources = {source.label: source for source, _ in found}
         self.indexes += [StoreIndex(store, spec) for _, store in found]
         self._verifier: Any = None
-        # A file watcher (memx_cli/watch/journal.py ``Freshness``) in the memx server and
-        # the MCP server: it says which stores changed, instead of a re-stat every second.
-        self.watch: Any = None
+        # What the file watcher of the memx server or the MCP server knows (memx_cli/
+        # services.py): which stores changed, instead of a re-stat every second.
+        self.freshness = freshness
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
         self.semantic_zero = 0.0  # the cosine that counts as no likeness (e5: its noise floor)
@@ -237,14 +240,14 @@ class Searcher:
 
     def settle(self) -> None:
         """Before a request: let the watcher count every file write made until now."""
-        if self.watch is not None:
-            self.watch.settle(self.indexes)
+        if self.freshness is not None:
+            self.freshness.settle(self.indexes)
 
     def open_index(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
         """Sync one store's index and open it: with a watcher only when its files
         changed, else when the last check is older than WARM_RESCAN_SECONDS."""
-        if self.watch is not None:  # only the files its events name (watch/journal.py)
-            return self.watch.open(index, want_vectors)
+        if self.freshness is not None:  # only the files its events name
+            return self.freshness.open(index, want_vectors)
         return index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
 
     def _polyphonic(self) -> Any:

@@ -10,23 +10,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memx_cli.anchors import auto as autoanchor
 from memx_cli.errors import MemxError
 from memx_cli.index import StoreIndex
-from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
 
+if TYPE_CHECKING:
+    from memx_cli.services import Services
+
 log = logging.getLogger("memx")
-
-# The memx server sets this while it runs a forwarded write (server/daemon.py): (store,
-# model) -> its warm index of that store, whose check its file watcher vouches for, or
-# None. Unset: a fresh StoreIndex, as every process without the server has.
-warm_index: Callable[[Store, str | None], Any] | None = None
-
 
 def ace_enabled(repo: Repo, raw: bool) -> bool:
     return not raw and bool(repo.config["ace.enabled"])
@@ -38,9 +34,12 @@ Progress = Callable[[str, int, int], None]
 
 def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
           progress: Progress | None = None,
-          encoded: Mapping[str, bytes] | None = None) -> list[WriteResult]:
+          encoded: Mapping[str, bytes] | None = None,
+          services: Services | None = None) -> list[WriteResult]:
     """Store ``memories`` (all checked already); returns what happened to each, in order.
-    ``encoded``: file bytes of some of them, made by the caller's check, for ACE off."""
+    ``encoded``: file bytes of some of them, made by the caller's check, for ACE off.
+    ``services``: a host's (the memx server's) warm index of a store, whose check its
+    file watcher vouches for; without one, a fresh StoreIndex."""
     results: list[WriteResult] = []
     by_store: dict[int, list[Memory]] = {}
     total = len(memories)
@@ -64,7 +63,7 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
     for group in by_store.values():
         store = repo.store_for(group[0].scope)
         model = repo.config["embedding.model"]
-        index = (warm_index(store, model) if warm_index is not None else None) \
+        index = (services.write_index(store, model) if services is not None else None) \
             or StoreIndex(store, model)
         if ace_enabled(repo, raw):
             from memx_cli.curator import write_curated

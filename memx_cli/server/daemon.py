@@ -23,8 +23,9 @@ import socket
 import sys
 import time
 from collections import OrderedDict
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from memx_cli.server.caller import (
     Outcomes,
@@ -39,6 +40,13 @@ from memx_cli.watch.journal import Freshness
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
 from memx_cli.wire.protocol import PROTOCOL, ProtocolError, send_json
+
+if TYPE_CHECKING:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.index import StoreIndex, SyncReport
+    from memx_cli.services import Freshness as FreshnessView
+    from memx_cli.store.files import Store
+    from memx_cli.store.repo import Repo
 
 log = logging.getLogger("memx.server")
 
@@ -60,7 +68,7 @@ class Daemon:
         self.last_request = time.monotonic()
         self.requests = 0
         self.watcher = open_watcher()
-        self.searchers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self.searchers: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
         self.socket_path = ""
         self._stop = False
         self._waiting = False  # on a connection or a request: SIGTERM ends the wait
@@ -215,7 +223,6 @@ class Daemon:
         that crosses a log's size folds it: ~0.3 s at 10k memories, ~2.5 s at 100k), and
         record the change stamp that the writes since left out (``StoreIndex.restamp``),
         so that a command without the server after them need not scan either."""
-        from memx_cli.embed import is_loaded
         from memx_cli.store import corecall, recall
 
         if self._compacted or time.monotonic() - self.last_request < COMPACT_AFTER:
@@ -229,10 +236,8 @@ class Daemon:
                         for statistic in (recall, corecall):
                             if statistic.ledger(index.store).pending():
                                 statistic.compact(index.store)
-                    if searcher.watch is not None:
-                        index.restamp(lambda s=searcher, i=index: (
-                            s.watch.settle([i]),
-                            s.watch.sync(i, want_vectors=is_loaded(i.model_spec))))
+                    if searcher.freshness is not None:
+                        index.restamp(partial(_watched_check, searcher.freshness, index))
                 except Exception as exc:  # never end the server; the next spell retries
                     log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
 
@@ -259,7 +264,6 @@ class Daemon:
         """Run one forwarded command as the caller; the reply header, stdout, stderr.
         A write runs only once its client has confirmed it on ``conn`` (else None)."""
         from memx_cli import cli
-        from memx_cli.operations import write as write_path
 
         try:
             argv = [str(a) for a in request["argv"]]
@@ -280,19 +284,17 @@ class Daemon:
             if write:
                 log.info(f"{argv[0]} {request_id[:8]}: accepted")
                 self.outcomes.running(request_id)
-            cli.warm_searcher = self.searcher
-            write_path.warm_index = self.write_index
             self._used = None
             warned = _Counter()
             logging.getLogger("memx").addHandler(warned)
             try:
-                cli.main(["-C", cwd, *argv])
+                # the command is lent this server's warm parts (memx_cli/services.py):
+                # ``searcher`` and ``write_index`` below
+                cli.main(["-C", cwd, *argv], services=self)
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             finally:
-                cli.warm_searcher = None
-                write_path.warm_index = None
                 logging.getLogger("memx").removeHandler(warned)
             if warned.count and self._used is not None:
                 # A notice a searcher gives once (an unfetched source, a model that
@@ -305,28 +307,28 @@ class Daemon:
                 self.outcomes.finished(request_id, code, out.getvalue(), err.getvalue())
             return {"status": "ok", "code": code}, out.getvalue(), err.getvalue()
 
-    def write_index(self, store: Any, model: str | None) -> Any:
+    def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
         """The warm index of ``store`` for the write being run, if this request's searcher
         has one (else None: the write path makes its own)."""
         searcher = self.searchers.get(self._used) if self._used is not None else None
-        if searcher is None or searcher.watch is None:
+        if searcher is None or searcher.freshness is None:
             return None
         for index in searcher.indexes:
             if index.store.root == store.root and index.model_spec == model:
-                return _Vouched(index, searcher.watch)
+                # a StoreIndex in all but its check, which the watcher vouches for
+                return cast("StoreIndex", _Vouched(index, searcher.freshness))
         return None
 
-    def searcher(self, repo: Any) -> Any:
+    def searcher(self, repo: Repo) -> Searcher:
         """The warm Searcher of ``repo`` (made on first use), keyed by what shapes it:
         the work tree, the global store, the configuration files and MEMX_* settings."""
         from memx_cli.generator.search import Searcher
 
         key = _searcher_key(repo)
         self._used = key
-        found = self.searchers.get(key)
+        found: Searcher | None = self.searchers.get(key)
         if found is None:
-            found = Searcher(repo)
-            found.watch = Freshness(self.watcher)
+            found = Searcher(repo, freshness=Freshness(self.watcher))
             self.searchers[key] = found
             if len(self.searchers) > MAX_REPOSITORIES:
                 while len(self.searchers) > MAX_REPOSITORIES:
@@ -342,16 +344,24 @@ class _Vouched:
     every earlier write, then re-reads only the files the watcher names as changed since
     the index's last check (none: no check), or scans when it cannot name them."""
 
-    def __init__(self, index: Any, watch: Freshness):
+    def __init__(self, index: StoreIndex, freshness: FreshnessView):
         self._index = index
-        self._watch = watch
+        self._freshness = freshness
 
-    def sync(self, **options: Any) -> Any:
-        self._watch.settle([self._index])
-        return self._watch.sync(self._index, **options)
+    def sync(self, **options: Any) -> SyncReport:
+        self._freshness.settle([self._index])
+        return self._freshness.sync(self._index, **options)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._index, name)
+
+
+def _watched_check(freshness: FreshnessView, index: StoreIndex) -> None:
+    """Bring a warm index up to date as its watcher knows it (settle, watched check)."""
+    from memx_cli.embed import is_loaded
+
+    freshness.settle([index])
+    freshness.sync(index, want_vectors=is_loaded(index.model_spec))
 
 
 class _Counter(logging.Handler):
