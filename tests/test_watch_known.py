@@ -223,7 +223,7 @@ def test_a_mark_not_back_in_time_is_a_scan(store: tuple[Any, dict[str, Path]],
     searcher, files = store
     watcher = searcher.freshness.watcher
     [root] = watcher.roots.values()
-    watcher._observer.unschedule(root.watch)
+    watcher._observer.unschedule(watcher._scheduled[root])
     monkeypatch.setattr("memx_cli.watch.journal.SETTLE_SECONDS", 0.05)
     first = len(scans)
     in_place(files["nightly"])

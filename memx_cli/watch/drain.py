@@ -69,6 +69,8 @@ class Drain(Roots):
         self._lock = threading.Lock()
         # watch descriptor -> the (root, folder) it is for; folder None: the store itself
         self._wds: dict[int, list[tuple[Root, str | None]]] = {}
+        # and back: each root's folder -> its watch descriptor
+        self._held: dict[Root, dict[str | None, int]] = {}
         self._failed: set[str] = set()
         self.late = 0  # marks not back in time: none here (`memx server status`)
         self.overflows = 0  # the kernel's queue overflowed (each a full check of all)
@@ -78,7 +80,7 @@ class Drain(Roots):
         return self._fd is not None
 
     def _start_watch(self, root: Root) -> None:
-        root.watch = {}
+        self._held[root] = {}
         self._add(root, None)  # the store itself: raises when it cannot be watched
         for folder in WATCHED:
             self._add(root, folder)
@@ -167,11 +169,12 @@ class Drain(Roots):
                 # the folder's events cannot be heard: the store is re-checked by time
                 log.warning(f"cannot watch {path} ({exc}); re-checking it by time instead")
                 root.markable = False
-        old = root.watch.pop(folder, None)
+        held = self._held.setdefault(root, {})
+        old = held.pop(folder, None)
         if old is not None and old != wd:  # (the same folder still: its watch stays)
             self._drop(old, root)
         if wd is not None:
-            root.watch[folder] = wd
+            held[folder] = wd
             if old != wd:
                 self._wds.setdefault(wd, []).append((root, folder))
 
@@ -186,13 +189,19 @@ class Drain(Roots):
 
     def _forget_wd(self, wd: int) -> None:
         for root, folder in self._wds.pop(wd, ()):
-            if root.watch.get(folder) == wd:
-                del root.watch[folder]
+            held = self._held.get(root, {})
+            if held.get(folder) == wd:
+                del held[folder]
 
     def _unwatch(self, root: Root) -> None:
-        for wd in list(root.watch.values()):
+        for wd in list(self._held.pop(root, {}).values()):
             self._drop(wd, root)
-        root.watch = {}
+
+    def watches(self, root: Root) -> dict[str | None, int]:
+        """The folders of ``root`` watched now (None: the store itself), each with its
+        watch descriptor."""
+        with self._lock:
+            return dict(self._held.get(root, {}))
 
     def _lost(self) -> None:
         for root in self.roots.values():

@@ -98,7 +98,6 @@ class Root:
         self.marks_sent = 0
         self.marks_seen = 0
         self.cond = threading.Condition()
-        self.watch: Any = None
 
     def event(self, src: str, dest: str | None, directory: bool = False) -> None:
         for path in (src, dest):
@@ -238,6 +237,7 @@ class Watcher(Roots):
     def __init__(self) -> None:
         self.roots: dict[str, Root] = {}
         self._observer: Any = None
+        self._scheduled: dict[Root, Any] = {}  # root -> its watch on the observer
         self._failed: set[str] = set()
         self._lock = threading.Lock()
         self._overflow = _Overflow(self)
@@ -248,8 +248,8 @@ class Watcher(Roots):
         return True
 
     def _start_watch(self, root: Root) -> None:
-        root.watch = self._start().schedule(_Handler(root), root.path, recursive=True,
-                                            event_filter=_event_types())
+        self._scheduled[root] = self._start().schedule(
+            _Handler(root), root.path, recursive=True, event_filter=_event_types())
 
     def settle(self, roots: Iterable[Root], timeout: float | None = None) -> None:
         """Wait until every event written before now has been counted (see above); a
@@ -278,9 +278,10 @@ class Watcher(Roots):
 
     def _unschedule(self, root: Root) -> None:
         root.close()
-        if self._observer is not None and root.watch is not None:
+        scheduled = self._scheduled.pop(root, None)
+        if self._observer is not None and scheduled is not None:
             try:
-                self._observer.unschedule(root.watch)
+                self._observer.unschedule(scheduled)
             except (KeyError, OSError):
                 pass
 
@@ -304,6 +305,7 @@ class Watcher(Roots):
                 self._observer = None
                 self._overflow.remove()
             self.roots.clear()
+            self._scheduled.clear()
 
     def _start(self) -> Any:
         if self._observer is None:
