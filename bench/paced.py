@@ -7,7 +7,7 @@ store at ROOT (as the MCP server and the memx server hold one), a warm-up search
 each query PACE_SECONDS after the previous one, recalls counted. Prints the times in
 milliseconds as a JSON list; with ``--settle``, {"times": [...], "settle": [...]}: also
 the microseconds of each search's first step, the watcher's settle
-(``Freshness.settle``: the observer's mark round trip, or the drained inotify read).
+(``Watched.settle``: the observer's mark round trip, or the drained inotify read).
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ def main(argv: list[str]) -> int:
     root, queries = Path(argv[0]), argv[1:]
     settled: list[float] = []
     if steps:
-        from memx_cli.watch import journal as watch
+        from memx_cli.freshness import journal as watch
 
-        real = watch.Freshness.settle
+        real = watch.Watched.settle
 
         def timed(self: Any, indexes: Any) -> None:
             start = time.perf_counter()
             real(self, indexes)
             settled.append((time.perf_counter() - start) * 1e6)
 
-        watch.Freshness.settle = timed  # type: ignore[method-assign]
+        watch.Watched.settle = timed  # type: ignore[method-assign]
     times = paced_warm(root, queries, watched=True)
     print(json.dumps({"times": times, "settle": settled[-len(times):]} if steps else times))
     return 0

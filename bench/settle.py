@@ -21,10 +21,10 @@ PAUSE = 0.05
 
 
 def main(argv: list[str]) -> int:
-    from memx_cli.watch import journal as watch
+    from memx_cli.freshness import journal as watch
 
     try:
-        from memx_cli.watch.drain import open_watcher
+        from memx_cli.freshness.drain import open_watcher
     except ImportError:  # an install before the drained watcher
         open_watcher = watch.Watcher
     root_path, rounds = Path(argv[0]), int(argv[1]) if len(argv) > 1 else 200

@@ -63,17 +63,17 @@ def paced_warm(root: Path, queries: Sequence[str], watched: bool = False) -> lis
     PACE_SECONDS apart, recalls counted as the server counts them. ``watched``: with
     the file watcher the MCP server and the memx server use (issue 15), else the
     time-based re-check of every file."""
+    from memx_cli.freshness import journal as watch
     from memx_cli.generator.search import Searcher
     from memx_cli.store.repo import Repo
-    from memx_cli.watch import journal as watch
 
     try:  # the watcher of this install (the drained inotify one since issue 15's fifth
-        from memx_cli.watch.drain import open_watcher  # session), else the observer
+        from memx_cli.freshness.drain import open_watcher  # session), else the observer
     except ImportError:
         open_watcher = watch.Watcher
     watcher = open_watcher() if watched else None
     searcher = Searcher(Repo.discover(root),
-                        freshness=watch.Freshness(watcher) if watcher is not None else None)
+                        freshness=watch.Watched(watcher) if watcher is not None else None)
     try:
         searcher.search("warm up", mode="hybrid", record_recalls=False)
         times = []

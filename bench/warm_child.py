@@ -57,9 +57,9 @@ def listing(root: Path, runs: int) -> dict[str, list[float]]:
 
 
 def corecall(root: Path, runs: int, queries: list[str]) -> dict[str, list[float]]:
+    from memx_cli.freshness.journal import Watched, Watcher
     from memx_cli.generator.search import Searcher
     from memx_cli.store.repo import Repo
-    from memx_cli.watch.journal import Freshness, Watcher
 
     repo = Repo.discover(root)
     try:
@@ -67,7 +67,7 @@ def corecall(root: Path, runs: int, queries: list[str]) -> dict[str, list[float]
     except ImportError:  # an install from before the append-only log
         from memx_cli.generator.polyphonic import record_corecall as record
     watcher = Watcher()
-    searcher = Searcher(repo, freshness=Freshness(watcher))
+    searcher = Searcher(repo, freshness=Watched(watcher))
     try:
         searcher.search("warm up", mode="hybrid")
         search = [timed(lambda q=q: searcher.search(q, mode="hybrid")) for q in queries]

@@ -151,7 +151,7 @@ class Memx(Guarded):
 
         guard = self.guard()
         scope = self.repo.normalize_scope(scope) if scope else None
-        if self.services is not None and self.searcher.freshness is not None:
+        if self.services is not None:  # a host's searcher: its stores watched
             from memx_cli.index.listing import listed
 
             entries, problems = listed(self.searcher, self.repo.stores())

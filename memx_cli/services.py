@@ -9,42 +9,28 @@ warm ``Searcher`` per repository; they pass a ``Services`` down as a parameter: 
 to the write path. Nothing is set on a module or an object from outside, so one request
 cannot leave its host's state behind for the next command of the same process.
 
-Only protocols here (the types they name are imported for the checker only), so every
-floor may import this module.
+Only a protocol here (the types it names are imported for the checker only), so every
+floor may import this module. What a warm searcher asks about its stores is the
+``Freshness`` of memx_cli/freshness.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from memx_cli.generator.search import Searcher
-    from memx_cli.index import StoreIndex, SyncReport
+    from memx_cli.index import StoreIndex
     from memx_cli.store.files import Store
     from memx_cli.store.repo import Repo
-
-
-class Freshness(Protocol):
-    """Whether a store's index is current, as a file watcher knows it
-    (watch/journal.py ``Freshness``): a warm ``Searcher`` asks it instead of checking
-    the files itself."""
-
-    def settle(self, indexes: Iterable[StoreIndex]) -> None:
-        """Before a request: let the watcher count every file write made until now."""
-
-    def open(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
-        """``index.open_for_search`` with only the check the watcher cannot vouch for."""
-
-    def sync(self, index: StoreIndex, **options: Any) -> SyncReport:
-        """``index.sync(**options)`` likewise."""
 
 
 class Services(Protocol):
     """A host's warm parts, lent to the commands it runs."""
 
     def searcher(self, repo: Repo) -> Searcher:
-        """The warm searcher of ``repo`` (its stores watched, its indexes open)."""
+        """The warm searcher of ``repo``: its indexes open, its stores watched (a
+        ``freshness.journal.Watched``), so ``Memx`` lists from its index."""
 
     def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
         """The warm index of ``store`` for a write's Curator, kept current by the

@@ -28,7 +28,8 @@ FLOORS: tuple[frozenset[str], ...] = tuple(frozenset(floor) for floor in (
     {"privacy", "embed", "e5"},  # text masking; the model
     {"config"},
     {"store"},  # memory files, access grants, working notes, recall counts
-    {"index", "reflector", "anchors", "watch"},  # derived caches; stages; change journal
+    {"freshness"},  # whether an index is current: file events, else its own check by time
+    {"index", "reflector", "anchors"},  # derived caches; Reflector stages; source anchors
     {"curator", "decay"},
     {"operations", "generator"},  # one verb per module; retrieval
     {"api", "jsonout", "wire"},  # the facade, its JSON shapes, the server's wire format

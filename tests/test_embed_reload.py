@@ -109,9 +109,9 @@ def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
     """The server's kind of Searcher (watched store, no scan while nothing changed in
     it) notices the model changed and re-embeds: a memory's own text still finds it
     first, which vectors of the old model against a query of the new could not do."""
+    from memx_cli.freshness.journal import Watched, Watcher
     from memx_cli.generator.search import Searcher
     from memx_cli.store.repo import Repo
-    from memx_cli.watch.journal import Freshness, Watcher
 
     model = copied(tmp_path)
     (repo / ".memx" / "config.yaml").write_text(f"embedding:\n  model: {model}\n")
@@ -120,7 +120,7 @@ def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
              "The staging database is reset every Sunday night"]
     for fact in facts:
         memx.ok("add", "--raw", fact)
-    searcher = Searcher(Repo.discover(repo), freshness=Freshness(Watcher()))
+    searcher = Searcher(Repo.discover(repo), freshness=Watched(Watcher()))
     try:
         def top(text: str) -> str:
             hits = searcher.search(text, mode="semantic", record_recalls=False).hits

@@ -36,13 +36,13 @@ def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def warm(memx: Memx, repo: Path) -> Iterator[Searcher]:
     """A watched Searcher, as the memx and MCP servers hold one, over five memories."""
-    from memx_cli.watch.journal import Freshness, Watcher
+    from memx_cli.freshness.journal import Watched, Watcher
 
     for fact in FACTS:
         memx.ok("add", "--raw", fact)
     watcher = Watcher()
     try:
-        searcher = Searcher(Repo(repo), freshness=Freshness(watcher))
+        searcher = Searcher(Repo(repo), freshness=Watched(watcher))
         yield searcher
     finally:
         watcher.stop()

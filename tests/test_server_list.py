@@ -99,9 +99,9 @@ def test_the_server_lists_without_reading_the_files_and_sees_edits(
 
 def test_a_stored_document_gives_back_the_memory_it_was_made_from(memx: Memx,
                                                                   repo: Path) -> None:
+    from memx_cli.freshness.journal import Watched, Watcher
     from memx_cli.generator.search import Searcher
     from memx_cli.index.listing import checked, listed, memory
-    from memx_cli.watch.journal import Freshness, Watcher
 
     (repo / "README.md").write_text("one\ntwo\n")
     memx.ok("add", "--raw", "Cache keys: see src/cache.py", "--tag", "ci", "--tag", "cache",
@@ -110,7 +110,7 @@ def test_a_stored_document_gives_back_the_memory_it_was_made_from(memx: Memx,
     memx.ok("add", "The staging database is reset every Monday night")
     memx.ok("feedback", memx.ok("add", "--raw", "Use uv for Python envs").strip(), "--helpful")
     watcher = Watcher()
-    searcher = Searcher(Repo.discover(repo), freshness=Freshness(watcher))
+    searcher = Searcher(Repo.discover(repo), freshness=Watched(watcher))
     try:
         docs = [entry.doc for entry in listed(searcher, Repo.discover(repo).stores())[0]]
     finally:

@@ -24,9 +24,9 @@ for found in pkgutil.walk_packages(memx_cli.__path__, "memx_cli."):
         importlib.import_module(found.name)
 from memx_cli.generator.search import Searcher
 from memx_cli.index import StoreIndex
-from memx_cli.watch.drain import Drain
-from memx_cli.watch.journal import Freshness, Watcher
-warm = (Searcher, StoreIndex, Freshness, Watcher, Drain)
+from memx_cli.freshness.drain import Drain
+from memx_cli.freshness.journal import Watched, Watcher
+warm = (Searcher, StoreIndex, Watched, Watcher, Drain)
 held = []
 for name, module in sorted(sys.modules.items()):
     if name != "memx_cli" and not name.startswith("memx_cli."):
@@ -51,12 +51,12 @@ class Lent:
     it counts what the command asked for."""
 
     def __init__(self, repo: Path):
+        from memx_cli.freshness.journal import Watched, Watcher
         from memx_cli.generator.search import Searcher
         from memx_cli.store.repo import Repo
-        from memx_cli.watch.journal import Freshness, Watcher
 
         self.watcher = Watcher()
-        self.warm = Searcher(Repo.discover(repo), freshness=Freshness(self.watcher))
+        self.warm = Searcher(Repo.discover(repo), freshness=Watched(self.watcher))
         self.asked: list[str] = []
 
     def searcher(self, repo: object) -> object:

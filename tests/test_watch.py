@@ -1,4 +1,4 @@
-"""The watched state (issue 15, memx_cli/watch/journal.py): a warm searcher re-scans a
+"""The watched state (issue 15, memx_cli/freshness/journal.py): a warm searcher re-scans a
 store only after an event in it, and sees a write made just before the search."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     paired yet (up to 0.5 s), and the first search's own cache writes are renames, so
     the 0.2 s default can pass now and then: these tests, which count scans, wait
     longer for the mark."""
-    monkeypatch.setattr("memx_cli.watch.journal.SETTLE_SECONDS", 10.0)
+    monkeypatch.setattr("memx_cli.freshness.journal.SETTLE_SECONDS", 10.0)
     seen: list[str] = []
     real = StoreIndex._scan
 
@@ -37,14 +37,14 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture(params=["inotify", "observer"])
 def watch_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each watcher ``open_watcher`` can give (watch/drain.py): inotify read at settle
+    """Each watcher ``open_watcher`` can give (freshness/drain.py): inotify read at settle
     time, and watchdog's observer with marks (where inotify is missing)."""
     monkeypatch.setenv("MEMX_WATCH", request.param)
     return str(request.param)
 
 
 def open_watcher(kind: str) -> Any:
-    from memx_cli.watch.drain import open_watcher
+    from memx_cli.freshness.drain import open_watcher
 
     watcher = open_watcher()
     assert watcher.kind == kind
@@ -55,14 +55,14 @@ def open_watcher(kind: str) -> Any:
 def watched(memx: Memx, repo: Path, watch_kind: str) -> Iterator[tuple[Any, Path]]:
     """A watched Searcher (as the memx and MCP servers hold one) over a store with one
     memory about the nightly build, and that memory's file."""
+    from memx_cli.freshness.journal import Watched
     from memx_cli.generator.search import Searcher
-    from memx_cli.watch.journal import Freshness
 
     memx.ok("add", "--raw", "The nightly build publishes wheels to the mirror")
     [path] = (repo / ".memx" / "memories").glob("*.yaml")
     watcher = open_watcher(watch_kind)
     try:
-        searcher = Searcher(Repo(repo), freshness=Freshness(watcher))
+        searcher = Searcher(Repo(repo), freshness=Watched(watcher))
         yield searcher, path
     finally:
         watcher.stop()
@@ -117,11 +117,12 @@ def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Pa
     needs no mark: test_watch_drain.py)."""
     from types import SimpleNamespace
 
-    from memx_cli.watch.journal import UNWATCHED_MAX_AGE, Freshness, Watcher
+    from memx_cli.freshness import RECHECK_SECONDS as UNWATCHED_MAX_AGE
+    from memx_cli.freshness.journal import Watched, Watcher
 
     watcher = Watcher()
     try:
-        fresh = Freshness(watcher)
+        fresh = Watched(watcher)
         missing = SimpleNamespace(store=SimpleNamespace(root=tmp_path / "no-such-store"))
         assert fresh.max_age(missing) == UNWATCHED_MAX_AGE
         # a store where the mark cannot be written (here: local/ is a file)
@@ -155,7 +156,7 @@ def test_a_mark_counts_once_however_many_events_it_makes(tmp_path: Path) -> None
     """Creating a mark file makes several events (created, closed); counting events
     instead of reading the mark's number let a search run before an earlier write's
     event arrived (seen under load)."""
-    from memx_cli.watch.journal import Root
+    from memx_cli.freshness.journal import Root
 
     root = Root(str(tmp_path))
     assert root.send_mark() == 1

@@ -1,4 +1,4 @@
-"""The drained watcher (issue 15, memx_cli/watch/drain.py): inotify read at settle time,
+"""The drained watcher (issue 15, memx_cli/freshness/drain.py): inotify read at settle time,
 no mark file, no thread. The behaviour both watchers share is tested with each in
 test_watch.py and test_watch_known.py; here what is the drained one's own."""
 
@@ -26,9 +26,9 @@ def drained(memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch
             ) -> Iterator[tuple[Any, dict[str, Path]]]:
     """A Searcher watched by the drained watcher over a store of FACTS (key -> file),
     after its first search; writing a mark file fails the test."""
+    from memx_cli.freshness import journal as watch
+    from memx_cli.freshness.drain import open_watcher
     from memx_cli.generator.search import Searcher
-    from memx_cli.watch import journal as watch
-    from memx_cli.watch.drain import open_watcher
 
     def no_mark(self: Any) -> None:
         raise AssertionError("the drained watcher wrote a mark")
@@ -39,7 +39,7 @@ def drained(memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch
     watcher = open_watcher()
     assert watcher.kind == "inotify"
     try:
-        searcher = Searcher(Repo(repo), freshness=watch.Freshness(watcher))
+        searcher = Searcher(Repo(repo), freshness=watch.Watched(watcher))
         assert _ids(searcher.search("nightly", mode="keyword")) == [files["nightly"].stem]
         yield searcher, files
     finally:
@@ -105,7 +105,7 @@ def test_memories_removed_and_made_again_is_one_scan_then_watched_again(
 
 
 def test_a_store_gone_and_back_is_a_new_watch(tmp_path: Path) -> None:
-    from memx_cli.watch.drain import Drain
+    from memx_cli.freshness.drain import Drain
 
     store = tmp_path / "store"
     (store / "memories").mkdir(parents=True)
@@ -156,8 +156,8 @@ def test_a_store_the_observer_could_not_mark_is_vouched_for(tmp_path: Path) -> N
     re-checked it by time; the drained watcher writes nothing there."""
     from types import SimpleNamespace
 
-    from memx_cli.watch.drain import Drain
-    from memx_cli.watch.journal import Freshness
+    from memx_cli.freshness.drain import Drain
+    from memx_cli.freshness.journal import Watched
 
     odd = tmp_path / "odd"
     (odd / "memories").mkdir(parents=True)
@@ -165,7 +165,7 @@ def test_a_store_the_observer_could_not_mark_is_vouched_for(tmp_path: Path) -> N
     index = SimpleNamespace(store=SimpleNamespace(root=odd))
     watcher = Drain()
     try:
-        fresh = Freshness(watcher)
+        fresh = Watched(watcher)
         assert fresh.max_age(index) == 0.0  # first sight: sync
         fresh.settle([index])
         assert fresh.max_age(index) == float("inf")
@@ -182,7 +182,7 @@ def test_a_settler_waits_for_the_drain_that_covers_its_moment(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two requests settle at once: the second one's write comes while the first drains
     (an earlier batch). It must not return before its own write is counted."""
-    from memx_cli.watch.drain import Drain
+    from memx_cli.freshness.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()
@@ -214,7 +214,7 @@ def test_a_settler_waits_for_the_drain_that_covers_its_moment(
 
 
 def test_many_settlers_each_see_their_own_write(tmp_path: Path) -> None:
-    from memx_cli.watch.drain import Drain
+    from memx_cli.freshness.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()
@@ -245,7 +245,7 @@ def test_many_settlers_each_see_their_own_write(tmp_path: Path) -> None:
 
 
 def test_the_kernel_records_are_parsed_in_order() -> None:
-    from memx_cli.watch import inotify
+    from memx_cli.freshness import inotify
 
     def record(wd: int, mask: int, name: bytes) -> bytes:
         padded = name + b"\0" * (-len(name) % 16 or (16 if name else 0))
@@ -263,8 +263,8 @@ def test_without_inotify_the_observer_with_marks_is_used(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     import ctypes
 
-    from memx_cli.watch import drain
-    from memx_cli.watch import journal as watch
+    from memx_cli.freshness import drain
+    from memx_cli.freshness import journal as watch
 
     monkeypatch.delenv("MEMX_WATCH", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", lambda *a, **k: object())  # a libc without it
@@ -281,7 +281,7 @@ def test_an_empty_settle_is_one_read_that_finds_nothing(tmp_path: Path) -> None:
     """No mark, no wait: settling with nothing queued is one read of the queue that finds
     nothing (the observer's mark round trip took 0.7-1 ms; its cost is a bench/ figure:
     bench/paced.py --settle)."""
-    from memx_cli.watch.drain import Drain
+    from memx_cli.freshness.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()
@@ -309,8 +309,8 @@ def test_an_empty_settle_is_one_read_that_finds_nothing(tmp_path: Path) -> None:
 
 def test_a_failed_read_of_the_queue_is_a_full_check(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from memx_cli.watch import inotify
-    from memx_cli.watch.drain import Drain
+    from memx_cli.freshness import inotify
+    from memx_cli.freshness.drain import Drain
 
     (tmp_path / "memories").mkdir()
     watcher = Drain()

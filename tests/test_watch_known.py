@@ -1,4 +1,4 @@
-"""The watcher remembers which memory files changed (issue 15, memx_cli/watch/journal.py):
+"""The watcher remembers which memory files changed (issue 15, memx_cli/freshness/journal.py):
 a warm searcher whose store changed only in files it can name re-indexes just those
 files, and every hand edit is still seen by the next search. Whatever the watcher
 cannot vouch for (a folder event, too many files, a mark not back in time, lost
@@ -47,13 +47,13 @@ def store(memx: Memx, repo: Path, watch_kind: str  # noqa: F811
           ) -> Iterator[tuple[Any, dict[str, Path]]]:
     """A watched Searcher over a store of FACTS (their key -> the file), after its first
     search (the one full check a new watch makes); each kind of watcher."""
+    from memx_cli.freshness.journal import Watched
     from memx_cli.generator.search import Searcher
-    from memx_cli.watch.journal import Freshness
 
     files = add_facts(memx, repo)
     watcher = open_watcher(watch_kind)
     try:
-        searcher = Searcher(Repo(repo), freshness=Freshness(watcher))
+        searcher = Searcher(Repo(repo), freshness=Watched(watcher))
         assert _ids(searcher.search("nightly", mode="keyword")) == [files["nightly"].stem]
         yield searcher, files
     finally:
@@ -155,7 +155,7 @@ def test_files_that_are_no_memories_wake_nothing(store: tuple[Any, dict[str, Pat
 def test_more_changed_files_than_the_bound_are_scanned(
         store: tuple[Any, dict[str, Path]], scans: list[str],  # noqa: F811
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memx_cli.watch.journal.MAX_KNOWN", 3)
+    monkeypatch.setattr("memx_cli.freshness.journal.MAX_KNOWN", 3)
     searcher, files = store
     for path in files.values():
         path.write_text(path.read_text().replace("The ", "Our "))
@@ -191,7 +191,7 @@ def _events_lost(files: dict[str, Path], watcher: Any) -> None:
     """The kernel's event queue overflowed: the record it queues, read as from the
     descriptor, for the drained watcher; what watchdog logs then, for the observer."""
     if watcher.kind == "inotify":
-        from memx_cli.watch import inotify
+        from memx_cli.freshness import inotify
 
         record = struct.pack("iIII", -1, inotify.IN_Q_OVERFLOW, 0, 0)
         with watcher._lock:
@@ -224,7 +224,7 @@ def test_a_mark_not_back_in_time_is_a_scan(store: tuple[Any, dict[str, Path]],
     watcher = searcher.freshness.watcher
     [root] = watcher.roots.values()
     watcher._observer.unschedule(watcher._scheduled[root])
-    monkeypatch.setattr("memx_cli.watch.journal.SETTLE_SECONDS", 0.05)
+    monkeypatch.setattr("memx_cli.freshness.journal.SETTLE_SECONDS", 0.05)
     first = len(scans)
     in_place(files["nightly"])
     assert _ids(searcher.search("fortnightly", mode="keyword")) == [files["nightly"].stem]
@@ -234,14 +234,14 @@ def test_a_mark_not_back_in_time_is_a_scan(store: tuple[Any, dict[str, Path]],
 
 def test_a_new_watch_starts_with_a_scan(store: tuple[Any, dict[str, Path]],
                                         scans: list[str], watch_kind: str) -> None:  # noqa: F811
-    from memx_cli.watch.journal import Freshness
+    from memx_cli.freshness.journal import Watched
 
     searcher, files = store
     searcher.freshness.watcher.stop()
     first = len(scans)
     watcher = open_watcher(watch_kind)
     try:
-        searcher.freshness = Freshness(watcher)
+        searcher.freshness = Watched(watcher)
         in_place(files["nightly"])
         assert _ids(searcher.search("fortnightly", mode="keyword")) == [files["nightly"].stem]
         assert len(scans) == first + 1
@@ -329,7 +329,7 @@ def test_appends_through_a_file_kept_open_wake_nothing(memx: Memx, repo: Path,
     """The recall log is appended to through a descriptor kept open: a write is an event
     only once its file is closed, so those appends do not wake the watcher's thread on
     every search; a memory file written in place is seen at its close."""
-    from memx_cli.watch import journal as watch
+    from memx_cli.freshness import journal as watch
 
     heard: list[str] = []
     real = watch.Root.event

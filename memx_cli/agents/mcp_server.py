@@ -40,11 +40,11 @@ from memx_cli.store.repo import Repo
 from memx_cli.textproc import clean_text
 
 if TYPE_CHECKING:
+    from memx_cli.freshness.drain import Drain
+    from memx_cli.freshness.journal import Watcher
     from memx_cli.generator.search import Searcher
     from memx_cli.index import StoreIndex
     from memx_cli.store.files import Store
-    from memx_cli.watch.drain import Drain
-    from memx_cli.watch.journal import Watcher
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -67,10 +67,10 @@ class WarmSearch:
 
     def searcher(self, repo: Repo) -> Searcher:
         if self._searcher is None:
+            from memx_cli.freshness.journal import Watched
             from memx_cli.generator.search import Searcher
-            from memx_cli.watch.journal import Freshness
 
-            self._searcher = Searcher(repo, freshness=Freshness(self.watcher))
+            self._searcher = Searcher(repo, freshness=Watched(self.watcher))
         return self._searcher
 
     def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
@@ -85,7 +85,7 @@ class MemoryService:
     def __init__(self, repo: Repo, agent: str | None = None, role: str | None = None,
                  session_name: str | None = None):
         from memx_cli.api import Memx
-        from memx_cli.watch.drain import open_watcher
+        from memx_cli.freshness.drain import open_watcher
 
         # Issue 15: the stores are watched, so a call re-checks only a store whose files
         # changed (a write in place included) instead of stat-ing every file each second.

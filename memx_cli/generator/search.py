@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
+from memx_cli.freshness import ByTime
 from memx_cli.generator import questions
 from memx_cli.generator.candidates import (
     FIELDS,
@@ -47,7 +48,7 @@ from memx_cli.textproc import clean_text, estimate_tokens, query_terms
 from memx_cli.textproc import words as split_words
 
 if TYPE_CHECKING:
-    from memx_cli.services import Freshness
+    from memx_cli.freshness import Freshness
 
 log = logging.getLogger("memx")
 
@@ -57,9 +58,6 @@ MAX_QUERY_CHARS = 2000
 SUPERSEDED_FACTOR = 0.5
 # SPEC 3.5, policy demote: what a stale / unverifiable anchor does to the composite.
 VERIFICATION_FACTORS = {"stale": 0.3, "unverifiable": 0.7}
-# A long-lived Searcher (the MCP server) re-stats every memory file at most this often;
-# additions, deletions and renames are still seen at once through the directory times.
-WARM_RESCAN_SECONDS = 1.0
 # Candidates taken from each of the lexical and the vector ranking (at least). On the
 # LoCoMo dev split 25 per ranking gave the same recall@10 as 100.
 CANDIDATES = 30
@@ -99,9 +97,10 @@ class Searcher:
         self.sources = {source.label: source for source, _ in found}
         self.indexes += [StoreIndex(store, spec) for _, store in found]
         self._verifier: Any = None
-        # What the file watcher of the memx server or the MCP server knows (memx_cli/
-        # services.py): which stores changed, instead of a re-stat every second.
-        self.freshness = freshness
+        # Whether each store's index is current (memx_cli/freshness): what the file
+        # watcher of the memx server or the MCP server knows, else the index's own
+        # check, repeated at most every second by a searcher that lives on.
+        self.freshness: Freshness = freshness if freshness is not None else ByTime()
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
         self.semantic_zero = 0.0  # the cosine that counts as no likeness (e5: its noise floor)
@@ -240,15 +239,11 @@ class Searcher:
 
     def settle(self) -> None:
         """Before a request: let the watcher count every file write made until now."""
-        if self.freshness is not None:
-            self.freshness.settle(self.indexes)
+        self.freshness.settle(self.indexes)
 
     def open_index(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
-        """Sync one store's index and open it: with a watcher only when its files
-        changed, else when the last check is older than WARM_RESCAN_SECONDS."""
-        if self.freshness is not None:  # only the files its events name
-            return self.freshness.open(index, want_vectors)
-        return index.open_for_search(want_vectors, max_age=WARM_RESCAN_SECONDS)
+        """Sync one store's index as its freshness allows, and open it."""
+        return self.freshness.open(index, want_vectors)
 
     def _polyphonic(self) -> Any:
         """The polyphonic fusion (issue 8), one per Searcher so its graph stays warm."""

@@ -178,7 +178,7 @@ class StoreIndex:
         the last one is that recent and no file was added, removed or renamed since
         (directory times unchanged): an edit in place is then seen within ``max_age``.
         ``known``: a file watcher vouches that since this index's last check only the
-        files of these ids can have changed (watch/journal.py): those are re-read, as
+        files of these ids can have changed (freshness/journal.py): those are re-read, as
         after memx's own writes, and no other file is looked at.
         """
         if known is not None and not full:

@@ -2,7 +2,7 @@
 
 ``daemon`` keeps one warm ``Searcher`` per repository (indexes open, model loaded) and
 serves the read commands (search, context, list) over a private Unix socket, running each
-through the real CLI as the caller (``caller``); memx_cli/watch tells it which stores
+through the real CLI as the caller (``caller``); memx_cli/freshness tells it which stores
 changed. The ``memx`` entry point that forwards those commands without importing the CLI
 is memx_cli/executable.py; the wire format, the socket's place and start/stop/status are in
 memx_cli/wire, which the CLI and ``doctor`` import without this package. Everything else,

@@ -5,7 +5,7 @@ runs the read command the thin client forwarded through the real CLI (memx_cli.c
 with the caller's working directory, environment, terminal size and output encoding, so
 its output, errors and exit code are those of the command run in process. What it adds
 is warmth: one ``Searcher`` per repository (open tantivy reader, usearch view, loaded
-model) whose stores are watched (watch/drain.py, watch/journal.py) instead of re-stat-ed.
+model) whose stores are watched (freshness/drain.py, freshness/journal.py) instead of re-stat-ed.
 
 One request at a time is deliberate: the environment and the standard streams are the
 process's, and a search takes milliseconds. It ends itself after ``server.idle_timeout``
@@ -27,6 +27,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from memx_cli.freshness.drain import open_watcher
+from memx_cli.freshness.journal import Watched
 from memx_cli.server.caller import (
     Outcomes,
     as_caller,
@@ -35,16 +37,14 @@ from memx_cli.server.caller import (
     read_request,
     same_user,
 )
-from memx_cli.watch.drain import open_watcher
-from memx_cli.watch.journal import Freshness
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
 from memx_cli.wire.protocol import PROTOCOL, ProtocolError, send_json
 
 if TYPE_CHECKING:
+    from memx_cli.freshness import Freshness
     from memx_cli.generator.search import Searcher
     from memx_cli.index import StoreIndex, SyncReport
-    from memx_cli.services import Freshness as FreshnessView
     from memx_cli.store.files import Store
     from memx_cli.store.repo import Repo
 
@@ -236,8 +236,7 @@ class Daemon:
                         for statistic in (recall, corecall):
                             if statistic.ledger(index.store).pending():
                                 statistic.compact(index.store)
-                    if searcher.freshness is not None:
-                        index.restamp(partial(_watched_check, searcher.freshness, index))
+                    index.restamp(partial(_watched_check, searcher.freshness, index))
                 except Exception as exc:  # never end the server; the next spell retries
                     log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
 
@@ -311,7 +310,7 @@ class Daemon:
         """The warm index of ``store`` for the write being run, if this request's searcher
         has one (else None: the write path makes its own)."""
         searcher = self.searchers.get(self._used) if self._used is not None else None
-        if searcher is None or searcher.freshness is None:
+        if searcher is None:
             return None
         for index in searcher.indexes:
             if index.store.root == store.root and index.model_spec == model:
@@ -328,7 +327,7 @@ class Daemon:
         self._used = key
         found: Searcher | None = self.searchers.get(key)
         if found is None:
-            found = Searcher(repo, freshness=Freshness(self.watcher))
+            found = Searcher(repo, freshness=Watched(self.watcher))
             self.searchers[key] = found
             if len(self.searchers) > MAX_REPOSITORIES:
                 while len(self.searchers) > MAX_REPOSITORIES:
@@ -344,7 +343,7 @@ class _Vouched:
     every earlier write, then re-reads only the files the watcher names as changed since
     the index's last check (none: no check), or scans when it cannot name them."""
 
-    def __init__(self, index: StoreIndex, freshness: FreshnessView):
+    def __init__(self, index: StoreIndex, freshness: Freshness):
         self._index = index
         self._freshness = freshness
 
@@ -356,7 +355,7 @@ class _Vouched:
         return getattr(self._index, name)
 
 
-def _watched_check(freshness: FreshnessView, index: StoreIndex) -> None:
+def _watched_check(freshness: Freshness, index: StoreIndex) -> None:
     """Bring a warm index up to date as its watcher knows it (settle, watched check)."""
     from memx_cli.embed import is_loaded
 

@@ -5,8 +5,8 @@ writing, the rename, the unlink, the mkdir), before that syscall returns. So whe
 request settles, every write completed before it is either counted already or waiting
 in the descriptor's queue, and reading the queue until it is empty (it never blocks) is
 an exact barrier: no mark file, no thread, no wait. ``Drain`` keeps the journal model of
-watch/journal.py (``Root``: epochs, the journal of ids, ``unknown``, ``since``) and is
-read by the same ``Freshness``.
+freshness/journal.py (``Root``: epochs, the journal of ids, ``unknown``, ``since``) and is
+read by the same ``Watched``.
 
 Only what is needed is watched, each folder on its own (not recursively):
 
@@ -19,7 +19,7 @@ Only what is needed is watched, each folder on its own (not recursively):
 Writes to ``local/`` (the recall log on every search), ``cache/`` and the index folders
 make no event at all. An overflowed queue (IN_Q_OVERFLOW) makes every root an unknown
 change (a full check). Where inotify is missing or cannot start, ``open_watcher`` gives
-watchdog's observer with marks (watch/journal.py ``Watcher``); ``MEMX_WATCH=observer``
+watchdog's observer with marks (freshness/journal.py ``Watcher``); ``MEMX_WATCH=observer``
 chooses that one here too (for tests and diagnosis).
 """
 
@@ -30,8 +30,8 @@ import os
 import threading
 from collections.abc import Iterable
 
-from memx_cli.watch import inotify as kernel
-from memx_cli.watch.journal import WATCHED, Root, Roots, Watcher, memory_id
+from memx_cli.freshness import inotify as kernel
+from memx_cli.freshness.journal import WATCHED, Root, Roots, Watcher, memory_id
 
 log = logging.getLogger("memx.server")
 

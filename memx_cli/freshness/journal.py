@@ -4,7 +4,7 @@ not stat scans (issue 15).
 A ``Root`` is one watched store directory (``.memx/``, the global store, a source's
 store) and its journal: an event for a memory file (``memories/ID.yaml``,
 ``archive/ID.yaml``: created, closed after writing, moved from or to, deleted) notes that
-id. ``Freshness`` is what a long-lived ``Searcher`` asks before syncing each store:
+id. ``Watched`` is what a long-lived ``Searcher`` asks before syncing each store:
 nothing changed since its last sync -> no check at all; only files it can name -> the
 index re-reads just those (``StoreIndex.sync(known=...)``: their stat and manifest rows,
 as after memx's own writes); anything else -> the full check (a stat of every file). The
@@ -16,7 +16,7 @@ first time or watched anew. Files in the memory folders that are no memory files
 editor's swap and backup files, dot files, other names) are what the full check skips
 too: they wake nothing.
 
-Two watchers fill the journal. On Linux, watch/drain.py reads inotify when a request
+Two watchers fill the journal. On Linux, freshness/drain.py reads inotify when a request
 settles (no thread, no mark). Elsewhere, or with ``MEMX_WATCH=observer``, the
 ``Watcher`` here: watchdog's observer, each store watched recursively. Its events
 arrive on watchdog's threads a moment after the write, so ``settle`` writes a mark file
@@ -34,14 +34,17 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from watchdog.events import FileSystemEventHandler
 
+from memx_cli.freshness import ByTime
+
 if TYPE_CHECKING:
-    from memx_cli.watch.drain import Drain
+    from memx_cli.freshness.drain import Drain
+    from memx_cli.index import StoreIndex, SyncReport
 
 log = logging.getLogger("memx.server")
 
@@ -49,8 +52,6 @@ WATCHED = ("memories", "archive")
 # How long a search waits for its mark's event before it syncs the store anyway (the
 # event takes well under a millisecond; a loaded machine can take far longer).
 SETTLE_SECONDS = 0.2
-# A store that cannot be watched is re-checked like this (generator/search.py).
-UNWATCHED_MAX_AGE = 1.0
 # Changed memory files a searcher re-reads one by one; past this many since its last
 # sync it scans instead. One named file costs two stats, a manifest row and a parse
 # (~0.1-0.2 ms); a scan costs ~6 us a file, so at 512 the named files cost about what a
@@ -195,7 +196,7 @@ class Root:
 
 class Roots:
     """The store directories a watcher watches, by path: the observer below and
-    watch/drain.py's inotify reader, each with its own three methods at the end."""
+    freshness/drain.py's inotify reader, each with its own three methods at the end."""
 
     roots: dict[str, Root]
     _failed: set[str]
@@ -230,7 +231,7 @@ class Roots:
 
 class Watcher(Roots):
     """All the store directories one process watches, on one watchdog observer (where
-    inotify cannot be read at settle time: watch/drain.py ``open_watcher``)."""
+    inotify cannot be read at settle time: freshness/drain.py ``open_watcher``)."""
 
     kind = "observer"
 
@@ -324,34 +325,38 @@ class Watcher(Roots):
         return self._observer
 
 
-class Freshness:
-    """A Searcher's view of the watcher (``Searcher.watch``): for each store, the watch
-    (epoch) and event number its index was last synced at."""
+class Watched:
+    """A Searcher's view of the watcher (its ``Freshness``, memx_cli/freshness): for each
+    store, the watch (epoch) and event number its index was last synced at. A store the
+    watcher cannot vouch for is checked as without a watcher (``ByTime``)."""
 
     def __init__(self, watcher: Watcher | Drain):
         self.watcher = watcher
         self.synced: dict[str, tuple[int, int]] = {}
+        self.unwatched = ByTime()
 
-    def settle(self, indexes: Iterable[Any]) -> None:
+    def settle(self, indexes: Iterable[StoreIndex]) -> None:
         roots = [self.watcher.root(index.store.root) for index in indexes]
         self.watcher.settle(r for r in roots if r is not None)
 
-    def open(self, index: Any, want_vectors: bool) -> Any:
+    def open(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
         """``index.open_for_search`` with what the watcher knows (after ``settle``):
         no check when nothing changed, the changed files only when it can name them, a
         full check otherwise; the time-based re-check for a store it cannot watch."""
-        return self._checked(index, lambda **how: index.open_for_search(want_vectors, **how))
+        return self._checked(index, lambda **how: index.open_for_search(want_vectors, **how),
+                             lambda: self.unwatched.open(index, want_vectors))
 
-    def sync(self, index: Any, **options: Any) -> Any:
+    def sync(self, index: StoreIndex, **options: Any) -> SyncReport:
         """``index.sync(**options)`` likewise (the write path's check, after ``settle``);
         a store it cannot watch is checked in full."""
-        return self._checked(index, lambda **how: index.sync(**options, **how), unwatched={})
+        return self._checked(index, lambda **how: index.sync(**options, **how),
+                             lambda: self.unwatched.sync(index, **options))
 
-    def _checked(self, index: Any, check: Any, unwatched: dict[str, float] | None = None
-                 ) -> Any:
+    def _checked(self, index: StoreIndex, check: Callable[..., SyncReport],
+                 unwatched: Callable[[], SyncReport]) -> SyncReport:
         root = self.watcher.root(index.store.root)
         if root is None or not root.markable:
-            return check(**({"max_age": UNWATCHED_MAX_AGE} if unwatched is None else unwatched))
+            return unwatched()
         # taken before the check: a change during it is seen by the next one
         now = (root.epoch, root.changes)
         last = self.synced.get(root.path)
@@ -365,7 +370,7 @@ class Freshness:
         (skip the check), 0 when something did (check in full now)."""
         root = self.watcher.root(index.store.root)
         if root is None or not root.markable:
-            return UNWATCHED_MAX_AGE
+            return self.unwatched.seconds
         now = (root.epoch, root.changes)
         last = self.synced.get(root.path)
         if last is not None and last[0] == root.epoch and root.since(last[1]) == frozenset():

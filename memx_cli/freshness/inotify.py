@@ -1,5 +1,5 @@
 """Linux inotify, read synchronously (issue 15): the kernel interface the drained watcher
-(watch/drain.py) stands on.
+(freshness/drain.py) stands on.
 
 A small ctypes binding of ``inotify_init1(IN_NONBLOCK | IN_CLOEXEC)``,
 ``inotify_add_watch`` and ``inotify_rm_watch``; events are read with ``os.read`` and
