@@ -126,7 +126,7 @@ def _index_state(repo: Repo) -> dict[str, Any]:
     manifest = repo.store.cache_dir / "manifest.db"
     state: dict[str, Any] = {"path": str(repo.store.cache_dir), "built": manifest.exists()}
     if repo.store.exists():
-        from memx_cli.index.quick import describe
+        from memx_cli.freshness.quick import describe
 
         files = len(repo.store.ids()) + len(repo.store.ids(archived=True))
         state["change_check"], state["note"] = describe(repo.store, files)

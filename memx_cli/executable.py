@@ -74,9 +74,9 @@ def _forwardable(argv: list[str]) -> bool:
 
 def _check_ahead() -> None:
     """In process: start the store's change check (git) now, to run while the CLI loads
-    (memx_cli/index/ahead.py)."""
+    (memx_cli/freshness/ahead.py)."""
     try:
-        from memx_cli.index import ahead
+        from memx_cli.freshness import ahead
 
         ahead.start_here(_cwd())
     except Exception:  # an optimisation only: the check runs later anyway

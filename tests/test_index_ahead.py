@@ -1,4 +1,4 @@
-"""The change check's git process started as a cold command starts (index/ahead.py,
+"""The change check's git process started as a cold command starts (freshness/ahead.py,
 issue 15): its answer is used once, only while fresh, and an edit is still seen."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memx_cli import executable as client
-from memx_cli.index import ahead, quick
+from memx_cli.freshness import ahead, quick
 
 from .conftest import Memx
 from .test_index_quick import filled, keyword, same_size

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.freshness import quick
 from memx_cli.generator.search import Searcher
-from memx_cli.index import StoreIndex, quick, sync
+from memx_cli.index import StoreIndex, sync
 from memx_cli.store.files import Store
 from memx_cli.store.repo import Repo
 

@@ -289,7 +289,7 @@ def test_the_idle_server_records_the_stamp_writes_left_out(
     """A write indexes itself without the change stamp (a file changed behind memx
     would need a scan to be seen); a command without the server would then scan. The
     server, once idle, takes the stamp and lets its watcher vouch for the index."""
-    from memx_cli.index import quick
+    from memx_cli.freshness import quick
     from memx_cli.server import daemon
 
     from .test_index_quick import age, commit

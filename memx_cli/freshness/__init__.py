@@ -7,14 +7,14 @@ asks it before it lends an index to a write. Two answers stand behind it:
 - ``ByTime`` (here), in a process without a file watcher (a ``memx`` command, a library
   program holding a ``Memx``): the index checks the files itself (the change stamp
   of the memory folders and git's index, else a stat of every file:
-  index/quick.py, index/scan.py), and a searcher that lives on repeats that check at
+  freshness/quick.py, freshness/scan.py), and a searcher that lives on repeats that check at
   most every ``RECHECK_SECONDS`` unless a file was added, removed or renamed.
 - ``Watched`` (journal.py), in the memx server and the MCP server: file events say
   which stores changed and which files (inotify read at settle time, drain.py and
   inotify.py; watchdog's observer with marks elsewhere); no event, no check; a store it
   cannot watch falls back to ``ByTime``.
 
-Cheap to import (the executable imports index/ahead.py before anything else; nothing
+Cheap to import (the executable imports freshness/ahead.py before anything else; nothing
 here loads watchdog).
 """
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from memx_cli.errors import InvalidMemoryError
+from memx_cli.freshness.scan import Seen
 from memx_cli.index.documents import build_documents, embed_documents
 from memx_cli.index.keys import source_group
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import FileState
-from memx_cli.index.scan import Seen
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.safeyaml import read_regular
 from memx_cli.store.files import Store

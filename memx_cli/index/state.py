@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from memx_cli.freshness.quick import Basis, basis, key, worth_it
+from memx_cli.freshness.scan import Seen
 from memx_cli.fsutil import atomic_write
 from memx_cli.index.manifest import INDEX_VERSION, Manifest
-from memx_cli.index.quick import Basis, basis, key, worth_it
-from memx_cli.index.scan import Seen
 from memx_cli.store.files import Store
 
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memx_cli.errors import ModelUnavailableError
+from memx_cli.freshness.quick import Basis, same_index, stamp
+from memx_cli.freshness.scan import ListedIds, Seen, scan, shift, stat_ids
 from memx_cli.fsutil import atomic_write
 from memx_cli.index.documents import build_documents
 from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
-from memx_cli.index.quick import Basis, same_index, stamp
-from memx_cli.index.scan import ListedIds, Seen, scan, shift, stat_ids
 from memx_cli.index.state import dir_times, load_manifest, read_state, stamp_for, wipe, write_state
 from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors

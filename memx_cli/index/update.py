@@ -14,9 +14,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from memx_cli.errors import InvalidMemoryError
+from memx_cli.freshness.scan import Seen
 from memx_cli.index.keys import source_group
 from memx_cli.index.manifest import FileState, Manifest
-from memx_cli.index.scan import Seen
 from memx_cli.safeyaml import read_regular
 from memx_cli.store.files import Store
 from memx_cli.store.memory import Memory

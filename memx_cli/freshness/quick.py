@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from memx_cli.index import ahead
+from memx_cli.freshness import ahead
 from memx_cli.store.files import Store
 
 # A folder or file changed this recently may change again within the same tick of the
