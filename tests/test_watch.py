@@ -111,32 +111,39 @@ def test_mcp_search_sees_an_in_place_write_at_once(memx: Memx, repo: Path, scans
         service.watcher.stop()
 
 
+def checked(fresh: Any, root: Path) -> dict[str, Any]:
+    """How ``fresh`` has the index of the store at ``root`` checked when a search opens
+    it: {} in full, {"known": ids} only those files (none: no check), {"max_age": s}
+    by time (an index that records the call; the freshness decides alone)."""
+    from types import SimpleNamespace
+
+    calls: list[dict[str, Any]] = []
+    index = SimpleNamespace(store=SimpleNamespace(root=root),
+                            open_for_search=lambda want_vectors, **how: calls.append(how))
+    fresh.settle([index])
+    fresh.open(index, False)
+    [how] = calls
+    return how
+
+
 def test_an_unwatchable_store_falls_back_to_the_timed_check(memx: Memx, repo: Path,
                                                           tmp_path: Path) -> None:
     """The observer's: a store where its mark cannot be written (the drained watcher
     needs no mark: test_watch_drain.py)."""
-    from types import SimpleNamespace
-
-    from memx_cli.freshness import RECHECK_SECONDS as UNWATCHED_MAX_AGE
+    from memx_cli.freshness import RECHECK_SECONDS
     from memx_cli.freshness.journal import Watched, Watcher
 
     watcher = Watcher()
     try:
         fresh = Watched(watcher)
-        missing = SimpleNamespace(store=SimpleNamespace(root=tmp_path / "no-such-store"))
-        assert fresh.max_age(missing) == UNWATCHED_MAX_AGE
+        assert checked(fresh, tmp_path / "no-such-store") == {"max_age": RECHECK_SECONDS}
         # a store where the mark cannot be written (here: local/ is a file)
         odd = tmp_path / "odd"
         (odd / "memories").mkdir(parents=True)
         (odd / "local").write_text("")
-        index = SimpleNamespace(store=SimpleNamespace(root=odd))
-        assert fresh.max_age(index) == 0.0  # first sight: sync
-        fresh.settle([index])
-        assert fresh.max_age(index) == UNWATCHED_MAX_AGE
-        watched = SimpleNamespace(store=SimpleNamespace(root=repo / ".memx"))
-        assert fresh.max_age(watched) == 0.0
-        fresh.settle([watched])
-        assert fresh.max_age(watched) == float("inf")
+        assert checked(fresh, odd) == {"max_age": RECHECK_SECONDS}
+        assert checked(fresh, repo / ".memx") == {}  # first sight: in full
+        assert checked(fresh, repo / ".memx") == {"known": frozenset()}  # no check
     finally:
         watcher.stop()
 

@@ -17,7 +17,10 @@ import pytest
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx
-from .test_watch import scans  # noqa: F401 - a fixture
+from .test_watch import (
+    checked,
+    scans,  # noqa: F401 - a fixture
+)
 from .test_watch_known import FACTS, _ids, add_facts, in_place
 
 
@@ -154,26 +157,20 @@ def test_writes_outside_the_memory_folders_make_no_event(
 def test_a_store_the_observer_could_not_mark_is_vouched_for(tmp_path: Path) -> None:
     """A read-only store (a source): the observer needed to write a mark in it and so
     re-checked it by time; the drained watcher writes nothing there."""
-    from types import SimpleNamespace
-
     from memx_cli.freshness.drain import Drain
     from memx_cli.freshness.journal import Watched
 
     odd = tmp_path / "odd"
     (odd / "memories").mkdir(parents=True)
     (odd / "local").write_text("")  # no mark could be written under it
-    index = SimpleNamespace(store=SimpleNamespace(root=odd))
     watcher = Drain()
     try:
         fresh = Watched(watcher)
-        assert fresh.max_age(index) == 0.0  # first sight: sync
-        fresh.settle([index])
-        assert fresh.max_age(index) == float("inf")
+        assert checked(fresh, odd) == {}  # first sight: in full
+        assert checked(fresh, odd) == {"known": frozenset()}  # nothing changed: no check
         (odd / "memories" / "abc.yaml").write_text("x")
-        fresh.settle([index])
-        assert fresh.max_age(index) == 0.0
-        fresh.settle([index])
-        assert fresh.max_age(index) == float("inf")
+        assert checked(fresh, odd) == {"known": frozenset({"abc"})}  # that file only
+        assert checked(fresh, odd) == {"known": frozenset()}
     finally:
         watcher.stop()
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import math
 import os
 import threading
 import time
@@ -365,19 +364,6 @@ class Watched:
         self.synced[root.path] = now  # only once the check is through
         return report
 
-    def max_age(self, index: Any) -> float:
-        """For a caller that syncs by age: inf when nothing changed since the last sync
-        (skip the check), 0 when something did (check in full now)."""
-        root = self.watcher.root(index.store.root)
-        if root is None or not root.markable:
-            return self.unwatched.seconds
-        now = (root.epoch, root.changes)
-        last = self.synced.get(root.path)
-        if last is not None and last[0] == root.epoch and root.since(last[1]) == frozenset():
-            return math.inf
-        # recorded before the sync: a change during it is seen by the next search
-        self.synced[root.path] = now
-        return 0.0
 
 
 def _event_types() -> list[Any]:
