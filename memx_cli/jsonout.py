@@ -4,11 +4,15 @@ same objects from either front end (SPEC 7: documented, stable shapes)."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memx_cli.generator.candidates import voices
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
+
+if TYPE_CHECKING:
+    from memx_cli.operations.attention import Attention
+    from memx_cli.operations.diff import MemoryDiff
 
 
 def memory_json(mem: Memory) -> dict[str, Any]:
@@ -97,3 +101,59 @@ def item_json(item: Any) -> dict[str, Any]:
     """A remembered session item (operations.session.Item), as `memx remember --json`."""
     return {"id": item.id, "text": item.text, "sessions": list(item.sessions),
             "count": item.count, "marked": item.marked}
+
+
+def diff_json(result: MemoryDiff) -> dict[str, Any]:
+    """``memx diff --format json``: what a range of commits does to memory."""
+    return {
+        "range": result.label,
+        "attention": attention_json(result.attention),
+        "counts": result.counts(),
+        "added": [memory_json(m) for m in result.added],
+        "changed": [{"id": c.after.id, "fields": list(c.fields), "content_diff": c.content_diff,
+                     "before": memory_json(c.before), "after": memory_json(c.after)}
+                    for c in result.changed],
+        "superseded": [{"id": m.id, "by": m.superseded_by, "memory": memory_json(m)}
+                       for m in result.superseded],
+        "archived": [memory_json(m) for m in result.archived],
+        "restored": [memory_json(m) for m in result.restored],
+        "deleted": [memory_json(m) for m in result.deleted],
+        "conflicts": [{"a": a, "b": b} for a, b in result.conflicts],
+        "problems": [{"file": p.path, "line": p.line, "message": p.message}
+                     for p in result.problems],
+    }
+
+
+def attention_json(attention: Attention | None) -> dict[str, Any] | None:
+    """The "needs attention" block of ``memx diff`` (issue 17)."""
+    if attention is None:
+        return None
+    return {
+        "count": attention.count(),
+        "policies": [{"action": p.action, "id": p.memory.id, "how": p.how,
+                      "content_diff": list(p.diff), "memory": memory_json(p.memory)}
+                     for p in attention.policies],
+        "settings": [{"path": s.path, "what": s.what, "status": s.status, "diff": list(s.diff)}
+                     for s in attention.settings],
+        "anchors": [{"id": a.memory.id, "status": a.status, "anchors": list(a.where),
+                     "content": a.memory.content} for a in attention.anchors],
+        "secrets": [{"file": p.path, "line": p.line, "message": p.message}
+                    for p in attention.secrets],
+        "notes": list(attention.notes),
+    }
+
+
+def ingest_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
+    """``memx ingest --json``: the Reflector's candidates and what was stored."""
+    candidates = []
+    for item, mem in zip(outcome.items, outcome.memories):
+        candidates.append({"rule": item.rule, "score": item.score, "section": item.section,
+                           "type": item.type, "content": item.content, "tools": list(item.tools),
+                           "entities": list(item.entities), "tags": list(item.tags),
+                           "confidence": mem.confidence, "source": dict(mem.source)})
+    if not outcome.items and outcome.memories:  # ACE off: the input itself
+        candidates = [memory_json(outcome.memories[0])]
+    stored = [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
+              for r in outcome.results]
+    return {"dry_run": dry_run, "format": outcome.format, "candidates": candidates,
+            "stored": stored, "stats": outcome.stats.as_dict()}

@@ -23,12 +23,6 @@ def emit_json(payload: dict[str, Any]) -> None:
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
 
 
-def memory_json(mem: Memory) -> dict[str, Any]:
-    data = mem.to_dict()
-    data.pop("schema", None)
-    return data
-
-
 def one_line(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"

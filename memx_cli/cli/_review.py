@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from memx_cli.cli._output import memory_json, one_line
+from memx_cli.cli._output import one_line
 
 if TYPE_CHECKING:
     from memx_cli.operations.attention import Attention
@@ -13,24 +13,6 @@ if TYPE_CHECKING:
 WIDTH = 1000  # memories are a paragraph: show them whole
 PUSHED = {"added": "pushed into every agent's prompt", "changed": "pushed into every agent's "
           "prompt", "removed": "no longer pushed to agents"}
-
-
-def attention_json(attention: Attention | None) -> dict[str, Any] | None:
-    if attention is None:
-        return None
-    return {
-        "count": attention.count(),
-        "policies": [{"action": p.action, "id": p.memory.id, "how": p.how,
-                      "content_diff": list(p.diff), "memory": memory_json(p.memory)}
-                     for p in attention.policies],
-        "settings": [{"path": s.path, "what": s.what, "status": s.status, "diff": list(s.diff)}
-                     for s in attention.settings],
-        "anchors": [{"id": a.memory.id, "status": a.status, "anchors": list(a.where),
-                     "content": a.memory.content} for a in attention.anchors],
-        "secrets": [{"file": p.path, "line": p.line, "message": p.message}
-                    for p in attention.secrets],
-        "notes": list(attention.notes),
-    }
 
 
 def attention_lines(attention: Attention, short: dict[str, str], md: bool) -> list[str]:

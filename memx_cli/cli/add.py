@@ -3,7 +3,8 @@ from __future__ import annotations
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, memory_json, read_text_arg
+from memx_cli.cli._output import emit_json, read_text_arg
+from memx_cli.jsonout import write_json
 
 
 @click.command("add")
@@ -48,8 +49,7 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
         click.echo(f"memx: masked {len(masked)} secret{'s' if len(masked) > 1 else ''}: "
                    f"{', '.join(sorted(set(masked)))}", err=True)
     if as_json:
-        emit_json({"action": result.action, "other": result.other, "message": result.message,
-                   "memory": memory_json(result.memory), "path": str(result.path)})
+        emit_json(write_json(result))
     else:
         click.echo(result.memory.id)
         if result.action != "added":

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, memory_json, one_line
-from memx_cli.cli._review import attention_json, attention_lines
+from memx_cli.cli._output import emit_json, one_line
+from memx_cli.cli._review import attention_lines
+from memx_cli.jsonout import diff_json
 
 if TYPE_CHECKING:
     from memx_cli.operations.diff import MemoryDiff
@@ -42,29 +43,9 @@ def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> Non
     repo = state.repo(initialized=False)
     result = review(repo, revisions, staged)
     if fmt == "json":
-        emit_json({"diff": as_json(result)})
+        emit_json({"diff": diff_json(result)})
     else:
         click.echo(render(result, markdown=fmt == "markdown"), nl=False)
-
-
-def as_json(result: MemoryDiff) -> dict[str, Any]:
-    return {
-        "range": result.label,
-        "attention": attention_json(result.attention),
-        "counts": result.counts(),
-        "added": [memory_json(m) for m in result.added],
-        "changed": [{"id": c.after.id, "fields": list(c.fields), "content_diff": c.content_diff,
-                     "before": memory_json(c.before), "after": memory_json(c.after)}
-                    for c in result.changed],
-        "superseded": [{"id": m.id, "by": m.superseded_by, "memory": memory_json(m)}
-                       for m in result.superseded],
-        "archived": [memory_json(m) for m in result.archived],
-        "restored": [memory_json(m) for m in result.restored],
-        "deleted": [memory_json(m) for m in result.deleted],
-        "conflicts": [{"a": a, "b": b} for a, b in result.conflicts],
-        "problems": [{"file": p.path, "line": p.line, "message": p.message}
-                     for p in result.problems],
-    }
 
 
 def _summary(result: MemoryDiff) -> str:

@@ -7,7 +7,8 @@ from typing import IO, Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import counted, emit_json, memory_json, one_line
+from memx_cli.cli._output import counted, emit_json, one_line
+from memx_cli.jsonout import ingest_json
 
 
 def _open(path: str) -> tuple[IO[bytes], str, int | None]:
@@ -103,24 +104,9 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
         if stream is not sys.stdin.buffer:
             stream.close()
     if as_json:
-        emit_json(_as_json(outcome, dry_run))
+        emit_json(ingest_json(outcome, dry_run))
         return
     _print(outcome, dry_run, show_stats)
-
-
-def _as_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
-    candidates = []
-    for item, mem in zip(outcome.items, outcome.memories):
-        candidates.append({"rule": item.rule, "score": item.score, "section": item.section,
-                           "type": item.type, "content": item.content, "tools": list(item.tools),
-                           "entities": list(item.entities), "tags": list(item.tags),
-                           "confidence": mem.confidence, "source": dict(mem.source)})
-    if not outcome.items and outcome.memories:  # ACE off: the input itself
-        candidates = [memory_json(outcome.memories[0])]
-    stored = [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
-              for r in outcome.results]
-    return {"dry_run": dry_run, "format": outcome.format, "candidates": candidates,
-            "stored": stored, "stats": outcome.stats.as_dict()}
 
 
 def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:

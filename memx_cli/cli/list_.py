@@ -6,11 +6,11 @@ from memx_cli.cli import State
 from memx_cli.cli._output import (
     emit_json,
     link_marks,
-    memory_json,
     summary,
     terminal_width,
     warn_problems,
 )
+from memx_cli.jsonout import memory_json
 
 
 @click.command("list")

@@ -5,7 +5,8 @@ from typing import Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, memory_json, one_line
+from memx_cli.cli._output import emit_json, one_line
+from memx_cli.jsonout import memory_json
 
 
 @click.command("show")

@@ -48,7 +48,8 @@ def restore_cmd(state: State, memory_id: str, as_json: bool) -> None:
 
     Its updated_at becomes now, so it starts its forgetting curve again.
     """
-    from memx_cli.cli._output import memory_json
+    from memx_cli.jsonout import memory_json
+
     memx = state.memx()
     repo = memx.repo
     mem, path = memx.restore(memory_id)
