@@ -157,3 +157,14 @@ def ingest_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
               for r in outcome.results]
     return {"dry_run": dry_run, "format": outcome.format, "candidates": candidates,
             "stored": stored, "stats": outcome.stats.as_dict()}
+
+
+def instructions_json(found: Any, results: Any, dry_run: bool) -> dict[str, Any]:
+    """``memx import --json`` of Markdown and agent instruction files: every item found
+    (``present``: imported before) and what writing the new ones did."""
+    return {"dry_run": dry_run, "items": [
+        {"file": c.path, "line": c.item.line, "kind": c.kind, "domain": c.domain,
+         "tags": list(c.tags), "block": c.item.kind, "content": c.item.text,
+         "present": c.present} for c in found],
+        "results": [{"id": r.memory.id, "action": r.action, "other": r.other,
+                     "message": r.message} for r in results]}

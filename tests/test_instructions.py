@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from memx_cli.operations.markdown import items
@@ -217,3 +218,19 @@ def test_a_role_needs_write_on_the_domain_and_nothing_is_written_otherwise(
     assert not list((repo / ".memx" / "memories").glob("*.yaml"))
     (repo / ".memx" / "access.yaml").write_text("grants:\n  agent: {'*': write}\n")
     assert memx.ok("import", "AGENTS.md").startswith("Imported 4 memories")
+
+
+def test_the_facade_checks_the_grants_of_a_markdown_import(memx: Memx, repo: Path) -> None:
+    """The check is the library's (Memx.import_instructions), not the CLI's: a Python
+    caller with a role is refused the same way and nothing is written."""
+    from memx_cli.api import Memx as Facade
+    from memx_cli.store.access import AccessDeniedError
+
+    fixture(repo)
+    (repo / ".memx" / "access.yaml").write_text(
+        "grants:\n  agent: {testing: read, architecture: write}\n")
+    with pytest.raises(AccessDeniedError, match="role 'agent' has read access to domain"):
+        Facade.open(repo, role="agent").import_instructions([repo / "AGENTS.md"])
+    assert not list((repo / ".memx" / "memories").glob("*.yaml"))
+    found, results = Facade.open(repo).import_instructions([repo / "AGENTS.md"])
+    assert len(results) == len(found) == 4

@@ -4,38 +4,21 @@ command itself is in transfer.py, which sends Markdown paths here)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from memx_cli.cli import State
 from memx_cli.cli._output import counted, emit_json, one_line
+from memx_cli.jsonout import instructions_json
 
 
 def import_markdown(state: State, paths: list[Path], raw: bool, dry_run: bool,
                     as_json: bool) -> None:
-    from memx_cli.operations.instructions import import_instructions
-    from memx_cli.operations.write import ace_enabled
-
-    memx = state.memx()  # the role (MEMX_ROLE) and its grants, as for JSON imports
-    repo = memx.repo
-    check = None
-    if memx.role is not None:
-        guard = memx.guard()
-
-        def check(c: Any) -> None:
-            guard.require_write(c.domain, f"importing a {c.kind}", kind=c.kind)
-
-    found, results = import_instructions(repo, paths, dry_run=dry_run,
-                                         raw=not ace_enabled(repo, raw), check=check)
+    # the role (MEMX_ROLE) and its grants, as for JSON imports
+    found, results = state.memx().import_instructions(paths, raw=raw, dry_run=dry_run)
     fresh = [c for c in found if not c.present]
     if as_json:
-        emit_json({"dry_run": dry_run, "items": [
-            {"file": c.path, "line": c.item.line, "kind": c.kind, "domain": c.domain,
-             "tags": list(c.tags), "block": c.item.kind, "content": c.item.text,
-             "present": c.present} for c in found],
-            "results": [{"id": r.memory.id, "action": r.action, "other": r.other,
-                         "message": r.message} for r in results]})
+        emit_json(instructions_json(found, results, dry_run))
         return
     policies = sum(c.kind == "policy" for c in fresh)
     present = len(found) - len(fresh)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from memx_cli.curator.resolve import Resolution
     from memx_cli.operations.edit import Edited
     from memx_cli.operations.feedback import FeedbackResult
+    from memx_cli.operations.instructions import Candidate
     from memx_cli.operations.stats import Stats
     from memx_cli.store.files import Store
     from memx_cli.store.memory import Memory, Problem
@@ -56,6 +57,24 @@ class Guarded:
                 mem = to_memory(self.repo, record, where, raw)
                 guard.require_write(mem.domain, f"importing a {mem.kind}", kind=mem.kind)
         return import_records(self.repo, io.BytesIO(data), raw=raw, progress=progress)
+
+    def import_instructions(self, paths: list[Path], raw: bool = False,
+                            dry_run: bool = False
+                            ) -> tuple[list[Candidate], list[WriteResult]]:
+        """Import Markdown and agent instruction files (every item found, what writing the
+        new ones did); each new item needs write on its domain before any is written."""
+        from memx_cli.operations.instructions import import_instructions
+        from memx_cli.operations.write import ace_enabled
+
+        check = None
+        if self.role is not None:
+            guard = self.guard()
+
+            def check(c: Candidate) -> None:
+                guard.require_write(c.domain, f"importing a {c.kind}", kind=c.kind)
+
+        return import_instructions(self.repo, paths, dry_run=dry_run,
+                                   raw=not ace_enabled(self.repo, raw), check=check)
 
     def export(self, include_archived: bool = False) -> tuple[list[Memory], list[Problem]]:
         """Every memory the role may read (archived ones too when asked)."""
