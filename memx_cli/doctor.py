@@ -15,8 +15,6 @@ from memx_cli.store.repo import Repo
 
 PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy",
             "watchdog")
-GIT_HOOKS = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
-HOOK_MARKER = "memx-hook"
 
 
 def _package_version(name: str) -> str | None:
@@ -70,7 +68,7 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
     report["index"] = _index_state(repo)
     if report["index"].get("damage"):
         problems.append(report["index"]["damage"])
-    report["hooks"] = _hook_state(repo)
+    report["hooks"] = _hook_state(repo, problems)
     report["agents"] = _agent_state(repo)
     if store.exists():
         merge = merge_driver.state(repo.worktree, store.root)
@@ -169,17 +167,15 @@ def _agent_state(repo: Repo) -> list[dict[str, Any]]:
     return status(repo.worktree, Path.home())
 
 
-def _hook_state(repo: Repo) -> dict[str, str]:
+def _hook_state(repo: Repo, problems: list[str]) -> dict[str, str]:
+    """Each git hook memx installs: memx, other or absent (as `memx hooks status` sees
+    it); a memx shim that will not run as it is (its Python gone, not executable, of
+    another memx version) is a problem."""
+    from memx_cli.githooks.install import status
+
     try:
-        directory = git.hooks_dir(repo.worktree)
+        _, states = status(repo.worktree)
     except MemxError:
         return {}
-    state = {}
-    for name in GIT_HOOKS:
-        path = directory / name
-        if not path.exists():
-            state[name] = "absent"
-        else:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            state[name] = "memx" if HOOK_MARKER in text else "other"
-    return state
+    problems.extend(f"git hook {s.name}: {s.problem}" for s in states if s.problem)
+    return {s.name: s.state for s in states}

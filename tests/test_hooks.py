@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -130,6 +131,25 @@ def test_status_names_foreign_absent_and_broken_hooks(memx: Memx, repo: Path,
     assert (unknown.code, unknown.err) == (2, "memx: error: unknown hook 'pre-push'; expected "
                                               "one of pre-commit, post-commit, post-merge, "
                                               "post-checkout, post-rewrite\n")
+
+
+def test_doctor_sees_the_hooks_as_hooks_status_does(memx: Memx, repo: Path,
+                                                     tmp_path: Path) -> None:
+    """doctor asks the same status (githooks/install.py): a shim that will not run is a
+    problem there too, not just "memx"."""
+    from memx_cli.githooks.install import install
+
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    gone = tmp_path / "gone" / "python"
+    install(repo, ["post-commit"], python=str(gone))
+    result = memx("doctor", "--json")
+    assert result.code == 1  # a problem found
+    report = json.loads(result.out)["doctor"]
+    assert report["hooks"] == {"pre-commit": "other", "post-commit": "memx",
+                               "post-merge": "absent", "post-checkout": "absent",
+                               "post-rewrite": "absent"}
+    assert (f"git hook post-commit: its Python ({gone}) is gone; run memx hooks install "
+            "again") in report["problems"]
 
 
 def test_existing_hook_is_chained_then_restored_byte_for_byte(memx: Memx, repo: Path) -> None:

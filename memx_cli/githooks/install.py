@@ -24,7 +24,7 @@ from memx_cli.errors import MemxError
 from memx_cli.fsutil import atomic_write
 
 HOOK_TYPES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
-MARKER = "memx-hook"  # also doctor.HOOK_MARKER
+MARKER = "memx-hook"
 LEGACY_SUFFIX = ".memx-legacy"
 FRAMEWORK_LEGACY_SUFFIX = ".legacy"  # where `pre-commit install` moves the hook it finds
 SHIM_VERSION = 2  # 2: the entry path, post-commit in a session of its own (issue 15)
