@@ -60,10 +60,10 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/git.py::untracked::run": "own",
     "memx_cli/operations/merge_driver.py::stage_copies::git.run": "own",  # the driver's copies
     "memx_cli/githooks/impl.py::_start_background::subprocess.Popen": "constant",
-    "memx_cli/index/ahead.py::start::subprocess.Popen": "constant",
-    "memx_cli/index/quick.py::_git::subprocess.run": "wrapper",
-    "memx_cli/index/quick.py::_diff_files::_git": "constant",
-    "memx_cli/index/quick.py::basis::_git": "constant",
+    "memx_cli/freshness/ahead.py::start::subprocess.Popen": "constant",
+    "memx_cli/freshness/quick.py::_git::subprocess.run": "wrapper",
+    "memx_cli/freshness/quick.py::_diff_files::_git": "constant",
+    "memx_cli/freshness/quick.py::basis::_git": "constant",
     "memx_cli/operations/gitlog.py::_git::subprocess.run": "wrapper",
     "memx_cli/operations/gitlog.py::_add_diffs::_git": "own",  # shas git listed, on stdin
     "memx_cli/operations/gitlog.py::_commits::_git": "user",  # memx ingest --git-log RANGE
