@@ -21,28 +21,31 @@ here loads watchdog).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from memx_cli.index import StoreIndex, SyncReport
+
+    # (for the type checker only: a Protocol class costs its making at every import)
+    class Freshness(Protocol):
+        """How a long-lived searcher learns that a store's files changed."""
+
+        def settle(self, indexes: Iterable[StoreIndex]) -> None:
+            """Before a request: count every file write made until now."""
+
+        def open(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
+            """``index.open_for_search``, checking only what is not known to be current."""
+
+        def sync(self, index: StoreIndex, **options: Any) -> SyncReport:
+            """``index.sync(**options)`` likewise (a write's check)."""
+
 
 # A long-lived searcher without a watcher (or a store its watcher cannot watch) re-stats
 # every memory file at most this often; additions, deletions and renames are still seen
 # at once through the folders' times.
 RECHECK_SECONDS = 1.0
-
-
-class Freshness(Protocol):
-    """How a long-lived searcher learns that a store's files changed."""
-
-    def settle(self, indexes: Iterable[StoreIndex]) -> None:
-        """Before a request: count every file write made until now."""
-
-    def open(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
-        """``index.open_for_search``, checking only what is not known to be current."""
-
-    def sync(self, index: StoreIndex, **options: Any) -> SyncReport:
-        """``index.sync(**options)`` likewise (a write's check)."""
 
 
 class ByTime:
