@@ -66,7 +66,9 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/freshness/quick.py::basis::_git": "constant",
     "memx_cli/operations/gitlog.py::_git::subprocess.run": "wrapper",
     "memx_cli/operations/gitlog.py::_add_diffs::_git": "own",  # shas git listed, on stdin
-    "memx_cli/operations/gitlog.py::_commits::_git": "user",  # memx ingest --git-log RANGE
+    # memx ingest --git-log RANGE, after --end-of-options (the log is streamed)
+    "memx_cli/operations/gitlog.py::_commits::subprocess.Popen": "user",
+    "memx_cli/operations/gitlog.py::_count::_git": "user",
     "memx_cli/operations/gitlog.py::_count_merges::_git": "user",
     "memx_cli/operations/instructions.py::_walk::git.run_bytes": "own",
     "memx_cli/operations/review.py::_diff_index::git.run": "own",
