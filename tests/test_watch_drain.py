@@ -348,3 +348,40 @@ def test_the_idle_server_counts_the_queued_events(memx: Memx, repo: Path) -> Non
         assert root.since(seen) == frozenset({path.stem})
     finally:
         server.watcher.stop()
+
+
+def test_a_store_that_could_not_be_watched_is_tried_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-user inotify watches ran out (the kernel's ENOSPC, made here: exhausting
+    the real limit would starve every other process of the user): the store is re-checked
+    by time and listed as unwatched, and watched once a later try succeeds."""
+    import errno
+
+    from memx_cli.freshness import inotify
+    from memx_cli.freshness import journal as watch
+    from memx_cli.freshness.drain import Drain
+
+    (tmp_path / "memories").mkdir()
+    real = inotify.Inotify.add_watch
+    full = [True]
+
+    def limited(self: Any, path: str, mask: int) -> int:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, path, mask)
+
+    monkeypatch.setattr(inotify.Inotify, "add_watch", limited)
+    watcher = Drain()
+    try:
+        assert watcher.root(tmp_path) is None
+        assert watcher.unwatched() == [str(tmp_path)]
+        full[0] = False  # a watch was freed; the next try is not before the delay
+        assert watcher.root(tmp_path) is None
+        monkeypatch.setattr(watch, "RETRY_WATCH_SECONDS", 0.0)
+        root = watcher.root(tmp_path)
+        assert root is not None and watcher.unwatched() == []
+        (tmp_path / "memories" / "abc.yaml").write_text("x")
+        watcher.settle()
+        assert root.since(0) == frozenset({"abc"})
+    finally:
+        watcher.stop()

@@ -11,7 +11,8 @@ read by the same ``Watched``.
 Only what is needed is watched, each folder on its own (not recursively):
 
 - the store directory: ``memories/`` or ``archive/`` made, moved or removed (a checkout,
-  a restore) is an unknown change, and the folder is watched anew; the store itself
+  a restore) is an unknown change, and the folder is watched anew; ``cache/`` (the
+  index) moved or removed is an unknown change too; the store itself
   removed or moved: the root is gone (a new watch, a new epoch, when it is back);
 - ``memories/`` and ``archive/``: a file created, closed after writing, moved from or
   to, deleted. A memory file's event names its id; a folder's event is unknown.
@@ -31,7 +32,7 @@ import threading
 from collections.abc import Iterable
 
 from memx_cli.freshness import inotify as kernel
-from memx_cli.freshness.journal import WATCHED, Root, Roots, Watcher, memory_id
+from memx_cli.freshness.journal import INDEX_FOLDER, WATCHED, Root, Roots, Watcher, memory_id
 
 log = logging.getLogger("memx.server")
 
@@ -43,6 +44,9 @@ ROOT_MASK = (kernel.IN_CREATE | kernel.IN_DELETE | kernel.IN_MOVED_FROM | kernel
 # counts once it is closed after writing, and a touch changes no memory's content.
 FOLDER_MASK = ROOT_MASK | kernel.IN_CLOSE_WRITE
 _SELF = kernel.IN_DELETE_SELF | kernel.IN_MOVE_SELF | kernel.IN_UNMOUNT
+# A child of the store removed, moved away or moved in (not made: the first index build
+# makes cache/, and its searcher's check already reads it)
+_GONE = kernel.IN_DELETE | kernel.IN_MOVED_FROM | kernel.IN_MOVED_TO
 
 
 def open_watcher() -> Drain | Watcher:
@@ -71,7 +75,7 @@ class Drain(Roots):
         self._wds: dict[int, list[tuple[Root, str | None]]] = {}
         # and back: each root's folder -> its watch descriptor
         self._held: dict[Root, dict[str | None, int]] = {}
-        self._failed: set[str] = set()
+        self._failed: dict[str, float] = {}
         self.late = 0  # marks not back in time: none here (`memx server status`)
         self.overflows = 0  # the kernel's queue overflowed (each a full check of all)
         self.events = 0  # events read
@@ -153,6 +157,8 @@ class Drain(Roots):
         elif name in WATCHED:  # memories/ or archive/ made, moved or removed
             root.changed(None)
             self._add(root, name)
+        elif name == INDEX_FOLDER and mask & _GONE:  # the index folder removed or moved
+            root.changed(None)
 
     def _add(self, root: Root, folder: str | None) -> None:
         """Watch the store (folder None; errors raised) or one of its folders, anew: a

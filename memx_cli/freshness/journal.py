@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("memx.server")
 
 WATCHED = ("memories", "archive")
+# The store's index folder: removed or moved (rm -r .memx/cache, a restore), the index a
+# searcher holds open is no longer the store's: a full check re-reads its state. Its
+# creation is no change (the first index build makes it).
+INDEX_FOLDER = "cache"
 # How long a search waits for its mark's event before it syncs the store anyway (the
 # event takes well under a millisecond; a loaded machine can take far longer).
 SETTLE_SECONDS = 0.2
@@ -57,6 +61,9 @@ SETTLE_SECONDS = 0.2
 # scan of a 10k store does, and a bulk change (a checkout, an import) takes the scan
 # whose cost it would reach anyway. It also bounds the journal (ids kept per store).
 MAX_KNOWN = 512
+# A store that could not be watched (the per-user inotify instances or watches ran out)
+# is re-checked by time meanwhile, and its watch tried again this long after the failure.
+RETRY_WATCH_SECONDS = 30.0
 # watchdog logs a lost-events warning on these loggers when the kernel's queue overflowed
 _OVERFLOW_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
@@ -87,6 +94,9 @@ class Root:
         self.dropped = 0
         self.memories = os.path.join(path, "memories")
         self.archive = os.path.join(path, "archive")
+        # ids whose file has more than one name: an edit through a name outside the
+        # watched folders (a hard link) makes no event here, so each check re-stats them
+        self.linked: set[str] = set()
         self.alive = True
         # False once the watcher cannot vouch for the store (the observer's mark cannot
         # be written: a read-only store; a folder inotify cannot watch): the
@@ -119,6 +129,8 @@ class Root:
                 top = path[len(self.prefix):].split(os.sep, 1)[0]
                 if top in WATCHED:
                     self._memory_event(path, directory)
+                elif top == INDEX_FOLDER and path == self.prefix + INDEX_FOLDER:
+                    self.changed(None)
 
     def _memory_event(self, path: str, directory: bool) -> None:
         """A path under memories/ or archive/: the id of a memory file, nothing for a
@@ -198,7 +210,7 @@ class Roots:
     freshness/drain.py's inotify reader, each with its own three methods at the end."""
 
     roots: dict[str, Root]
-    _failed: set[str]
+    _failed: dict[str, float]  # store -> when watching it last failed (monotonic)
     _lock: threading.Lock
 
     def root(self, path: Path) -> Root | None:
@@ -211,17 +223,28 @@ class Roots:
                 if root.alive:
                     return root
                 self._end_watch(self.roots.pop(key))
-            if not self._can_watch() or key in self._failed or not path.is_dir():
+            failed = self._failed.get(key)
+            if (not self._can_watch() or not path.is_dir() or (
+                    failed is not None and time.monotonic() - failed < RETRY_WATCH_SECONDS)):
                 return None
             root = Root(key)
             try:
                 self._start_watch(root)
             except OSError as exc:  # inotify limits, a vanished directory
-                self._failed.add(key)
-                log.warning(f"cannot watch {key} ({exc}); re-checking it by time instead")
+                self._failed[key] = time.monotonic()
+                log.warning(f"cannot watch {key} ({exc}); re-checking it by time instead, "
+                            f"and trying again in {RETRY_WATCH_SECONDS:.0f} s")
                 return None
+            if self._failed.pop(key, None) is not None:
+                log.info(f"watching {key} again")
             self.roots[key] = root
             return root
+
+    def unwatched(self) -> list[str]:
+        """The stores re-checked by time because watching them failed (tried again
+        RETRY_WATCH_SECONDS after each failure)."""
+        with self._lock:
+            return sorted(self._failed)
 
     def _can_watch(self) -> bool: raise NotImplementedError
     def _start_watch(self, root: Root) -> None: raise NotImplementedError  # OSError: cannot
@@ -238,7 +261,7 @@ class Watcher(Roots):
         self.roots: dict[str, Root] = {}
         self._observer: Any = None
         self._scheduled: dict[Root, Any] = {}  # root -> its watch on the observer
-        self._failed: set[str] = set()
+        self._failed: dict[str, float] = {}
         self._lock = threading.Lock()
         self._overflow = _Overflow(self)
         self.late = 0  # marks not back in time (each a full check)
@@ -360,10 +383,48 @@ class Watched:
         now = (root.epoch, root.changes)
         last = self.synced.get(root.path)
         known = root.since(last[1]) if last is not None and last[0] == root.epoch else None
+        if known is not None and root.linked:
+            known = known | root.linked
         report = check(known=known) if known is not None else check()
         self.synced[root.path] = now  # only once the check is through
+        _note_links(root, known)
         return report
 
+
+def _note_links(root: Root, ids: Iterable[str] | None) -> None:
+    """Update ``root.linked`` after a check: every memory file after a full check
+    (``ids`` None; one more stat a file, as rare as the full check), else the files of
+    ``ids``. A hard link made after the store's last full check, to a file that had no
+    event since, makes no event (the kernel reports a link count change to no folder):
+    it is noticed at the next full check."""
+    if ids is None:
+        linked = set()
+        for folder in (root.archive, root.memories):
+            try:
+                entries = os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    found = memory_id(entry.name)
+                    try:
+                        if found is not None and entry.stat().st_nlink > 1:
+                            linked.add(found)
+                    except OSError:
+                        continue
+        root.linked = linked
+        return
+    for found in ids:
+        links = 0
+        for folder in (root.memories, root.archive):
+            try:
+                links = max(links, os.stat(os.path.join(folder, f"{found}.yaml")).st_nlink)
+            except OSError:
+                continue
+        if links > 1:
+            root.linked.add(found)
+        else:
+            root.linked.discard(found)
 
 
 def _event_types() -> list[Any]:
@@ -385,6 +446,9 @@ class _Handler(FileSystemEventHandler):
 
     def dispatch(self, event: Any) -> None:
         dest = getattr(event, "dest_path", None) or None
+        if event.event_type == "created" and os.path.basename(
+                os.fsdecode(event.src_path)) == INDEX_FOLDER:
+            return  # the first index build (see INDEX_FOLDER)
         self.root.event(os.fsdecode(event.src_path), os.fsdecode(dest) if dest else None,
                         bool(event.is_directory))
 

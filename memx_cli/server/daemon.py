@@ -247,6 +247,9 @@ class Daemon:
                 "idle_timeout": self.idle_timeout,
                 "repositories": sorted({key[0] for key in self.searchers}),
                 "watched": sorted(self.watcher.roots),
+                # stores watching failed for (inotify limits): re-checked by time, their
+                # watch tried again RETRY_WATCH_SECONDS after each failure
+                "unwatched": self.watcher.unwatched(),
                 # full stat scans of the warm stores' files (the watcher could not vouch)
                 "scans": sum(index.scans for searcher in self.searchers.values()
                              for index in searcher.indexes),
