@@ -298,3 +298,39 @@ def test_linters_and_type_checkers_green_summaries_are_passing_runs() -> None:
     assert evidence.passing_run("[lint] $ golangci-lint run ./...\n0 issues.")
     assert evidence.passing_run("Success: no issues found in 14 source files")
     assert not evidence.passing_run("3 issues:\n* errcheck: 3")
+
+
+def test_a_go_compile_error_is_the_error_not_the_command_before_it(memx: Memx,
+                                                                   repo: Path) -> None:
+    # `file.go:LINE:COL: message` carries no "error" word; the Error slot held the user's
+    # context line ("go build ./...") instead of the failure
+    out = ingest_chat(
+        memx,
+        "u: go build ./... stops here:\ncmd/root.go:41:9: undefined: telemetry.Close",
+        "a: telemetry.Close was renamed to Shutdown when the client moved to the batch "
+        "sender. Call `telemetry.Shutdown(ctx)` in cmd/root.go instead.",
+        "u: with telemetry.Shutdown it builds now")
+    assert out.startswith("Stored 1 memory from 3 messages\n")
+    assert contents(repo) == [
+        "Error: cmd/root.go:41:9: undefined: telemetry.Close. Fix: telemetry.Close was "
+        "renamed to Shutdown when the client moved to the batch sender. Call "
+        "`telemetry.Shutdown(ctx)` in cmd/root.go instead."]
+
+
+def test_go_compiler_lines_are_error_lines_and_grep_lines_are_not() -> None:
+    from memx_cli.reflector.signals import ERROR_LINE
+    assert ERROR_LINE.search("./settings.go:40:2: cannot use x (variable of type int) as "
+                             "string value in assignment")
+    assert ERROR_LINE.search("cmd/entire/main.go:12:9: undefined: telemetry.Close")
+    assert not ERROR_LINE.search("main.go:12:\tfmt.Println(x)")  # grep -n: no column
+
+
+def test_a_bare_error_label_does_not_make_two_errors_the_same() -> None:
+    from memx_cli.reflector.signals import analyse
+    from memx_cli.reflector.turn import Turn
+    problem = "ERROR: permission denied for table users"
+    reply = analyse(Turn(index=3, role="user", text="the error page shows the new layout"))
+    assert not evidence.echoes(problem, reply)
+    assert not evidence.same_error(problem, "ERROR: disk full")
+    assert evidence.echoes("psycopg2.OperationalError: timeout", analyse(
+        Turn(index=3, role="user", text="still OperationalError after the restart")))

@@ -220,8 +220,8 @@ def test_a_run_piped_into_tail_is_judged_by_its_output(memx: Memx, repo: Path) -
             .write(repo))
     memx.ok("ingest", name)
     assert contents(repo) == [
-        "Error: `go test ./internal/cache/... 2>&1` — FAIL example.com/svc/internal/cache "
-        "[build failed]. Fix: edited internal/cache/store.go: `lru.New(size)`."]
+        "Error: `go test ./internal/cache/... 2>&1` — internal/cache/store.go:12:9: "
+        "undefined: lru.NewARC. Fix: edited internal/cache/store.go: `lru.New(size)`."]
 
 
 def test_an_arrow_to_a_plan_is_no_fix(memx: Memx, repo: Path) -> None:

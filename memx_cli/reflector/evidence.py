@@ -139,7 +139,7 @@ def same_error(problem: str, error: str) -> bool:
     """Does the error line ``error`` repeat ``problem``: one of its codes or error names
     (a bare ERROR label is none), or three words of its message in a row?"""
     said = error.lower()
-    if any(code in said for code in _codes(problem) if code not in LABELS):
+    if any(code in said for code in _codes(problem)):
         return True
     said_words = " ".join(WORD.findall(said))
     return any(phrase in said_words for phrase in _phrases(problem))
@@ -156,7 +156,10 @@ def _phrases(problem: str) -> frozenset[str]:
 
 @lru_cache(maxsize=128)
 def _codes(problem: str) -> frozenset[str]:
-    return frozenset(m.group().lower() for m in ERROR_CODE.finditer(problem))
+    """The problem's codes and error names; a bare ERROR / FATAL label (``E[A-Z]{3,}``)
+    names no error, so two errors that share only it are not the same one."""
+    return frozenset(code for m in ERROR_CODE.finditer(problem)
+                     if (code := m.group().lower()) not in LABELS)
 
 
 def complains(sig: Signals, problem: str, questions: bool = True) -> bool:

@@ -29,11 +29,15 @@ from memx_cli.reflector.vocab import (
 
 _PREFILTER = ("rror", "xception", "Traceback", "FAIL", "fatal", "panic", "ERR", "exit",
               "not found", "No such", "denied", "Segmentation", "undefined", "annot find",
-              "refused", "E  ", "Exit", "Failed", "failed", "ENOENT", "ETIMEDOUT", "returned")
+              "refused", "E  ", "Exit", "Failed", "failed", "ENOENT", "ETIMEDOUT", "returned",
+              ".go:")
 ERROR_LINE = re.compile(
     r"(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)(?:\[[^\]]*\])?:\s*\S"
     r"|^\s*(?:error|fatal|panic|ERROR|FATAL|PANIC|Error|Fatal)(?:\[\w+\])?\s*[:!]"
     r"|:\d+(?::\d+)?:\s*(?:error|fatal error)\b"
+    # the Go compiler and go vet: every diagnostic is `file.go:LINE:COL: message`, with no
+    # "error" word (grep -n and t.Errorf output carry no column)
+    r"|^\s*[\w./-]*\w\.go:\d+:\d+:\s+\S"
     r"|^\s*E\s{2,}\S|\bnpm ERR!|^\s*ERR!|##\[error\]"
     r"|^\s*(?:FAILED|FAIL)\b|Traceback \(most recent call last\)"
     r"|\b(?:exit(?:ed)? (?:code|status)|exited with code|returned non-zero exit status)[:\s]+[1-9]"
