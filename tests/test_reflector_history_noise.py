@@ -192,3 +192,42 @@ def test_a_package_path_prefix_as_go_writes_it(memx: Memx, repo: Path) -> None:
         fix, "ErrorFix", "Error: The idle timer fired while a response was written, because it "
         "was not stopped before reuse. Fix: Stop the timer before the connection is reused "
         "(changed net/http/transport.go).")]
+
+
+def test_a_revert_that_gives_no_reason_is_no_lesson(memx: Memx, repo: Path) -> None:
+    """The log already says what was reverted; with no cause the memory would say nothing
+    more, and --dry-run --all says why it was dropped."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    sha = commit(repo, 'Revert "Cache the session in memory" (#41)\n\nRevert "Cache the '
+                       f'session in memory (#40)"\n\nThis reverts commit {"c" * 40}.',
+                 {"app/session.py": "cache = None\n"})
+    result = memx("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--all")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[:3] == [
+        "Would store 0 memories from 1 commit (0 merges, 0 by bots, 0 already ingested)",
+        "Dropped 1 candidate:",
+        f'  {sha[:10]}  Decision     a revert that gives no reason: Reverted "Cache the '
+        'session in memory".']
+
+
+def test_a_squash_merge_list_is_no_fix_and_its_items_stay_apart(memx: Memx,
+                                                                 repo: Path) -> None:
+    """A fix's squash body lists the PR's commits; a bot's paragraph under one of them
+    ("for more information, see …") explains no failure, and a list item is never joined
+    to the next one into one sentence."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    commit(repo, "Fix crashes when the cache directory is read-only (#56)\n\n"
+                 "* Use `safe_open` everywhere\n\n* Remove the underscore prefix\n\n"
+                 "* [pre-commit.ci] auto fixes from pre-commit.com hooks\n\n"
+                 "for more information, see https://pre-commit.ci\n\n---------\n\n"
+                 "Co-authored-by: a <a@example.com>", {"app/cache.py": "safe_open()\n"})
+    commit(repo, "Fix doubled log lines (#57)\n\n* Fix doubled log lines when a handler is "
+                 "added twice\n\n* The root logger kept its handler because the setup ran "
+                 "once per import\n\n* Add regression tests for the doubled lines",
+           {"app/log.py": "once()\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    texts = [c["content"] for c in found["candidates"]]
+    assert not any("safe_open" in t for t in texts)
+    assert all(" * " not in t for t in texts), texts
+    assert any("The root logger kept its handler because the setup ran once per import."
+               in t for t in texts), texts

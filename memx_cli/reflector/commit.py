@@ -173,7 +173,7 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     body = unwrap("\n".join(line for line in message.strip().splitlines()[1:]
                             if not FOOTER.match(line)).strip())
     head = analyse(Turn(1, "text", what))
-    rest = analyse(Turn(2, "text", body)) if body else None
+    rest = analyse(Turn(2, "text", _closed(body))) if body else None
     causes: list[str] = []
     fixes: list[str] = []
     if rest is not None:
@@ -195,7 +195,7 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     # a failure named in the subject needs the body's fix in prose: a squash merge's
     # bullet list of commits ("* Add a test", "* Update CHANGES.md") explains nothing
     explained = failed and any(not msg.BULLET.match(line) and routine.real_statement(line)
-                               for line in body.splitlines())
+                               for line in _before_list(body))
     # a subject alone teaches when it names the platform or the API it is about: that
     # is a fact a newcomer would rediscover ("Ignore `ERR_CLOSED_SERVER` in the scanner")
     concrete = bool(CODE_SPAN.search(what) or PLATFORM.search(what))
@@ -213,6 +213,25 @@ def _fix_commit(message: str, subject: str, changed: list[str],
 
 
 unwrap = msg.unwrap
+_ENDS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；")
+
+
+def _closed(body: str) -> str:
+    """An unwrapped body's lines are its paragraphs and list items: each ends a sentence,
+    so a list item is never stitched to the next one ("Use X everywhere * Remove …"), and
+    its bullet is no part of a sentence."""
+    items = (msg.BULLET.sub("", line).rstrip() for line in body.splitlines())
+    return "\n".join(line if not line or line.endswith(_ENDS) else f"{line}."
+                     for line in items)
+
+
+def _before_list(body: str) -> list[str]:
+    """The prose before a body's first list item: in a squash merge the paragraphs after
+    it belong to the listed commits (their bodies, a bot's "for more information, see …"),
+    and explain nothing about the subject's failure."""
+    lines = body.splitlines()
+    first = next((n for n, line in enumerate(lines) if msg.BULLET.match(line)), len(lines))
+    return lines[:first]
 
 
 def _states_cause(sig: Signals, number: int) -> bool:

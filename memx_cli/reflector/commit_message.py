@@ -114,7 +114,10 @@ def read(message: str, lang: str) -> Said:
         what = core(reverted.group(1) or reverted.group(2) or "")
         text = f'Reverted "{what}"' + (f": {' '.join(reasons[:2] or told[:1])}"
                                          if told else ".")
-        said.found.append(_stated("Decision", text, lang))
+        if told:
+            said.found.append(_stated("Decision", text, lang))
+        else:  # the log already says what was reverted; the memory would be its why
+            said.dropped.append(("Decision", text, "a revert that gives no reason"))
         return said
     head = core(subject)
     items = [BULLET.sub("", line).strip() for line in body.splitlines() if BULLET.match(line)]
