@@ -206,7 +206,8 @@ def _fix_commit(message: str, subject: str, changed: list[str],
         fix = " ".join(fixes[:2]) or what
     else:
         error = what if failed and fixes else None
-        fix = " ".join(fixes[:2]) if error else " ".join([what, *fixes[:1]])
+        # the subject is a title, not a sentence: it leads the body's first one
+        fix = " ".join(fixes[:2]) if error else ": ".join([what.rstrip(".:; "), *fixes[:1]])
     if changed:
         fix = fix.rstrip(".。;； ") + f" (changed {', '.join(changed)})"
     return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed))
@@ -351,7 +352,8 @@ def _found(message: str, files: Sequence[tuple[str, str]],
         # decision, a new tool); an error and a fix need the fix rule's evidence
         # the subject and the first paragraph: where a message states its point (a long
         # body's details are read by the rules above; reading them all here is slow)
-        head = "\n\n".join(message.strip().split("\n\n")[:2])[:TEXT_RULES_CHARS]
+        # unwrapped: a hard-wrapped line is no sentence ("``set()`` created the … there.")
+        head = unwrap("\n\n".join(message.strip().split("\n\n")[:2]))[:TEXT_RULES_CHARS]
         detector = PatternDetector()
         said_too = [*detector.feed(Turn(1, "text", head)), *detector.finish()]
         out.extend(c for c in said_too if c.rule not in EPISODES)

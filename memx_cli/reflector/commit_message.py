@@ -55,17 +55,29 @@ def unwrap(body: str) -> str:
     list items or indented code), so a sentence cut by the wrap stays one sentence."""
     out: list[str] = []
     in_item = False  # the indented lines after a bullet continue that item
+    previous = ""
     for line in body.splitlines():
         bullet = bool(BULLET.match(line))
         joins = out and out[-1].strip() and line.strip() and not bullet and (
-            not LIST_ITEM.match(line) or in_item) and not out[-1].rstrip().endswith(":")
+            not LIST_ITEM.match(line) or in_item or _same_paragraph(previous, line)) \
+            and not out[-1].rstrip().endswith(":")
         if joins:
             out[-1] = f"{out[-1].rstrip()} {line.strip()}"
         else:
             out.append(line)
             in_item = bullet
         in_item = in_item and bool(line.strip())
+        previous = line
     return "\n".join(out)
+
+
+def _same_paragraph(previous: str, line: str) -> bool:
+    """An indented paragraph of prose, wrapped: both lines at the same indentation, the
+    first one filled to near the wrap width and not ending a code line ("{", "(")."""
+    indent = len(line) - len(line.lstrip())
+    return indent >= 2 and len(previous) - len(previous.lstrip()) == indent \
+        and len(previous.strip()) >= 40 and len(previous.split()) >= 6 \
+        and bool(re.search(r"[\w,;)'\"`.-]$", previous.rstrip()))
 
 
 SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w./-]{2,30})\)!?:")
