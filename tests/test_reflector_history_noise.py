@@ -210,23 +210,29 @@ def test_a_revert_that_gives_no_reason_is_no_lesson(memx: Memx, repo: Path) -> N
         'session in memory".']
 
 
+def drafted(memx: Memx, repo: Path, *commits: tuple[str, dict[str, str]]) -> list[str]:
+    """What --dry-run --json would store from these commits, after a first one."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    for message, files in commits:
+        commit(repo, message, files)
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    return [str(c["content"]) for c in found["candidates"]]
+
+
 def test_a_squash_merge_list_is_no_fix_and_its_items_stay_apart(memx: Memx,
                                                                  repo: Path) -> None:
     """A fix's squash body lists the PR's commits; a bot's paragraph under one of them
     ("for more information, see …") explains no failure, and a list item is never joined
     to the next one into one sentence."""
-    base = commit(repo, "Start", {"README.md": "app\n"})
-    commit(repo, "Fix crashes when the cache directory is read-only (#56)\n\n"
-                 "* Use `safe_open` everywhere\n\n* Remove the underscore prefix\n\n"
-                 "* [pre-commit.ci] auto fixes from pre-commit.com hooks\n\n"
-                 "for more information, see https://pre-commit.ci\n\n---------\n\n"
-                 "Co-authored-by: a <a@example.com>", {"app/cache.py": "safe_open()\n"})
-    commit(repo, "Fix doubled log lines (#57)\n\n* Fix doubled log lines when a handler is "
-                 "added twice\n\n* The root logger kept its handler because the setup ran "
-                 "once per import\n\n* Add regression tests for the doubled lines",
-           {"app/log.py": "once()\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
-    texts = [c["content"] for c in found["candidates"]]
+    texts = drafted(memx, repo, (
+        "Fix crashes when the cache directory is read-only (#56)\n\n"
+        "* Use `safe_open` everywhere\n\n* Remove the underscore prefix\n\n"
+        "* [pre-commit.ci] auto fixes from pre-commit.com hooks\n\n"
+        "for more information, see https://pre-commit.ci\n\n---------\n\n"
+        "Co-authored-by: a <a@example.com>", {"app/cache.py": "safe_open()\n"}), (
+        "Fix doubled log lines (#57)\n\n* Fix doubled log lines when a handler is added "
+        "twice\n\n* The root logger kept its handler because the setup ran once per "
+        "import\n\n* Add regression tests for the doubled lines", {"app/log.py": "once()\n"}))
     assert not any("safe_open" in t for t in texts)
     assert all(" * " not in t for t in texts), texts
     assert any("The root logger kept its handler because the setup ran once per import."
@@ -238,14 +244,12 @@ def test_an_indented_wrapped_paragraph_is_read_in_whole_sentences(memx: Memx,
     """A wrapped line is no sentence, in an indented paragraph too (a squash merge's
     commit body, indented under its title): the Error slot held "profile, or the loader
     crashed … depending on." and the Fix slot the other half of the cut sentence."""
-    base = commit(repo, "Start", {"README.md": "app\n"})
-    commit(repo, "fix: read the --profile file strictly\n\nProfiles are read more strictly "
-                 "(#71)\n\n  Previously a profile with a typo in a key was silently read "
-                 "as an empty\n  profile, or the loader crashed with a raw KeyError "
-                 "traceback, depending on\n  the key. Now an unknown key is a usage error "
-                 "naming the key.\n", {"app/profile.py": "strict = True\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
-    assert [c["content"] for c in found["candidates"]] == [
+    assert drafted(memx, repo, (
+        "fix: read the --profile file strictly\n\nProfiles are read more strictly (#71)\n\n"
+        "  Previously a profile with a typo in a key was silently read as an empty\n  "
+        "profile, or the loader crashed with a raw KeyError traceback, depending on\n  the "
+        "key. Now an unknown key is a usage error naming the key.\n",
+        {"app/profile.py": "strict = True\n"})) == [
         "Error: Previously a profile with a typo in a key was silently read as an empty "
         "profile, or the loader crashed with a raw KeyError traceback, depending on the key. "
         "Now an unknown key is a usage error naming the key. Fix: Profiles are read more "
@@ -255,13 +259,11 @@ def test_an_indented_wrapped_paragraph_is_read_in_whole_sentences(memx: Memx,
 def test_the_text_rules_read_a_wrapped_paragraph_whole(memx: Memx, repo: Path) -> None:
     """The message's first paragraph goes to the text rules unwrapped: a memory began at a
     wrapped line ("native TOML config raised a TypeError (#14675).")."""
-    base = commit(repo, "Start", {"README.md": "app\n"})
-    commit(repo, "Accept an int for ``retry_limit`` in the YAML settings (#88)\n\n"
-                 "The retry_limit option was registered without a type, so integer values "
-                 "in\nthe YAML config raised a TypeError (#87). It is now registered as "
-                 "an int.", {"app/options.py": "retry_limit = int\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
-    assert [c["content"] for c in found["candidates"]] == [
+    assert drafted(memx, repo, (
+        "Accept an int for ``retry_limit`` in the YAML settings (#88)\n\nThe retry_limit "
+        "option was registered without a type, so integer values in\nthe YAML config raised "
+        "a TypeError (#87). It is now registered as an int.",
+        {"app/options.py": "retry_limit = int\n"})) == [
         "The retry_limit option was registered without a type, so integer values in the "
         "YAML config raised a TypeError (#87)."]
 
@@ -269,10 +271,8 @@ def test_the_text_rules_read_a_wrapped_paragraph_whole(memx: Memx, repo: Path) -
 def test_a_fix_subject_is_a_title_before_the_bodys_sentence(memx: Memx, repo: Path) -> None:
     """"Publish binaries again on Windows Fix publish binaries workflow …": the subject has
     no full stop, so joined with a space it ran into the body's first sentence."""
-    base = commit(repo, "Start", {"README.md": "app\n"})
-    commit(repo, "Fix `strip` on the Windows runner (#9)\n\n- Skip `strip` when the runner "
-                 "has no binutils", {"ci/build.sh": "strip || true\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
-    assert [c["content"] for c in found["candidates"]] == [
+    assert drafted(memx, repo, (
+        "Fix `strip` on the Windows runner (#9)\n\n- Skip `strip` when the runner has no "
+        "binutils", {"ci/build.sh": "strip || true\n"})) == [
         "`strip` on the Windows runner: Skip `strip` when the runner has no binutils "
         "(changed ci/build.sh)."]
