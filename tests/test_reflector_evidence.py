@@ -334,3 +334,23 @@ def test_a_bare_error_label_does_not_make_two_errors_the_same() -> None:
     assert not evidence.same_error(problem, "ERROR: disk full")
     assert evidence.echoes("psycopg2.OperationalError: timeout", analyse(
         Turn(index=3, role="user", text="still OperationalError after the restart")))
+
+
+def test_a_long_error_line_is_cut_at_a_word_not_inside_one(memx: Memx, repo: Path) -> None:
+    """The Error slot keeps 240 characters of an error line: cut inside a word it read
+    "… provides package entire.io/cli/cmd/entire/cli/check."."""
+    long = ("cmd/app/store/migrate.go:7:2: could not import example.com/app/internal/store "
+            "(cmd/app/store/migrate.go:7:2: no required module provides package "
+            "example.com/app/internal/store, which the build needs for the store migration "
+            "command and its tests)")
+    ingest_chat(memx, f"u: since the rename the build fails with this error:\n{long}",
+                "a: The module path is example.org/app since the rename. Import "
+                "`example.org/app/internal/store` in migrate.go instead.",
+                "u: with example.org/app/internal/store it builds now, thanks")
+    [content] = contents(repo)
+    assert isinstance(content, str)
+    assert content.split(" Fix: ")[0] == (
+        "Error: cmd/app/store/migrate.go:7:2: could not import example.com/app/internal/store "
+        "(cmd/app/store/migrate.go:7:2: no required module provides package "
+        "example.com/app/internal/store, which the build needs for the store migration "
+        "command and its…"), content

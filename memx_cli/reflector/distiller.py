@@ -44,7 +44,7 @@ def tidy(text: str) -> str:
 
 def _end(text: str, lang: str) -> str:
     text = text.rstrip().rstrip(";,:；，：、").rstrip()
-    if not text or text[-1] in ".!?。！？":
+    if not text or text[-1] in ".!?。！？…":  # a cut text ends with its ellipsis
         return text
     return text + ("。" if lang in ("zh", "ja") else ".")
 

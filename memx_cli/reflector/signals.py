@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE
 from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import (
@@ -31,6 +32,7 @@ _PREFILTER = ("rror", "xception", "Traceback", "FAIL", "fatal", "panic", "ERR", 
               "not found", "No such", "denied", "Segmentation", "undefined", "annot find",
               "refused", "E  ", "Exit", "Failed", "failed", "ENOENT", "ETIMEDOUT", "returned",
               ".go:")
+MAX_ERROR = 240  # an error line is cut at a sentence or a word, never inside one
 ERROR_LINE = re.compile(
     r"(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)(?:\[[^\]]*\])?:\s*\S"
     r"|^\s*(?:error|fatal|panic|ERROR|FATAL|PANIC|Error|Fatal)(?:\[\w+\])?\s*[:!]"
@@ -250,10 +252,11 @@ def _error_evidence(sig: Signals) -> None:
         strong = [ln for ln in sig.error_lines if _STRONG.search(ln)]
         # a Python traceback ends with the exception; most other tools lead with it
         pick = strong[-1] if strong and "Traceback" in text else (strong or sig.error_lines)[0]
-        sig.key_error = re.sub(r"^(?:E\s{2,}|##\[error\]|npm ERR!\s*)", "", pick).strip()[:240]
+        sig.key_error = shorten(re.sub(r"^(?:E\s{2,}|##\[error\]|npm ERR!\s*)", "",
+                                       pick).strip(), MAX_ERROR)
     elif sig.turn.failed and sig.text.strip():
         lines = [ln.strip() for ln in sig.text.splitlines() if ln.strip()]
-        sig.key_error = lines[-1][:240]
+        sig.key_error = shorten(lines[-1], MAX_ERROR)
     compounds = sig.find(lx.ERROR_COMPOUNDS)
     blocked = [(h.start, h.end) for h in compounds]
     for hit in sig.find(lx.ERROR):
