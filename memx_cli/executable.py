@@ -55,8 +55,8 @@ def entry() -> None:
             reply, start = None, False
         if reply is not None:
             _finish(*reply)
-    if argv and argv[0] in ("search", "context"):
-        _check_ahead()
+    if argv and argv[0] in ("search", "context", "add", "import"):
+        _check_ahead()  # a write's look before it writes uses it too (issue 29)
     if start:
         from memx_cli.wire.control import start_for
 

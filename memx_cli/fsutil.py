@@ -72,18 +72,22 @@ WRITE_BATCH = 1000
 SYNC_THREADS = 16
 
 
-def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path) -> None:
+def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path
+                      ) -> dict[Path, tuple[int, int, int]]:
     """Write many files, each atomically as ``atomic_write`` does, in batches: every
     file of a batch is written to ``tmp_dir`` and synced (in threads), then each is
     renamed to its name, then each folder is synced once per batch (issue 15: one folder
     sync per file made bulk import 1.2 ms a memory). Killed at any moment, each file is
     there whole or not at all; temporaries left behind are ``.NAME.PID.tmp`` files in
-    ``tmp_dir``, which the store removes at its next write."""
+    ``tmp_dir``, which the store removes at its next write. Returns each file's inode,
+    time and size as written (a rename keeps them), so the caller can tell its own
+    bytes from a later change by someone else without reading the file again."""
     from concurrent.futures import ThreadPoolExecutor
 
     files = list(dict(files).items())  # one name twice: the last bytes win, as in order
+    written: dict[Path, tuple[int, int, int]] = {}
     if not files:
-        return
+        return written
     for directory in {tmp_dir, *(path.parent for path, _ in files)}:
         directory.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()
@@ -103,6 +107,8 @@ def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path) -> Non
                 while view:
                     view = view[os.write(fd, view):]
                 os.fsync(fd)
+                st = os.fstat(fd)
+                written[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
             finally:
                 os.close(fd)
 
@@ -125,6 +131,7 @@ def atomic_write_many(files: Sequence[tuple[Path, bytes]], tmp_dir: Path) -> Non
                 os.replace(staged(path), path)
             for directory in {path.parent for path, _ in batch}:
                 _fsync_dir(directory)
+    return written
 
 
 def write_text(path: Path, text: Masked, durable: bool = True) -> None:

@@ -163,3 +163,48 @@ def test_raw_import_stores_secrets_as_given_and_import_masks_them(memx: Memx,
         stored = (repo / ".memx" / "memories" / f"{mid}.yaml").read_text()
         expected = key if flag else "[REDACTED:aws_access_key]"
         assert f"content: deploy uses {expected} ({n})\n" in stored
+
+
+def test_an_import_into_an_indexed_store_indexes_its_records_without_reading_them(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the index update after an import takes the records it just wrote from
+    memory (3,258 reads and 3,514 parses for 1,000 records before); what it indexes is
+    what a full rebuild from the files indexes, neighbours in a session included."""
+    from memx_cli.index import update
+    from memx_cli.index.documents import stored_documents
+    from memx_cli.index.lexical import LexicalIndex
+    from memx_cli.store.files import Store
+
+    records = _records(60)
+    first, second = records[:25], records[25:]  # session s2 spans both imports
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r) for r in first))
+    memx.ok("import", "--raw", str(payload))
+    memx.ok("search", "service", "--mode", "keyword")  # the store is indexed
+    read: list[str] = []
+    real_read, real_regular = Store.read_file, update.read_regular
+
+    def read_file(self: Store, path: Path, data: bytes | None = None) -> object:
+        read.append(Path(path).stem)
+        return real_read(self, path, data)
+
+    def read_regular(path: Path, *args: object) -> bytes:
+        read.append(Path(path).stem)
+        return real_regular(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "read_file", read_file)
+    monkeypatch.setattr(update, "read_regular", read_regular)
+    payload.write_text("\n".join(json.dumps(r) for r in second))
+    assert memx.ok("import", "--raw", str(payload)) == f"Imported {len(second)} memories\n"
+    monkeypatch.undo()
+    assert not {str(r["id"]) for r in second} & set(read)
+    assert set(read) <= {str(r["id"]) for r in first}  # neighbours of the joined session
+
+    def documents() -> list[object]:
+        docs = stored_documents(LexicalIndex(repo / ".memx" / "cache" / "lexical"))
+        return sorted(docs, key=lambda d: d.memory_id)
+
+    imported = documents()
+    assert len(imported) == len(records)
+    memx.ok("reindex", "--full")
+    assert documents() == imported

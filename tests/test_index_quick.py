@@ -40,6 +40,9 @@ def age(root: Path) -> None:
         git(root.parent, "update-index", "-q", "--refresh")
 
 
+REAL_MIN_FILES = quick.MIN_FILES  # as memx processes started by a test have it
+
+
 @pytest.fixture(autouse=True)
 def small_stores_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check is off below quick.MIN_FILES files; these stores hold a few."""
@@ -228,14 +231,165 @@ def test_a_small_store_is_scanned_without_git(memx: Memx, repo: Path, scans: lis
 
 
 @pytest.mark.parametrize("committed", [True, False])
-def test_after_an_add_one_reader_scans_and_the_next_does_not(
+def test_after_files_change_one_reader_scans_and_the_next_does_not(
         memx: Memx, repo: Path, committed: bool, scans: list[int]) -> None:
     store = filled(memx, repo, committed)
     memx.ok("add", "The nightly backup job writes to the cold storage bucket", "--raw")
-    age(store.root)  # past the racy window
+    age(store.root)  # every time moved: the add's stamp no longer holds
     scans.clear()
     assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
     assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
     assert scans == [1]  # the add counted its new file as untracked: the basis held
     assert keyword(repo, "nightly backup") == [
         "The nightly backup job writes to the cold storage bucket"]
+
+
+BACKUP = "The nightly backup job writes to the cold storage bucket"
+
+
+@pytest.mark.parametrize("committed", [True, False])
+@pytest.mark.parametrize("ace", [False, True])
+def test_an_add_leaves_a_stamp_the_next_reader_trusts(
+        memx: Memx, repo: Path, committed: bool, ace: bool, scans: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: a write that updates the index records what it changed, so the next
+    command does not stat every file (before: every write left no stamp)."""
+    from memx_cli import curator
+
+    # A store with a stamp has 2,000 files or more: the Curator checks it through the
+    # index, as past SMALL_STORE here.
+    monkeypatch.setattr(curator, "SMALL_STORE", 0)
+    # The next command of a user comes later than the racy window after the write (a
+    # time that recent is not trusted); in one process it comes at once.
+    monkeypatch.setattr(quick, "RACY_NS", 0)
+    store = filled(memx, repo, committed)
+    scans.clear()
+    memx.ok("add", BACKUP, *([] if ace else ["--raw"]))
+    state = json.loads((store.cache_dir / "state.json").read_text())
+    assert state["quick"] is None and state["written"]["ours"]  # for the next reader
+    assert state["fingerprint"] == sync.scan(store)[1]  # as a full scan would find
+    scans.clear()
+    assert keyword(repo, "nightly backup") == [BACKUP]
+    state = json.loads((store.cache_dir / "state.json").read_text())
+    assert state["quick"] is not None and "written" not in state  # that reader recorded
+    assert StoreIndex(store, None).sync(want_vectors=False).touched == 0
+    assert scans == []
+
+
+def foreign_new(store: Store) -> str:
+    """Another program adds a memory file (a copy from elsewhere, a checkout)."""
+    from memx_cli.store.ids import new_id
+
+    source = store.read_file(store.files()[0])
+    mem = source.replace(id=new_id(), content="Someone else wrote about hashing rings")
+    Store.write(store, mem)  # the store's own bytes, outside this write
+    return mem.content
+
+
+def foreign_edit(store: Store) -> str:
+    """An editor saves over a memory file in place (same size: only its time moves)."""
+    target = store.files()[0]
+    same_size(target, "caching", "hashing")
+    return store.read_file(target).content
+
+
+def foreign_delete(store: Store) -> str:
+    store.files()[0].unlink()
+    return ""
+
+
+@pytest.mark.parametrize("committed", [True, False])
+@pytest.mark.parametrize("change", [foreign_new, foreign_edit, foreign_delete])
+@pytest.mark.parametrize("during", [True, False])
+def test_a_change_by_someone_else_during_a_write_is_never_stamped_over(
+        memx: Memx, repo: Path, committed: bool, change: Callable[[Store], str],
+        during: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file changed behind memx between the look before a write and the next
+    command is not vouched for by what the write left: that command sees it. (Without
+    the racy margin: a change this soon after the write is refused for its time alone,
+    which would hide what the check itself does.)"""
+    monkeypatch.setattr(quick, "RACY_NS", 0)
+    store = filled(memx, repo, committed)
+    before = {c for c in (store.read_file(p).content for p in store.files())}
+    original = Store.write_many
+    done: list[str] = []
+
+    def then_someone_else(self: Store, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        if not done:
+            done.append(change(self))
+
+    if during:  # between the write's look and its index update
+        monkeypatch.setattr(Store, "write_many", then_someone_else)
+    memx.ok("add", BACKUP, "--raw")
+    monkeypatch.setattr(Store, "write_many", original)
+    if not during:  # after the write, before the next command
+        assert json.loads((store.cache_dir / "state.json").read_text())["written"]
+        change(store)
+    now = {c for c in (store.read_file(p).content for p in store.files())}
+    assert now != before | {BACKUP}  # the change happened
+    found = set(keyword(repo, "caching")) | set(keyword(repo, "hashing")) | set(
+        keyword(repo, "nightly backup"))
+    assert found == now
+
+
+def test_a_file_changed_before_a_write_is_seen_by_the_next_reader(
+        memx: Memx, repo: Path, scans: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file changed behind memx before a write (the recorded stamp no longer held):
+    the write's claim does not hold either, and the next reader scans and sees both."""
+    monkeypatch.setattr(quick, "RACY_NS", 0)  # the reader trusts recent times: the claim
+    store = filled(memx, repo, committed=True)  # alone must refuse
+    edited = foreign_edit(store)
+    memx.ok("add", BACKUP, "--raw")
+    scans.clear()
+    assert keyword(repo, "hashing") == [edited] and scans == [1]
+    assert keyword(repo, "nightly backup") == [BACKUP]
+
+
+def test_concurrent_writers_and_someone_else_are_all_seen(memx: Memx, repo: Path) -> None:
+    """Three `memx add` processes at once (each may record a stamp after its write) and
+    a file added by another program meanwhile: the next reader finds every one of them.
+    The processes keep the real MIN_FILES, so the store holds that many files."""
+    import subprocess
+    import sys
+
+    from memx_cli.store import memory as memfmt
+    from memx_cli.store.ids import new_id
+
+    store = Repo.discover(repo).store
+    base = 1_780_000_000_000
+    for n in range(REAL_MIN_FILES):
+        mem = memfmt.Memory(id=new_id(base + n), content=f"filler note {n} about queues",
+                            created_at="2026-11-01T12:00:00Z", updated_at="2026-11-01T12:00:00Z")
+        (store.memories_dir / f"{mem.id}.yaml").write_bytes(memfmt.dump(mem))
+    commit(repo)
+    age(store.root)
+    settle(store)
+    facts = [f"Writer {n} says the canary runs in zone {n}" for n in range(3)]
+    procs = [subprocess.Popen([sys.executable, "-m", "memx_cli", "add", "--raw", fact],
+                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for fact in facts]
+    other = foreign_new(store)  # while they run
+    for proc in procs:
+        assert proc.wait() == 0, proc.stderr.read() if proc.stderr else b""
+    found = set(keyword(repo, "canary zone")) | set(keyword(repo, "hashing rings"))
+    assert found == {*facts, other}
+    state = json.loads((store.cache_dir / "state.json").read_text())
+    assert state["fingerprint"] == sync.scan(store)[1]
+
+
+def test_writes_one_after_another_add_to_one_claim(memx: Memx, repo: Path,
+                                                   scans: list[int],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two writes before any reader: the second adds its files to the first's claim,
+    and the reader after both needs no scan and finds both (issue 29)."""
+    monkeypatch.setattr(quick, "RACY_NS", 0)  # the reader comes at once, in process
+    store = filled(memx, repo, committed=True)
+    memx.ok("add", BACKUP, "--raw")
+    memx.ok("add", "Release branches are cut every second Tuesday", "--raw")
+    ours = json.loads((store.cache_dir / "state.json").read_text())["written"]["ours"]
+    assert len(ours) == 2
+    scans.clear()
+    assert keyword(repo, "nightly backup") == [BACKUP]
+    assert keyword(repo, "second Tuesday") == ["Release branches are cut every second Tuesday"]
+    assert scans == []

@@ -183,3 +183,41 @@ def test_server_folds_a_grown_delta_when_idle(memx: Memx, repo: Path, tmp_path: 
     found = searcher.search("docker build cache", mode="hybrid", record_recalls=False).hits
     assert found and found[0].layers["semantic"] > 0.3
     _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))
+
+
+def test_a_delta_past_its_limit_is_folded_by_a_detached_worker(
+        memx: Memx, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the write whose update takes the delta past its limit does not fold it
+    (before: it rewrote the main file in the foreground, 1.38 s at 100k); a detached
+    worker does, under the store lock, and the answers are those of a fresh index."""
+    import time
+
+    from memx_cli.index import fold
+
+    _import(memx, repo, 0, 40)
+    _top(StoreIndex(Repo.discover(repo).store, None))  # vectors built, model loaded
+    monkeypatch.setattr(vectors, "COMPACT_AT", 2)
+    monkeypatch.setattr(vectors, "DELTA_LIMIT", 8)
+    folded_here: list[int] = []
+    real_write = vectors.VectorIndex._write_main
+
+    def write_main(self: vectors.VectorIndex, *args: object) -> None:
+        folded_here.append(1)
+        real_write(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vectors.VectorIndex, "_write_main", write_main)
+    requested: list[bool] = []
+    real_request = fold.request
+    monkeypatch.setattr(fold, "request", lambda store: requested.append(real_request(store))
+                        or requested[-1])
+    main = repo / ".memx" / "cache" / "vectors.usearch"
+    before = main.stat().st_ino
+    _import(memx, repo, 40, 6)  # the import's update embeds them: the delta passes 8
+    assert folded_here == [] and requested == [True]
+    path = repo / ".memx" / "cache" / "vectors.delta"
+    deadline = time.monotonic() + 120
+    while path.exists() and time.monotonic() < deadline:  # the worker's own pace
+        time.sleep(0.05)
+    assert not path.exists() and main.stat().st_ino != before
+    assert folded_here == []  # the fold was the worker's, in its own process
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))

@@ -286,9 +286,9 @@ def test_served_adds_and_the_searches_after_them_scan_nothing(
 def test_the_idle_server_records_the_stamp_writes_left_out(
         memx: Memx, repo: Path, scans: list[str],  # noqa: F811
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write indexes itself without the change stamp (a file changed behind memx
-    would need a scan to be seen); a command without the server would then scan. The
-    server, once idle, takes the stamp and lets its watcher vouch for the index."""
+    """A write after a file changed behind memx indexes itself without the change
+    stamp (that file needs a scan to be seen); a command without the server would then
+    scan. The server, once idle, takes the stamp and lets its watcher vouch for it."""
     from memx_cli.freshness import quick
     from memx_cli.server import daemon
 
@@ -306,6 +306,9 @@ def test_the_idle_server_records_the_stamp_writes_left_out(
     server = daemon.Daemon(idle_timeout=60)
     try:
         server.searcher(Repo(repo)).search("nightly", mode="keyword")
+        [staging] = [p for p in (repo / ".memx" / "memories").glob("*.yaml")
+                     if FACTS["staging"] in p.read_text()]
+        staging.write_text(staging.read_text().replace("Sunday", "Monday"))
         memx.ok("add", "--raw", "The linter runs with the strict profile in CI")
         assert json.loads(state.read_text())["quick"] is None
         age(repo / ".memx")
@@ -315,6 +318,7 @@ def test_the_idle_server_records_the_stamp_writes_left_out(
         assert json.loads(state.read_text())["quick"] is not None
         first = len(scans)
         assert "strict profile" in memx.ok("search", "strict linter", "--mode", "keyword")
+        assert "Monday" in memx.ok("search", "staging database", "--mode", "keyword")
         assert len(scans) == first  # the stamp holds: no scan
         [nightly] = [p for p in (repo / ".memx" / "memories").glob("*.yaml")
                      if FACTS["nightly"] in p.read_text()]

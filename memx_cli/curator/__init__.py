@@ -39,7 +39,7 @@ from memx_cli.curator.statement import (
 )
 from memx_cli.curator.text import embedded_digits, numbers, tokenize, units
 from memx_cli.errors import InvalidMemoryError, ModelUnavailableError
-from memx_cli.store.files import Store
+from memx_cli.store.files import Store, Written
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
@@ -291,9 +291,10 @@ def curate(repo: Repo, memory: Memory) -> Decision:
 
 def write_curated(repo: Repo, store: Store, memories: Sequence[Memory],
                   progress: Callable[[int], None] | None = None,
-                  index: StoreIndex | None = None) -> list[WriteResult]:
+                  index: StoreIndex | None = None,
+                  records: dict[str, Written] | None = None) -> list[WriteResult]:
     """Curate ``memories`` (in order) against ``store`` and write every changed file;
-    one result per memory, in order.
+    one result per memory, in order. ``records`` gets what was written (for the index).
 
     The store lock is held from reading the existing memories to writing the results,
     so two writers never both add the same memory, and a merge never overwrites a
@@ -307,7 +308,9 @@ def write_curated(repo: Repo, store: Store, memories: Sequence[Memory],
             decisions.append(curator.curate(mem))
             if progress is not None:
                 progress(len(decisions))  # bulk imports report as they go (issue 17)
-        store.write_many(list(curator.changed.values()))
+        wrote = store.write_many(list(curator.changed.values()))
+    if records is not None:
+        records.update(wrote)
     results = []
     for decision in decisions:
         final = curator.changed.get(decision.memory.id, decision.memory)

@@ -17,6 +17,7 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from memx_cli.freshness import ahead
@@ -65,8 +66,8 @@ class Basis(NamedTuple):
             return self
         loose = set(self.loose)
         for memory_id in before.keys() | after.keys():
-            old = _path(memory_id, before[memory_id][2]) if memory_id in before else None
-            new = _path(memory_id, after[memory_id][2]) if memory_id in after else None
+            old = memory_path(memory_id, before[memory_id][2]) if memory_id in before else None
+            new = memory_path(memory_id, after[memory_id][2]) if memory_id in after else None
             if old != new:
                 loose.discard(old or "")
                 if new is not None:
@@ -127,7 +128,8 @@ def _diff_files(store: Store, now: int) -> tuple[bytes | None, int]:
     return early if early is not None else (_git(ahead.DIFF, store), now)
 
 
-def _path(memory_id: str, archived: bool) -> str:
+def memory_path(memory_id: str, archived: bool) -> str:
+    """A memory file's path relative to the store root."""
     return f"{'archive' if archived else 'memories'}/{memory_id}.yaml"
 
 
@@ -152,7 +154,7 @@ def basis(store: Store, files: Iterable[tuple[str, bool]], index: str | None = N
         tracked = set(_paths(listed))
     loose = []
     for memory_id, archived in files:
-        path = _path(memory_id, archived)
+        path = memory_path(memory_id, archived)
         if path not in tracked:
             loose.append(path)
             if len(loose) > LOOSE_LIMIT:
@@ -165,10 +167,49 @@ def _racy(mtime_ns: int, now: int) -> bool:
     return mtime_ns >= now - margin
 
 
+class Look(NamedTuple):
+    """What a stamp is a digest of, kept apart so a writer can tell its own changes
+    from anyone else's (``Claim``): the two folders, git's index file, the files
+    git lists as changed and the untracked ones of the basis, each ``path: stat``."""
+
+    dirs: tuple[str, str]  # memories/, archive/
+    git: str | None  # git's index file
+    listed: dict[str, str]
+    loose: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dirs": list(self.dirs), "git": self.git, "listed": self.listed,
+                "loose": self.loose}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Look | None:
+        try:
+            dirs, git, listed, loose = raw["dirs"], raw["git"], raw["listed"], raw["loose"]
+            return cls((str(dirs[0]), str(dirs[1])), git if isinstance(git, str) else None,
+                       {str(k): str(v) for k, v in listed.items()},
+                       {str(k): str(v) for k, v in loose.items()})
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            return None
+
+    def digest(self) -> str:
+        parts = [*self.dirs, *([self.git] if self.git is not None else [])]
+        for group in (self.listed, self.loose):
+            parts.append("|")
+            parts.extend(group.values())
+        return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")
+                              ).hexdigest()[:32]
+
+
 def stamp(store: Store, on: Basis) -> str | None:
     """A digest of everything that can show a change of a memory file, given ``on``;
     None when it cannot vouch for the files (git failed, too many modified files, or
     a time too recent to trust)."""
+    found = look(store, on)
+    return found.digest() if found is not None else None
+
+
+def look(store: Store, on: Basis) -> Look | None:
+    """``stamp`` before its digest."""
     if on.loose is None:
         return None
     now = time.time_ns()
@@ -177,38 +218,131 @@ def stamp(store: Store, on: Basis) -> str | None:
         # git's look may have begun earlier (``ahead.start``): the times are then judged
         # against that moment, which can only find more of them too recent.
         out, now = _diff_files(store, now)
-    parts = []
+    dirs = []
     for directory in (store.memories_dir, store.archive_dir):
         try:
             st = os.stat(directory)
         except FileNotFoundError:
-            parts.append("-")
+            dirs.append("-")
             continue
         except OSError:
             return None
         if _racy(st.st_mtime_ns, now):
             return None
-        parts.append(f"{st.st_ino}.{st.st_mtime_ns}")
+        dirs.append(f"{st.st_ino}.{st.st_mtime_ns}")
     listed: list[str] = []
+    index = None
     if on.git_index is not None:
         try:
             st = os.stat(on.git_index)  # git replaces its index by rename: a new inode
         except OSError:
             return None
-        parts.append(f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}")
+        index = f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}"
         if out is None:
             return None
         listed = _paths(out)
         if len(listed) > LOOSE_LIMIT:
             return None
+    groups: list[dict[str, str]] = []
     for group in (listed, on.loose):
-        parts.append("|")
+        parts = {}
         for path in group:
             part = _file_part(store, path, now)
             if part is None:
                 return None
-            parts.append(part)
-    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+            parts[path] = part
+        groups.append(parts)
+    return Look((dirs[0], dirs[1]), index, groups[0], groups[1])
+
+
+class Claim(NamedTuple):
+    """What a write without the server leaves for the next reader (issue 29): the look
+    behind the recorded stamp (the index was current then; ``state.json`` keeps its
+    parts beside the digest) and the files written since, as indexed (``path:
+    (mtime_ns, size)``, None for a file removed). The writer runs no git at all: the
+    next reader looks anyway and checks that nothing but these files changed since
+    (``holds``), then records its look as the stamp. A second write before that reader
+    adds its files to the claim."""
+
+    before: Look
+    ours: dict[str, tuple[int, int] | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.before.to_json(),
+                "ours": {p: list(s) if s is not None else None for p, s in self.ours.items()}}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Claim | None:
+        before = Look.from_json(raw)
+        try:
+            ours = {str(p): (int(s[0]), int(s[1])) if s is not None else None
+                    for p, s in raw["ours"].items()}
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            return None
+        return cls(before, ours) if before is not None else None
+
+    def holds(self, store: Store, now: Look, fingerprint: str) -> bool:
+        """Whether the index (current at ``before``, plus the written files) is current
+        at ``now``, a look over the basis the write left: git's index, every other
+        listed or untracked file as ``before`` saw it, the written files as indexed, and
+        each folder whose time moved holding the names the index counts (a listing, no
+        stat per file, against the count and name checksum of ``fingerprint``: a file
+        someone else added or removed moves only a folder's time, as the write's own
+        files do). ``now`` is a look: none of its times is too recent to trust."""
+        if now.git != self.before.git:
+            return False
+        for old, new in ((self.before.listed, now.listed), (self.before.loose, now.loose)):
+            for path in old.keys() | new.keys():
+                if path not in self.ours and old.get(path) != new.get(path):
+                    return False
+        checked = time.time_ns()
+        for path, indexed in self.ours.items():
+            try:
+                st = os.stat(store.root / path)
+            except FileNotFoundError:
+                if indexed is not None:
+                    return False
+                continue
+            except OSError:
+                return False
+            if indexed != (st.st_mtime_ns, st.st_size) or _racy(st.st_mtime_ns, checked):
+                return False
+        # The fingerprint lists archive/ first, the look memories/ first.
+        sums = fingerprint.split(":")
+        if len(sums) != 2:
+            return False
+        for directory, then, at, expected in ((store.memories_dir, self.before.dirs[0],
+                                               now.dirs[0], sums[1]),
+                                              (store.archive_dir, self.before.dirs[1],
+                                               now.dirs[1], sums[0])):
+            if then != at and not _names_match(directory, expected):
+                return False
+        return True
+
+
+def _names_match(directory: Path, expected: str) -> bool:
+    """Whether the memory files in ``directory`` are the ones a fingerprint part
+    (``count.times.sizes.names``, index/scan.py) counts: their number and the sum of
+    their names' checksums. A listing, no stat per file."""
+    import zlib
+
+    want = expected.split(".")
+    count = names = 0
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == "." or not name.endswith(".yaml"):
+                    continue
+                count += 1
+                names += zlib.crc32(name[:-5].encode())
+    except FileNotFoundError:
+        return expected == "-"
+    except OSError:
+        return False
+    if len(want) != 4:
+        return False
+    return [str(count), str(names & ((1 << 64) - 1))] == [want[0], want[3]]
 
 
 def _file_part(store: Store, path: str, now: int) -> str | None:
@@ -228,7 +362,7 @@ def same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     (``quick``, ``basis``) changes the state file, not the index."""
     if a is None or b is None:
         return a is b
-    skip = ("quick", "basis")
+    skip = ("quick", "basis", "written", "look")
     return ({k: v for k, v in a.items() if k not in skip}
             == {k: v for k, v in b.items() if k not in skip})
 

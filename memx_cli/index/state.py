@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memx_cli.freshness.quick import Basis, basis, key, worth_it
+from memx_cli.freshness.quick import Basis, Claim, Look, basis, key, worth_it
 from memx_cli.freshness.scan import Seen
 from memx_cli.fsutil import atomic_write
 from memx_cli.index.manifest import INDEX_VERSION, Manifest
@@ -33,9 +33,13 @@ def read_state(path: Path) -> dict[str, Any] | None:
 
 
 def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: str | None,
-                on: Basis | None) -> None:
+                on: Basis | None, written: Claim | None = None,
+                seen: Look | None = None) -> None:
     """Record what ``manifest`` now holds: the files' fingerprint, the model, the parse
-    problems, how many vectors are behind, and the change stamp with its basis."""
+    problems, how many vectors are behind, and the change stamp with its basis and,
+    when ``seen`` is the look the stamp is the digest of, its parts (a later write
+    claims against them); or what a write left for the next reader to check instead
+    (``written``)."""
     if manifest is None:
         return
     atomic_write(path, json.dumps({
@@ -43,6 +47,9 @@ def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: 
         "model": manifest.model, "problems": manifest.problems(),
         "pending": len(manifest.pending) + len(manifest.pending_removed),
         "quick": quick, "basis": on.to_json() if on is not None else None,
+        **({"written": written.to_json()} if written is not None else {}),
+        **({"look": seen.to_json()} if seen is not None and quick is not None
+           and seen.digest() == quick else {}),
     }).encode())
 
 

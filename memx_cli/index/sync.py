@@ -12,12 +12,20 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from memx_cli.errors import ModelUnavailableError
-from memx_cli.freshness.quick import Basis, same_index, stamp
+from memx_cli.freshness.quick import (
+    LOOSE_LIMIT,
+    Basis,
+    Claim,
+    Look,
+    look,
+    memory_path,
+    same_index,
+)
 from memx_cli.freshness.scan import ListedIds, Seen, scan, shift, stat_ids
 from memx_cli.fsutil import atomic_write
 from memx_cli.index.documents import build_documents
@@ -28,13 +36,11 @@ from memx_cli.index.state import dir_times, load_manifest, read_state, stamp_for
 from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
-from memx_cli.store.files import Store
+from memx_cli.store.files import Store, Written
 
 log = logging.getLogger("memx")
 
 Progress = Callable[[int, int], None]
-
-
 
 
 @dataclass
@@ -105,12 +111,15 @@ class StoreIndex:
         self.scans += 1
         return scan(self.store)
 
-    def sync_written(self, ids: Iterable[str], want_vectors: bool = True) -> SyncReport:
+    def sync_written(self, ids: Iterable[str], want_vectors: bool = True,
+                     written: Mapping[str, Written] | None = None) -> SyncReport:
         """Update the index after this process wrote (or removed) the files of ``ids``:
         a stat of those files and their manifest rows, not a scan of the whole store
         (issue 15); the fingerprint of the last full scan is shifted by their change. A
         file changed behind memx meanwhile is left to the next reader's full scan (no
-        stamp is recorded here), whose fingerprint then differs from this one."""
+        stamp is recorded here), whose fingerprint then differs from this one.
+        ``written``: the records ``Store.write_many`` returned, indexed as they are
+        instead of read back (issue 29) while their files are still that write."""
         ids = set(ids)
         with self.store.lock():
             last, state = self._last, read_state(self.state_path)
@@ -127,12 +136,15 @@ class StoreIndex:
             if fingerprint is None:
                 return self._sync(False, None, want_vectors, quick=False)
             self.ids = ListedIds(self.store)
-            report = self._update(manifest, now, None, want_vectors, quiet=False, only=ids)
-            # No stamp: a file changed behind memx since the last check is seen only by
-            # a full scan, so the next reader makes one (and records a stamp).
+            report = self._update(manifest, now, None, want_vectors, quiet=False, only=ids,
+                                  written=written)
             on = Basis.from_json(state.get("basis"), self.store)
-            write_state(self.state_path, fingerprint, self._manifest, None,
-                        on.moved(before, now) if on is not None else None)
+            moved = on.moved(before, now) if on is not None else None
+            # No stamp: a file changed behind memx since the last check would go unseen.
+            # Instead a claim the next reader checks with the look it takes anyway
+            # (quick.Claim); without one that reader scans in full.
+            write_state(self.state_path, fingerprint, self._manifest, None, moved,
+                        self._claim(state, before, now) if moved is not None else None)
             self._last = (None, read_state(self.state_path))
             self._checked = None
         return self._report_problems(report)
@@ -163,6 +175,33 @@ class StoreIndex:
                                          for i, r in rows.items()}:
             return None
         return self._current(state, want_vectors, None)
+
+    def _claim(self, state: dict[str, Any], before: dict[str, Seen],
+               now: dict[str, Seen]) -> Claim | None:
+        """What an update of the files ``before`` -> ``now`` leaves the next reader
+        (issue 29): the look behind the recorded stamp, or the claim an earlier write
+        left, with these files added as indexed; None when there is neither (that
+        reader scans in full) or the claim would name more than LOOSE_LIMIT files."""
+        prior = Claim.from_json(state["written"]) if state.get("written") else None
+        if prior is None:
+            base = Look.from_json(state["look"]) if state.get("look") else None
+            if base is None or base.digest() != state.get("quick"):
+                return None
+            prior = Claim(base, {})
+        ours = dict(prior.ours)
+        ours.update((memory_path(i, seen[2]), None) for i, seen in before.items())
+        ours.update((memory_path(i, seen[2]), (seen[0], seen[1])) for i, seen in now.items())
+        return Claim(prior.before, ours) if len(ours) <= LOOSE_LIMIT else None
+
+    def _trusts(self, state: dict[str, Any], seen: Look) -> bool:
+        """Whether the index of ``state`` holds the files as ``seen`` found them: the
+        recorded stamp matches, or the write that left none left what the next reader
+        checks (quick.Claim)."""
+        if seen.digest() == state.get("quick"):
+            return True
+        pending = Claim.from_json(state.get("written")) if state.get("written") else None
+        return pending is not None and pending.holds(self.store, seen,
+                                                     str(state.get("fingerprint")))
 
     def _load_manifest(self) -> Manifest | None:
         return load_manifest(self.manifest_path, self.legacy_manifest_path)
@@ -218,8 +257,12 @@ class StoreIndex:
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
         on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
-        before = stamp(self.store, on) if on is not None else None
-        if quick and state is not None and before is not None and before == state.get("quick"):
+        seen_now = look(self.store, on) if on is not None else None
+        before = seen_now.digest() if seen_now is not None else None
+        if quick and state is not None and seen_now is not None and self._trusts(state,
+                                                                                  seen_now):
+            if before != state.get("quick"):
+                state = self._take_written(state, seen_now)
             self.ids = ListedIds(self.store)
             report = self._current(state, want_vectors, None)
             if report is not None:
@@ -230,7 +273,7 @@ class StoreIndex:
             report = self._current(state, want_vectors, seen)
             if report is not None:
                 if before is None or before != state.get("quick"):
-                    self._record_stamp(state, seen, on, before)
+                    self._record_stamp(state, seen, on, seen_now)
                 return report
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
@@ -244,9 +287,21 @@ class StoreIndex:
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
             write_state(self.state_path, fingerprint, self._manifest, *stamp_for(
-                self.store, seen, on, before))
+                self.store, seen, on, before), seen=seen_now)
             self._last = (seen, read_state(self.state_path))
         return self._report_problems(report)
+
+    def _take_written(self, state: dict[str, Any], seen: Look) -> dict[str, Any]:
+        """After a write's claim held (``_trusts``): record ``seen`` as the stamp for the
+        readers after this one, unless another process moved the index meanwhile."""
+        with self.store.lock():
+            if read_state(self.state_path) != state:
+                return state
+            atomic_write(self.state_path, json.dumps(
+                {**{k: v for k, v in state.items() if k != "written"},
+                 "quick": seen.digest(), "look": seen.to_json()}).encode())
+            now = read_state(self.state_path)
+        return now if now is not None else state
 
     def _reopen(self) -> None:
         """Another StoreIndex (a `memx add` beside this MCP server) changed the index:
@@ -270,19 +325,22 @@ class StoreIndex:
         return None
 
     def _record_stamp(self, state: dict[str, Any], seen: dict[str, Seen],
-                      on: Basis | None, before: str | None) -> None:
-        """Remember a stamp taken before a scan that found nothing changed, so the next
-        reader skips the scan (written once, when the stamp first holds), and what
-        the next stamp covers when that changed."""
-        quick, new = stamp_for(self.store, seen, on, before)
+                      on: Basis | None, taken: Look | None) -> None:
+        """Remember a stamp taken before a scan that found nothing changed (``taken``,
+        the look it is the digest of), so the next reader skips the scan (written once,
+        when the stamp first holds), and what the next stamp covers when that changed."""
+        quick, new = stamp_for(self.store, seen, on,
+                               taken.digest() if taken is not None else None)
         if quick == state.get("quick") and (new is on or (new is not None and new.same(on))):
             return
         with self.store.lock():
             if read_state(self.state_path) != state:
                 return  # another process moved the index meanwhile
+            kept = {k: v for k, v in state.items() if k not in ("written", "look")}
             atomic_write(self.state_path, json.dumps({
-                **state, "quick": quick,
-                "basis": new.to_json() if new is not None else None}).encode())
+                **kept, "quick": quick, "basis": new.to_json() if new is not None else None,
+                **({"look": taken.to_json()} if quick is not None and taken is not None
+                   else {})}).encode())
             self._last = (seen, read_state(self.state_path))
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
@@ -298,7 +356,8 @@ class StoreIndex:
 
     def _update(self, manifest: Manifest | None, seen: dict[str, Seen],
                 progress: Progress | None, want_vectors: bool, quiet: bool,
-                only: Collection[str] | None = None) -> SyncReport:
+                only: Collection[str] | None = None,
+                written: Mapping[str, Written] | None = None) -> SyncReport:
         report = SyncReport()
         if manifest is None:
             if not quiet and (self.manifest_path.exists() or self.lexical.path.exists()
@@ -316,7 +375,8 @@ class StoreIndex:
             report.rebuilt = True
             self.lexical.open(create=True)
 
-        plan = compare(self.store, manifest, seen, None if report.rebuilt else only, progress)
+        plan = compare(self.store, manifest, seen, None if report.rebuilt else only, progress,
+                       written)
         report.added, report.removed = plan.added, len(plan.removed)
         report.changed = len(plan.changed) - plan.added
         docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
@@ -368,10 +428,18 @@ class StoreIndex:
 
     def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
                         want: bool, rebuilt: bool) -> bool:
-        return update_vectors(manifest, docs, remove, want=want, rebuilt=rebuilt,
-                              fingerprint=self._model_fingerprint(), encoder=self.encoder,
-                              lexical=self.lexical, vectors=self.vectors,
-                              where=self.store.display(self.dir))
+        current = update_vectors(manifest, docs, remove, want=want, rebuilt=rebuilt,
+                                 fingerprint=self._model_fingerprint(), encoder=self.encoder,
+                                 lexical=self.lexical, vectors=self.vectors,
+                                 where=self.store.display(self.dir))
+        if self.vectors.fold_wanted:
+            # Off the request path (issue 29): a detached worker, or the memx server
+            # when idle (``compact``).
+            from memx_cli.index import fold
+
+            self.vectors.fold_wanted = False
+            fold.request(self.store)
+        return current
 
     def restamp(self, check: Callable[[], object]) -> bool:
         """Where a file watcher keeps this index current (the memx server, when idle):
@@ -382,8 +450,9 @@ class StoreIndex:
         is none to take, or the index moved meanwhile."""
         state = read_state(self.state_path)
         on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
-        before = stamp(self.store, on) if on is not None else None
-        if state is None or state.get("quick") is not None or before is None:
+        taken = look(self.store, on) if on is not None else None
+        before = taken.digest() if taken is not None else None
+        if state is None or state.get("quick") is not None or taken is None:
             return False
         check()
         with self.store.lock():
@@ -391,7 +460,9 @@ class StoreIndex:
             if (now is None or self._last is None or not same_index(now, self._last[1])
                     or now.get("quick") is not None or now.get("basis") != state.get("basis")):
                 return False
-            atomic_write(self.state_path, json.dumps({**now, "quick": before}).encode())
+            atomic_write(self.state_path, json.dumps(
+                {**{k: v for k, v in now.items() if k != "written"}, "quick": before,
+                 "look": taken.to_json()}).encode())
             self._last = (self._last[0], read_state(self.state_path))
         return True
 
@@ -411,7 +482,8 @@ class StoreIndex:
     def compact(self, force: bool = False) -> bool:
         """Fold the vector delta into the main vector file (issue 15) when it has grown
         past ``COMPACT_AT`` rows (any size with ``force``): for a process that lives on,
-        when it is idle, and at the end of ``memx reindex``. False when nothing was done."""
+        when it is idle, the detached worker of a process without one (index/fold.py),
+        and at the end of ``memx reindex``. False when nothing was done."""
         from memx_cli.index.vectors import COMPACT_AT
 
         with self.store.lock():

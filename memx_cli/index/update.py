@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable, Collection
+import os
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from memx_cli.errors import InvalidMemoryError
 from memx_cli.freshness.scan import Seen
 from memx_cli.index.keys import source_group
 from memx_cli.index.manifest import FileState, Manifest
 from memx_cli.safeyaml import read_regular
-from memx_cli.store.files import Store
+from memx_cli.store.files import Store, Written
 from memx_cli.store.memory import Memory
 
 Progress = Callable[[int, int], None]
@@ -43,9 +45,11 @@ class Plan:
 
 
 def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
-            only: Collection[str] | None, progress: Progress | None) -> Plan:
+            only: Collection[str] | None, progress: Progress | None,
+            written: Mapping[str, Written] | None = None) -> Plan:
     """Compare ``seen`` (or its ids in ``only``) with the manifest; read and parse the
-    files whose stat and then content changed."""
+    files whose stat and then content changed. ``written``: what this process just
+    wrote, taken as it is (no read, no parse) while the file is still that write."""
     plan = Plan()
     gone: set[str] = set()
     if only is None:
@@ -70,8 +74,10 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             plan.states[memory_id] = old
             continue
         path = store.path_for(memory_id, archived)
+        mine = _still(written.get(memory_id) if written else None, path, now)
         try:
-            data = read_regular(path)  # swapped for a FIFO since the scan: never block
+            # A FIFO swapped in since the scan must never block.
+            data = mine.data if mine is not None else read_regular(path)
         except OSError:
             if old is not None:
                 plan.removed.add(memory_id)
@@ -82,7 +88,7 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             plan.states[memory_id] = plan.upserts[memory_id] = state
             continue
         try:
-            mem = store.read_file(path)
+            mem = mine.memory if mine is not None else store.read_file(path, data)
             state = FileState(mtime_ns, size, digest, archived, source_group(mem.source))
             plan.memories[memory_id] = mem
         except InvalidMemoryError as exc:
@@ -94,6 +100,18 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             progress(done, total)
     _plan_groups(store, manifest, plan, old_files)
     return plan
+
+
+def _still(mine: Written | None, path: Path, now: Seen) -> Written | None:
+    """``mine`` when the file at ``path`` is still the one this process wrote (same
+    inode, time and size as right after the write, and as the scan saw it)."""
+    if mine is None or now[2] or (mine.mtime_ns, mine.size) != now[:2]:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return mine if (st.st_ino, st.st_mtime_ns, st.st_size) == mine[2:] else None
 
 
 def _plan_groups(store: Store, manifest: Manifest, plan: Plan,

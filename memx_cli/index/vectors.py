@@ -26,13 +26,17 @@ from typing import Any
 from memx_cli.fsutil import replacing
 
 DTYPE = "f16"
-# Rows (changed vectors plus stale keys) past which an update folds the delta into the
-# main file: a search scans the delta exactly (2k x 256 halves: ~0.1 ms), and each update
-# rewrites it (1 MB at this size), while one compaction at 100k costs ~0.3 s.
+# Rows (changed vectors plus stale keys) the delta is meant to stay under: a search scans
+# it exactly (2k x 256 halves: ~0.1 ms), and each update rewrites it (1 MB at this size).
+# The fold happens off the request path (``COMPACT_AT``, issue 29: the command whose
+# update crossed this limit folded in the foreground, 1.38 s at 100k); an update folds
+# itself only past HARD_LIMIT times this, when no background fold could keep up.
 DELTA_LIMIT = 2048
-# Rows past which a process with time to spare (`memx reindex`, a long-lived server when
-# idle) folds the delta: below it, rewriting the main file (~0.3 s at 100k) costs more
-# than the delta's exact search ever will.
+HARD_LIMIT = 4
+# Rows past which the delta is folded off the request path: by the memx server when it
+# is idle, else by a detached worker (index/fold.py), and at the end of `memx reindex`.
+# Below it, rewriting the main file (~0.3-1.4 s at 100k) costs more than the delta's
+# exact search ever will.
 COMPACT_AT = 256
 # Up to this many vectors the main file is searched exactly too (~0.2 ms): a graph search
 # is approximate, and two graphs of the same vectors built in another order can disagree
@@ -120,6 +124,9 @@ class VectorIndex:
         self.delta_path = path.with_name(path.stem + ".delta")
         self._view: Any = None
         self._delta: Delta | None = None
+        # Set by an update that left the delta at COMPACT_AT rows or more: the caller
+        # has it folded in the background (index/fold.py).
+        self.fold_wanted = False
         self._loaded = False
 
     def exists(self) -> bool:
@@ -167,7 +174,8 @@ class VectorIndex:
                rebuild: bool = False) -> None:
         """Remove ``remove``, add ``keys``/``vectors`` (normalised); write atomically.
 
-        A small change goes to the delta; a rebuild, a first build or a change past
+        A change goes to the delta (``fold_wanted`` says when it should be folded in the
+        background); a rebuild, a first build or a delta past ``HARD_LIMIT`` times
         ``DELTA_LIMIT`` writes a new main file."""
         if rebuild or not self.exists():
             self._write_main(ndim, None, None, keys, vectors)
@@ -179,10 +187,11 @@ class VectorIndex:
             return
         delta = (delta or Delta(ndim)).changed(remove, keys, vectors,
                                                lambda k: k in view)
-        if delta.size() > DELTA_LIMIT:
+        if delta.size() > DELTA_LIMIT * HARD_LIMIT:
             self._write_main(ndim, view, delta, [], None)
         else:
             delta.save(self.delta_path)
+            self.fold_wanted = delta.size() >= min(COMPACT_AT, DELTA_LIMIT + 1)
         self.refresh()
 
     def compact(self, at_least: int = 1) -> bool:

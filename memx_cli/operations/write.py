@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from memx_cli.anchors import auto as autoanchor
 from memx_cli.errors import MemxError
 from memx_cli.index import StoreIndex
+from memx_cli.store.files import Written
 from memx_cli.store.memory import Memory
 from memx_cli.store.records import WriteResult
 from memx_cli.store.repo import Repo
@@ -68,14 +69,17 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
         if ace_enabled(repo, raw):
             from memx_cli.curator import write_curated
 
+            records: dict[str, Written] = {}
             written = write_curated(repo, store, group,
-                                    _offset(progress, len(by_id), total), index)
+                                    _offset(progress, len(by_id), total), index, records)
         else:
-            store.write_many(group, raw=True, encoded=encoded)  # SPEC 3: stored as given
+            # SPEC 3: stored as given
+            records = store.write_many(group, raw=True, encoded=encoded)
             written = [WriteResult("added", m, store.path_for(m.id)) for m in group]
         by_id.update((m.id, r) for m, r in zip(group, written))
         # Every file written: a merge, supersede or conflict changes the other memory too.
-        index_written(index, [i for r in written for i in (r.memory.id, r.other) if i])
+        index_written(index, [i for r in written for i in (r.memory.id, r.other) if i],
+                      records)
     results.extend(by_id[m.id] for m in memories if m.id in by_id)
     return results
 
@@ -88,18 +92,20 @@ def _offset(progress: Progress | None, before: int, total: int) -> Callable[[int
     return lambda done: report("curating", before + done, total)
 
 
-def index_written(index: StoreIndex, ids: list[str]) -> None:
+def index_written(index: StoreIndex, ids: list[str],
+                  records: Mapping[str, Written] | None = None) -> None:
     """Bring an existing index up to date with the files of ``ids`` just written, so the
     next command does not pay for it (issue 15). Vectors only when this process has the
     model loaded already (the Curator's): a raw add does not load it just for this; the
     next semantic search then embeds what is behind. A store never indexed is left for
     its first read, and an index that cannot be updated now is the next command's to
-    retry: the memories themselves are written either way."""
+    retry: the memories themselves are written either way. ``records``: what the
+    write returned, indexed from memory instead of read back (issue 29)."""
     from memx_cli.embed import is_loaded
 
     if not index.built():
         return
     try:
-        index.sync_written(ids, want_vectors=is_loaded(index.model_spec))
+        index.sync_written(ids, want_vectors=is_loaded(index.model_spec), written=records)
     except (MemxError, OSError, ValueError) as exc:
         log.warning(f"the search index was not updated ({exc}); the next search will")

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError, StoreError
 from memx_cli.fsutil import atomic_write, atomic_write_many, locked
@@ -28,6 +29,17 @@ log = logging.getLogger("memx")
 
 GITIGNORE = "# memx: per-clone state and derived indexes, never committed\nlocal/\ncache/\nconfig.local.yaml\n"
 MAX_FILE_BYTES = 1_000_000  # a memory is a paragraph; anything this big is not one
+
+
+class Written(NamedTuple):
+    """A memory as ``write_many`` wrote it: the record, its file's bytes, and the file's
+    inode, time and size right after the write (a later change moves one of them)."""
+
+    memory: Memory
+    data: bytes
+    ino: int
+    mtime_ns: int
+    size: int
 
 
 @dataclass
@@ -263,20 +275,23 @@ class Store:
         return new
 
     def write_many(self, memories: list[Memory], *, raw: bool = False,
-                   encoded: Mapping[str, bytes] | None = None) -> None:
+                   encoded: Mapping[str, bytes] | None = None) -> dict[str, Written]:
         """Write several memories under one lock (each file still atomic).
 
         Every free-text field is masked first (the privacy gate, issue 12); ``raw=True``
         is ACE off (``--raw``, ``ace.enabled: false``), which SPEC 3 stores as given.
         Masking is idempotent, so text the ACE path masked already comes out the same.
         ``encoded`` (with ``raw``) holds the file bytes of some memories, made already.
+        Returns what was written, by id: the index of this store takes its records from
+        there instead of reading the files back (issue 29).
         """
         known = encoded if raw and encoded is not None else {}
-        data = [(self.path_for(m.id),
-                 known.get(m.id) or memfmt.dump(m if raw else self.masker(m)))
-                for m in memories]
+        final = {m.id: m if raw else self.masker(m) for m in memories}
+        data = {i: known.get(i) or memfmt.dump(m) for i, m in final.items()}
         with self.lock():
-            atomic_write_many(data, self.tmp_dir)
+            stats = atomic_write_many([(self.path_for(i), d) for i, d in data.items()],
+                                      self.tmp_dir)
+        return {i: Written(m, data[i], *stats[self.path_for(i)]) for i, m in final.items()}
 
     def remove(self, memory_id: str) -> Path:
         path = self.path_for(memory_id)
