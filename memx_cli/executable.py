@@ -55,8 +55,9 @@ def entry() -> None:
             reply, start = None, False
         if reply is not None:
             _finish(*reply)
-    if argv and argv[0] in ("search", "context", "add", "import"):
-        _check_ahead()  # a write's look before it writes uses it too (issue 29)
+    if argv and (argv[0] in ("search", "context")
+                 or (argv[0] in ("add", "import") and "--raw" not in argv)):
+        _check_ahead()  # with ACE on, the Curator checks the index before it writes
     if start:
         from memx_cli.wire.control import start_for
 

@@ -88,8 +88,8 @@ def test_nothing_is_started_without_a_basis_or_outside_git(
 
 def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
         monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
-    """search and context, and add and import (issue 29: a write looks at the files
-    before writing), not the commands that never check the index."""
+    """search and context, and add and import with ACE on (the Curator checks the
+    index before it writes), not the commands that never check the index."""
     import memx_cli.cli
 
     started: list[str] = []
@@ -98,10 +98,10 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
     monkeypatch.setenv("MEMX_NO_SERVER", "1")
     monkeypatch.chdir(repo)
     for argv in (["search", "x"], ["context", "x"], ["list"], ["add", "x"],
-                 ["import", "f.jsonl"], ["doctor"]):
+                 ["import", "f.jsonl"], ["doctor"], ["add", "--raw", "x"]):
         monkeypatch.setattr(sys, "argv", ["memx", *argv])
         client.entry()
-    assert started == [str(repo)] * 4
+    assert started == [str(repo)] * 4  # not for a raw write: no check before it writes
 
 
 def test_doctor_says_how_changes_are_seen_and_when_only_the_server_is_fast(
