@@ -21,6 +21,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from collections import OrderedDict
 from functools import partial
@@ -62,8 +63,14 @@ class _Terminated(BaseException):
 
 
 class Daemon:
-    def __init__(self, idle_timeout: float):
+    def __init__(self, idle_timeout: float, repository: str | None = None,
+                 spawn_lock: int | None = None):
         self.idle_timeout = idle_timeout
+        # issue 29: the repository whose command started this server, opened as soon as
+        # it has bound, and the spawn lock that command holds for it until then
+        self.repository = repository
+        self.spawn_lock = spawn_lock
+        self._warming: threading.Thread | None = None
         self.started = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
@@ -84,6 +91,7 @@ class Daemon:
         lock = paths.server_lock(os.path.join(directory, paths.LOCK_NAME))
         if lock is None:
             log.info("another memx server holds the lock; exiting")
+            self._spawned()
             return 1
         self.socket_path = os.path.join(directory, paths.SOCKET_NAME)
         with contextlib.suppress(FileNotFoundError):
@@ -101,6 +109,11 @@ class Daemon:
         signal.signal(signal.SIGTERM, self._terminate)
         log.info(f"memx server {identity()} (pid {os.getpid()}) listening on "
                  f"{self.socket_path}; idle timeout {self.idle_timeout:g} s")
+        self._spawned()
+        if self.repository is not None:
+            self._warming = threading.Thread(target=self.warm, args=(self.repository,),
+                                             name="memx-warm", daemon=True)
+            self._warming.start()
         try:
             while not self._stop:
                 if time.monotonic() - self.last_request > self.idle_timeout:
@@ -130,9 +143,57 @@ class Daemon:
                 if os.stat(self.socket_path).st_ino == bound:
                     os.unlink(self.socket_path)
             listener.close()
+            self._warmed()  # its index update ends first, as a request's would
             self.watcher.stop()
             os.close(lock)
         return 0
+
+    def _spawned(self) -> None:
+        """Let go of the spawn lock: commands from now on find this server, or start
+        one of their own."""
+        if self.spawn_lock is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.spawn_lock)
+            self.spawn_lock = None
+
+    def warm(self, repository: str) -> None:
+        """Open the store of ``repository`` (its indexes, vectors and model) as the first
+        search there would, on a thread of its own, so the accept loop answers meanwhile;
+        a forwarded command waits for it (``_warmed``) rather than doing the same work
+        again. A notice (a model that cannot load, an unfetched source) leaves it to the
+        first command, which shows the notice as in process."""
+        from memx_cli.store.repo import Repo
+
+        started = time.monotonic()
+        warned = _Counter()
+        memx_log = logging.getLogger("memx")
+        memx_log.addHandler(warned)  # (no command runs meanwhile: they wait for this)
+        try:
+            repo = Repo.discover(Path(repository))
+            if not repo.store.exists() or not repo.config["server.enabled"]:
+                return
+            key, searcher = _searcher_key(repo), self._new_searcher(repo)
+            searcher.settle()
+            for index in searcher.indexes:
+                searcher.open_index(index, want_vectors=True)
+                encoder = index.encoder()
+                if encoder is not None:
+                    encoder.encode_query("memx")
+            if warned.count:
+                log.info(f"{repo.worktree}: not kept warm (a notice for its first command)")
+                return
+            self._keep(key, searcher)
+            log.info(f"{repo.worktree}: opened in {time.monotonic() - started:.2f} s")
+        except Exception as exc:  # the first command opens it instead
+            log.info(f"opening {repository} ahead failed: {type(exc).__name__}: {exc}")
+        finally:
+            memx_log.removeHandler(warned)
+
+    def _warmed(self) -> None:
+        """Wait for the opening of the first repository, if under way."""
+        if self._warming is not None:
+            self._warming.join()
+            self._warming = None
 
     def _terminate(self, *_: object) -> None:
         """SIGTERM always stops the server (issue 26: a huge frame held it 37 minutes): at
@@ -245,13 +306,14 @@ class Daemon:
                 "socket": self.socket_path, "started": self.started,
                 "uptime": round(time.time() - self.started, 1), "requests": self.requests,
                 "idle_timeout": self.idle_timeout,
-                "repositories": sorted({key[0] for key in self.searchers}),
+                # (copies: the opening of the first repository may add one meanwhile)
+                "repositories": sorted({key[0] for key in list(self.searchers)}),
                 "watched": sorted(self.watcher.roots),
                 # stores watching failed for (inotify limits): re-checked by time, their
                 # watch tried again RETRY_WATCH_SECONDS after each failure
                 "unwatched": self.watcher.unwatched(),
                 # full stat scans of the warm stores' files (the watcher could not vouch)
-                "scans": sum(index.scans for searcher in self.searchers.values()
+                "scans": sum(index.scans for searcher in list(self.searchers.values())
                              for index in searcher.indexes),
                 # how the stores are watched (inotify read at settle time, or the
                 # observer with marks), its marks not back in time (the observer's
@@ -267,6 +329,9 @@ class Daemon:
         A write runs only once its client has confirmed it on ``conn`` (else None)."""
         from memx_cli import cli
 
+        # the command runs in the caller's environment and folder: never beside the
+        # opening of the first repository, which reads the server's own
+        self._warmed()
         try:
             argv = [str(a) for a in request["argv"]]
             cwd = str(request["cwd"])
@@ -324,21 +389,29 @@ class Daemon:
     def searcher(self, repo: Repo) -> Searcher:
         """The warm Searcher of ``repo`` (made on first use), keyed by what shapes it:
         the work tree, the global store, the configuration files and MEMX_* settings."""
-        from memx_cli.generator.search import Searcher
-
         key = _searcher_key(repo)
         self._used = key
         found: Searcher | None = self.searchers.get(key)
         if found is None:
-            found = Searcher(repo, freshness=Watched(self.watcher))
-            self.searchers[key] = found
-            if len(self.searchers) > MAX_REPOSITORIES:
-                while len(self.searchers) > MAX_REPOSITORIES:
-                    self.searchers.popitem(last=False)
-                self.watcher.forget({str(i.store.root) for s in self.searchers.values()
-                                     for i in s.indexes})
+            found = self._keep(key, self._new_searcher(repo))
         self.searchers.move_to_end(key)
         return found
+
+    def _new_searcher(self, repo: Repo) -> Searcher:
+        from memx_cli.generator.search import Searcher
+
+        return Searcher(repo, freshness=Watched(self.watcher))
+
+    def _keep(self, key: tuple[Any, ...], searcher: Searcher) -> Searcher:
+        """Keep ``searcher`` warm under ``key``; past MAX_REPOSITORIES the least recent
+        goes, and its stores stop being watched."""
+        self.searchers[key] = searcher
+        if len(self.searchers) > MAX_REPOSITORIES:
+            while len(self.searchers) > MAX_REPOSITORIES:
+                self.searchers.popitem(last=False)
+            self.watcher.forget({str(i.store.root) for s in self.searchers.values()
+                                 for i in s.indexes})
+        return searcher
 
 
 class _Vouched:
@@ -439,8 +512,37 @@ def main() -> int:
     except MemxError as exc:
         log.warning(f"{exc}; using the default idle timeout")
         idle = float(configmod.SETTINGS["server.idle_timeout"][0])
+    repository, spawn_lock = _arguments(sys.argv[1:])
     try:
-        return Daemon(idle).serve()
+        return Daemon(idle, repository, spawn_lock).serve()
     except OSError as exc:
         log.warning(f"cannot serve: {exc}")
         return 1
+
+
+def _arguments(argv: list[str]) -> tuple[str | None, int | None]:
+    """``--repository PATH`` (an existing directory, absolute) and ``--spawn-lock FD``
+    (a descriptor this process holds), as control.spawn passes them; anything else is
+    logged and left out: the server then opens stores on first use, as before."""
+    repository: str | None = None
+    lock: int | None = None
+    pairs = dict(zip(argv[::2], argv[1::2]))
+    if len(argv) % 2 or set(pairs) - {"--repository", "--spawn-lock"}:
+        log.warning(f"unexpected arguments {argv!r}; only --repository and --spawn-lock "
+                    "are read")
+    path = pairs.get("--repository")
+    if path is not None:
+        if os.path.isabs(path) and os.path.isdir(path):
+            repository = path
+        else:
+            log.warning(f"--repository {path!r}: not an absolute path of a directory; ignored")
+    number = pairs.get("--spawn-lock", "")
+    if number.isdigit():
+        try:
+            os.fstat(int(number))
+            lock = int(number)
+        except OSError:
+            log.warning(f"--spawn-lock {number}: no such descriptor; ignored")
+    elif number:
+        log.warning(f"--spawn-lock {number!r}: not a descriptor; ignored")
+    return repository, lock

@@ -89,15 +89,23 @@ def start(wait: float = 0.0) -> dict[str, Any]:
     return current
 
 
-def spawn() -> None:
+def spawn(repository: str | None = None, lock: int | None = None) -> None:
+    """Start the server detached. ``repository``: the one whose store it opens as soon
+    as it has bound (issue 29); ``lock``: the spawn lock, which the server inherits and
+    lets go once it has bound."""
     log = Path(paths.log_path())
     log.parent.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "memx_cli.server"]
+    if repository is not None:
+        argv += ["--repository", repository]
+    if lock is not None:
+        argv += ["--spawn-lock", str(lock)]
     with open(log, "ab") as out:
         with contextlib.suppress(OSError):
             os.chmod(log, 0o600)
-        subprocess.Popen([sys.executable, "-m", "memx_cli.server"], stdin=subprocess.DEVNULL,
-                         stdout=out, stderr=out, cwd="/", start_new_session=True,
-                         close_fds=True)
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
+                         start_new_session=True, close_fds=True,
+                         pass_fds=() if lock is None else (lock,))
 
 
 def wanted(cwd: Path) -> bool:
@@ -131,17 +139,41 @@ def disabled(cwd: Path) -> str | None:
 
 
 def start_for(cwd: str) -> None:
-    """The thin client's fallback: start a server for the next command when wanted;
-    any failure only goes to the log (this command runs in process anyway)."""
+    """The thin client's fallback: start a server for the next command when wanted, one
+    that opens the store of ``cwd``'s repository at once; none when another command is
+    starting one (the spawn lock) or one answers by now. Any failure only goes to the
+    log (this command runs in process anyway)."""
     import logging
 
     quiet = logging.getLogger("memx")
     quiet.disabled = True  # the command itself reports configuration warnings, once
     try:
         if wanted(Path(cwd)):
-            paths.private_dir(create=True)
-            spawn()
+            directory = paths.private_dir(create=True)
+            lock = paths.spawn_lock(directory)
+            if lock is None:
+                return  # another command's server is starting
+            try:
+                if not _answers(os.path.join(directory, paths.SOCKET_NAME)):
+                    spawn(cwd, lock)
+            finally:
+                os.close(lock)
     except Exception as exc:
         paths.log_line(f"could not start the server: {type(exc).__name__}: {exc}")
     finally:
         quiet.disabled = False
+
+
+def _answers(path: str) -> bool:
+    """Does a server accept connections at ``path`` (one bound since this command
+    looked, before the spawn lock was free)?"""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(CONTROL_TIMEOUT)
+    try:
+        paths.check_socket(path)
+        sock.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()

@@ -15,6 +15,10 @@ import stat
 
 SOCKET_NAME = "server.sock"
 LOCK_NAME = "server.lock"
+# Held from a command's decision to start a server until that server has bound (issue 29):
+# commands that find it held start none (four first commands at once started four
+# servers, which each imported memx before three exited on LOCK_NAME).
+SPAWN_LOCK_NAME = "spawn.lock"
 
 
 class UnsafePathError(OSError):
@@ -101,3 +105,17 @@ def server_lock(path: str) -> int | None:
                 os.close(fd)
                 return None
             time.sleep(0.05)
+
+
+def spawn_lock(directory: str) -> int | None:
+    """The spawn lock's descriptor, taken without waiting; None while another command's
+    server is starting (it holds the lock until it has bound its socket)."""
+    import fcntl
+
+    fd = os.open(os.path.join(directory, SPAWN_LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
