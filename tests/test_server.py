@@ -496,3 +496,69 @@ def test_status_text_prints_what_the_payload_holds(capsys: pytest.CaptureFixture
         "watcher.events: 17\n"
         "watcher.overflows: 0\n"
         "watcher.ratio: 0.25\n")
+
+
+def test_the_first_command_leaves_its_store_open_for_the_second(memx: Memx,
+                                                                 repo: Path) -> None:
+    """Issue 29: the server a first command starts opens that repository's store by
+    itself, so the second command finds it warm; a command arriving meanwhile is
+    answered as in process."""
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    assert not status()["running"]
+    first = run([*THIN, "search", "cache key", "--json"], repo)
+    assert first == run([*FULL, "search", "cache key", "--json"], repo)
+    info = wait_running()
+    try:
+        # no forwarded command yet: only the server's own opening can list it
+        deadline = time.monotonic() + 30
+        while str(repo) not in info["repositories"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+            info = status()
+        assert info["repositories"] == [str(repo)]
+        assert "opened in" in Path(info["log"]).read_text()
+        assert run([*THIN, "search", "cache key", "--json"], repo) == first
+    finally:
+        os.kill(info["pid"], signal.SIGTERM)
+
+
+def server_processes(server_dir: str) -> set[int]:
+    """The memx server processes (python -m memx_cli.server) of this test's server
+    folder, as /proc shows them now."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if b"memx_cli.server" not in argv:
+                continue
+            env = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:  # gone meanwhile, or not ours
+            continue
+        if f"MEMX_SERVER_DIR={server_dir}".encode() in env:
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_concurrent_first_commands_start_one_server(memx: Memx, repo: Path) -> None:
+    """Issue 29: four first commands at once start one server (they started four, which
+    each imported memx before three exited on the server lock)."""
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    assert not status()["running"]
+    clients = [subprocess.Popen([*THIN, "search", "cache key"], cwd=repo,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for _ in range(4)]
+    seen: set[int] = set()
+    # each client has started its server (if any) before it runs the command itself, so
+    # every server started is alive while the clients run, and when they have ended
+    while any(client.poll() is None for client in clients):
+        seen |= server_processes(os.environ["MEMX_SERVER_DIR"])
+        time.sleep(0.02)
+    seen |= server_processes(os.environ["MEMX_SERVER_DIR"])
+    assert [client.returncode for client in clients] == [0, 0, 0, 0]
+    info = wait_running()
+    try:
+        assert seen == {info["pid"]}
+    finally:
+        os.kill(info["pid"], signal.SIGTERM)
