@@ -46,6 +46,7 @@ DATA_DIR = Path(os.environ.get("MEMX_BENCH_DATA") or REPO_ROOT.parent / "shared"
 LOCOMO_DIR = DATA_DIR / "locomo-dev"
 SEED = 20261101
 COLD_RUNS, INCREMENTAL_RUNS, WARM_RUNS = 15, 5, 200
+FIRST_ROUNDS = 5  # rounds of the first three commands after a cold start (issue 29)
 IMPORT_MAX = 10_000  # records of the timed `memx import --raw`
 GIT_ENV = {**COMMON_GIT_ENV, "GIT_AUTHOR_DATE": "2026-11-01T12:00:00Z",
            "GIT_COMMITTER_DATE": "2026-11-01T12:00:00Z"}
@@ -273,6 +274,8 @@ class Scale:
     paced_watched_ms: list[float] = field(default_factory=list)
     served: dict[str, list[float]] = field(default_factory=dict)  # mode -> ms, with server
     served_paced_ms: list[float] = field(default_factory=list)
+    # issue 29: per round, `python -c pass` and the first three commands from no server
+    first: list[list[float]] = field(default_factory=list)
 
 
 def cold_baseline(cwd: Path) -> dict[str, list[float]]:
@@ -362,6 +365,12 @@ def bench_size(size: int, tmp: Path, committed: bool = True) -> Scale:
     result.paced_watched_ms = paced_warm(root, queries(rng, PACED_RUNS), watched=True)
     result.served_paced_ms = served_paced(root, queries(rng, PACED_RUNS))
     stop_server(root, memx)
+    log(f"{size}: the first three commands after a cold start")
+    from first_commands import first_three  # (it imports this module)
+
+    server_dir = Path(os.environ["MEMX_SERVER_DIR"])
+    result.first = [first_three(memx_argv(), root, queries(rng, 3), PACE_SECONDS, server_dir)
+                    for _ in range(FIRST_ROUNDS)]
 
     log(f"{size}: warm searches")
     searcher = Searcher(Repo.discover(root))
@@ -433,6 +442,19 @@ def scale_table(results: dict[int, Scale], baseline: dict[str, list[float]]) -> 
             verdict(results, 10_000, lambda r, m=mode: pct(r.served[m], 50), limit, "ms"))
         row(f"  {mode} with the server p50 / `python -c pass`",
             lambda r, m=mode: f"{pct(r.served[m], 50) / floor:.1f}x")
+    def first(slot: int) -> Callable[[Scale], float]:
+        return lambda r: statistics.median(row[slot] for row in r.first)
+
+    row(f"first three `memx search --mode hybrid` after a cold start (no server, "
+        f"{PACE_SECONDS:.0f} s apart), median of {FIRST_ROUNDS} rounds",
+        lambda r: " / ".join(f"{first(i)(r):.0f}" for i in (1, 2, 3)) + " ms")
+
+    def second_ratio(r: Scale) -> float:  # against each round's own `python -c pass`
+        return statistics.median(row[2] / row[0] for row in r.first)
+
+    row("  the 2nd of them / `python -c pass` of the same rounds",
+        lambda r: f"{second_ratio(r):.1f}x", "≤ 3x (issue 29)",
+        verdict(results, 10_000, second_ratio, 3, "x"))
     row("cold hybrid p50, every memory recalled once",
         lambda r: f"{pct(r.recalled_hybrid_ms, 50):.0f} ms")
     row(f"`memx add` (whole process, no server), median of {ADD_RUNS}",
