@@ -53,6 +53,9 @@ log = logging.getLogger("memx.server")
 
 # Warm searchers kept at once (each holds its indexes open); the least recent goes first.
 MAX_REPOSITORIES = 8
+# Longest wait of the opening of the first repository for the command that started the
+# server to end (issue 29; a forwarded command ends the wait at once).
+AFTER_WAIT = 30.0
 # Seconds without a request before the warm stores' vector deltas are folded into their
 # main files (issue 15: compaction where a process lives on, off the request path).
 COMPACT_AFTER = 5.0
@@ -64,13 +67,17 @@ class _Terminated(BaseException):
 
 class Daemon:
     def __init__(self, idle_timeout: float, repository: str | None = None,
-                 spawn_lock: int | None = None):
+                 spawn_lock: int | None = None, after: int | None = None):
         self.idle_timeout = idle_timeout
         # issue 29: the repository whose command started this server, opened as soon as
         # it has bound, and the spawn lock that command holds for it until then
         self.repository = repository
         self.spawn_lock = spawn_lock
         self._warming: threading.Thread | None = None
+        # the starting command's process: the opening waits for it to end (they would
+        # share the cores), unless a forwarded command comes first (``_hurry``)
+        self.after = after
+        self._hurry = threading.Event()
         self.started = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
@@ -164,6 +171,10 @@ class Daemon:
         first command, which shows the notice as in process."""
         from memx_cli.store.repo import Repo
 
+        deadline = time.monotonic() + AFTER_WAIT
+        while (self.after is not None and _alive(self.after) and time.monotonic() < deadline
+               and not self._hurry.wait(0.05)):
+            pass
         started = time.monotonic()
         warned = _Counter()
         memx_log = logging.getLogger("memx")
@@ -173,12 +184,11 @@ class Daemon:
             if not repo.store.exists() or not repo.config["server.enabled"]:
                 return
             key, searcher = _searcher_key(repo), self._new_searcher(repo)
-            searcher.settle()
-            for index in searcher.indexes:
-                searcher.open_index(index, want_vectors=True)
-                encoder = index.encoder()
-                if encoder is not None:
-                    encoder.encode_query("memx")
+            _import_readers()
+            # one search as the first command's would run, counting no recall: the
+            # indexes checked and opened with their vectors, the model loaded, the
+            # ranking's own state (recall statistics, the fusion's graph) read
+            searcher.search("warm up", mode="hybrid", record_recalls=False)
             if warned.count:
                 log.info(f"{repo.worktree}: not kept warm (a notice for its first command)")
                 return
@@ -192,6 +202,7 @@ class Daemon:
     def _warmed(self) -> None:
         """Wait for the opening of the first repository, if under way."""
         if self._warming is not None:
+            self._hurry.set()
             self._warming.join()
             self._warming = None
 
@@ -473,6 +484,26 @@ def _searcher_key(repo: Any) -> tuple[Any, ...]:
             repo.store.exists(), tuple(files), env)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process by now: not the one that started us)
+        return False
+    return True
+
+
+def _import_readers() -> None:
+    """The CLI and its read commands, as the first forwarded command imports them."""
+    import importlib
+
+    from memx_cli.cli import COMMANDS
+
+    for name in ("search", "context", "list"):
+        importlib.import_module(f"memx_cli.cli.{COMMANDS[name][0]}")
+
+
 def _still_bound(path: str, inode: int) -> bool:
     try:
         return os.stat(path).st_ino == inode
@@ -512,24 +543,24 @@ def main() -> int:
     except MemxError as exc:
         log.warning(f"{exc}; using the default idle timeout")
         idle = float(configmod.SETTINGS["server.idle_timeout"][0])
-    repository, spawn_lock = _arguments(sys.argv[1:])
+    repository, spawn_lock, after = _arguments(sys.argv[1:])
     try:
-        return Daemon(idle, repository, spawn_lock).serve()
+        return Daemon(idle, repository, spawn_lock, after).serve()
     except OSError as exc:
         log.warning(f"cannot serve: {exc}")
         return 1
 
 
-def _arguments(argv: list[str]) -> tuple[str | None, int | None]:
-    """``--repository PATH`` (an existing directory, absolute) and ``--spawn-lock FD``
-    (a descriptor this process holds), as control.spawn passes them; anything else is
-    logged and left out: the server then opens stores on first use, as before."""
+def _arguments(argv: list[str]) -> tuple[str | None, int | None, int | None]:
+    """``--repository PATH`` (an existing directory, absolute), ``--spawn-lock FD`` (a
+    descriptor this process holds) and ``--after PID``, as control.spawn passes them;
+    anything else is logged and left out: the server then opens stores on first use."""
     repository: str | None = None
     lock: int | None = None
     pairs = dict(zip(argv[::2], argv[1::2]))
-    if len(argv) % 2 or set(pairs) - {"--repository", "--spawn-lock"}:
-        log.warning(f"unexpected arguments {argv!r}; only --repository and --spawn-lock "
-                    "are read")
+    if len(argv) % 2 or set(pairs) - {"--repository", "--spawn-lock", "--after"}:
+        log.warning(f"unexpected arguments {argv!r}; only --repository, --spawn-lock and "
+                    "--after are read")
     path = pairs.get("--repository")
     if path is not None:
         if os.path.isabs(path) and os.path.isdir(path):
@@ -545,4 +576,8 @@ def _arguments(argv: list[str]) -> tuple[str | None, int | None]:
             log.warning(f"--spawn-lock {number}: no such descriptor; ignored")
     elif number:
         log.warning(f"--spawn-lock {number!r}: not a descriptor; ignored")
-    return repository, lock
+    pid = pairs.get("--after", "")
+    after = int(pid) if pid.isdigit() and 0 < int(pid) < 2**31 else None
+    if pid and after is None:
+        log.warning(f"--after {pid!r}: not a process id; ignored")
+    return repository, lock, after

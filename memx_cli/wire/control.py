@@ -91,13 +91,13 @@ def start(wait: float = 0.0) -> dict[str, Any]:
 
 def spawn(repository: str | None = None, lock: int | None = None) -> None:
     """Start the server detached. ``repository``: the one whose store it opens as soon
-    as it has bound (issue 29); ``lock``: the spawn lock, which the server inherits and
-    lets go once it has bound."""
+    as it has bound and this process has ended (issue 29); ``lock``: the spawn lock,
+    which the server inherits and lets go once it has bound."""
     log = Path(paths.log_path())
     log.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "memx_cli.server"]
     if repository is not None:
-        argv += ["--repository", repository]
+        argv += ["--repository", repository, "--after", str(os.getpid())]
     if lock is not None:
         argv += ["--spawn-lock", str(lock)]
     with open(log, "ab") as out:
