@@ -150,7 +150,8 @@ class Daemon:
                 if os.stat(self.socket_path).st_ino == bound:
                     os.unlink(self.socket_path)
             listener.close()
-            self._warmed()  # its index update ends first, as a request's would
+            self._stop = True  # an opening not begun yet is not begun at all
+            self._warmed()  # one under way ends first (an index update), as a request's
             self.watcher.stop()
             os.close(lock)
         return 0
@@ -175,6 +176,8 @@ class Daemon:
         while (self.after is not None and _alive(self.after) and time.monotonic() < deadline
                and not self._hurry.wait(0.05)):
             pass
+        if self._stop:
+            return
         started = time.monotonic()
         warned = _Counter()
         memx_log = logging.getLogger("memx")
