@@ -38,7 +38,7 @@ def _source(n: int) -> str:
 
 def _setup(root: Path) -> tuple[Any, list[Any]]:
     from memx_cli.anchors import anchor as anchors
-    from memx_cli.store import queries as manage
+    from memx_cli.store.records import build
     from memx_cli.store.repo import Repo, init
 
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
@@ -55,10 +55,10 @@ def _setup(root: Path) -> tuple[Any, list[Any]]:
     init(repo)
     memories = []
     for n, spec in enumerate(specs):
-        mem = manage.build(f"pool sizing note {n}: connect_pool_{n} opens ten connections")
+        mem = build(f"pool sizing note {n}: connect_pool_{n} opens ten connections")
         memories.append(mem.replace(anchors=anchors.create(root, [spec], root)))
     for n in range(200):
-        memories.append(manage.build(f"filler memory {n} about deploy scripts and caches"))
+        memories.append(build(f"filler memory {n} about deploy scripts and caches"))
     repo.store.write_many(memories)
     past = time.time() - 3600  # source files are rarely edited in the second before a search
     for n in range(RESULTS):
