@@ -9,7 +9,10 @@ folder altogether): the identity hashes the package's location and the mtimes of
 folders. Reading them is one ``scandir`` and ~20 stats (well under a millisecond), cheap
 enough for every command the thin client forwards. An editor that saves by renaming a
 file into place changes it too; one that writes in place does not, which only means an
-editable checkout's server lives until its idle timeout, as before.
+editable checkout's server lives until its idle timeout, as before. In an editable
+checkout, Python's first ``__pycache__`` in a folder changes that folder's time too: the
+server is then replaced once, and the identity is stable from there on (a regular install
+is compiled when pip installs it).
 """
 
 from __future__ import annotations
