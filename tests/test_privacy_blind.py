@@ -99,6 +99,12 @@ B64 = "".join(["eyJhdXRocyI6IHsiciI6IHsiYXV0aCI6ICJZMms2ZDA", "1MGRISlVTV2hCWjJ0
     (f"https://ghp_{K}{K}@github.com/acme/tools.git",
      "https://[REDACTED:github_token]@github.com/acme/tools.git"),
     (f"mysql -uroot -p{K} orders", "mysql -uroot -p[REDACTED:password] orders"),
+    # a quoted value glued to -p is a password whatever its letters; the MySQL family's -p
+    # takes only a glued value, so it needs no -u before it
+    ('mysql -u root -p"hunter" orders', 'mysql -u root -p"[REDACTED:password]" orders'),
+    (f'run mysql -p"{K}" shop to load', 'run mysql -p"[REDACTED:password]" shop to load'),
+    (f"mysqldump -h db -p'{K}' app > a.sql", "mysqldump -h db -p'[REDACTED:password]' app > a.sql"),
+    (f"mariadb-dump -p{K} app", "mariadb-dump -p[REDACTED:password] app"),
     (f"docker login -u ci -p {K} registry.acme.example",
      "docker login -u ci -p [REDACTED:password] registry.acme.example"),
     (f"echo {K} | docker login -u ci --password-stdin r.example",
@@ -132,6 +138,7 @@ def test_each_mechanism_masks_exactly_the_value(line: str, masked: str) -> None:
 @pytest.mark.parametrize("line", [
     "PASSWORD_MIN_LENGTH=12", "DB_PASSWORD_FILE=/run/secrets/db", "max_tokens=4096",
     "docker run -u 1000 -p 8080:80 nginx", "mysql -u root -p orders",
+    "mysql -h db -p shop", "mysql -u root -p$MYSQL_PWD shop", "mysql -p${DB_PASS} shop",
     "docker login -u ci --password-stdin r.example", f"commit {'3f79bb7b' * 5}",
     "the primary key of the orders table is (tenant_id, id)",
     "https://user@git.acme.example/platform/api.git", "set password expiry 90 days",

@@ -6,7 +6,10 @@ developers paste, not a list of sentences.
   ``--password-stdin`` and ``--password-file`` name a property, not a value;
 - ``-p`` after ``-u USER`` (mysql ``-uroot -pX``, mongosh, docker/podman login, az login,
   twine): the user-then-password idiom; a port (``-p 8080:80``) is not a password, and a
-  lone lowercase word after a spaced ``-p`` is mysql's database argument;
+  lone lowercase word after a spaced ``-p`` is mysql's database argument; a quoted value
+  glued to ``-p`` (``-p"x"``) is a password whatever its letters;
+- the MySQL/MariaDB clients' ``-pVALUE`` with no ``-u`` before it: their ``-p`` takes its
+  value only glued, so a glued value is the password (a spaced word is the database);
 - the tools whose password flag is not ``-p``: ``sshpass -p``, ``redis-cli -a``, LDAP's
   ``-w`` (with ``-D``), smbclient's ``-U user%pass``, OpenSSL's ``pass:``, htpasswd ``-b``,
   curl/wget ``-u user:pass``;
@@ -24,7 +27,7 @@ _VALUE = r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"'|;&]+))"
 LONG_OPTION = re.compile(r"(?=--)(?<![\w-])--([a-z0-9][a-z0-9-]*[a-z0-9])(?:=|[ \t]+(?:<<<[ \t]*)?)"
                          r"(?!-)" + _VALUE, re.IGNORECASE)
 USER_THEN_P = re.compile(r"(?=-)(?<![\w-])(?:-u|--user(?:name)?)(?:[ \t]*|=)[^\s-]\S*"
-                         r"(?:[ \t]+(?!-p)\S+){0,8}?[ \t]+-p(?:([^\s\"'-]\S*)|[ \t]+" + _VALUE + ")")
+                         r"(?:[ \t]+(?!-p)\S+){0,8}?[ \t]+-p(?:([^\s\"'-]\S*)|[ \t]*" + _VALUE + ")")
 # (guard, the text up to the value): one regex per tool, each run only when its name is in
 TOOL_FLAGS = tuple((guard, re.compile(before + _VALUE)) for guard, before in (
     ("sshpass", r"\bsshpass(?:[ \t]+-\w+)*?[ \t]+-p[ \t]*"),
@@ -34,6 +37,8 @@ TOOL_FLAGS = tuple((guard, re.compile(before + _VALUE)) for guard, before in (
     ("openssl", r"\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+"),
     ("htpasswd", r"\bhtpasswd(?=(?:[ \t]+-\w+)*[ \t]+-\w*b)(?:[ \t]+-\w+)+[ \t]+\S+[ \t]+\S+[ \t]+"),
     ("vault", r"\bvault[ \t]+login[ \t]+"),
+    ("-p", r"\b(?:mysql|mariadb)(?:dump|admin|import|check|-dump|-admin|-import|-check)?\b"
+           r"[^\n|;]*?[ \t]-p(?=[^\s-])"),
 ))
 USER_PASS = re.compile(r"(?=-)(?:(?<![\w-])-u|--user|--basic-auth)(?:[ \t]+|=)([\"']?)[^\s:\"'$]+:"
                        r"([^\s\"'@]+)\1(?=[\s\"']|$)")
@@ -59,6 +64,6 @@ def check_user_then_p(match: re.Match[str]) -> bool:
     value = _value(match)
     if re.fullmatch(r"\d+(?::\d+)*(?:/\w+)?", value):
         return False  # a port
-    if match.group(1) is None and re.fullmatch(r"[a-z_]+", value):
+    if match.group(4) is not None and re.fullmatch(r"[a-z_]+", value):
         return False  # mysql -u root -p DBNAME: the password is prompted for
     return check_password(match)
