@@ -114,7 +114,9 @@ def _reaped(pid: int) -> bool:
         return True
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+# 300 frames a CI run; MEMX_FRAME_EXAMPLES=10000 MEMX_FUZZ_RANDOM=1 for a long, random run.
+@settings(max_examples=int(os.environ.get("MEMX_FRAME_EXAMPLES", "300")), deadline=None,
+          derandomize=not os.environ.get("MEMX_FUZZ_RANDOM"))
 @given(st.one_of(
     st.binary(max_size=300),
     st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
