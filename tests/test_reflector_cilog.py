@@ -196,3 +196,52 @@ def test_a_utf16_gh_log_is_ingested_as_a_ci_failure(memx: Memx, repo: Path) -> N
     assert mem["source"] == {"type": "ci", "lines": [16, 39]}
     assert mem["content"].startswith("CI job 'test', step 'Tests'")
     assert "ci-failure" in mem["tags"]
+
+
+def test_a_formatter_check_names_the_unformatted_files_once() -> None:
+    """rustfmt prints a hunk per difference; black and ruff a line per file: one failure
+    naming the files, and the step's command even when the script starts with `cd DIR &&`."""
+    rust = gh("fmt", "Check formatting", [
+        "##[group]Run cd engine && cargo fmt --all -- --check",
+        "cd engine && cargo fmt --all -- --check", "shell: /usr/bin/bash -e {0}", "##[endgroup]",
+        "Diff in /home/runner/work/shop/shop/engine/src/price.rs:14:",
+        "     let total = items", "-        .iter().map(|i| i.cents).sum::<u64>();",
+        "+        .iter()", "+        .map(|i| i.cents)", "+        .sum::<u64>();",
+        "Diff in /home/runner/work/shop/shop/engine/src/price.rs:40:",
+        "-fn round(x: u64)->u64 { x }", "+fn round(x: u64) -> u64 {", "+    x", "+}",
+        "Diff in /home/runner/work/shop/shop/engine/src/cart.rs:3:",
+        "-use std::fmt;use std::io;", "+use std::fmt;", "+use std::io;",
+        "##[error]Process completed with exit code 1."])
+    assert learned(rust) == [
+        "CI job 'fmt', step 'Check formatting' (`cd engine && cargo fmt --all -- --check`) "
+        "failed: 2 files are not formatted as the formatter's check requires: "
+        "engine/src/price.rs, engine/src/cart.rs."]
+    black = gh("lint", "Black", [
+        "##[group]Run black --check .", "black --check .", "##[endgroup]",
+        "would reformat /home/runner/work/shop/shop/shop/cart.py",
+        "Oh no! \U0001f4a5 \U0001f494 \U0001f4a5", "1 file would be reformatted, 12 files would be left unchanged.",
+        "##[error]Process completed with exit code 1."])
+    assert learned(black) == ["CI job 'lint', step 'Black' (`black --check .`) failed: 1 file is "
+                              "not formatted as the formatter's check requires: shop/cart.py."]
+
+
+def test_kotlin_compiler_errors_are_the_diagnosis_of_a_gradle_build() -> None:
+    log = gh("build", "Assemble", [
+        "##[group]Run ./gradlew assembleDebug", "./gradlew assembleDebug", "##[endgroup]",
+        "> Task :app:compileDebugKotlin FAILED",
+        "e: file:///home/runner/work/trail/trail/app/src/main/java/org/trail/MapScreen.kt:41:17 "
+        "Unresolved reference: rememberCameraState",
+        "e: /home/runner/work/trail/trail/app/src/main/java/org/trail/Route.kt: (9, 5): "
+        "Unresolved reference: rememberCameraState",
+        "w: file:///home/runner/work/trail/trail/app/src/main/java/org/trail/Old.kt:3:1 "
+        "'Handler' is deprecated",
+        "", "FAILURE: Build failed with an exception.", "", "* What went wrong:",
+        "Execution failed for task ':app:compileDebugKotlin'.",
+        "> A failure occurred while executing org.jetbrains.kotlin.compilerRunner.GradleCompilerRunnerWithWorkers$GradleKotlinCompilerWorkAction",
+        "", "* Try:", "> Run with --stacktrace option to get the stack trace.",
+        "BUILD FAILED in 1m 2s", "##[error]Process completed with exit code 1."])
+    [memory] = learned(log)
+    assert memory.startswith("CI job 'build', step 'Assemble' (`./gradlew assembleDebug`) "
+                             "failed: Unresolved reference: rememberCameraState at "
+                             "app/src/main/java/org/trail/MapScreen.kt:41 (2 times).")
+    assert "deprecated" not in memory

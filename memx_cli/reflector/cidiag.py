@@ -11,7 +11,12 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   ``FAILED id - message`` / ``E   message`` lines, ``--- FAIL:`` (go test), ``●`` (jest);
 - a block opened by a mark (``×``, ``✖``, ``❌``), with the header above it that names the
   file (Biome, ESLint, shell gates);
-- a coverage gate (``fail-under``, threshold not met), a denied permission.
+- a coverage gate (``fail-under``, threshold not met), a denied permission;
+- a formatter's check that found unformatted files (``Diff in PATH:L:`` of rustfmt,
+  ``would reformat PATH`` of black, ``Would reformat: PATH`` of ruff, ``[warn] PATH`` of
+  prettier): one diagnostic naming the files, however many hunks it printed;
+- Kotlin's ``e: [file://]PATH:L:C message`` (or ``PATH: (L, C): message``) and Gradle's
+  ``* What went wrong:`` block (a summary: the compiler's lines above it say why).
 
 Each diagnostic gets a key (its message with numbers and positions blanked) so that
 54 tests failing on one error are one diagnostic seen 54 times.
@@ -68,6 +73,11 @@ SUMMARY = re.compile(r"could not compile|aborting due to|previous errors?|build 
                      r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in",
                      re.IGNORECASE)
 MAKE = re.compile(r"^make(?:\[\d+\])?: \*\*\* ")
+FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|would reformat (?P<black>\S+)"
+                         r"|Would reformat: (?P<ruff>\S+)|\[warn\] (?P<prettier>[^\s\[\]]+\.\w+))\s*$")
+KOTLIN = re.compile(r"^e: (?:file://)?(?P<path>[^\s:]+?\.kts?)(?::(?P<line>\d+):\d+|: \((?P<line2>\d+), "
+                    r"\d+\):) (?P<msg>\S.*)$")
+WENT_WRONG = re.compile(r"^\* What went wrong:\s*$")
 URL = re.compile(r"\s*\bfrom https?://\S+|https?://\S{50,}")
 NUMBERS = re.compile(r"\d+")
 PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
@@ -180,8 +190,33 @@ def _tail(lines: Sequence[Line], i: int) -> list[str]:
     return rest if len(rest) <= 8 else []
 
 
+def _unformatted(lines: Sequence[Line], i: int) -> Diagnostic:
+    """One diagnostic for a formatter's whole report: the files it would change."""
+    paths: list[str] = []
+    for line in lines[i:]:
+        if (hit := FORMAT_DIFF.match(line.text)) is not None:
+            path = relative(next(p for p in hit.groups() if p))
+            if path not in paths:
+                paths.append(path)
+    shown = ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+    files = "1 file is" if len(paths) == 1 else f"{len(paths)} files are"
+    return Diagnostic(_clip(f"{files} not formatted as the formatter's check requires: "
+                            f"{shown}"), lines[i].number)
+
+
+def _went_wrong(lines: Sequence[Line], i: int) -> Diagnostic | None:
+    said: list[str] = []
+    for line in lines[i + 1:i + 8]:
+        text = line.text.strip()
+        if not text or text.startswith("* "):
+            break
+        said.append(text.lstrip("> ").strip())
+    return Diagnostic(_clip(" ".join(said)), lines[i].number, "summary") if said else None
+
+
 def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
+    formatter = False
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -269,6 +304,15 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                               "summary" if SUMMARY.search(text) else "error")
         elif (hit := EXCEPTION.match(text)) is not None and hit.group("msg"):
             diag = Diagnostic(_clip(text), line.number)
+        elif (hit := KOTLIN.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              where=f"{relative(hit.group('path'))}:"
+                                    f"{hit.group('line') or hit.group('line2')}")
+        elif FORMAT_DIFF.match(text):
+            if not formatter:
+                formatter, diag = True, _unformatted(lines, i)
+        elif WENT_WRONG.match(text):
+            diag = _went_wrong(lines, i)
         elif MAKE.match(text):
             diag = Diagnostic(_clip(text.strip()), line.number, "summary")
         elif PERMISSION.search(text):

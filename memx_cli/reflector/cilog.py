@@ -40,6 +40,7 @@ MEMORIES_PER_LOG = 4
 SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
                          r"return\b|if\b|elif\b|for\b|while\b|case\b|\[\[?\s|fi$|done$|"
                          r"else$|then$|esac$|true$|:$|[{}()]$|[A-Za-z_]\w*=)")
+CD_THEN = re.compile(r"^cd\s+\S+\s*&&\s*")  # `cd DIR && cmd` runs cmd: it is no mere cd
 BRANCH = re.compile(r"^\s*(?:if|for|while|until|case|function)\b|\|\|\s*\{|&&\s*\{|\bthen$")
 PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
 
@@ -91,7 +92,7 @@ def _command(step: Step) -> str | None:
     if any(BRANCH.search(line) for line in step.script):
         return None
     meaningful = [line.strip() for line in step.script
-                  if line.strip() and not SHELL_NOISE.match(line.strip())]
+                  if line.strip() and not SHELL_NOISE.match(CD_THEN.sub("", line.strip()))]
     if not meaningful or len(meaningful) > PLAIN_COMMAND + 3:
         return None
     return meaningful[-1][:200]
