@@ -53,6 +53,20 @@ def test_a_changed_setting_in_a_config_file(memx: Memx, repo: Path) -> None:
                           f"(value masked); OLD_FLAG removed ({message}).")]
 
 
+def test_a_switch_or_a_reference_under_a_secret_looking_key_is_shown(memx: Memx,
+                                                                    repo: Path) -> None:
+    """``persist-credentials: false`` is a switch and ``${{ secrets.X }}`` a reference: no
+    secret to hide, and "(value masked)" would hide the whole lesson."""
+    diff = ("@@ -3,3 +3,4 @@\n       - uses: actions/checkout@v4\n         with:\n"
+            "-          persist-credentials: true\n+          persist-credentials: false\n"
+            "+          token: ${{ secrets.RELEASE_TOKEN }}\n")
+    message = "Do not persist the checkout credentials in the publish job"
+    assert reflect(repo, message, [("M", ".github/workflows/publish.yml")],
+                   {".github/workflows/publish.yml": diff}) == [
+        ("config-change", "In .github/workflows/publish.yml, `persist-credentials: false` "
+                          f"(changed from true) ({message}).")]
+
+
 def test_a_block_opening_in_a_json_or_yaml_file_is_not_a_setting(memx: Memx,
                                                                   repo: Path) -> None:
     diff = ('@@ -1 +1,8 @@\n-{}\n+{\n+  "hooks": {\n+    "SessionEnd": [\n'

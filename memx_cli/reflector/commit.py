@@ -243,8 +243,16 @@ def _states_cause(sig: Signals, number: int) -> bool:
         bool(lx.CAUSE_EFFECT.find(words_of(sig.sentence(number)), sig.sentence(number)))
 
 
-def _masked(path: str, key: str) -> bool:
-    """.env files and secret-looking keys: the change is kept, the values are not."""
+NO_SECRET = re.compile(r"(?:true|false|yes|no|on|off|null|none|~|)|\$\{\{[^}]*\}\}|\$\{?\w+\}?",
+                       re.IGNORECASE)
+
+
+def _masked(path: str, key: str, value: str) -> bool:
+    """.env files and secret-looking keys: the change is kept, the values are not; a switch
+    (``persist-credentials: false``) or a reference (``${{ secrets.TOKEN }}``, ``$TOKEN``)
+    holds no secret and is shown."""
+    if NO_SECRET.fullmatch(value.strip().strip("\"'")):
+        return False
     name = path.rsplit("/", 1)[-1]
     return name.startswith(".env") or bool(SECRET_KEY.search(key))
 
@@ -405,10 +413,10 @@ def _config_change(path: str, diff: str, message: str, subject: str, lang: str,
     if named:
         old = {k: v for k, v in old.items() if k in named}
         new_values = {k: v for k, v in new_values.items() if k in named}
-    moves = [f"{k} changed (value masked)" if _masked(path, k) else
+    moves = [f"{k} changed (value masked)" if _masked(path, k, v[0]) else
              f"`{v[1]}` (changed from {old[k][0]})"
              for k, v in new_values.items() if k in old and old[k][0] != v[0]]
-    moves += [f"{k} set (value masked)" if _masked(path, k) else f"`{v[1]}`"
+    moves += [f"{k} set (value masked)" if _masked(path, k, v[0]) else f"`{v[1]}`"
               for k, v in new_values.items() if k not in old]
     moves += [f"{k} removed" for k in old if k not in new_values]
     if not moves:
