@@ -149,3 +149,38 @@ def test_the_harness_lines_in_the_users_name_are_nobodys_words(memx: Memx, repo:
                            "convention</local-command-stdout>")
             .say("Noted.").write(repo))
     assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_a_plain_correction_of_the_work_just_done_is_a_preference(memx: Memx, repo: Path) -> None:
+    """No rejected call: the user says what is wrong with what was just done, and the
+    assistant edits accordingly. The answer is its report once the edit is made."""
+    name = (Replies().user("Add retries to the uploader.")
+            .edit("/home/dev/up/uploader.py", "def upload(f):",
+                  "def upload(f):\n    # retry up to 5 times\n    # each retry waits\n")
+            .say("Added retries with comments on each step.")
+            .user("we don't need a comment on every line, one docstring is enough")
+            .say("Fair enough, trimming them.")
+            .edit("/home/dev/up/uploader.py", "    # retry up to 5 times\n    # each retry waits\n",
+                  '    """Upload f, retrying up to 5 times."""\n')
+            .say("Replaced the line comments with one docstring on `upload()`.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "preference",
+        'User correction: "we don\'t need a comment on every line, one docstring is enough" '
+        "Answer: Replaced the line comments with one docstring on `upload()`.")]
+
+
+def test_a_plain_message_that_is_no_correction_or_is_not_acted_on_keeps_nothing(
+        memx: Memx, repo: Path) -> None:
+    """A report that something works, a negation with no edit after it, a first request:
+    no preference."""
+    name = (Replies().user("Don't touch the vendored files, just bump the version in setup.cfg.")
+            .edit("/home/dev/up/setup.cfg", "version = 1.2.0", "version = 1.3.0")
+            .say("Bumped to 1.3.0.")
+            .user("Is it not also in the changelog header?")
+            .say("It is not; the changelog uses the tag only.")
+            .user("ok great, that works now, thanks")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []

@@ -8,6 +8,13 @@ an option, turn a tool call down with a word, answer a question prompt.
   negate nor direct ("I'll take it from here"), teach nothing.
 - An **answer to a question prompt** (``Turn.picked``) is a *Decision*: the question and the
   option chosen, never the options left.
+- A **correction in a plain message** ("we don't need to say it quite so many times",
+  "this should not change, only `--local-dev` should") is a *Preference* too, when it
+  follows work the assistant did (an edit or a run since the user last spoke), negates
+  or redirects it (not, never, n't, instead, rather than, or a leading "no"), and the
+  assistant then acts on it: an edit follows that is not turned down. The answer is the
+  assistant's first concrete reply, or its last words before the user speaks again.
+  Words that report an error, or say something worked, are a report, not a correction.
 - A **pick among offered options** ("I like Option C") is a *Decision*: the user names a
   label (Option, Approach, Alternative, Choice + a letter or number) that the assistant's
   last message offered as a heading or a bold line; the memory holds that option's block,
@@ -21,7 +28,7 @@ import re
 
 from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.said import proposal
+from memx_cli.reflector.said import proposal, rejects
 from memx_cli.reflector.signals import Signals
 
 # The words of a correction: a question, a negation or a direction.
@@ -35,6 +42,9 @@ HEADING = re.compile(r"^\s*(?:#{1,6}\s|---+\s*$|\*{3,}\s*$|___+\s*$)")
 # An option's weighing (its pros and cons) is not what was chosen.
 JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|drawbacks?|"
                     r"downsides?|upsides?|trade-?offs?)\b\s*(?:\*\*)?\s*:")
+# A plain message that redirects the work just done: a negation or "instead".
+REDIRECTS = re.compile(r"(?i)\b(?:not|never|instead|rather than)\b|n't\b|\bno longer\b")
+MAX_CORRECTION_WORDS = 60  # a long message is a new task, not a correction
 MAX_OFFER = 8000  # characters of the assistant's message read for options
 MAX_BLOCK = 260
 MAX_WORDS = 230
@@ -52,15 +62,26 @@ class Replies:
         self.offered: dict[str, str] = {}
         self.question: str | None = None  # the user's last short question
         self.turned_down: str | None = None  # what the last tool call did, for a rejection
+        self.worked = False  # the assistant edited or ran something since the user spoke
+        self.redirect: Redirect | None = None  # a plain correction, waiting for its edit
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
         out = self._answered(sig)
         if turn.kind == "tool_use":
             self.turned_down = _what(turn.command, turn.files)
+            self.worked = self.worked or bool(turn.command or turn.files)
+            if self.redirect is not None and turn.files:
+                self.redirect.edited = True
             return out
         if turn.kind != "text":
             return out
+        if turn.rejected:
+            self.redirect = None  # its edit turned down: the assistant misread it
+        elif turn.role == "assistant" and self.redirect is not None:
+            self.redirect.heard(sig)
+        elif turn.role == "user" and not turn.picked:
+            out += self._redirected(sig)
         if turn.picked:
             out.append(Candidate("Decision", turn.index, turn.last, sig.lang,
                                  f"Chosen in a question prompt: {turn.text}",
@@ -80,7 +101,22 @@ class Replies:
 
     def finish(self) -> list[Candidate]:
         pending, self.pending = self.pending, None
-        return [pending] if pending is not None else []
+        redirect, self.redirect = self.redirect, None
+        return ([pending] if pending is not None else []) + (
+            [redirect.lesson()] if redirect is not None and redirect.edited else [])
+
+    def _redirected(self, sig: Signals) -> list[Candidate]:
+        """The plain correction before this user message, if acted on; and whether this
+        message is one."""
+        redirect, self.redirect = self.redirect, None
+        out = [redirect.lesson()] if redirect is not None and redirect.edited else []
+        worked, self.worked = self.worked, False
+        words = " ".join(sig.turn.text.split())
+        if worked and len(words.split()) <= MAX_CORRECTION_WORDS and len(words.split()) >= 4 \
+                and (REDIRECTS.search(words) or rejects(sig)) and not sig.has_error \
+                and not (sig.confirm or sig.resolved):
+            self.redirect = Redirect(sig.turn.index, sig.lang, words)
+        return out
 
     def _answered(self, sig: Signals) -> list[Candidate]:
         """The held correction, with the assistant's answer when this turn is it."""
@@ -129,6 +165,33 @@ class Replies:
         text = head + said
         return [Candidate("Decision", sig.turn.index, sig.turn.last, sig.lang, text,
                           veracity="stated", context=sig.turn.text[:1500])]
+
+
+class Redirect:
+    """A plain message that corrects the work just done, and what the assistant does."""
+
+    def __init__(self, index: int, lang: str, words: str) -> None:
+        self.index, self.last, self.lang, self.words = index, index, lang, words
+        self.edited = False
+        self.first: str | None = None  # the assistant's first concrete reply
+        self.report: str | None = None  # its last concrete words so far
+
+    def heard(self, sig: Signals) -> None:
+        said = proposal(sig, limit=2)
+        if said:
+            self.last = sig.turn.last
+            if not self.edited and self.first is None:
+                self.first = said
+            elif self.edited:
+                self.report = said
+
+    def lesson(self) -> Candidate:
+        reply = self.first or self.report
+        text = f"User correction: \"{_clip(self.words, MAX_WORDS)}\""
+        if reply:
+            text += f" Answer: {_clip(reply, MAX_BLOCK)}"
+        return Candidate("Preference", self.index, self.last, self.lang, text,
+                         veracity="stated", context=self.words)
 
 
 def _options(text: str) -> dict[str, str]:
