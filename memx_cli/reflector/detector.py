@@ -21,9 +21,11 @@ from dataclasses import replace
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.episodes import Tracker
+from memx_cli.reflector.redo import Redos
 from memx_cli.reflector.replies import Replies
-from memx_cli.reflector.rules import NAMES
+from memx_cli.reflector.rules import EPISODES, NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
 from memx_cli.reflector.said import concrete, rejects
 from memx_cli.reflector.signals import Signals, analyse
@@ -46,20 +48,40 @@ class PatternDetector:
         # ("no, keep 2 workers"), it was only a suggestion and teaches nothing.
         self._held: Candidate | None = None
         self._agent = False  # the session has tool calls: an agent at work
+        # An agent's diagnoses the session bore out, kept until the end: an episode that
+        # closes around one takes it as its cause instead (one memory per problem).
+        self.diagnoses = Diagnoses()
+        self._diagnosed: list[Candidate] = []
+        self.redos = Redos()  # a run that passed but did not do its job, then another way
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
             turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
         self._agent = self._agent or turn.kind == "tool_use"
         sig = analyse(turn)
+        self._diagnosed += self.diagnoses.feed(sig)
         released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
+        released += self.redos.feed(sig)
         replied = self.replies.feed(sig)
         if turn.picked:
             return released + replied
         if turn.rejected or any(c.first == turn.index for c in replied):
             # the turn's lesson is its reply; an episode still learns that it was turned down
-            return released + replied + self.episodes.feed(sig)[0]
-        return released + replied + self._feed(sig)
+            return released + replied + self._explained(self.episodes.feed(sig)[0])
+        return released + replied + self._explained(self._feed(sig))
+
+    def _explained(self, found: list[Candidate]) -> list[Candidate]:
+        """An episode's lesson takes the diagnosis stated inside its span as its cause."""
+        out: list[Candidate] = []
+        for candidate in found:
+            if candidate.rule in EPISODES:
+                inside = [d for d in self._diagnosed
+                          if candidate.first <= d.last and d.first <= candidate.last]
+                if inside:
+                    self._diagnosed = [d for d in self._diagnosed if d not in inside]
+                    candidate = replace(candidate, cause=inside[-1].cause or inside[-1].fix)
+            out.append(candidate)
+        return out
 
     def _feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
@@ -92,8 +114,11 @@ class PatternDetector:
     def finish(self) -> list[Candidate]:
         held, self._held = self._held, None
         held = None if self._agent else held
-        return ([held] if held is not None else []) + self.episodes.finish() \
-            + self.replies.finish()
+        self._diagnosed += self.diagnoses.finish()
+        found = ([held] if held is not None else []) + self._explained(self.episodes.finish()) \
+            + self.replies.finish() + self.redos.finish()
+        diagnosed, self._diagnosed = self._diagnosed, []
+        return found + diagnosed
 
     # ------------------------------------------------------------ one-turn rules
 

@@ -61,7 +61,7 @@ resolvido; resolveu; consertado; agora funciona; funciona agora; agora passa
 # Why it failed.
 CAUSE = Lexicon(phrases("""
 turned out; turns out; the problem was; the problem is; the issue was; the issue is;
-the bug was; the cause; root cause; caused by; was caused; is caused; due to; because of;
+the bug was; the bug is; the cause; root cause; caused by; was caused; is caused; due to; because of;
 the reason was; the reason is; the culprit; it was because; was missing; were missing;
 forgot to; forgot the
 原来是; 原因是; 问题是; 问题出在; 是因为; 由于; 导致; 发现是; 缺少; 忘了

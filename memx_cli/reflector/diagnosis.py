@@ -1,0 +1,199 @@
+"""An agent's diagnosis that the work bears out (issue 24).
+
+In agent sessions the root cause is usually stated by the assistant ("The issue is that
+`pull_request` events from forks get a read-only token. The fix: use
+`pull_request_target`."), acted on with an edit, and then either confirmed by a check run
+or accepted by the user moving on to the next thing. Nobody says "that worked". A
+diagnosis is kept only when the session's structure bears it out:
+
+- the assistant's text states a cause ("the issue is", "caused by", 原因是 …:
+  ``lexicons.CAUSE``) in a sentence that is no question, or announces a fix ("The fix:
+  …") while a problem is open (a fix announced with no problem in sight is a design);
+- an edit follows (a tool call that writes a file) before anyone speaks again;
+- then one of: a tool run after the edit passes in a runner's own format (``0 issues.``,
+  ``ok  pkg 0.3s``, ``12 passed``: ``evidence.passing_run``) and the assistant's next
+  words do not say the problem is still there; or the user's next message neither
+  repeats the problem, denies, says "still", nor turns the work down.
+
+A rejected tool call, a "still …" from either side, or a newer diagnosis drops the held
+one: a proposal the user turned down, or a detour the next run disproves, is never the
+lesson. The problem is the error the user pasted or the last failing run before the
+diagnosis, when there is one. The memory is an ErrorFix: "Error: <problem>. Fix: <the
+announced fix, or what the assistant said of its edit, with the edit>. Why: <the cause>".
+When an episode (``episodes``) closes around the same turns, the detector gives it the
+cause instead, so one problem makes one memory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from memx_cli.reflector import evidence
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.distiller import shorten
+from memx_cli.reflector.narrative import STILL
+from memx_cli.reflector.said import concrete, denied_sentences, proposal, rejects
+from memx_cli.reflector.signals import Signals
+
+MAX_QUIET = 40  # records without an edit, a run or a word before a diagnosis is dropped
+MAX_STATEMENT = 3  # sentences of the assistant's text kept as the statement
+MAX_EDITS = 4
+# Room in one memory (ace.reflector.max_content_length, 500 by default) for all three.
+MAX_PROBLEM, MAX_FIX, MAX_CAUSE = 120, 170, 190
+# An announced fix: the lexicon's REMEDY hits that name the fix itself ("the fix: …"),
+# not its many adverbs ("instead", "otherwise").
+ANNOUNCED = frozenset({"the fix is", "the fix was", "the fix", "the solution", "fix:",
+                       "solution:"})
+ANNOUNCING = re.compile(r"(?i)^\W*(?:the\s+)?(?:fix|solution)(?:\s+(?:is|was)(?:\s+to)?)?"
+                        r"\s*[:：]?\s*")
+
+
+@dataclass
+class Held:
+    first: int  # the record the statement is in
+    cause: str | None  # the sentences that state the cause
+    remedy: str | None  # the sentence that announces the fix
+    lang: str
+    problem: str | None
+    problem_first: int | None
+    seen: int
+    edits: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    after: str | None = None  # what the assistant said of its edit, after making it
+    green: bool = False  # a run after the edit passed
+
+
+class Diagnoses:
+    """Feeds turns; returns the diagnoses the session bears out. Holds at most one."""
+
+    def __init__(self) -> None:
+        self.held: Held | None = None
+        self.problem: str | None = None
+        self.problem_first: int | None = None
+
+    def feed(self, sig: Signals) -> list[Candidate]:
+        turn, held = sig.turn, self.held
+        if held is not None and turn.index - held.seen > MAX_QUIET:
+            self.held = held = None
+        if turn.kind == "tool_use":
+            if held is not None and turn.files:
+                held.seen = turn.index
+                if len(held.edits) < MAX_EDITS:
+                    names = ", ".join(os.path.basename(f) for f in turn.files)
+                    held.edits.append(f"edited {names}: `{turn.change}`" if turn.change
+                                      else f"edited {names}")
+                    held.files.extend(f for f in turn.files if f not in held.files)
+            return []
+        if turn.kind == "tool_result":
+            self._result(sig)
+            return []
+        if turn.rejected:
+            self.held = None  # the user turned the work down: it is no lesson
+            return []
+        if turn.picked or turn.role not in ("user", "assistant"):
+            return []
+        if turn.role == "user":
+            return self._user(sig)
+        return self._assistant(sig)
+
+    def _result(self, sig: Signals) -> None:
+        turn, held = sig.turn, self.held
+        failed = turn.failed if turn.failed is not None else bool(sig.error_lines)
+        if held is None:
+            if failed and turn.command and sig.key_error:  # a run failed, not a file read
+                self.problem, self.problem_first = sig.key_error, turn.index
+            return
+        if not held.edits:
+            return  # a look around before the edit (a read, a grep) says nothing yet
+        held.seen = turn.index
+        if failed:
+            held.green = False  # the edit has not held up yet: a later run may pass
+        elif turn.command and evidence.passing_run(turn.text):
+            held.green = True
+
+    def _user(self, sig: Signals) -> list[Candidate]:
+        held, self.held = self.held, None
+        out: list[Candidate] = []
+        if held is not None and held.edits and not _contradicts(sig, held.problem):
+            out.append(_lesson(held, sig.turn.last))
+        if sig.error_lines and sig.key_error:  # a pasted error: the problem now
+            self.problem, self.problem_first = sig.key_error, sig.turn.index
+        else:
+            self.problem = self.problem_first = None
+        return out
+
+    def _assistant(self, sig: Signals) -> list[Candidate]:
+        held = self.held
+        out: list[Candidate] = []
+        if held is not None and held.edits:
+            held.seen = sig.turn.index
+            if sig.deny or STILL.search(sig.text):
+                self.held = held = None  # "Still slow.": the run disproved it
+            elif held.green:
+                out.append(_lesson(held, sig.turn.last))
+                self.held = held = None
+            elif held.after is None:
+                held.after = proposal(sig, limit=1)
+        cause, remedy = statement(sig)
+        if cause is not None or (remedy is not None and self.problem is not None):
+            # a fix announced with no problem in sight is a design, not a diagnosis
+            self.held = Held(sig.turn.index, cause, remedy, sig.lang, self.problem,
+                             self.problem_first, sig.turn.index)
+        return out
+
+    def finish(self) -> list[Candidate]:
+        held, self.held = self.held, None
+        # the session ends after a green run: nobody said otherwise
+        return [_lesson(held, held.seen)] if held is not None and held.green else []
+
+
+def statement(sig: Signals) -> tuple[str | None, str | None]:
+    """The sentences of an assistant's text that state a cause (with the concrete
+    sentence before the first of them), and the one that announces a fix."""
+    denied = denied_sentences(sig)
+
+    def usable(numbers: set[int]) -> list[int]:
+        return sorted(n for n in numbers if not sig.is_question(n) and n not in denied)
+
+    causes = usable({sig.sentence_of(h.start) for h in sig.cause})
+    remedies = usable({sig.sentence_of(h.start) for h in sig.remedy
+                       if h.phrase.lower() in ANNOUNCED})
+    cause = remedy = None
+    if causes:
+        first = causes[0]
+        before = first - 1
+        if before >= 0 and before not in remedies and not sig.is_question(before) \
+                and concrete(sig.sentence(before)) and before not in denied:
+            first = before
+        chosen = [n for n in range(first, causes[-1] + 1) if n not in remedies]
+        cause = " ".join(sig.sentence(n) for n in chosen[:MAX_STATEMENT])
+    if remedies:
+        remedy = ANNOUNCING.sub("", sig.sentence(remedies[0]), count=1)
+        remedy = remedy[:1].upper() + remedy[1:]
+    if cause is not None and not concrete(cause):
+        cause = None
+    if remedy is not None and not concrete(remedy):
+        remedy = None
+    return cause, remedy
+
+
+def _contradicts(sig: Signals, problem: str | None) -> bool:
+    """The user's reply says the problem goes on or turns the work down."""
+    return bool(rejects(sig) or sig.deny or STILL.search(sig.text)
+                or (problem and evidence.echoes(problem, sig)))
+
+
+def _lesson(held: Held, last: int) -> Candidate:
+    detail = "; ".join(e for e in held.edits if "`" in e)
+    fix = held.remedy or held.after
+    if fix is None or (detail and len(fix) + len(detail) <= MAX_FIX):
+        fix = f"{fix.rstrip('.。 ')} ({detail})" if fix and detail else (fix or detail)
+    cause = held.cause
+    if not fix:
+        fix, cause = cause or "", None
+    first = held.problem_first if held.problem_first is not None else held.first
+    problem = shorten(held.problem, MAX_PROBLEM) if held.problem else None
+    return Candidate("ErrorFix", first, last, held.lang, shorten(fix, MAX_FIX), problem,
+                     files=tuple(held.files), cause=shorten(cause, MAX_CAUSE) if cause else None)

@@ -1,0 +1,147 @@
+"""An agent's diagnosis that the session bears out (diagnosis.py, issue 24): the assistant
+states the cause, edits, and a check run passes or the user moves on without contradicting
+it. Sessions are written in Claude Code's record shapes and ingested with `memx ingest` in a
+real repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import Memx
+from .test_reflector_replies import Replies, stored
+
+DEPLOY_ERROR = ("Run ./scripts/publish.sh\n"
+                "remote: Permission to acme/site.git denied to deploy-bot.\n"
+                "fatal: unable to access 'https://git.example.com/acme/site/': "
+                "The requested URL returned error: 403")
+CAUSE = ("The issue is that the `checkout` step keeps its own read-only credentials, so the "
+         "later `git push` in publish.sh ignores `DEPLOY_TOKEN`. The fix: pass "
+         "`persist-credentials: false` to the checkout step.")
+
+
+def deploy_session() -> Replies:
+    session = Replies()
+    session.user("The publish job fails since yesterday:\n" + DEPLOY_ERROR)
+    session.say(CAUSE)
+    session.edit("/home/dev/site/.ci/publish.yml", "      - uses: checkout",
+                 "      - uses: checkout\n        with:\n          persist-credentials: false")
+    session.say("Updated the checkout step in publish.yml.")
+    return session
+
+
+def test_a_cause_acted_on_and_accepted_by_the_user_moving_on(memx: Memx, repo: Path) -> None:
+    name = deploy_session().user("Good. Now add a step that posts the site URL to the PR.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("pitfall", (
+        "Error: fatal: unable to access 'https://git.example.com/acme/site/': The requested "
+        "URL returned error: 403. Fix: Pass `persist-credentials: false` to the checkout step "
+        "(edited publish.yml: `- uses: checkout with: persist-credentials: false`). Why: The issue is that the "
+        "`checkout` step keeps its own read-only credentials, so the later `git push` in "
+        "publish.sh ignores `DEPLOY_TOKEN`."))]
+
+
+def test_the_user_repeating_the_error_or_turning_the_edit_down_keeps_nothing(
+        memx: Memx, repo: Path) -> None:
+    repeated = deploy_session().user("Same thing: The requested URL returned error: 403")
+    name = repeated.write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+    turned_down = Replies().user("The publish job fails since yesterday:\n" + DEPLOY_ERROR)
+    turned_down.say(CAUSE)
+    turned_down.rejected_edit("/home/dev/site/.ci/publish.yml", "persist-credentials: false",
+                              None)
+    turned_down.user("Let's look at the release notes instead.")
+    memx.ok("ingest", turned_down.write(repo))
+    assert stored(repo) == []
+
+
+def test_a_cause_inside_an_episode_is_its_why(memx: Memx, repo: Path) -> None:
+    """The failing linter green again after the edit closes an episode; the diagnosis the
+    assistant stated inside it becomes its Why (one memory, not two)."""
+    name = (Replies().user("Add a --json flag to the report command.")
+            .run("golangci-lint run ./...",
+                 "cmd/report/main.go:41:2: ineffectual assignment to err (ineffassign)\n"
+                 "1 issues:\n* ineffassign: 1", True)
+            .say("The issue is that `err` from `json.Marshal` is overwritten by the next "
+                 "`fmt.Fprintln` before anyone checks it.")
+            .edit("/home/dev/report/cmd/report/main.go", "out, err := json.Marshal(r)",
+                  "out, err := json.Marshal(r)\n\tif err != nil {\n\t\treturn err\n\t}")
+            .run("golangci-lint run ./cmd/report/...", "0 issues.", False)
+            .say("Lint is clean now.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [("pitfall", (
+        "Error: `golangci-lint run ./...` — cmd/report/main.go:41:2: ineffectual assignment "
+        "to err (ineffassign). Fix: edited /home/[REDACTED:user]/report/cmd/report/main.go: "
+        "`out, err := json.Marshal(r) if err != nil { return err }`; ran `golangci-lint run "
+        "./cmd/report/...`. Why: The issue is that `err` from `json.Marshal` is overwritten "
+        "by the next `fmt.Fprintln` before anyone checks it."))]
+
+
+def test_a_cause_confirmed_by_another_green_check_run(memx: Memx, repo: Path) -> None:
+    """No user word at all, and not the failing command: the test runner's green summary
+    after the edit bears the cause out."""
+    name = (Replies().user("The importer drops the last row of every CSV file.")
+            .run("python -m importer data/sample.csv", "imported 41 rows", False)
+            .say("The bug is that `rows[:-1]` in `read_rows()` was meant to skip a trailing "
+                 "blank line, but `csv.reader` never yields one.")
+            .edit("/home/dev/importer/importer/read.py", "return rows[:-1]", "return rows")
+            .run("pytest -q tests/test_read.py", "5 passed in 0.21s", False)
+            .say("Fixed: all 42 rows are read now.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [("pitfall", (
+        "edited read.py: `return rows`. Why: The bug is that `rows[:-1]` in `read_rows()` was meant "
+        "to skip a trailing blank line, but `csv.reader` never yields one."))]
+
+
+def test_a_cause_the_next_run_disproves_is_no_lesson(memx: Memx, repo: Path) -> None:
+    """"Still slow" after the edit: a detour, whatever the linter said."""
+    name = (Replies().user("Every command takes almost a second to exit. Find out why.")
+            .say("The issue is that the metrics client flushes synchronously in `Close()` "
+                 "with no deadline.")
+            .edit("/home/dev/tool/metrics/client.go", "c.flush()", "c.flushWithin(50 * time.Millisecond)")
+            .run("golangci-lint run ./...", "0 issues.", False)
+            .run("time ./tool version", "real 0m0.912s", False)
+            .say("Still slow: 0.9 s. Something else blocks the exit.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_a_run_that_passed_without_doing_its_job_then_another_way(memx: Memx, repo: Path) -> None:
+    """The agent itself says the passing command did not do what it was for, and the next
+    command, another program, does: a RetrySuccess with both commands."""
+    name = (Replies().user("Drop the debug commit from this branch and push it again.")
+            .run("git rebase -i origin/main < todo.txt", "Successfully rebased and updated "
+                 "refs/heads/feature.", False)
+            .run("git log --oneline origin/main..HEAD", "a1b2c3d debug output\n9f8e7d6 feature",
+                 False)
+            .say("The rebase did not drop the debug commit. I'll rebuild the branch instead.")
+            .run("git reset --hard origin/main && git cherry-pick 9f8e7d6",
+                 "HEAD is now at 0a0a0a0 main\n[feature 1c1c1c1] feature", False)
+            .run("git push --force-with-lease", "+ 5c5c5c5...1c1c1c1 feature -> feature "
+                 "(forced update)", False)
+            .say("Done: the branch holds only the feature commit now.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [("trick", (
+        "Error: `git rebase -i origin/main < todo.txt` — The rebase did not drop the debug "
+        "commit. Fix: ran `git reset --hard origin/main && git cherry-pick 9f8e7d6`."))]
+
+
+def test_the_same_command_again_or_a_failing_other_way_is_no_retry(
+        memx: Memx, repo: Path) -> None:
+    name = (Replies().user("Publish the docs.")
+            .run("make docs", "built 12 pages", False)
+            .say("The build did not pick up the new page. Running it again.")
+            .run("make docs", "built 13 pages", False)
+            .say("Now it has all 13.")
+            .run("mkdocs gh-deploy", "INFO - Copying site", False)
+            .say("The deploy did not push anything; trying the script.")
+            .run("./scripts/deploy-docs.sh", "error: remote rejected", True)
+            .say("That failed as well.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []
