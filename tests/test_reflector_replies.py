@@ -173,14 +173,19 @@ def test_a_plain_correction_of_the_work_just_done_is_a_preference(memx: Memx, re
 
 def test_a_plain_message_that_is_no_correction_or_is_not_acted_on_keeps_nothing(
         memx: Memx, repo: Path) -> None:
-    """A report that something works, a negation with no edit after it, a first request:
-    no preference."""
+    """A first request, a negation with no edit after it, a report that something works,
+    a bug report (a negated state, what the user cannot see) acted on: no preference."""
     name = (Replies().user("Don't touch the vendored files, just bump the version in setup.cfg.")
             .edit("/home/dev/up/setup.cfg", "version = 1.2.0", "version = 1.3.0")
             .say("Bumped to 1.3.0.")
             .user("Is it not also in the changelog header?")
             .say("It is not; the changelog uses the tag only.")
             .user("ok great, that works now, thanks")
+            .run("make dist", "built dist/up-1.3.0.tar.gz", False)
+            .user("the upload button isn't showing anymore and I can't see the progress bar")
+            .say("Looking at the template.")
+            .edit("/home/dev/up/templates/index.html", "{% if user %}", "{% if user or guest %}")
+            .say("Restored the button for guests.")
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []

@@ -10,8 +10,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   option chosen, never the options left.
 - A **correction in a plain message** ("we don't need to say it quite so many times",
   "this should not change, only `--local-dev` should") is a *Preference* too, when it
-  follows work the assistant did (an edit or a run since the user last spoke), negates
-  or redirects it (not, never, n't, instead, rather than, or a leading "no"), and the
+  follows work the assistant did (an edit or a run since the user last spoke), redirects
+  it (a negated modal: don't, should not, can't we; no need, instead, rather than, never,
+  or a leading "no"; not a negated state, "it isn't showing", nor "I can't see"), and the
   assistant then acts on it: an edit follows that is not turned down. The answer is the
   assistant's first concrete reply, or its last words before the user speaks again.
   Words that report an error, or say something worked, are a report, not a correction.
@@ -42,8 +43,14 @@ HEADING = re.compile(r"^\s*(?:#{1,6}\s|---+\s*$|\*{3,}\s*$|___+\s*$)")
 # An option's weighing (its pros and cons) is not what was chosen.
 JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|drawbacks?|"
                     r"downsides?|upsides?|trade-?offs?)\b\s*(?:\*\*)?\s*:")
-# A plain message that redirects the work just done: a negation or "instead".
-REDIRECTS = re.compile(r"(?i)\b(?:not|never|instead|rather than)\b|n't\b|\bno longer\b")
+# A plain message that redirects the work just done: a negated modal ("we don't need",
+# "should not", "can't we just"), "no need", "instead", "rather than", "never". A negated
+# state ("the button isn't showing", "it doesn't build") reports a bug, and "I don't see /
+# I can't open" reports what the user observes: neither is a correction.
+REDIRECTS = re.compile(r"(?i)\b(?:(?:do|should|must|would|could|can|need)(?:n't|\s+not)|"
+                       r"can't|cannot|won't|no need|instead|rather than|never)\b")
+OBSERVED = re.compile(r"(?i)\bI\s+(?:do(?:n't|\s+not)|can't|cannot|can\s+not)\s+"
+                      r"(?!want|like|need|think)\w+")
 MAX_CORRECTION_WORDS = 60  # a long message is a new task, not a correction
 MAX_OFFER = 8000  # characters of the assistant's message read for options
 MAX_BLOCK = 260
@@ -113,7 +120,7 @@ class Replies:
         worked, self.worked = self.worked, False
         words = " ".join(sig.turn.text.split())
         if worked and len(words.split()) <= MAX_CORRECTION_WORDS and len(words.split()) >= 4 \
-                and (REDIRECTS.search(words) or rejects(sig)) and not sig.has_error \
+                and (_redirects(words) or rejects(sig)) and not sig.has_error \
                 and not (sig.confirm or sig.resolved):
             self.redirect = Redirect(sig.turn.index, sig.lang, words)
         return out
@@ -165,6 +172,11 @@ class Replies:
         text = head + said
         return [Candidate("Decision", sig.turn.index, sig.turn.last, sig.lang, text,
                           veracity="stated", context=sig.turn.text[:1500])]
+
+
+def _redirects(words: str) -> bool:
+    return any(not OBSERVED.match(words, max(0, m.start() - 2)) and not OBSERVED.match(
+        words, max(0, m.start() - 3)) for m in REDIRECTS.finditer(words))
 
 
 class Redirect:
