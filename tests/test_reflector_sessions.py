@@ -270,3 +270,23 @@ def test_making_the_missing_directory_is_no_lesson(memx: Memx, repo: Path) -> No
                  "cat build/conf/app.yaml", "port: 8080", False)
             .write(repo))
     assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_a_pipeline_stage_that_failed_with_status_0_is_a_failing_run(memx: Memx, repo: Path) -> None:
+    """`… | grep -oP … | …` exits with its last stage's status: grep's own diagnostic line
+    (`grep: invalid option -- P`) in the output says the run failed; the episode compares
+    commands with their pipes, and the pipeline that replaced it keeps them in the lesson
+    (the plain rerun of the last stage is the check, as for any chained command)."""
+    name = (Session().user("List the issue numbers the last release fixed.")
+            .run("git log v2.1.0..HEAD --format=%s | grep -oP 'fixes #\\d+' | sort -u",
+                 "grep: invalid option -- P\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz] "
+                 "[-A num] [-B num] [pattern] [file ...]", False)
+            .run("git log v2.1.0..HEAD --format=%s | grep -oE 'fixes #[0-9]+' | sort -u",
+                 "fixes #112\nfixes #118", False)
+            .say("The release fixed #112 and #118.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `git log v2.1.0..HEAD --format=%s | grep -oP 'fixes #\\d+' | sort -u` — grep: "
+        "invalid option -- P. Fix: ran `git log v2.1.0..HEAD --format=%s | grep -oE 'fixes "
+        "#[0-9]+'`."]

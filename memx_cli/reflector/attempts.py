@@ -39,6 +39,7 @@ class Episode:
     mark: int = 0  # attempts before this index failed with the problem itself
     failures: int = 0
     context: list[str] = field(default_factory=list)
+    whole: bool = False  # a piped stage failed: the command is compared with its pipes
 
     def fail(self, rejected: bool = False) -> None:
         """The problem is still there (or the user turned the attempts down): every

@@ -60,7 +60,7 @@ def compose(candidate: Candidate) -> str:
         if error.lower().startswith(error_label.lower() + ":"):  # "Error: error: ..." reads badly
             error = error[len(error_label) + 1:].lstrip()
         if candidate.commands and candidate.commands[0] not in error:
-            error = f"`{candidate.commands[0]}` — {error}"
+            error = f"`{_command(candidate.commands[0])}` — {error}"
         parts.append(_end(error_label + colon + error, lang))
         parts.append(_end(fix_label + colon + fix, lang))
     else:
@@ -69,6 +69,15 @@ def compose(candidate: Candidate) -> str:
         parts.append(_end(why_label + colon + tidy(candidate.cause), lang))
     joiner = "" if lang in ("zh", "ja") else " "
     return joiner.join(parts)
+
+
+MAX_COMMAND = 100  # a long pipeline in the Error slot would leave no room for the fix
+
+
+def _command(command: str) -> str:
+    """A command as the Error slot shows it: one line, at most ``MAX_COMMAND`` characters."""
+    line = " ".join(command.split())
+    return line if len(line) <= MAX_COMMAND else line[:MAX_COMMAND - 1].rstrip() + "…"
 
 
 def shorten(text: str, limit: int) -> str:

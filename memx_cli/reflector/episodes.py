@@ -27,7 +27,7 @@ from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
-from memx_cli.reflector.reruns import attempt_part, reruns, segments
+from memx_cli.reflector.reruns import attempt_part, reruns, segments, stage_error
 from memx_cli.reflector.said import (
     asks_only,
     command_key,
@@ -102,7 +102,7 @@ class Tracker:
             return False
         episode.seen = turn.index
         if turn.command:
-            key = command_key(turn.command)
+            key = _key(turn.command, episode)
             tried = attempt_part(episode.command, key) if episode.command is not None else None
             if tried is not None and key != episode.command:
                 episode.add(Attempt(turn.index, f"ran `{tried}`", commands=[turn.command],
@@ -118,13 +118,17 @@ class Tracker:
         turn = sig.turn
         if not turn.command:
             return self.open is not None
-        key = command_key(turn.command)
         failed = turn.failed if turn.failed is not None else bool(sig.error_lines)
         episode = self.open
         if episode is None:
             if failed:
-                self.open = Episode(turn.index, self.lang, sig.key_error, key, turn.index)
+                staged = stage_error(turn.command, turn.text)
+                self.open = Episode(turn.index, self.lang, staged or sig.key_error,
+                                    " ".join(turn.command.split()) if staged
+                                    else command_key(turn.command), turn.index,
+                                    whole=staged is not None)
             return failed
+        key = _key(turn.command, episode)
         episode.seen = turn.index
         pending = next((a for a in reversed(episode.attempts) if a.pending == key), None)
         if pending is not None:
@@ -304,6 +308,12 @@ class Tracker:
         """The assistant's words right after a passing run say why it worked."""
         why = proposal(sig, limit=2)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _key(command: str, episode: Episode) -> str:
+    """A command as the episode compares it: whole when a piped stage was the problem
+    (``… | grep -oP …``), else without its output filters."""
+    return " ".join(command.split()) if episode.whole else command_key(command)
 
 
 def _makes_dirs(attempt: Attempt, problem: str) -> bool:

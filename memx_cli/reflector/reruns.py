@@ -92,5 +92,36 @@ def attempt_part(problem: str, command: str) -> str | None:
     """What ``command`` tries beyond rerunning the problem: every segment but the plain
     reruns; None when it is only a rerun (the check, never the lesson)."""
     check = _check(problem)
-    kept = [part for part in segments(command) if added(check, part) != []]
-    return " && ".join(kept) if kept else None
+    pieces = re.split(r"\s*(&&|\|\||;|\|)\s*", command)
+    out: list[str] = []
+    joiner, kept = "&&", True
+    for number, piece in enumerate(pieces):
+        if number % 2:
+            # a separator joins the next kept part, unless the part before it was dropped
+            # (``fix && check | tail``: tail read the check, so the fix is not piped)
+            joiner = piece if kept else joiner
+            continue
+        kept = bool(piece.strip()) and added(check, piece.strip()) != []
+        if kept:
+            out.append(f" {joiner} {piece.strip()}" if out else piece.strip())
+    return "".join(out) if out else None
+
+
+MAX_STAGE_LINES = 40
+
+
+def stage_error(command: str, output: str) -> str | None:
+    """A pipeline exits with its last stage's status, so an earlier stage's failure shows
+    only in the output, in the shape every Unix tool prints a diagnostic in: its name, a
+    colon, the message (``grep: invalid option -- P``). The first such line of a program
+    piped into another, or None."""
+    stages = PIPE.split(command)
+    if len(stages) < 2:
+        return None
+    names = {name for stage in stages[:-1]
+             if (name := _program(stage.split())) and re.fullmatch(r"[\w.+-]+", name)}
+    for line in output.splitlines()[:MAX_STAGE_LINES]:
+        head = line.split(": ", 1)
+        if len(head) == 2 and head[0] in names and head[1].strip():
+            return line.strip()
+    return None

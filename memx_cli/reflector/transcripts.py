@@ -33,7 +33,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from memx_cli.reflector.reruns import unfiltered
+from memx_cli.reflector.reruns import stage_error, unfiltered
 from memx_cli.reflector.turn import Turn, clip
 
 EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
@@ -167,8 +167,11 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
         command = state.commands.get(block.get("tool_use_id", ""))
         if error is False and command and unfiltered(command) != command:
             error = None  # `go test ./... | tail -30` exits with tail's status: read the output
+        failed = _failed(text, error if isinstance(error, bool) else None)
+        if not failed and command and stage_error(command, text):
+            failed = True  # `… | grep -oP x | …`: "grep: invalid option -- P", status 0
         return [Turn(number, "tool", clip(text), "tool_result", command=command,
-                     failed=_failed(text, error if isinstance(error, bool) else None))]
+                     failed=failed)]
     return []  # thinking, images, documents: nothing to learn from here
 
 
