@@ -145,3 +145,25 @@ def test_the_same_command_again_or_a_failing_other_way_is_no_retry(
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+def test_a_long_edit_is_shown_as_far_as_the_memory_has_room(memx: Memx, repo: Path) -> None:
+    """The fix keeps what the assistant said of its edit and the start of the edit itself,
+    cut at a word with its code span closed; the cause still fits after it."""
+    long_new = ("git tag -a \"$VERSION\" -m \"Release $VERSION\" -m \"Built from $SHA on the "
+                "release runner\" && git push origin \"$VERSION\"")
+    name = (Replies().user("The release workflow stopped at the tag step:\n"
+                           "Error: .ci/release.yml (Line: 40, Col: 3): did not find expected key")
+            .say("The issue is that the second line of the tag message starts at column 1, "
+                 "so it ends the `run: |` block.")
+            .edit("/home/dev/app/.ci/release.yml", "git tag -a \"$VERSION\"", long_new)
+            .say("Each line is its own `-m` now, so nothing leaves the `run: |` block.")
+            .user("Thanks. Next, cache the Go modules in that workflow.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [("pitfall", (
+        "Error: .ci/release.yml (Line: 40, Col: 3): did not find expected key. Fix: Each line "
+        "is its own `-m` now, so nothing leaves the `run: |` block (edited release.yml: `git "
+        "tag -a \"$VERSION\" -m \"Release $VERSION\" -m \"Built from $SHA on the…`). Why: "
+        "The issue is that the second line of the "
+        "tag message starts at column 1, so it ends the `run: |` block."))]

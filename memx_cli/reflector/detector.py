@@ -4,14 +4,19 @@
   a confirmed outcome; the lesson is what worked.
 - Decision / Convention / Preference are stated by people (``knowledge.py``).
 - What a user's reply decides (``replies.py``): a correction typed into a rejected tool
-  call, an answer to a question prompt, a pick among the options the assistant offered.
+  call or in a plain message the assistant acts on, an answer to a question prompt, a
+  pick among the options the assistant offered.
+- An agent's diagnosis the session bears out (``diagnosis.py``) and a passing run the
+  agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
+  saying "that worked".
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
   with its key and value, the first use of or a switch to a named tool, a chore done every
   time (a command run >= 3 times is ``history.py``'s).
 
 A turn that is part of an episode as an attempt yields nothing of its own (an unconfirmed
 suggestion is not a lesson); one turn yields at most one lesson of the one-turn rules.
-Memory stays bounded: one open episode, a few attempts.
+Memory stays bounded: one open episode, a few attempts, at most ``MAX_DIAGNOSED``
+diagnoses waiting for the end.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from memx_cli.reflector.turn import Turn
 RULES = NAMES
 CONFIDENCE = {name: rule.confidence for name, rule in RULE_TABLE.items()}
 __all__ = ["CONFIDENCE", "RULES", "Candidate", "PatternDetector"]
+MAX_DIAGNOSED = 16
 
 
 class PatternDetector:
@@ -62,6 +68,8 @@ class PatternDetector:
         self._diagnosed += self.diagnoses.feed(sig)
         released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
         released += self.redos.feed(sig)
+        if len(self._diagnosed) > MAX_DIAGNOSED:  # bounded: the oldest need wait no longer
+            released.append(self._diagnosed.pop(0))
         replied = self.replies.feed(sig)
         if turn.picked:
             return released + replied

@@ -42,6 +42,7 @@ MAX_STATEMENT = 3  # sentences of the assistant's text kept as the statement
 MAX_EDITS = 4
 # Room in one memory (ace.reflector.max_content_length, 500 by default) for all three.
 MAX_PROBLEM, MAX_FIX, MAX_CAUSE = 120, 170, 190
+MIN_DETAIL = 40  # an edit cut shorter than this shows nothing
 # An announced fix: the lexicon's REMEDY hits that name the fix itself ("the fix: …"),
 # not its many adverbs ("instead", "otherwise").
 ANNOUNCED = frozenset({"the fix is", "the fix was", "the fix", "the solution", "fix:",
@@ -188,8 +189,10 @@ def _contradicts(sig: Signals, problem: str | None) -> bool:
 def _lesson(held: Held, last: int) -> Candidate:
     detail = "; ".join(e for e in held.edits if "`" in e)
     fix = held.remedy or held.after
-    if fix is None or (detail and len(fix) + len(detail) <= MAX_FIX):
-        fix = f"{fix.rstrip('.。 ')} ({detail})" if fix and detail else (fix or detail)
+    if fix and detail:  # the edit, as far as the room left shows it
+        detail = _cut(detail, MAX_FIX - len(fix) - 3)
+        fix = f"{fix.rstrip('.。 ')} ({detail})" if detail else fix
+    fix = fix or detail
     cause = held.cause
     if not fix:
         fix, cause = cause or "", None
@@ -197,3 +200,14 @@ def _lesson(held: Held, last: int) -> Candidate:
     problem = shorten(held.problem, MAX_PROBLEM) if held.problem else None
     return Candidate("ErrorFix", first, last, held.lang, shorten(fix, MAX_FIX), problem,
                      files=tuple(held.files), cause=shorten(cause, MAX_CAUSE) if cause else None)
+
+
+def _cut(detail: str, room: int) -> str:
+    """At most ``room`` characters of an edit's text, cut at a word; a code span cut open
+    is closed after the ellipsis. Empty when too little room is left to show anything."""
+    if len(detail) <= room:
+        return detail
+    if room < MIN_DETAIL:
+        return ""
+    head = detail[:room - 2].rsplit(" ", 1)[0]
+    return head + ("…`" if head.count("`") % 2 else "…")
