@@ -5,7 +5,9 @@ The stages live one per module: ``rules`` (one ``Rule`` record per rule: confide
 section, type, tag, decay), ``detector`` (PatternDetector: runs the rules), ``episodes``
 (with ``attempts``, ``said`` and ``evidence``) and ``narrative`` (problem → attempts →
 confirmed outcome, across turns or in one),
-``knowledge`` (Preference, Convention, Decision), ``scorer`` (KnowledgeScorer),
+``knowledge`` (Preference, Convention, Decision), ``replies`` (what a user's reply
+decides), ``diagnosis`` (an agent's stated cause the session bears out), ``redo`` (a
+passing run the agent redoes another way), ``scorer`` (KnowledgeScorer),
 ``distiller`` (BulletDistiller), ``llm`` (the optional model stage), ``history`` (recent
 runs, per clone), ``inputs`` and ``transcripts`` (readers), ``commit`` and ``runs`` (what
 a commit or a command run teaches). A new rule: its record in ``rules``, its detector in
