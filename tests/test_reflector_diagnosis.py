@@ -167,3 +167,17 @@ def test_a_long_edit_is_shown_as_far_as_the_memory_has_room(memx: Memx, repo: Pa
         "tag -a \"$VERSION\" -m \"Release $VERSION\" -m \"Built from $SHA on the…`). Why: "
         "The issue is that the second line of the "
         "tag message starts at column 1, so it ends the `run: |` block."))]
+
+
+def test_two_diagnoses_of_equal_score_at_the_end_are_both_kept(memx: Memx, repo: Path) -> None:
+    """Diagnoses wait for the end of the session; two that score the same are ordered by
+    where they were found, never by comparing their records (that raised a TypeError)."""
+    session = Replies()
+    for job in ("import", "export"):
+        session.user(f"Why is the nightly {job} job so slow?")
+        session.say(f"The issue is that `{job}_batch()` opens one connection per row.")
+        session.edit(f"/home/dev/jobs/{job}.py", "for row in rows: connect()",
+                     "with connect() as db: db.run_all(rows)")
+    session.user("Thanks, that is all for today.")
+    memx.ok("ingest", session.write(repo))
+    assert [kind for kind, _ in stored(repo)] == ["pitfall", "pitfall"]

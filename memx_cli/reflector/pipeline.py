@@ -103,6 +103,7 @@ class Reflector:
 
     def __post_init__(self) -> None:
         self.stats.mode = self.settings.mode
+        self._said: set[tuple[str, str]] = set()  # (rule, text) of the candidates kept
         self.sanitizer: Sanitizer = cached(self.settings.custom_patterns)
         if self.settings.mode != "rules" and self.client is None:
             if self.settings.llm is None:
@@ -128,6 +129,7 @@ class Reflector:
 
     def reflect(self, turns: Iterable[Turn]) -> list[Item]:
         detector = PatternDetector(self.sanitizer)
+        self._said = set()
         best: list[tuple[int, int, Scored]] = []
         chunk: list[str] = []
         extracted: list[Item] = []
@@ -143,8 +145,9 @@ class Reflector:
                     chunk = []
             for candidate in detector.feed(turn):
                 self._keep(best, candidate, order)
-        for candidate in detector.finish():
-            self._keep(best, candidate, self.stats.turns)
+        for extra, candidate in enumerate(detector.finish()):
+            # each its own order: two of equal score must never compare their records
+            self._keep(best, candidate, self.stats.turns + extra)
         if chunk and self.settings.mode == "llm" and self.llm_ready:
             covered = self._extract(chunk, extracted, last, covered)
         self.stats.last_turn = last
@@ -165,8 +168,15 @@ class Reflector:
 
     def _keep(self, best: list[tuple[int, int, Scored]], candidate: Candidate,
               order: int) -> None:
-        """The MAX_CANDIDATES best candidates, in a heap: memory stays bounded."""
+        """The MAX_CANDIDATES best candidates, in a heap: memory stays bounded. A candidate
+        that says word for word what an earlier one of its rule said is not scored again:
+        it would make the same memory, and the earlier one is kept (``_finish``)."""
         self.stats.candidates += 1
+        said = (candidate.rule, candidate.text)
+        if said in self._said:
+            return
+        if len(self._said) < MAX_CANDIDATES * 4:
+            self._said.add(said)
         rated = scored(candidate)
         entry = (rated.score, -order, rated)
         if len(best) < MAX_CANDIDATES:
