@@ -162,23 +162,36 @@ def test_dry_run_all_lists_what_was_dropped_and_why(memx: Memx, repo: Path) -> N
     ]
 
 
+NORMS = ["Always close the temp file before renaming it", "Do not retry on 4xx responses",
+         "Never call flush() inside the lock", "Always pin the base image by digest",
+         "Do not share the HTTP session across threads",
+         "Never commit the generated protobuf files",
+         "Always run migrations before the smoke test",
+         "Do not import the settings module at import time",
+         "Never block the event loop with file reads",
+         "Always set a timeout on outbound requests",
+         "Do not cache responses that carry cookies"]
+
+
 def test_a_budget_keeps_the_best_scored_memories(memx: Memx, repo: Path) -> None:
+    """60 memories per 1,000 commits by default, never fewer than five: of twelve norms,
+    the one that says why and four others; --budget 0 keeps all twelve (it kept all by
+    default before)."""
     base = commit(repo, "Start", {"README.md": "app\n"})
-    commit(repo, "Never log the request body\n\nIt holds card numbers, because the payment "
-                 "form posts them in clear.", {"app/log.py": "body = None\n"})
-    for n in range(3):
-        commit(repo, f"Always close the temp file {n} before renaming it",
-               {f"app/io{n}.py": "close()\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
-                               "--budget", "250"))
-    [kept] = found["candidates"]  # 250 per 1,000 of 4 commits: one
+    why = commit(repo, "Never log the request body\n\nIt holds card numbers, because the "
+                       "payment form posts them in clear.", {"app/log.py": "body = None\n"})
+    for n, norm in enumerate(NORMS):
+        commit(repo, norm, {f"app/m{n}.py": "x = 1\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    kept = found["candidates"]
+    assert len(kept) == 5 and why in [c["sha"] for c in kept]
     over = [d for d in found["dropped"] if d["reason"].startswith("over the budget")]
-    assert len(over) == 3 and all(d["score"] <= kept["score"] for d in over)
-    assert over[0]["reason"] == ("over the budget of 250 memories per 1,000 commits: others "
+    assert len(over) == 7 and max(d["score"] for d in over) <= min(c["score"] for c in kept)
+    assert over[0]["reason"] == ("over the budget of 60 memories per 1,000 commits: others "
                                  "scored higher")
     everything = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                                    "--json"))
-    assert len(everything["candidates"]) == 4  # no budget by default
+                                    "--json", "--budget", "0"))
+    assert len(everything["candidates"]) == 12
 
 
 def test_a_package_path_prefix_as_go_writes_it(memx: Memx, repo: Path) -> None:

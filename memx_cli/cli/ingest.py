@@ -49,9 +49,10 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
               "sanitized text) and write nothing.")
 @click.option("--all", "show_all", is_flag=True, help="With --git-log: also list every "
               "candidate that was dropped, with why (--json always includes them).")
-@click.option("--budget", type=click.IntRange(min=0), default=0, metavar="N",
-              help="With --git-log: keep at most N memories per 1,000 commits, the "
-                   "best-scored (default 0: no limit).")
+@click.option("--budget", type=click.IntRange(min=0), default=None, metavar="N",
+              help="With --git-log: keep at most N memories per 1,000 commits, those of "
+                   "the highest lesson value, and never fewer than 5 (default 60; 0: no "
+                   "limit).")
 @click.option("--stats", "show_stats", is_flag=True, help="Also report what was read, rule "
               "candidates, LLM calls made and tokens sent.")
 @click.option("--raw", is_flag=True, help="ACE off: store the whole input verbatim as one "
@@ -60,7 +61,8 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 @click.pass_obj
 def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
                source: str | None, session: str | None, dry_run: bool, show_all: bool,
-               budget: int, show_stats: bool, raw: bool, as_json: bool) -> None:
+               budget: int | None, show_stats: bool, raw: bool,
+               as_json: bool) -> None:
     """Learn from FILE (- for standard input): a chat transcript, a CI or command log, or
     plain text. The Reflector finds errors and their fixes, what finally worked after
     failed attempts, configuration changes, new tools and repeated chores, keeps what

@@ -11,7 +11,7 @@ from memx_cli.cli._output import counted, emit_json, one_line
 
 
 def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
-                show_all: bool = False, budget: int = 0) -> None:
+                show_all: bool = False, budget: int | None = None) -> None:
     from memx_cli.operations.gitlog import ingest_git_log
 
     tty = sys.stderr.isatty()

@@ -41,10 +41,10 @@ MAX_DIFF_LINES = 400  # the post-commit hook's limits (githooks.impl)
 MAX_DIFFS = 4
 WRITE_CHUNK = 500
 BATCH = 256  # commits reflected together (one git diff-tree for their diffs)
-# issue 24, no flood: memories per 1,000 commits reflected, at most (``--budget``). Off by
-# default: the scores do not yet rank lessons well enough (a budget of 60 on the real-world
-# development histories keeps 36 memories and 16 of 198 lessons).
-BUDGET = 0
+# issue 24, no flood: memories per 1,000 commits reflected, at most (``--budget``), the
+# best by lesson value; never fewer than MIN_KEPT (the figures: docs/pipeline.md).
+BUDGET = 60
+MIN_KEPT = 5
 _RECORD, _FIELD = "\x1e", "\x1f"
 _SHA_LINE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
@@ -101,16 +101,16 @@ class GitLogOutcome:
 
 def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False,
                    progress: Callable[[int, int], None] | None = None,
-                   budget: int = BUDGET) -> GitLogOutcome:
+                   budget: int | None = None) -> GitLogOutcome:
     """Reflect on every commit of ``rev_range`` not ingested before; store unless dry.
 
-    ``budget``: at most this many memories per 1,000 commits reflected (at least one),
-    the best-scored; 0 keeps everything that passed the rules."""
+    ``budget``: at most this many memories per 1,000 commits reflected (at least
+    ``MIN_KEPT``), those of the highest lesson value; None is ``BUDGET``, 0 keeps
+    everything that passed the rules. A series of commits on one subject is one memory."""
     from memx_cli.operations import write as ace
     from memx_cli.operations.reflect import to_memory
     from memx_cli.reflector import commit as rules
     from memx_cli.reflector.pipeline import Reflector, Settings
-    from memx_cli.reflector.scorer import scored
 
     if rev_range.startswith("-"):
         raise GitLogError(f"not a revision range: {rev_range}")
@@ -122,6 +122,8 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
                         settings.custom_patterns)
     reflector = Reflector(settings)
     todo: list[Commit] = []
+    dates: dict[str, str] = {}
+    subjects: dict[str, tuple[int, str]] = {}  # sha -> (position in the range, subject)
 
     def reflect(batch: list[Commit]) -> None:
         _add_diffs(repo, batch)
@@ -131,10 +133,10 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
                                                  settings.min_score)
             outcome.dropped.extend(DroppedCandidate(found.sha, d.rule, d.score, d.reason,
                                                     d.content) for d in dropped)
-            for item in reflector.items([scored(c) for c in candidates]):
+            for item in reflector.items(candidates):
                 outcome.items.append((found.sha, item))
-                outcome.memories.append(to_memory(item, {"type": "commit", "sha": found.sha},
-                                                  created_at=_utc(found.date)))
+                dates[found.sha] = found.date
+                subjects[found.sha] = (outcome.reflected, found.message.strip().split("\n")[0])
             outcome.reflected += 1
             outcome.shas.append(found.sha)
             found.diffs.clear()
@@ -158,7 +160,11 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
         reflect(todo)
     if progress is not None and outcome.commits:
         progress(outcome.commits, max(total, outcome.commits))  # the last line says all
-    _within_budget(outcome, budget)
+    _merge_series(outcome, subjects)
+    _within_budget(outcome, BUDGET if budget is None else budget)
+    outcome.memories = [to_memory(item, {"type": "commit", "sha": sha},
+                                  created_at=_utc(dates.get(sha, "")))
+                        for sha, item in outcome.items]
     if not dry_run:
         for start in range(0, len(outcome.memories), WRITE_CHUNK):
             outcome.results.extend(ace.write(repo, outcome.memories[start:start + WRITE_CHUNK]))
@@ -181,12 +187,47 @@ def _git(repo: Repo, args: list[str], stdin: str | None = None, what: str = "") 
     return done.stdout
 
 
+def _merge_series(outcome: GitLogOutcome, subjects: dict[str, tuple[int, str]]) -> None:
+    """Issue 24: a series of commits on one subject ("[ruff] Enable X", "[ruff] Enable Y",
+    …) is one memory: the best-scored one, naming what the others were about; the others
+    are dropped with the reason (``reflector.series``)."""
+    from dataclasses import replace
+
+    from memx_cli.reflector import series
+
+    firsts = {sha: n for n, (sha, _) in reversed(list(enumerate(outcome.items)))}
+    order = sorted(firsts.values(),  # one item a commit: its own two are no series
+                   key=lambda n: subjects.get(outcome.items[n][0], (0, ""))[0])
+    pairs = [subjects.get(outcome.items[n][0], (0, "")) for n in order]
+    gone: set[int] = set()
+    for group in series.grouped(pairs):
+        members = [order[g] for g in group]
+        best = max(members, key=lambda n: (outcome.items[n][1].score, -n))
+        sha, item = outcome.items[best]
+        kept = subjects[sha][1]
+        others = [n for n in members if n != best]
+        named = [series.name(subjects[outcome.items[n][0]][1], kept) for n in others]
+        named = [n for n in dict.fromkeys(named) if n][:series.MAX_NAMES]
+        more = f"; the same in {len(others)} more commit{'s' if len(others) > 1 else ''}"
+        content = item.content.rstrip(".") + (f" ({more[2:]}: {', '.join(named)})."
+                                             if named else f" ({more[2:]}).")
+        outcome.items[best] = (sha, replace(item, content=content))
+        for n in others:
+            other_sha, other = outcome.items[n]
+            outcome.dropped.append(DroppedCandidate(
+                other_sha, other.rule, other.score, f"one of a series of commits on one "
+                f"subject: kept with {sha[:10]}", other.content))
+            gone.add(n)
+    outcome.items = [e for n, e in enumerate(outcome.items) if n not in gone]
+
+
 def _within_budget(outcome: GitLogOutcome, budget: int) -> None:
-    """Issue 24, no flood: keep the best-scored memories up to the budget; the others are
-    dropped with the reason (the oldest of equal scores go first)."""
+    """Issue 24, no flood: keep the best-scored memories up to the budget (at least
+    ``MIN_KEPT``: a short range's queue is read at a glance); the others are dropped
+    with the reason (the oldest of equal scores go first)."""
     if budget <= 0:
         return
-    allowed = max(1, budget * outcome.reflected // 1000)
+    allowed = max(MIN_KEPT, budget * outcome.reflected // 1000)
     if len(outcome.items) <= allowed:
         return
     ranked = sorted(range(len(outcome.items)), key=lambda n: (-outcome.items[n][1].score, -n))
@@ -197,7 +238,6 @@ def _within_budget(outcome: GitLogOutcome, budget: int) -> None:
             sha, item.rule, item.score, f"over the budget of {budget} memories per 1,000 "
             "commits: others scored higher", item.content))
     outcome.items = [e for n, e in enumerate(outcome.items) if n in keep]
-    outcome.memories = [m for n, m in enumerate(outcome.memories) if n in keep]
 
 
 def _utc(date: str) -> str | None:

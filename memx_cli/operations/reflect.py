@@ -200,7 +200,6 @@ def reflect_commit(repo: Repo, message: str, files: Sequence[tuple[str, str]], d
     from memx_cli.privacy.sanitizer import cached
     from memx_cli.reflector import commit
     from memx_cli.reflector.pipeline import Reflector, Settings
-    from memx_cli.reflector.scorer import scored
     from memx_cli.textproc import clean_text
 
     settings = replace(Settings.from_config(repo.config), mode="rules")
@@ -214,7 +213,7 @@ def reflect_commit(repo: Repo, message: str, files: Sequence[tuple[str, str]], d
     message = clean(message)
     small_diffs = {path: clean(diff) for path, diff in small_diffs.items()}
     found, _ = commit.reviewed(message, files, diffstat, small_diffs, settings.min_score)
-    items = Reflector(settings).items([scored(c) for c in found])
+    items = Reflector(settings).items(found)
     source: dict[str, Any] = {"type": "commit"}
     if sha:
         source["sha"] = sha

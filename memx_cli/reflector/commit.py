@@ -20,12 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memx_cli.reflector import commit_message as msg
+from memx_cli.reflector import commit_value, routine
 from memx_cli.reflector import lexicons as lx
-from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.commit_value import value
 from memx_cli.reflector.detector import PatternDetector
 from memx_cli.reflector.names import CODE_SPAN
 from memx_cli.reflector.rules import EPISODES
+from memx_cli.reflector.scorer import Scored
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import language, words_of
@@ -276,37 +278,55 @@ TEXT_RULES_CHARS = 1500
 def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
                small_diffs: Mapping[str, str]) -> list[Candidate]:
     """What one commit teaches, after the noise model (see ``reviewed``)."""
-    return reviewed(message, files, diffstat, small_diffs)[0]
+    return [entry.candidate for entry in reviewed(message, files, diffstat, small_diffs)[0]]
 
 
 def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
              small_diffs: Mapping[str, str],
-             min_score: int = 0) -> tuple[list[Candidate], list[Dropped]]:
+             min_score: int = 0) -> tuple[list[Scored], list[Dropped]]:
     """(kept, dropped): every candidate of the commit, through the noise model
-    (``routine``), the per-candidate checks, the score floor and the one-per-commit cap."""
-    from memx_cli.reflector.scorer import score
+    (``routine``), the per-candidate checks, the lesson value (``commit_value``: at least
+    ``min_score``) and the one-per-commit cap. A kept candidate's score is its lesson
+    value."""
+    from memx_cli.reflector.scorer import classify
 
     found, dropped = _found(message, files, small_diffs)
     why = routine.routine(message, files, small_diffs)
     if why:
         turned = [Dropped(d.rule, d.content, why) for d in dropped] + [
-            Dropped(c.rule, c.text, why, score(c)) for c in found]
+            Dropped(c.rule, c.text, why, value(c, message)) for c in found]
         subject = message.strip().splitlines()[0] if message.strip() else ""
         return [], turned or [Dropped("Commit", subject, why)]
-    rated = sorted(((score(c), n, c) for n, c in enumerate(found)), key=lambda e: (-e[0], e[1]))
-    kept: list[Candidate] = []
-    for value, _, candidate in rated:
-        if value < min_score:
+    rated = sorted(((value(c, message), n, c) for n, c in enumerate(found)),
+                   key=lambda e: (-e[0], e[1]))
+    kept: list[Scored] = []
+    for points, _, candidate in rated:
+        if points < min_score:
             dropped.append(Dropped(candidate.rule, candidate.text,
-                                   f"score {value} below the minimum {min_score}", value))
+                                   f"lesson value {points} below {min_score}: "
+                                   f"{_short_of(candidate, message)}", points))
         elif kept and not (candidate.rule in DIFF_RULES and len(kept) == 1
-                           and kept[0].rule in DIFF_RULES and kept[0].rule != candidate.rule):
+                           and kept[0].candidate.rule in DIFF_RULES
+                           and kept[0].candidate.rule != candidate.rule):
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "another candidate of the same commit scored higher",
-                                   value))
+                                   points))
         else:
-            kept.append(candidate)
+            kept.append(Scored(candidate, points, *classify(candidate)))
     return kept, dropped
+
+
+def _short_of(candidate: Candidate, message: str) -> str:
+    """What the memory lacks, in words (``--dry-run --all``)."""
+    text = candidate.text
+    lacks = []
+    if not commit_value.why(text):
+        lacks.append("no why")
+    if not commit_value.from_body(text, "\n".join(message.strip().splitlines()[1:])):
+        lacks.append("the title only")
+    if not commit_value.things(text):
+        lacks.append("names nothing concrete")
+    return ", ".join(lacks) or "too short or a cut sentence"
 
 
 def _found(message: str, files: Sequence[tuple[str, str]],
@@ -352,7 +372,7 @@ def _found(message: str, files: Sequence[tuple[str, str]],
                 label = "dependency" if len(new) == 1 else "dependencies"
                 out.append(Candidate("NewTool", 1, 1, lang, f"Added the {label} "
                                      f"{', '.join(new[:5])} to {path}: {subject}",
-                                     files=(path,)))
+                                     files=(path,), cause=_reason_of(message)))
                 continue
         if routine.is_config(path) and diff:
             _config_change(path, diff, message, subject, lang, bool(manifest), out, dropped)
@@ -377,6 +397,13 @@ def _found(message: str, files: Sequence[tuple[str, str]],
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "states nothing (an issue number, a link or a rule line)"))
     return kept, dropped
+
+
+def _reason_of(message: str) -> str | None:
+    """The body's first sentence that says why, for a change read from the diff (a
+    setting, a dependency): the memory carries its reason, not only the subject."""
+    body = "\n".join(message.strip().splitlines()[1:])
+    return next((s for s in msg.sentences(body) if routine.gives_reason(s)), None)
 
 
 def _setting_is_the_fix(found: list[Candidate]) -> list[Candidate]:
@@ -424,7 +451,8 @@ def _config_change(path: str, diff: str, message: str, subject: str, lang: str,
     text = f"In {path}, {'; '.join(moves[:3])} ({subject})."
     pins = all(routine.pin_line(v[1]) or k.startswith("the ") for k, v in new_values.items())
     if routine.gives_reason(message) or (named and not pins):
-        out.append(Candidate("ConfigChange", 1, 1, lang, text, files=(path,)))
+        out.append(Candidate("ConfigChange", 1, 1, lang, text, files=(path,),
+                             cause=_reason_of(message)))
     else:
         dropped.append(Dropped("ConfigChange", text, "a setting changed by the way: the "
                                "message neither names it nor says why"))

@@ -1,0 +1,121 @@
+"""The lesson value of a commit's candidate (issue 24), 0 to 100: how much an engineer
+joining the project would want to read it, read from the structure of the commit and of
+the memory, never from one project's phrases.
+
+A lesson is a why tied to a thing: a stated cause, purpose or breakage ("because", "caused
+by", "to work around", "regression", "deprecated") about something concrete (a library, a
+platform, a setting, a file, an identifier, a version). What only describes the change —
+a fix's title restated, "Don't X" as a fix's subject, a rename — is what the diff already
+says. So:
+
+    base by form        a revert with its reason 50, a norm (a subject or item that is
+                        the rule: "Do not …", must, never, always, instead of) 45, a fix,
+                        a decision or a changed setting 35, a dependency 30
+    + why               25 for a cause, a purpose or a breakage; 12 for a weak link
+                        ("since", "so that", "otherwise") — in the memory itself
+    + prose             10 when the memory carries a sentence of the body, not the title only
+    + concrete          4 for each kind of thing named (code, identifier, path, tool,
+                        platform, version, error name), at most 16
+    − title only        15 when the memory is the subject alone, says no why and is
+                        no norm
+    − fragment          20 when it starts inside a sentence ("coverage) as well as …")
+    − short             10 under 40 characters (25 for a norm)
+
+The value is the score of a commit's candidate: ``ingest --git-log`` and the post-commit
+hook keep those of at least ``ace.reflector.min_score`` (30), and the history ingest ranks
+by it under its budget (60 memories per 1,000 commits; the trade-off on the real-world
+development histories is in docs/pipeline.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector import routine
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.commit_message import NORM, sentences
+from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, tools_in
+from memx_cli.reflector.vocab import Lexicon, phrases, words_of
+
+STRONG = Lexicon(phrases("""
+because; caused by; due to; the reason; root cause; turned out; turns out;
+to work around; work around; workaround
+"""))
+# A purpose of the change itself ("… to prevent parsing errors"): a weak why.
+PURPOSE = Lexicon(phrases("""
+in order to; to prevent; to avoid; to keep; to make sure; to ensure
+"""))
+# A kind of test, not a breakage: "Add a regression test for #4514".
+TEST_KIND = re.compile(r"(?i)\bregression[- ]tests?\b")
+PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CPython|"
+                      r"Node(?:\.js)?|Python \d[\d.]*|Safari|Firefox|Chrom(?:e|ium)|musl|"
+                      r"glibc|ARM64|aarch64|x86|32-bit|64-bit)\b")
+VERSIONED = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
+CHANGED = re.compile(r"\s*\(changed [^()]*(?:\([^()]*\)[^()]*)*\)\.?$")
+LABEL = re.compile(r"^(?:Error|Fix|Why): ")
+BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
+        "NewTool": 30}
+
+
+def value(candidate: Candidate, message: str) -> int:
+    """The lesson value of ``candidate``, one of the candidates of the commit ``message``."""
+    text = CHANGED.sub("", "\n".join(p for p in (candidate.error, candidate.cause,
+                                                 candidate.fix) if p))
+    lines = message.strip().splitlines()
+    subject = lines[0] if lines else ""
+    body = "\n".join(lines[1:])
+    points = BASE.get(candidate.rule, 30)
+    norm = candidate.rule == "Convention" and bool(NORM.search(LABEL.sub("", text)))
+    if norm:  # a subject that is the rule ("Do not retry on 4xx responses") is the lesson
+        points = 45
+    if candidate.rule == "Decision" and text.startswith('Reverted "'):
+        points = 50
+    reason = why(text)
+    points += reason
+    prose = from_body(text, body)
+    points += 10 if prose else 0
+    points += min(16, 4 * things(text))
+    if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool"):
+        points -= 15  # the title alone, restating the change
+    first = LABEL.sub("", text.strip())
+    if first[:1].islower() and not _is_code(first, subject):
+        points -= 20
+    if len(text.strip()) < (25 if norm else 40):
+        points -= 10
+    return max(0, min(100, points))
+
+
+def why(text: str) -> int:
+    """25 for a cause, a purpose or a breakage, 12 for a weak link, else 0 (links and
+    issue numbers left out: ".../security/code-scanning/23" states no vulnerability)."""
+    text = TEST_KIND.sub(" ", routine.ISSUE_REF.sub(" ", text))
+    words = words_of(text)
+    if STRONG.find(words, text) or lx.CAUSE.find(words, text) \
+            or routine.BREAKAGE.find(words, text):
+        return 25
+    return 12 if lx.CAUSE_EFFECT.find(words, text) or PURPOSE.find(words, text) else 0
+
+
+def from_body(text: str, body: str) -> bool:
+    """The memory carries a sentence of the body (its first words), not only the title."""
+    parts = [p.strip() for p in text.split("\n") if len(p.strip()) >= 15]
+    for sentence in sentences(body):
+        head = sentence.rstrip(".!?;: ")[:40]
+        if len(head) >= 15 and (head in text or any(p[:40] in sentence for p in parts)):
+            return True
+    return False
+
+
+def things(text: str) -> int:
+    """How many kinds of concrete thing the text names."""
+    kinds = [CODE_SPAN, IDENT_RE, PATH_RE, PLATFORM, VERSIONED, ERROR_NAME_RE]
+    return sum(1 for kind in kinds if kind.search(text)) + (1 if tools_in(text) else 0)
+
+
+def _is_code(first: str, subject: str) -> bool:
+    """A memory may begin with an identifier ("pytest.warns …", "`x` …"), or with the
+    subject as its author wrote it: neither is a cut sentence."""
+    word = first.split(" ", 1)[0]
+    return bool(IDENT_RE.match(word) or word.startswith("`")
+                or (subject and first[:30].lower() in subject.lower()))
