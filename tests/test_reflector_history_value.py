@@ -1,0 +1,95 @@
+"""Issue 24, fewer and better memories from a history, in real temporary repositories: a
+commit's candidates are scored by lesson value (a why about a named thing above a title
+that restates the change), a series of commits on one subject is one memory, and a
+setting read from the diff carries the reason the body gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import Memx
+from .test_reflector_gitlog import commit
+
+REASONED = [
+    ("fix(cache): stale entries after a deploy\n\nThe cache key left out the build id, "
+     "because `cache_key()` only hashed the path, so a deploy served the old bundle.",
+     "app/cache.py"),
+    ("Pin `tzdata` in the worker image\n\nThe scheduler skipped a day on Windows because "
+     "the image shipped a tzdata without the new offsets.", "app/worker.py"),
+    ("Read the upload limit from `UPLOAD_MAX` at start\n\nReading it per request was slow, "
+     "because `os.environ` lookups take the GIL on PyPy.", "app/upload.py"),
+]
+TITLES = ["fix: keep `import.meta.url` in the preload helper as-is",
+          "fix: avoid a duplicated `buildEnd` in the dev server",
+          "fix: make `chunkImportMap` work with `sharedPlugins: true`",
+          "fix: handle `hot.invalidate` in a virtual module",
+          "fix: respect `resolve.preserveSymlinks` for the root",
+          "fix: avoid a stack overflow in `invalidate()`",
+          "fix: keep `Object.prototype` frozen in the interceptor"]
+
+
+def dry(memx: Memx, base: str, *extra: str) -> dict[str, list[dict[str, object]]]:
+    return json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                              *extra))
+
+
+def test_a_stated_cause_ranks_above_a_title_that_restates_the_fix(memx: Memx,
+                                                                  repo: Path) -> None:
+    """The three commits that say why are kept; every fix whose memory would be its
+    title alone scores below all three, and below the floor (ace.reflector.min_score):
+    --dry-run --all says what it lacks. With the generic score the titles scored as
+    high (their code spans counted) and all ten were kept."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    reasoned = [commit(repo, message, {path: "x = 1\n"}) for message, path in REASONED]
+    for n, title in enumerate(TITLES):
+        commit(repo, title, {f"src/m{n}.ts": "x\n"})
+    found = dry(memx, base)
+    kept = {str(c["sha"]): int(c["score"]) for c in found["candidates"]}  # type: ignore[call-overload]
+    assert set(kept) == set(reasoned)
+    titles = [d for d in found["dropped"] if d["sha"] not in reasoned]
+    assert len(titles) == len(TITLES)
+    assert max(int(d["score"]) for d in titles) < min(kept.values())  # type: ignore[call-overload]
+    assert all(str(d["reason"]).startswith("lesson value ") and
+               str(d["reason"]).endswith("below 30: no why, the title only")
+               for d in titles), titles
+
+
+def test_a_series_of_commits_on_one_subject_is_one_memory(memx: Memx, repo: Path) -> None:
+    """"[lint] Enable X" once per rule: one memory, naming the other rules, and the others
+    dropped with the reason (four memories before); "[lint] Raise the line length" is
+    another subject."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    shas = [commit(repo, f"[lint] Enable {rule} ({what})\n\nThe rule passes already, "
+                         f"because {why}.", {f"lint{n}.toml": f"select = ['{rule}']\n"})
+            for n, (rule, what, why) in enumerate([
+                ("SIM118", "key in dict", "nothing iterates over dict.keys()"),
+                ("C400", "unnecessary generator", "list() of a generator is never used"),
+                ("RET501", "explicit return None", "no function returns None by hand"),
+                ("PERF102", "dict iterator", "every loop uses items()")])]
+    apart = commit(repo, "[lint] Raise the line length to 100\n\nWrapped calls hid the "
+                         "argument names, because the limit was 79.", {"lint.toml": "n = 100\n"})
+    found = dry(memx, base, "--budget", "0")
+    kept, other = sorted(found["candidates"], key=lambda c: c["sha"] == apart)
+    assert kept["sha"] in shas and other["sha"] == apart  # a subject of its own
+    assert "the same in 3 more commits:" in str(kept["content"])
+    others = [r for r in ("SIM118", "C400", "RET501", "PERF102") if r not in
+              str(kept["content"]).split("the same in")[0]]
+    assert all(r in str(kept["content"]) for r in others)
+    series = [d for d in found["dropped"] if str(d["reason"]).startswith("one of a series")]
+    assert sorted(str(d["sha"]) for d in series) == sorted(s for s in shas
+                                                           if s != kept["sha"])
+    assert series[0]["reason"] == ("one of a series of commits on one subject: kept with "
+                                   f"{str(kept['sha'])[:10]}")
+
+
+def test_a_setting_carries_the_reason_the_body_gives(memx: Memx, repo: Path) -> None:
+    """The message says why in its body, not in its subject: the memory of the changed
+    setting says it too (it kept only the subject)."""
+    base = commit(repo, "Start", {"app/db.yaml": "pool: 5\ntimeout: 30\n"})
+    commit(repo, "Raise the db timeout\n\nThe nightly export needs longer, because it scans "
+                 "every table.", {"app/db.yaml": "pool: 5\ntimeout: 60\n"})
+    [memory] = dry(memx, base)["candidates"]
+    assert memory["content"] == (
+        "In app/db.yaml, `timeout: 60` (changed from 30) (Raise the db timeout). Why: The "
+        "nightly export needs longer, because it scans every table.")
