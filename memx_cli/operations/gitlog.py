@@ -160,7 +160,7 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
         reflect(todo)
     if progress is not None and outcome.commits:
         progress(outcome.commits, max(total, outcome.commits))  # the last line says all
-    _merge_series(outcome, subjects)
+    _merge_series(outcome, subjects, settings.max_length)
     _within_budget(outcome, BUDGET if budget is None else budget)
     outcome.memories = [to_memory(item, {"type": "commit", "sha": sha},
                                   created_at=_utc(dates.get(sha, "")))
@@ -187,13 +187,15 @@ def _git(repo: Repo, args: list[str], stdin: str | None = None, what: str = "") 
     return done.stdout
 
 
-def _merge_series(outcome: GitLogOutcome, subjects: dict[str, tuple[int, str]]) -> None:
+def _merge_series(outcome: GitLogOutcome, subjects: dict[str, tuple[int, str]],
+                  max_length: int) -> None:
     """Issue 24: a series of commits on one subject ("[ruff] Enable X", "[ruff] Enable Y",
     …) is one memory: the best-scored one, naming what the others were about; the others
-    are dropped with the reason (``reflector.series``)."""
+    are dropped with the reason (``reflector.series``). The note fits in ``max_length``."""
     from dataclasses import replace
 
     from memx_cli.reflector import series
+    from memx_cli.reflector.distiller import shorten
 
     firsts = {sha: n for n, (sha, _) in reversed(list(enumerate(outcome.items)))}
     order = sorted(firsts.values(),  # one item a commit: its own two are no series
@@ -208,9 +210,9 @@ def _merge_series(outcome: GitLogOutcome, subjects: dict[str, tuple[int, str]]) 
         others = [n for n in members if n != best]
         named = [series.name(subjects[outcome.items[n][0]][1], kept) for n in others]
         named = [n for n in dict.fromkeys(named) if n][:series.MAX_NAMES]
-        more = f"; the same in {len(others)} more commit{'s' if len(others) > 1 else ''}"
-        content = item.content.rstrip(".") + (f" ({more[2:]}: {', '.join(named)})."
-                                             if named else f" ({more[2:]}).")
+        more = f"the same in {len(others)} more commit{'s' if len(others) > 1 else ''}"
+        note = f" ({more}: {', '.join(named)})." if named else f" ({more})."
+        content = shorten(item.content, max(50, max_length - len(note))).rstrip(".") + note
         outcome.items[best] = (sha, replace(item, content=content))
         for n in others:
             other_sha, other = outcome.items[n]
