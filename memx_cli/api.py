@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from memx_cli.operations.session import Consolidation, Item
     from memx_cli.services import Services
     from memx_cli.store.files import Store
-    from memx_cli.store.memory import Memory, Problem
+    from memx_cli.store.memory import Memory
     from memx_cli.store.records import WriteResult
 
 __all__ = ["Memx"]
@@ -182,14 +182,14 @@ class Memx(Guarded):
 
         return [m for _, m in policies(self.repo, include_inactive)]
 
-    def conflicts(self, scan: bool = True) -> tuple[list[ConflictPair], list[Problem]]:
+    def conflicts(self, scan: bool = True) -> tuple[list[ConflictPair], list[str]]:
         """Recorded and detected conflicts whose two sides the role may read."""
         problems, pairs = self.iter_conflicts(scan)
         return sorted(pairs, key=lambda p: (not p.recorded, p.older.id, p.newer.id)), problems
 
     def iter_conflicts(self, scan: bool = True,
                        progress: Callable[[str, int, int], None] | None = None
-                       ) -> tuple[list[Problem], Iterator[ConflictPair]]:
+                       ) -> tuple[list[str], Iterator[ConflictPair]]:
         """``conflicts`` as they are found (the recorded ones first), for a long scan."""
         from memx_cli.curator.review import iter_conflicts
 

@@ -148,3 +148,83 @@ def test_many_pairs_of_one_cause_are_counted_not_listed(memx: Memx) -> None:
     assert summary[-1] == f"{len(everything)} conflicts (0 recorded, {len(everything)} detected)"
     full = memx.ok("conflicts", "--all")
     assert full.count("<>") == len(everything) and "by cause" not in full
+
+
+def test_conflicts_read_the_synced_index_not_every_memory_file(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: at 5k memories, parsing every file cost 2.5 s of the first line. The
+    scan syncs the index anyway, so the memories come from its stored documents: only a
+    file that changed since is parsed, and a file that is no memory warns as before."""
+    from memx_cli.store.files import Store
+
+    for svc in ("billing", "search", "auth"):
+        for n in (100, 200, 300):
+            add(memx, f"The {svc} service timeout is {n}ms", "--raw")
+    text, data = memx.ok("conflicts"), memx.ok("conflicts", "--json")
+    assert text.endswith("9 conflicts (0 recorded, 9 detected)\n")
+    parsed: list[str] = []
+    read_file = Store.read_file
+
+    def counted(self: Store, path: Path, data: bytes | None = None) -> object:
+        parsed.append(path.name)
+        return read_file(self, path, data)
+
+    monkeypatch.setattr(Store, "read_file", counted)
+    assert (memx.ok("conflicts"), memx.ok("conflicts", "--json")) == (text, data)
+    assert parsed == []
+    memories = repo / ".memx" / "memories"
+    edited = sorted(memories.glob("*.yaml"))[0]
+    edited.write_text(edited.read_text().replace("timeout is", "timeout is not"))
+    assert memx.ok("conflicts") != text
+    assert parsed == [edited.name]
+    edited.write_text(edited.read_text().replace("timeout is not", "timeout is"))
+    (memories / "notes.yaml").write_text("just some notes\n")
+    parsed.clear()
+    result = memx("conflicts")
+    assert (result.out, memx.ok("conflicts", "--json")) == (text, data)
+    assert sorted(parsed) == sorted([edited.name, "notes.yaml"])
+    assert "memx: warning: .memx/memories/notes.yaml" in result.err
+
+
+def test_conflicts_from_the_index_are_those_of_the_files(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Archived, global, broken, linked and access-restricted memories: the stored
+    documents give what parsing the files gives, for every role and option."""
+    from memx_cli.index import listing
+    from memx_cli.store.files import Store
+
+    from .test_server_list import richer
+
+    richer(memx, repo)
+    add(memx, "The vault token rotates every 30 days", "--raw", "--domain", "secrets")
+    add(memx, "Global: the CI timeout is 10 minutes", "--raw", "--scope", "global")
+    add(memx, "Global: the CI timeout is 20 minutes", "--raw", "--scope", "global")
+    add(memx, "The staging database is reset every Tuesday night", "--raw")
+    cases = [("conflicts",), ("conflicts", "--json"), ("conflicts", "--no-scan"),
+             ("conflicts", "--all", "--json")]
+    memx.ok("conflicts")  # the first scan indexes the global store too
+    parsed: list[str] = []
+    read_file = Store.read_file
+
+    def counted(self: Store, path: Path, data: bytes | None = None) -> object:
+        parsed.append(path.name)
+        return read_file(self, path, data)
+
+    monkeypatch.setattr(Store, "read_file", counted)
+
+    def outputs() -> list[tuple[int, str, str]]:
+        seen = []
+        for role in (None, "intern"):
+            if role:
+                monkeypatch.setenv("MEMX_ROLE", role)
+            for args in cases:
+                result = memx(*args)
+                seen.append((result.code, result.out, result.err))
+            monkeypatch.delenv("MEMX_ROLE", raising=False)
+        return seen
+
+    from_index = outputs()
+    assert parsed == [] and all(code == 0 for code, _, _ in from_index)
+    assert "different values" in from_index[0][1] and "vault" not in from_index[4][1]
+    monkeypatch.setattr(listing, "stored", lambda index: None)
+    assert outputs() == from_index and len(parsed) > 10

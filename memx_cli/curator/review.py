@@ -10,17 +10,21 @@ memories that share words.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memx_cli.curator import Settings, close_enough, comparable, load_similarity
 from memx_cli.curator.contradiction import detect
 from memx_cli.curator.similarity import Entry, Pool, Similarity
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.files import Store
-from memx_cli.store.memory import Memory, Problem
-from memx_cli.store.queries import load_visible
+from memx_cli.store.memory import Memory
 from memx_cli.store.repo import Repo
+
+if TYPE_CHECKING:
+    from memx_cli.index import StoreIndex
 
 NEIGHBOURS = 8
 IGNORED_FILE = "not-conflicts.json"  # pairs marked "not a conflict", per clone (local/)
@@ -72,29 +76,70 @@ def _pair(a: Memory, b: Memory, sim: float | None, recorded: bool) -> ConflictPa
                         _suggest(older, newer, found is not None and found.clear))
 
 
+class _Entries:
+    """The memories as the Curator compares them, made when first needed, a batch at a
+    time: the first pairs of a large store are shown before every memory is embedded
+    (the model embeds a text alike alone or in a batch)."""
+
+    def __init__(self, similarity: Similarity, by_id: dict[str, Memory]):
+        self.similarity = similarity
+        self.by_id = by_id
+        self._made: dict[str, Entry] = {}
+
+    def prepare(self, ids: Iterable[str]) -> None:
+        missing = list(dict.fromkeys(i for i in ids if i not in self._made))
+        if missing:
+            made = self.similarity.entries([self.by_id[i] for i in missing])
+            self._made.update(zip(missing, made))
+
+    def __getitem__(self, memory_id: str) -> Entry:
+        if memory_id not in self._made:
+            self.prepare([memory_id])
+        return self._made[memory_id]
+
+
 def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
                 spec: str | None) -> set[tuple[str, str]]:
     """Pairs of ids worth checking: vector-index neighbours, or shared words."""
-    pairs: set[tuple[str, str]] = set()
     if similarity.encoder is not None:
-        import numpy as np
-
-        from memx_cli.index import StoreIndex, memory_key
+        from memx_cli.index import StoreIndex
 
         index = StoreIndex(store, spec)
-        if index.sync(want_vectors=True).vectors and index.vectors.exists() and entries:
-            by_key = {memory_key(e.memory.id): e.memory.id for e in entries}
-            stored = index.vectors.get(list(by_key))
-            if stored:
-                keys = list(stored)
-                found = index.vectors.search_many(np.stack([stored[k] for k in keys]),
-                                                  NEIGHBOURS + 1)
-                for key, near in zip(keys, found):
-                    for neighbour in near:
-                        if neighbour in by_key and neighbour != key:
-                            pair = sorted((by_key[key], by_key[neighbour]))
-                            pairs.add((pair[0], pair[1]))
-                return pairs
+        pairs = _neighbours(index, index.sync(want_vectors=True).vectors,
+                            [e.memory.id for e in entries])
+        if pairs is not None:
+            return pairs
+    return _sharing_words(entries)
+
+
+def _neighbours(index: StoreIndex, vectors: bool, ids: list[str]
+                ) -> set[tuple[str, str]] | None:
+    """The pairs of ``ids`` that are among each other's nearest neighbours in the vector
+    index; None when it has no vectors for them."""
+    import numpy as np
+
+    from memx_cli.index import memory_key
+
+    if not (vectors and index.vectors.exists() and ids):
+        return None
+    by_key = {memory_key(i): i for i in ids}
+    stored = index.vectors.get(list(by_key))
+    if not stored:
+        return None
+    pairs: set[tuple[str, str]] = set()
+    keys = list(stored)
+    found = index.vectors.search_many(np.stack([stored[k] for k in keys]), NEIGHBOURS + 1)
+    for key, near in zip(keys, found):
+        for neighbour in near:
+            if neighbour in by_key and neighbour != key:
+                pair = sorted((by_key[key], by_key[neighbour]))
+                pairs.add((pair[0], pair[1]))
+    return pairs
+
+
+def _sharing_words(entries: list[Entry]) -> set[tuple[str, str]]:
+    """Pairs of memories that share words (without the model)."""
+    pairs: set[tuple[str, str]] = set()
     pool = Pool(Similarity(None))
     for entry in entries:
         for other, _ in pool.nearest(Entry(entry.memory, entry.words), 0.0, NEIGHBOURS,
@@ -106,9 +151,18 @@ def _candidates(store: Store, entries: list[Entry], similarity: Similarity,
 
 
 Progress = Callable[[str, int, int], None]
+FIRST_BLOCK = 64  # candidate pairs embedded before the first check; each block doubles
 
 
-def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[Problem]]:
+@dataclass
+class _Read:
+    """A store's index, synced before its memories were read from it."""
+
+    index: StoreIndex
+    vectors: bool  # the vectors are current
+
+
+def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[str]]:
     """Recorded conflicts, then (``scan``) contradictions found among similar memories."""
     problems, pairs = iter_conflicts(repo, scan)
     result = sorted(pairs, key=lambda p: (not p.recorded, p.older.id, p.newer.id))
@@ -116,21 +170,51 @@ def conflicts(repo: Repo, scan: bool = True) -> tuple[list[ConflictPair], list[P
 
 
 def iter_conflicts(repo: Repo, scan: bool = True, progress: Progress | None = None
-                   ) -> tuple[list[Problem], Iterator[ConflictPair]]:
+                   ) -> tuple[list[str], Iterator[ConflictPair]]:
     """The files' problems, and the conflicts as they are found: the recorded ones first,
     then (``scan``) contradictions among similar memories, checked candidate pair by
     candidate pair (``progress("checking", done, total)``), so a caller can show the first
     ones while a large store is still being read."""
-    found, problems = load_visible(repo)
-    return problems, _found(repo, found, scan, progress)
-
-
-def _found(repo: Repo, found: list[tuple[Store, Memory]], scan: bool,
-           progress: Progress | None) -> Iterator[ConflictPair]:
     similarity = load_similarity(repo)
+    found, problems, indexes = _visible(repo, scan, scan and similarity.encoder is not None)
+    return problems, _found(repo, found, indexes, similarity, scan, progress)
+
+
+def _visible(repo: Repo, scan: bool, want_vectors: bool
+             ) -> tuple[list[tuple[Store, Memory]], list[str], dict[Path, _Read]]:
+    """Every memory the repository sees, and the problems of the files. A scan syncs each
+    store's index (it needs the vectors), and the memories are then read from the text
+    index's stored documents instead of parsing every file again (issue 27: 2.5 s of
+    the first line at 5k); without a scan, only an index that exists is used. A store
+    whose index does not match its folder is read from the files."""
+    from memx_cli.index import StoreIndex
+    from memx_cli.index.listing import stored
+
+    spec = repo.config["embedding.model"]
+    found: list[tuple[Store, Memory]] = []
+    problems: list[str] = []
+    indexes: dict[Path, _Read] = {}
+    for store in repo.stores():
+        index = StoreIndex(store, spec)
+        listed = None
+        if scan or index.state_path.exists():
+            report = index.sync(want_vectors=want_vectors)
+            indexes[store.root] = _Read(index, report.vectors)
+            listed = stored(index)
+        if listed is None:
+            loaded = store.load_all()
+            listed = loaded.memories, [str(p) for p in loaded.problems]
+        found.extend((store, m) for m in listed[0])
+        problems.extend(listed[1])
+    return found, problems, indexes
+
+
+def _found(repo: Repo, found: list[tuple[Store, Memory]], indexes: dict[Path, _Read],
+           similarity: Similarity, scan: bool, progress: Progress | None
+           ) -> Iterator[ConflictPair]:
     settings = Settings.from_config(repo.config)
     by_id = {m.id: m for _, m in found}
-    entries = {e.memory.id: e for e in similarity.entries([m for _, m in found])}
+    entries = _Entries(similarity, by_id)
     recorded: list[ConflictPair] = []
     seen: set[tuple[str, str]] = set()
     for mem in by_id.values():
@@ -145,22 +229,36 @@ def _found(repo: Repo, found: list[tuple[Store, Memory]], scan: bool,
     yield from sorted(recorded, key=lambda p: (p.older.id, p.newer.id))
     if not scan:
         return
-    spec = repo.config["embedding.model"]
     for store in repo.stores():
-        live = [entries[m.id] for s, m in found if s is store and not m.superseded_by]
+        live = [m for s, m in found if s is store and not m.superseded_by]
         skip = ignored_pairs(store)
-        candidates = sorted(_candidates(store, live, similarity, spec))
-        for done, (a_id, b_id) in enumerate(candidates, 1):
-            if progress is not None:
-                progress("checking similar pairs", done, len(candidates))
-            a, b = by_id[a_id], by_id[b_id]
-            if (a_id, b_id) in skip or not comparable(a, b) or _linked(a, b):
-                continue
-            sim = similarity.score(entries[a_id], entries[b_id])
-            if sim >= settings.band[0] or close_enough(a.content, b.content):
-                pair = _pair(a, b, sim, recorded=False)
-                if pair is not None:
-                    yield pair
+        read = indexes.get(store.root)
+        found_pairs = None
+        if similarity.encoder is not None and read is not None:
+            found_pairs = _neighbours(read.index, read.vectors, [m.id for m in live])
+        if found_pairs is None:
+            entries.prepare(m.id for m in live)
+            found_pairs = _sharing_words([entries[m.id] for m in live])
+        candidates = sorted(found_pairs)
+        start, size = 0, FIRST_BLOCK
+        while start < len(candidates):
+            block = candidates[start:start + size]
+            checked = [(a, b) for a, b in block if (a, b) not in skip
+                       and comparable(by_id[a], by_id[b]) and not _linked(by_id[a], by_id[b])]
+            entries.prepare(i for pair in checked for i in pair)
+            wanted = set(checked)
+            for done, (a_id, b_id) in enumerate(block, start + 1):
+                if progress is not None:
+                    progress("checking similar pairs", done, len(candidates))
+                if (a_id, b_id) not in wanted:
+                    continue
+                a, b = by_id[a_id], by_id[b_id]
+                sim = similarity.score(entries[a_id], entries[b_id])
+                if sim >= settings.band[0] or close_enough(a.content, b.content):
+                    pair = _pair(a, b, sim, recorded=False)
+                    if pair is not None:
+                        yield pair
+            start, size = start + size, size * 2
 
 
 def cause(pair: ConflictPair) -> str:

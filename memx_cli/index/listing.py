@@ -118,3 +118,27 @@ def checked(doc: dict[str, Any]) -> Memory:
     raw = {k: v for k, v in doc.items() if k not in _ADDED}
     raw["schema"] = SCHEMA_VERSION
     return from_data(raw)
+
+
+def stored(index: Any) -> tuple[list[Memory], list[str]] | None:
+    """The current memories of ``index``'s store as its text index stores them, in id
+    order, and the parse problems of their files; for a one-shot command that syncs the
+    index anyway (``memx conflicts``), instead of parsing every memory file again. Call it
+    right after ``index.sync()``. None when the index does not account for every memory
+    file of the folder (a name that is no memory id, a file added since the sync) or
+    cannot be read: the caller reads the files instead."""
+    try:
+        entries = _live(index.lexical)
+        manifest = index.manifest()
+        problems = manifest.problems(archived=False) if manifest is not None else []
+    except BaseException as exc:
+        from memx_cli.index.keys import is_index_error
+
+        if not is_index_error(exc):
+            raise
+        return None
+    names = index.store.ids()
+    ids = [str(e.doc.get("id")) for e in entries]
+    if len(ids) + len(problems) != len(names) or not set(ids) <= set(names):
+        return None
+    return [e.memory for e in entries], problems
