@@ -22,7 +22,8 @@ def server_group() -> None:
 
 @server_group.command("status")
 @click.option("--json", "as_json", is_flag=True, help='Print {"server": {"running", '
-              '"socket", "log", "pid", "version", ...}}.')
+              '"socket", "log", ...}}; a running server adds its "pid", "version" and '
+              'counters.')
 def status_cmd(as_json: bool) -> None:
     """Say whether a server is running, what it serves, and its counters (every field
     of --json: full scans of the stores, late watcher marks, ...)."""
