@@ -133,6 +133,25 @@ def test_anchor_command_adds_later_without_duplicates(code: Memx, repo: Path) ->
     assert result.code == 2 and "outside the repository" in result.err
 
 
+def test_anchoring_changed_lines_again_replaces_the_stale_anchor(code: Memx,
+                                                                repo: Path) -> None:
+    """anchors.md: a passage that changed is re-anchored with `memx anchor`. The new
+    anchor used to be added beside the stale one, which kept the memory stale."""
+    mid = add(code, "the pool opens ten connections", "--raw", "--anchor",
+              "src/app/db.py:4-7", "--anchor", "setup.cfg")
+    db = repo / "src" / "app" / "db.py"
+    db.write_text(DB_PY.replace("size=10", "size=20"))
+    assert code("verify").code == 1
+    assert code.ok("anchor", mid, "src/app/db.py:4-7") == (
+        f"{mid[:12]}: anchored to src/app/db.py:4-7\n")
+    anchors = stored(repo, mid)["anchors"]
+    assert [(a["path"], a.get("start_line")) for a in anchors] == [
+        ("src/app/db.py", 4), ("setup.cfg", None)]
+    assert "size=20" in anchors[0]["snippet"]
+    assert code.ok("verify").endswith("1 anchored memories: 1 verified, 0 stale, "
+                                      "0 unverifiable\n")
+
+
 # ---------------------------------------------------------------- automatic anchors
 
 

@@ -214,7 +214,14 @@ def attach(repo: Repo, prefix: str, specs: Iterable[str],
     have = {_identity(a) for a in mem.anchors}
     new = tuple(a for a in create(repo.worktree, specs, cwd) if _identity(a) not in have)
     if new:
-        mem = mem.replace(anchors=mem.anchors + new, updated_at=now_iso())
+        # The same lines anchored again after they changed: the new anchor takes the
+        # stale one's place (kept beside it, the stale one would fail every check).
+        again = {_place(a): a for a in new}
+        anchors: list[Anchor] = []
+        for anchor in (*(again.get(_place(a), a) for a in mem.anchors), *new):
+            if anchor not in anchors:
+                anchors.append(anchor)
+        mem = mem.replace(anchors=tuple(anchors), updated_at=now_iso())
         store.write(mem)
     return mem, new
 
@@ -245,6 +252,10 @@ def sanitize(text: str) -> str:
     from memx_cli.privacy.sanitizer import for_snippets
 
     return mask(text, for_snippets())
+
+
+def _place(anchor: Anchor) -> tuple[str, int | None, int | None]:
+    return anchor.path, anchor.start_line, anchor.end_line
 
 
 def _identity(anchor: Anchor) -> tuple[str, int | None, int | None, str | None]:
