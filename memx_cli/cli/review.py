@@ -30,6 +30,8 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str
     """Review what memx learned by itself before it is trusted: the memory files that hooks,
     memx ingest, memx run and agents wrote and that nobody has staged yet, each with its
     provenance (rule, score, source commit, transcript or command, who proposed it).
+    Every unstaged memory file is listed, so your own memx add and memx import show too
+    (proposed by manual or import) until you stage or commit them.
 
     Without an action, on a terminal, it asks about each one: accept (stage), edit,
     reject (remove), skip. Elsewhere it lists them. A convention learned from a transcript
