@@ -150,18 +150,10 @@ def test_many_pairs_of_one_cause_are_counted_not_listed(memx: Memx) -> None:
     assert full.count("<>") == len(everything) and "by cause" not in full
 
 
-def test_conflicts_read_the_synced_index_not_every_memory_file(
-        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 27: at 5k memories, parsing every file cost 2.5 s of the first line. The
-    scan syncs the index anyway, so the memories come from its stored documents: only a
-    file that changed since is parsed, and a file that is no memory warns as before."""
+def count_parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the memory files parsed from now on, in order."""
     from memx_cli.store.files import Store
 
-    for svc in ("billing", "search", "auth"):
-        for n in (100, 200, 300):
-            add(memx, f"The {svc} service timeout is {n}ms", "--raw")
-    text, data = memx.ok("conflicts"), memx.ok("conflicts", "--json")
-    assert text.endswith("9 conflicts (0 recorded, 9 detected)\n")
     parsed: list[str] = []
     read_file = Store.read_file
 
@@ -170,6 +162,20 @@ def test_conflicts_read_the_synced_index_not_every_memory_file(
         return read_file(self, path, data)
 
     monkeypatch.setattr(Store, "read_file", counted)
+    return parsed
+
+
+def test_conflicts_read_the_synced_index_not_every_memory_file(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: at 5k memories, parsing every file cost 2.5 s of the first line. The
+    scan syncs the index anyway, so the memories come from its stored documents: only a
+    file that changed since is parsed, and a file that is no memory warns as before."""
+    for svc in ("billing", "search", "auth"):
+        for n in (100, 200, 300):
+            add(memx, f"The {svc} service timeout is {n}ms", "--raw")
+    text, data = memx.ok("conflicts"), memx.ok("conflicts", "--json")
+    assert text.endswith("9 conflicts (0 recorded, 9 detected)\n")
+    parsed = count_parsed(monkeypatch)
     assert (memx.ok("conflicts"), memx.ok("conflicts", "--json")) == (text, data)
     assert parsed == []
     memories = repo / ".memx" / "memories"
@@ -191,7 +197,6 @@ def test_conflicts_from_the_index_are_those_of_the_files(
     """Archived, global, broken, linked and access-restricted memories: the stored
     documents give what parsing the files gives, for every role and option."""
     from memx_cli.index import listing
-    from memx_cli.store.files import Store
 
     from .test_server_list import richer
 
@@ -203,14 +208,7 @@ def test_conflicts_from_the_index_are_those_of_the_files(
     cases = [("conflicts",), ("conflicts", "--json"), ("conflicts", "--no-scan"),
              ("conflicts", "--all", "--json")]
     memx.ok("conflicts")  # the first scan indexes the global store too
-    parsed: list[str] = []
-    read_file = Store.read_file
-
-    def counted(self: Store, path: Path, data: bytes | None = None) -> object:
-        parsed.append(path.name)
-        return read_file(self, path, data)
-
-    monkeypatch.setattr(Store, "read_file", counted)
+    parsed = count_parsed(monkeypatch)
 
     def outputs() -> list[tuple[int, str, str]]:
         seen = []
