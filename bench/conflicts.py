@@ -1,0 +1,105 @@
+"""`memx conflicts` on a large store (issue 27): time to its first line and in all.
+
+    python bench/conflicts.py BIN [BIN ...] [--size 5000] [--runs 5]
+
+Each BIN is the folder holding an install's `memx` executable (a virtual environment's
+bin/). One store of ``--size`` synthetic memories is written and committed as `run.py`
+does (its templates give many pairs that disagree on a value) and indexed once with
+`memx reindex --full` of the first install; each install gets a copy of it. A round runs `memx conflicts`
+once per install (the order alternates between rounds) without the memx server, and
+times the first line on stdout and the exit. Prints medians (target: the first line
+within 1 s at 5k) and checks that every install printed the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from run import SEED, commit_store, isolate, new_repo, write_store
+
+TARGET_S = 1.0  # issue 27: the first line within 1 s at 5k memories
+
+
+def timed(argv: Sequence[str], cwd: Path) -> tuple[float, float, float, bytes]:
+    """Seconds to the first line on stdout, seconds to the exit, CPU seconds (user and
+    system: what a loaded machine changes least), and all of stdout."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    first_line = proc.stdout.readline()
+    first = time.perf_counter() - start
+    rest = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    total = time.perf_counter() - start
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {code}")
+    return first, total, usage.ru_utime + usage.ru_stime, first_line + rest
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("bins", nargs="+", type=Path)
+    parser.add_argument("--size", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    installs = {str(b): [str(b.resolve() / "memx")] for b in args.bins}
+    tmp = Path(tempfile.mkdtemp(prefix="memx-bench-conflicts-"))
+    try:
+        isolate(tmp / "home")
+        root = tmp / "store"
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        new_repo(root)
+        write_store(root, args.size, random.Random(SEED + args.size))
+        commit_store(root)
+        # One index, built once and copied with the store: two builds of the vector
+        # graph may answer a few neighbours differently, and so list other pairs.
+        subprocess.run([*next(iter(installs.values())), "reindex", "--full"], cwd=root,
+                       check=True, stdout=subprocess.DEVNULL)
+        roots = {}
+        for i, name in enumerate(installs):
+            roots[name] = tmp / f"copy-{i}"
+            shutil.copytree(root, roots[name], symlinks=True)
+        rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in installs}
+        outputs: dict[str, set[bytes]] = {name: set() for name in installs}
+        load = os.getloadavg()[0]
+        for run in range(args.runs):
+            order = list(installs) if run % 2 == 0 else list(reversed(installs))
+            for name in order:
+                first, total, cpu, out = timed([*installs[name], "conflicts"], roots[name])
+                rows[name].append((first, total, cpu))
+                outputs[name].add(out)
+        print(f"`memx conflicts` at {args.size} memories, median of {args.runs} runs, "
+              "no server\n")
+        print(f"1-minute load average at the first run: {load:.1f} "
+              f"({os.cpu_count()} cores)\n")
+        print("| install | first line | total | CPU in all | target (first line) |\n"
+              "|---|---|---|---|---|")
+        for name, timings in rows.items():
+            first, total, cpu = (statistics.median(t[i] for t in timings) for i in range(3))
+            verdict = "PASS" if first <= TARGET_S else "FAIL"
+            print(f"| {name} | {first:.2f} s | {total:.2f} s | {cpu:.2f} s | "
+                  f"≤ {TARGET_S:g} s ({verdict}) |")
+        texts = {out for seen in outputs.values() for out in seen}
+        print(f"\nsame output from every install and run: {'yes' if len(texts) == 1 else 'NO'}"
+              f" ({', '.join(f'{len(seen)} distinct' for seen in outputs.values())})")
+        last = next(iter(outputs[next(iter(installs))])).decode().splitlines()
+        print(f"last line: {last[-1] if last else '(none)'}")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
