@@ -100,3 +100,37 @@ def test_the_message_goes_through_the_text_rules_too(memx: Memx, repo: Path) -> 
     found = reflect(repo, "Switch linting to ruff\n\nWe switched to ruff; it replaces flake8 and "
                           "isort and runs in under a second.", [("M", "pyproject.toml")])
     assert [rule for rule, _ in found] == ["new-tool"]
+
+
+def test_an_order_in_the_body_is_the_fix_and_a_statement_the_problem(memx: Memx,
+                                                                       repo: Path) -> None:
+    """"Add a … so that …" is what the change does, however its "so that" reads: the Error
+    slot takes the sentence that says what was wrong, whichever comes first."""
+    changed = [("M", "src/client.ts")]
+    order_last = ("fix(client): stop a param name matching inside a longer one\n\nThe pattern "
+                  "built in buildPath had no boundary after the name, so `:id` matched inside "
+                  "`:idType`. Add a `(?=/|$)` lookahead so that the token must end at a slash.")
+    assert reflect(repo, order_last, changed) == [(
+        "error-fix", "Error: The pattern built in buildPath had no boundary after the name, so "
+        "`:id` matched inside `:idType`. Fix: Add a `(?=/|$)` lookahead so that the token must "
+        "end at a slash (changed src/client.ts).")]
+    order_first = ("fix(cache): mark uncompressed responses as varying\n\nMove the Vary "
+                   "handling ahead of the encoding negotiation so that an uncompressed response "
+                   "varies on Accept-Encoding too. Shared caches served the compressed body to "
+                   "clients that cannot decode it.")
+    assert reflect(repo, order_first, changed) == [(
+        "error-fix", "Error: Shared caches served the compressed body to clients that cannot "
+        "decode it. Fix: Move the Vary handling ahead of the encoding negotiation so that an "
+        "uncompressed response varies on Accept-Encoding too (changed src/client.ts).")]
+
+
+def test_a_squash_list_item_is_a_rule_only_by_its_own_subject(memx: Memx, repo: Path) -> None:
+    """One item of a squash merge is one commit: another item's sentence is not its reason,
+    and "was never released" or "main() always passes" state facts, not rules."""
+    message = ("Tidy the pane options (#4410)\n\n"
+               "* Remove the border preset, which was never released\n"
+               "* Set the options before the command starts because a quick command exited\n"
+               "  before they were in place\n"
+               "* Do not resize the pane when the window is zoomed\n")
+    assert reflect(repo, message, [("M", "src/pane.go")]) == [
+        ("convention", "Do not resize the pane when the window is zoomed.")]

@@ -184,12 +184,20 @@ def _fix_commit(message: str, subject: str, changed: list[str],
                 and n not in denied]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         for number in said:
-            (causes if _states_cause(rest, number) else fixes).append(rest.sentence(number))
+            sentence = rest.sentence(number)
+            # an order ("Add a lookahead so that …") is what the change does, never the cause
+            cause = not msg.imperative(sentence) and _states_cause(rest, number)
+            (causes if cause else fixes).append(sentence)
         # "what happened. what we do now.": a short prose body (not a squash merge's list
-        # of commits, not a long essay) puts the problem first and the fix last
+        # of commits, not a long essay) puts the problem first and the fix last; when
+        # some of its sentences are orders, they are the fix and the others the problem
         if fixes and not causes and 1 < len(said) <= 4 and not any(
                 msg.BULLET.match(line) for line in body.splitlines()):
-            causes, fixes = fixes[:-1], fixes[-1:]
+            orders = [f for f in fixes if msg.imperative(f)]
+            if orders and len(orders) < len(fixes):
+                causes, fixes = [f for f in fixes if f not in orders], orders
+            else:
+                causes, fixes = fixes[:-1], fixes[-1:]
         told = [rest.sentence(n) for n in said if n in remedies]
         if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
             fixes = [f for f in fixes if f in told]  # not the attempt it replaced

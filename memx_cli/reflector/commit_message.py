@@ -36,9 +36,39 @@ REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
 # modal anywhere ("tests must use X"), or a replacement ("use X instead of Y").
 NORM_START = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer)\b")
 NORM = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer)\b|"
-                  r"\b(?:must(?: not)?|mustn't|should(?: not)?|shouldn't|never|always)\s+\w|"
+                  r"\b(?:must(?: not)?|mustn't|should(?: not)?|shouldn't)\s+\w|"
+                  # "was never released", "is always empty", "main() always passes": facts
+                  r"(?<!was )(?<!were )(?<!is )(?<!are )(?<!has )(?<!have )(?<!had )(?<!been )"
+                  r"(?<!be )\b(?:never|always)\s+(?![a-z]+[^s]s\b)\w|"
                   r"\b(?:instead of|rather than)\b")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
+# An order: a capitalised word that is no closed-class word (pronoun, determiner,
+# conjunction, preposition, auxiliary) followed straight by a determiner or a code span —
+# "Move the Vary handling…", "Add a `(?=/|$)` lookahead…", "Use `x`…" — states what the
+# change does (the fix), while a statement starts with its subject ("The regex had…").
+_CLOSED = """
+a an the this that these those it its we our i my you your they their there here he she
+his her some any each every no all both either neither one when while if since because as
+so but and or yet for on in at by with without from to of into onto after before until
+unless although though once now then also only just still even not is are was were be
+been being has have had do does did will would can could should may might must shall
+what which who whom whose why how where
+"""
+_DETERMINERS = "a an the this that these those its their our all each every any some no both"
+CLOSED = frozenset(_CLOSED.split())
+DETERMINER = frozenset(_DETERMINERS.split())
+
+
+def imperative(sentence: str) -> bool:
+    """Whether ``sentence`` is an order ("Add a lookahead so …"): the fix of a commit, never
+    its cause, whatever "so that" it goes on with."""
+    words = sentence.strip().split(maxsplit=2)
+    if len(words) < 2 or not words[0].isalpha() or not words[0][:1].isupper():
+        return False
+    if words[0].lower() in CLOSED or (len(words[0]) > 6 and words[0].endswith("ly")):
+        return False  # "Previously the cache …": an adverb (Apply, Supply are orders)
+    second = words[1]
+    return second.lower() in DETERMINER or second.startswith("`")
 FOOTER = routine.FOOTER
 FIX_TYPES = frozenset(["fix", "fixes", "fixed", "hotfix", "bugfix"])
 MAX_SENTENCE = 300
@@ -132,14 +162,18 @@ def read(message: str, lang: str) -> Said:
             said.dropped.append(("Decision", text, "a revert that gives no reason"))
         return said
     head = core(subject)
-    items = [BULLET.sub("", line).strip() for line in body.splitlines() if BULLET.match(line)]
+    # a squash merge's list item is one commit: its first sentence is that commit's subject
+    items = [SENTENCE.split(BULLET.sub("", line).strip())[0]
+             for line in unwrap(body).splitlines() if BULLET.match(line)]
     # a fix's "return 404 instead of 500" is its fix: only an imperative rule counts there
     norm = NORM_START if is_fix(subject) else NORM
     for rule_text in [head, *items]:  # the subject, or one of a squash merge's commits
         if norm.search(rule_text) and routine.real_statement(rule_text):
-            # its reason, else the body's first sentence: what follows a rule explains it
-            why = next((r for r in reasons if r != rule_text),
-                       told[0] if told and rule_text == head else "")
+            # the subject's reason, else the body's first sentence: what follows a rule
+            # explains it; a list item is one commit of a squash merge, whole in itself:
+            # another item's sentence is no reason of it
+            why = "" if rule_text != head else next((r for r in reasons if r != rule_text),
+                                                    told[0] if told else "")
             text = rule_text.rstrip(".") + (f": {why}" if why else ".")
             said.found.append(_stated("Convention", text, lang))
             return said
