@@ -118,15 +118,16 @@ def test_search_queries_only_answer_or_refuse(searched: Repo, query: str, mode: 
                                  st.one_of(NASTY_TEXT, st.integers(), st.none()), max_size=3))
 def test_mcp_arguments_are_parsed_and_answered(searched: Repo, arguments: dict[str, object]
                                                ) -> None:
-    """What the server reads (through CleanLines) always parses as JSON-RPC, and the
+    """What the server reads (through clean_line) always parses as JSON-RPC, and the
     search it asks for answers or refuses with memx's message."""
     from mcp_types import jsonrpc_message_adapter
 
-    from memx_cli.agents.mcp_server import CleanLines, MemoryService
+    from memx_cli.agents.mcp_server import MemoryService
+    from memx_cli.agents.mcp_stdio import clean_line
 
     line = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                        "params": {"name": "search_memory", "arguments": arguments}})
-    read = CleanLines(io.BytesIO(line.encode() + b"\n")).readline()
+    read = clean_line(line + "\n")
     message = jsonrpc_message_adapter.validate_json(read, by_name=False)
     sent = message.params["arguments"]  # type: ignore[union-attr]
     query = sent.get("query")

@@ -122,3 +122,95 @@ def test_errors_are_mcp_errors_with_the_cli_message(memx: Memx, repo: Path) -> N
         "no memory matches 'zzzz'; see memx list",
         "role 'intern' has read access to domain 'security'; proposing a policy needs write "
         "(grant it in .memx/access.yaml)"]
+
+
+# `memx mcp` with a spy on anyio's worker threads: every hand-off to one is listed on
+# stderr by the function it ran (the real call still runs).
+SPIED_MCP = """
+import sys, anyio.to_thread
+real = anyio.to_thread.run_sync
+def spied(fn, *args, **kwargs):
+    name = getattr(fn, "__qualname__", None) or getattr(getattr(fn, "func", None),
+                                                         "__qualname__", repr(fn))
+    sys.stderr.write(f"thread: {name}\\n")
+    sys.stderr.flush()
+    return real(fn, *args, **kwargs)
+anyio.to_thread.run_sync = spied
+from memx_cli.cli import main
+main(["mcp"])
+"""
+
+
+def test_warm_searches_over_stdio_wake_no_worker_thread(memx: Memx, repo: Path) -> None:
+    """Issue 29: once the store is open, a search or a context through `memx mcp` runs
+    on the event loop and its request and reply cross the stdio pipes there: no worker
+    thread is woken per call (before: 4 a call, for the line read, the tool, the reply's
+    write and its flush: the difference between 8.5 ms at an agent's pace and 4.2 ms
+    in process)."""
+    import subprocess
+
+    memx.ok("add", "The payment webhook retries 5 times before giving up")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    calls = [("search_memory", {"query": "payment webhook"})] * 3
+    calls.append(("get_context", {"task": "fix the payment webhook retries"}))
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines += [{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+               "params": {"name": name, "arguments": arguments}}
+              for i, (name, arguments) in enumerate(calls)]
+    proc = subprocess.Popen([sys.executable, "-c", SPIED_MCP], cwd=repo, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    replies = []
+    for line in lines:  # one at a time, each answered before the next
+        proc.stdin.write(json.dumps(line).encode() + b"\n")
+        proc.stdin.flush()
+        if "id" in line:
+            replies.append(json.loads(proc.stdout.readline()))
+    proc.stdin.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert [r["id"] for r in replies] == list(range(len(calls) + 1))
+    found = json.loads(replies[3]["result"]["content"][0]["text"])
+    assert [hit["content"] for hit in found["results"]] == [
+        "The payment webhook retries 5 times before giving up"]
+    assert "payment webhook retries 5 times" in replies[4]["result"]["content"][0]["text"]
+    # the first search opens the store on a worker thread; nothing else wakes one
+    threads = [line for line in err.splitlines() if line.startswith("thread: ")]
+    assert threads == ["thread: MemoryService.call"]
+
+
+def test_the_loop_read_stdin_splits_cleans_and_bounds_lines() -> None:
+    """The request lines as the loop reads them from a real pipe, written in pieces that
+    cut lines and a UTF-8 character in half: the same lines; a lone surrogate and bad
+    bytes made U+FFFD; a line over the limit dropped (a line the SDK cannot parse in its
+    place) and the next one read; a last line without a newline read at the end."""
+    import threading
+
+    from memx_cli.agents import mcp_stdio
+
+    first = json.dumps({"q": "café \ud800 x"}).encode() + b"\n"
+    pieces = [first[:9], first[9:], b'{"a": "\xc3', b'\xa9 \xff"}\n{"b"',
+              b": 1}\n" + b"x" * (mcp_stdio.MAX_LINE + 1), b"x" * 100 + b"\n", b'{"c": 2}']
+    read_end, write_end = os.pipe()
+
+    def feed() -> None:
+        for piece in pieces:
+            os.write(write_end, piece)
+        os.close(write_end)
+
+    async def read_all() -> list[str]:
+        return [line async for line in mcp_stdio.LoopLines(read_end)]
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        lines = anyio.run(read_all)
+    finally:
+        feeder.join()
+        os.close(read_end)
+    assert lines == [json.dumps({"q": "café \ufffd x"}, ensure_ascii=False) + "\n",
+                     '{"a": "é \ufffd"}\n', '{"b": 1}\n', mcp_stdio.DROPPED, '{"c": 2}']

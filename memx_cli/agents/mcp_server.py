@@ -12,21 +12,19 @@ Imported only by `memx mcp`: the MCP SDK costs ~0.3 s to import and nothing else
 
 from __future__ import annotations
 
-import io
-import json
-import os
-import sys
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import Field
 
 from memx_cli import __version__
+from memx_cli.agents.mcp_stdio import wire_streams
 from memx_cli.errors import EXIT_INTERNAL, MemxError
 from memx_cli.jsonout import (
     conflict_json,
@@ -37,7 +35,6 @@ from memx_cli.jsonout import (
     write_json,
 )
 from memx_cli.store.repo import Repo
-from memx_cli.textproc import clean_text
 
 if TYPE_CHECKING:
     from memx_cli.freshness.drain import Drain
@@ -95,15 +92,35 @@ class MemoryService:
         self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}",
                          services=self.warm)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
+        self.opened = False  # a first call has run (the indexes are open)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run one library call; MemxError -> an MCP error with the CLI's message."""
         with self._lock:
+            result = self._run(fn)
+        self.opened = True
+        return result
+
+    async def read(self, fn: Callable[[], T]) -> T:
+        """A search or a context on the event loop itself once the store is open, when no
+        other call runs: no worker thread to wake and wait for (issue 29: the SDK runs
+        a plain function on one, a hand-off each way). The first (it opens the indexes
+        and loads the model) and one arriving during a longer call (a sweep, a scan)
+        run on a worker thread, so the loop keeps reading meanwhile."""
+        if self.opened and self._lock.acquire(blocking=False):
             try:
-                return fn()
-            except MemxError as exc:
-                code = INTERNAL_ERROR if exc.exit_code == EXIT_INTERNAL else INVALID_PARAMS
-                raise MCPError(code, str(exc)) from None
+                return self._run(fn)
+            finally:
+                self._lock.release()
+        return await anyio.to_thread.run_sync(self.call, fn)
+
+    @staticmethod
+    def _run(fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except MemxError as exc:
+            code = INTERNAL_ERROR if exc.exit_code == EXIT_INTERNAL else INVALID_PARAMS
+            raise MCPError(code, str(exc)) from None
 
     def search(self, query: str, mode: str, scope: str | None, limit: int) -> dict[str, Any]:
         from memx_cli.generator.context import unreviewed
@@ -159,7 +176,7 @@ def build_server(service: MemoryService) -> MCPServer:
     call = service.call
 
     @server.tool()
-    def search_memory(
+    async def search_memory(
             query: Text,
             mode: Literal["keyword", "semantic", "hybrid"] = "hybrid",
             scope: Annotated[str | None, Field(description="project (default), global, "
@@ -168,15 +185,15 @@ def build_server(service: MemoryService) -> MCPServer:
         """Search long-term memory. hybrid (default) blends words and meaning; keyword is
         full text only; semantic fuses full text and vectors by rank. Results carry
         anchor verification (verified / stale / unverifiable)."""
-        return call(lambda: service.search(query, mode, scope, limit))
+        return await service.read(lambda: service.search(query, mode, scope, limit))
 
     @server.tool()
-    def get_context(task: Text,
+    async def get_context(task: Text,
                     budget: Annotated[int | None, Field(ge=200)] = None) -> dict[str, Any]:
         """The preamble for a task: every active policy, your working notes and up to 5
         keyword-matched facts (tasks of 20+ characters). Verify load-bearing items with
         search_memory."""
-        return call(lambda: service.context(task, budget))
+        return await service.read(lambda: service.context(task, budget))
 
     @server.tool()
     def propose_fact(content: Text, domain: Domain = None, topic: str | None = None,
@@ -251,25 +268,14 @@ def build_server(service: MemoryService) -> MCPServer:
 
 def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None:
     """Run the server on stdin/stdout until the client closes the connection."""
-    import anyio
     from mcp.server.stdio import stdio_server
 
     service = MemoryService(repo, agent, role)
     server = build_server(service)
-    # Read the wire from a private copy of fd 0 and point fd 0 at the null device, as the
-    # SDK does for the stdin it opens itself: a child process (git) never eats a request.
-    wire: Any
-    try:
-        wire = os.fdopen(os.dup(0), "rb")
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-    except OSError:
-        wire = sys.stdin.buffer
-    stdin = anyio.wrap_file(CleanLines(wire))
+    stdin, stdout = wire_streams()
 
     async def run() -> None:
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
             lowlevel = server._lowlevel_server  # what MCPServer.run("stdio") runs
             await lowlevel.run(read_stream, write_stream,
                                lowlevel.create_initialization_options())
@@ -278,32 +284,3 @@ def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None
         anyio.run(run)
     finally:
         service.watcher.stop()
-
-
-class CleanLines(io.TextIOWrapper):
-    """stdin as UTF-8 lines, a JSON ``\\ud800`` (a lone surrogate) made U+FFFD: the SDK's
-    parser refuses the whole message, and a message it cannot parse gets no reply at
-    all (issue 14). Undecodable bytes become U+FFFD too."""
-
-    def __init__(self, buffer: Any):
-        super().__init__(buffer, encoding="utf-8", errors="replace")
-
-    def readline(self, size: int = -1, /) -> str:  # type: ignore[override]
-        line = super().readline(size)
-        if "\\ud" not in line.lower():
-            return line
-        try:
-            data = json.loads(line)
-        except ValueError:
-            return line
-        return json.dumps(_clean(data), ensure_ascii=False) + "\n"
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
-    return value
