@@ -10,7 +10,9 @@ pipes (the MCP handshake, a warm-up search), then QUERIES `search_memory` calls 
 second apart, each timed from writing its request line to reading its reply; then the
 same queries searched in process by one watched Searcher of that install
 (bench/paced.py: the floor the MCP server adds to). Prints medians (target: MCP search
-at an agent's pace <= 6 ms at 10k).
+at an agent's pace <= 6 ms at 10k), with the server's CPU time and its threads' wait
+for a CPU during each call (Linux: /proc/PID/task/*/schedstat), which show what thread
+hand-offs cost on a busy machine whatever the load of the moment.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from user_paths import PACE_SECONDS
 
 QUERIES = 5
 MCP_ROW = f"`memx mcp` search_memory, {PACE_SECONDS:.0f} s apart (request line -> reply)"
+CPU_ROW = "  its server's CPU time a call (all threads)"
+QUEUE_ROW = "  its server's threads' wait for a CPU a call (run queue)"
 FLOOR_ROW = "the same searches in process (watched Searcher, bench/paced.py)"
 REPLY_TIMEOUT = 120.0  # seconds: the first search opens the store
 
@@ -48,15 +52,37 @@ class McpClient:
                                 "clientInfo": {"name": "bench", "version": "1"}})
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    def search(self, query: str) -> float:
-        """Milliseconds from sending one search_memory call to reading its reply."""
+    def search(self, query: str) -> tuple[float, float, float]:
+        """Milliseconds from sending one search_memory call to reading its reply, and the
+        server's CPU time and run-queue wait meanwhile (all its threads; 0 where the
+        kernel does not keep them)."""
+        cpu, queued = self.scheduled()
         start = time.perf_counter()
         reply = self.ask("tools/call", {"name": "search_memory",
                                         "arguments": {"query": query, "mode": "hybrid"}})
         elapsed = (time.perf_counter() - start) * 1000
         if "result" not in reply or reply["result"].get("isError"):
             raise RuntimeError(f"search_memory {query!r} failed: {reply}")
-        return elapsed
+        cpu_after, queued_after = self.scheduled()
+        return elapsed, (cpu_after - cpu) / 1e6, (queued_after - queued) / 1e6
+
+    def scheduled(self) -> tuple[int, int]:
+        """Nanoseconds on a CPU and waiting for one, summed over the server's threads
+        (/proc/PID/task/*/schedstat)."""
+        cpu = queued = 0
+        tasks = Path(f"/proc/{self.proc.pid}/task")
+        try:
+            names = os.listdir(tasks)
+        except OSError:
+            return 0, 0
+        for name in names:
+            try:
+                fields = (tasks / name / "schedstat").read_text().split()
+            except OSError:  # a thread that ended meanwhile
+                continue
+            cpu += int(fields[0])
+            queued += int(fields[1])
+        return cpu, queued
 
     def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self._next += 1
@@ -93,7 +119,7 @@ class McpClient:
             self.proc.wait()
 
 
-def mcp_paced(memx: Path, root: Path, texts: list[str]) -> list[float]:
+def mcp_paced(memx: Path, root: Path, texts: list[str]) -> list[tuple[float, float, float]]:
     client = McpClient(memx, root)
     try:
         client.search("warm up")
@@ -114,12 +140,15 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
     for name in bins:
         run_child([str(bins[name] / "memx"), "reindex", "--full"], roots[name])
     texts = queries(random.Random(SEED - size), runs * QUERIES)
-    out: dict[str, dict[str, list[float]]] = {name: {MCP_ROW: [], FLOOR_ROW: []}
-                                              for name in bins}
+    out: dict[str, dict[str, list[float]]] = {
+        name: {MCP_ROW: [], CPU_ROW: [], QUEUE_ROW: [], FLOOR_ROW: []} for name in bins}
     for i in range(runs):
         asked = texts[i * QUERIES:(i + 1) * QUERIES]
         for name in list(bins) if i % 2 == 0 else list(reversed(bins)):
-            out[name][MCP_ROW] += mcp_paced(bins[name] / "memx", roots[name], asked)
+            for wall, cpu, queued in mcp_paced(bins[name] / "memx", roots[name], asked):
+                out[name][MCP_ROW].append(wall)
+                out[name][CPU_ROW].append(cpu)
+                out[name][QUEUE_ROW].append(queued)
             out[name][FLOOR_ROW] += paced_child(bins[name], roots[name], asked)
     return {name: {row: statistics.median(values) for row, values in rows.items()}
             for name, rows in out.items()}

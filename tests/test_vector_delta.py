@@ -12,6 +12,7 @@ import pytest
 
 from memx_cli import embed
 from memx_cli.index import StoreIndex, vectors
+from memx_cli.index.keys import memory_key
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx
@@ -221,3 +222,134 @@ def test_a_delta_past_its_limit_is_folded_by_a_detached_worker(
     assert not path.exists() and main.stat().st_ino != before
     assert folded_here == []  # the fold was the worker's, in its own process
     _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))
+
+
+def test_a_fold_holds_the_store_lock_only_to_swap_its_file_in(
+        memx: Memx, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: while a fold builds and saves the new main file, the store lock is free
+    (before: held for the whole fold, so a write waited 0.3-1.4 s at 100k); a real
+    `memx add` made then by another process is kept: its vector is searchable after
+    the swap and the answers are those of a fresh index."""
+    import os
+    import subprocess
+    import sys
+
+    import usearch.index
+
+    _import(memx, repo, 0, 40)
+    index = StoreIndex(Repo.discover(repo).store, None)
+    _top(index)  # vectors built, model loaded
+    _import(memx, repo, 40, 6)
+    _edit(sorted((repo / ".memx" / "memories").glob("*.yaml"))[3],
+          "the release checklist now starts with the changelog")
+    _top(StoreIndex(Repo.discover(repo).store, None))  # into the delta
+    delta = repo / ".memx" / "cache" / "vectors.delta"
+    assert delta.is_file()
+    lock = Repo.discover(repo).store.lock_path
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    probe = ("import sys; from pathlib import Path; from memx_cli.fsutil import locked\n"
+             "with locked(Path(sys.argv[1]), wait=0): pass")
+    during: list[tuple[int, bytes]] = []
+    real_save = usearch.index.Index.save
+
+    def save(self: object, path: object = None, *args: object) -> object:
+        if not during:  # the new main file, being written: is the store lock free?
+            free = subprocess.run([sys.executable, "-c", probe, str(lock)], env=env,
+                                  capture_output=True).returncode
+            out = b""
+            if free == 0:  # then another process writes meanwhile
+                out = subprocess.run([sys.executable, "-m", "memx_cli", "add", "--json",
+                                      "the scheduler pauses jobs during the freeze window"],
+                                     cwd=repo, env=env, capture_output=True, check=True).stdout
+            during.append((free, out))
+        return real_save(self, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(usearch.index.Index, "save", save)
+    assert index.compact(force=True)
+    monkeypatch.setattr(usearch.index.Index, "save", real_save)
+    assert during and during[0][0] == 0, "the store lock was held while the fold saved"
+    added = json.loads(during[0][1])["memory"]["id"]
+    # before any check of the files: the add's vector is in the delta, rebased onto
+    # the new main file (which was built without it)
+    folded = vectors.VectorIndex(repo / ".memx" / "cache" / "vectors.usearch")
+    assert list(folded.get([memory_key(added)])) == [memory_key(added)]
+    _same(_top(StoreIndex(Repo.discover(repo).store, None)), _fresh(repo, tmp_path))
+
+
+def test_a_delta_grown_during_a_fold_is_rebased_onto_the_new_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kind of change an update makes while a fold builds its file (a key of the
+    folded delta removed or changed again, a key of the old main file removed or
+    changed, a new key) is right after the swap, at every step of it (a reader may pair
+    either delta with either main file), and the delta keeps only what the new file
+    lacks."""
+    import contextlib
+    import os
+
+    import numpy as np
+    import usearch.index
+
+    rng = np.random.default_rng(7)
+    ndim = 8
+
+    def vec() -> np.ndarray:
+        return rng.standard_normal(ndim).astype(np.float32)
+
+    want = {k: vec() for k in range(1, 41)}
+    index = vectors.VectorIndex(tmp_path / "vectors.usearch")
+    index.update(ndim, [], list(want), np.stack(list(want.values())))
+    folded_changes = {3: vec(), 4: vec(), 50: vec(), 51: vec()}  # changed and new keys
+    index.update(ndim, [5], list(folded_changes), np.stack(list(folded_changes.values())))
+    want.update(folded_changes)
+    del want[5]
+    later = {4: vec(), 51: vec(), 6: vec(), 60: vec()}  # again, an old key, a new one
+    removed = [50, 3, 7]  # a new key of the folded delta, a changed one, an old one
+
+    def state(main: Path, delta: Path) -> dict[int, list[float]]:
+        reader = vectors.VectorIndex(tmp_path / "reader.usearch")
+        for source, target in ((main, reader.path), (delta, reader.delta_path)):
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
+            os.link(source, target)
+        return {k: list(v) for k, v in reader.get(list(range(1, 80))).items()}
+
+    def same(got: dict[int, list[float]], expected: dict[int, np.ndarray]) -> bool:
+        return sorted(got) == sorted(expected) and all(
+            np.allclose(got[k], expected[k] / np.linalg.norm(expected[k]), atol=2e-3)
+            for k in got)
+
+    real_save = usearch.index.Index.save
+    real_replace = os.replace
+    pairs: list[dict[int, list[float]]] = []
+
+    def save(self: object, path: object = None, *args: object) -> object:
+        if str(path).endswith(".tmp") and not pairs:  # the fold's new file: writes come
+            writer = vectors.VectorIndex(index.path)
+            writer.update(ndim, removed, list(later), np.stack(list(later.values())))
+        return real_save(self, path, *args)  # type: ignore[arg-type]
+
+    def replace(src: object, dst: object) -> None:
+        if Path(str(dst)) == index.path:  # the swap: the delta there now with both files
+            kept = tmp_path / "kept.usearch"
+            shutil.copy(index.path, kept)
+            pairs.append(state(kept, index.delta_path))
+            pairs.append(state(Path(str(src)), index.delta_path))
+        real_replace(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(usearch.index.Index, "save", save)
+    monkeypatch.setattr(os, "replace", replace)
+    assert index.compact(contextlib.nullcontext, 1)
+    monkeypatch.undo()
+    want.update(later)
+    for key in removed:
+        want.pop(key, None)
+    assert len(pairs) == 2 and same(pairs[0], want) and same(pairs[1], want)
+    assert same(state(index.path, index.delta_path), want)
+    left = vectors.Delta.load(index.delta_path)
+    assert left is not None
+    # only the later changes stay (4, 51 and 6 changed, 60 new; 50, 3 and 7 hidden): the
+    # folded delta's own rows (3, 4, 5, 50, 51) are in the new file; every key of the
+    # new file the delta replaces is stale there (a search asks the graph for more)
+    assert sorted(int(k) for k in left.keys) == [4, 6, 51, 60]
+    assert sorted(int(k) for k in left.stale) == [3, 4, 6, 7, 50, 51]
+    assert vectors.VectorIndex(index.path).count() == len(want)

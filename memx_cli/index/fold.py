@@ -5,9 +5,10 @@ delta into the HNSW main file rewrites that file (1.38 s at 100k memories). The 
 whose write crossed the threshold used to pay for it. Now the fold runs where no command
 waits: in the memx server when it is idle (``StoreIndex.compact``, server/daemon.py),
 and without the server in a detached worker process started here, as the post-commit
-hook's background run is: its own session, no terminal, no pipes back. The worker takes
-the store lock as every index writer does, so a write that comes while it folds waits
-for it; readers never wait (the main file is replaced by rename, then the delta goes).
+hook's background run is: its own session, no terminal, no pipes back. The worker builds
+the new main file without the store lock and takes it only to swap the file in
+(``VectorIndex.compact``), so a write that comes while it folds waits milliseconds, not
+the fold; readers never wait (files are replaced by rename).
 
 ``python -m memx_cli.index.fold STORE_ROOT`` is the worker.
 """
@@ -59,14 +60,15 @@ def request(store: Store) -> bool:
 
 def run(root: Path) -> bool:
     """The worker: fold the delta of the store at ``root`` (whatever its size: it was
-    asked for), under the store lock; False when another worker holds the fold."""
+    asked for), the store lock held only for the swap; False when another worker holds
+    the fold or the files changed under it."""
     from memx_cli.index.vectors import VectorIndex
 
     store = Store(root, "project")
     try:
-        with locked(_lock(store), wait=0), store.lock():
+        with locked(_lock(store), wait=0):
             # The same file StoreIndex keeps (sync.py), folded as StoreIndex.compact does.
-            return VectorIndex(store.cache_dir / "vectors.usearch").compact(1)
+            return VectorIndex(store.cache_dir / "vectors.usearch").compact(store.lock, 1)
     except LockTimeoutError:
         return False
 

@@ -486,8 +486,8 @@ class StoreIndex:
         and at the end of ``memx reindex``. False when nothing was done."""
         from memx_cli.index.vectors import COMPACT_AT
 
-        with self.store.lock():
-            return self.vectors.compact(1 if force else COMPACT_AT)
+        # built without the store lock, which is taken only to swap the new file in
+        return self.vectors.compact(self.store.lock, 1 if force else COMPACT_AT)
 
     # ------------------------------------------------------------ state
 
