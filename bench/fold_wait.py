@@ -6,8 +6,9 @@ BEFORE_BIN and AFTER_BIN are the folders holding each install's `memx` executabl
 virtual environment's bin/). Each size gets one store written and committed as `run.py`
 does, copied once per install and indexed with `memx reindex --full`. A round, per
 install (the order alternates between rounds): `memx import --raw` of FRESH new records
-(their vectors go to the delta, below the size that starts a fold by itself), then the
-fold worker that a write past that size starts (``python -m memx_cli.index.fold ROOT``
+and a hybrid search (their vectors go to the delta, below the size that starts a fold by
+itself), then the
+fold worker that a write past that size starts (``python -m memx_cli.index.fold ROOT/.memx``
 under the install's interpreter), while this process takes and releases the store lock
 every few milliseconds as a write would: the longest of those waits is what a write
 coming during the fold waits. Prints medians over the rounds.
@@ -37,13 +38,15 @@ def fold_round(bin_dir: Path, root: Path, records: Path) -> tuple[float, float]:
     from memx_cli.fsutil import locked
 
     run_child([str(bin_dir / "memx"), "import", str(records), "--raw"], root)
+    # the search that embeds them (a raw import leaves the vectors to it)
+    run_child([str(bin_dir / "memx"), "search", "deploy", "--mode", "hybrid"], root)
     lock = root / ".memx" / "local" / "write.lock"
     delta = root / ".memx" / "cache" / "vectors.delta"
     if not delta.is_file():
         raise RuntimeError(f"{root}: the import left no vector delta to fold")
     start = time.perf_counter()
     worker = subprocess.Popen([str(bin_dir / "python"), "-m", "memx_cli.index.fold",
-                               str(root)], cwd=root, stdin=subprocess.DEVNULL)
+                               str(root / ".memx")], cwd=root, stdin=subprocess.DEVNULL)
     longest = 0.0
     while worker.poll() is None:
         asked = time.perf_counter()
