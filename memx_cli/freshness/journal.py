@@ -33,7 +33,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -352,10 +352,15 @@ class Watched:
     store, the watch (epoch) and event number its index was last synced at. A store the
     watcher cannot vouch for is checked as without a watcher (``ByTime``)."""
 
-    def __init__(self, watcher: Watcher | Drain):
+    def __init__(self, watcher: Watcher | Drain,
+                 resumed: MutableMapping[str, tuple[int, int]] | None = None):
         self.watcher = watcher
         self.synced: dict[str, tuple[int, int]] = {}
         self.unwatched = ByTime()
+        # Where earlier searchers of this process left their stores (the memx server's
+        # dropped searchers, issue 29): a store's first check here starts from there,
+        # as if this searcher had made that check (the index on disk is what it left).
+        self.resumed = resumed if resumed is not None else {}
 
     def settle(self, indexes: Iterable[StoreIndex]) -> None:
         roots = [self.watcher.root(index.store.root) for index in indexes]
@@ -382,6 +387,8 @@ class Watched:
         # taken before the check: a change during it is seen by the next one
         now = (root.epoch, root.changes)
         last = self.synced.get(root.path)
+        if last is None:
+            last = self.resumed.pop(root.path, None)
         known = root.since(last[1]) if last is not None and last[0] == root.epoch else None
         if known is not None and root.linked:
             known = known | root.linked

@@ -158,9 +158,24 @@ class StoreIndex:
                 and self._model_kept()):
             return checked[2]
         folders = dir_times(self.store)
-        report = self._holds(ids, want_vectors) or self.sync_written(ids, want_vectors)
+        report = ((self._adopt(want_vectors) if not ids and checked is None else None)
+                  or self._holds(ids, want_vectors) or self.sync_written(ids, want_vectors))
         self._checked = (time.monotonic(), folders, report)
         return report
+
+    def _adopt(self, want_vectors: bool) -> SyncReport | None:
+        """The report of an index this object has not checked yet, when a watcher
+        vouches that no file changed since another index of this process checked the
+        store (a searcher of the memx server made again, issue 29): the index on disk is
+        that check's, so neither a look at the files nor a write; None when it cannot
+        serve as it is (no index yet, vectors to bring up to date)."""
+        if self._last is not None or not self.lexical.path.is_dir():
+            return None
+        state = read_state(self.state_path)
+        if state is None:
+            return None
+        self.ids = ListedIds(self.store)
+        return self._current(state, want_vectors, None)
 
     def _holds(self, ids: Collection[str], want_vectors: bool) -> SyncReport | None:
         """The report when the index this process holds open already has the files of

@@ -51,8 +51,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memx.server")
 
-# Warm searchers kept at once (each holds its indexes open); the least recent goes first.
-MAX_REPOSITORIES = 8
+# Warm searchers are kept while the index files they hold open (memory-mapped, read at
+# each search) add up to at most this many bytes, the least recent out first and the most
+# recent always kept (issue 29: a fixed count of 8 dropped the 9th small repository as
+# readily as a 1M-memory one); and never more than MAX_REPOSITORIES of them (each holds
+# file descriptors and watches).
+MEMORY_BUDGET = 512 << 20
+MAX_REPOSITORIES = 64
+# The stores of dropped searchers stay watched, with where their last check left the
+# watcher's journal, so that a searcher made for one again checks only the files changed
+# since (issue 29: the 9th repository's switch checked every file, 100-360 ms).
+MAX_REMEMBERED = 64
 # Longest wait of the opening of the first repository for the command that started the
 # server to end (issue 29; a forwarded command ends the wait at once).
 AFTER_WAIT = 30.0
@@ -83,6 +92,9 @@ class Daemon:
         self.requests = 0
         self.watcher = open_watcher()
         self.searchers: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
+        self.footprints: dict[tuple[Any, ...], int] = {}  # bytes of each one's index files
+        # store -> (watch epoch, event number) of its last check by a dropped searcher
+        self.remembered: OrderedDict[str, tuple[int, int]] = OrderedDict()
         self.socket_path = ""
         self._stop = False
         self._waiting = False  # on a connection or a request: SIGTERM ends the wait
@@ -414,17 +426,32 @@ class Daemon:
     def _new_searcher(self, repo: Repo) -> Searcher:
         from memx_cli.generator.search import Searcher
 
-        return Searcher(repo, freshness=Watched(self.watcher))
+        return Searcher(repo, freshness=Watched(self.watcher, resumed=self.remembered))
 
     def _keep(self, key: tuple[Any, ...], searcher: Searcher) -> Searcher:
-        """Keep ``searcher`` warm under ``key``; past MAX_REPOSITORIES the least recent
-        goes, and its stores stop being watched."""
+        """Keep ``searcher`` warm under ``key``; past MEMORY_BUDGET or MAX_REPOSITORIES
+        the least recent go. Their stores stay watched (the last MAX_REMEMBERED) with
+        where their checks left off, for the next searcher of one of them."""
         self.searchers[key] = searcher
-        if len(self.searchers) > MAX_REPOSITORIES:
-            while len(self.searchers) > MAX_REPOSITORIES:
-                self.searchers.popitem(last=False)
+        self.searchers.move_to_end(key)
+        self.footprints[key] = _footprint(searcher)
+        dropped = []
+        while len(self.searchers) > 1 and (
+                len(self.searchers) > MAX_REPOSITORIES
+                or sum(self.footprints.get(k, 0) for k in self.searchers) > MEMORY_BUDGET):
+            old_key, old = self.searchers.popitem(last=False)
+            self.footprints.pop(old_key, None)
+            dropped.append(old)
+        if dropped:
+            for old in dropped:
+                if isinstance(old.freshness, Watched):
+                    for store, position in old.freshness.synced.items():
+                        self.remembered[store] = position
+                        self.remembered.move_to_end(store)
+            while len(self.remembered) > MAX_REMEMBERED:
+                self.remembered.popitem(last=False)
             self.watcher.forget({str(i.store.root) for s in self.searchers.values()
-                                 for i in s.indexes})
+                                 for i in s.indexes} | set(self.remembered))
         return searcher
 
 
@@ -443,6 +470,28 @@ class _Vouched:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._index, name)
+
+
+def _footprint(searcher: Searcher) -> int:
+    """Bytes of the index files ``searcher`` holds open (its stores' cache folders)."""
+    total = 0
+    for index in searcher.indexes:
+        folders = [str(index.dir)]
+        while folders:
+            try:
+                entries = os.scandir(folders.pop())
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            total += entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+    return total
 
 
 def _watched_check(freshness: Freshness, index: StoreIndex) -> None:
