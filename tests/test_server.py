@@ -383,6 +383,7 @@ def test_warm_searchers_are_kept_by_the_size_of_their_indexes(
     """Issue 29: nine small repositories stay warm (a fixed count of 8 dropped the
     9th); a budget for two repositories' index files keeps the two most recent."""
     from memx_cli.server import daemon
+    from memx_cli.server.warmth import footprint
     from memx_cli.store.repo import Repo
 
     roots = _repositories(memx, tmp_path, 9)
@@ -396,7 +397,7 @@ def test_warm_searchers_are_kept_by_the_size_of_their_indexes(
     server = daemon.Daemon(idle_timeout=60)
     try:
         server.searcher(Repo(roots[0])).search("deploys", mode="keyword")
-        size = max(daemon._footprint(s) for s in server.searchers.values())
+        size = max(footprint(s) for s in server.searchers.values())
         assert size > 0
         monkeypatch.setattr(daemon, "MEMORY_BUDGET", int(size * 2.5))
         for root in roots[1:4]:

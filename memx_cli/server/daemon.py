@@ -38,6 +38,7 @@ from memx_cli.server.caller import (
     read_request,
     same_user,
 )
+from memx_cli.server.warmth import footprint, searcher_key
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
 from memx_cli.wire.protocol import PROTOCOL, ProtocolError, send_json
@@ -198,7 +199,7 @@ class Daemon:
             repo = Repo.discover(Path(repository))
             if not repo.store.exists() or not repo.config["server.enabled"]:
                 return
-            key, searcher = _searcher_key(repo), self._new_searcher(repo)
+            key, searcher = searcher_key(repo), self._new_searcher(repo)
             _import_readers()
             # one search as the first command's would run, counting no recall: the
             # indexes checked and opened with their vectors, the model loaded, the
@@ -415,7 +416,7 @@ class Daemon:
     def searcher(self, repo: Repo) -> Searcher:
         """The warm Searcher of ``repo`` (made on first use), keyed by what shapes it:
         the work tree, the global store, the configuration files and MEMX_* settings."""
-        key = _searcher_key(repo)
+        key = searcher_key(repo)
         self._used = key
         found: Searcher | None = self.searchers.get(key)
         if found is None:
@@ -434,7 +435,7 @@ class Daemon:
         where their checks left off, for the next searcher of one of them."""
         self.searchers[key] = searcher
         self.searchers.move_to_end(key)
-        self.footprints[key] = _footprint(searcher)
+        self.footprints[key] = footprint(searcher)
         dropped = []
         while len(self.searchers) > 1 and (
                 len(self.searchers) > MAX_REPOSITORIES
@@ -472,28 +473,6 @@ class _Vouched:
         return getattr(self._index, name)
 
 
-def _footprint(searcher: Searcher) -> int:
-    """Bytes of the index files ``searcher`` holds open (its stores' cache folders)."""
-    total = 0
-    for index in searcher.indexes:
-        folders = [str(index.dir)]
-        while folders:
-            try:
-                entries = os.scandir(folders.pop())
-            except OSError:
-                continue
-            with entries:
-                for entry in entries:
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            folders.append(entry.path)
-                        elif entry.is_file(follow_symlinks=False):
-                            total += entry.stat(follow_symlinks=False).st_size
-                    except OSError:
-                        continue
-    return total
-
-
 def _watched_check(freshness: Freshness, index: StoreIndex) -> None:
     """Bring a warm index up to date as its watcher knows it (settle, watched check)."""
     from memx_cli.embed import is_loaded
@@ -511,29 +490,6 @@ class _Counter(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
-
-
-def _searcher_key(repo: Any) -> tuple[Any, ...]:
-    """What a warm searcher was built from, beside the memory files its watcher follows:
-    the configuration layers, the access grants and the sources' pinned commits (issue 27:
-    after `memx source update` the server kept searching the old commit's memories)."""
-    from memx_cli import config as configmod
-    from memx_cli.store.access import ACCESS_FILE
-    from memx_cli.store.sources import lock_path
-
-    files = []
-    inputs = [path for _, path in configmod.layer_paths(repo.store.root)]
-    inputs += [Path(repo.store.root) / ACCESS_FILE, lock_path(repo)]
-    for path in inputs:
-        try:
-            st = path.stat()
-            files.append((str(path), st.st_mtime_ns, st.st_size))
-        except OSError:
-            files.append((str(path), 0, -1))
-    settings = {configmod.env_name(k) for k in configmod.SETTINGS}
-    env = tuple(sorted((k, v) for k, v in os.environ.items() if k in settings))
-    return (str(repo.worktree), str(repo.global_store.root), repo.global_store.exists(),
-            repo.store.exists(), tuple(files), env)
 
 
 def _alive(pid: int) -> bool:
