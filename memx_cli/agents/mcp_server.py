@@ -92,14 +92,12 @@ class MemoryService:
         self.memx = Memx(repo, agent=agent, role=role, session=session_name or f"mcp-{stamp}",
                          services=self.warm)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
-        self.opened = False  # a first call has run (the indexes are open)
+        self.opened = False  # a search or a context has run (the indexes are open)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run one library call; MemxError -> an MCP error with the CLI's message."""
         with self._lock:
-            result = self._run(fn)
-        self.opened = True
-        return result
+            return self._run(fn)
 
     async def read(self, fn: Callable[[], T]) -> T:
         """A search or a context on the event loop itself once the store is open, when no
@@ -112,7 +110,9 @@ class MemoryService:
                 return self._run(fn)
             finally:
                 self._lock.release()
-        return await anyio.to_thread.run_sync(self.call, fn)
+        result = await anyio.to_thread.run_sync(self.call, fn)
+        self.opened = True
+        return result
 
     @staticmethod
     def _run(fn: Callable[[], T]) -> T:
