@@ -5,7 +5,8 @@ to a worker thread (``anyio.wrap_file``): three thread hand-offs a call, each a 
 that waits for a free core on a busy machine (issue 29: 8.5 ms a search at an agent's
 pace against 4.2 ms in process). Here a pipe, a socket or a terminal is polled by the
 loop itself and read or written only when ready, so a call costs no thread; any other
-stdin or stdout (a regular file) keeps the SDK's threads (``wire_streams`` says which).
+stdin or stdout (a regular file; a terminal outside Linux) keeps the SDK's threads
+(``wire_streams`` says which).
 
 Both ends are private duplicates: fd 0 then points at the null device and fd 1 at
 stderr, as the SDK does with the streams it opens itself, so a child process (git)
@@ -73,7 +74,9 @@ def _pollable(fd: int) -> bool:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    # (a terminal only on Linux: macOS's kqueue cannot wait on every character device)
+    return (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+            or (stat.S_ISCHR(mode) and sys.platform.startswith("linux")))
 
 
 class LoopLines:
