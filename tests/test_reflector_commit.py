@@ -134,3 +134,23 @@ def test_a_squash_list_item_is_a_rule_only_by_its_own_subject(memx: Memx, repo: 
                "* Do not resize the pane when the window is zoomed\n")
     assert reflect(repo, message, [("M", "src/pane.go")]) == [
         ("convention", "Do not resize the pane when the window is zoomed.")]
+
+
+def test_a_reason_that_leans_on_the_sentence_before_keeps_it(memx: Memx, repo: Path) -> None:
+    """"… therefore did not run" or "This happened because …" says why about the sentence
+    before it: the memory carries both, not a reason about nothing."""
+    diff = ("@@ -5,3 +5,3 @@\n     env:\n-      GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n"
+            "+      GITHUB_TOKEN: ${{ secrets.RELEASE_PAT }}\n")
+    message = ("Use a personal token in the release workflow\n\nReleases created with the "
+               "default GITHUB_TOKEN do not trigger other workflows. The package-index "
+               "workflow therefore did not run for v2.1.0.")
+    [(_, memory)] = reflect(repo, message, [("M", ".github/workflows/release.yml")],
+                            {".github/workflows/release.yml": diff})
+    assert memory.endswith("Why: Releases created with the default GITHUB_TOKEN do not trigger "
+                           "other workflows. The package-index workflow therefore did not run "
+                           "for v2.1.0.")
+    decided = ("Keep the job queue in Redis\n\nThe in-process queue lost every job on a deploy. "
+               "This happened because the workers restarted before draining it.")
+    assert reflect(repo, decided, [("M", "app/queue.py")]) == [
+        ("decision", "Keep the job queue in Redis: The in-process queue lost every job on a "
+                     "deploy. This happened because the workers restarted before draining it.")]

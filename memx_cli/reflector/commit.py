@@ -411,7 +411,11 @@ def _reason_of(message: str) -> str | None:
     """The body's first sentence that says why, for a change read from the diff (a
     setting, a dependency): the memory carries its reason, not only the subject."""
     body = "\n".join(message.strip().splitlines()[1:])
-    return next((s for s in msg.sentences(body) if routine.gives_reason(s)), None)
+    told = msg.sentences(body)
+    for n, sentence in enumerate(told):
+        if routine.gives_reason(sentence):  # with the sentence it leans on, if it does
+            return f"{told[n - 1]} {sentence}" if n and msg.LEANS.search(sentence) else sentence
+    return None
 
 
 def _setting_is_the_fix(found: list[Candidate]) -> list[Candidate]:

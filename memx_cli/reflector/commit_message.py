@@ -143,6 +143,28 @@ def sentences(body: str) -> list[str]:
     return [s[:MAX_SENTENCE] for s in out]
 
 
+# A sentence that leans on the one before it: "This broke …", "Winget therefore did not
+# fire": alone it says why about nothing.
+LEANS = re.compile(r"^(?:This|That|These|Those|It|They|So|Thus|Hence|Therefore|As a result)\b"
+                   r"|\b(?:therefore|thus|hence)\b")
+
+
+def reasons_of(told: list[str], head: str = "") -> list[str]:
+    """The sentences of ``told`` that say why, each with the sentence before it when it
+    leans on that one (unless that one is a reason already kept or the subject again)."""
+    out: list[str] = []
+    title = head.lower().rstrip(". ")
+    for n, sentence in enumerate(told):
+        if not routine.gives_cause(sentence):
+            continue
+        before = told[n - 1] if n else ""
+        if before and LEANS.search(sentence) and before not in out \
+                and not (title and title in before.lower()):
+            sentence = f"{before.rstrip()} {sentence}"
+        out.append(sentence)
+    return out
+
+
 def read(message: str, lang: str) -> Said:
     said = Said()
     lines = message.strip().splitlines()
@@ -150,7 +172,7 @@ def read(message: str, lang: str) -> Said:
         return said
     subject, body = lines[0], "\n".join(lines[1:]).strip()
     told = sentences(body)
-    reasons = [s for s in told if routine.gives_cause(s)]
+    reasons = reasons_of(told, core(subject))
     reverted = REVERT.match(subject)
     if reverted:
         what = core(reverted.group(1) or reverted.group(2) or "")
