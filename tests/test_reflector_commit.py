@@ -154,3 +154,15 @@ def test_a_reason_that_leans_on_the_sentence_before_keeps_it(memx: Memx, repo: P
     assert reflect(repo, decided, [("M", "app/queue.py")]) == [
         ("decision", "Keep the job queue in Redis: The in-process queue lost every job on a "
                      "deploy. This happened because the workers restarted before draining it.")]
+
+
+def test_a_quoted_line_of_code_is_neither_the_problem_nor_the_fix(memx: Memx,
+                                                                  repo: Path) -> None:
+    message = ("fix(types): declare the token authorizer of the request context\n\nThe "
+               "context type only declared the `iam` authorizer, so reading a token "
+               "authorizer's claims was a type error.\n"
+               "event.requestContext.authorizer.token.sub // Property 'token' does not exist\n")
+    assert reflect(repo, message, [("M", "src/types.ts")]) == [(
+        "error-fix", "Error: The context type only declared the `iam` authorizer, so reading a "
+        "token authorizer's claims was a type error. Fix: Declare the token authorizer of the "
+        "request context (changed src/types.ts).")]

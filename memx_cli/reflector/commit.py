@@ -181,7 +181,7 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     if rest is not None:
         denied = {rest.sentence_of(h.start) for h in rest.deny}
         said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
-                and n not in denied]
+                and n not in denied and not msg.code_like(rest.sentence(n))]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         for number in said:
             sentence = rest.sentence(number)

@@ -149,6 +149,16 @@ LEANS = re.compile(r"^(?:This|That|These|Those|It|They|So|Thus|Hence|Therefore|A
                    r"|\b(?:therefore|thus|hence)\b")
 
 
+# A line of code quoted in a body: a // comment, an arrow function, or a statement's end
+# (``;``, ``{``, ``}``).
+CODE_LINE = re.compile(r"\s//\s|[;{}]\s*$|=>")
+
+
+def code_like(sentence: str) -> bool:
+    """Whether a body "sentence" is a quoted line of code, neither a cause nor a fix."""
+    return bool(CODE_LINE.search(sentence.strip()))
+
+
 def reasons_of(told: list[str], head: str = "") -> list[str]:
     """The sentences of ``told`` that say why, each with the sentence before it when it
     leans on that one (unless that one is a reason already kept or the subject again)."""
