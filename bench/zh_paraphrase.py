@@ -174,17 +174,20 @@ def main(argv: list[str]) -> int:
     models = [Path(a) for a in argv if not a.startswith("--")]
     parts = DEV + (HELD_OUT if held_out else ()) + (CROSS if cross else ()) + (("held_out_4",) if held_out_4 else ())
     print("| model | part | top-1 | top-5 |\n|---|---|---|---|")
-    runs: list[tuple[str, Any]] = [(f"teacher {name}", name) for name in teachers]
-    runs += [(f"memx {spec}", spec) for spec in products]
-    runs += [(str(model or "bundled"), model) for model in models or ([] if teachers or products else [None])]
-    for label, which in runs:
+    # (kind, label, what): the kind, not the label, says how to rank (a model directory may
+    # be called memx_cli/model).
+    runs: list[tuple[str, str, Any]] = [("teacher", f"teacher {name}", name) for name in teachers]
+    runs += [("memx", f"memx {spec}", spec) for spec in products]
+    runs += [("static", str(model or "bundled"), model)
+             for model in models or ([] if teachers or products else [None])]
+    for kind, label, which in runs:
         # Only the parts asked for are ranked: held_out_4 stays unseen unless --held-out-4.
-        if label.startswith("memx"):
+        if kind == "memx":
             found = product(which, parts)
         else:
-            found = ranks(teacher(which) if label.startswith("teacher") else static(which), parts)
+            found = ranks(teacher(which) if kind == "teacher" else static(which), parts)
         for part in parts:
-            print(row(label, f"{part}, semantic search" if label.startswith("memx") else part, found[part]))
+            print(row(label, f"{part}, semantic search" if kind == "memx" else part, found[part]))
             for extra, what in (("vector", "vector index alone"), ("hybrid", "hybrid search")):
                 if f"{part} {extra}" in found:
                     print(row(label, f"{part}, {what}", found[f"{part} {extra}"]))
