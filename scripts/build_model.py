@@ -40,46 +40,26 @@ the default: bench/README.md).
 
 from __future__ import annotations
 
-import os
 import sys
 
-# Everything that influences numerics or ordering must be fixed before numpy,
-# torch or transformers are imported, so the script re-executes itself once
-# with a pinned environment.
-_PINNED_ENV = {
-    "PYTHONHASHSEED": "0",
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "VECLIB_MAXIMUM_THREADS": "1",
-    "NUMEXPR_NUM_THREADS": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "CUDA_VISIBLE_DEVICES": "",
-    "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
-    "LC_ALL": "C.UTF-8",
-    "TZ": "UTC",
-    "TQDM_DISABLE": "1",
-}
+from model_teachers import pin_environment
 
-if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in _PINNED_ENV.items()):
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **_PINNED_ENV})
+if __name__ == "__main__":
+    pin_environment()
 
-import argparse  # noqa: E402
-import hashlib  # noqa: E402
-import importlib.metadata  # noqa: E402
-import importlib.util  # noqa: E402
-import json  # noqa: E402
-import random  # noqa: E402
-import shutil  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import random
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
-import model_zh  # noqa: E402  (scripts/ is on sys.path when this file runs)
-from model_teachers import DEFAULT_TEACHER, TEACHERS, Teacher, sha256_file  # noqa: E402
+import model_zh
+from model_teachers import DEFAULT_TEACHER, TEACHERS, Teacher, sha256_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "memx_cli" / "model"

@@ -53,34 +53,23 @@ Then point memx at it: ``MEMX_EMBEDDING_MODEL=../domain-model memx search ...`` 
 
 from __future__ import annotations
 
-import os
 import sys
 
-_PINNED_ENV = {
-    "PYTHONHASHSEED": "0",
-    "TOKENIZERS_PARALLELISM": "false",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "CUDA_VISIBLE_DEVICES": "",
-    "LC_ALL": "C.UTF-8",
-}
+from model_teachers import TEACHERS, pin_environment
 
-if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in _PINNED_ENV.items()):
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **_PINNED_ENV})
+if __name__ == "__main__":
+    pin_environment()  # the build's fixed seeds and environment; --threads sets torch's threads
 
-import argparse  # noqa: E402
-import ast  # noqa: E402
-import email.parser  # noqa: E402
-import hashlib  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import shutil  # noqa: E402
-import subprocess  # noqa: E402
-from collections.abc import Iterable, Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from model_teachers import TEACHERS  # noqa: E402  (scripts/ is on sys.path when this file runs)
+import argparse
+import ast
+import email.parser
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = REPO_ROOT / "memx_cli" / "model"

@@ -20,10 +20,39 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
+import sys
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+# Everything that influences numerics or ordering must be fixed before numpy,
+# torch or transformers are imported, so a build script re-executes itself once
+# with a pinned environment (pin_environment, called before those imports).
+PINNED_ENV = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "CUDA_VISIBLE_DEVICES": "",
+    "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
+    "LC_ALL": "C.UTF-8",
+    "TZ": "UTC",
+    "TQDM_DISABLE": "1",
+}
+
+
+def pin_environment() -> None:
+    """Re-execute this script with PINNED_ENV unless it already runs with it."""
+    if any(os.environ.get(k) != v for k, v in PINNED_ENV.items()):
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **PINNED_ENV})
 
 
 @dataclass(frozen=True)
