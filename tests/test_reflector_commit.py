@@ -166,3 +166,18 @@ def test_a_quoted_line_of_code_is_neither_the_problem_nor_the_fix(memx: Memx,
         "error-fix", "Error: The context type only declared the `iam` authorizer, so reading a "
         "token authorizer's claims was a type error. Fix: Declare the token authorizer of the "
         "request context (changed src/types.ts).")]
+
+
+def test_an_indented_code_block_is_no_sentence_and_the_order_is_the_fix(memx: Memx,
+                                                                        repo: Path) -> None:
+    message = ("fix(types): declare the token authorizer of the request context\n\nThe "
+               "context type only declared the `iam` authorizer, so reading a token\n"
+               "authorizer's claims was a type error:\n\n"
+               "    event.requestContext.authorizer.token.sub\n"
+               "    // Property 'token' does not exist\n\n"
+               "The gateway sends the claims under `authorizer.token`. Add it as an optional\n"
+               "property.\n")
+    assert reflect(repo, message, [("M", "src/types.ts")]) == [(
+        "error-fix", "Error: The context type only declared the `iam` authorizer, so reading a "
+        "token authorizer's claims was a type error. Fix: Add it as an optional property. The "
+        "gateway sends the claims under `authorizer.token` (changed src/types.ts).")]

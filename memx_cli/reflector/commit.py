@@ -172,8 +172,8 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     bare = msg.PREFIX.sub("", subject, count=1) if msg.is_fix(subject) else subject
     what = msg.PR_NUMBER.sub("", FIX_SUBJECT.sub("", bare, count=1)).strip()
     what = what[:1].upper() + what[1:]
-    body = unwrap("\n".join(line for line in message.strip().splitlines()[1:]
-                            if not FOOTER.match(line)).strip())
+    body = unwrap("\n".join(line for line in msg.without_code_blocks(
+        message.strip().splitlines()[1:]) if not FOOTER.match(line)).strip())
     head = analyse(Turn(1, "text", what))
     rest = analyse(Turn(2, "text", _closed(body))) if body else None
     causes: list[str] = []
@@ -198,6 +198,7 @@ def _fix_commit(message: str, subject: str, changed: list[str],
                 causes, fixes = [f for f in fixes if f not in orders], orders
             else:
                 causes, fixes = fixes[:-1], fixes[-1:]
+        fixes.sort(key=lambda f: not msg.imperative(f))  # the order first: what was done
         told = [rest.sentence(n) for n in said if n in remedies]
         if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
             fixes = [f for f in fixes if f in told]  # not the attempt it replaced

@@ -43,9 +43,10 @@ NORM = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer
                   r"\b(?:instead of|rather than)\b")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 # An order: a capitalised word that is no closed-class word (pronoun, determiner,
-# conjunction, preposition, auxiliary) followed straight by a determiner or a code span —
-# "Move the Vary handling…", "Add a `(?=/|$)` lookahead…", "Use `x`…" — states what the
-# change does (the fix), while a statement starts with its subject ("The regex had…").
+# conjunction, preposition, auxiliary) followed straight by a determiner, "it"/"them" or a
+# code span — "Move the Vary handling…", "Add a `(?=/|$)` lookahead…", "Use `x`…" — states
+# what the change does (the fix), while a statement starts with its subject ("The regex
+# had…").
 _CLOSED = """
 a an the this that these those it its we our i my you your they their there here he she
 his her some any each every no all both either neither one when while if since because as
@@ -54,7 +55,7 @@ unless although though once now then also only just still even not is are was we
 been being has have had do does did will would can could should may might must shall
 what which who whom whose why how where
 """
-_DETERMINERS = "a an the this that these those its their our all each every any some no both"
+_DETERMINERS = "a an the this that these those its their our all each every any some no both it them"
 CLOSED = frozenset(_CLOSED.split())
 DETERMINER = frozenset(_DETERMINERS.split())
 
@@ -151,7 +152,22 @@ LEANS = re.compile(r"^(?:This|That|These|Those|It|They|So|Thus|Hence|Therefore|A
 
 # A line of code quoted in a body: a // comment, an arrow function, or a statement's end
 # (``;``, ``{``, ``}``).
-CODE_LINE = re.compile(r"\s//\s|[;{}]\s*$|=>")
+CODE_LINE = re.compile(r"(?:^|\s)//\s|[;{}]\s*$|=>")
+
+
+def without_code_blocks(lines: list[str]) -> list[str]:
+    """A body's lines without its indented code blocks (four spaces or a tab after a blank
+    line, as git and Markdown write a quoted snippet): a reproducer is no sentence."""
+    out: list[str] = []
+    in_block = False
+    for line in lines:
+        indented = line.startswith(("    ", "\t")) and bool(line.strip())
+        if indented and (in_block or not out or not out[-1].strip()):
+            in_block = True
+            continue
+        in_block = in_block and not line.strip()
+        out.append(line)
+    return out
 
 
 def code_like(sentence: str) -> bool:
