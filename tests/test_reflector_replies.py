@@ -189,3 +189,22 @@ def test_a_plain_message_that_is_no_correction_or_is_not_acted_on_keeps_nothing(
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+def test_a_menu_of_options_after_a_rejection_is_no_answer(memx: Memx, repo: Path) -> None:
+    """Asked "is there another way?" inside a rejected edit, the assistant lists options,
+    the turned-down one among them: the correction is stored without a menu for its answer,
+    and the option the user then picks is the decision."""
+    name = (Replies().user("The cache test fails when the suite runs in parallel.")
+            .rejected_edit("/home/dev/app/test_cache.py", "# no t.parallel",
+                           "keep it parallel. is there any other way to solve this?")
+            .say("**Option A: Run it alone** - drop the parallel marker (the simplest fix)\n"
+                 "**Option B: A temp dir per test** - each test gets its own cache folder")
+            .user("Option B, the suite must stay fast.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        'Chose Option B — A temp dir per test - each test gets its own cache folder. The user: '
+        '"the suite must stay fast".',
+        'User correction (edit of test_cache.py turned down): "keep it parallel. is there any '
+        'other way to solve this?".']

@@ -131,6 +131,9 @@ class Replies:
         if pending is None:
             return []
         if turn.kind == "text" and turn.role == "assistant":
+            if _options(turn.text[:MAX_OFFER]):  # a menu of options answers nothing yet:
+                self.pending = None              # the user's pick, if any, is the decision
+                return [pending]
             reply = proposal(sig, limit=2) or " ".join(
                 sig.sentence(n) for n in range(min(2, len(sig.spans))))
             reply = _clip(reply, MAX_BLOCK)
