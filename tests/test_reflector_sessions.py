@@ -290,3 +290,25 @@ def test_a_pipeline_stage_that_failed_with_status_0_is_a_failing_run(memx: Memx,
         "Error: `git log v2.1.0..HEAD --format=%s | grep -oP 'fixes #\\d+' | sort -u` — grep: "
         "invalid option -- P. Fix: ran `git log v2.1.0..HEAD --format=%s | grep -oE 'fixes "
         "#[0-9]+'`."]
+
+
+def test_a_test_runners_failure_is_the_error_not_a_log_line_before_it(memx: Memx,
+                                                                      repo: Path) -> None:
+    """The run's own verdict (go test's --- FAIL and its message), read as the CI log reader
+    reads a step, names the error; a logged "context deadline exceeded" is no cause."""
+    output = ("2024/05/02 08:00:01 WARN retry: context deadline exceeded\n"
+              "--- FAIL: TestResetRefusesOutsideARepo (0.00s)\n"
+              "    reset_test.go:45: want \"not in a repository\", got \"not a git repository\"\n"
+              "FAIL\nFAIL\texample.com/tool/cmd\t0.412s\n")
+    name = (Session().user("the reset tests fail")
+            .run("go test ./cmd/...", output, True)
+            .edit("/home/dev/tool/cmd/reset_test.go", 'want := "not in a repository"',
+                  'want := "not a git repository"')
+            .run("go test ./cmd/...", "ok  \texample.com/tool/cmd\t0.398s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    [memory] = contents(repo)
+    assert memory.startswith(
+        "Error: `go test ./cmd/...` — TestResetRefusesOutsideARepo failed: reset_test.go:45: "
+        "want \"not in a repository\", got \"not a git repository\".")
+    assert "deadline" not in memory

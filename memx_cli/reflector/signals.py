@@ -238,6 +238,24 @@ def _hypothetical(hit: Hit, words: list[Word], text: str) -> bool:
     return any(m in head or m in tail for m in lx.CJK_HYPOTHETICAL)
 
 
+MAX_DIAGNOSED = 4000  # lines of a tool's output read by the CI log's diagnostic readers
+
+
+def _diagnosed(text: str) -> str | None:
+    """What a failing run's output says failed, read as the CI log reader reads a step
+    (``cidiag``: a test runner's failure and its message, a compiler's error with its
+    place), or None when it prints none of those shapes."""
+    from memx_cli.reflector.cidiag import diagnostics
+    from memx_cli.reflector.cisteps import Line
+
+    lines = [Line(n, line) for n, line in enumerate(text.splitlines()[:MAX_DIAGNOSED], 1)]
+    found = [d for d in diagnostics(lines) if d.kind in ("test", "error", "crash")]
+    if not any(d.kind == "test" for d in found):
+        return None  # generic error lines: the first strong one (above) reads as well
+    test = next(d for d in found if d.kind == "test")
+    return f"{test.where} failed: {test.message}" if test.where else test.message
+
+
 def _error_evidence(sig: Signals) -> None:
     text = sig.text
     if any(p in text for p in _PREFILTER):
@@ -257,6 +275,10 @@ def _error_evidence(sig: Signals) -> None:
     elif sig.turn.failed and sig.text.strip():
         lines = [ln.strip() for ln in sig.text.splitlines() if ln.strip()]
         sig.key_error = shorten(lines[-1], MAX_ERROR)
+    if sig.turn.kind == "tool_result" and sig.turn.failed:
+        said = _diagnosed(text)  # a runner's own verdict beats a log line that says "error"
+        if said:
+            sig.key_error = shorten(said, MAX_ERROR)
     compounds = sig.find(lx.ERROR_COMPOUNDS)
     blocked = [(h.start, h.end) for h in compounds]
     for hit in sig.find(lx.ERROR):
