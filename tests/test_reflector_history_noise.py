@@ -289,3 +289,24 @@ def test_a_fix_subject_is_a_title_before_the_bodys_sentence(memx: Memx, repo: Pa
         "binutils", {"ci/build.sh": "strip || true\n"})) == [
         "`strip` on the Windows runner: Skip `strip` when the runner has no binutils "
         "(changed ci/build.sh)."]
+
+
+def test_a_change_reverted_later_in_the_range_teaches_nothing(memx: Memx, repo: Path) -> None:
+    """A lesson whose commit a later one reverts (git's "This reverts commit SHA.") no
+    longer holds: it is dropped, naming the revert; reverting the revert lands it again."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    pool = commit(repo, "Keep the pool at 8 connections because the proxy drops idle ones",
+                  {"app/db.py": "POOL = 8\n"})
+    kept = commit(repo, "Do not retry a request that got a 4xx response",
+                  {"app/http.py": "RETRY_4XX = False\n"})
+    undo = commit(repo, f'Revert "Keep the pool at 8 connections"\n\nThe proxy was fixed, '
+                        f'so the pool can grow again.\n\nThis reverts commit {pool}.',
+                  {"app/db.py": "POOL = 32\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    shas = {c["sha"] for c in found["candidates"]}
+    assert pool not in shas and kept in shas
+    assert {"sha": pool, "reason": f"reverted later in the range by {undo[:10]}"} in [
+        {"sha": d["sha"], "reason": d["reason"]} for d in found["dropped"]]
+    git(repo, "revert", "--no-edit", undo)  # "Revert "Revert …"": the pool rule is back
+    again = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
+    assert pool in {c["sha"] for c in again["candidates"]}

@@ -40,6 +40,7 @@ BOT = re.compile(r"\[bot\]|\bbot@|^(?:dependabot|renovate|github-actions|pre-com
 MAX_DIFF_LINES = 400  # the post-commit hook's limits (githooks.impl)
 MAX_DIFFS = 4
 WRITE_CHUNK = 500
+REVERTS_SHA = re.compile(r"(?im)^\s*this reverts commit ([0-9a-f]{7,40})\b")
 BATCH = 256  # commits reflected together (one git diff-tree for their diffs)
 # issue 24, no flood: memories per 1,000 commits reflected, at most (``--budget``), the
 # best by lesson value; never fewer than MIN_KEPT (the figures: docs/pipeline.md).
@@ -125,9 +126,12 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     dates: dict[str, str] = {}
     subjects: dict[str, tuple[int, str]] = {}  # sha -> (position in the range, subject)
 
+    undone: dict[str, str] = {}  # a commit reverted later in the range -> its revert
+
     def reflect(batch: list[Commit]) -> None:
         _add_diffs(repo, batch)
         for found in batch:
+            _note_revert(found, undone)
             files = [f for f in found.files if not f[1].startswith(".memx/")]
             candidates, dropped = rules.reviewed(found.message, files, "", found.diffs,
                                                  settings.min_score)
@@ -160,6 +164,7 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
         reflect(todo)
     if progress is not None and outcome.commits:
         progress(outcome.commits, max(total, outcome.commits))  # the last line says all
+    _drop_reverted(outcome, undone)
     _merge_series(outcome, subjects, settings.max_length)
     _within_budget(outcome, BUDGET if budget is None else budget)
     outcome.memories = [to_memory(item, {"type": "commit", "sha": sha},
@@ -185,6 +190,34 @@ def _git(repo: Repo, args: list[str], stdin: str | None = None, what: str = "") 
         raise GitLogError(f"cannot read the history {what}: {last}" if what
                           else f"git {args[0]}: {last}")
     return done.stdout
+
+
+def _note_revert(found: Commit, undone: dict[str, str]) -> None:
+    """Record what ``found`` reverts (git's "This reverts commit SHA." line). Reverting a
+    revert lands the first change again: it is no longer undone."""
+    for match in REVERTS_SHA.finditer(found.message):
+        target = match.group(1).lower()
+        for original, revert in list(undone.items()):
+            if revert.startswith(target) or target.startswith(revert):
+                del undone[original]  # "Revert "Revert …"": the original is back
+        undone[target] = found.sha
+
+
+def _drop_reverted(outcome: GitLogOutcome, undone: dict[str, str]) -> None:
+    """A memory of a commit that a later commit of the range reverts teaches what no
+    longer holds: dropped, with the revert named (its own memory keeps the reason)."""
+    if not undone:
+        return
+    kept: list[tuple[str, Item]] = []
+    for sha, item in outcome.items:
+        revert = next((r for target, r in undone.items() if sha.startswith(target)), None)
+        if revert is None:
+            kept.append((sha, item))
+        else:
+            outcome.dropped.append(DroppedCandidate(
+                sha, item.rule, item.score, f"reverted later in the range by {revert[:10]}",
+                item.content))
+    outcome.items = kept
 
 
 def _merge_series(outcome: GitLogOutcome, subjects: dict[str, tuple[int, str]],
