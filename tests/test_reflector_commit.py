@@ -181,3 +181,13 @@ def test_an_indented_code_block_is_no_sentence_and_the_order_is_the_fix(memx: Me
         "error-fix", "Error: The context type only declared the `iam` authorizer, so reading a "
         "token authorizer's claims was a type error. Fix: Add it as an optional property. The "
         "gateway sends the claims under `authorizer.token` (changed src/types.ts).")]
+
+
+def test_an_indented_code_block_gives_no_reason(memx: Memx, repo: Path) -> None:
+    message = ("Keep the retry loop bounded\n\nThe job hammered the gateway.\n\n"
+               "    # retry because the gateway is flaky\n    for attempt in range(3): call()\n\n"
+               "It now stops after three tries because the gateway bans clients that retry "
+               "forever.\n")
+    assert reflect(repo, message, [("M", "app/jobs.py")]) == [
+        ("decision", "Keep the retry loop bounded: The job hammered the gateway. It now stops "
+                     "after three tries because the gateway bans clients that retry forever.")]

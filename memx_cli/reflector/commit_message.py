@@ -134,9 +134,10 @@ def is_fix(subject: str) -> bool:
 
 
 def sentences(body: str) -> list[str]:
-    """The body's sentences, each list item on its own, footers and rules left out."""
+    """The body's sentences, each list item on its own, footers, rules and indented code
+    blocks left out."""
     out: list[str] = []
-    for line in unwrap(body).splitlines():
+    for line in unwrap("\n".join(without_code_blocks(body.splitlines()))).splitlines():
         if FOOTER.match(line) or REVERTS_LINE.match(line) or not line.strip():
             continue
         text = BULLET.sub("", line).strip()
