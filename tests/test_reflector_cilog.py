@@ -245,3 +245,49 @@ def test_kotlin_compiler_errors_are_the_diagnosis_of_a_gradle_build() -> None:
                              "failed: Unresolved reference: rememberCameraState at "
                              "app/src/main/java/org/trail/MapScreen.kt:41 (2 times).")
     assert "deprecated" not in memory
+
+
+def test_a_rust_test_panic_names_the_test_and_the_values_assert_eq_printed() -> None:
+    # Rust 1.88+ prints the thread's id after its name; assert_eq! prints the operands
+    # on the lines under its message
+    log = gh("test", "Run tests", [
+        "##[group]Run cargo test --verbose", "cargo test --verbose", "##[endgroup]",
+        "running 3 tests", "test units::tests::test_parse_hours ... FAILED",
+        "test units::tests::test_parse_minutes ... ok", "", "failures:", "",
+        "---- units::tests::test_parse_hours stdout ----", "",
+        "thread 'units::tests::test_parse_hours' (4711) panicked at src/units.rs:88:9:",
+        "assertion `left == right` failed", "  left: Some(60)", " right: Some(3600)",
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace", "",
+        "failures:", "    units::tests::test_parse_hours", "",
+        "test result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out",
+        "error: test failed, to rerun pass `--lib`",
+        "##[error]Process completed with exit code 101."])
+    [memory] = learned(log)
+    assert memory == ("CI job 'test', step 'Run tests' (`cargo test --verbose`) failed: test "
+                      "units::tests::test_parse_hours panicked: assertion `left == right` "
+                      "failed (left: Some(60), right: Some(3600)) at src/units.rs:88. Also: "
+                      "test failed, to rerun pass `--lib`.")
+    binary = gh("smoke", "Run", [
+        "##[group]Run ./target/release/tool --check", "./target/release/tool --check",
+        "##[endgroup]",
+        "thread 'main' panicked at src/main.rs:12:5:", "config file not found",
+        "##[error]Process completed with exit code 101."])
+    assert learned(binary) == ["CI job 'smoke', step 'Run' (`./target/release/tool --check`) "
+                               "failed: panicked: config file not found at src/main.rs:12."]
+
+
+def test_a_matrix_of_rust_jobs_is_one_memory_whatever_the_os_prints_first() -> None:
+    def job(name: str, sep: str, verdict_first: bool) -> str:
+        verdict = ["error: test failed, to rerun pass `--lib`"]
+        panic = [f"thread 'units::tests::test_parse_hours' (9) panicked at src{sep}units.rs:88:9:",
+                 "assertion failed: hours.is_some()"]
+        return gh(name, "Run tests", [
+            "##[group]Run cargo test", "cargo test", "##[endgroup]",
+            *(verdict + panic if verdict_first else panic + verdict),
+            "##[error]Process completed with exit code 101."])
+    [memory] = learned(job("test (ubuntu)", "/", False) + job("test (windows)", "\\", False)
+                       + job("test (macos)", "/", True))
+    assert memory.startswith("CI job 'test (ubuntu)', 'test (windows)', 'test (macos)', step "
+                             "'Run tests' (`cargo test`) failed: test "
+                             "units::tests::test_parse_hours panicked: assertion failed: "
+                             "hours.is_some() at src/units.rs:88.")

@@ -8,7 +8,8 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   clippy), ``ERROR:`` / ``Error:`` / ``fatal:`` with indented continuation lines (pip,
   node, git), ``npm error`` / ``npm ERR!`` blocks;
 - a Python traceback (its exception and the deepest frame inside the project), pytest's
-  ``FAILED id - message`` / ``E   message`` lines, ``--- FAIL:`` (go test), ``●`` (jest);
+  ``FAILED id - message`` / ``E   message`` lines, ``--- FAIL:`` (go test), ``●`` (jest), a Rust panic (``thread 'NAME' [(ID)] panicked at
+  PATH:L:C:``, its message and a failed ``assert_eq!``'s ``left:``/``right:`` values);
 - a block opened by a mark (``×``, ``✖``, ``❌``), with the header above it that names the
   file (Biome, ESLint, shell gates);
 - a coverage gate (``fail-under``, threshold not met), a denied permission;
@@ -58,8 +59,9 @@ GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<id>\S+)")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
 GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<msg>.+)$")
 ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$")
-PANIC = re.compile(r"^thread '(?P<id>[^']+)' panicked at (?P<where>[^\s:]+:\d+(?::\d+)?):?"
-                   r"\s*(?P<msg>.*)$")
+PANIC = re.compile(r"^thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
+                   r"(?P<where>[^\s:]+:\d+)(?::\d+)?:?\s*(?P<msg>.*)$")
+OPERAND = re.compile(r"^\s*(?:left|right)\s*:\s*\S")
 MARKED = re.compile(r"^\s*[×✖✗✘❌]\s*(?P<msg>\S.*)$")
 HEADER_PATH = re.compile(r"(?P<path>[\w./\\-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?)?\b")
 PROMPT = re.compile(r"\[[yY]/?[nN]\]|\([yY]/[nN]\)|\[[yY]/n\]")
@@ -99,8 +101,10 @@ class Diagnostic:
 
 
 def relative(path: str) -> str:
-    """A path as the repository knows it: the runner's workspace prefix cut off."""
-    return WORKSPACE.sub("", path)
+    """A path as the repository knows it: the runner's workspace prefix cut off, with
+    ``/`` between its parts on every runner (a Windows job prints ``src\\lib.rs``)."""
+    path = WORKSPACE.sub("", path)
+    return path if ABSOLUTE.match(path) else path.replace("\\", "/")
 
 
 def _clip(text: str) -> str:
@@ -180,6 +184,29 @@ def _next_said(lines: Sequence[Line], i: int) -> str:
         if lines[j].text.strip():
             return lines[j].text.strip()
     return ""
+
+
+def _panicked(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
+    """A Rust panic: which thread (a test harness names it after the test), what it said
+    (the line after the header since Rust 1.73) and, for a failed ``assert_eq!``, the
+    ``left:`` and ``right:`` values it printed under it."""
+    said = hit.group("msg")
+    j = i
+    if not said:
+        for j in range(i + 1, min(i + 6, len(lines))):
+            if said := lines[j].text.strip():
+                break
+    values = []
+    for k in range(j + 1, min(j + 3, len(lines))):
+        if not OPERAND.match(lines[k].text):
+            break
+        values.append(" ".join(lines[k].text.split()))
+    if values:
+        said = said.rstrip(".") + " (" + ", ".join(values) + ")"
+    name = hit.group("id")
+    who = "" if name == "main" else f"test {name} " if "test" in name else f"thread '{name}' "
+    return Diagnostic(_clip(f"{who}panicked: {said}"), lines[i].number,
+                      where=relative(hit.group("where")))
 
 
 def _tail(lines: Sequence[Line], i: int) -> list[str]:
@@ -264,10 +291,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(_clip(hit.group("msg") + rule), line.number,
                               where=f"{path}:{hit.group('line')}" if path else None)
         elif (hit := PANIC.match(text)) is not None:
-            said = hit.group("msg") or _next_said(lines, i)
-            diag = Diagnostic(_clip(f"panicked: {said}"), line.number, "test",
-                              hit.group("id"))
-            diag.where, diag.kind = relative(hit.group("where")), "error"
+            diag = _panicked(lines, i, hit)
         elif (hit := LINT_CODE.match(text)) is not None:
             diag = Diagnostic(_clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")

@@ -153,7 +153,10 @@ def failure(step: Step, plain: bool) -> Failure | None:
     causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
     if causes:
         keys = Counter(d.key for d in causes)
-        top = keys.most_common(1)[0][0]
+        placed = {d.key for d in causes if d.where}
+        # the most frequent error; among equals, the first that names a place in the
+        # project (a runner's closing "test failed" says less than the panic above it)
+        top = max(keys, key=lambda k: (keys[k], k in placed))
         group = [d for d in causes if d.key == top]
         found.main = next((d for d in group if d.where and d.kind != "test"), group[0])
         if found.main.kind == "test":
