@@ -291,3 +291,50 @@ def test_a_matrix_of_rust_jobs_is_one_memory_whatever_the_os_prints_first() -> N
                              "'Run tests' (`cargo test`) failed: test "
                              "units::tests::test_parse_hours panicked: assertion failed: "
                              "hours.is_some() at src/units.rs:88.")
+
+
+def test_scala3_errors_under_sbt_keep_the_compiler_words_without_the_quoted_code() -> None:
+    log = "".join(f"{line}\n" for line in [
+        "[info] welcome to sbt 1.10.0", "[info] compiling 3 Scala sources to target ...",
+        "[error] -- [E007] Type Mismatch Error: src/main/scala/shop/Cart.scala:21:17 ",
+        "[error] 21 |    val total: Int = prices.sum",
+        "[error]    |                     ^^^^^^^^^^",
+        "[error]    |                     Found:    BigDecimal",
+        "[error]    |                     Required: Int",
+        "[error]    |",
+        "[error]    | longer explanation available when compiling with `-explain`",
+        "[error] one error found",
+        "[error] (Compile / compileIncremental) Compilation failed",
+        "[error] Total time: 4 s"])
+    assert learned(log) == ["The log reports: Type Mismatch Error: Found: BigDecimal; Required: "
+                            "Int at src/main/scala/shop/Cart.scala:21."]
+
+
+def test_maven_compiler_errors_name_the_file_and_line() -> None:
+    log = "".join(f"{line}\n" for line in [
+        "[INFO] --- maven-compiler-plugin:3.11.0:compile (default-compile) @ shop ---",
+        "[ERROR] COMPILATION ERROR : ",
+        "[ERROR] /home/runner/work/shop/shop/src/main/java/shop/Cart.java:[14,9] cannot find "
+        "symbol",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:"
+        "compile (default-compile) on project shop: Compilation failure"])
+    [memory] = learned(log)
+    assert memory.startswith("The log reports: cannot find symbol at "
+                             "src/main/java/shop/Cart.java:14.")
+
+
+def test_a_pin_that_needs_a_newer_python_says_so() -> None:
+    log = gh("test", "Install dependencies", [
+        "##[group]Run pip install -r requirements.txt", "pip install -r requirements.txt",
+        "##[endgroup]", "Collecting fastapi==0.110.0",
+        "ERROR: Ignored the following yanked versions: 1.0.1",
+        "ERROR: Ignored the following versions that require a different python version: "
+        "1.9 Requires-Python >=3.9; 2.1 Requires-Python >=3.12; 2.2 Requires-Python >=3.12",
+        "ERROR: Could not find a version that satisfies the requirement polars==2.1 (from "
+        "versions: 0.1, 0.2, 1.9)",
+        "ERROR: No matching distribution found for polars==2.1",
+        "##[error]Process completed with exit code 1."])
+    assert learned(log) == ["CI job 'test', step 'Install dependencies' (`pip install -r "
+                            "requirements.txt`) failed: No matching distribution found for "
+                            "polars==2.1 (polars 2.1 requires Python >=3.12: the job's Python "
+                            "is not one of them)."]

@@ -17,7 +17,10 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   ``would reformat PATH`` of black, ``Would reformat: PATH`` of ruff, ``[warn] PATH`` of
   prettier): one diagnostic naming the files, however many hunks it printed;
 - Kotlin's ``e: [file://]PATH:L:C message`` (or ``PATH: (L, C): message``) and Gradle's
-  ``* What went wrong:`` block (a summary: the compiler's lines above it say why).
+  ``* What went wrong:`` block (a summary: the compiler's lines above it say why);
+- Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and its gutter's words, Maven's
+  ``PATH:[L,C] message`` (sbt's ``[error]`` and Maven's ``[ERROR]`` markers are read
+  through); pip's "No matching distribution found for NAME==V" with the Python V needs.
 
 Each diagnostic gets a key (its message with numbers and positions blanked) so that
 54 tests failing on one error are one diagnostic seen 54 times.
@@ -80,6 +83,14 @@ FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|wou
 KOTLIN = re.compile(r"^e: (?:file://)?(?P<path>[^\s:]+?\.kts?)(?::(?P<line>\d+):\d+|: \((?P<line2>\d+), "
                     r"\d+\):) (?P<msg>\S.*)$")
 WENT_WRONG = re.compile(r"^\* What went wrong:\s*$")
+LEVEL = re.compile(r"^\[(?:error|ERROR)\] ?")  # sbt's and Maven's level marker
+SCALA3 = re.compile(r"^-- (?:\[E\d+\] )?(?P<title>[A-Z][\w ]{0,40}?Error): (?P<path>[^\s:]+?\.\w+)"
+                    r":(?P<line>\d+):\d+\b")
+GUTTER = re.compile(r"^\s*(?:\d+\s*)?\|\s?(?P<said>.*)$")
+JAVAC = re.compile(r"^(?P<path>[^\s:]+?\.\w+):\[(?P<line>\d+),\d+\] (?P<msg>\S.*)$")
+PIP_NONE = re.compile(r"No matching distribution found for (?P<name>[\w.-]+)==(?P<version>\S+)")
+PIP_PYTHONS = re.compile(r"require a different python version: (?P<list>.+)$")
+PIP_CONTEXT = re.compile(r"^Ignored the following|^Could not find a version that satisfies")
 URL = re.compile(r"\s*\bfrom https?://\S+|https?://\S{50,}")
 NUMBERS = re.compile(r"\d+")
 PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
@@ -209,6 +220,42 @@ def _panicked(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
                       where=relative(hit.group("where")))
 
 
+def _scala(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
+    """Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and the words in the gutter
+    (``|``) under it, without the quoted code, its carets and the hint to ``-explain``."""
+    said: list[str] = []
+    for j in range(i + 1, min(i + 16, len(lines))):
+        text = LEVEL.sub("", lines[j].text)
+        gutter = GUTTER.match(text)
+        if gutter is None or text.lstrip().startswith("--"):
+            break
+        words = " ".join(gutter.group("said").split())
+        if j == i + 1 or not words or set(words) <= {"^", " "} or "-explain" in words:
+            continue  # the first gutter line quotes the code
+        said.append(words)
+        if len(said) == 2:
+            break
+    message = hit.group("title") + (": " + "; ".join(said) if said else "")
+    return Diagnostic(_clip(message), lines[i].number,
+                      where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+
+
+def _pip_python(lines: Sequence[Line], i: int, none: re.Match[str]) -> str:
+    """pip's "No matching distribution" for a pin that exists but needs another Python: the
+    "Ignored the following versions that require a different python version" line above it
+    says which."""
+    for j in range(i - 1, max(-1, i - 6), -1):
+        listed = PIP_PYTHONS.search(lines[j].text)
+        if listed is None:
+            continue
+        for item in listed.group("list").split(";"):
+            version, _, needs = item.strip().partition(" Requires-Python ")
+            if version == none.group("version") and needs:
+                return (f" ({none.group('name')} {version} requires Python {needs.strip()}: "
+                        "the job's Python is not one of them)")
+    return ""
+
+
 def _tail(lines: Sequence[Line], i: int) -> list[str]:
     """A script gate's own words after its mark, when they are the end of the step."""
     if len(lines) - i > 40:  # far from the end: not a gate's last words (and no rescans)
@@ -247,7 +294,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        text = line.text
+        text = LEVEL.sub("", line.text)
         step = 1
         diag = None
         if TRACEBACK in text:
@@ -325,7 +372,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := PREFIXED.match(text)) is not None:
             words = [hit.group("msg"), *(_continued(lines, i) or _explained(lines, i))]
             diag = Diagnostic(_clip(" ".join(words)), line.number,
-                              "summary" if SUMMARY.search(text) else "error")
+                              "summary" if SUMMARY.search(text) or PIP_CONTEXT.match(
+                                  hit.group("msg")) else "error")
+            if (none := PIP_NONE.search(text)) is not None:
+                diag.message = _clip(diag.message + _pip_python(lines, i, none))
         elif (hit := EXCEPTION.match(text)) is not None and hit.group("msg"):
             diag = Diagnostic(_clip(text), line.number)
         elif (hit := KOTLIN.match(text)) is not None:
@@ -335,6 +385,11 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif FORMAT_DIFF.match(text):
             if not formatter:
                 formatter, diag = True, _unformatted(lines, i)
+        elif (hit := SCALA3.match(text)) is not None:
+            diag = _scala(lines, i, hit)
+        elif (hit := JAVAC.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif WENT_WRONG.match(text):
             diag = _went_wrong(lines, i)
         elif MAKE.match(text):
