@@ -181,3 +181,27 @@ def test_two_diagnoses_of_equal_score_at_the_end_are_both_kept(memx: Memx, repo:
     session.user("Thanks, that is all for today.")
     memx.ok("ingest", session.write(repo))
     assert [kind for kind, _ in stored(repo)] == ["pitfall", "pitfall"]
+
+
+def test_a_cause_that_names_nothing_takes_the_sentence_that_says_what(
+        memx: Memx, repo: Path) -> None:
+    """"The issue is the expected value itself." names nothing concrete: the sentence after
+    it ("The pattern … matches `key=…` as one token") is the cause the green run bears out."""
+    name = (Replies().user("Make the redaction test pass.")
+            .run("go test ./redact/...",
+                 "--- FAIL: TestLine (0.00s)\n    redact_test.go:12: got [REDACTED], want "
+                 "key=[REDACTED]\nFAIL\nFAIL\texample.com/app/redact\t0.01s", True)
+            .say("The issue is the expected value itself. The pattern `[A-Za-z0-9=-]{10,}` "
+                 "matches `key=abc123def456` as one token, so the whole value is replaced.")
+            .edit("/home/dev/app/redact/redact_test.go", 'want := "key=[REDACTED]"',
+                  'want := "[REDACTED]"')
+            .run("go test ./redact/...", "ok  \texample.com/app/redact\t0.01s", False)
+            .say("All tests pass. One change in `redact_test.go`: the expectation is now "
+                 "`[REDACTED]`.")
+            .write(repo))
+    memx.ok("ingest", name)
+    [(kind, content)] = stored(repo)
+    assert kind == "pitfall"
+    assert content.endswith(
+        "Why: The issue is the expected value itself. The pattern `[A-Za-z0-9=-]{10,}` "
+        "matches `key=abc123def456` as one token, so the whole value is replaced.")

@@ -208,3 +208,40 @@ def test_a_menu_of_options_after_a_rejection_is_no_answer(memx: Memx, repo: Path
         '"the suite must stay fast".',
         'User correction (edit of test_cache.py turned down): "keep it parallel. is there any '
         'other way to solve this?".']
+
+
+def test_the_words_after_a_bare_rejection_that_change_course_are_a_preference(
+        memx: Memx, repo: Path) -> None:
+    """A bare rejection (the user pressed Escape: "STOP what you are doing") then the
+    user's next message: it corrects the work when the assistant then edits something other
+    than what was turned down."""
+    name = (Replies().user("The export tests fail, please fix them.")
+            .rejected_edit("/home/dev/app/export.py", "raise ExportError('no rows')", None)
+            .user("fix the test, the code is right")
+            .say("Understood, adjusting the expectations.")
+            .edit("/home/dev/app/tests/test_export.py", "pytest.raises(ValueError)",
+                  "pytest.raises(ExportError)")
+            .say("The test now expects `ExportError`.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "preference",
+        'User correction (edit of export.py turned down): "fix the test, the code is right" '
+        "Answer: The test now expects `ExportError`.")]
+
+
+def test_the_words_after_a_bare_rejection_that_resume_the_same_work_teach_nothing(
+        memx: Memx, repo: Path) -> None:
+    """"sorry, go on then" makes the assistant redo the edit it was stopped in: no change
+    of course, no correction; words after a bare rejection and no edit neither."""
+    name = (Replies().user("Make the harness write real session ids.")
+            .rejected_edit("/home/dev/app/harness.sh", "SESSION_ID=$(uuidgen)", None)
+            .user("sorry about that, please go on")
+            .edit("/home/dev/app/harness.sh", "SESSION_ID=test-1", "SESSION_ID=$(uuidgen)")
+            .say("Done.")
+            .rejected_run("make release", None)
+            .user("the changelog needs to be updated first, right?")
+            .say("Right, the changelog lists every release.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []

@@ -169,6 +169,13 @@ def statement(sig: Signals) -> tuple[str | None, str | None]:
                 and concrete(sig.sentence(before)) and before not in denied:
             first = before
         chosen = [n for n in range(first, causes[-1] + 1) if n not in remedies]
+        after = causes[-1] + 1
+        if not any(concrete(sig.sentence(n)) for n in chosen) and after < len(sig.spans) \
+                and after not in remedies and after not in denied \
+                and not sig.is_question(after) and concrete(sig.sentence(after)):
+            # "The issue is the expected value itself." names nothing: the sentence after
+            # it says what ("The regex `[…]` matches `key=…` as one token")
+            chosen.append(after)
         cause = " ".join(sig.sentence(n) for n in chosen[:MAX_STATEMENT])
     if remedies:
         remedy = ANNOUNCING.sub("", sig.sentence(remedies[0]), count=1)

@@ -5,7 +5,10 @@ an option, turn a tool call down with a word, answer a question prompt.
   *Preference*: the user's words, what was turned down, and the assistant's answer to them
   (the next thing it says, which usually names the concrete way: "I can use
   `json.Decoder.DisallowUnknownFields()`"). A bare rejection, or words that neither ask,
-  negate nor direct ("I'll take it from here"), teach nothing.
+  negate nor direct ("I'll take it from here"), teach nothing. After a bare rejection the
+  user's next message is the correction ("fix the test, the code is right") when the
+  assistant then edits another file than the one turned down ("sorry, go on" and the same
+  edit again is no change of course).
 - An **answer to a question prompt** (``Turn.picked``) is a *Decision*: the question and the
   option chosen, never the options left.
 - A **correction in a plain message** ("we don't need to say it quite so many times",
@@ -69,6 +72,10 @@ class Replies:
         self.offered: dict[str, str] = {}
         self.question: str | None = None  # the user's last short question
         self.turned_down: str | None = None  # what the last tool call did, for a rejection
+        self.target: tuple[str, ...] = ()  # the files or command of that tool call
+        # A bare rejection ("STOP what you are doing"): what it turned down, waiting for
+        # the user's next words, which say how to go on instead
+        self.stopped: tuple[str | None, tuple[str, ...]] | None = None
         self.worked = False  # the assistant edited or ran something since the user spoke
         self.redirect: Redirect | None = None  # a plain correction, waiting for its edit
 
@@ -77,8 +84,11 @@ class Replies:
         out = self._answered(sig)
         if turn.kind == "tool_use":
             self.turned_down = _what(turn.command, turn.files)
+            target = turn.files or ((" ".join(turn.command.split()),) if turn.command else ())
+            self.target = target
             self.worked = self.worked or bool(turn.command or turn.files)
-            if self.redirect is not None and turn.files:
+            if self.redirect is not None and turn.files and not set(target) <= set(
+                    self.redirect.avoid):
                 self.redirect.edited = True
             return out
         if turn.kind != "text":
@@ -118,7 +128,17 @@ class Replies:
         redirect, self.redirect = self.redirect, None
         out = [redirect.lesson()] if redirect is not None and redirect.edited else []
         worked, self.worked = self.worked, False
+        stopped, self.stopped = self.stopped, None
         words = " ".join(sig.turn.text.split())
+        if stopped is not None and 3 <= len(words.split()) <= MAX_CORRECTION_WORDS \
+                and not sig.has_error and not (sig.confirm or sig.resolved):
+            # The first words after a bare rejection say how to go on instead ("fix the
+            # test, the code is right"); they correct the work when the assistant then
+            # edits something other than what was turned down ("sorry, continue" makes
+            # it redo the same edit: no correction).
+            what, avoid = stopped
+            self.redirect = Redirect(sig.turn.index, sig.lang, words, what, avoid)
+            return out
         if worked and len(words.split()) <= MAX_CORRECTION_WORDS and len(words.split()) >= 4 \
                 and (_redirects(words) or rejects(sig)) and not sig.has_error \
                 and not (sig.confirm or sig.resolved):
@@ -149,6 +169,9 @@ class Replies:
     def _rejected(self, sig: Signals) -> list[Candidate]:
         words = " ".join(sig.turn.text.split())
         what, self.turned_down = self.turned_down, None
+        if not words:
+            self.stopped = (what, self.target)
+            return []
         if len(words.split()) < 3 or not CORRECTING.search(words):
             return []  # "STOP", "I'll take it from here": no lesson
         done = f" ({what} turned down)" if what else ""
@@ -185,8 +208,11 @@ def _redirects(words: str) -> bool:
 class Redirect:
     """A plain message that corrects the work just done, and what the assistant does."""
 
-    def __init__(self, index: int, lang: str, words: str) -> None:
+    def __init__(self, index: int, lang: str, words: str, what: str | None = None,
+                 avoid: tuple[str, ...] = ()) -> None:
         self.index, self.last, self.lang, self.words = index, index, lang, words
+        self.what = what  # the tool call a bare rejection turned down before the words
+        self.avoid = avoid  # its files: editing them again is no change of course
         self.edited = False
         self.first: str | None = None  # the assistant's first concrete reply
         self.report: str | None = None  # its last concrete words so far
@@ -202,7 +228,8 @@ class Redirect:
 
     def lesson(self) -> Candidate:
         reply = self.first or self.report
-        text = f"User correction: \"{_clip(self.words, MAX_WORDS)}\""
+        done = f" ({self.what} turned down)" if self.what else ""
+        text = f"User correction{done}: \"{_clip(self.words, MAX_WORDS)}\""
         if reply:
             text += f" Answer: {_clip(reply, MAX_BLOCK)}"
         return Candidate("Preference", self.index, self.last, self.lang, text,
