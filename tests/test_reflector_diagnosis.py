@@ -205,3 +205,43 @@ def test_a_cause_that_names_nothing_takes_the_sentence_that_says_what(
     assert content.endswith(
         "Why: The issue is the expected value itself. The pattern `[A-Za-z0-9=-]{10,}` "
         "matches `key=abc123def456` as one token, so the whole value is replaced.")
+
+
+def test_a_statement_quoting_what_the_next_edit_takes_out_and_brings_in(
+        memx: Memx, repo: Path) -> None:
+    """No cause phrase: the assistant says what is wrong by quoting the code ("Line 58 has
+    `bytes(...)` which should be `[]byte(...)`"), the edit then takes out the one and brings
+    in the other, and the user moves on: the statement is borne out."""
+    name = (Replies().user("Please fix the compile error in the report test.")
+            .say("Line 31 has `strconv.Itoa(total)` which should be `strconv.FormatInt(total, "
+                 "10)`. The `total` counter is an `int64`, and `Itoa` only takes an `int`.")
+            .edit("/home/dev/app/report/report_test.go", "want := strconv.Itoa(total)",
+                  "want := strconv.FormatInt(total, 10)")
+            .say("Fixed the conversion in report_test.go.")
+            .user("run the tests")
+            .write(repo))
+    memx.ok("ingest", name)
+    [(kind, content)] = stored(repo)
+    assert kind == "pitfall"
+    assert content.endswith(
+        "Why: Line 31 has `strconv.Itoa(total)` which should be `strconv.FormatInt(total, "
+        "10)`. The `total` counter is an `int64`, and `Itoa` only takes an `int`.")
+
+
+def test_a_narrated_plan_or_a_quote_the_edit_does_not_bear_out_is_no_diagnosis(
+        memx: Memx, repo: Path) -> None:
+    """"Let me replace `a` with `b`" narrates the edit; a statement quoting code that the next
+    edit neither takes out nor brings in was about something else."""
+    name = (Replies().user("Raise the client timeout in cli.go.")
+            .say("Let me replace `DefaultTimeout = 30` with `DefaultTimeout = 60` in cli.go.")
+            .edit("/home/dev/app/cli.go", "DefaultTimeout = 30", "DefaultTimeout = 60")
+            .say("Raised.")
+            .user("Now tidy the help text of the export command.")
+            .say("The help of `export` says `Exports rows` but `--since` is not mentioned.")
+            .edit("/home/dev/app/export.go", 'Short: "Exports rows"',
+                  'Short: "Export rows to CSV"')
+            .say("Updated the short help.")
+            .user("Thanks, that's all.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from memx_cli.reflector import evidence
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.distiller import shorten
+from memx_cli.reflector.names import CODE_SPAN
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.said import concrete, denied_sentences, proposal, rejects
 from memx_cli.reflector.signals import Signals
@@ -47,6 +48,13 @@ MIN_DETAIL = 40  # an edit cut shorter than this shows nothing
 # not its many adverbs ("instead", "otherwise").
 ANNOUNCED = frozenset({"the fix is", "the fix was", "the fix", "the solution", "fix:",
                        "solution:"})
+# A sentence that tells what the agent is about to do ("Let me change `a` to `b`") narrates
+# the edit; only a statement about the code ("Line 58 has `bytes(…)`, which should be
+# `[]byte(…)`") says what was wrong.
+NARRATED = re.compile(r"(?i)^\W*(?:I\b|I'|let\b|let's|now\b|next\b|then\b|first\b|we'll|"
+                      r"we\s+will|we\s+need|we\s+should)")
+ELLIPSIS = re.compile(r"\.\.\.|…")
+MIN_QUOTE = 3  # characters of a quoted piece of code compared with the edit
 ANNOUNCING = re.compile(r"(?i)^\W*(?:the\s+)?(?:fix|solution)(?:\s+(?:is|was)(?:\s+to)?)?"
                         r"\s*[:：]?\s*")
 
@@ -64,6 +72,9 @@ class Held:
     files: list[str] = field(default_factory=list)
     after: str | None = None  # what the assistant said of its edit, after making it
     green: bool = False  # a run after the edit passed
+    # a statement held for what it quotes: the next edit must take out one of these
+    # pieces of code and bring in another, or the statement was about something else
+    quoted: tuple[str, ...] = ()
 
 
 class Diagnoses:
@@ -79,6 +90,11 @@ class Diagnoses:
         if held is not None and turn.index - held.seen > MAX_QUIET:
             self.held = held = None
         if turn.kind == "tool_use":
+            if held is not None and held.quoted and turn.files:
+                if not _bears(held.quoted, turn.edited):
+                    self.held = None
+                    return []
+                held.quoted = ()
             if held is not None and turn.files:
                 held.seen = turn.index
                 if len(held.edits) < MAX_EDITS:
@@ -142,6 +158,12 @@ class Diagnoses:
             # a fix announced with no problem in sight is a design, not a diagnosis
             self.held = Held(sig.turn.index, cause, remedy, sig.lang, self.problem,
                              self.problem_first, sig.turn.index)
+        elif held is None or not held.edits:
+            quoted = quoting(sig)
+            if quoted is not None:
+                said, pieces = quoted
+                self.held = Held(sig.turn.index, said, None, sig.lang, self.problem,
+                                 self.problem_first, sig.turn.index, quoted=pieces)
         return out
 
     def finish(self) -> list[Candidate]:
@@ -185,6 +207,37 @@ def statement(sig: Signals) -> tuple[str | None, str | None]:
     if remedy is not None and not concrete(remedy):
         remedy = None
     return cause, remedy
+
+
+def quoting(sig: Signals) -> tuple[str, tuple[str, ...]] | None:
+    """A statement about the code that quotes at least two pieces of it ("Line 58 has
+    `bytes(...)` which should be `[]byte(...)`"), with the concrete sentence after it that
+    explains it, and the pieces quoted; never a question, a denial or the agent's plan."""
+    denied = denied_sentences(sig)
+    for number in range(len(sig.spans)):
+        said = sig.sentence(number)
+        if sig.is_question(number) or number in denied or NARRATED.match(said):
+            continue
+        pieces = tuple(dict.fromkeys(
+            piece.strip() for span in CODE_SPAN.findall(said) for piece in ELLIPSIS.split(span)
+            if len(piece.strip()) >= MIN_QUOTE))
+        if len(pieces) < 2:
+            continue
+        after = number + 1
+        if after < len(sig.spans) and after not in denied and not sig.is_question(after) \
+                and not NARRATED.match(sig.sentence(after)) and concrete(sig.sentence(after)):
+            said += " " + sig.sentence(after)
+        return said, pieces
+    return None
+
+
+def _bears(pieces: tuple[str, ...], edited: tuple[str, str] | None) -> bool:
+    """The edit takes out a piece the statement quoted and brings in another."""
+    if edited is None:
+        return False
+    old, new = edited
+    return any(p in old and p not in new for p in pieces) \
+        and any(p in new and p not in old for p in pieces)
 
 
 def _contradicts(sig: Signals, problem: str | None) -> bool:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memx_cli.reflector.reruns import stage_error, unfiltered
-from memx_cli.reflector.turn import Turn, clip
+from memx_cli.reflector.turn import EDIT_TEXT, Turn, clip
 
 EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
                      r"[:\s]+(-?\d+)", re.IGNORECASE)
@@ -282,6 +282,7 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
     files: list[str] = []
     change: str | None = None
     replaced: str | None = None
+    edited: tuple[str, str] | None = None
     editing = any(word in tool.lower() for word in EDIT_NAMES)
     if isinstance(args, str) and editing:  # apply_patch: the patch itself is the input
         files = PATCH_FILE.findall(args)
@@ -305,11 +306,13 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
                     _short(new) or _new_lines(new, old if isinstance(old, str) else ""))
                 files = files or PATCH_FILE.findall(new)
             replaced = _short(old) if isinstance(old, str) else None
+            if isinstance(new, str):
+                edited = ((old if isinstance(old, str) else "")[:EDIT_TEXT], new[:EDIT_TEXT])
     state.remember(call_id, command)
     state.ask(call_id, args)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
     return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files),
-                change=change, replaced=replaced)
+                change=change, replaced=replaced, edited=edited)
 
 
 def _added(patch: str, sign: str = "+") -> str | None:

@@ -19,6 +19,9 @@ class Turn:
     end: int | None = None  # last line of a block
     change: str | None = None  # tool_use edit: the new text, short ("`x = 1`"), if any
     replaced: str | None = None  # tool_use edit: the text it replaced, short, if any
+    # tool_use edit: the text it replaced and the text it writes, each cut at EDIT_TEXT
+    # characters, to check what the assistant said before the edit against it
+    edited: tuple[str, str] | None = None
     # A user's word given through a tool call rather than a message (role "user", kind
     # "text"): ``rejected`` turns down the call just made (``text`` holds what the user
     # typed with it, empty for a bare rejection); ``picked`` answers a question prompt
@@ -29,6 +32,9 @@ class Turn:
     @property
     def last(self) -> int:
         return self.end if self.end is not None else self.index
+
+
+EDIT_TEXT = 4000
 
 
 def clip(text: str, head: int = 8000, tail: int = 16000) -> str:
