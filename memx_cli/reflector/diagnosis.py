@@ -9,6 +9,9 @@ diagnosis is kept only when the session's structure bears it out:
 - the assistant's text states a cause ("the issue is", "caused by", 原因是 …:
   ``lexicons.CAUSE``) in a sentence that is no question, or announces a fix ("The fix:
   …") while a problem is open (a fix announced with no problem in sight is a design);
+  A statement about the code that quotes it ("Line 58 has `bytes(...)` which should be
+  `[]byte(...)`") is held too, never the agent's plan ("Let me change `a` to `b`"), when
+  the next edit takes out one piece it quoted and brings in another;
 - an edit follows (a tool call that writes a file) before anyone speaks again;
 - then one of: a tool run after the edit passes in a runner's own format (``0 issues.``,
   ``ok  pkg 0.3s``, ``12 passed``: ``evidence.passing_run``) and the assistant's next
