@@ -354,3 +354,11 @@ def test_a_long_error_line_is_cut_at_a_word_not_inside_one(memx: Memx, repo: Pat
         "(cmd/app/store/migrate.go:7:2: no required module provides package "
         "example.com/app/internal/store, which the build needs for the store migration "
         "command and its…"), content
+
+
+def test_a_task_runners_prefixed_lines_are_the_tools_own_summary() -> None:
+    """mise and go-task put the task's name before each line of its output."""
+    assert evidence.passing_run("[lint:go] $ golangci-lint run ./...\n[lint:go] 0 issues.\n"
+                                "[lint:go] Finished in 4.26s")
+    assert evidence.passing_run("[test] $ go test ./...\n[test] ok  \texample.com/app\t0.31s")
+    assert not evidence.passing_run("[lint:go] 2 issues:\n[lint:go] * unparam: 2")

@@ -7,7 +7,8 @@ section, type, tag, decay), ``detector`` (PatternDetector: runs the rules), ``ep
 confirmed outcome, across turns or in one),
 ``knowledge`` (Preference, Convention, Decision), ``replies`` (what a user's reply
 decides), ``diagnosis`` (an agent's stated cause the session bears out), ``redo`` (a
-passing run the agent redoes another way), ``scorer`` (KnowledgeScorer),
+passing run the agent redoes another way), ``reports`` (the agent's report of work a
+check bore out), ``scorer`` (KnowledgeScorer),
 ``distiller`` (BulletDistiller), ``llm`` (the optional model stage), ``history`` (recent
 runs, per clone), ``inputs`` and ``transcripts`` (readers), ``commit`` and ``runs`` (what
 a commit or a command run teaches). A new rule: its record in ``rules``, its detector in

@@ -9,6 +9,8 @@
 - An agent's diagnosis the session bears out (``diagnosis.py``) and a passing run the
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
+- WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
+  episode or a diagnosis already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
   with its key and value, the first use of or a switch to a named tool, a chore done every
   time (a command run >= 3 times is ``history.py``'s).
@@ -16,7 +18,7 @@
 A turn that is part of an episode as an attempt yields nothing of its own (an unconfirmed
 suggestion is not a lesson); one turn yields at most one lesson of the one-turn rules.
 Memory stays bounded: one open episode, a few attempts, at most ``MAX_DIAGNOSED``
-diagnoses waiting for the end.
+diagnoses and as many reports waiting for the end.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.episodes import Tracker
 from memx_cli.reflector.redo import Redos
 from memx_cli.reflector.replies import Replies
+from memx_cli.reflector.reports import Reports
 from memx_cli.reflector.rules import EPISODES, NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
 from memx_cli.reflector.said import concrete, rejects
@@ -59,6 +62,11 @@ class PatternDetector:
         self.diagnoses = Diagnoses()
         self._diagnosed: list[Candidate] = []
         self.redos = Redos()  # a run that passed but did not do its job, then another way
+        # The agent's reports of work a check bore out, kept until the end: a piece of work an
+        # episode or a diagnosis already made a memory of keeps that memory only.
+        self.reports = Reports()
+        self._reported: list[Candidate] = []
+        self._spans: list[tuple[int, int]] = []  # the turns of the episodes and diagnoses
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -68,15 +76,25 @@ class PatternDetector:
         self._diagnosed += self.diagnoses.feed(sig)
         released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
         released += self.redos.feed(sig)
+        self._reported += self.reports.feed(sig)
+        if len(self._reported) > MAX_DIAGNOSED:
+            released.append(self._reported.pop(0))
         if len(self._diagnosed) > MAX_DIAGNOSED:  # bounded: the oldest need wait no longer
             released.append(self._diagnosed.pop(0))
         replied = self.replies.feed(sig)
         if turn.picked:
-            return released + replied
+            return self._spanned(released + replied)
         if turn.rejected or any(c.first == turn.index for c in replied):
             # the turn's lesson is its reply; an episode still learns that it was turned down
-            return released + replied + self._explained(self.episodes.feed(sig)[0])
-        return released + replied + self._explained(self._feed(sig))
+            return self._spanned(released + replied
+                                 + self._explained(self.episodes.feed(sig)[0]))
+        return self._spanned(released + replied + self._explained(self._feed(sig)))
+
+    def _spanned(self, found: list[Candidate]) -> list[Candidate]:
+        """Notes the turns of the episodes and diagnoses found (bounded)."""
+        self._spans += [(c.first, c.last) for c in found if c.rule in EPISODES]
+        del self._spans[:-64]
+        return found
 
     def _explained(self, found: list[Candidate]) -> list[Candidate]:
         """An episode's lesson takes the diagnosis stated inside its span as its cause."""
@@ -126,7 +144,10 @@ class PatternDetector:
         found = ([held] if held is not None else []) + self._explained(self.episodes.finish()) \
             + self.replies.finish() + self.redos.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
-        return found + diagnosed
+        found = self._spanned(found + diagnosed)
+        reported, self._reported = self._reported + self.reports.finish(), []
+        return found + [r for r in reported if not any(
+            first <= r.last and r.first <= last for first, last in self._spans)]
 
     # ------------------------------------------------------------ one-turn rules
 

@@ -33,12 +33,15 @@ from memx_cli.reflector.signals import ERROR_CONSTANT, Signals
 from memx_cli.reflector.vocab import CJK_ANY, CJK_NEG_AFTER, CJK_NEG_BEFORE, KO_NEG_AFTER, NEGATORS
 
 # A green summary: the shapes test runners, builds and deploy tools print on success.
+# A task runner (mise, go-task) puts the task's name before each line it passes on:
+# "[lint:go] 0 issues." is golangci-lint's own line.
+TASK_PREFIX = r"(?:\[[^\]\s]{1,40}\]\s+)?"
 PASS_SUMMARY = re.compile(
-    r"\b\d+ (?:passed|passing)\b|\btest result: ok\b|^ok\s+\S+\s+[\d.]+s\b|"
+    r"\b\d+ (?:passed|passing)\b|\btest result: ok\b|^" + TASK_PREFIX + r"ok\s+\S+\s+[\d.]+s\b|"
     r"\bBUILD SUCCESS(?:FUL)?\b|\bBuild succeeded\b|\bSuccessfully (?:built|tagged|installed|"
     r"deployed|compiled)\b|\bsuccessfully rolled out\b|\bApply complete!|"
     r"\bFinished\b.*\btarget\(s\)|\ball (?:tests|checks) passed\b|\b0 (?:failed|failures|errors)\b|"
-    r"^0 issues\.?$|\bSuccess: no issues found\b",  # golangci-lint, mypy
+    r"^" + TASK_PREFIX + r"0 issues\.?$|\bSuccess: no issues found\b",  # golangci-lint, mypy
     re.IGNORECASE | re.MULTILINE)
 # What a failing summary says beside it: a non-zero failure count or a FAIL marker.
 FAIL_SUMMARY = re.compile(r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\bFAIL(?:ED|URE)?\b|"

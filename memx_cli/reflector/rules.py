@@ -46,6 +46,10 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # A CI failure with the line that explains it (issue 24): a log holds no fix.
     Rule("CIFailure", 0.7, "debugging", "pitfall", "ci-failure",
          "a CI job's failure, with its step and the diagnostic that explains it"),
+    # What a piece of agent work changed and found out, in the agent's report after a check
+    # passed (issue 24): facts of the code base a newcomer would otherwise dig up again.
+    Rule("WorkReport", 0.6, "general", "knowledge", "work-report",
+         "what verified work changed and established, as the agent reported it"),
     # A choice with its reason: it does not fade like a log line.
     Rule("Decision", 0.75, "architecture", "decision", "decision",
          "a choice, its reason, the alternative rejected", "decision", 730.0),

@@ -1,0 +1,133 @@
+"""The agent's report of a piece of work that a check bore out (issue 24).
+
+When an agent finishes what it was asked, it says what it changed and what it found out
+("Done. `loadFromFile` now decodes with `DisallowUnknownFields()` …", "Tests pass. The
+output changed from `Enabled` to `strategy enabled` …"). In real sessions that report is
+where the facts of the work are written down, in words a reader understands without the
+session. It is kept only when the session's structure vouches for it:
+
+- since the user last spoke the assistant edited at least one file, none turned down;
+- after the last edit a run passed in a runner's own format (``evidence.passing_run``:
+  ``ok  pkg``, ``0 issues.``, ``12 passed``), no run failed after it, and the assistant
+  did not then say the problem goes on ("Still slow: 0.9 s.");
+- the report is the assistant's last text before the user speaks again (or the session
+  ends), after that run; it is no question and no plan ("Let me …", "Now …");
+- the user's next message does not turn the work down, deny it or say "still".
+
+Headings, fenced code and list markers are dropped; what remains is one text, cut at a
+word to fit a memory. When an episode or a diagnosis already made a memory of the same
+turns, the detector keeps that one (one memory per piece of work).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memx_cli.reflector import evidence
+from memx_cli.reflector.aider import FENCE
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.diagnosis import NARRATED
+from memx_cli.reflector.narrative import STILL
+from memx_cli.reflector.said import concrete, rejects
+from memx_cli.reflector.signals import Signals
+
+MAX_REPORT = 420  # room in one memory (500) for the check that bore it out
+MIN_WORDS = 8
+MAX_COMMAND = 60
+HEADING = re.compile(r"^\s*#{1,6}\s")
+MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)")
+
+
+@dataclass
+class Work:
+    first: int  # the first edit since the user spoke
+    edits: int = 0
+    check: str | None = None  # the command that passed after the last edit
+    report: str | None = None
+    report_at: int = 0
+    lang: str = "en"
+
+
+class Reports:
+    """Feeds turns; returns the reports the session bears out. Holds one piece of work."""
+
+    def __init__(self) -> None:
+        self.work: Work | None = None
+        self.ready: Candidate | None = None  # a report waiting for the user's next word
+
+    def feed(self, sig: Signals) -> list[Candidate]:
+        turn, work = sig.turn, self.work
+        if turn.kind == "tool_use":
+            if turn.files:
+                if work is None:
+                    work = self.work = Work(turn.index)
+                work.edits += 1
+                work.check = work.report = None  # a report must follow the last edit's check
+            return []
+        if turn.kind == "tool_result":
+            if work is not None and work.edits and turn.command:
+                failed = bool(turn.failed) if turn.failed is not None else bool(sig.error_lines)
+                if failed:
+                    work.check = work.report = None
+                elif evidence.passing_run(turn.text):
+                    work.check = turn.command
+            return []
+        if turn.rejected:
+            self.work = self.ready = None  # the work was turned down
+            return []
+        if turn.kind != "text" or turn.picked:
+            return []
+        if turn.role == "assistant":
+            if work is not None and (sig.deny or STILL.search(sig.text)):
+                work.check = work.report = None  # "Still slow: 0.9 s": the work is not done
+            elif work is not None and work.check is not None:
+                text = _report(sig)
+                if text is not None:
+                    work.report, work.report_at, work.lang = text, turn.last, sig.lang
+            return []
+        if turn.role != "user":
+            return []
+        self.work = None
+        out = self._lesson(work)
+        if out is not None and (rejects(sig) or sig.deny or STILL.search(sig.text)):
+            out = None  # "no, that's wrong" / "still failing": the report is not borne out
+        return [out] if out is not None else []
+
+    def finish(self) -> list[Candidate]:
+        work, self.work = self.work, None
+        found = self._lesson(work)
+        return [found] if found is not None else []
+
+    @staticmethod
+    def _lesson(work: Work | None) -> Candidate | None:
+        if work is None or work.report is None or work.check is None:
+            return None
+        check = " ".join(work.check.split())
+        if len(check) > MAX_COMMAND:
+            check = check[:MAX_COMMAND - 1] + "…"
+        return Candidate("WorkReport", work.first, work.report_at, work.lang,
+                         f"{work.report} (checked: `{check}` passed)",
+                         commands=(check,), veracity="tool")
+
+
+def _report(sig: Signals) -> str | None:
+    """The assistant's text as a report: markdown made plain, cut to fit; None for a
+    question, a plan or a few words."""
+    lines: list[str] = []
+    fenced = False
+    for line in sig.text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or HEADING.match(line) or not line.strip():
+            continue
+        lines.append(MARKER.sub("", line).replace("**", "").strip())
+    text = " ".join("; ".join(lines).split())
+    if len(text.split()) < MIN_WORDS or not concrete(text) or NARRATED.match(text):
+        return None
+    if sig.spans and all(sig.is_question(n) for n in range(len(sig.spans))):
+        return None
+    if text.rstrip().endswith(("?", "？", ":")):
+        return None  # it asks, or announces what comes next
+    return text if len(text) <= MAX_REPORT else text[:MAX_REPORT - 1].rsplit(" ", 1)[0] + "…"

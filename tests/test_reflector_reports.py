@@ -1,0 +1,74 @@
+"""The agent's report of work a check bore out (reports.py, issue 24): after its edits and
+a passing run, the assistant says what it changed and found; the user moving on keeps it.
+Sessions are written in Claude Code's record shapes and ingested with `memx ingest` in a
+real repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import Memx
+from .test_reflector_replies import Replies, stored
+
+REPORT = ("Done. `loadConfig` now decodes with `json.Decoder` and `DisallowUnknownFields()`; "
+          "a misspelled key in `.app/settings.json` now stops the load and names the key.")
+
+
+def strict_settings() -> Replies:
+    session = Replies()
+    session.user("Make the parsing of .app/settings.json strict.")
+    session.edit("/home/dev/app/config/load.go", "json.Unmarshal(data, &cfg)",
+                  "dec := json.NewDecoder(bytes.NewReader(data))\ndec.DisallowUnknownFields()")
+    session.run("go test ./config/...", "ok  \texample.com/app/config\t0.02s", False)
+    return session
+
+
+def test_the_report_after_a_passing_check_is_a_memory(memx: Memx, repo: Path) -> None:
+    name = strict_settings().say(REPORT).user("Also add a test with a misspelled key.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("knowledge", REPORT + " (checked: `go test ./config/...` passed).")]
+
+
+def test_no_check_a_failing_check_or_a_denial_keeps_no_report(memx: Memx, repo: Path) -> None:
+    unchecked = Replies().user("Make the parsing of .app/settings.json strict.")
+    unchecked.edit("/home/dev/app/config/load.go", "json.Unmarshal(data, &cfg)",
+                   "dec := json.NewDecoder(bytes.NewReader(data))")
+    unchecked.say(REPORT).user("Also add a test with a misspelled key.")
+    memx.ok("ingest", unchecked.write(repo))
+    assert stored(repo) == []
+    failing = strict_settings()
+    failing.run("go vet ./config/...", "config/load.go:12:2: unreachable code\nFAIL", True)
+    failing.say(REPORT).user("Also add a test with a misspelled key.")
+    memx.ok("ingest", failing.write(repo))
+    assert stored(repo) == []
+    denied = strict_settings().say(REPORT).user("no, that's wrong, the old keys still load")
+    memx.ok("ingest", denied.write(repo))
+    assert stored(repo) == []
+
+
+def test_a_plan_or_a_question_after_the_check_is_no_report(memx: Memx, repo: Path) -> None:
+    name = (strict_settings()
+            .say("Now let me also update `docs/settings.md` to say unknown keys are rejected.")
+            .say("Should `loadConfig` also reject unknown keys in `.app/local.json`?")
+            .user("yes")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_work_an_episode_made_a_memory_of_keeps_that_memory_only(
+        memx: Memx, repo: Path) -> None:
+    """A failing check, the edit, the same check green, the report: the episode's memory
+    (with the report's words as its Why) stands for the piece of work, not a second one."""
+    name = (Replies().user("The config tests fail.")
+            .run("go test ./config/...", "--- FAIL: TestLoad (0.00s)\n    load_test.go:9: "
+                 "want error for key \"colour\"\nFAIL\texample.com/app/config\t0.02s", True)
+            .edit("/home/dev/app/config/load.go", "json.Unmarshal(data, &cfg)",
+                  "dec := json.NewDecoder(bytes.NewReader(data))\ndec.DisallowUnknownFields()")
+            .run("go test ./config/...", "ok  \texample.com/app/config\t0.02s", False)
+            .say(REPORT)
+            .user("Also add a test with a misspelled key.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == ["pitfall"]
