@@ -72,3 +72,10 @@ def test_work_an_episode_made_a_memory_of_keeps_that_memory_only(
             .write(repo))
     memx.ok("ingest", name)
     assert [kind for kind, _ in stored(repo)] == ["pitfall"]
+
+
+def test_a_closing_offer_is_left_out_of_the_report(memx: Memx, repo: Path) -> None:
+    name = strict_settings().say(REPORT + "\n\nWould you like me to commit these changes?") \
+        .user("Also add a test with a misspelled key.").write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("knowledge", REPORT + " (checked: `go test ./config/...` passed).")]

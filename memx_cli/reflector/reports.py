@@ -14,7 +14,8 @@ session. It is kept only when the session's structure vouches for it:
   ends), after that run; it is no question and no plan ("Let me …", "Now …");
 - the user's next message does not turn the work down, deny it or say "still".
 
-Headings, fenced code and list markers are dropped; what remains is one text, cut at a
+Headings, fenced code, list markers and a closing offer ("Would you like me to commit
+these changes?") are dropped; what remains is one text, cut at a
 word to fit a memory. When an episode or a diagnosis already made a memory of the same
 turns, the detector keeps that one (one memory per piece of work).
 """
@@ -123,6 +124,8 @@ def _report(sig: Signals) -> str | None:
         if fenced or HEADING.match(line) or not line.strip():
             continue
         lines.append(MARKER.sub("", line).replace("**", "").strip())
+    while lines and lines[-1].endswith(("?", "？")):
+        lines.pop()  # "Would you like me to commit these changes?": an offer, not the report
     text = " ".join("; ".join(lines).split())
     if len(text.split()) < MIN_WORDS or not concrete(text) or NARRATED.match(text):
         return None
