@@ -79,3 +79,20 @@ def test_a_closing_offer_is_left_out_of_the_report(memx: Memx, repo: Path) -> No
         .user("Also add a test with a misspelled key.").write(repo)
     memx.ok("ingest", name)
     assert stored(repo) == [("knowledge", REPORT + " (checked: `go test ./config/...` passed).")]
+
+
+def test_a_long_report_keeps_its_list_of_changes(memx: Memx, repo: Path) -> None:
+    """Too long for one memory: the list, from the line that introduces it, says what
+    changed; the timings before it do not."""
+    timings = " ".join(f"Run {n} took {100 + n} ms after the change, {800 + n} ms before it."
+                       for n in range(1, 9))
+    report = (timings + "\n\n**Summary of changes:**\n\n"
+              "1. The telemetry client sets `ShutdownTimeout: 100ms`, so `Close()` stops "
+              "waiting for the upload\n2. A no-op `Logger` hides the timeout warnings")
+    name = strict_settings().say(report).user("Also add a test with a misspelled key.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("knowledge", (
+        "Summary of changes:; The telemetry client sets `ShutdownTimeout: 100ms`, so "
+        "`Close()` stops waiting for the upload; A no-op `Logger` hides the timeout warnings "
+        "(checked: `go test ./config/...` passed)."))]

@@ -16,7 +16,8 @@ session. It is kept only when the session's structure vouches for it:
 
 Headings, fenced code, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a
-word to fit a memory. When an episode or a diagnosis already made a memory of the same
+word to fit a memory; a text too long for one that lists its changes keeps the list, from
+the line that introduces it. When an episode or a diagnosis already made a memory of the same
 turns, the detector keeps that one (one memory per piece of work).
 """
 
@@ -116,6 +117,7 @@ def _report(sig: Signals) -> str | None:
     """The assistant's text as a report: markdown made plain, cut to fit; None for a
     question, a plan or a few words."""
     lines: list[str] = []
+    listed = -1  # the first list item's line
     fenced = False
     for line in sig.text.splitlines():
         if FENCE.match(line):
@@ -123,10 +125,16 @@ def _report(sig: Signals) -> str | None:
             continue
         if fenced or HEADING.match(line) or not line.strip():
             continue
+        if listed < 0 and MARKER.match(line):
+            listed = len(lines)
         lines.append(MARKER.sub("", line).replace("**", "").strip())
     while lines and lines[-1].endswith(("?", "？")):
         lines.pop()  # "Would you like me to commit these changes?": an offer, not the report
     text = " ".join("; ".join(lines).split())
+    if len(text) > MAX_REPORT and 0 <= listed < len(lines):
+        # too long for one memory: the list of changes, from the line that introduces it
+        # ("Summary of changes:"), says more than the measurements before it
+        text = " ".join("; ".join(lines[max(0, listed - 1):]).split())
     if len(text.split()) < MIN_WORDS or not concrete(text) or NARRATED.match(text):
         return None
     if sig.spans and all(sig.is_question(n) for n in range(len(sig.spans))):
