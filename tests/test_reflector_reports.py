@@ -96,3 +96,22 @@ def test_a_long_report_keeps_its_list_of_changes(memx: Memx, repo: Path) -> None
         "Summary of changes:; The telemetry client sets `ShutdownTimeout: 100ms`, so "
         "`Close()` stops waiting for the upload; A no-op `Logger` hides the timeout warnings "
         "(checked: `go test ./config/...` passed)."))]
+
+
+def test_a_correction_answered_by_the_report_is_one_memory(memx: Memx, repo: Path) -> None:
+    """The user corrects the work; the assistant's report after the edit and a green run is
+    the correction's answer: one memory, the correction."""
+    name = (Replies().user("Add retries to the uploader.")
+            .edit("/home/dev/up/uploader.py", "def upload(f):",
+                  "def upload(f):\n    # retry up to 5 times\n    # each retry waits\n")
+            .say("Added retries with comments on each step.")
+            .user("we don't need a comment on every line, one docstring is enough")
+            .edit("/home/dev/up/uploader.py", "    # retry up to 5 times\n    # each retry waits\n",
+                  '    """Upload f, retrying up to 5 times."""\n')
+            .run("pytest tests/test_uploader.py", "4 passed in 0.12s", False)
+            .say("Done. Replaced the line comments with one docstring on `upload()`; the "
+                 "uploader tests pass.")
+            .user("Also add a test with a misspelled key.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == ["preference"]

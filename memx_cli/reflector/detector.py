@@ -10,7 +10,7 @@
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
-  episode or a diagnosis already made a memory of the same turns.
+  episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
   with its key and value, the first use of or a switch to a named tool, a chore done every
   time (a command run >= 3 times is ``history.py``'s).
@@ -63,7 +63,7 @@ class PatternDetector:
         self._diagnosed: list[Candidate] = []
         self.redos = Redos()  # a run that passed but did not do its job, then another way
         # The agent's reports of work a check bore out, kept until the end: a piece of work an
-        # episode or a diagnosis already made a memory of keeps that memory only.
+        # episode, a diagnosis or a correction already made a memory of keeps that one only.
         self.reports = Reports()
         self._reported: list[Candidate] = []
         self._spans: list[tuple[int, int]] = []  # the turns of the episodes and diagnoses
@@ -91,8 +91,10 @@ class PatternDetector:
         return self._spanned(released + replied + self._explained(self._feed(sig)))
 
     def _spanned(self, found: list[Candidate]) -> list[Candidate]:
-        """Notes the turns of the episodes and diagnoses found (bounded)."""
-        self._spans += [(c.first, c.last) for c in found if c.rule in EPISODES]
+        """Notes the turns of the episodes, diagnoses and corrections found (bounded): a
+        report of the same work says it again."""
+        self._spans += [(c.first, c.last) for c in found
+                        if c.rule in EPISODES or c.rule == "Preference"]
         del self._spans[:-64]
         return found
 

@@ -15,10 +15,11 @@ session. It is kept only when the session's structure vouches for it:
 - the user's next message does not turn the work down, deny it or say "still".
 
 Headings, fenced code, list markers and a closing offer ("Would you like me to commit
-these changes?") are dropped; what remains is one text, cut at a
-word to fit a memory; a text too long for one that lists its changes keeps the list, from
-the line that introduces it. When an episode or a diagnosis already made a memory of the same
-turns, the detector keeps that one (one memory per piece of work).
+these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
+text too long for one that lists its changes keeps the list, from the line that
+introduces it. When an episode, a diagnosis or a user's correction (whose answer is often
+this very report) already made a memory of the same turns, the detector keeps that one
+(one memory per piece of work).
 """
 
 from __future__ import annotations
