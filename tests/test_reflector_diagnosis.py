@@ -5,7 +5,10 @@ real repository."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from .conftest import Memx
 from .test_reflector_replies import Replies, stored
@@ -183,49 +186,50 @@ def test_two_diagnoses_of_equal_score_at_the_end_are_both_kept(memx: Memx, repo:
     assert [kind for kind, _ in stored(repo)] == ["pitfall", "pitfall"]
 
 
-def test_a_cause_that_names_nothing_takes_the_sentence_that_says_what(
-        memx: Memx, repo: Path) -> None:
+def pattern_session() -> tuple[Replies, str]:
     """"The issue is the expected value itself." names nothing concrete: the sentence after
     it ("The pattern … matches `key=…` as one token") is the cause the green run bears out."""
-    name = (Replies().user("Make the redaction test pass.")
-            .run("go test ./redact/...",
-                 "--- FAIL: TestLine (0.00s)\n    redact_test.go:12: got [REDACTED], want "
-                 "key=[REDACTED]\nFAIL\nFAIL\texample.com/app/redact\t0.01s", True)
-            .say("The issue is the expected value itself. The pattern `[A-Za-z0-9=-]{10,}` "
-                 "matches `key=abc123def456` as one token, so the whole value is replaced.")
-            .edit("/home/dev/app/redact/redact_test.go", 'want := "key=[REDACTED]"',
-                  'want := "[REDACTED]"')
-            .run("go test ./redact/...", "ok  \texample.com/app/redact\t0.01s", False)
-            .say("All tests pass. One change in `redact_test.go`: the expectation is now "
-                 "`[REDACTED]`.")
-            .write(repo))
-    memx.ok("ingest", name)
-    [(kind, content)] = stored(repo)
-    assert kind == "pitfall"
-    assert content.endswith(
-        "Why: The issue is the expected value itself. The pattern `[A-Za-z0-9=-]{10,}` "
-        "matches `key=abc123def456` as one token, so the whole value is replaced.")
+    session = (Replies().user("Make the redaction test pass.")
+               .run("go test ./redact/...",
+                    "--- FAIL: TestLine (0.00s)\n    redact_test.go:12: got [REDACTED], want "
+                    "key=[REDACTED]\nFAIL\nFAIL\texample.com/app/redact\t0.01s", True)
+               .say("The issue is the expected value itself. The pattern `[A-Za-z0-9=-]{10,}` "
+                    "matches `key=abc123def456` as one token, so the whole value is replaced.")
+               .edit("/home/dev/app/redact/redact_test.go", 'want := "key=[REDACTED]"',
+                     'want := "[REDACTED]"')
+               .run("go test ./redact/...", "ok  \texample.com/app/redact\t0.01s", False)
+               .say("All tests pass. One change in `redact_test.go`: the expectation is now "
+                    "`[REDACTED]`."))
+    return session, ("Why: The issue is the expected value itself. The pattern "
+                     "`[A-Za-z0-9=-]{10,}` matches `key=abc123def456` as one token, so the "
+                     "whole value is replaced.")
 
 
-def test_a_statement_quoting_what_the_next_edit_takes_out_and_brings_in(
-        memx: Memx, repo: Path) -> None:
+def quoting_session() -> tuple[Replies, str]:
     """No cause phrase: the assistant says what is wrong by quoting the code ("Line 58 has
     `bytes(...)` which should be `[]byte(...)`"), the edit then takes out the one and brings
     in the other, and the user moves on: the statement is borne out."""
-    name = (Replies().user("Please fix the compile error in the report test.")
-            .say("Line 31 has `strconv.Itoa(total)` which should be `strconv.FormatInt(total, "
-                 "10)`. The `total` counter is an `int64`, and `Itoa` only takes an `int`.")
-            .edit("/home/dev/app/report/report_test.go", "want := strconv.Itoa(total)",
-                  "want := strconv.FormatInt(total, 10)")
-            .say("Fixed the conversion in report_test.go.")
-            .user("run the tests")
-            .write(repo))
-    memx.ok("ingest", name)
+    session = (Replies().user("Please fix the compile error in the report test.")
+               .say("Line 31 has `strconv.Itoa(total)` which should be "
+                    "`strconv.FormatInt(total, 10)`. The `total` counter is an `int64`, and "
+                    "`Itoa` only takes an `int`.")
+               .edit("/home/dev/app/report/report_test.go", "want := strconv.Itoa(total)",
+                     "want := strconv.FormatInt(total, 10)")
+               .say("Fixed the conversion in report_test.go.")
+               .user("run the tests"))
+    return session, ("Why: Line 31 has `strconv.Itoa(total)` which should be "
+                     "`strconv.FormatInt(total, 10)`. The `total` counter is an `int64`, and "
+                     "`Itoa` only takes an `int`.")
+
+
+@pytest.mark.parametrize("built", [pattern_session, quoting_session])
+def test_the_cause_is_the_sentence_that_says_what_was_wrong(
+        memx: Memx, repo: Path, built: Callable[[], tuple[Replies, str]]) -> None:
+    session, why = built()
+    memx.ok("ingest", session.write(repo))
     [(kind, content)] = stored(repo)
     assert kind == "pitfall"
-    assert content.endswith(
-        "Why: Line 31 has `strconv.Itoa(total)` which should be `strconv.FormatInt(total, "
-        "10)`. The `total` counter is an `int64`, and `Itoa` only takes an `int`.")
+    assert content.endswith(why)
 
 
 def test_a_narrated_plan_or_a_quote_the_edit_does_not_bear_out_is_no_diagnosis(
