@@ -93,7 +93,7 @@ def test_a_long_report_keeps_its_list_of_changes(memx: Memx, repo: Path) -> None
         .write(repo)
     memx.ok("ingest", name)
     assert stored(repo) == [("knowledge", (
-        "Summary of changes:; The telemetry client sets `ShutdownTimeout: 100ms`, so "
+        "Summary of changes: The telemetry client sets `ShutdownTimeout: 100ms`, so "
         "`Close()` stops waiting for the upload; A no-op `Logger` hides the timeout warnings "
         "(checked: `go test ./config/...` passed)."))]
 

@@ -131,11 +131,11 @@ def _report(sig: Signals) -> str | None:
         lines.append(MARKER.sub("", line).replace("**", "").strip())
     while lines and lines[-1].endswith(("?", "？")):
         lines.pop()  # "Would you like me to commit these changes?": an offer, not the report
-    text = " ".join("; ".join(lines).split())
+    text = _joined(lines)
     if len(text) > MAX_REPORT and 0 <= listed < len(lines):
         # too long for one memory: the list of changes, from the line that introduces it
         # ("Summary of changes:"), says more than the measurements before it
-        text = " ".join("; ".join(lines[max(0, listed - 1):]).split())
+        text = _joined(lines[max(0, listed - 1):])
     if len(text.split()) < MIN_WORDS or not concrete(text) or NARRATED.match(text):
         return None
     if sig.spans and all(sig.is_question(n) for n in range(len(sig.spans))):
@@ -143,3 +143,12 @@ def _report(sig: Signals) -> str | None:
     if text.rstrip().endswith(("?", "？", ":")):
         return None  # it asks, or announces what comes next
     return text if len(text) <= MAX_REPORT else text[:MAX_REPORT - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines as one text: "; " between them, a space after a line that introduces the next
+    ("Summary of changes:")."""
+    out = ""
+    for line in lines:
+        out += line if not out else (" " if out.endswith((":", "：")) else "; ") + line
+    return " ".join(out.split())
