@@ -24,7 +24,7 @@ def test_rule_confidences_are_the_specified_ones() -> None:
     assert CONFIDENCE == {"ErrorFix": 0.8, "RetrySuccess": 0.7, "ConfigChange": 0.6,
                           "NewTool": 0.65, "RepetitiveOp": 0.5, "Preference": 0.7,
                           "Convention": 0.75, "Decision": 0.75, "CIFailure": 0.7,
-                          "WorkReport": 0.6}
+                          "WorkReport": 0.6, "Fact": 0.6}
 
 
 def test_words_are_matched_whole_never_inside_other_words() -> None:

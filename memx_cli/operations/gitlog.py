@@ -134,7 +134,7 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
             _note_revert(found, undone)
             files = [f for f in found.files if not f[1].startswith(".memx/")]
             candidates, dropped = rules.reviewed(found.message, files, "", found.diffs,
-                                                 settings.min_score)
+                                                 settings.min_score, facts=True)
             outcome.dropped.extend(DroppedCandidate(found.sha, d.rule, d.score, d.reason,
                                                     d.content) for d in dropped)
             for item in reflector.items(candidates):

@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from memx_cli.reflector import commit_fact, commit_value, routine
 from memx_cli.reflector import commit_message as msg
-from memx_cli.reflector import commit_value, routine
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_value import value
@@ -292,14 +292,16 @@ def candidates(message: str, files: Sequence[tuple[str, str]], diffstat: str,
 
 def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
              small_diffs: Mapping[str, str],
-             min_score: int = 0) -> tuple[list[Scored], list[Dropped]]:
+             min_score: int = 0, *, facts: bool = False) -> tuple[list[Scored], list[Dropped]]:
     """(kept, dropped): every candidate of the commit, through the noise model
     (``routine``), the per-candidate checks, the lesson value (``commit_value``: at least
     ``min_score``) and the one-per-commit cap. A kept candidate's score is its lesson
-    value."""
+    value. ``facts``: a title that is the fact counts too (``commit_fact``): a history
+    ingest ranks those under its budget; the post-commit hook, which has none, leaves
+    them."""
     from memx_cli.reflector.scorer import classify
 
-    found, dropped = _found(message, files, small_diffs)
+    found, dropped = _found(message, files, small_diffs, facts)
     why = routine.routine(message, files, small_diffs)
     if why:
         turned = [Dropped(d.rule, d.content, why) for d in dropped] + [
@@ -338,8 +340,8 @@ def _short_of(candidate: Candidate, message: str) -> str:
     return ", ".join(lacks) or "too short or a cut sentence"
 
 
-def _found(message: str, files: Sequence[tuple[str, str]],
-           small_diffs: Mapping[str, str]) -> tuple[list[Candidate], list[Dropped]]:
+def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[str, str],
+           facts: bool = False) -> tuple[list[Candidate], list[Dropped]]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
     lang = language(message)
     out: list[Candidate] = []
@@ -397,6 +399,12 @@ def _found(message: str, files: Sequence[tuple[str, str]],
         dropped.extend(Dropped(c.rule, c.text, "an episode read from prose: a commit's "
                                "fix is read by the fix rule") for c in said_too
                        if c.rule in EPISODES)
+    fixed = kind in ("fix", "hotfix", "bugfix") or msg.is_fix(subject) or \
+        bool(FIX_SUBJECT.match(subject))  # a fixed bug's title restates the code
+    docs_only = bool(files) and all(DOCS.search(p) for _, p in files)
+    if facts and not out and not fixed and not docs_only and not TRIVIAL.search(subject):
+        fact = commit_fact.stated(message, kind, lang)  # a title that is the fact, last
+        out.extend([fact] if fact else [])
     out = _setting_is_the_fix(out)
     kept = []
     for candidate in out:

@@ -10,15 +10,18 @@ says. So:
 
     base by form        a revert with its reason 50, a norm (a subject or item that is
                         the rule: "Do not …", must, never, always, instead of) 45, a fix,
-                        a decision or a changed setting 35, a dependency 30
+                        a decision or a changed setting 35, a dependency or a title that
+                        is the fact (``commit_fact``) 30
     + why               25 for a cause, a purpose or a breakage; 12 for a weak link
                         ("since", "so that", "otherwise") — in the memory itself
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
     − title only        15 when the memory is the subject alone, says no why and is
-                        no norm
-    − fragment          20 when it starts inside a sentence ("coverage) as well as …")
+                        no norm (a setting, a dependency or a fact is read from the diff
+                        or is the title by design)
+    − fragment          20 when it starts inside a sentence ("coverage) as well as …"),
+                        not with the subject's scope ("css: Minify …")
     − short             10 under 40 characters (25 for a norm)
 
 The value is the score of a commit's candidate: ``ingest --git-log`` and the post-commit
@@ -54,8 +57,9 @@ PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CP
 VERSIONED = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
 CHANGED = re.compile(r"\s*\(changed [^()]*(?:\([^()]*\)[^()]*)*\)\.?$")
 LABEL = re.compile(r"^(?:Error|Fix|Why): ")
+SCOPE = re.compile(r"^([\w./,{}-]+): ")
 BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
-        "NewTool": 30}
+        "NewTool": 30, "Fact": 30}
 
 
 def value(candidate: Candidate, message: str) -> int:
@@ -76,7 +80,8 @@ def value(candidate: Candidate, message: str) -> int:
     prose = from_body(text, body)
     points += 10 if prose else 0
     points += min(16, 4 * things(text))
-    if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool"):
+    if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool",
+                                                                   "Fact"):
         points -= 15  # the title alone, restating the change
     first = LABEL.sub("", text.strip())
     if first[:1].islower() and not _is_code(first, subject):
@@ -114,8 +119,11 @@ def things(text: str) -> int:
 
 
 def _is_code(first: str, subject: str) -> bool:
-    """A memory may begin with an identifier ("pytest.warns …", "`x` …"), or with the
-    subject as its author wrote it: neither is a cut sentence."""
+    """A memory may begin with an identifier ("pytest.warns …", "`x` …"), with the
+    subject as its author wrote it, or with the subject's scope ("css: Minify …",
+    "net/http: Reject …"): none is a cut sentence."""
     word = first.split(" ", 1)[0]
+    scope = SCOPE.match(first)  # "css: Minify …": the subject's scope leads, as core() writes
     return bool(IDENT_RE.match(word) or word.startswith("`")
-                or (subject and first[:30].lower() in subject.lower()))
+                or (subject and first[:30].lower() in subject.lower())
+                or (scope and scope.group(1) in subject and first[scope.end():][:1].isupper()))

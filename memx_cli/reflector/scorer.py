@@ -28,7 +28,7 @@ from memx_cli.reflector.names import (
 from memx_cli.reflector.rules import RULES
 from memx_cli.reflector.vocab import CJK_ANY, HANGUL, words_of
 
-STATED = ("Preference", "Convention", "Decision")
+STATED = ("Preference", "Convention", "Decision", "Fact")
 TOOL_CONFIG = re.compile(
     r"tsconfig|eslint|prettier|webpack|vite\.config|babel|jest\.config|pytest\.ini|"
     r"pyproject|setup\.cfg|ruff|mypy|tox\.ini|\.editorconfig|Cargo\.toml|golangci|"

@@ -1,0 +1,82 @@
+"""Issue 24, a commit whose subject is the fact (``reflector/commit_fact.py``), in real
+temporary repositories: a history ingest reads a behaviour stated by a title ("feat(css):
+minify …", "Accept X as Y") with the first sentence of the body's prose, never a fix's
+title, a housekeeping commit or a squash merge's list of commits; the post-commit hook,
+which has no budget, leaves such titles."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memx_cli.reflector import commit as rules
+
+from .conftest import Memx
+from .test_reflector_gitlog import commit
+
+FACTS = {
+    "title": ("feat(css): minify the CSS inside `<style>` tags (#23183)", "src/css.ts"),
+    "body": ("Accept `MarkDecorator` as the `get_closest_marker` default\n\n`Mark` is "
+             "private and warns when it is built directly, which left no supported way to "
+             "build the default.\nAccept a `MarkDecorator` such as `pytest.mark.foo(1)`.\n\n"
+             "Closes #13354", "src/marks.py"),
+    "squash": ("Validate `include` and `force-exclude` config types (#5193)\n\n* Add "
+               "validation for the include and force_exclude config keys\n* Update "
+               "test_black.py\n\nCo-authored-by: A Person <a@example.invalid>", "src/cfg.py"),
+}
+NOT_FACTS = [
+    ("fix: handle a malformed URI in `indexHtmlMiddleware`", "src/html.ts"),
+    ("docs: describe the `cache_dir` option in the guide", "src/guide.py"),
+    ("test(router): cover the `:name{...}` pattern", "src/router_test.ts"),
+    ("chore: update `bun.lock` for the new workspace", "src/lockfile.txt"),
+    ("[refactor] Use match case in `_get_auto_indent`", "src/indent.py"),
+    ("Merge commit from fork", "src/jsx.ts"),
+    ("Describe the `cache_dir` option better", "docs/options.md"),
+]
+
+
+def test_a_title_that_is_the_fact_is_read_by_a_history_ingest(memx: Memx, repo: Path) -> None:
+    """Before, none of these commits gave a candidate: no norm, no reason, no fix, no
+    setting; the history's most common lesson was never read."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    shas = {key: commit(repo, message, {path: "x = 1\n"}) for key, (message, path) in
+            FACTS.items()}
+    for n, (message, path) in enumerate(NOT_FACTS):
+        commit(repo, message, {path: f"y = {n}\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                               "--json", "--budget", "0"))
+    by_sha = {c["sha"]: c for c in found["candidates"]}
+    assert set(by_sha) == set(shas.values())
+    assert {c["rule"] for c in by_sha.values()} == {"Fact"}
+    assert by_sha[shas["title"]]["content"] == "css: Minify the CSS inside `<style>` tags."
+    assert by_sha[shas["body"]]["content"] == (
+        "Accept `MarkDecorator` as the `get_closest_marker` default: `Mark` is private and "
+        "warns when it is built directly, which left no supported way to build the default.")
+    # a squash merge's items are its commits' titles, not a sentence about this one
+    assert by_sha[shas["squash"]]["content"] == (
+        "Validate `include` and `force-exclude` config types.")
+    # the body's sentence is worth more than a title alone
+    assert by_sha[shas["body"]]["score"] > by_sha[shas["squash"]]["score"] >= 30
+
+
+def test_the_post_commit_hook_leaves_a_title_that_is_the_fact() -> None:
+    message, path = FACTS["title"]
+    kept, _ = rules.reviewed(message, [("A", path)], "", {}, 30)
+    assert kept == []
+    kept, _ = rules.reviewed(message, [("A", path)], "", {}, 30, facts=True)
+    assert [k.candidate.rule for k in kept] == ["Fact"]
+
+
+def test_a_scope_that_leads_a_memory_is_no_cut_sentence(memx: Memx, repo: Path) -> None:
+    """"utils/ipaddr: Do not compress …" begins with the subject's scope, as the memory is
+    written: it scored 20 points below the same rule without a scope (a "fragment")."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    scoped = commit(repo, "fix(utils/ipaddr): do not compress a single 0 group to `::`",
+                    {"src/ip.ts": "x\n"})
+    bare = commit(repo, "Do not compress a single 0 group to `::` in the parser",
+                  {"src/ip2.ts": "x\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                               "--json", "--budget", "0"))
+    score = {c["sha"]: c["score"] for c in found["candidates"]}
+    assert str(found["candidates"][0]["content"]).startswith("utils/ipaddr: Do not")
+    assert score[scoped] >= score[bare] >= 30
