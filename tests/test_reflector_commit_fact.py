@@ -80,3 +80,53 @@ def test_a_scope_that_leads_a_memory_is_no_cut_sentence(memx: Memx, repo: Path) 
     score = {c["sha"]: c["score"] for c in found["candidates"]}
     assert str(found["candidates"][0]["content"]).startswith("utils/ipaddr: Do not")
     assert score[scoped] >= score[bare] >= 30
+
+
+CHANGES = """# Changelog
+
+## Unreleased
+
+### Fixes
+
+- Keep the cache when a read fails (#10)
+
+## 1.0.0
+
+- First release
+"""
+ADDED = CHANGES.replace("- Keep the cache", """- Reject requests from a browser's origin by default, and bound request bodies to
+  1 MiB so a client cannot exhaust the workers (#12)
+
+```
+server --allow-origin https://example.invalid
+```
+
+- Keep the cache""")
+
+
+def test_a_fact_carries_the_entry_its_commit_adds_to_a_changelog(memx: Memx,
+                                                                  repo: Path) -> None:
+    """A squash merge whose body only lists its commits says what it means in the
+    changelog entry it adds (a CHANGES.md line, a towncrier fragment): the memory is the
+    title with that entry, never the changelog's older lines, a heading or a code block,
+    and it is worth more than the title alone."""
+    base = commit(repo, "Start", {"CHANGES.md": CHANGES, "src/server.py": "x = 0\n"})
+    harden = commit(repo, "Harden the server's request handling (#12)\n\n* Harden the "
+                          "request handling\n* update changelog",
+                    {"CHANGES.md": ADDED, "src/server.py": "x = 1\n"})
+    fragment = commit(repo, "Add `pytest.register_fixture`",
+                      {"changelog/12376.feature.rst": "Added :func:`pytest.register_fixture` "
+                       "to register fixtures imperatively.\n\n-- by :user:`someone`\n",
+                       "src/fixtures.py": "y = 1\n"})
+    title = commit(repo, "Harden the parser's handling of the input", {"src/parse.py": "z\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                               "--json", "--budget", "0"))
+    by_sha = {c["sha"]: c for c in found["candidates"]}
+    assert by_sha[harden]["content"] == (
+        "Harden the server's request handling: Reject requests from a browser's origin by "
+        "default, and bound request bodies to 1 MiB so a client cannot exhaust the workers.")
+    assert by_sha[fragment]["content"] == (
+        "Add `pytest.register_fixture`: Added :func:`pytest.register_fixture` to register "
+        "fixtures imperatively.")
+    assert by_sha[title]["content"] == "Harden the parser's handling of the input."
+    assert by_sha[harden]["score"] > by_sha[title]["score"]

@@ -343,8 +343,12 @@ def _commit(record: str) -> Commit:
 
 
 def _add_diffs(repo: Repo, commits: list[Commit]) -> None:
-    """The diffs of small config and manifest files, in one ``git diff-tree --stdin``."""
-    from memx_cli.reflector.commit import wants_diff
+    """The diffs of small config and manifest files, and of changelogs (the entry a
+    commit adds says what it means: ``commit_fact``), in one ``git diff-tree --stdin``."""
+    from memx_cli.reflector import commit, commit_fact
+
+    def wants_diff(path: str) -> bool:
+        return commit.wants_diff(path) or commit_fact.is_changelog(path)
 
     wanted = {c.sha: c for c in commits if any(wants_diff(p) for _, p in c.files)}
     if not wanted:

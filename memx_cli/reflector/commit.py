@@ -403,7 +403,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
         bool(FIX_SUBJECT.match(subject))  # a fixed bug's title restates the code
     docs_only = bool(files) and all(DOCS.search(p) for _, p in files)
     if facts and not out and not fixed and not docs_only and not TRIVIAL.search(subject):
-        fact = commit_fact.stated(message, kind, lang)  # a title that is the fact, last
+        fact = commit_fact.stated(message, kind, lang, small_diffs)  # a title that is the fact
         out.extend([fact] if fact else [])
     out = _setting_is_the_fix(out)
     kept = []

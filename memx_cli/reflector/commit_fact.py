@@ -14,7 +14,10 @@ Read from the form of the commit, never from its words:
   words and does not start inside a sentence;
 - with the first sentence of the body's prose when there is one (the paragraphs before a
   squash merge's list of commits; trailers, links and quoted code left out), unless it only
-  says the title again.
+  says the title again; else with the entry the commit adds to a changelog (``CHANGES.md``,
+  ``CHANGELOG.rst``, ``HISTORY``, ``NEWS``, a towncrier or changesets fragment such as
+  ``changelog/1234.bugfix.rst`` or ``.changeset/x.md``): written for users, it says what
+  the change means where a squash merge's body only lists commits.
 
 The memory is a ``Fact``; its lesson value (``commit_value``) has no reason to add, so under
 the history budget it ranks below what explains itself and fills what room is left.
@@ -23,6 +26,7 @@ the history budget it ranks below what explains itself and fills what room is le
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import routine
@@ -36,9 +40,66 @@ HOUSEKEEPING = frozenset([
     "fmt", "cleanup"])
 TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
+MAX_ENTRY = 300
+# A changelog by its name (keep-a-changelog, GNU NEWS, …) or a fragment in a changelog
+# folder (towncrier's changelog/ and newsfragments/, changesets' .changeset/).
+CHANGELOG = re.compile(r"(?i)(?:^|/)(?:CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[-_]?NOTES)"
+                       r"(?:\.(?:md|rst|txt|markdown|adoc))?$|(?:^|/)(?:changelog|changelog\.d|"
+                       r"changes|newsfragments|\.changeset)/[^/]+\.(?:md|rst|txt)$")
+HEADING = re.compile(r"^\s*(?:#{1,6}\s|[=~^*-]{3,}\s*$|\.\.\s)")
+PR_REF = re.compile(r"\s*\((?:[^()]*#\d+[^()]*)\)|\s*\[#\d+\]\([^)]*\)|"
+                    r"\s*:(?:issue|pr|user):`[^`]*`|\s+--\s*by\b.*$")
 
 
-def stated(message: str, kind: str, lang: str) -> Candidate | None:
+def is_changelog(path: str) -> bool:
+    return bool(CHANGELOG.search(path))
+
+
+def changelog_entry(diffs: Mapping[str, str]) -> str:
+    """The first entry a commit adds to a changelog: its added lines, headings, code
+    fences and what they hold left out, a list item's wrapped lines joined, its bullet and
+    pull request references dropped."""
+    for path, diff in diffs.items():
+        if not is_changelog(path):
+            continue
+        entries: list[str] = []
+        fenced = False
+        for line in diff.splitlines():
+            if not line.startswith("+") or line.startswith("+++"):
+                if entries and entries[-1] and not line.startswith("-"):
+                    entries.append("")  # an unchanged line ends the added entry
+                continue
+            text = line[1:]
+            if text.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+                continue
+            if fenced or HEADING.match(text):
+                continue
+            if not text.strip():
+                entries.append("")
+            elif msg.BULLET.match(text) or not entries or not entries[-1]:
+                entries.append(msg.BULLET.sub("", text).strip())
+            else:
+                entries[-1] = f"{entries[-1]} {text.strip()}"
+        for entry in entries:
+            entry = PR_REF.sub("", entry).strip()
+            if routine.real_statement(entry) and not msg.code_like(entry):
+                return _sentences_within(entry, MAX_ENTRY)
+    return ""
+
+
+def _sentences_within(text: str, limit: int) -> str:
+    """The entry's first sentences that fit in ``limit`` characters (at least one, cut)."""
+    out = ""
+    for sentence in msg.SENTENCE.split(text):
+        if out and len(out) + 1 + len(sentence) > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out[:limit]
+
+
+def stated(message: str, kind: str, lang: str,
+           diffs: Mapping[str, str] | None = None) -> Candidate | None:
     """The fact a commit's subject states, with its body's first sentence; None when the
     commit is of a kind whose title teaches nothing (see the module's docstring). ``kind``:
     the subject's Conventional Commits type, lower case ("" when it has none); the caller
@@ -56,8 +117,13 @@ def stated(message: str, kind: str, lang: str) -> Candidate | None:
     if not routine.real_statement(head) or not words or words[0].lower() == "merge":
         return None
     told = _first_prose(lines[1:], head)
-    text = head.rstrip(".") + (f": {told}" if told else ".")
-    return Candidate("Fact", 1, 1, lang, text, veracity="stated")
+    entry = "" if told else changelog_entry(diffs or {})
+    text = head.rstrip(".") + (f": {told or entry}" if told or entry else "")
+    text += "" if text.endswith((".", "!", "?")) else "."
+    # the changelog the entry comes from is named: the memory says more than its title
+    where = tuple(p for p in (diffs or {}) if entry and is_changelog(p))[:1]
+    return Candidate("Fact", 1, 1, lang, text, veracity="stated",
+                     files=where)
 
 
 def _first_prose(body: list[str], head: str) -> str:

@@ -77,7 +77,8 @@ def value(candidate: Candidate, message: str) -> int:
         points = 50
     reason = why(text)
     points += reason
-    prose = from_body(text, body)
+    # a fact that carries its changelog entry (``commit_fact``) says more than its title
+    prose = from_body(text, body) or (candidate.rule == "Fact" and bool(candidate.files))
     points += 10 if prose else 0
     points += min(16, 4 * things(text))
     if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool",
