@@ -130,3 +130,25 @@ def test_a_fact_carries_the_entry_its_commit_adds_to_a_changelog(memx: Memx,
         "fixtures imperatively.")
     assert by_sha[title]["content"] == "Harden the parser's handling of the input."
     assert by_sha[harden]["score"] > by_sha[title]["score"]
+
+
+def test_a_generated_commits_script_gives_no_reason(memx: Memx, repo: Path) -> None:
+    """A body that is the script which made the commit ("(cd x && go mod tidy)", an echo
+    saying "skipping because …") is code, not a why: it was stored as the commit's
+    Decision, its reason the echo; a sentence quoting a command in a code span still is
+    one."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    generated = commit(repo, "Raise the go directive of every module to 1.26.0\n\n"
+                             "[git-generate]\n(cd . && go get go@1.26.0 && go mod tidy)\n"
+                             "(cd tools && echo 'skipping because it already has go1.26.0')",
+                       {"src/a.go": "package a\n"})
+    quoted = commit(repo, "Run the linters before the tests in `make check`\n\nThe tests "
+                          "take minutes, so `make lint && make test` fails fast because "
+                          "lint errors are the most common ones.", {"Makefile": "check:\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                               "--json", "--budget", "0"))
+    by_sha = {c["sha"]: c for c in found["candidates"]}
+    assert "skipping because" not in json.dumps(found["candidates"])
+    assert by_sha[generated]["rule"] == "Fact"
+    assert by_sha[quoted]["rule"] == "Decision"
+    assert "`make lint && make test` fails fast because" in str(by_sha[quoted]["content"])

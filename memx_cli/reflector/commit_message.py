@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.names import CODE_SPAN
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -151,9 +152,10 @@ LEANS = re.compile(r"^(?:This|That|These|Those|It|They|So|Thus|Hence|Therefore|A
                    r"|\b(?:therefore|thus|hence)\b")
 
 
-# A line of code quoted in a body: a // comment, an arrow function, or a statement's end
-# (``;``, ``{``, ``}``).
+# A line of code quoted in a body: a // comment, an arrow function, a statement's end
+# (``;``, ``{``, ``}``), or a shell command list (``cd x && go mod tidy``, ``a || b``).
 CODE_LINE = re.compile(r"(?:^|\s)//\s|[;{}]\s*$|=>")
+SHELL_LIST = re.compile(r"\S\s+(?:&&|\|\|)\s+\S")
 
 
 def without_code_blocks(lines: list[str]) -> list[str]:
@@ -173,7 +175,8 @@ def without_code_blocks(lines: list[str]) -> list[str]:
 
 def code_like(sentence: str) -> bool:
     """Whether a body "sentence" is a quoted line of code, neither a cause nor a fix."""
-    return bool(CODE_LINE.search(sentence.strip()))
+    return bool(CODE_LINE.search(sentence.strip())
+                or SHELL_LIST.search(CODE_SPAN.sub("``", sentence)))  # "`a && b`" is prose
 
 
 def reasons_of(told: list[str], head: str = "") -> list[str]:
@@ -198,7 +201,8 @@ def read(message: str, lang: str) -> Said:
     if not lines:
         return said
     subject, body = lines[0], "\n".join(lines[1:]).strip()
-    told = sentences(body)
+    # a quoted command or line of code says no why ("(cd x && echo 'skipping because …')")
+    told = [s for s in sentences(body) if not code_like(s)]
     reasons = reasons_of(told, core(subject))
     reverted = REVERT.match(subject)
     if reverted:
