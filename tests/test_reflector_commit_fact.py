@@ -152,3 +152,20 @@ def test_a_generated_commits_script_gives_no_reason(memx: Memx, repo: Path) -> N
     assert by_sha[generated]["rule"] == "Fact"
     assert by_sha[quoted]["rule"] == "Decision"
     assert "`make lint && make test` fails fast because" in str(by_sha[quoted]["content"])
+
+
+def test_how_a_change_works_is_no_breakage(memx: Memx, repo: Path) -> None:
+    """"by no longer rebuilding …" says how the change works, not that something broke:
+    it scored as high as a platform's breakage ("Python 3.15 no longer sets …") and five
+    such performance notes filled half of a history's budget."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    means = commit(repo, "Avoid a quadratic rescan in `Node.replace`\n\nImprove performance "
+                         "by no longer rebuilding the children list of a node on every call.",
+                   {"src/node.py": "x = 1\n"})
+    broke = commit(repo, "Read the bytecode path from `module.__spec__`\n\nPython 3.15 no "
+                         "longer sets `module.__cached__`, and the spec's path works on every "
+                         "version.", {"src/cache.py": "y = 1\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                               "--json", "--budget", "0"))
+    score = {c["sha"]: int(c["score"]) for c in found["candidates"]}
+    assert score[means] + 20 <= score[broke]

@@ -51,6 +51,9 @@ in order to; to prevent; to avoid; to keep; to make sure; to ensure
 """))
 # A kind of test, not a breakage: "Add a regression test for #4514".
 TEST_KIND = re.compile(r"(?i)\bregression[- ]tests?\b")
+# The means of the change, not a breakage or a cause: "by no longer rebuilding the list",
+# "by not scanning …" (a preposition and a gerund say how, never why).
+MEANS = re.compile(r"(?i)\bby (?:no longer |not )?[\w-]+ing\b")
 PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CPython|"
                       r"Node(?:\.js)?|Python \d[\d.]*|Safari|Firefox|Chrom(?:e|ium)|musl|"
                       r"glibc|ARM64|aarch64|x86|32-bit|64-bit)\b")
@@ -93,9 +96,10 @@ def value(candidate: Candidate, message: str) -> int:
 
 
 def why(text: str) -> int:
-    """25 for a cause, a purpose or a breakage, 12 for a weak link, else 0 (links and
-    issue numbers left out: ".../security/code-scanning/23" states no vulnerability)."""
-    text = TEST_KIND.sub(" ", routine.ISSUE_REF.sub(" ", text))
+    """25 for a cause, a purpose or a breakage, 12 for a weak link, else 0 (links, issue
+    numbers and the change's means left out: ".../security/code-scanning/23" states no
+    vulnerability, "by no longer rebuilding …" no breakage)."""
+    text = MEANS.sub(" ", TEST_KIND.sub(" ", routine.ISSUE_REF.sub(" ", text)))
     words = words_of(text)
     if STRONG.find(words, text) or lx.CAUSE.find(words, text) \
             or routine.BREAKAGE.find(words, text):
