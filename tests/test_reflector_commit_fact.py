@@ -169,3 +169,21 @@ def test_how_a_change_works_is_no_breakage(memx: Memx, repo: Path) -> None:
                                "--json", "--budget", "0"))
     score = {c["sha"]: int(c["score"]) for c in found["candidates"]}
     assert score[means] + 20 <= score[broke]
+
+
+def test_what_the_code_now_is_instead_of_before_is_no_rule(memx: Memx, repo: Path) -> None:
+    """A squash merge's item "Node#insert is now a loop instead of recursion" states what
+    the code is, not a rule: it was stored as a Convention; "Use X instead of Y" stays
+    one."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    stated = commit(repo, "perf(router): speed up route registration for large route tables (#5171)\n\n* Node#insert "
+                          "is now a loop instead of recursion with array spreads, making "
+                          "registration faster\n* add tests", {"src/router.ts": "x\n"})
+    rule = commit(repo, "Use `indexOf` instead of regular expressions in the URL helpers",
+                  {"src/url.ts": "y\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
+                               "--json", "--budget", "0"))
+    by_sha = {c["sha"]: c for c in found["candidates"]}
+    assert by_sha[rule]["rule"] == "Convention"
+    assert by_sha[stated]["rule"] == "Fact"
+    assert by_sha[stated]["content"] == "router: Speed up route registration for large route tables."

@@ -40,8 +40,20 @@ NORM = re.compile(r"(?i)^(?:[\w./-]+: )?(?:do not|don't|dont|never|always|prefer
                   r"\b(?:must(?: not)?|mustn't|should(?: not)?|shouldn't)\s+\w|"
                   # "was never released", "is always empty", "main() always passes": facts
                   r"(?<!was )(?<!were )(?<!is )(?<!are )(?<!has )(?<!have )(?<!had )(?<!been )"
-                  r"(?<!be )\b(?:never|always)\s+(?![a-z]+[^s]s\b)\w|"
-                  r"\b(?:instead of|rather than)\b")
+                  r"(?<!be )\b(?:never|always)\s+(?![a-z]+[^s]s\b)\w")
+REPLACEMENT = re.compile(r"(?i)\b(?:instead of|rather than)\b")
+# A statement of what is ("Node#insert is now a loop instead of recursion"): a verb of
+# being before the replacement makes it a fact, not a rule.
+COPULA = re.compile(r"(?i)\b(?:is|are|was|were|been|now)\b")
+
+
+def is_norm(text: str) -> bool:
+    """Whether ``text`` states a rule: a norm, or a replacement in the imperative ("Use X
+    instead of Y"), not a statement of what the code now is ("X is now Y instead of Z")."""
+    if NORM.search(text):
+        return True
+    replacement = REPLACEMENT.search(text)
+    return bool(replacement and not COPULA.search(text[:replacement.start()]))
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 # An order: a capitalised word that is no closed-class word (pronoun, determiner,
 # conjunction, preposition, auxiliary) followed straight by a determiner, "it"/"them" or a
@@ -219,9 +231,9 @@ def read(message: str, lang: str) -> Said:
     items = [SENTENCE.split(BULLET.sub("", line).strip())[0]
              for line in unwrap(body).splitlines() if BULLET.match(line)]
     # a fix's "return 404 instead of 500" is its fix: only an imperative rule counts there
-    norm = NORM_START if is_fix(subject) else NORM
+    norm = NORM_START.search if is_fix(subject) else is_norm
     for rule_text in [head, *items]:  # the subject, or one of a squash merge's commits
-        if norm.search(rule_text) and routine.real_statement(rule_text):
+        if norm(rule_text) and routine.real_statement(rule_text):
             # the subject's reason, else the body's first sentence: what follows a rule
             # explains it; a list item is one commit of a squash merge, whole in itself:
             # another item's sentence is no reason of it

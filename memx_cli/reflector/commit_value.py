@@ -37,7 +37,7 @@ import re
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.commit_message import NORM, sentences
+from memx_cli.reflector.commit_message import is_norm, sentences
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, tools_in
 from memx_cli.reflector.vocab import Lexicon, phrases, words_of
 
@@ -73,7 +73,7 @@ def value(candidate: Candidate, message: str) -> int:
     subject = lines[0] if lines else ""
     body = "\n".join(lines[1:])
     points = BASE.get(candidate.rule, 30)
-    norm = candidate.rule == "Convention" and bool(NORM.search(LABEL.sub("", text)))
+    norm = candidate.rule == "Convention" and is_norm(LABEL.sub("", text))
     if norm:  # a subject that is the rule ("Do not retry on 4xx responses") is the lesson
         points = 45
     if candidate.rule == "Decision" and text.startswith('Reverted "'):
