@@ -51,7 +51,8 @@ def test_a_title_that_is_the_fact_is_read_by_a_history_ingest(memx: Memx, repo: 
     assert by_sha[shas["title"]]["content"] == "css: Minify the CSS inside `<style>` tags."
     assert by_sha[shas["body"]]["content"] == (
         "Accept `MarkDecorator` as the `get_closest_marker` default: `Mark` is private and "
-        "warns when it is built directly, which left no supported way to build the default.")
+        "warns when it is built directly, which left no supported way to build the default. "
+        "Accept a `MarkDecorator` such as `pytest.mark.foo(1)`.")
     # a squash merge's items are its commits' titles, not a sentence about this one
     assert by_sha[shas["squash"]]["content"] == (
         "Validate `include` and `force-exclude` config types.")

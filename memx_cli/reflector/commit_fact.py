@@ -12,9 +12,9 @@ Read from the form of the commit, never from its words:
   ``style:``, ``refactor:``, ``release:``, ``[docs]``…) and not of documentation files only;
 - a statement: the title, without its type, tag and pull request number, is at least three
   words and does not start inside a sentence;
-- with the first sentence of the body's prose when there is one (the paragraphs before a
-  squash merge's list of commits; trailers, links and quoted code left out), unless it only
-  says the title again; else with the entry the commit adds to a changelog (``CHANGES.md``,
+- with the first sentences of the body's prose that fit in 300 characters (the paragraphs
+  before a squash merge's list of commits; trailers, links and quoted code left out, and a
+  sentence that only says the title again); else with the entry the commit adds to a changelog (``CHANGES.md``,
   ``CHANGELOG.rst``, ``HISTORY``, ``NEWS``, a towncrier or changesets fragment such as
   ``changelog/1234.bugfix.rst`` or ``.changeset/x.md``): written for users, it says what
   the change means where a squash merge's body only lists commits.
@@ -100,7 +100,7 @@ def _sentences_within(text: str, limit: int) -> str:
 
 def stated(message: str, kind: str, lang: str,
            diffs: Mapping[str, str] | None = None) -> Candidate | None:
-    """The fact a commit's subject states, with its body's first sentence; None when the
+    """The fact a commit's subject states, with its body's first sentences; None when the
     commit is of a kind whose title teaches nothing (see the module's docstring). ``kind``:
     the subject's Conventional Commits type, lower case ("" when it has none); the caller
     has left out fixes, typo fixes and commits of documentation only."""
@@ -127,19 +127,23 @@ def stated(message: str, kind: str, lang: str,
 
 
 def _first_prose(body: list[str], head: str) -> str:
-    """The first sentence of the body's prose before any list of commits, not the title
-    again and not a quoted line of code."""
+    """The first sentences of the body's prose before any list of commits, as many as fit
+    in ``MAX_ENTRY`` characters (a body often sets the scene before it says what changed),
+    not the title again and not a quoted line of code."""
     prose: list[str] = []
     for line in body:
         if msg.BULLET.match(line):
             break  # a squash merge's list of commits: each item is a commit's own title
         prose.append(line)
     title = set(re.findall(r"\w+", head.lower()))
+    kept: list[str] = []
     for sentence in msg.sentences("\n".join(prose)):
         words = set(re.findall(r"\w+", sentence.lower()))
         if len(sentence) < MIN_SENTENCE or msg.code_like(sentence):
             continue
         if words and len(words & title) / len(words) >= 0.8:
             continue  # the title again, as a sentence
-        return sentence
-    return ""
+        if kept and len(" ".join([*kept, sentence])) > MAX_ENTRY:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
