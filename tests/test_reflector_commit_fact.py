@@ -35,6 +35,13 @@ NOT_FACTS = [
 ]
 
 
+def candidates(memx: Memx, base: str) -> dict[str, dict[str, object]]:
+    """The kept candidates of ``base..HEAD`` by commit, with no budget (--dry-run --json)."""
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--budget", "0"))
+    return {c["sha"]: c for c in found["candidates"]}
+
+
 def test_a_title_that_is_the_fact_is_read_by_a_history_ingest(memx: Memx, repo: Path) -> None:
     """Before, none of these commits gave a candidate: no norm, no reason, no fix, no
     setting; the history's most common lesson was never read."""
@@ -43,9 +50,7 @@ def test_a_title_that_is_the_fact_is_read_by_a_history_ingest(memx: Memx, repo: 
             FACTS.items()}
     for n, (message, path) in enumerate(NOT_FACTS):
         commit(repo, message, {path: f"y = {n}\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                               "--json", "--budget", "0"))
-    by_sha = {c["sha"]: c for c in found["candidates"]}
+    by_sha = candidates(memx, base)
     assert set(by_sha) == set(shas.values())
     assert {c["rule"] for c in by_sha.values()} == {"Fact"}
     assert by_sha[shas["title"]]["content"] == "css: Minify the CSS inside `<style>` tags."
@@ -76,10 +81,9 @@ def test_a_scope_that_leads_a_memory_is_no_cut_sentence(memx: Memx, repo: Path) 
                     {"src/ip.ts": "x\n"})
     bare = commit(repo, "Do not compress a single 0 group to `::` in the parser",
                   {"src/ip2.ts": "x\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                               "--json", "--budget", "0"))
-    score = {c["sha"]: c["score"] for c in found["candidates"]}
-    assert str(found["candidates"][0]["content"]).startswith("utils/ipaddr: Do not")
+    by_sha = candidates(memx, base)
+    score = {sha: c["score"] for sha, c in by_sha.items()}
+    assert str(by_sha[scoped]["content"]).startswith("utils/ipaddr: Do not")
     assert score[scoped] >= score[bare] >= 30
 
 
@@ -120,9 +124,7 @@ def test_a_fact_carries_the_entry_its_commit_adds_to_a_changelog(memx: Memx,
                        "to register fixtures imperatively.\n\n-- by :user:`someone`\n",
                        "src/fixtures.py": "y = 1\n"})
     title = commit(repo, "Harden the parser's handling of the input", {"src/parse.py": "z\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                               "--json", "--budget", "0"))
-    by_sha = {c["sha"]: c for c in found["candidates"]}
+    by_sha = candidates(memx, base)
     assert by_sha[harden]["content"] == (
         "Harden the server's request handling: Reject requests from a browser's origin by "
         "default, and bound request bodies to 1 MiB so a client cannot exhaust the workers.")
@@ -146,10 +148,8 @@ def test_a_generated_commits_script_gives_no_reason(memx: Memx, repo: Path) -> N
     quoted = commit(repo, "Run the linters before the tests in `make check`\n\nThe tests "
                           "take minutes, so `make lint && make test` fails fast because "
                           "lint errors are the most common ones.", {"Makefile": "check:\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                               "--json", "--budget", "0"))
-    by_sha = {c["sha"]: c for c in found["candidates"]}
-    assert "skipping because" not in json.dumps(found["candidates"])
+    by_sha = candidates(memx, base)
+    assert "skipping because" not in json.dumps(list(by_sha.values()))
     assert by_sha[generated]["rule"] == "Fact"
     assert by_sha[quoted]["rule"] == "Decision"
     assert "`make lint && make test` fails fast because" in str(by_sha[quoted]["content"])
@@ -166,9 +166,7 @@ def test_how_a_change_works_is_no_breakage(memx: Memx, repo: Path) -> None:
     broke = commit(repo, "Read the bytecode path from `module.__spec__`\n\nPython 3.15 no "
                          "longer sets `module.__cached__`, and the spec's path works on every "
                          "version.", {"src/cache.py": "y = 1\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                               "--json", "--budget", "0"))
-    score = {c["sha"]: int(c["score"]) for c in found["candidates"]}
+    score = {sha: int(c["score"]) for sha, c in candidates(memx, base).items()}
     assert score[means] + 20 <= score[broke]
 
 
@@ -182,9 +180,7 @@ def test_what_the_code_now_is_instead_of_before_is_no_rule(memx: Memx, repo: Pat
                           "registration faster\n* add tests", {"src/router.ts": "x\n"})
     rule = commit(repo, "Use `indexOf` instead of regular expressions in the URL helpers",
                   {"src/url.ts": "y\n"})
-    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
-                               "--json", "--budget", "0"))
-    by_sha = {c["sha"]: c for c in found["candidates"]}
+    by_sha = candidates(memx, base)
     assert by_sha[rule]["rule"] == "Convention"
     assert by_sha[stated]["rule"] == "Fact"
     assert by_sha[stated]["content"] == "router: Speed up route registration for large route tables."
