@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
@@ -149,13 +150,19 @@ def is_fix(subject: str) -> bool:
 def sentences(body: str) -> list[str]:
     """The body's sentences, each list item on its own, footers, rules and indented code
     blocks left out."""
+    return list(_sentences(body))
+
+
+@lru_cache(maxsize=16)
+def _sentences(body: str) -> tuple[str, ...]:
+    # one commit's body is read by several rules and by the lesson value of each candidate
     out: list[str] = []
     for line in unwrap("\n".join(without_code_blocks(body.splitlines()))).splitlines():
         if FOOTER.match(line) or REVERTS_LINE.match(line) or not line.strip():
             continue
         text = BULLET.sub("", line).strip()
         out.extend(s.strip() for s in SENTENCE.split(text) if routine.real_statement(s))
-    return [s[:MAX_SENTENCE] for s in out]
+    return tuple(s[:MAX_SENTENCE] for s in out)
 
 
 # A sentence that leans on the one before it: "This broke …", "Winget therefore did not
