@@ -20,6 +20,9 @@ FACTS = {
              "private and warns when it is built directly, which left no supported way to "
              "build the default.\nAccept a `MarkDecorator` such as `pytest.mark.foo(1)`.\n\n"
              "Closes #13354", "src/marks.py"),
+    "colon": ("Support type asserts in the `ptrtoerror` analyzer\n\nThe previous change "
+              "missed two cases where the syntax implies an implementation:\n\n"
+              "    var _ = x.(error)\n", "src/ptr.go"),
     "squash": ("Validate `include` and `force-exclude` config types (#5193)\n\n* Add "
                "validation for the include and force_exclude config keys\n* Update "
                "test_black.py\n\nCo-authored-by: A Person <a@example.invalid>", "src/cfg.py"),
@@ -58,6 +61,10 @@ def test_a_title_that_is_the_fact_is_read_by_a_history_ingest(memx: Memx, repo: 
         "Accept `MarkDecorator` as the `get_closest_marker` default: `Mark` is private and "
         "warns when it is built directly, which left no supported way to build the default. "
         "Accept a `MarkDecorator` such as `pytest.mark.foo(1)`.")
+    # a sentence that led into a quoted block ends the memory, without its colon
+    assert by_sha[shas["colon"]]["content"] == (
+        "Support type asserts in the `ptrtoerror` analyzer: The previous change missed two "
+        "cases where the syntax implies an implementation.")
     # a squash merge's items are its commits' titles, not a sentence about this one
     assert by_sha[shas["squash"]]["content"] == (
         "Validate `include` and `force-exclude` config types.")

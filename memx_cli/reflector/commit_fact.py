@@ -119,6 +119,8 @@ def stated(message: str, kind: str, lang: str,
     told = _first_prose(lines[1:], head)
     entry = "" if told else changelog_entry(diffs or {})
     text = head.rstrip(".") + (f": {told or entry}" if told or entry else "")
+    # a sentence that led into a quoted block ("… in two cases:") ends the memory
+    text = text.rstrip(":;, ")
     text += "" if text.endswith((".", "!", "?")) else "."
     # the changelog the entry comes from is named: the memory says more than its title
     where = tuple(p for p in (diffs or {}) if entry and is_changelog(p))[:1]
