@@ -66,12 +66,12 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/freshness/quick.py::_git::subprocess.run": "wrapper",
     "memx_cli/freshness/quick.py::_diff_files::_git": "constant",
     "memx_cli/freshness/quick.py::basis::_git": "constant",
-    "memx_cli/operations/gitlog.py::_git::subprocess.run": "wrapper",
-    "memx_cli/operations/gitlog.py::_add_diffs::_git": "own",  # shas git listed, on stdin
-    # memx ingest --git-log RANGE, after --end-of-options (the log is streamed)
-    "memx_cli/operations/gitlog.py::_commits::subprocess.Popen": "user",
-    "memx_cli/operations/gitlog.py::_count::_git": "user",
-    "memx_cli/operations/gitlog.py::_count_merges::_git": "user",
+    "memx_cli/operations/gitlog_read.py::_git::subprocess.Popen": "wrapper",
+    "memx_cli/operations/gitlog_read.py::add_diffs::_git": "own",  # shas git listed, on stdin
+    "memx_cli/operations/gitlog_read.py::_described::_git": "own",
+    # memx ingest --git-log RANGE, after --end-of-options (the history is streamed)
+    "memx_cli/operations/gitlog_read.py::_rev_list::_git": "user",
+    "memx_cli/operations/gitlog_read.py::count_merges::_git": "user",
     "memx_cli/operations/instructions.py::_walk::git.run_bytes": "own",
     "memx_cli/operations/review.py::_diff_index::git.run": "own",
     "memx_cli/operations/review.py::accept::git.run": "own",  # memx's review items

@@ -1,0 +1,177 @@
+"""Reading a history for ``memx ingest --git-log`` in bounded memory (issue 29).
+
+``git rev-list --reverse`` writes the range's non-merge commits, oldest first, into a
+temporary file; ``git diff-tree --stdin`` then reads them ``READ_CHUNK`` at a time (their
+messages, authors and changed files, the same bytes ``git log --reverse --name-status -M``
+writes) and a second one the diffs of the small config and manifest files the commit rules
+read. No git process lives for the whole range: ``git log --reverse`` holds every commit
+of it before writing the first (288 MB at 107,000 commits), a long ``diff-tree --stdin``
+keeps each commit it has read. Each git's pack window and delta cache are capped
+(``_BOUNDED``): the whole pack mapped counts in its resident memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING
+
+from memx_cli.errors import MemxError
+
+if TYPE_CHECKING:
+    from memx_cli.store.repo import Repo
+
+MAX_DIFF_LINES = 400  # the post-commit hook's limits (githooks.impl)
+MAX_DIFFS = 4
+READ_CHUNK = 1024  # commits a git diff-tree reads
+_RECORD, _FIELD = "\x1e", "\x1f"
+_FORMAT = f"{_RECORD}%H{_FIELD}%an{_FIELD}%ae{_FIELD}%cI{_FIELD}%B{_FIELD}"
+_SHA_LINE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+# git's own memory: the pack mapped 4 MiB at a time, at most 32 MiB of it, 16 MiB of
+# delta bases (defaults: the whole pack, 96 MiB)
+_BOUNDED = ["-c", "core.packedGitWindowSize=4m", "-c", "core.packedGitLimit=32m",
+            "-c", "core.deltaBaseCacheLimit=16m"]
+
+
+class GitLogError(MemxError):
+    """The range cannot be read."""
+
+
+@dataclass
+class Commit:
+    sha: str
+    author: str
+    email: str
+    message: str
+    date: str = ""  # committer date, ISO 8601
+    files: list[tuple[str, str]] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)
+
+
+def count_merges(repo: Repo, rev_range: str) -> int:
+    with _git(repo, ["rev-list", "--merges", "--count", "--end-of-options", rev_range, "--"],
+              what=rev_range) as out:
+        return int(out.read().strip() or 0)
+
+
+def _failure(stderr: str, command: str, what: str) -> str:
+    last = (stderr.strip().splitlines() or ["git failed"])[-1]
+    last = last.removeprefix("fatal: ").removeprefix("error: ")
+    return f"cannot read the history {what}: {last}" if what else f"git {command}: {last}"
+
+
+@contextlib.contextmanager
+def _git(repo: Repo, args: list[str], stdin: IO[bytes] | None = None,
+         what: str = "") -> Iterator[io.TextIOWrapper]:
+    """``git ARGS`` (``stdin`` read from its start) with its output as a text stream; a
+    failure is raised once the output is read."""
+    if stdin is not None:
+        stdin.flush()
+        stdin.seek(0)
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(["git", *_BOUNDED, *args], cwd=repo.worktree,
+                                    stdin=subprocess.DEVNULL if stdin is None else stdin,
+                                    stdout=subprocess.PIPE, stderr=errors)
+        except OSError as exc:
+            raise GitLogError(f"cannot run git: {exc.strerror}") from None
+        assert proc.stdout is not None
+        try:
+            yield io.TextIOWrapper(proc.stdout, encoding="utf-8", errors="replace",
+                                   newline="")
+        finally:
+            proc.stdout.close()
+            if proc.wait() != 0:
+                errors.seek(0)
+                raise GitLogError(_failure(errors.read().decode("utf-8", "replace"),
+                                           args[0], what))
+
+
+def commits(repo: Repo, rev_range: str) -> Iterator[tuple[int, Commit]]:
+    """The range's non-merge commits, oldest first, each with the range's count of them
+    (what the progress counts to), ``READ_CHUNK`` commits in memory at most."""
+    with tempfile.TemporaryFile() as listed, tempfile.TemporaryFile() as chunk:
+        _rev_list(repo, rev_range, listed)
+        listed.seek(0)
+        total = sum(block.count(b"\n") for block in iter(lambda: listed.read(1 << 16), b""))
+        listed.seek(0)
+        while shas := [line for _, line in zip(range(READ_CHUNK), listed)]:
+            chunk.seek(0)
+            chunk.truncate()
+            chunk.write(b"".join(shas))
+            for found in _described(repo, chunk):
+                yield total, found
+
+
+def _rev_list(repo: Repo, rev_range: str, out: IO[bytes]) -> None:
+    with _git(repo, ["rev-list", "--reverse", "--no-merges", "--end-of-options", rev_range,
+                     "--"]) as listed:
+        while block := listed.read(1 << 16):
+            out.write(block.encode())
+
+
+def _described(repo: Repo, shas: IO[bytes]) -> Iterator[Commit]:
+    """Each commit of ``shas`` (one a line) as ``git log --name-status -M`` shows it,
+    read a record at a time."""
+    with _git(repo, ["diff-tree", "--stdin", "--root", "--always", "-r", "-M", "--no-color",
+                     "--name-status", f"--format={_FORMAT}"], shas) as reader:
+        pending = ""
+        while chunk := reader.read(1 << 16):
+            pending += chunk
+            records = pending.split(_RECORD)
+            pending = records.pop()
+            yield from (_commit(r) for r in records if r)
+        if pending:
+            yield _commit(pending)
+
+
+def _commit(record: str) -> Commit:
+    sha, author, email, date, message, files = record.split(_FIELD, 5)
+    found = Commit(sha, author, email, message, date)
+    for line in files.strip().splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2:
+            found.files.append((parts[0], parts[-1]))
+    return found
+
+
+def add_diffs(repo: Repo, batch: list[Commit]) -> None:
+    """The diffs of small config and manifest files, and of changelogs (the entry a
+    commit adds says what it means: ``commit_fact``), in one ``git diff-tree --stdin``,
+    read a line at a time (a commit of a vendored tree writes its whole patch)."""
+    from memx_cli.reflector import commit, commit_fact
+
+    def wants_diff(path: str) -> bool:
+        return commit.wants_diff(path) or commit_fact.is_changelog(path)
+
+    wanted = {c.sha: c for c in batch if any(wants_diff(p) for _, p in c.files)}
+    if not wanted:
+        return
+    current: Commit | None = None
+    path: str | None = None
+    lines: list[str] = []
+
+    def flush() -> None:
+        if current is not None and path is not None and wants_diff(path) \
+                and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < MAX_DIFFS:
+            current.diffs[path] = "\n".join(lines) + "\n"
+
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write("".join(f"{sha}\n" for sha in wanted).encode())
+        with _git(repo, ["diff-tree", "--stdin", "--root", "-r", "-p", "-M", "--no-color",
+                         "--no-ext-diff"], stdin) as reader:
+            for line in (part for raw in reader for part in raw.splitlines()):
+                if _SHA_LINE.match(line):
+                    flush()
+                    current, path, lines = wanted.get(line), None, []
+                elif line.startswith("diff --git "):
+                    flush()
+                    path, lines = line.rsplit(" b/", 1)[-1], []
+                elif path is not None and wants_diff(path) and len(lines) <= MAX_DIFF_LINES:
+                    lines.append(line)  # one over the limit: too long, left out
+    flush()
