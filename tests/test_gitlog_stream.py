@@ -77,8 +77,11 @@ def test_an_ingest_holds_no_more_for_a_longer_history(repo: Path,
 
 
 def dry_run(memx: Memx, *extra: str) -> dict[str, object]:
-    found: dict[str, object] = json.loads(memx.ok("ingest", "--git-log", "--dry-run",
-                                                  "--json", *extra))
+    """The JSON of a dry run; its text is what ``json.dumps(indent=2)`` makes of it, though
+    the dropped candidates are written one at a time."""
+    out = memx.ok("ingest", "--git-log", "--dry-run", "--json", *extra)
+    found: dict[str, object] = json.loads(out)
+    assert out == json.dumps(found, ensure_ascii=False, indent=2) + "\n"
     return found
 
 

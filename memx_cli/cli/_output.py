@@ -23,6 +23,22 @@ def emit_json(payload: dict[str, Any]) -> None:
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
 
 
+def emit_json_rows(payload: dict[str, Any], key: str, rows: Iterable[Any]) -> None:
+    """``emit_json`` of ``payload`` with its ``key`` set to ``rows``, the same text, written a
+    row at a time: a list as long as a history is never held whole, nor its JSON."""
+    text = json.dumps({**payload, key: []}, ensure_ascii=False, indent=2)
+    head, tail = text.split(f"\n  {json.dumps(key, ensure_ascii=False)}: []", 1)
+    click.echo(f"{head}\n  {json.dumps(key, ensure_ascii=False)}: [", nl=False)
+    first = True
+    for row in rows:
+        lines = json.dumps(row, ensure_ascii=False, indent=2).split("\n")
+        click.echo(("\n" if first else ",\n") + "\n".join("    " + line for line in lines),
+                   nl=False)
+        first = False
+    click.echo("]" if first else "\n  ]", nl=False)
+    click.echo(tail)
+
+
 def one_line(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from memx_cli.cli._output import counted, emit_json, one_line
+from memx_cli.cli._output import counted, emit_json_rows, one_line
 
 
 def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
@@ -24,17 +24,18 @@ def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
 
     outcome = ingest_git_log(repo.require_store(), rev_range, dry_run=dry_run,
                              progress=progress, budget=budget)
-    if as_json:
-        emit_json({"dry_run": dry_run, "range": rev_range, **outcome.as_dict(),
-                   "candidates": [{"sha": sha, "rule": item.rule, "score": item.score,
-                                   "section": item.section, "type": item.type,
-                                   "content": item.content}
-                                  for sha, item in outcome.items],
-                   "dropped": [{"sha": d.sha, "rule": d.rule, "score": d.score,
-                                "reason": d.reason, "content": d.content}
-                               for d in outcome.dropped],
-                   "stored": [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
-                              for r in outcome.results]})
+    if as_json:  # the dropped candidates, as many as the history has, a row at a time
+        emit_json_rows({"dry_run": dry_run, "range": rev_range, **outcome.as_dict(),
+                        "candidates": [{"sha": sha, "rule": item.rule, "score": item.score,
+                                        "section": item.section, "type": item.type,
+                                        "content": item.content}
+                                       for sha, item in outcome.items],
+                        "dropped": [],
+                        "stored": [{"id": r.memory.id, "action": r.message,
+                                    "path": str(r.path)} for r in outcome.results]},
+                       "dropped", ({"sha": d.sha, "rule": d.rule, "score": d.score,
+                                    "reason": d.reason, "content": d.content}
+                                   for d in outcome.dropped))
         return
     skipped = (f"{outcome.merges} merges, {outcome.bots} by bots, {outcome.already} already "
                "ingested")
