@@ -154,10 +154,11 @@ def add_diffs(repo: Repo, batch: list[Commit]) -> None:
         return
     current: Commit | None = None
     path: str | None = None
+    keep = False  # the file's diff is one the rules read
     lines: list[str] = []
 
     def flush() -> None:
-        if current is not None and path is not None and wants_diff(path) \
+        if current is not None and path is not None and keep \
                 and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < MAX_DIFFS:
             current.diffs[path] = "\n".join(lines) + "\n"
 
@@ -165,13 +166,15 @@ def add_diffs(repo: Repo, batch: list[Commit]) -> None:
         stdin.write("".join(f"{sha}\n" for sha in wanted).encode())
         with _git(repo, ["diff-tree", "--stdin", "--root", "-r", "-p", "-M", "--no-color",
                          "--no-ext-diff"], stdin) as reader:
-            for line in (part for raw in reader for part in raw.splitlines()):
-                if _SHA_LINE.match(line):
-                    flush()
-                    current, path, lines = wanted.get(line), None, []
-                elif line.startswith("diff --git "):
-                    flush()
-                    path, lines = line.rsplit(" b/", 1)[-1], []
-                elif path is not None and wants_diff(path) and len(lines) <= MAX_DIFF_LINES:
-                    lines.append(line)  # one over the limit: too long, left out
+            for raw in reader:
+                for line in raw.splitlines():
+                    if len(line) in (40, 64) and _SHA_LINE.match(line):
+                        flush()
+                        current, path, keep, lines = wanted.get(line), None, False, []
+                    elif line.startswith("diff --git "):
+                        flush()
+                        path, lines = line.rsplit(" b/", 1)[-1], []
+                        keep = wants_diff(path)
+                    elif keep and len(lines) <= MAX_DIFF_LINES:
+                        lines.append(line)  # one over the limit: too long, left out
     flush()
