@@ -115,3 +115,21 @@ def test_a_correction_answered_by_the_report_is_one_memory(memx: Memx, repo: Pat
             .write(repo))
     memx.ok("ingest", name)
     assert [kind for kind, _ in stored(repo)] == ["preference"]
+
+
+def test_a_long_list_gives_up_its_last_items_before_the_closing_line(
+        memx: Memx, repo: Path) -> None:
+    """Too long for one memory, with a line after the list that says what the work came
+    to: the list loses its last items (marked "…"), the closing line stays whole."""
+    steps = "\n".join(f"{n}. Step {n} of the migration renames `table_{n}` to `item_{n}` and "
+                      f"keeps a view under the old name" for n in range(1, 7))
+    closing = ("The invalid `errors.Is(err, *store.NotFound)` check is gone: `Load` now "
+               "uses `errors.As()`.")
+    report = f"Summary of changes:\n\n{steps}\n\n{closing}"
+    name = strict_settings().say(report).user("Also add a test with a misspelled key.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    kept = "; ".join(f"Step {n} of the migration renames `table_{n}` to `item_{n}` and keeps "
+                     f"a view under the old name" for n in range(1, 4))
+    assert stored(repo) == [("knowledge", f"Summary of changes: {kept} …; {closing} "
+                                          "(checked: `go test ./config/...` passed).")]

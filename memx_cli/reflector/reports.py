@@ -17,9 +17,10 @@ session. It is kept only when the session's structure vouches for it:
 Headings, fenced code, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
 text too long for one that lists its changes keeps the list, from the line that
-introduces it. When an episode, a diagnosis or a user's correction (whose answer is often
-this very report) already made a memory of the same turns, the detector keeps that one
-(one memory per piece of work).
+introduces it, and the lines after the list whole: the list's last items go first. When
+an episode, a diagnosis or a user's correction (whose answer is often this very report)
+already made a memory of the same turns, the detector keeps that one (one memory per
+piece of work).
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def _report(sig: Signals) -> str | None:
     question, a plan or a few words."""
     lines: list[str] = []
     listed = -1  # the first list item's line
+    items: list[int] = []  # the list items' lines
     fenced = False
     for line in sig.text.splitlines():
         if FENCE.match(line):
@@ -126,8 +128,9 @@ def _report(sig: Signals) -> str | None:
             continue
         if fenced or HEADING.match(line) or not line.strip():
             continue
-        if listed < 0 and MARKER.match(line):
-            listed = len(lines)
+        if MARKER.match(line):
+            listed = len(lines) if listed < 0 else listed
+            items.append(len(lines))
         lines.append(MARKER.sub("", line).replace("**", "").strip())
     while lines and lines[-1].endswith(("?", "？")):
         lines.pop()  # "Would you like me to commit these changes?": an offer, not the report
@@ -135,7 +138,7 @@ def _report(sig: Signals) -> str | None:
     if len(text) > MAX_REPORT and 0 <= listed < len(lines):
         # too long for one memory: the list of changes, from the line that introduces it
         # ("Summary of changes:"), says more than the measurements before it
-        text = _joined(lines[max(0, listed - 1):])
+        text = _listed(lines[max(0, listed - 1):], items[-1] + 1 - max(0, listed - 1))
     if len(text.split()) < MIN_WORDS or not concrete(text) or NARRATED.match(text):
         return None
     if sig.spans and all(sig.is_question(n) for n in range(len(sig.spans))):
@@ -143,6 +146,18 @@ def _report(sig: Signals) -> str | None:
     if text.rstrip().endswith(("?", "？", ":")):
         return None  # it asks, or announces what comes next
     return text if len(text) <= MAX_REPORT else text[:MAX_REPORT - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _listed(lines: list[str], end: int) -> str:
+    """A list of changes (``lines[:end]``, its introduction first) and the lines after it,
+    which often say what the work came to ("The invalid `errors.Is` call is gone"): the
+    list gives up its last items before the closing lines are cut."""
+    kept, tail = lines[:end], lines[end:]
+    text = _joined(kept + tail)
+    while tail and len(text) > MAX_REPORT and len(kept) > 2:
+        kept.pop()
+        text = _joined(kept[:-1] + [kept[-1] + " …"] + tail)
+    return text
 
 
 def _joined(lines: list[str]) -> str:
