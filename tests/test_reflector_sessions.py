@@ -312,3 +312,34 @@ def test_a_test_runners_failure_is_the_error_not_a_log_line_before_it(memx: Memx
         "Error: `go test ./cmd/...` — TestResetRefusesOutsideARepo failed: reset_test.go:45: "
         "want \"not in a repository\", got \"not a git repository\".")
     assert "deadline" not in memory
+
+
+def test_a_task_that_names_errors_is_a_report_not_a_fix(memx: Memx, repo: Path) -> None:
+    """A spec for how the code treats errors names errors, an error type and code that
+    handles them; it says nothing fails. The green lint run after the edit ends a piece of
+    work, kept as the agent's report, never as "Error: <the task>. Fix: …". Once the user
+    says the lint run fails, the run green after the next edit ends an episode."""
+    report = ("Done. `main.go` now switches on `errors.As(err, &silent)`: a `SilentError` "
+              "prints nothing and every other error exits with code 1.")
+    name = (Session().user("What I want is what stripe-cli does:\n"
+                           "1. if the error is of type cli.SilentError, do not print anything\n"
+                           "2. replace `errors.Is(err, *cli.SilentError)` with `errors.As()`")
+            .edit("cmd/app/main.go", "if errors.Is(err, *cli.SilentError) {",
+                  "switch {\ncase errors.As(err, &silent):")
+            .run("golangci-lint run ./...", "0 issues.", False)
+            .say(report)
+            .user("Now make unknown commands show the usage first.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [report + " (checked: `golangci-lint run ./...` passed)."]
+    said = (Session().user("if the error is of type cli.SilentError, do not print anything")
+            .edit("cmd/app/main.go", "fmt.Println(err)", "if !errors.As(err, &silent) {")
+            .user("golangci-lint still fails on cmd/app/main.go")
+            .edit("cmd/app/main.go", "var silent cli.SilentError", "var silent *cli.SilentError")
+            .run("golangci-lint run ./...", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", said)
+    assert contents(repo) == [
+        report + " (checked: `golangci-lint run ./...` passed).",
+        "Error: if the error is of type cli.SilentError, do not print anything. Fix: edited "
+        "cmd/app/main.go: `var silent *cli.SilentError`."]

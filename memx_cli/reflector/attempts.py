@@ -40,6 +40,9 @@ class Episode:
     failures: int = 0
     context: list[str] = field(default_factory=list)
     whole: bool = False  # a piped stage failed: the command is compared with its pipes
+    # A failure was seen or said ("the build fails", a failing run), not only errors named
+    # or a question asked: only then does a passing run after an edit end it.
+    stated: bool = True
 
     def fail(self, rejected: bool = False) -> None:
         """The problem is still there (or the user turned the attempts down): every

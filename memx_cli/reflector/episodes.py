@@ -12,6 +12,9 @@ failure). Inside it:
 - a confirmation by the user ("that worked", 搞定了, 直った, 됐어요, ça marche…) or the
   failing command passing closes it with what worked. The assistant cannot confirm its
   own suggestion; an episode that is never confirmed teaches nothing.
+  A run passing after an edit closes a problem nobody saw failing only when someone said
+  that something fails: a message that only names errors ("if the error is a
+  `SilentError`, print nothing") asks for a task, and the task done is a report.
 
 A turn that tells a whole episode by itself ("tried A, no luck; B fixed it", a traceback
 and its cause) is read clause by clause (``narrative``).
@@ -41,7 +44,7 @@ from memx_cli.reflector.said import (
     said_line,
     tokens,
 )
-from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.signals import Signals, states_failure
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
@@ -138,8 +141,12 @@ class Tracker:
                 episode.command = key
                 episode.problem = sig.key_error or episode.problem
                 self._chained_try(episode, turn.index, key)
-            elif evidence.passing_run(turn.text) and any(a.files for a in episode.working()):
-                self._close(episode, turn.last)  # the reported failure, green after an edit
+            elif episode.stated and evidence.passing_run(turn.text) \
+                    and any(a.files for a in episode.working()):
+                # the reported failure, green after an edit; a task that only names errors
+                # ("print nothing for a SilentError") ends with a green check too, and
+                # that is a report of work (reports.py), not a fix
+                self._close(episode, turn.last)
             return True
         if not reruns(episode.command, key) and not evidence.covers(episode.command, key):
             if pending is not None:
@@ -184,6 +191,7 @@ class Tracker:
                      or evidence.echoes(self.latent.problem or "", sig)):
             episode = self.open = self.latent
             self.latent = None
+            episode.stated = bool(sig.deny or STILL.search(sig.text)) or states_failure(sig)
         if episode is None:
             found = narrative(sig) if turn.role in ("user", "text") else None
             if found is not None:
@@ -191,12 +199,14 @@ class Tracker:
             if sig.error_lines or (sig.errors and turn.role in ("user", "text")):
                 problem = sig.key_error or first_sentence(sig, sig.errors)
                 self.open = Episode(turn.index, sig.lang, problem, logged(turn), turn.index,
-                                    context=[said_line(sig)])
+                                    context=[said_line(sig)], stated=states_failure(sig))
                 self.latent = None
                 return [], True
             self._follow(sig)
             return [], False
         episode.seen = turn.index
+        if turn.role == "user" and (sig.deny or STILL.search(sig.text) or states_failure(sig)):
+            episode.stated = True  # "it still fails": the failure is said now
         if turn.role == "user" and sig.error_lines and sig.key_error and not sig.confirm \
                 and episode.problem and not evidence.same_error(episode.problem, sig.key_error):
             # the user pastes another error: the open problem (often a detour of the

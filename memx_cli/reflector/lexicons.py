@@ -41,6 +41,14 @@ zero errors; 0 failed; no failures; exception handling; 错误处理; 异常处�
 오류 처리; gestion des erreurs; any errors
 """))
 
+# Error words that only name errors ("the error", an exception, エラー). A message whose
+# only error evidence is these talks about errors (a task on how the code handles them);
+# one that reports a failure says that something fails, shows the error or quotes it.
+ERROR_NOUNS = frozenset(phrases("""
+error; errors; exception; exceptions; failure; failures; traceback; stack trace
+错误; 异常; エラー; 例外; 오류; 에러; 예외; erreur; erreurs; fehler; errores; erro; erros
+"""))
+
 # The problem went away.
 RESOLVED = Lexicon(phrases("""
 fixed; fixes it; solved; resolved; works now; working now; now works; now it works;

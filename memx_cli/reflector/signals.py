@@ -148,6 +148,24 @@ class Signals:
         return self._questions[number]
 
 
+CODE_SHAPE = re.compile(r"[()*&{}\[\]]|\w\.\w|::")
+
+
+def states_failure(sig: Signals) -> bool:
+    """The turn says that something fails: an error line, a failure word ("fails",
+    "throws", 报错), an error constant or a quoted error message; not a turn that only
+    names errors — the word, an error type, code that handles them ("if the error is a
+    `SilentError`, use `errors.As()`") — as a task on error handling does."""
+    return bool(sig.error_lines) or any(
+        h.phrase.lower() not in lx.ERROR_NOUNS and not ERROR_NAME_RE.fullmatch(h.phrase)
+        and not _code(h.phrase) for h in sig.errors)
+
+
+def _code(quoted: str) -> bool:
+    """A code expression (`errors.Is(err, *cli.SilentError)`), not a message in words."""
+    return bool(CODE_SHAPE.search(quoted)) and sum(w.isalpha() for w in quoted.split()) < 3
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for match in SENTENCE_END.finditer(text):
