@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from .conftest import Memx
@@ -130,17 +131,30 @@ OPTIONS = """Two ways to keep the cache warm:
 My recommendation: Option B. Which do you prefer?"""
 
 
-def test_a_pick_among_offered_options_keeps_that_option_only(memx: Memx, repo: Path) -> None:
+WARM_BY_SCRIPT = ("Two ways:\n\n### Option A: Warm on deploy\n- run `scripts/warm.py --top 500` "
+                  "after the deploy\n\n### Option B: Warm lazily\n- the first request fills "
+                  "the cache\n\nWhich do you prefer?")
+
+
+@pytest.mark.parametrize(("options", "pick", "chosen"), [
+    (OPTIONS, "Option A please, the first visitors must not wait.",
+     'a post-deploy job loads the 500 most read pages (asked: "How should we keep the page '
+     'cache warm?"). The user: "the first visitors must not wait".'),
+    # "… a page that works" describes the option picked: no fix that worked for the
+    # question asked (the pick is no verdict on an episode)
+    (WARM_BY_SCRIPT, "Option A please, so the first visitors just get a page that works.",
+     'run `scripts/warm.py --top 500` after the deploy (asked: "How should we keep the page '
+     'cache warm?"). The user: "so the first visitors just get a page that works".'),
+])
+def test_a_pick_among_offered_options_keeps_that_option_only(
+        memx: Memx, repo: Path, options: str, pick: str, chosen: str) -> None:
     name = (Replies().user("How should we keep the page cache warm?")
-            .say(OPTIONS)
-            .user("Option A please, the first visitors must not wait.")
+            .say(options)
+            .user(pick)
             .say("Going with the post-deploy job.")
             .write(repo))
     memx.ok("ingest", name)
-    assert contents(repo) == [
-        "Chose Option A — Warm on deploy; a post-deploy job loads the 500 most read pages "
-        '(asked: "How should we keep the page cache warm?"). The user: "the first visitors '
-        'must not wait".']
+    assert contents(repo) == ["Chose Option A — Warm on deploy; " + chosen]
 
 
 def test_the_harness_lines_in_the_users_name_are_nobodys_words(memx: Memx, repo: Path) -> None:
@@ -245,3 +259,35 @@ def test_the_words_after_a_bare_rejection_that_resume_the_same_work_teach_nothin
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+def test_a_bare_rejection_turns_down_that_call_not_the_edits_before_it(
+        memx: Memx, repo: Path) -> None:
+    """The fix is made, then the user stops an edit of the changelog and lets the agent go
+    on: the rejection turned down that call (and the words that announced it), not the
+    fix already in place, which the user's confirmation then keeps."""
+    name = (Replies().user("TypeError: Cannot read properties of undefined (reading 'id')")
+            .edit("/repo/src/user.js", "return user.id;", "return user?.id;")
+            .say("Let me also note this in the changelog.")
+            .rejected_edit("/repo/CHANGELOG.md", "- `user.id` may be missing", None)
+            .user("sorry, continue")
+            .edit("/repo/CHANGELOG.md", "## 1.2", "## 1.2\n- a user without an id loads")
+            .user("that worked, thanks")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: TypeError: Cannot read properties of undefined (reading 'id'). Fix: edited "
+        "/repo/src/user.js: `return user?.id;`; edited /repo/CHANGELOG.md: `## 1.2 - a user "
+        "without an id loads`."]
+
+
+def test_a_look_up_that_finds_no_path_is_no_problem(memx: Memx, repo: Path) -> None:
+    """`ls docs/plans` answering "No such file or directory" tells the agent the folder is
+    not there yet; making it is no fix of a failure."""
+    name = (Replies().user("Add a README to the plans folder.")
+            .run("ls docs/plans", "ls: docs/plans: No such file or directory", True)
+            .edit("/repo/docs/plans/README.md", "", "# Plans\n\nOne file per plan.")
+            .user("that worked, thanks")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == []

@@ -343,3 +343,4 @@ def test_a_task_that_names_errors_is_a_report_not_a_fix(memx: Memx, repo: Path) 
         report + " (checked: `golangci-lint run ./...` passed).",
         "Error: if the error is of type cli.SilentError, do not print anything. Fix: edited "
         "cmd/app/main.go: `var silent *cli.SilentError`."]
+

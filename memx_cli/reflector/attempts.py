@@ -54,6 +54,17 @@ class Episode:
         self.failures += bool(fresh) and not rejected
         self.mark = len(self.attempts)
 
+    def turn_down_call(self) -> None:
+        """The user rejected the tool call just made: that call and what was said since the
+        call before it are turned down; the edits already made stand."""
+        start = self.mark
+        for number in range(len(self.attempts) - 2, self.mark - 1, -1):
+            if self.attempts[number].tool:
+                start = number + 1
+                break
+        for attempt in self.attempts[start:]:
+            attempt.rejected = True
+
     def working(self) -> list[Attempt]:
         return [a for a in self.attempts[self.mark:]
                 if not a.failed and not a.revert and not a.rejected]

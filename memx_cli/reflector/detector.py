@@ -86,8 +86,9 @@ class PatternDetector:
             return self._spanned(released + replied)
         if turn.rejected or any(c.first == turn.index for c in replied):
             # the turn's lesson is its reply; an episode still learns that it was turned down
+            decides = any(c.rule == "Decision" for c in replied)
             return self._spanned(released + replied
-                                 + self._explained(self.episodes.feed(sig)[0]))
+                                 + self._explained(self.episodes.feed(sig, decides)[0]))
         return self._spanned(released + replied + self._explained(self._feed(sig)))
 
     def _spanned(self, found: list[Candidate]) -> list[Candidate]:

@@ -47,6 +47,11 @@ from memx_cli.reflector.said import (
 from memx_cli.reflector.signals import Signals, states_failure
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
+# Commands that only look (list, print, search, test for a path): a path they do not
+# find answers the look-up ("is there a commands/ folder?"), it is no problem to fix.
+LOOK_UP = frozenset(["ls", "cat", "head", "tail", "find", "stat", "file", "wc", "tree", "grep",
+                     "rg", "test", "["])
+MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
 
 
@@ -66,8 +71,11 @@ class Tracker:
         # nothing about it, so an episode a failing run opens is labelled in this one.
         self.lang = "en"
 
-    def feed(self, sig: Signals) -> tuple[list[Candidate], bool]:
-        """Lessons finished by this turn, and whether the turn belongs to an episode."""
+    def feed(self, sig: Signals, decides: bool = False) -> tuple[list[Candidate], bool]:
+        """Lessons finished by this turn, and whether the turn belongs to an episode.
+        ``decides``: the user's message picks among options the assistant offered (a
+        Decision, ``replies.py``); "just works as before" there describes the option, it
+        is no verdict on an attempt."""
         out: list[Candidate] = []
         if self.done is not None:
             turn = sig.turn
@@ -90,7 +98,7 @@ class Tracker:
             return out, self._tool_use(sig)
         if kind == "tool_result":
             return out, self._tool_result(sig)
-        found, taken = self._text(sig)
+        found, taken = self._text(sig, decides)
         return out + found, taken
 
     def finish(self) -> list[Candidate]:
@@ -124,6 +132,8 @@ class Tracker:
         failed = turn.failed if turn.failed is not None else bool(sig.error_lines)
         episode = self.open
         if episode is None:
+            if failed and _looked_up(turn.command, turn.text):
+                return False
             if failed:
                 staged = stage_error(turn.command, turn.text)
                 self.open = Episode(turn.index, self.lang, staged or sig.key_error,
@@ -180,10 +190,12 @@ class Tracker:
 
     # ------------------------------------------------------------ what people say
 
-    def _text(self, sig: Signals) -> tuple[list[Candidate], bool]:
+    def _text(self, sig: Signals, decides: bool = False) -> tuple[list[Candidate], bool]:
         episode, turn = self.open, sig.turn
         if turn.role == "system":
             return [], False
+        if decides:  # a pick tells no episode and is no verdict on one
+            return [], episode is not None
         if episode is None and self.latent is not None and self.latent.attempts \
                 and turn.role == "user" and not turn.rejected \
                 and (sig.confirm or sig.deny or STILL.search(sig.text)
@@ -234,6 +246,8 @@ class Tracker:
         still = speaker and episode.attempts and not sig.confirm and STILL.search(sig.text)
         if sig.deny or still or (speaker and sig.error_lines and episode.attempts):
             episode.fail()
+        elif turn.rejected:
+            episode.turn_down_call()
         elif turn.role == "user" and rejects(sig):
             episode.fail(rejected=True)
         said = proposal(sig, asked=turn.role == "assistant")
@@ -334,6 +348,14 @@ def _makes_dirs(attempt: Attempt, problem: str) -> bool:
     parts = segments(attempt.text.removeprefix("ran `").removesuffix("`"))
     made = [p for p in parts if p.split()[:1] == ["mkdir"]]
     return bool(made) and all(p in made or p in problem for p in parts)
+
+
+def _looked_up(command: str, output: str) -> bool:
+    """A look-up that did not find its path: every part of the command only looks, and the
+    output says a path is missing."""
+    parts = segments(command)
+    return bool(parts) and all(p.split()[0].rsplit("/", 1)[-1] in LOOK_UP for p in parts) \
+        and bool(MISSING.search(output))
 
 
 def _named(latent: Episode, sig: Signals) -> bool:
