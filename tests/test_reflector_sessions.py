@@ -344,3 +344,17 @@ def test_a_task_that_names_errors_is_a_report_not_a_fix(memx: Memx, repo: Path) 
         "Error: if the error is of type cli.SilentError, do not print anything. Fix: edited "
         "cmd/app/main.go: `var silent *cli.SilentError`."]
 
+
+def test_a_fix_after_a_long_failed_series_is_the_lesson(memx: Memx, repo: Path) -> None:
+    """Twelve edits that did not help (the most an episode holds), then one that did: the
+    oldest attempts make room for it, and it stays after the failure mark."""
+    session = Session().user("TypeError: Cannot read properties of undefined (reading 'id')")
+    for n in range(12):
+        session.edit("/repo/src/user.js", f"const limit = {n};", f"const limit = {n + 1};")
+    session.user("still the same error")
+    session.edit("/repo/src/user.js", "return user.id;", "return user?.id;")
+    name = session.user("that worked, thanks").write(repo)
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: TypeError: Cannot read properties of undefined (reading 'id'). Fix: edited "
+        "/repo/src/user.js: `return user?.id;`."]

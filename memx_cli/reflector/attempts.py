@@ -75,5 +75,7 @@ class Episode:
                     and attempt.change is not None and attempt.change == earlier.replaced):
                 attempt.revert = True  # puts back what a failed edit replaced
         self.attempts.append(attempt)
-        del self.attempts[:-MAX_ATTEMPTS]
-        self.mark = min(self.mark, len(self.attempts))
+        over = len(self.attempts) - MAX_ATTEMPTS
+        if over > 0:  # the oldest go; the mark stays before the same attempts
+            del self.attempts[:over]
+            self.mark = max(0, self.mark - over)
