@@ -362,3 +362,24 @@ def test_a_task_runners_prefixed_lines_are_the_tools_own_summary() -> None:
                                 "[lint:go] Finished in 4.26s")
     assert evidence.passing_run("[test] $ go test ./...\n[test] ok  \texample.com/app\t0.31s")
     assert not evidence.passing_run("[lint:go] 2 issues:\n[lint:go] * unparam: 2")
+
+
+def test_a_question_answered_is_no_error_fixed(memx: Memx, repo: Path) -> None:
+    # a user's question ("why …?") asks for an answer: the answer the user thanks for is
+    # no fix of an error, whatever words it has
+    ingest_chat(
+        memx,
+        "u: why does the detached spawn only work on unix and not on windows?",
+        "a: Because it sets `SysProcAttr{Setpgid: true}`, and that field only exists on "
+        "unix; the windows build uses `CREATE_NEW_PROCESS_GROUP` instead.",
+        "u: ok thanks, that works for me")
+    assert not any(str(c).startswith("Error:") for c in contents(repo))
+    # a problem stated as a statement is still one the next replies can fix
+    ingest_chat(
+        memx,
+        "u: uploads over 1 MB are cut off by the proxy",
+        "a: The ingress has its own limit: add the annotation "
+        "`nginx.ingress.kubernetes.io/proxy-body-size: 50m`.",
+        "u: that did it, thanks")
+    assert any(str(c).startswith("Error: uploads over 1 MB are cut off by the proxy")
+               for c in contents(repo))

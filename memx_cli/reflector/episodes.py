@@ -281,8 +281,12 @@ class Tracker:
     def _follow(self, sig: Signals) -> None:
         turn = sig.turn
         if turn.role == "user":
-            self.latent = Episode(turn.index, sig.lang, sig.sentence(0)[:240], None,
-                                  turn.index, context=[said_line(sig)])
+            # a user's words that could be a problem the next replies solve; a question
+            # ("why does this only work on unix?") asks for an answer, not a fix
+            asks = bool(sig.spans) and all(sig.is_question(n) for n in range(len(sig.spans)))
+            self.latent = None if asks else Episode(
+                turn.index, sig.lang, sig.sentence(0)[:240], None, turn.index,
+                context=[said_line(sig)])
         elif self.latent is not None and turn.role == "assistant":
             said = proposal(sig, asked=True)
             if said:
