@@ -8,12 +8,14 @@ does (its templates give many pairs that disagree on a value) and indexed once w
 `memx reindex --full` of the first install; each install gets a copy of it. A round runs `memx conflicts`
 once per install (the order alternates between rounds) without the memx server, and
 times the first line on stdout and the exit. Prints medians (target: the first line
-within 1 s at 5k) and checks that every install printed the same text.
+within 1 s at 5k), whether every install printed the same text, and whether every
+install's `--json` lists the same pairs in any order.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -53,6 +55,15 @@ def timed(argv: Sequence[str], cwd: Path) -> tuple[float, float, float, float, b
     if code != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {code}")
     return first, first_cpu, total, usage.ru_utime + usage.ru_stime, first_line + rest
+
+
+def listed_pairs(argv: Sequence[str], cwd: Path) -> frozenset[str]:
+    """The pairs `memx conflicts --json` lists, each as its JSON text (order left out: a
+    version may print the same pairs in another order)."""
+    out = subprocess.run([*argv, "conflicts", "--json"], cwd=cwd, check=True,
+                         capture_output=True).stdout
+    return frozenset(json.dumps(pair, sort_keys=True)
+                     for pair in json.loads(out)["conflicts"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -102,8 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         texts = {out for seen in outputs.values() for out in seen}
         print(f"\nsame output from every install and run: {'yes' if len(texts) == 1 else 'NO'}"
               f" ({', '.join(f'{len(seen)} distinct' for seen in outputs.values())})")
-        last = next(iter(outputs[next(iter(installs))])).decode().splitlines()
-        print(f"last line: {last[-1] if last else '(none)'}")
+        pairs = {name: listed_pairs(installs[name], roots[name]) for name in installs}
+        print(f"same pairs from every install (--json, in any order): "
+              f"{'yes' if len(set(pairs.values())) == 1 else 'NO'} "
+              f"({', '.join(str(len(found)) for found in pairs.values())} pairs)")
+        lasts = sorted({(out.decode().splitlines() or ["(none)"])[-1]
+                        for seen in outputs.values() for out in seen})
+        print(f"last line: {' / '.join(lasts)}"
+              f"{' (the same from every install)' if len(lasts) == 1 else ''}")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

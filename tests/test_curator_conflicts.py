@@ -226,3 +226,41 @@ def test_conflicts_from_the_index_are_those_of_the_files(
     assert "different values" in from_index[0][1] and "vault" not in from_index[4][1]
     monkeypatch.setattr(listing, "stored", lambda index: None)
     assert outputs() == from_index and len(parsed) > 10
+
+
+def test_the_first_pairs_come_before_every_memory_is_searched(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: the scan searched the nearest neighbours of every memory before it
+    checked its first pair (0.5 s of CPU at 5k). The memories are searched a block at a
+    time, in id order, and the pairs of a block are checked before the next one is
+    searched; the pairs found are those one search of every memory finds."""
+    from memx_cli.curator import review
+    from memx_cli.index.vectors import VectorIndex
+    from memx_cli.jsonout import conflict_json
+    from memx_cli.store.repo import Repo
+
+    for svc in ("billing", "search", "auth", "mail"):
+        for n in (100, 200, 300, 400):
+            add(memx, f"The {svc} service timeout is {n}ms", "--raw")
+    monkeypatch.setattr(review, "FIRST_BLOCK", 10**6)  # one search of every memory
+    whole = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert len(whole) > 4
+
+    searched: list[int] = []
+    search_many = VectorIndex.search_many
+
+    def counted(self: VectorIndex, queries: object, count: int) -> object:
+        searched.append(len(queries))  # type: ignore[arg-type]
+        return search_many(self, queries, count)
+
+    monkeypatch.setattr(VectorIndex, "search_many", counted)
+    monkeypatch.setattr(review, "FIRST_BLOCK", 2)
+    _, pairs = review.iter_conflicts(Repo.discover(repo))
+    first = next(pairs)
+    assert sum(searched) < 16  # memories searched before the first pair
+    found = [first, *pairs]
+    assert sum(searched) == 16 and searched[:3] == [2, 4, 8]
+    key = lambda p: (p["older"]["id"], p["newer"]["id"])  # noqa: E731
+    assert sorted(map(conflict_json, found), key=key) == sorted(whole, key=key)
+    blocks = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert blocks == [conflict_json(p) for p in found]  # the same order every run

@@ -24,10 +24,12 @@ def conflicts_cmd(state: State, no_scan: bool, show_all: bool, as_json: bool) ->
     contradictions nobody recorded yet, found among similar memories.
 
     Each pair shows its similarity, why the two contradict and how to settle it with
-    `memx resolve`. Pairs are printed as they are found, with progress on a terminal;
-    past the first 20, the rest are counted by cause (the setting or value they disagree
-    on), so one cause that produced thousands of pairs is one line. A count closes the
-    list.
+    `memx resolve`. Pairs are printed as they are found, with progress on a terminal:
+    the memories are searched for similar ones in id order, and a pair comes with the
+    first of its two memories whose search finds the other (--json lists them in the same
+    order). Past the first 20, the rest are counted by cause (the setting or value they
+    disagree on), so one cause that produced thousands of pairs is one line. A count
+    closes the list.
     """
     from memx_cli.cli._progress import ProgressLine
     from memx_cli.curator.review import cause
