@@ -233,8 +233,10 @@ def test_the_first_pairs_come_before_every_memory_is_searched(
     """Issue 27: the scan searched the nearest neighbours of every memory before it
     checked its first pair (0.5 s of CPU at 5k). The memories are searched a block at a
     time, in id order, and the pairs of a block are checked before the next one is
-    searched; the pairs found are those one search of every memory finds."""
+    searched; the pairs found are those one search of every memory finds. A stored
+    document is made a Memory only for a pair."""
     from memx_cli.curator import review
+    from memx_cli.index import listing
     from memx_cli.index.vectors import VectorIndex
     from memx_cli.jsonout import conflict_json
     from memx_cli.store.repo import Repo
@@ -253,11 +255,20 @@ def test_the_first_pairs_come_before_every_memory_is_searched(
         searched.append(len(queries))  # type: ignore[arg-type]
         return search_many(self, queries, count)
 
+    made: list[str] = []
+    memory = listing.memory
+
+    def counted_memory(doc: dict) -> object:
+        made.append(doc["id"])
+        return memory(doc)
+
     monkeypatch.setattr(VectorIndex, "search_many", counted)
+    monkeypatch.setattr(listing, "memory", counted_memory)
     monkeypatch.setattr(review, "FIRST_BLOCK", 2)
     _, pairs = review.iter_conflicts(Repo.discover(repo))
     first = next(pairs)
-    assert sum(searched) < 16  # memories searched before the first pair
+    # memories searched, and stored documents made Memories, before the first pair
+    assert sum(searched) < 16 and len(made) < 16
     found = [first, *pairs]
     assert sum(searched) == 16 and searched[:3] == [2, 4, 8]
     key = lambda p: (p["older"]["id"], p["newer"]["id"])  # noqa: E731

@@ -10,7 +10,7 @@ memories that share words.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +25,7 @@ from memx_cli.store.repo import Repo
 
 if TYPE_CHECKING:
     from memx_cli.index import StoreIndex
+    from memx_cli.index.listing import Entry as Listed
 
 NEIGHBOURS = 8
 # Memories searched (or, without vectors, candidate pairs checked) before the first
@@ -84,7 +85,7 @@ class _Entries:
     time: the first pairs of a large store are shown before every memory is embedded
     (the model embeds a text alike alone or in a batch)."""
 
-    def __init__(self, similarity: Similarity, by_id: dict[str, Memory]):
+    def __init__(self, similarity: Similarity, by_id: _Known):
         self.similarity = similarity
         self.by_id = by_id
         self._made: dict[str, Entry] = {}
@@ -201,8 +202,43 @@ def iter_conflicts(repo: Repo, scan: bool = True, progress: Progress | None = No
     return problems, _found(repo, found, indexes, similarity, scan, progress)
 
 
+class _Known:
+    """The memories a scan sees, by id. Every memory's links are read; the Memory of a
+    stored document is made only when a pair needs it (issue 27: making all 5k cost 40 ms
+    of CPU before the first line)."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, Memory | Listed] = {}
+        self.stores: list[tuple[Store, str]] = []  # each memory's store, stores in order
+
+    def add(self, store: Store, item: Memory | Listed) -> None:
+        memory_id = item.id if isinstance(item, Memory) else str(item.doc["id"])
+        self._items[memory_id] = item
+        self.stores.append((store, memory_id))
+
+    def __contains__(self, memory_id: str) -> bool:
+        return memory_id in self._items
+
+    def __getitem__(self, memory_id: str) -> Memory:
+        item = self._items[memory_id]
+        return item if isinstance(item, Memory) else item.memory
+
+    def ids(self) -> list[str]:
+        return list(self._items)
+
+    def superseded(self, memory_id: str) -> bool:
+        item = self._items[memory_id]
+        return bool(item.superseded_by if isinstance(item, Memory)
+                    else item.doc.get("superseded_by"))
+
+    def conflicts_with(self, memory_id: str) -> list[str]:
+        item = self._items[memory_id]
+        return list(item.conflicts_with if isinstance(item, Memory)
+                    else item.doc.get("conflicts_with") or ())
+
+
 def _visible(repo: Repo, scan: bool, want_vectors: bool
-             ) -> tuple[list[tuple[Store, Memory]], list[str], dict[Path, _Read]]:
+             ) -> tuple[_Known, list[str], dict[Path, _Read]]:
     """Every memory the repository sees, and the problems of the files. A scan syncs each
     store's index (it needs the vectors), and the memories are then read from the text
     index's stored documents instead of parsing every file again (issue 27: 2.5 s of
@@ -212,12 +248,12 @@ def _visible(repo: Repo, scan: bool, want_vectors: bool
     from memx_cli.index.listing import stored
 
     spec = repo.config["embedding.model"]
-    found: list[tuple[Store, Memory]] = []
+    found = _Known()
     problems: list[str] = []
     indexes: dict[Path, _Read] = {}
     for store in repo.stores():
         index = StoreIndex(store, spec)
-        listed = None
+        listed: tuple[Sequence[Memory | Listed], list[str]] | None = None
         if scan or index.state_path.exists():
             report = index.sync(want_vectors=want_vectors)
             indexes[store.root] = _Read(index, report.vectors)
@@ -225,33 +261,33 @@ def _visible(repo: Repo, scan: bool, want_vectors: bool
         if listed is None:
             loaded = store.load_all()
             listed = loaded.memories, [str(p) for p in loaded.problems]
-        found.extend((store, m) for m in listed[0])
+        for item in listed[0]:
+            found.add(store, item)
         problems.extend(listed[1])
     return found, problems, indexes
 
 
-def _found(repo: Repo, found: list[tuple[Store, Memory]], indexes: dict[Path, _Read],
+def _found(repo: Repo, by_id: _Known, indexes: dict[Path, _Read],
            similarity: Similarity, scan: bool, progress: Progress | None
            ) -> Iterator[ConflictPair]:
     settings = Settings.from_config(repo.config)
-    by_id = {m.id: m for _, m in found}
     entries = _Entries(similarity, by_id)
     recorded: list[ConflictPair] = []
     seen: set[tuple[str, str]] = set()
-    for mem in by_id.values():
-        for other_id in mem.conflicts_with:
-            key = tuple(sorted((mem.id, other_id)))
+    for mem_id in by_id.ids():
+        for other_id in by_id.conflicts_with(mem_id):
+            key = tuple(sorted((mem_id, other_id)))
             if other_id in by_id and key not in seen:
                 seen.add(key)  # type: ignore[arg-type]
-                sim = similarity.score(entries[mem.id], entries[other_id])
-                pair = _pair(mem, by_id[other_id], sim, recorded=True)
+                sim = similarity.score(entries[mem_id], entries[other_id])
+                pair = _pair(by_id[mem_id], by_id[other_id], sim, recorded=True)
                 if pair is not None:
                     recorded.append(pair)
     yield from sorted(recorded, key=lambda p: (p.older.id, p.newer.id))
     if not scan:
         return
     for store in repo.stores():
-        live = [m.id for s, m in found if s is store and not m.superseded_by]
+        live = [i for s, i in by_id.stores if s is store and not by_id.superseded(i)]
         check = _Checker(by_id, entries, similarity, settings, ignored_pairs(store))
         read = indexes.get(store.root)
         searched = False
@@ -283,7 +319,7 @@ class _Checker:
     memories of a block's pairs are embedded at once (the model embeds a text alike alone
     or in a batch)."""
 
-    def __init__(self, by_id: dict[str, Memory], entries: _Entries, similarity: Similarity,
+    def __init__(self, by_id: _Known, entries: _Entries, similarity: Similarity,
                  settings: Settings, skip: set[tuple[str, str]]):
         self.by_id, self.entries, self.similarity = by_id, entries, similarity
         self.settings, self.skip = settings, skip

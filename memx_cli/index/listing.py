@@ -120,13 +120,14 @@ def checked(doc: dict[str, Any]) -> Memory:
     return from_data(raw)
 
 
-def stored(index: Any) -> tuple[list[Memory], list[str]] | None:
-    """The current memories of ``index``'s store as its text index stores them, in id
-    order, and the parse problems of their files; for a one-shot command that syncs the
-    index anyway (``memx conflicts``), instead of parsing every memory file again. Call it
-    right after ``index.sync()``. None when the index does not account for every memory
-    file of the folder (a name that is no memory id, a file added since the sync) or
-    cannot be read: the caller reads the files instead."""
+def stored(index: Any) -> tuple[list[Entry], list[str]] | None:
+    """The current memories of ``index``'s store as its text index stores them (each made
+    a Memory when first asked for), in id order, and the parse problems of their files;
+    for a one-shot command that syncs the index anyway (``memx conflicts``), instead of
+    parsing every memory file again. Call it right after ``index.sync()``. None when the
+    index does not account for every memory file of the folder (a name that is no memory
+    id, a file added since the sync) or cannot be read: the caller reads the files
+    instead."""
     try:
         entries = _live(index.lexical)
         manifest = index.manifest()
@@ -141,4 +142,4 @@ def stored(index: Any) -> tuple[list[Memory], list[str]] | None:
     ids = [str(e.doc.get("id")) for e in entries]
     if len(ids) + len(problems) != len(names) or not set(ids) <= set(names):
         return None
-    return [e.memory for e in entries], problems
+    return entries, problems
