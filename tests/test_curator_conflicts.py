@@ -275,3 +275,21 @@ def test_the_first_pairs_come_before_every_memory_is_searched(
     assert sorted(map(conflict_json, found), key=key) == sorted(whole, key=key)
     blocks = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
     assert blocks == [conflict_json(p) for p in found]  # the same order every run
+
+
+def test_progress_counts_the_memories_searched_and_the_pairs_found(
+        memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: past the first 20 pairs nothing is printed until the end, so the progress
+    line (on a terminal, or with MEMX_PROGRESS=1) says how many pairs were found so far;
+    standard output is the same as without it."""
+    for svc in ("billing", "search", "auth"):
+        for n in (100, 200, 300, 400, 500, 600, 700, 800, 900):
+            add(memx, f"The {svc} service timeout is {n}ms", "--raw")
+    quiet = memx.ok("conflicts")
+    total = int(quiet.splitlines()[-1].split()[0])
+    assert total > 20
+    monkeypatch.setenv("MEMX_PROGRESS", "1")
+    result = memx("conflicts")
+    assert result.out == quiet
+    assert f"memx: checking similar memories 27/27 (100%), {total} conflicts found" in result.err
+    assert memx("conflicts", "--json").err == ""

@@ -20,15 +20,16 @@ class ProgressLine:
         self._last = 0.0
         self._width = 0
 
-    def __call__(self, phase: str, done: int, total: int) -> None:
+    def __call__(self, phase: str, done: int, total: int, note: str = "") -> None:
+        """Show ``phase done/total (percent)``, then ``note`` (", 12 found")."""
         if not self.enabled:
             return
         moment = time.monotonic()
         if done != total and moment - self._last < INTERVAL:
             return
         self._last = moment
-        text = (f"memx: {phase} {done}/{total} ({done * 100 // total}%)" if total
-                else f"memx: {phase} {done}")
+        text = (f"memx: {phase} {done}/{total} ({done * 100 // total}%){note}" if total
+                else f"memx: {phase} {done}{note}")
         sys.stderr.write("\r" + text.ljust(self._width))
         sys.stderr.flush()
         self._width = len(text)

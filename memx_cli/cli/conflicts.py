@@ -24,18 +24,24 @@ def conflicts_cmd(state: State, no_scan: bool, show_all: bool, as_json: bool) ->
     contradictions nobody recorded yet, found among similar memories.
 
     Each pair shows its similarity, why the two contradict and how to settle it with
-    `memx resolve`. Pairs are printed as they are found, with progress on a terminal:
-    the memories are searched for similar ones in id order, and a pair comes with the
-    first of its two memories whose search finds the other (--json lists them in the same
-    order). Past the first 20, the rest are counted by cause (the setting or value they
-    disagree on), so one cause that produced thousands of pairs is one line. A count
-    closes the list.
+    `memx resolve`. Pairs are printed as they are found, with progress on a terminal
+    (memories searched, pairs found): the memories are searched for similar ones in id
+    order, and a pair comes with the first of its two memories whose search finds the
+    other (--json lists them in the same order). Past the first 20, the rest are counted
+    by cause (the setting or value they disagree on), so one cause that produced
+    thousands of pairs is one line. A count closes the list.
     """
     from memx_cli.cli._progress import ProgressLine
     from memx_cli.curator.review import cause
 
     progress = ProgressLine(enabled=False if as_json else None)
-    problems, found = state.memx().iter_conflicts(scan=not no_scan, progress=progress)
+    so_far = [0]  # pairs found: the progress line counts them (past the first 20 they are
+    # not printed until the end)
+
+    def report(phase: str, done: int, total: int) -> None:
+        progress(phase, done, total, f", {counted(so_far[0], 'conflict')} found")
+
+    problems, found = state.memx().iter_conflicts(scan=not no_scan, progress=report)
     warn_problems(problems)
     if as_json:
         from memx_cli.jsonout import conflict_json
@@ -46,6 +52,7 @@ def conflicts_cmd(state: State, no_scan: bool, show_all: bool, as_json: bool) ->
     rest: dict[str, int] = {}
     try:
         for pair in found:
+            so_far[0] += 1
             recorded += pair.recorded
             if show_all or shown < SHOWN:
                 progress.close()

@@ -295,11 +295,12 @@ def _found(repo: Repo, by_id: _Known, indexes: dict[Path, _Read],
             done = 0
             for listed, held in _neighbours(read.index, read.vectors, live):
                 searched = searched or held
-                for pair in check.block([p for own in listed for p in own]):
-                    yield pair
-                done += len(listed)
-                if progress is not None:
-                    progress("checking similar memories", done, len(live))
+                check.prepare([p for own in listed for p in own])
+                for own in listed:
+                    yield from check.block(own)
+                    done += 1
+                    if progress is not None:
+                        progress("checking similar memories", done, len(live))
         if searched:
             continue
         # Without vectors: memories that share words, in id order, checked a block at a time
@@ -324,10 +325,19 @@ class _Checker:
         self.by_id, self.entries, self.similarity = by_id, entries, similarity
         self.settings, self.skip = settings, skip
 
-    def block(self, pairs: list[tuple[str, str]]) -> Iterator[ConflictPair]:
+    def _checked(self, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         by_id = self.by_id
-        checked = [(a, b) for a, b in pairs if (a, b) not in self.skip
-                   and comparable(by_id[a], by_id[b]) and not _linked(by_id[a], by_id[b])]
+        return [(a, b) for a, b in pairs if (a, b) not in self.skip
+                and comparable(by_id[a], by_id[b]) and not _linked(by_id[a], by_id[b])]
+
+    def prepare(self, pairs: list[tuple[str, str]]) -> None:
+        """Embed the memories of ``pairs`` that are to be checked, in one batch."""
+        self.entries.prepare(i for pair in self._checked(pairs) for i in pair)
+
+    def block(self, pairs: list[tuple[str, str]]) -> Iterator[ConflictPair]:
+        """The contradictions among ``pairs`` (their memories embedded at once)."""
+        by_id = self.by_id
+        checked = self._checked(pairs)
         self.entries.prepare(i for pair in checked for i in pair)
         for a_id, b_id in checked:
             a, b = by_id[a_id], by_id[b_id]
