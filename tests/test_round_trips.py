@@ -122,3 +122,38 @@ def test_a_scoped_cursor_rule_keeps_its_scope(memx: Memx, repo: Path) -> None:
     assert ("- [ts] Always use named exports. (only for files matching src/**/*.ts, "
             "src/**/*.tsx)\n") in exported
     assert "- [all] Never push to main.\n" in exported and "forged\n" not in exported
+
+
+USER_LINE = st.lists(st.sampled_from(["always", "run", "make", "lint", "before", "pushing",
+                                      "the", "api", "uses", "`pnpm`", "never", "deploy",
+                                      "on", "fridays", "连接池", "**db**"]),
+                     min_size=3, max_size=8).map(" ".join)
+
+
+@pytest.mark.parametrize("fmt, target", [("agents-md", "AGENTS.md"), ("claude-md", "CLAUDE.md"),
+                                         ("cursor-rules", ".cursor/rules/memx.mdc")])
+@settings(max_examples=4, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(memories=st.lists(MEMORY, min_size=1, max_size=4),
+       user=st.lists(USER_LINE, max_size=2, unique=True))
+def test_an_instruction_file_read_back_exports_the_same(
+        memx: Memx, tmp_path_factory: pytest.TempPathFactory, fmt: str, target: str,
+        memories: list[tuple[str, str, list[str]]], user: list[str]) -> None:
+    """The three instruction-file formats as a property (issue 27): whatever memories
+    and whatever rules of the user's own the file holds, export -> import -> export
+    writes the same bytes, and importing it again adds nothing."""
+    root = fresh_repo(tmp_path_factory.mktemp("trip"), "a", memx)
+    for kind, content, tags in memories:
+        memx.ok("add", "-", "--kind", kind, "--raw",
+                *[x for tag in tags for x in ("--tag", tag)], input=content, cwd=root)
+    path = root / target
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if user and fmt != "cursor-rules":
+        path.write_text("# Team\n\n" + "".join(f"- {line}\n" for line in user))
+    memx.ok("export", "--format", fmt, cwd=root)
+    before = path.read_bytes()
+    memx.ok("import", target, cwd=root)
+    memx.ok("export", "--format", fmt, cwd=root)
+    assert path.read_bytes() == before
+    again = json.loads(memx.ok("import", target, "--dry-run", "--json", cwd=root))
+    assert [i["content"] for i in again["items"] if not i["present"]] == []
