@@ -1,6 +1,7 @@
-"""No sequence of adds, commits, review rejections and removals leaves a dangling link
-(issue 27): every command that removes or rejects a memory mends the links to it, so
-`memx validate` (the CI step the docs recommend) stays green."""
+"""No sequence of adds, commits, review rejections, removals and settled conflicts
+(`memx resolve --keep` / `--not-conflict`) leaves a dangling link (issue 27): every
+command that removes or rejects a memory mends the links to it, so `memx validate` (the
+CI step the docs recommend) stays green."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ STEP = st.one_of(st.tuples(st.just("add"), st.sampled_from(TEXTS)),
                  st.tuples(st.just("add"), st.sampled_from(TEXTS)),
                  st.tuples(st.just("commit"), st.just("")),
                  st.tuples(st.just("reject"), st.integers(0, 9)),
-                 st.tuples(st.just("rm"), st.integers(0, 9)))
+                 st.tuples(st.just("rm"), st.integers(0, 9)),
+                 st.tuples(st.just("resolve"), st.integers(0, 9)),
+                 st.tuples(st.just("resolve"), st.integers(0, 9)))
 
 
 def ids(memx: Memx) -> list[str]:
@@ -49,6 +52,14 @@ def test_no_sequence_leaves_a_dangling_link(memx: Memx, repo: Path,
             if pending:
                 newest_first = pending[::-1]  # review lists the oldest first
                 memx.ok("review", "--reject", newest_first[int(str(arg)) % 2 % len(pending)]["id"])
+        elif action == "resolve":  # settle a recorded conflict: keep one side, or neither
+            pairs = json.loads(memx.ok("conflicts", "--no-scan", "--json"))["conflicts"]
+            if pairs:
+                pair = pairs[int(str(arg)) % len(pairs)]
+                older, newer = pair["older"]["id"], pair["newer"]["id"]
+                settle = (["--keep", newer] if int(str(arg)) % 2 else
+                          ["--not-conflict", "--with", newer])
+                memx.ok("resolve", older, *settle)
         else:
             present = ids(memx)
             if present:
