@@ -221,7 +221,9 @@ class _Known:
 
     def __getitem__(self, memory_id: str) -> Memory:
         item = self._items[memory_id]
-        return item if isinstance(item, Memory) else item.memory
+        if not isinstance(item, Memory):  # kept as made: a pair's check asks again and again
+            item = self._items[memory_id] = item.memory
+        return item
 
     def ids(self) -> list[str]:
         return list(self._items)
