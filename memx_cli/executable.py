@@ -3,8 +3,9 @@
 ``memx search|context|list ...`` (reads) and ``memx add|feedback|remember ...``
 (writes) are sent to the per-user memx server, which runs the
 same command warm and sends back its exact standard output, standard error and exit
-code. This module imports only ``os``, ``sys``, ``json`` and ``socket``: no click, no
-yaml, no numpy. Every other command, and every case where the server cannot answer
+code. This module imports only ``os``, ``sys``, ``json`` and ``_socket`` (the C module
+under ``socket``): no click, no yaml, no numpy, and not even ``typing``, ``socket`` or
+``hashlib``, whose imports were a tenth of a forwarded command's time (issue 29). Every other command, and every case where the server cannot answer
 (none running, disabled, another version, an unsafe socket directory, a crash or a
 timeout mid-request), runs the full CLI in this process (memx_cli.cli.entry) exactly as
 before; when none was running it is started detached for the next command. Nothing the
@@ -25,10 +26,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's own: importing typing costs every command ~1 ms
 if TYPE_CHECKING:
-    import socket
+    from _socket import socket
 
 READS = frozenset({"search", "context", "list"})
 WRITES = frozenset({"add", "feedback", "remember"})
@@ -93,8 +94,6 @@ def _cwd() -> str:
 
 def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
     """(code, stdout, stderr) from the server, or None; and whether to start one."""
-    import socket
-
     from memx_cli.wire import paths
     from memx_cli.wire.build import identity
     from memx_cli.wire.protocol import (
@@ -113,7 +112,7 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
     except OSError as exc:  # UnsafePathError: never talk through it, never start one
         paths.log_line(f"not using the server: {exc}")
         return None, False
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _unix_socket()
     sock.settimeout(_timeout())
     try:
         sock.connect(path)
@@ -166,14 +165,23 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         sock.close()
 
 
+def _unix_socket() -> socket:
+    """A Unix stream socket of ``_socket``, the C module that ``socket`` itself imports,
+    whose Python layer (selectors, and the class's extras this client never uses) only
+    adds start-up time; the C socket raises the same errors (TimeoutError,
+    ConnectionRefusedError)."""
+    from _socket import AF_UNIX, SOCK_STREAM
+    from _socket import socket as unix
+
+    return unix(AF_UNIX, SOCK_STREAM)
+
+
 def _stop(path: str) -> None:
     """Ask the server at ``path`` to stop (it answers any memx's ``stop``)."""
-    import socket
-
     from memx_cli.wire.build import identity
     from memx_cli.wire.protocol import PROTOCOL, recv_json, send_json
 
-    stopper = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stopper = _unix_socket()
     stopper.settimeout(1.0)
     try:
         stopper.connect(path)
@@ -183,7 +191,7 @@ def _stop(path: str) -> None:
         stopper.close()
 
 
-def _accepted(sock: socket.socket, request_id: str, path: str,
+def _accepted(sock: socket, request_id: str, path: str,
               command: str) -> tuple[int, bytes, bytes]:
     """Say ``go`` for a write the server is ready to run, then wait for its outcome.
     Until ``go`` is sent whole the server cannot have run it (an error raised here is a
@@ -211,14 +219,12 @@ def _accepted(sock: socket.socket, request_id: str, path: str,
 def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, bytes, bytes]:
     """Ask the server, on one new connection, what became of the write ``request_id``:
     its outcome once it has finished, else _Unknown (with the first ``reason``)."""
-    import socket
-
     from memx_cli.wire import paths
     from memx_cli.wire.build import identity
     from memx_cli.wire.protocol import PROTOCOL, recv_frame, recv_json, send_json
 
     paths.log_line(f"{command}: {reason}; asking the server what became of it")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _unix_socket()
     try:
         sock.settimeout(_timeout())
         sock.connect(path)

@@ -18,8 +18,12 @@ is compiled when pip installs it).
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
+
+try:  # hashlib's blake2b without hashlib, which loads OpenSSL first (~2 ms a command)
+    from _blake2 import blake2b
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b
 
 
 @functools.cache
@@ -41,7 +45,7 @@ def fingerprint(root: str) -> str:
                              and entry.name != "__pycache__")
     except OSError:
         pass
-    return hashlib.blake2b(repr((root, stamps)).encode(), digest_size=6).hexdigest()
+    return blake2b(repr((root, stamps)).encode(), digest_size=6).hexdigest()
 
 
 def _mtime(path: str) -> int:
