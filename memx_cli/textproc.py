@@ -74,6 +74,12 @@ def cjk_bigrams(text: str) -> str:
     return _cjk_run().sub(split, text)
 
 
+@functools.cache
+def _term() -> re.Pattern[str]:
+    """A CJK run, or a word's run of letters and digits between its joiners."""
+    return re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+
+
 def index_text(text: str) -> str:
     return cjk_bigrams(text)
 
@@ -83,9 +89,9 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
 
     When every word is a stop word ("what is it"), they are kept: some query beats none.
     """
-    terms: list[str] = []
-    for token in words(cjk_bigrams(text).lower()):
-        terms.extend(part for part in re.split(r"[._'’-]", token) if part)
+    # the words split at their joiners (. _ ' ’ -): one findall of what lies between
+    # them (search scores every hit's text this way: a split per word cost ~2 ms a search)
+    terms: list[str] = _term().findall(cjk_bigrams(text).lower())
     kept = [w for w in terms if keep_stop_words or w not in STOP_WORDS]
     return kept or terms
 
