@@ -610,6 +610,36 @@ def test_the_first_command_leaves_its_store_open_for_the_second(memx: Memx,
         os.kill(info["pid"], signal.SIGTERM)
 
 
+def test_the_opening_leaves_nothing_for_the_second_command_to_load(memx: Memx,
+                                                                     repo: Path) -> None:
+    """Issue 29: the opening of the first repository runs the search through the CLI as
+    a forwarded command does (its output dropped, no recall counted), so the second
+    command imports nothing more (it imported the facade, the JSON output and more:
+    ~15 ms over the third command)."""
+    memx.ok("add", "--raw", "The cache key includes the locale")
+    probe = ("import json, os, sys\n"
+             "from memx_cli.server.daemon import Daemon\n"
+             "from memx_cli.store import recall\n"
+             "from memx_cli.store.repo import Repo\n"
+             "here = os.getcwd()\n"
+             "daemon = Daemon(60, repository=here)\n"
+             "daemon.warm(here)\n"
+             "counted = sorted(recall.load(Repo.discover().store).items())\n"
+             "loaded = set(sys.modules)\n"
+             "header, out, err = daemon.run({'argv': ['search', 'cache key', '--json'],\n"
+             "    'cwd': here, 'env': dict(os.environ), 'streams': {}})\n"
+             "print(json.dumps([header, sorted(set(sys.modules) - loaded), counted,\n"
+             "    [c for c, _ in recall.load(Repo.discover().store).values()],\n"
+             "    sorted(k[0] for k in daemon.searchers)]))\n")
+    code, out, err = run([sys.executable, "-c", probe], repo)
+    assert code == 0, err
+    header, imported, counted, counts, warm = json.loads(out)
+    assert header == {"status": "ok", "code": 0}
+    assert imported == [], imported
+    # the opening's own searches counted no recall; the forwarded one did
+    assert (counted, counts, warm) == ([], [1], [str(repo)])
+
+
 def server_processes(server_dir: str) -> set[int]:
     """The memx server processes (python -m memx_cli.server) of this test's server
     folder, as /proc shows them now."""
