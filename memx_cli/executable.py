@@ -3,9 +3,10 @@
 ``memx search|context|list ...`` (reads) and ``memx add|feedback|remember ...``
 (writes) are sent to the per-user memx server, which runs the
 same command warm and sends back its exact standard output, standard error and exit
-code. This module imports only ``os``, ``sys``, ``json`` and ``_socket`` (the C module
-under ``socket``): no click, no yaml, no numpy, and not even ``typing``, ``socket`` or
-``hashlib``, whose imports were a tenth of a forwarded command's time (issue 29). Every other command, and every case where the server cannot answer
+code. This module imports only ``os``, ``sys``, ``time`` and ``_socket`` (the C module
+under ``socket``): no click, no yaml, no numpy, and not even ``re``, ``json``,
+``typing``, ``socket`` or ``hashlib``, whose imports were a fifth of a forwarded
+command's time (issue 29; wire/protocol.py writes and reads the frames without them). Every other command, and every case where the server cannot answer
 (none running, disabled, another version, an unsafe socket directory, a crash or a
 timeout mid-request), runs the full CLI in this process (memx_cli.cli.entry) exactly as
 before; when none was running it is started detached for the next command. Nothing the
@@ -96,13 +97,7 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
     """(code, stdout, stderr) from the server, or None; and whether to start one."""
     from memx_cli.wire import paths
     from memx_cli.wire.build import identity
-    from memx_cli.wire.protocol import (
-        PROTOCOL,
-        ProtocolError,
-        recv_frame,
-        recv_json,
-        send_json,
-    )
+    from memx_cli.wire.protocol import PROTOCOL, ProtocolError, read_reply, recv_frame
 
     try:
         path = paths.socket_path()
@@ -127,8 +122,8 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
             mask = os.umask(0o077)
             os.umask(mask)
             request.update(write=True, id=request_id, umask=mask)
-        send_json(sock, request)
-        header = recv_json(sock)
+        _send(sock, request)
+        header = read_reply(sock)
         status = header.get("status")
         if write and status == "ready" and header.get("id") == request_id:
             return _accepted(sock, request_id, path, argv[0]), False
@@ -176,17 +171,24 @@ def _unix_socket() -> socket:
     return unix(AF_UNIX, SOCK_STREAM)
 
 
+def _send(sock: socket, request: dict[str, object]) -> None:
+    """One request frame, its JSON written without the json module."""
+    from memx_cli.wire.protocol import plain_json, send_frames
+
+    send_frames(sock, plain_json(request).encode("utf-8"))
+
+
 def _stop(path: str) -> None:
     """Ask the server at ``path`` to stop (it answers any memx's ``stop``)."""
     from memx_cli.wire.build import identity
-    from memx_cli.wire.protocol import PROTOCOL, recv_json, send_json
+    from memx_cli.wire.protocol import PROTOCOL, read_reply
 
     stopper = _unix_socket()
     stopper.settimeout(1.0)
     try:
         stopper.connect(path)
-        send_json(stopper, {"proto": PROTOCOL, "version": identity(), "op": "stop"})
-        recv_json(stopper)
+        _send(stopper, {"proto": PROTOCOL, "version": identity(), "op": "stop"})
+        read_reply(stopper)
     finally:
         stopper.close()
 
@@ -197,12 +199,12 @@ def _accepted(sock: socket, request_id: str, path: str,
     Until ``go`` is sent whole the server cannot have run it (an error raised here is a
     fallback); after that, no answer is a question about it (``_asked``), then
     _Unknown, never a second run."""
-    from memx_cli.wire.protocol import ProtocolError, recv_frame, recv_json, send_json
+    from memx_cli.wire.protocol import ProtocolError, read_reply, recv_frame
 
-    send_json(sock, {"op": "go", "id": request_id})
+    _send(sock, {"op": "go", "id": request_id})
     try:
         sock.settimeout(_timeout("MEMX_SERVER_WRITE_TIMEOUT", WRITE_TIMEOUT))
-        header = recv_json(sock)
+        header = read_reply(sock)
         if header.get("status") != "ok":
             raise _Unknown(f"it answered {header.get('status')!r}")
         return int(header["code"]), recv_frame(sock), recv_frame(sock)
@@ -221,18 +223,18 @@ def _asked(path: str, request_id: str, command: str, reason: str) -> tuple[int, 
     its outcome once it has finished, else _Unknown (with the first ``reason``)."""
     from memx_cli.wire import paths
     from memx_cli.wire.build import identity
-    from memx_cli.wire.protocol import PROTOCOL, recv_frame, recv_json, send_json
+    from memx_cli.wire.protocol import PROTOCOL, read_reply, recv_frame
 
     paths.log_line(f"{command}: {reason}; asking the server what became of it")
     sock = _unix_socket()
     try:
         sock.settimeout(_timeout())
         sock.connect(path)
-        send_json(sock, {"proto": PROTOCOL, "version": identity(), "op": "outcome",
+        _send(sock, {"proto": PROTOCOL, "version": identity(), "op": "outcome",
                          "id": request_id})
         # the server answers one request at a time: a write still running first ends
         sock.settimeout(_timeout("MEMX_SERVER_OUTCOME_TIMEOUT", OUTCOME_TIMEOUT))
-        header = recv_json(sock)
+        header = read_reply(sock)
         if header.get("status") == "ok":
             code, out, err = int(header["code"]), recv_frame(sock), recv_frame(sock)
             paths.log_line(f"{command}: the server finished it: exit {code}")

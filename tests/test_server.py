@@ -316,6 +316,22 @@ def test_thin_client_imports_nothing_heavy(served: Path) -> None:
     assert (code, out, err) == (0, b"[]\n", b"")
 
 
+def test_thin_client_imports_neither_re_nor_json(served: Path) -> None:
+    """Issue 29: with the interpreter's own start-up only (-S: no site, whose .pth files
+    may import them), a forwarded command imports neither re nor json nor what they
+    pull in (enum, functools, collections): together a fifth of its time."""
+    import memx_cli
+
+    probe = ("import sys\nfrom memx_cli import executable as client\n"
+             "reply, _ = client._forward(['search', 'webhook'])\n"
+             "assert reply is not None and reply[0] == 0 and b'webhook' in reply[1]\n"
+             "slow = ['re', 'json', 'enum', 'functools', 'collections', 'typing']\n"
+             "print(sorted(m for m in slow if m in sys.modules))")
+    env = {**os.environ, "PYTHONPATH": str(Path(memx_cli.__file__).resolve().parent.parent)}
+    code, out, err = run([sys.executable, "-S", "-c", probe], served, env)
+    assert (code, out, err) == (0, b"[]\n", b"")
+
+
 def test_start_is_refused_where_the_server_is_disabled(memx: Memx, repo: Path) -> None:
     """A server started where it is disabled would serve nobody: say so, start none."""
     code, out, err = run([*FULL, "server", "start"], repo, {**os.environ, "MEMX_NO_SERVER": "1"})

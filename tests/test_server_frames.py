@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 from memx_cli.wire.protocol import (
     MAX_REQUEST,
     ProtocolError,
+    plain_json,
+    read_reply,
     recv_json,
     send_frames,
+    send_json,
 )
 
 from .test_server import served, status  # noqa: F401 - a fixture
@@ -143,6 +146,61 @@ def test_the_frame_reader_answers_any_bytes(data: bytes, cut: int, lie: bool) ->
             assert time.monotonic() - started < 1.5
         assert isinstance(value, dict)
         assert value == json.loads(data)
+    finally:
+        a.close()
+        b.close()
+
+
+_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                       lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                       max_leaves=30)
+
+
+@given(_VALUES)
+def test_the_thin_clients_json_reads_back_as_written(value: object) -> None:
+    """Issue 29: the thin client writes its request without the json module; the
+    server's json reads back the same value (control characters, quotes, backslashes
+    and any other character included)."""
+    text = plain_json(value)
+    assert json.loads(text) == value
+
+
+def test_the_thin_clients_json_refuses_what_a_request_never_holds() -> None:
+    for value in (1.5, b"x", {1: "a"}, {"a": object()}):
+        with pytest.raises(TypeError):
+            plain_json(value)
+
+
+@given(st.one_of(
+    st.builds(lambda code: {"status": "ok", "code": code}, st.integers(-2**40, 2**40)),
+    st.builds(lambda ident: {"status": "ready", "id": ident},
+              st.text("0123456789abcdefABCDEF-x", max_size=70)),
+    st.dictionaries(st.sampled_from(["status", "code", "id", "version", "pid"]),
+                    st.one_of(st.integers(), st.text(max_size=5), st.none()), max_size=4),
+))
+def test_a_reply_header_reads_as_json_reads_it(header: dict[str, object]) -> None:
+    """The thin client reads the usual headers without the json module, and any other
+    header with it: the same dict as recv_json gives, whatever the server sent."""
+    a, b = socket.socketpair()
+    try:
+        send_json(a, header)
+        send_json(a, header)
+        assert read_reply(b) == recv_json(b) == header
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.parametrize("data", [b'{"status": "ok", "code": 007}', b'{"status": "ok", "code": }',
+                                  b'{"status": "ok", "code": 1', b'{"status": "ready", "id": "a"',
+                                  b'[{"status": "ok", "code": 0}]', b"{" * 100 + b"}" * 100])
+def test_a_malformed_reply_header_is_a_protocol_error(data: bytes) -> None:
+    a, b = socket.socketpair()
+    try:
+        send_frames(a, data)
+        with pytest.raises(ProtocolError):
+            read_reply(b)
     finally:
         a.close()
         b.close()

@@ -17,7 +17,6 @@ is compiled when pip installs it).
 
 from __future__ import annotations
 
-import functools
 import os
 
 try:  # hashlib's blake2b without hashlib, which loads OpenSSL first (~2 ms a command)
@@ -26,13 +25,17 @@ except ImportError:  # an interpreter built without it
     from hashlib import blake2b
 
 
-@functools.cache
+_IDENTITY: list[str] = []  # (not functools.cache: the thin client does not import it)
+
+
 def identity() -> str:
     """``VERSION+BUILD`` for this process's memx package (computed once per process)."""
-    import memx_cli
+    if not _IDENTITY:
+        import memx_cli
 
-    root = os.path.dirname(os.path.abspath(memx_cli.__file__))
-    return f"{memx_cli.__version__}+{fingerprint(root)}"
+        root = os.path.dirname(os.path.abspath(memx_cli.__file__))
+        _IDENTITY.append(f"{memx_cli.__version__}+{fingerprint(root)}")
+    return _IDENTITY[0]
 
 
 def fingerprint(root: str) -> str:
