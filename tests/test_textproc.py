@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memx_cli.curator import text as curator_text
 from memx_cli.curator.similarity import word_set
@@ -58,6 +60,14 @@ def _en_stem_terms(tmp_path: Path, vocabulary: list[str]) -> dict[str, bool]:
 def test_stem_matches_tantivy_en_stem(tmp_path: Path) -> None:
     found = _en_stem_terms(tmp_path, WORDS)
     assert [w for w, ok in found.items() if not ok] == []
+
+
+@given(st.text(max_size=40))
+def test_a_stem_starts_with_its_words_first_letter(text: str) -> None:
+    """What search's word evidence relies on to stem only the words that can match
+    (generator/relevance.py, issue 29): Snowball rewrites suffixes only."""
+    for word in [*WORDS, *query_terms(text, keep_stop_words=True)]:
+        assert stem(word)[:1] == word[:1], word
 
 
 def test_stem_is_snowball_english() -> None:
