@@ -24,8 +24,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from run import SEED, isolate, queries, run_child
 from user_paths import server_allowed
@@ -123,33 +124,60 @@ def table(result: dict[str, list[list[float]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from paired import store_copies
+    return paired_bench(argv, __doc__, runs=7, gap=1.0, prefix="memx-first-",
+                        heading="the first three commands after a cold start",
+                        measure=rounds, show=table)
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+
+def paired_bench(argv: list[str] | None, doc: str, runs: int, gap: float, prefix: str,
+                 heading: str, measure: Callable[..., Any],
+                 show: Callable[[Any], str]) -> int:
+    """Per size: the stores (``stores``), ``measure(installs, roots, tmp, runs, gap,
+    rng)`` and its table under a heading; this script's and warm_client.py's main."""
+    args = arguments(argv, doc, runs, gap)
+    installs = installs_of(args.bins)
+    for size, roots, tmp, rng in stores(args.sizes, installs, prefix):
+        result = measure(installs, roots, tmp, args.runs, args.gap, rng)
+        print(f"\n### {size} memories: {heading} ({args.runs} rounds, {args.gap:g} s "
+              f"apart; load average {os.getloadavg()[0]:.1f})\n")
+        print(show(result))
+        sys.stdout.flush()
+    return 0
+
+
+def arguments(argv: list[str] | None, doc: str, runs: int, gap: float) -> argparse.Namespace:
+    """BIN [BIN ...] [--sizes] [--runs] [--gap]: this script's and warm_client.py's."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("bins", type=Path, nargs="+")
     parser.add_argument("--sizes", default="10000")
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--gap", type=float, default=1.0,
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--gap", type=float, default=gap,
                         help="seconds between one command's end and the next's start")
-    args = parser.parse_args(argv)
-    installs = {_name(b, i, args.bins): [str(b / "memx")] for i, b in enumerate(args.bins)}
-    with tempfile.TemporaryDirectory(prefix="memx-first-") as name:
+    return parser.parse_args(argv)
+
+
+def installs_of(bins: Sequence[Path]) -> dict[str, list[str]]:
+    """Each install's name ("before" and "after" for two) and its memx command."""
+    return {_name(b, i, bins): [str(b / "memx")] for i, b in enumerate(bins)}
+
+
+def stores(sizes: str, installs: dict[str, list[str]],
+           prefix: str) -> Iterator[tuple[int, dict[str, Path], Path, random.Random]]:
+    """Per size: one committed store copied per install and indexed by it, as a used
+    store is (its own HOME and server folders under a temporary directory)."""
+    from paired import store_copies
+
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
         tmp = Path(name)
         isolate(tmp / "home")
-        for size in (int(s) for s in args.sizes.split(",")):
+        for size in (int(s) for s in sizes.split(",")):
             rng = random.Random(SEED + size)
             roots = store_copies(size, tmp, {n: Path() for n in installs}, rng)
-            for install, root in roots.items():  # an index built, as a used store has
+            for install, root in roots.items():
                 run_child([*installs[install], "reindex"], root)
-            result = rounds(installs, roots, tmp, args.runs, args.gap, rng)
-            print(f"\n### {size} memories: the first three commands after a cold start "
-                  f"({args.runs} rounds, {args.gap:g} s apart; load average "
-                  f"{os.getloadavg()[0]:.1f})\n")
-            print(table(result))
-            sys.stdout.flush()
+            yield size, roots, tmp, rng
             for root in roots.values():
                 shutil.rmtree(root, ignore_errors=True)
-    return 0
 
 
 def _name(bin_dir: Path, i: int, bins: Sequence[Path]) -> str:

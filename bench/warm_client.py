@@ -14,17 +14,16 @@ round's `python -c pass` (issue 29's target for a warm command: at most 3x).
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from run import SEED, isolate, queries, run_child
+from first_commands import paired_bench
+from run import queries, run_child
 from user_paths import server_allowed
 
 TARGET = 3.0  # issue 29: a command the server answers, at most 3x `python -c pass`
@@ -87,33 +86,9 @@ def table(result: dict[str, list[tuple[float, float]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from paired import store_copies
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("bins", type=Path, nargs="+")
-    parser.add_argument("--sizes", default="10000")
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--gap", type=float, default=0.3,
-                        help="seconds between one command's end and the next's start")
-    args = parser.parse_args(argv)
-    names = (["before", "after"] if len(args.bins) == 2
-             else [b.parent.name or f"install {i + 1}" for i, b in enumerate(args.bins)])
-    installs = {name: [str(b / "memx")] for name, b in zip(names, args.bins)}
-    with tempfile.TemporaryDirectory(prefix="memx-warm-client-") as name:
-        tmp = Path(name)
-        isolate(tmp / "home")
-        for size in (int(s) for s in args.sizes.split(",")):
-            rng = random.Random(SEED + size)
-            roots = store_copies(size, tmp, {n: Path() for n in installs}, rng)
-            for install, root in roots.items():  # an index built, as a used store has
-                run_child([*installs[install], "reindex"], root)
-            result = rounds(installs, roots, tmp, args.runs, args.gap, rng)
-            print(f"\n### {size} memories: warm `memx search --mode hybrid --json` through "
-                  f"the server ({args.runs} rounds, {args.gap:g} s apart; load average "
-                  f"{os.getloadavg()[0]:.1f})\n")
-            print(table(result))
-            sys.stdout.flush()
-    return 0
+    return paired_bench(argv, __doc__, runs=20, gap=0.3, prefix="memx-warm-client-",
+                        heading="warm `memx search --mode hybrid --json` through the server",
+                        measure=rounds, show=table)
 
 
 if __name__ == "__main__":
