@@ -23,8 +23,8 @@ def test_a_fix_commit_naming_the_error_is_an_error_fix(memx: Memx, repo: Path) -
                           "refreshed.", [("M", "src/auth/client.ts"), ("M", "package-lock.json")])
     assert found == [("error-fix",
                       "Error: Requests failed with 401 Unauthorized after one hour because the "
-                      "access token was never refreshed. Fix: Refresh the token before it expires "
-                      "(changed src/auth/client.ts).")]
+                      "access token was never refreshed. Fix: auth: Refresh the token before it "
+                      "expires (changed src/auth/client.ts).")]
     mem = reflect_commit(Repo(repo), "fix: crash when REDIS_URL is unset\n\nFall back to "
                          "redis://localhost:6379/0.", [("M", "app/cache.py")], "", {})[0]
     assert (mem.section, mem.type, mem.confidence) == ("debugging", "pitfall", 0.8)
@@ -111,7 +111,8 @@ def test_an_order_in_the_body_is_the_fix_and_a_statement_the_problem(memx: Memx,
                   "built in buildPath had no boundary after the name, so `:id` matched inside "
                   "`:idType`. Add a `(?=/|$)` lookahead so that the token must end at a slash.")
     assert reflect(repo, order_last, changed) == [(
-        "error-fix", "Error: The pattern built in buildPath had no boundary after the name, so "
+        "error-fix", "client: Stop a param name matching inside a longer one. "
+        "Error: The pattern built in buildPath had no boundary after the name, so "
         "`:id` matched inside `:idType`. Fix: Add a `(?=/|$)` lookahead so that the token must "
         "end at a slash (changed src/client.ts).")]
     order_first = ("fix(cache): mark uncompressed responses as varying\n\nMove the Vary "
@@ -122,6 +123,45 @@ def test_an_order_in_the_body_is_the_fix_and_a_statement_the_problem(memx: Memx,
         "error-fix", "Error: Shared caches served the compressed body to clients that cannot "
         "decode it. Fix: Move the Vary handling ahead of the encoding negotiation so that an "
         "uncompressed response varies on Accept-Encoding too (changed src/client.ts).")]
+
+
+def test_a_fix_read_from_the_body_leads_with_the_title_it_leaves_out(memx: Memx,
+                                                                      repo: Path) -> None:
+    """Issue 24: a body's cause and fix may never name what the commit is about (its scope,
+    the function or flag in its title): the memory would read as a lesson without a topic.
+    The title leads then; a body that names them needs no title."""
+    message = ("fix(utils/ipaddr): render the unspecified address in convertToString\n\n"
+               "The all-zero value compresses every group, so the zero-run logic left a "
+               "lone colon that the later replacement could not fix.\n\n"
+               "Handle the all-zero value explicitly, as the mapped case does.")
+    assert reflect(repo, message, [("M", "src/ipaddr.ts")]) == [(
+        "error-fix", "utils/ipaddr: Render the unspecified address in convertToString. "
+        "Error: The all-zero value compresses every group, so the zero-run logic left a lone "
+        "colon that the later replacement could not fix. Fix: Handle the all-zero value "
+        "explicitly, as the mapped case does (changed src/ipaddr.ts).")]
+    named = ("fix(ipaddr): render the unspecified address in convertToString\n\n"
+             "In ipaddr, convertToString compresses every group of the all-zero value, so "
+             "the zero-run logic left a lone colon.\n\n"
+             "Handle the all-zero value explicitly, as the mapped case does.")
+    assert reflect(repo, named, [("M", "src/ipaddr.ts")]) == [(
+        "error-fix", "Error: In ipaddr, convertToString compresses every group of the all-zero "
+        "value, so the zero-run logic left a lone colon. Fix: Handle the all-zero value "
+        "explicitly, as the mapped case does (changed src/ipaddr.ts).")]
+    flag = ("fix: honour --max-depth in the walker\n\nThe walker read one level too many "
+            "because it compared the depth after descending.\n\nCompare the depth before "
+            "descending.")
+    assert reflect(repo, flag, [("M", "src/walk.rs")]) == [(
+        "error-fix", "Honour --max-depth in the walker. Error: The walker read one level too "
+        "many because it compared the depth after descending. Fix: Compare the depth before "
+        "descending (changed src/walk.rs).")]
+    # a title that starts with a name keeps it as written ("replaceUrlParam", not "Replace…")
+    camel = ("fix(client): replaceUrlParam skips a param that prefixes another\n\nThe regex "
+             "had no boundary after the name, so `id` matched inside `idType`.\n\nAdd a "
+             "lookahead so that the token must end at a slash.")
+    assert reflect(repo, camel, [("M", "src/client.ts")]) == [(
+        "error-fix", "client: replaceUrlParam skips a param that prefixes another. Error: The "
+        "regex had no boundary after the name, so `id` matched inside `idType`. Fix: Add a "
+        "lookahead so that the token must end at a slash (changed src/client.ts).")]
 
 
 def test_a_squash_list_item_is_a_rule_only_by_its_own_subject(memx: Memx, repo: Path) -> None:
@@ -164,8 +204,8 @@ def test_a_quoted_line_of_code_is_neither_the_problem_nor_the_fix(memx: Memx,
                "event.requestContext.authorizer.token.sub // Property 'token' does not exist\n")
     assert reflect(repo, message, [("M", "src/types.ts")]) == [(
         "error-fix", "Error: The context type only declared the `iam` authorizer, so reading a "
-        "token authorizer's claims was a type error. Fix: Declare the token authorizer of the "
-        "request context (changed src/types.ts).")]
+        "token authorizer's claims was a type error. Fix: types: Declare the token authorizer "
+        "of the request context (changed src/types.ts).")]
 
 
 def test_an_indented_code_block_is_no_sentence_and_the_order_is_the_fix(memx: Memx,
@@ -178,7 +218,8 @@ def test_an_indented_code_block_is_no_sentence_and_the_order_is_the_fix(memx: Me
                "The gateway sends the claims under `authorizer.token`. Add it as an optional\n"
                "property.\n")
     assert reflect(repo, message, [("M", "src/types.ts")]) == [(
-        "error-fix", "Error: The context type only declared the `iam` authorizer, so reading a "
+        "error-fix", "types: Declare the token authorizer of the request context. "
+        "Error: The context type only declared the `iam` authorizer, so reading a "
         "token authorizer's claims was a type error. Fix: Add it as an optional property. The "
         "gateway sends the claims under `authorizer.token` (changed src/types.ts).")]
 

@@ -68,7 +68,7 @@ def test_history_becomes_memory_once(memx: Memx, repo: Path) -> None:
     assert by_sha[shas["config"]]["content"] == (
         "In deploy/gunicorn.ini, `workers = 8` (changed from 2) (More workers for the sale).")
     assert by_sha[shas["fix"]]["content"] == (
-        "Error: The client read REDIS_URL without a default, so a KeyError crashed the worker. "
+        "cache: Crash when REDIS_URL is unset. Error: The client read REDIS_URL without a default, so a KeyError crashed the worker. "
         "Fix: Fall back to redis://localhost:6379/0 (changed app/cache.py).")
     assert by_sha[shas["decision"]]["type"] == "decision"
     assert not any("lodash" in str(m["content"]) for m in stored(repo))  # a bot's commit

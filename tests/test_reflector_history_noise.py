@@ -202,7 +202,7 @@ def test_a_package_path_prefix_as_go_writes_it(memx: Memx, repo: Path) -> None:
                  {"net/http/transport.go": "stop()\n"})
     found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
     assert [(c["sha"], c["rule"], c["content"]) for c in found["candidates"]] == [(
-        fix, "ErrorFix", "Error: The idle timer fired while a response was written, because it "
+        fix, "ErrorFix", "net/http: Fix a keep-alive race. Error: The idle timer fired while a response was written, because it "
         "was not stopped before reuse. Fix: Stop the timer before the connection is reused "
         "(changed net/http/transport.go).")]
 
@@ -263,7 +263,7 @@ def test_an_indented_wrapped_paragraph_is_read_in_whole_sentences(memx: Memx,
         "profile, or the loader crashed with a raw KeyError traceback, depending on\n  the "
         "key. Now an unknown key is a usage error naming the key.\n",
         {"app/profile.py": "strict = True\n"})) == [
-        "Error: Previously a profile with a typo in a key was silently read as an empty "
+        "Read the --profile file strictly. Error: Previously a profile with a typo in a key was silently read as an empty "
         "profile, or the loader crashed with a raw KeyError traceback, depending on the key. "
         "Now an unknown key is a usage error naming the key. Fix: Profiles are read more "
         "strictly (#71) (changed app/profile.py)."]

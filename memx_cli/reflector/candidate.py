@@ -23,6 +23,7 @@ class Candidate:
     confidence: float = 0.0
     cause: str | None = None  # why, when it was said
     failed: int = 0  # attempts that did not work
+    topic: str | None = None  # what the memory is about, when no slot names it (a title)
 
     def __post_init__(self) -> None:
         if not self.confidence:

@@ -25,7 +25,7 @@ from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_value import value
 from memx_cli.reflector.detector import PatternDetector
-from memx_cli.reflector.names import CODE_SPAN
+from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
 from memx_cli.reflector.rules import EPISODES
 from memx_cli.reflector.scorer import Scored
 from memx_cli.reflector.signals import Signals, analyse
@@ -212,16 +212,41 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     concrete = bool(CODE_SPAN.search(what) or PLATFORM.search(what))
     if not (causes or explained or concrete or routine.gives_reason(body)):
         return None
+    topic = None
     if causes:
         error: str | None = " ".join(causes[:2])
         fix = " ".join(fixes[:2]) or what
+        # the body's cause and fix may not say what the commit is about (its scope, the
+        # names in its title): the title leads, or, when the fix is the title, its scope
+        if _unnamed(subject, f"{error} {fix}"):
+            if fixes:
+                topic = msg.core(subject)
+            else:
+                scope = msg.SCOPE.match(subject) or msg.PATH_SCOPE.match(subject)
+                fix = f"{scope.group(1)}: {what}" if scope else what
     else:
         error = what if failed and fixes else None
         # the subject is a title, not a sentence: it leads the body's first one
         fix = " ".join(fixes[:2]) if error else ": ".join([what.rstrip(".:; "), *fixes[:1]])
     if changed:
         fix = fix.rstrip(".。;； ") + f" (changed {', '.join(changed)})"
-    return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed))
+    return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed), topic=topic)
+
+
+FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
+def _unnamed(subject: str, text: str) -> list[str]:
+    """The things the subject names that ``text`` leaves out: its scope ("fix(x):",
+    "pkg/path:"), code spans, identifiers, paths and flags."""
+    scope = msg.SCOPE.match(subject) or msg.PATH_SCOPE.match(subject)
+    named = [scope.group(1)] if scope else []
+    rest = msg.PR_NUMBER.sub("", msg.PREFIX.sub("", subject, count=1))
+    for kind in (CODE_SPAN, IDENT_RE, PATH_RE, FLAG):
+        named += [m.group(1) if kind.groups else m.group(0) for m in kind.finditer(rest)]
+    # a name starts a word of the text ("cache" in "caches", not "auth" in "Unauthorized")
+    return [n for n in dict.fromkeys(named)
+            if not re.search(r"(?<![\w.-])" + re.escape(n), text)]
 
 
 unwrap = msg.unwrap

@@ -132,7 +132,9 @@ def core(subject: str) -> str:
     """The subject without its type or tag prefix and its pull request number; a
     Conventional Commits scope stays, as what the subject is about ("legacy: Prefer …")."""
     text = PR_NUMBER.sub("", PREFIX.sub("", subject, count=1)).strip().rstrip(".")
-    text = text[:1].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    if not re.search(r"[A-Z_.(`]", first[1:]):  # "replaceUrlParam …" keeps its name
+        text = text[:1].upper() + text[1:]
     scope = SCOPE.match(subject) or PATH_SCOPE.match(subject)
     return f"{scope.group(1)}: {text}" if scope and text else text
 

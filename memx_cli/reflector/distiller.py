@@ -3,7 +3,8 @@ most ``max_content_length`` characters (cut at a sentence boundary), plus the ``
 ``entities`` and ``tags`` the metadata layer of retrieval matches on.
 
 An ErrorFix reads "Error: <what failed>. Fix: <what fixed it>", labelled in the language
-of the input, so the memory makes sense without the conversation it came from.
+of the input, so the memory makes sense without the conversation it came from; a topic
+(a commit's title, when neither slot names what it is about) leads it.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def compose(candidate: Candidate) -> str:
     colon = "：" if lang in ("zh", "ja") else (" : " if lang == "fr" else ": ")
     fix = tidy(candidate.fix)
     parts: list[str] = []
+    if candidate.topic:  # "utils/ipaddr: Render … as "::". Error: …": what it is about
+        parts.append(_end(tidy(candidate.topic), lang))
     if candidate.error:
         error = tidy(candidate.error)
         if error.lower().startswith(error_label.lower() + ":"):  # "Error: error: ..." reads badly
