@@ -244,9 +244,19 @@ def _unnamed(subject: str, text: str) -> list[str]:
     rest = msg.PR_NUMBER.sub("", msg.PREFIX.sub("", subject, count=1))
     for kind in (CODE_SPAN, IDENT_RE, PATH_RE, FLAG):
         named += [m.group(1) if kind.groups else m.group(0) for m in kind.finditer(rest)]
-    # a name starts a word of the text ("cache" in "caches", not "auth" in "Unauthorized")
-    return [n for n in dict.fromkeys(named)
-            if not re.search(r"(?<![\w.-])" + re.escape(n), text)]
+    return [n for n in dict.fromkeys(named) if not _starts_a_word(n, text)]
+
+
+def _starts_a_word(name: str, text: str) -> bool:
+    """Whether ``name`` starts a word of ``text`` ("cache" in "caches", not "auth" in
+    "Unauthorized"; no pattern compiled a name: a history has thousands)."""
+    start = text.find(name)
+    while start != -1:
+        before = text[start - 1] if start else " "
+        if not (before.isalnum() or before in "_.-"):
+            return True
+        start = text.find(name, start + 1)
+    return False
 
 
 unwrap = msg.unwrap
