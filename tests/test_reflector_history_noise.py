@@ -192,6 +192,13 @@ def test_a_budget_keeps_the_best_scored_memories(memx: Memx, repo: Path) -> None
     everything = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run",
                                     "--json", "--budget", "0"))
     assert len(everything["candidates"]) == 12
+    # the budget picks before the memories are distilled: what it keeps reads as without a
+    # budget, and what it drops as the memory it would have been
+    would = {c["sha"]: c["content"] for c in everything["candidates"]}
+    assert [(c["sha"], c["content"]) for c in kept] == [(c["sha"], would[c["sha"]])
+                                                         for c in kept]
+    assert [(d["sha"], d["content"]) for d in over] == [(d["sha"], would[d["sha"]])
+                                                         for d in over]
 
 
 def test_a_package_path_prefix_as_go_writes_it(memx: Memx, repo: Path) -> None:
@@ -310,3 +317,6 @@ def test_a_change_reverted_later_in_the_range_teaches_nothing(memx: Memx, repo: 
     git(repo, "revert", "--no-edit", undo)  # "Revert "Revert …"": the pool rule is back
     again = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json"))
     assert pool in {c["sha"] for c in again["candidates"]}
+    # dropped as reverted, it read as the memory it becomes once it holds again
+    [gone] = [d for d in found["dropped"] if d["sha"] == pool]
+    assert [gone["content"]] == [c["content"] for c in again["candidates"] if c["sha"] == pool]

@@ -81,6 +81,11 @@ def test_a_series_of_commits_on_one_subject_is_one_memory(memx: Memx, repo: Path
                                                            if s != kept["sha"])
     assert series[0]["reason"] == ("one of a series of commits on one subject: kept with "
                                    f"{str(kept['sha'])[:10]}")
+    # a member dropped from the series reads as the memory it would be on its own
+    member = str(series[0]["sha"])
+    alone = json.loads(memx.ok("ingest", "--git-log", f"{member}~1..{member}", "--dry-run",
+                               "--json"))
+    assert [c["content"] for c in alone["candidates"]] == [series[0]["content"]]
 
 
 def test_a_setting_carries_the_reason_the_body_gives(memx: Memx, repo: Path) -> None:

@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memx_cli.operations import gitlog_read as read
-from memx_cli.operations.gitlog_pick import MIN_KEPT, DroppedCandidate, Found, Spool, picked
+from memx_cli.operations.gitlog_pick import (
+    MIN_KEPT,
+    DroppedCandidate,
+    Found,
+    Spool,
+    drafted,
+    picked,
+)
 from memx_cli.operations.gitlog_read import Commit, GitLogError
 
 if TYPE_CHECKING:
@@ -90,7 +97,7 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     from memx_cli.operations import write as ace
     from memx_cli.operations.reflect import to_memory
     from memx_cli.reflector import commit as rules
-    from memx_cli.reflector.pipeline import Reflector, Settings
+    from memx_cli.reflector.pipeline import Settings
 
     if rev_range.startswith("-"):
         raise GitLogError(f"not a revision range: {rev_range}")
@@ -99,7 +106,6 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     settings = Settings.from_config(repo.config)
     settings = Settings("rules", settings.min_score, settings.max_length, None,
                         settings.custom_patterns)
-    reflector = Reflector(settings)
     todo: list[Commit] = []
     found_items: Spool[Found] = Spool()
     undone: dict[str, str] = {}  # a commit reverted later in the range -> its revert
@@ -115,8 +121,8 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
             outcome.dropped.extend(DroppedCandidate(found.sha, d.rule, d.score, d.reason,
                                                     d.content) for d in dropped)
             subject = found.message.strip().split("\n")[0]
-            for item in reflector.items(candidates):
-                found_items.add(Found(found.sha, item, found.date, outcome.reflected, subject))
+            for entry in candidates:  # distilled once kept (``gitlog_pick.drafted``)
+                found_items.add(Found(found.sha, entry, found.date, outcome.reflected, subject))
             outcome.reflected += 1
             outcome.shas.add(found.sha)
             found.diffs.clear()
@@ -141,10 +147,11 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     if progress is not None and outcome.commits:
         progress(outcome.commits, max(total, outcome.commits))  # the last line says all
     kept = picked(found_items, undone, outcome.reflected, BUDGET if budget is None else budget,
-                  settings.max_length, outcome.dropped)
-    outcome.items = [(k.sha, k.item) for k in kept]
-    outcome.memories = [to_memory(k.item, {"type": "commit", "sha": k.sha},
-                                  created_at=_utc(k.date)) for k in kept]
+                  settings, outcome.dropped)
+    outcome.items = [(k.sha, drafted(k.scored, settings, k.note)) for k in kept]
+    outcome.memories = [to_memory(item, {"type": "commit", "sha": k.sha},
+                                  created_at=_utc(k.date))
+                        for k, (_, item) in zip(kept, outcome.items)]
     if not dry_run:
         for start in range(0, len(outcome.memories), WRITE_CHUNK):
             outcome.results.extend(ace.write(repo, outcome.memories[start:start + WRITE_CHUNK]))

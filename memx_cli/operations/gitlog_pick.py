@@ -7,6 +7,10 @@ few: a small map), a series of commits on one subject becomes one memory (a seri
 ``series.WINDOW`` commits after its last member: only open series are held), and the
 budget keeps the best-scored ones (a heap of the kept). The dropped candidates go to
 another temporary file, in the order they were dropped.
+
+The steps read a candidate's lesson value and rule, never its memory's text: a candidate
+is sanitized and distilled (``drafted``) once it is kept, or, dropped, when its content is
+read (``--json``, ``--dry-run --all``). A range's candidates are many times its memories.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ import tempfile
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from memx_cli.reflector.pipeline import Item
+    from memx_cli.reflector.pipeline import Item, Reflector, Settings
+    from memx_cli.reflector.scorer import Scored
 
 T = TypeVar("T")
 MIN_KEPT = 5
@@ -62,28 +68,74 @@ class DroppedCandidate:
     rule: str
     score: int
     reason: str
-    content: str
+    text: str  # what was dropped, when it was never a memory (``scored`` is None)
+    scored: Scored | None = None  # a candidate the steps dropped, not distilled
+    settings: Settings | None = None
+    note: str = ""
+
+    @property
+    def content(self) -> str:
+        """What the memory said or would have said."""
+        if self.scored is None or self.settings is None:
+            return self.text
+        return drafted(self.scored, self.settings, self.note).content
 
 
 @dataclass(frozen=True)
 class Found:
-    """A candidate of the history as the reflector made it, before the steps."""
+    """A candidate of the history that passed its commit's rules, before the steps."""
     sha: str
-    item: Item
+    scored: Scored
     date: str  # its commit's committer date
     position: int  # its commit's place among those reflected
     subject: str  # its commit's subject line
+    note: str = ""  # the series it stands for (``_merge``)
+
+    @property
+    def rule(self) -> str:
+        return self.scored.candidate.rule
+
+    @property
+    def score(self) -> int:
+        """Its lesson value (``commit_value``), read from the commit: no distilled text."""
+        return self.scored.score
+
+    def dropped(self, reason: str, settings: Settings) -> DroppedCandidate:
+        return DroppedCandidate(self.sha, self.rule, self.score, reason,
+                                self.scored.candidate.text, self.scored, settings, self.note)
+
+
+@lru_cache(maxsize=4)
+def _reflector(settings: Settings) -> Reflector:
+    from memx_cli.reflector.pipeline import Reflector
+
+    return Reflector(settings)
+
+
+def drafted(scored: Scored, settings: Settings, note: str = "") -> Item:
+    """The memory a kept candidate becomes: sanitized and distilled by the rules
+    (``settings.mode`` is "rules": its score passed), the series' note last, within
+    ``settings.max_length``."""
+    from memx_cli.reflector.distiller import shorten
+
+    [item] = _reflector(settings).items([scored])
+    if not note:
+        return item
+    limit = max(50, settings.max_length - len(note))
+    return replace(item, content=shorten(item.content, limit).rstrip(".") + note)
 
 
 def picked(found: Spool[Found], undone: dict[str, str], reflected: int, budget: int,
-           max_length: int, dropped: Spool[DroppedCandidate]) -> list[Found]:
-    """The candidates kept (in history order); the others are added to ``dropped``: the
-    reverted ones first, then the series' others, then those over the budget."""
+           settings: Settings, dropped: Spool[DroppedCandidate]) -> list[Found]:
+    """The candidates kept (in history order), not yet distilled (``drafted``); the others
+    are added to ``dropped``: the reverted ones first, then the series' others, then those
+    over the budget."""
     reverted: Spool[DroppedCandidate] = Spool()
     merged: Spool[DroppedCandidate] = Spool()
-    changed: dict[int, str] = {}
+    changed: dict[int, str] = {}  # place -> the note of the series it stands for
     gone: set[int] = set()
-    kept = _series(_unreverted(found, undone, reverted), max_length, changed, gone, merged)
+    kept = _series(_unreverted(found, undone, reverted, settings), settings, changed, gone,
+                   merged)
     dropped.extend(reverted)
     dropped.extend(merged)
     count = kept - len(gone)
@@ -92,7 +144,7 @@ def picked(found: Spool[Found], undone: dict[str, str], reflected: int, budget: 
         return list(_merged(found, undone, changed, gone))
     best: list[tuple[int, int]] = []  # (score, place): the top ``allowed``, newest first
     for place, entry in enumerate(_merged(found, undone, changed, gone)):
-        key = (entry.item.score, place)
+        key = (entry.score, place)
         if len(best) < allowed:
             heapq.heappush(best, key)
         else:
@@ -103,9 +155,8 @@ def picked(found: Spool[Found], undone: dict[str, str], reflected: int, budget: 
         if place in keep:
             out.append(entry)
         else:
-            dropped.add(DroppedCandidate(
-                entry.sha, entry.item.rule, entry.item.score, f"over the budget of {budget} "
-                "memories per 1,000 commits: others scored higher", entry.item.content))
+            dropped.add(entry.dropped(f"over the budget of {budget} memories per 1,000 "
+                                      "commits: others scored higher", settings))
     return out
 
 
@@ -113,8 +164,8 @@ def _revert(sha: str, undone: dict[str, str]) -> str | None:
     return next((r for target, r in undone.items() if sha.startswith(target)), None)
 
 
-def _unreverted(found: Spool[Found], undone: dict[str, str],
-                dropped: Spool[DroppedCandidate]) -> Iterator[Found]:
+def _unreverted(found: Spool[Found], undone: dict[str, str], dropped: Spool[DroppedCandidate],
+                settings: Settings) -> Iterator[Found]:
     """A memory of a commit that a later commit of the range reverts teaches what no
     longer holds: dropped, with the revert named (its own memory keeps the reason)."""
     for entry in found:
@@ -122,9 +173,8 @@ def _unreverted(found: Spool[Found], undone: dict[str, str],
         if revert is None:
             yield entry
         else:
-            dropped.add(DroppedCandidate(
-                entry.sha, entry.item.rule, entry.item.score,
-                f"reverted later in the range by {revert[:10]}", entry.item.content))
+            dropped.add(entry.dropped(f"reverted later in the range by {revert[:10]}",
+                                      settings))
 
 
 def _merged(found: Spool[Found], undone: dict[str, str], changed: dict[int, str],
@@ -135,9 +185,8 @@ def _merged(found: Spool[Found], undone: dict[str, str], changed: dict[int, str]
                                   is None):
         if place in gone:
             continue
-        content = changed.get(place)
-        yield entry if content is None else replace(
-            entry, item=replace(entry.item, content=content))
+        note = changed.get(place)
+        yield entry if note is None else replace(entry, note=note)
 
 
 @dataclass
@@ -147,7 +196,7 @@ class _Series:
     closed: bool = False
 
 
-def _series(entries: Iterator[Found], max_length: int, changed: dict[int, str],
+def _series(entries: Iterator[Found], settings: Settings, changed: dict[int, str],
             gone: set[int], dropped: Spool[DroppedCandidate]) -> int:
     """Issue 24: a series of commits on one subject ("[ruff] Enable X", "[ruff] Enable Y",
     …) is one memory: the best-scored one, naming what the others were about; the others
@@ -155,7 +204,7 @@ def _series(entries: Iterator[Found], max_length: int, changed: dict[int, str],
     takes part: it joins the oldest open series whose first subject it is alike, or opens
     one; a series closes ``series.WINDOW`` commits after its last member, so what is held
     is the open series and those waiting for an older one to close (they are decided in
-    the order of their first commit). Fills ``changed`` (place -> content) and ``gone``;
+    the order of their first commit). Fills ``changed`` (place -> note) and ``gone``;
     returns the count of candidates read."""
     from memx_cli.reflector import series
 
@@ -168,7 +217,7 @@ def _series(entries: Iterator[Found], max_length: int, changed: dict[int, str],
         while waiting and (ended or waiting[0].closed):
             found = waiting.popleft()
             if len(found.members) > 1:
-                _merge(found.members, max_length, changed, gone, dropped)
+                _merge(found.members, settings, changed, gone, dropped)
 
     for place, entry in enumerate(entries):
         count += 1
@@ -195,22 +244,18 @@ def _series(entries: Iterator[Found], max_length: int, changed: dict[int, str],
     return count
 
 
-def _merge(group: list[tuple[int, Found]], max_length: int, changed: dict[int, str],
+def _merge(group: list[tuple[int, Found]], settings: Settings, changed: dict[int, str],
            gone: set[int], dropped: Spool[DroppedCandidate]) -> None:
     from memx_cli.reflector import series
-    from memx_cli.reflector.distiller import shorten
 
-    best_place, best = max(group, key=lambda m: (m[1].item.score, -m[0]))
+    best_place, best = max(group, key=lambda m: (m[1].score, -m[0]))
     others = [m for m in group if m[0] != best_place]
     named = [series.name(other.subject, best.subject) for _, other in others]
     named = [n for n in dict.fromkeys(named) if n][:series.MAX_NAMES]
     more = f"the same in {len(others)} more commit{'s' if len(others) > 1 else ''}"
     note = f" ({more}: {', '.join(named)})." if named else f" ({more})."
-    changed[best_place] = shorten(best.item.content, max(50, max_length - len(note))) \
-        .rstrip(".") + note
+    changed[best_place] = note  # ``drafted`` fits it in the memory's length
     for place, other in others:
         gone.add(place)
-        dropped.add(DroppedCandidate(
-            other.sha, other.item.rule, other.item.score,
-            f"one of a series of commits on one subject: kept with {best.sha[:10]}",
-            other.item.content))
+        dropped.add(other.dropped("one of a series of commits on one subject: kept with "
+                                  f"{best.sha[:10]}", settings))
