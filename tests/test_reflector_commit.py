@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memx_cli.operations.reflect import reflect_commit
 from memx_cli.store.repo import Repo
 
@@ -125,43 +127,44 @@ def test_an_order_in_the_body_is_the_fix_and_a_statement_the_problem(memx: Memx,
         "uncompressed response varies on Accept-Encoding too (changed src/client.ts).")]
 
 
-def test_a_fix_read_from_the_body_leads_with_the_title_it_leaves_out(memx: Memx,
-                                                                      repo: Path) -> None:
-    """Issue 24: a body's cause and fix may never name what the commit is about (its scope,
-    the function or flag in its title): the memory would read as a lesson without a topic.
-    The title leads then; a body that names them needs no title."""
-    message = ("fix(utils/ipaddr): render the unspecified address in convertToString\n\n"
-               "The all-zero value compresses every group, so the zero-run logic left a "
-               "lone colon that the later replacement could not fix.\n\n"
-               "Handle the all-zero value explicitly, as the mapped case does.")
-    assert reflect(repo, message, [("M", "src/ipaddr.ts")]) == [(
-        "error-fix", "utils/ipaddr: Render the unspecified address in convertToString. "
-        "Error: The all-zero value compresses every group, so the zero-run logic left a lone "
-        "colon that the later replacement could not fix. Fix: Handle the all-zero value "
-        "explicitly, as the mapped case does (changed src/ipaddr.ts).")]
-    named = ("fix(ipaddr): render the unspecified address in convertToString\n\n"
-             "In ipaddr, convertToString compresses every group of the all-zero value, so "
-             "the zero-run logic left a lone colon.\n\n"
-             "Handle the all-zero value explicitly, as the mapped case does.")
-    assert reflect(repo, named, [("M", "src/ipaddr.ts")]) == [(
-        "error-fix", "Error: In ipaddr, convertToString compresses every group of the all-zero "
-        "value, so the zero-run logic left a lone colon. Fix: Handle the all-zero value "
-        "explicitly, as the mapped case does (changed src/ipaddr.ts).")]
-    flag = ("fix: honour --max-depth in the walker\n\nThe walker read one level too many "
-            "because it compared the depth after descending.\n\nCompare the depth before "
-            "descending.")
-    assert reflect(repo, flag, [("M", "src/walk.rs")]) == [(
-        "error-fix", "Honour --max-depth in the walker. Error: The walker read one level too "
-        "many because it compared the depth after descending. Fix: Compare the depth before "
-        "descending (changed src/walk.rs).")]
+@pytest.mark.parametrize(("message", "memory"), [
+    # the scope and the function are named nowhere in the body: the title leads
+    ("fix(utils/ipaddr): render the unspecified address in convertToString\n\n"
+     "The all-zero value compresses every group, so the zero-run logic left a lone colon "
+     "that the later replacement could not fix.\n\n"
+     "Handle the all-zero value explicitly, as the mapped case does.",
+     "utils/ipaddr: Render the unspecified address in convertToString. Error: The all-zero "
+     "value compresses every group, so the zero-run logic left a lone colon that the later "
+     "replacement could not fix. Fix: Handle the all-zero value explicitly, as the mapped "
+     "case does (changed src/x.ts)."),
+    # a body that names them needs no title
+    ("fix(ipaddr): render the unspecified address in convertToString\n\n"
+     "In ipaddr, convertToString compresses every group of the all-zero value, so the "
+     "zero-run logic left a lone colon.\n\n"
+     "Handle the all-zero value explicitly, as the mapped case does.",
+     "Error: In ipaddr, convertToString compresses every group of the all-zero value, so "
+     "the zero-run logic left a lone colon. Fix: Handle the all-zero value explicitly, as "
+     "the mapped case does (changed src/x.ts)."),
+    # a flag is a name too
+    ("fix: honour --max-depth in the walker\n\nThe walker read one level too many "
+     "because it compared the depth after descending.\n\nCompare the depth before "
+     "descending.",
+     "Honour --max-depth in the walker. Error: The walker read one level too many because "
+     "it compared the depth after descending. Fix: Compare the depth before descending "
+     "(changed src/x.ts)."),
     # a title that starts with a name keeps it as written ("replaceUrlParam", not "Replace…")
-    camel = ("fix(client): replaceUrlParam skips a param that prefixes another\n\nThe regex "
-             "had no boundary after the name, so `id` matched inside `idType`.\n\nAdd a "
-             "lookahead so that the token must end at a slash.")
-    assert reflect(repo, camel, [("M", "src/client.ts")]) == [(
-        "error-fix", "client: replaceUrlParam skips a param that prefixes another. Error: The "
-        "regex had no boundary after the name, so `id` matched inside `idType`. Fix: Add a "
-        "lookahead so that the token must end at a slash (changed src/client.ts).")]
+    ("fix(client): replaceUrlParam skips a param that prefixes another\n\nThe regex had "
+     "no boundary after the name, so `id` matched inside `idType`.\n\nAdd a lookahead so "
+     "that the token must end at a slash.",
+     "client: replaceUrlParam skips a param that prefixes another. Error: The regex had no "
+     "boundary after the name, so `id` matched inside `idType`. Fix: Add a lookahead so "
+     "that the token must end at a slash (changed src/x.ts)."),
+])
+def test_a_fix_read_from_the_body_leads_with_the_title_it_leaves_out(
+        memx: Memx, repo: Path, message: str, memory: str) -> None:
+    """Issue 24: a body's cause and fix may never name what the commit is about (its scope,
+    the function or flag in its title): the memory would read as a lesson without a topic."""
+    assert reflect(repo, message, [("M", "src/x.ts")]) == [("error-fix", memory)]
 
 
 def test_a_squash_list_item_is_a_rule_only_by_its_own_subject(memx: Memx, repo: Path) -> None:
