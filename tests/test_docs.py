@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
+
 from memx_cli.config import SETTINGS, env_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,3 +81,19 @@ def test_architecture_names_only_modules_that_exist() -> None:
             if not any((base / span).is_file() for base in (folder, package, ROOT)):
                 stale.append(f"{name}: {span}")
     assert stale == []
+
+
+def test_command_list_names_every_export_format() -> None:
+    """`memx --help` lists export by its one-line summary; each --format it writes must be
+    in that line (issue 27: it said "JSON, JSONL or Markdown" and left the three agent
+    instruction files out). ``agents-md`` is read as AGENTS.md, ``cursor-rules`` as
+    "Cursor rules"."""
+    from memx_cli.cli import COMMANDS, cli
+
+    export = cli.get_command(click.Context(cli), "export")
+    assert export is not None
+    option = next(p for p in export.params if "--format" in p.opts)
+    assert isinstance(option.type, click.Choice)
+    summary = COMMANDS["export"][2].lower()
+    spoken = [str(c).replace("-md", ".md").replace("-", " ") for c in option.type.choices]
+    assert [name for name in spoken if name not in summary] == []
