@@ -15,6 +15,15 @@ whole sentence, over developer text available offline:
 
 The method:
 
+With ``--catalogs`` (issue 25, other languages) the gettext catalogs that packages ship
+(``locale/<LANG>/LC_MESSAGES/*.po|*.mo``, read by ``model_catalogs.py`` from wheels or folders)
+add parallel text: each English ``msgid`` is trained toward its own teacher vector, and each of
+its translations (``--languages``, default zh, ja, fr, es, de) toward the same vector, so the
+rows of the translated words move to where the English words' meaning is. ``--train-rows``
+chooses which rows may move (``english``: tokens of ASCII characters only, the default without
+catalogs; ``all``: every row, the default with them; ``other``: only tokens with a non-ASCII
+letter, so English text embeds exactly as with the bundled model).
+
 1. Sentences of 4 to 60 words, mostly letters, no links; duplicates removed; a deterministic
    sample (by sha1 of the text) of at most ``--per-source`` from each kind of source.
 2. The teacher's sentence vector (mean of its last layer over the tokens, unit length), run
@@ -29,8 +38,9 @@ The method:
    to it; ``e`` starts at the bundled row over ``w`` and is trained with Adam on
    ``1 - cos(mean of rows, target)`` plus ``--reg`` times the squared distance of every ``e``
    from where it started (optionally ``--contrast`` times an in-batch contrastive term).
-   Tokens the corpus never uses keep their rows; tokens with non-ASCII characters (the
-   Chinese rows among them) are frozen: the teacher reads English only.
+   Tokens the corpus never uses keep their rows; which others move is ``--train-rows``
+   (without catalogs, tokens with non-ASCII characters, the Chinese rows among them, are
+   frozen: the teacher reads English only).
 5. The rows are rounded back to int8 in the bundled file's units (the same scale; a value past
    127 is clipped) and written with the bundled config, tokenizer and licences.
 
@@ -41,7 +51,13 @@ Build venv outside the repository (torch never becomes a run-time dependency of 
     ../meaning-build/bin/pip install transformers==5.3.0
     ../meaning-build/bin/pip uninstall -y kernels   # if present: transformers 5.3 cannot load BERT beside kernels 0.19
     ../meaning-build/bin/python scripts/model_domain.py --work ../domain-work --out ../domain-model \
-        --git REPO.git ... --site SITE-PACKAGES ... --stdlib PYTHON-LIB-DIR
+        --git REPO.git ... --site SITE-PACKAGES ... --stdlib PYTHON-LIB-DIR \
+        [--catalogs WHEEL-OR-DIR ... --train-rows other]
+
+Catalogs come from packages downloaded into a scratch directory outside the repository, e.g.
+``pip download --no-deps -d ../catalogs django sphinx weblate wagtail
+jupyterlab-language-pack-zh-cn jupyterlab-language-pack-ja-jp jupyterlab-language-pack-fr-fr
+jupyterlab-language-pack-es-es jupyterlab-language-pack-de-de``; they are never committed.
 
 ``--epochs 0`` writes the bundled rows back unchanged (the same bytes: a check of the file
 writer). The teacher's vectors are cached in the work directory by chunk of 2048 sentences;
@@ -55,6 +71,7 @@ from __future__ import annotations
 
 import sys
 
+from model_catalogs import catalog_pairs
 from model_teachers import TEACHERS, pin_environment
 
 if __name__ == "__main__":
@@ -242,6 +259,25 @@ def _embed(model: object, tokenizer: object, texts: list[str]) -> object:
     return out
 
 
+def read_pairs(sources: list[Path], languages: set[str], per_language: int) -> list[tuple[str, str, str]]:
+    """Distinct (language, English, translation) catalog pairs, at most ``per_language`` of each
+    language (those first by sha1 of the English text, so a language's sample keeps whole
+    messages across languages), in sha1 order."""
+    by_language: dict[str, dict[str, tuple[str, str, str]]] = {}
+    for language, english, translated in catalog_pairs(sources, languages):
+        if _HAN.search(english):
+            continue
+        key = hashlib.sha1(f"{english}\x00{translated}".encode()).hexdigest()
+        by_language.setdefault(language, {})[hashlib.sha1(english.encode()).hexdigest() + key] = \
+            (language, english, translated)
+    pairs = []
+    for language in sorted(by_language):
+        kept = by_language[language]
+        pairs.extend(kept[k] for k in sorted(kept)[:per_language])
+        print(f"catalogs: {language}: {min(len(kept), per_language)} pairs", file=sys.stderr)
+    return sorted(pairs, key=lambda p: hashlib.sha1("\x00".join(p).encode()).hexdigest())
+
+
 def read_rows(model_dir: Path) -> object:
     import numpy as np
 
@@ -290,7 +326,14 @@ def pooled(rows: object, tokens: list[list[int]]) -> object:
     return torch.nn.functional.normalize(out, dim=-1)
 
 
-def train(args: argparse.Namespace, corpus: list[str], teacher_by_index: dict[int, object]) -> object:
+def train(args: argparse.Namespace, corpus: list[str], teacher_by_index: dict[int, object],
+          pairs: list[tuple[str, str, str]] | None = None, english_vectors: dict[str, object] | None = None) -> object:
+    """The trained rows (float, in the bundled file's int8 units).
+
+    ``pairs`` are (language, English, translation) from gettext catalogs, ``english_vectors``
+    the teacher's vector of each English string: the English string and its translation are
+    both trained toward that vector (the projection into the student's space is fitted on the
+    English corpus alone, so it is the same with or without pairs)."""
     import numpy as np
     import torch
 
@@ -298,33 +341,64 @@ def train(args: argparse.Namespace, corpus: list[str], teacher_by_index: dict[in
     torch.set_num_threads(args.threads)
     rows0 = read_rows(BUNDLED)
     n_tokens, dim = rows0.shape
-    tokens = tokenize(corpus, BUNDLED)
-    keep = [i for i, seq in enumerate(tokens) if seq and i in teacher_by_index]
-    # One sentence in twenty (by the last byte of its hash; the corpus is ordered by the first) is held out: it reports the fit, it trains nothing.
-    held = [i for i in keep if hashlib.sha1(corpus[i].encode()).digest()[-1] < 13]
-    held_set = set(held)
-    fit = [i for i in keep if i not in held_set]
-    teacher = np.zeros((len(corpus), 384), dtype=np.float32)
-    for i in keep:
-        teacher[i] = teacher_by_index[i]
+    pairs = pairs or []
+    english_vectors = english_vectors or {}
+    # Every training item: its text, its teacher vector, its group (for the report) and
+    # whether it is held out. One corpus sentence in twenty (by the last byte of its hash; the
+    # corpus is ordered by the first) is held out; a catalog message is held out, in every
+    # language, by the same rule on its English text.
+    texts: list[str] = []
+    vectors: list[object] = []
+    groups: list[str] = []
+    held_flags: list[bool] = []
+
+    def add(text: str, vector: object, group: str, key: str) -> None:
+        texts.append(text)
+        vectors.append(vector)
+        groups.append(group)
+        held_flags.append(hashlib.sha1(key.encode()).digest()[-1] < 13)
+
+    for i, sentence in enumerate(corpus):
+        if i in teacher_by_index:
+            add(sentence, teacher_by_index[i], "corpus", sentence)
+    n_corpus = len(texts)
+    for english in sorted({e for _, e, _ in pairs if e in english_vectors}):
+        add(english, english_vectors[english], "catalog en", english)
+    for language, english, translated in pairs:
+        if english in english_vectors:
+            add(translated, english_vectors[english], f"catalog {language}", english)
+    tokens = tokenize(texts, BUNDLED)
+    keep = [i for i in range(len(texts)) if tokens[i]]
+    held = [i for i in keep if held_flags[i]]
+    fit = [i for i in keep if not held_flags[i]]
+    fit_corpus = [i for i in fit if i < n_corpus]
+    teacher = np.asarray(vectors, dtype=np.float32).reshape(len(texts), 384)
 
     # The fixed map from the teacher's space into the student's (principal directions, then
-    # the orthogonal rotation that lines them up with the bundled model's sentence vectors).
+    # the orthogonal rotation that lines them up with the bundled model's sentence vectors),
+    # fitted on the English corpus.
     with torch.no_grad():
-        student0 = pooled(rows0, [tokens[i] for i in fit]).numpy()
-    _, _, vt = np.linalg.svd(teacher[fit] - teacher[fit].mean(0), full_matrices=False)
-    u, _, wt = np.linalg.svd((teacher[fit] @ vt[:dim].T).T @ student0)
+        student0 = pooled(rows0, [tokens[i] for i in fit_corpus]).numpy()
+    _, _, vt = np.linalg.svd(teacher[fit_corpus] - teacher[fit_corpus].mean(0), full_matrices=False)
+    u, _, wt = np.linalg.svd((teacher[fit_corpus] @ vt[:dim].T).T @ student0)
     project = vt[:dim].T @ (u @ wt)
     target = teacher @ project
     target /= np.linalg.norm(target, axis=1, keepdims=True) + 1e-12
     target_t = torch.tensor(target)
 
-    def held_cosine(rows: object) -> float:
+    def held_cosines(rows: object) -> str:
         with torch.no_grad():
             vecs = pooled(rows, [tokens[i] for i in held])
-            return float((vecs * target_t[held]).sum(1).mean())
+            cos = (vecs * target_t[held]).sum(1).numpy()
+        by_group: dict[str, list[float]] = {}
+        for i, c in zip(held, cos, strict=True):
+            by_group.setdefault(groups[i], []).append(float(c))
+        return ", ".join(f"{g} {np.mean(v):.4f} ({len(v)})" for g, v in sorted(by_group.items()))
 
-    frozen = np.array([not tok.isascii() for tok in _vocab_in_order(BUNDLED, n_tokens)])
+    vocab = _vocab_in_order(BUNDLED, n_tokens)
+    frozen = np.array([frozen_row(tok, args.train_rows) for tok in vocab])
+    if args.train_rows == "other":  # items with no trainable token would only cost time
+        fit = [i for i in fit if groups[i] not in ("corpus", "catalog en")]
     norms = np.linalg.norm(rows0, axis=1)
     w = torch.tensor(np.where(norms > 0, norms, 1.0).astype(np.float32))[:, None]
     e0 = torch.tensor(rows0) / w
@@ -332,8 +406,8 @@ def train(args: argparse.Namespace, corpus: list[str], teacher_by_index: dict[in
     trainable = torch.tensor(~frozen & (norms > 0), dtype=torch.float32)[:, None]
     opt = torch.optim.Adam([e], lr=args.lr)
     rng = np.random.default_rng(SEED)
-    print(f"train: {len(fit)} sentences, {len(held)} held out; held-out cosine with the teacher "
-          f"{held_cosine(rows0):.4f}", file=sys.stderr)
+    print(f"train: {len(fit)} items, {len(held)} held out; held-out cosine with the teacher: "
+          f"{held_cosines(rows0)}", file=sys.stderr)
     for epoch in range(args.epochs):
         order = rng.permutation(np.array(fit))
         for start in range(0, len(order), args.batch):
@@ -355,10 +429,22 @@ def train(args: argparse.Namespace, corpus: list[str], teacher_by_index: dict[in
             opt.step()
         rows = (e.detach() * w).numpy()
         moved = np.linalg.norm(rows - rows0, axis=1) / np.where(norms > 0, norms, 1.0)
-        print(f"train: epoch {epoch + 1}: held-out cosine {held_cosine(rows):.4f}; rows moved "
+        print(f"train: epoch {epoch + 1}: held-out cosine {held_cosines(rows)}; rows moved "
               f"(share of their length) median {np.median(moved[norms > 0]):.4f}, "
               f"90th {np.percentile(moved[norms > 0], 90):.4f}", file=sys.stderr)
     return (e.detach() * w).numpy()
+
+
+def frozen_row(token: str, train_rows: str) -> bool:
+    """Whether a token's row stays as it is: with 'english' every token with a non-ASCII
+    character (the teacher reads English only); with 'other' every token without a non-ASCII
+    letter, so English text, its punctuation (curly quotes, dashes) included, embeds exactly as
+    before; with 'all' none."""
+    if train_rows == "english":
+        return not token.isascii()
+    if train_rows == "other":
+        return not any(ch.isalpha() and not ch.isascii() for ch in token)
+    return False
 
 
 def _vocab_in_order(model_dir: Path, n_tokens: int) -> list[str]:
@@ -387,11 +473,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reg", type=float, default=1e-5)
     parser.add_argument("--contrast", type=float, default=0.0,
                         help="weight of an in-batch contrastive term (temperature 0.05); 0: none")
+    parser.add_argument("--catalogs", type=Path, nargs="*", default=[],
+                        help="wheels, zips or directories holding gettext catalogs (.po/.mo): parallel text")
+    parser.add_argument("--languages", default="zh,ja,fr,es,de",
+                        help="the catalogs' languages to read, comma-separated (default: %(default)s)")
+    parser.add_argument("--per-language", type=int, default=20000,
+                        help="at most this many catalog pairs per language (sha1 sample)")
+    parser.add_argument("--train-rows", choices=("english", "all", "other"), default=None,
+                        help="which rows move: tokens of ASCII characters only ('english', the default "
+                             "without --catalogs), every row ('all', the default with them), or only "
+                             "rows of tokens with a non-ASCII letter ('other': English text embeds as before)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--teacher-only", action="store_true", help="embed the corpus with the teacher, train nothing")
     parser.add_argument("--only-cached", action="store_true",
                         help="train on the sentences the teacher has embedded so far")
     args = parser.parse_args(argv)
+    if args.train_rows is None:
+        args.train_rows = "all" if args.catalogs else "english"
     if args.out.resolve() == BUNDLED.resolve():
         raise SystemExit("--out must not be the bundled model's directory")
     args.work.mkdir(parents=True, exist_ok=True)
@@ -406,9 +504,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {len(corpus)} sentences", file=sys.stderr)
     teacher = teacher_vectors(corpus, args.work, args.threads, args.only_cached)
     print(f"teacher: {len(teacher)} of {len(corpus)} sentences embedded", file=sys.stderr)
+    pairs = read_pairs(args.catalogs, set(args.languages.split(",")), args.per_language)
+    english = sorted({e for _, e, _ in pairs})
+    english_vectors: dict[str, object] = {}
+    if english:
+        by_index = teacher_vectors(english, args.work, args.threads, args.only_cached)
+        english_vectors = {english[i]: v for i, v in by_index.items()}
+        print(f"teacher: {len(english_vectors)} of {len(english)} catalog messages embedded", file=sys.stderr)
     if args.teacher_only:
         return 0
-    rows = train(args, corpus, teacher)
+    rows = train(args, corpus, teacher, pairs, english_vectors)
     if args.out.exists():
         shutil.rmtree(args.out)
     args.out.mkdir(parents=True)
