@@ -236,6 +236,18 @@ scaled to the English rows' median norm and SIF-weighted by jieba's counts
 private-use character (zero row) and WordPiece cuts the run by longest match.
 Text without Han characters gets exactly the tokens and rows it had before.
 {base_note(zh)}
+## Other languages
+
+Beyond Chinese, the vocabulary has no words of other languages: the tokenizer
+lowercases and strips accents, so French, Spanish and German words are cut
+into the English pieces that spell them (`déploiement` -> `de ##pl ##oi
+##ement`), and Japanese kana are single characters without their voicing
+marks. Questions in those languages about English text therefore match
+poorly. `scripts/model_domain.py --catalogs` trains rows on the translation
+catalogs that packages ship, into another model directory for
+`embedding.model`; those rows are not bundled (docs/search.md, "Other
+languages", has the figures).
+
 ## Files
 
 | file | bytes | sha256 |
