@@ -8,33 +8,19 @@ language taken from the folders, the cleaning, and the limits on untrusted files
 from __future__ import annotations
 
 import gettext
-import importlib.util
 import io
-import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(SCRIPTS))  # model_domain imports its siblings
-    try:
-        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(SCRIPTS))
+from .test_model_domain import load_script
 
 
 @pytest.fixture(scope="module")
 def catalogs() -> ModuleType:
-    return _load("model_catalogs")
+    return load_script("model_catalogs")
 
 
 def mo_bytes(messages: dict[str, str], order: str = "little") -> bytes:
@@ -189,7 +175,7 @@ def test_oversized_catalog_is_skipped(catalogs: ModuleType, tmp_path: Path, monk
 
 
 def test_build_reads_distinct_pairs_capped_per_language(tmp_path: Path) -> None:
-    domain = _load("model_domain")
+    domain = load_script("model_domain")
     folder = tmp_path / "locale"
     for language, words in {"fr": ["Ouvrir", "Fermer", "Enregistrer"], "de": ["Öffnen", "Schließen", "Speichern"]}.items():
         (folder / language / "LC_MESSAGES").mkdir(parents=True)
@@ -207,7 +193,7 @@ def test_build_reads_distinct_pairs_capped_per_language(tmp_path: Path) -> None:
 def test_training_only_other_languages_leaves_every_row_english_text_uses(tmp_path: Path) -> None:
     from memx_cli.embed import StaticEncoder, bundled_model_path
 
-    domain = _load("model_domain")
+    domain = load_script("model_domain")
     vocab = domain._vocab_in_order(bundled_model_path(), 51311)
     encoder = StaticEncoder(bundled_model_path())
     english = "The deploy’s rollback — “one command” – takes 5 s… naïve café: résumé ok?"

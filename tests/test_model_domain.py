@@ -21,17 +21,22 @@ from memx_cli.embed import StaticEncoder, bundled_model_path
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
-@pytest.fixture(scope="module")
-def domain() -> ModuleType:
-    sys.path.insert(0, str(SCRIPTS))  # the script imports its sibling model_teachers
+def load_script(name: str) -> ModuleType:
+    """A module of scripts/ (which import their siblings, model_teachers and model_catalogs)."""
+    sys.path.insert(0, str(SCRIPTS))
     try:
-        spec = importlib.util.spec_from_file_location("model_domain", SCRIPTS / "model_domain.py")
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
     finally:
         sys.path.remove(str(SCRIPTS))
+
+
+@pytest.fixture(scope="module")
+def domain() -> ModuleType:
+    return load_script("model_domain")
 
 
 def test_rows_written_back_unchanged_are_the_bundled_bytes(domain: ModuleType, tmp_path: Path) -> None:
