@@ -15,15 +15,6 @@ whole sentence, over developer text available offline:
 
 The method:
 
-With ``--catalogs`` (issue 25, other languages) the gettext catalogs that packages ship
-(``locale/<LANG>/LC_MESSAGES/*.po|*.mo``, read by ``model_catalogs.py`` from wheels or folders)
-add parallel text: each English ``msgid`` is trained toward its own teacher vector, and each of
-its translations (``--languages``, default zh, ja, fr, es, de) toward the same vector, so the
-rows of the translated words move to where the English words' meaning is. ``--train-rows``
-chooses which rows may move (``english``: tokens of ASCII characters only, the default without
-catalogs; ``all``: every row, the default with them; ``other``: only tokens with a non-ASCII
-letter, so English text embeds exactly as with the bundled model).
-
 1. Sentences of 4 to 60 words, mostly letters, no links; duplicates removed; a deterministic
    sample (by sha1 of the text) of at most ``--per-source`` from each kind of source.
 2. The teacher's sentence vector (mean of its last layer over the tokens, unit length), run
@@ -44,6 +35,15 @@ letter, so English text embeds exactly as with the bundled model).
 5. The rows are rounded back to int8 in the bundled file's units (the same scale; a value past
    127 is clipped) and written with the bundled config, tokenizer and licences.
 
+With ``--catalogs`` (issue 25, other languages) the gettext catalogs that packages ship
+(``locale/<LANG>/LC_MESSAGES/*.po|*.mo``, read by ``model_catalogs.py`` from wheels or folders)
+add parallel text: each English ``msgid`` is trained toward its own teacher vector, and each of
+its translations (``--languages``, default zh, ja, fr, es, de) toward the same vector, so the
+rows of the translated words move to where the English words' meaning is. ``--train-rows``
+chooses which rows may move (``english``: tokens of ASCII characters only, the default without
+catalogs; ``all``: every row, the default with them; ``other``: only tokens with a non-ASCII
+letter, so English text embeds exactly as with the bundled model).
+
 Build venv outside the repository (torch never becomes a run-time dependency of memx):
 
     python3 -m venv ../meaning-build
@@ -58,6 +58,7 @@ Catalogs come from packages downloaded into a scratch directory outside the repo
 ``pip download --no-deps -d ../catalogs django sphinx weblate wagtail
 jupyterlab-language-pack-zh-cn jupyterlab-language-pack-ja-jp jupyterlab-language-pack-fr-fr
 jupyterlab-language-pack-es-es jupyterlab-language-pack-de-de``; they are never committed.
+Weblate's catalogs are GPL-3.0 (the others BSD): leave it out of rows meant to be bundled.
 
 ``--epochs 0`` writes the bundled rows back unchanged (the same bytes: a check of the file
 writer). The teacher's vectors are cached in the work directory by chunk of 2048 sentences;
