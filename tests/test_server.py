@@ -305,14 +305,19 @@ def test_socket_directory_of_another_user_is_refused(memx: Memx, repo: Path) -> 
 
 def test_thin_client_imports_nothing_heavy(served: Path) -> None:
     """Not even the standard library's slower imports (issue 29: typing, socket's
-    selectors and hashlib's OpenSSL were a tenth of a forwarded command's time)."""
+    selectors and hashlib's OpenSSL were a tenth of a forwarded command's time). Run
+    with -S: a site's .pth files (coverage's subprocess hook in CI) import them before
+    memx does."""
+    import memx_cli
+
     probe = ("import sys\nfrom memx_cli import executable as client\n"
              "reply, _ = client._forward(['search', 'webhook'])\n"
              "assert reply is not None and reply[0] == 0 and b'webhook' in reply[1]\n"
              "heavy = ['click', 'yaml', 'numpy', 'tantivy', 'usearch', 'model2vec', 'git',\n"
              "         'typing', 'socket', 'selectors', 'hashlib', '_hashlib']\n"
              "print(sorted(m for m in heavy if m in sys.modules))")
-    code, out, err = run([sys.executable, "-c", probe], served)
+    env = {**os.environ, "PYTHONPATH": str(Path(memx_cli.__file__).resolve().parent.parent)}
+    code, out, err = run([sys.executable, "-S", "-c", probe], served, env)
     assert (code, out, err) == (0, b"[]\n", b"")
 
 
