@@ -4,11 +4,15 @@ be reflected on."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
 import time
 from pathlib import Path
+
+from memx_cli.githooks import impl as hookimpl
+from memx_cli.store.repo import Repo
 
 from .conftest import git
 from .test_hooks import FIX_MESSAGE, hooked, memory_files, wait_for_background
@@ -23,7 +27,7 @@ def test_killing_gits_process_group_spares_the_background_run(hooked: Path) -> N
     proc = subprocess.Popen(["git", "commit", "-q", "-m", FIX_MESSAGE], cwd=hooked,
                             start_new_session=True)  # git leads a process group of its own
     assert proc.wait(timeout=60) == 0
-    time.sleep(0.05)  # the background run has started
+    _wait_until_the_run_holds_its_lock(hooked)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -31,6 +35,25 @@ def test_killing_gits_process_group_spares_the_background_run(hooked: Path) -> N
     wait_for_background(hooked)
     [path] = memory_files(hooked)
     assert "ModuleNotFoundError: No module named yaml" in path.read_text()
+
+
+def _wait_until_the_run_holds_its_lock(root: Path, timeout: float = 30.0) -> None:
+    """The run takes background.lock only after it has left git's session (or it has
+    already emptied the queue): from then on, killing git's group tests the detachment.
+    The deadline only bounds a hang."""
+    lock = root / ".memx" / "local" / "background.lock"
+    deadline = time.monotonic() + timeout
+    while hookimpl.queued(Repo(root)):
+        assert time.monotonic() < deadline, "the background run never took its lock"
+        if lock.exists():
+            fd = os.open(lock, os.O_RDWR)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # held: the run is going
+            finally:
+                os.close(fd)  # closing drops a lock this probe took
+        time.sleep(0.01)
 
 
 def test_a_hook_run_takes_the_entry_path(hooked: Path) -> None:
