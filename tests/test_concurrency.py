@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -117,10 +118,20 @@ def test_parallel_writers_readers_and_commits_lose_no_acknowledged_write(
     git(repo, "add", ".memx")
     git(repo, "commit", "-q", "-m", "memx store")
     voted = memx.ok("add", "the nightly build publishes to the staging bucket").strip()
-    editor = _editor(tmp_path, "tagger", """
-        import time
+    opened = tmp_path / "editor-opened"
+    stored_file = repo / ".memx" / "memories" / f"{voted}.yaml"
+    # open while the votes land: the votes start once the editor is open, and it saves
+    # only when all 8 are on disk (the deadline only bounds a hang)
+    editor = _editor(tmp_path, "tagger", f"""
+        import time, yaml
         text = open(path, encoding="utf-8").read()
-        time.sleep(0.5)  # open while the votes land
+        open({str(opened)!r}, "w").close()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            data = yaml.safe_load(open({str(stored_file)!r}, encoding="utf-8").read())
+            if (data.get("feedback") or {{}}).get("helpful") == 8:
+                break
+            time.sleep(0.02)
         text = text.replace("tags: []", "").replace("scope: project", "scope: project\\ntags:\\n- ci")
         open(path, "w", encoding="utf-8").write(text)
     """)
@@ -131,11 +142,15 @@ def test_parallel_writers_readers_and_commits_lose_no_acknowledged_write(
         jobs.append((kind, subprocess.Popen(args, cwd=repo, env=env, text=True,
                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
 
+    start("edit", [*MEMX, "edit", voted])
+    deadline = time.monotonic() + 60
+    while not opened.exists():
+        assert time.monotonic() < deadline and jobs[0][1].poll() is None, "no editor opened"
+        time.sleep(0.02)
     for n in range(6):
         start(f"add {n}", [*MEMX, "add", f"service {n} owns the queue named q{n}"])
     for _ in range(8):
         start("vote", [*MEMX, "feedback", voted, "--helpful"])
-    start("edit", [*MEMX, "edit", voted])
     for n in range(3):
         start("search", [*MEMX, "search", f"queue q{n}", "--mode", "keyword"])
     for n in range(3):  # commits run the hooks (pre-commit, post-commit in the background)
