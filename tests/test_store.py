@@ -48,6 +48,19 @@ with locked(Path(sys.argv[1])):
 """
 
 
+PROBE = """
+import sys
+from pathlib import Path
+from memx_cli.errors import LockTimeoutError
+from memx_cli.fsutil import locked
+try:
+    with locked(Path(sys.argv[1]), wait=0):
+        print("free")
+except LockTimeoutError:
+    print("busy")
+"""
+
+
 def _hold(lock: Path, seconds: float) -> subprocess.Popen[str]:
     proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), str(seconds)],
                             stdout=subprocess.PIPE, text=True)
@@ -83,7 +96,9 @@ def test_lock_is_reentrant_in_one_process_and_still_excludes_others(tmp_path: Pa
     with locked(lock, wait=1), locked(lock, wait=1):
         other = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), "0"],
                                  stdout=subprocess.PIPE, text=True)
-        time.sleep(0.3)
-        assert other.poll() is None  # still waiting: this process holds the lock
+        # another process that asks now is refused at once (no wait on the clock)
+        probe = subprocess.run([sys.executable, "-c", PROBE, str(lock)], capture_output=True,
+                               text=True, timeout=60)
+        assert probe.stdout == "busy\n", probe.stderr
     assert other.stdout is not None and other.stdout.readline().strip() == "held"
     other.wait(timeout=10)
