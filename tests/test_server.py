@@ -5,6 +5,7 @@ and every way the server can be missing falls back to the same output."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -54,6 +55,41 @@ def wait_running(timeout: float = 20) -> dict:
             return info
         time.sleep(0.1)
     raise AssertionError("the server did not start")
+
+
+def settled_status(timeout: float = 30) -> dict:
+    """status() once no server is starting: a command that spawns one passes it the spawn
+    lock, which it lets go only after binding its socket. So a server a command started
+    answers here, and "not running" means none was started (no sleep to guess how long a
+    start takes; the deadline only bounds a hang)."""
+    lock = Path(os.environ["MEMX_SERVER_DIR"]) / "spawn.lock"
+    deadline = time.monotonic() + timeout
+    while lock.exists():
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break  # free (closing the descriptor lets go of it)
+        except BlockingIOError:
+            assert time.monotonic() < deadline, "a server held the spawn lock for 30 s"
+        finally:
+            os.close(fd)
+        time.sleep(0.05)
+    return status()
+
+
+def wait_stopped(timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while (info := status())["running"]:
+        assert time.monotonic() < deadline, "the server did not stop"
+        time.sleep(0.05)
+    return info
+
+
+def connections_to(sock: str) -> int:
+    """Sockets bound to or connected through ``sock``'s path (Linux /proc/net/unix: the
+    listening socket, then one per connection, accepted or still in its backlog)."""
+    lines = Path("/proc/net/unix").read_text().splitlines()[1:]
+    return sum(1 for line in lines if line.split()[-1] == sock)
 
 
 @pytest.fixture
@@ -178,15 +214,13 @@ def test_no_server_is_started_when_disabled(memx: Memx, repo: Path) -> None:
     (repo / ".memx" / "config.yaml").write_text("server:\n  enabled: false\n")
     assert run([*THIN, "list"], repo)[0] == 0
     run([*THIN, "search", "cache", "key"], repo, {**os.environ, "MEMX_NO_SERVER": "1"})
-    time.sleep(1.0)
-    assert not status()["running"]
+    assert not settled_status()["running"]
 
 
 def test_killed_server_leaves_a_socket_that_is_cleaned_up(served: Path) -> None:
     pid = status()["pid"]
     os.kill(pid, signal.SIGKILL)
-    time.sleep(0.2)
-    sock = Path(status()["socket"])
+    sock = Path(wait_stopped()["socket"])
     assert sock.exists()  # what a crash leaves behind
     assert run([*THIN, "search", "webhook"], served) == run([*FULL, "search", "webhook"], served)
     info = wait_running()  # the stale socket was removed and a new server started
@@ -194,12 +228,17 @@ def test_killed_server_leaves_a_socket_that_is_cleaned_up(served: Path) -> None:
 
 
 def test_server_killed_mid_request_falls_back(served: Path) -> None:
-    pid = status()["pid"]
+    info = status()
+    pid, sock = info["pid"], info["socket"]
     os.kill(pid, signal.SIGSTOP)  # the request will hang ...
     env = {**os.environ, "MEMX_SERVER_TIMEOUT": "30"}
+    listening = connections_to(sock)
     proc = subprocess.Popen([*THIN, "search", "webhook"], cwd=served, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.0)
+    deadline = time.monotonic() + 30
+    while connections_to(sock) == listening:  # the client has connected: mid-request
+        assert time.monotonic() < deadline and proc.poll() is None, "the client never connected"
+        time.sleep(0.02)
     os.kill(pid, signal.SIGKILL)  # ... until the server dies under it
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == run([*FULL, "search", "webhook"], served)
@@ -277,9 +316,8 @@ def test_socket_directory_open_to_others_is_refused(memx: Memx, repo: Path,
     shared.mkdir(mode=0o755)
     shared.chmod(0o755)
     assert run([*THIN, "list"], repo) == run([*FULL, "list"], repo)
-    time.sleep(1.0)
+    info = settled_status()
     assert not (shared / "server.sock").exists()  # refused, and none started there
-    info = status()
     assert not info["running"] and "is open to other users (mode 755)" in info["problem"]
     assert "not using the server: " in Path(info["log"]).read_text()
 
