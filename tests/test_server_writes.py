@@ -19,10 +19,33 @@ from pathlib import Path
 
 import pytest
 
+from memx_cli.fsutil import locked
+
 from .conftest import Memx, git
-from .test_server import FACTS, FULL, THIN, requests_served, run, status, wait_running
+from .test_server import (
+    FACTS,
+    FULL,
+    THIN,
+    requests_served,
+    run,
+    settled_status,
+    status,
+    wait_running,
+)
 
 NOW = {"MEMX_NOW": "2026-11-20T10:00:00Z"}
+
+
+def _wait_for_log(line: bytes, proc: subprocess.Popen[bytes] | None = None,
+                  timeout: float = 30) -> None:
+    """Until the server's log holds ``line`` (and ``proc``, if given, still runs); the
+    deadline only bounds a hang."""
+    log = Path(status()["log"])
+    deadline = time.monotonic() + timeout
+    while line not in log.read_bytes():
+        assert time.monotonic() < deadline, f"never logged: {line.decode()}"
+        assert proc is None or proc.poll() is None, "the client ended first"
+        time.sleep(0.05)
 
 
 def contents(repo: Path) -> dict[str, str]:
@@ -219,7 +242,11 @@ def test_server_killed_after_accepting_is_reported_never_rerun(pair: tuple[Path,
         held.release()
     reason = b"the connection broke (connection closed in the middle of a frame)"
     assert (proc.returncode, out, err) == (3, b"", UNKNOWN % reason)
-    time.sleep(0.5)
+    # every writer is done: a server the client started has bound (then it would have run
+    # the add at once), and the write lock is free (no write holds it)
+    settled_status()
+    with locked(repo / ".memx" / "local" / "write.lock", wait=30):
+        pass
     assert "Written while the server died" not in contents(repo).values()  # not re-run
 
 
@@ -237,7 +264,9 @@ def test_a_late_write_is_asked_after_and_its_answer_given(pair: tuple[Path, Path
         while b"asking the server what became of it" not in log.read_bytes():
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.05)
-        time.sleep(0.3)  # the write still waits for the lock: the client waits too
+        # the write still waits for the lock: the client waits too (time passing is the
+        # scenario, a client that gives up would have ended by now)
+        time.sleep(0.3)
         assert proc.poll() is None
     finally:
         held.release()
@@ -250,18 +279,22 @@ def test_a_late_write_is_asked_after_and_its_answer_given(pair: tuple[Path, Path
 
 def test_a_failed_late_write_ends_with_its_own_error(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
+    voted = sorted(contents(repo))[0]
     held = Held(repo)
     env = {**os.environ, "MEMX_SERVER_WRITE_TIMEOUT": "0.05"}
-    try:  # a feedback vote for a memory that is not there fails, once it has the lock
-        proc = subprocess.Popen([*THIN, "feedback", "zzzzzzzz", "--helpful"], cwd=repo,
+    try:  # a vote waits for the lock, late; its memory is removed before it gets the lock
+        proc = subprocess.Popen([*THIN, "feedback", voted, "--helpful"], cwd=repo,
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(1.0)
+        _wait_for_log(b"asking the server what became of it", proc)
+        (repo / ".memx" / "memories" / f"{voted}.yaml").unlink()
     finally:
         held.release()
     out, err = proc.communicate(timeout=60)
-    expected = run([*FULL, "feedback", "zzzzzzzz", "--helpful"], repo,
-                   {**os.environ, "MEMX_NO_SERVER": "1"})
-    assert expected[0] != 0 and (proc.returncode, out, err) == expected
+    # the vote's own error, as the server's run of it ended (not a lost-answer error)
+    assert (proc.returncode, out, err) == (2, b"", f"memx: error: no memory {voted}\n".encode())
+    assert re.search(r"feedback: no answer came in time; asking the server what became of "
+                     r"it\n.*feedback: the server finished it: exit 2\n",
+                     Path(status()["log"]).read_text(), re.S)
 
 
 def test_hung_write_times_out_with_one_line_and_runs_once(pair: tuple[Path, Path]) -> None:
@@ -330,7 +363,7 @@ def test_hung_server_before_accepting_runs_the_write_here_once(pair: tuple[Path,
         assert code == 0, err
     finally:
         os.kill(pid, signal.SIGCONT)  # it now reads the request, gets no "go", runs nothing
-    time.sleep(1.0)
+    _wait_for_log(b"not confirmed by its client; not run")
     assert requests_served() >= 1
     assert list(contents(repo).values()).count("Added around a hung server") == 1
     assert "not confirmed by its client; not run" in Path(status()["log"]).read_text()
