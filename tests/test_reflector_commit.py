@@ -125,6 +125,14 @@ def test_an_order_in_the_body_is_the_fix_and_a_statement_the_problem(memx: Memx,
         "error-fix", "Error: Shared caches served the compressed body to clients that cannot "
         "decode it. Fix: Move the Vary handling ahead of the encoding negotiation so that an "
         "uncompressed response varies on Accept-Encoding too (changed src/client.ts).")]
+    # an order whose verb is hyphenated ("Lower-case", "Re-run") is an order too
+    hyphenated = ("fix(cache): match header names whatever their case\n\nLower-case the "
+                  "extracted names before comparing them with the Vary list. Mixed-case "
+                  "names from some clients got the cache's stale variant.")
+    assert reflect(repo, hyphenated, changed) == [(
+        "error-fix", "Error: Mixed-case names from some clients got the cache's stale variant. "
+        "Fix: Lower-case the extracted names before comparing them with the Vary list "
+        "(changed src/client.ts).")]
 
 
 @pytest.mark.parametrize(("message", "memory"), [

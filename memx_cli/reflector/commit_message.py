@@ -78,7 +78,9 @@ def imperative(sentence: str) -> bool:
     """Whether ``sentence`` is an order ("Add a lookahead so …"): the fix of a commit, never
     its cause, whatever "so that" it goes on with."""
     words = sentence.strip().split(maxsplit=2)
-    if len(words) < 2 or not words[0].isalpha() or not words[0][:1].isupper():
+    # a hyphenated verb is one word ("Lower-case the names", "Re-run the job")
+    if len(words) < 2 or not words[0].replace("-", "").isalpha() \
+            or not words[0][:1].isupper():
         return False
     if words[0].lower() in CLOSED or (len(words[0]) > 6 and words[0].endswith("ly")):
         return False  # "Previously the cache …": an adverb (Apply, Supply are orders)
