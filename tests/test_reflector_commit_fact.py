@@ -142,6 +142,58 @@ def test_a_fact_carries_the_entry_its_commit_adds_to_a_changelog(memx: Memx,
     assert by_sha[harden]["score"] > by_sha[title]["score"]
 
 
+RELEASE = """# Changes
+
+## Unreleased
+
+- When loading a `.env` file on top level directory, the working directory is not
+  changed to the location of dotenv files, in order to prevent confusion. (#3560)
+"""
+REWORDED = RELEASE.replace("""- When loading a `.env` file on top level directory, the working directory is not
+  changed to the location of dotenv files, in order to prevent confusion. (#3560)""",
+                           """- Python 3.8 is no longer supported. (#4100)
+- When loading a `.env` file, the working directory is no longer changed to the
+  location of the file. (#3560)
+- When a view returns a `(response, headers)` tuple, the headers replace the
+  response's headers rather than extend them. (#3628)""")
+
+
+def test_a_fact_carries_its_own_changelog_entry_not_its_neighbours() -> None:
+    """flask's history: a commit that rewords one entry and adds two more was stored with
+    the first added line (the reworded one, another change's news); a commit that adds
+    several entries is read with the one that names what its subject names, and with none
+    when no entry names anything of it."""
+    diffs = {"CHANGES.md": _diff(RELEASE, REWORDED)}
+    kept, _ = rules.reviewed("Change make_response to use headers.update",
+                             [("M", "CHANGES.md"), ("M", "src/app.py")], "", diffs, 30,
+                             facts=True)
+    assert [k.candidate.text for k in kept] == [
+        "Change make_response to use headers.update: When a view returns a "
+        "`(response, headers)` tuple, the headers replace the response's headers rather "
+        "than extend them."]
+    kept, _ = rules.reviewed("Speed up the router's matching of static paths",
+                             [("M", "CHANGES.md"), ("M", "src/router.py")], "", diffs, 0,
+                             facts=True)
+    assert [k.candidate.text for k in kept] == [
+        "Speed up the router's matching of static paths."]
+    # one entry added is the commit's own, whatever words it uses
+    one = {"CHANGES.md": _diff(RELEASE, RELEASE.replace("## Unreleased\n", "## Unreleased"
+                                                       "\n\n- Matching is 3x faster.\n"))}
+    kept, _ = rules.reviewed("Speed up the router's matching of static paths",
+                             [("M", "CHANGES.md"), ("M", "src/router.py")], "", one, 0,
+                             facts=True)
+    assert [k.candidate.text for k in kept] == [
+        "Speed up the router's matching of static paths: Matching is 3x faster."]
+
+
+def _diff(before: str, after: str) -> str:
+    import difflib
+
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
+                                        after.splitlines(keepends=True), "a/CHANGES.md",
+                                        "b/CHANGES.md"))
+
+
 def test_a_generated_commits_script_gives_no_reason(memx: Memx, repo: Path) -> None:
     """A body that is the script which made the commit ("(cd x && go mod tidy)", an echo
     saying "skipping because …") is code, not a why: it was stored as the commit's

@@ -14,7 +14,9 @@ Read from the form of the commit, never from its words:
   words and does not start inside a sentence;
 - with the first sentences of the body's prose that fit in 300 characters (the paragraphs
   before a squash merge's list of commits; trailers, links and quoted code left out, and a
-  sentence that only says the title again); else with the entry the commit adds to a changelog (``CHANGES.md``,
+  sentence that only says the title again); else with its own entry among those the
+  commit adds (or, when it adds several, none that names what the subject names: no
+  neighbour's news) to a changelog (``CHANGES.md``,
   ``CHANGELOG.rst``, ``HISTORY``, ``NEWS``, a towncrier or changesets fragment such as
   ``changelog/1234.bugfix.rst`` or ``.changeset/x.md``): written for users, it says what
   the change means where a squash merge's body only lists commits.
@@ -41,6 +43,8 @@ HOUSEKEEPING = frozenset([
 TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
 MAX_ENTRY = 300
+REWORDED = 0.5  # an added entry sharing half its words with a removed one rewords it
+STEM = 5
 # A changelog by its name (keep-a-changelog, GNU NEWS, …) or a fragment in a changelog
 # folder (towncrier's changelog/ and newsfragments/, changesets' .changeset/).
 CHANGELOG = re.compile(r"(?i)(?:^|/)(?:CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[-_]?NOTES)"
@@ -55,37 +59,67 @@ def is_changelog(path: str) -> bool:
     return bool(CHANGELOG.search(path))
 
 
-def changelog_entry(diffs: Mapping[str, str]) -> str:
-    """The first entry a commit adds to a changelog: its added lines, headings, code
-    fences and what they hold left out, a list item's wrapped lines joined, its bullet and
-    pull request references dropped."""
+def changelog_entry(diffs: Mapping[str, str], subject: str = "") -> str:
+    """The entry a commit adds to a changelog: its added lines, headings, code fences and
+    what they hold left out, a list item's wrapped lines joined, its bullet and pull
+    request references dropped. An entry the commit only rewords (it also takes out one
+    mostly of the same words, and what it adds names nothing of ``subject``) is not its
+    own. When it adds several, the one that shares
+    the most words with ``subject`` is its own (the first among equals); none when none
+    shares a word: a release's or a merged branch's entries are other commits' news."""
+    found: list[str] = []
+    title = _content(subject)
     for path, diff in diffs.items():
         if not is_changelog(path):
             continue
-        entries: list[str] = []
-        fenced = False
-        for line in diff.splitlines():
-            if not line.startswith("+") or line.startswith("+++"):
-                if entries and entries[-1] and not line.startswith("-"):
-                    entries.append("")  # an unchanged line ends the added entry
-                continue
-            text = line[1:]
-            if text.lstrip().startswith(("```", "~~~")):
-                fenced = not fenced
-                continue
-            if fenced or HEADING.match(text):
-                continue
-            if not text.strip():
-                entries.append("")
-            elif msg.BULLET.match(text) or not entries or not entries[-1]:
-                entries.append(msg.BULLET.sub("", text).strip())
-            else:
-                entries[-1] = f"{entries[-1]} {text.strip()}"
-        for entry in entries:
+        removed = [_content(entry) for entry in _entries(diff, "-")]
+        for entry in _entries(diff, "+"):
             entry = PR_REF.sub("", entry).strip()
-            if routine.real_statement(entry) and not msg.code_like(entry):
-                return _sentences_within(entry, MAX_ENTRY)
-    return ""
+            if not routine.real_statement(entry) or msg.code_like(entry):
+                continue
+            words = _content(entry)
+            if any(len(words & old) >= REWORDED * len(words | old)
+                   and not (words - old) & title for old in removed):
+                continue  # reworded, and not to say what the subject does
+            found.append(entry)
+    if not found:
+        return ""
+    best = max(found, key=lambda entry: len(_content(entry) & title))
+    if len(found) > 1 and not _content(best) & title:
+        return ""
+    return _sentences_within(best, MAX_ENTRY)
+
+
+def _entries(diff: str, sign: str) -> list[str]:
+    """The entries of a changelog diff's lines marked ``sign`` ("+" added, "-" removed)."""
+    other = "-" if sign == "+" else "+"
+    entries: list[str] = []
+    fenced = False
+    for line in diff.splitlines():
+        if not line.startswith(sign) or line.startswith(sign * 3):
+            if entries and entries[-1] and not line.startswith(other):
+                entries.append("")  # an unchanged line ends the entry
+            continue
+        text = line[1:]
+        if text.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or HEADING.match(text):
+            continue
+        if not text.strip():
+            entries.append("")
+        elif msg.BULLET.match(text) or not entries or not entries[-1]:
+            entries.append(msg.BULLET.sub("", text).strip())
+        else:
+            entries[-1] = f"{entries[-1]} {text.strip()}"
+    return [entry for entry in entries if entry]
+
+
+def _content(text: str) -> set[str]:
+    """The words of ``text`` that carry content, cut to a stem ("headers" and "header",
+    "deprecated" and "deprecate" agree)."""
+    words = re.findall(r"[^\W\d_]{4,}", text.lower())
+    return {word[:STEM] for word in words if word not in msg.CLOSED}
 
 
 def _sentences_within(text: str, limit: int) -> str:
@@ -117,7 +151,7 @@ def stated(message: str, kind: str, lang: str,
     if not routine.real_statement(head) or not words or words[0].lower() == "merge":
         return None
     told = _first_prose(lines[1:], head)
-    entry = "" if told else changelog_entry(diffs or {})
+    entry = "" if told else changelog_entry(diffs or {}, head)
     text = head.rstrip(".") + (f": {told or entry}" if told or entry else "")
     # a sentence that led into a quoted block ("… in two cases:") ends the memory
     text = text.rstrip(":;, ")
