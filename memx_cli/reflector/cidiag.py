@@ -41,9 +41,9 @@ OUTSIDE = re.compile(r"site-packages|dist-packages|hostedtoolcache|/lib/python\d
 ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/])")
 COMPILER = re.compile(r"^(?P<path>[^\s:()]+?\.\w+):(?P<line>\d+)(?::\d+)?:\s*"
                       r"(?:fatal )?error(?:\[[\w-]+\])?:\s*(?P<msg>.+)$")
-TSC = re.compile(r"^(?P<path>[^\s()]+?\.\w+)[(:](?P<line>\d+)[,:]\d+\)?:?\s*-?\s*error\s+"
+TSC = re.compile(r"^\s*(?P<path>[^\s()]+?\.\w+)[(:](?P<line>\d+)[,:]\d+\)?:?\s*-?\s*error\s+"
                  r"(?P<code>TS\d+):\s*(?P<msg>.+)$")
-LINT_CODE = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+:\s+(?P<code>[A-Z]{1,4}\d{2,5})"
+LINT_CODE = re.compile(r"^(?P<path>[^\s:]*[A-Za-z][^\s:]*?):(?P<line>\d+):\d+:\s+(?P<code>[A-Z]{1,4}\d{2,5})"
                        r"\s+(?P<msg>.+)$")
 RUST = re.compile(r"^error(?:\[(?P<code>E\d+)\])?:\s*(?P<msg>.+)$")
 RUST_AT = re.compile(r"^\s*-->\s*(?P<where>\S+)$")
@@ -59,6 +59,15 @@ PY_FRAME = re.compile(r'^\s+File "(?P<path>[^"]+)", line (?P<line>\d+)')
 EXCEPTION = re.compile(r"^(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure))"
                        r"(?::\s*(?P<msg>.*))?$")
 GO_FAIL = re.compile(r"^\s*--- FAIL: (?P<id>\S+)")
+GO_RUN = re.compile(r"^\s*=== (?:RUN|CONT|PAUSE|NAME)\s+(?P<id>\S+)")
+GO_SAID = re.compile(r"^\s+(?P<where>[^\s:]+\.go:\d+): (?P<msg>\S.*)$")
+# a located verdict whose words are on the indented lines under it (Android's manifest
+# merger: ``PATH:L:C-L:C Error:`` then a tab and the message)
+LOCATED = re.compile(r"^(?P<path>[^\s:]+?\.\w+)(?::(?P<line>\d+)[\d:-]*)? (?:Error|ERROR|error):\s*$")
+# the tool's own advice on the line after its error: a command to run, quoted
+HINT = re.compile(r"^\s*(?:help|hint|note)?:?\s*(?:To \w[^`]{0,60}, )?(?:run|try|use)\b[^`]{0,40}"
+                  r"`(?P<command>[^`]{2,120})`", re.IGNORECASE)
+CARGO_CHAIN = re.compile(r"^\s+\.\.\. (?:required by|which satisfies)\b")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
 GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<msg>.+)$")
 ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$")
@@ -104,6 +113,7 @@ class Diagnostic:
     where: str | None = None
     code: str | None = None  # the source line at ``where``
     notes: list[str] = field(default_factory=list)
+    shape: str = ""  # which tool format said it: plain output of several tools splits on it
 
     @property
     def key(self) -> str:
@@ -197,6 +207,26 @@ def _next_said(lines: Sequence[Line], i: int) -> str:
     return ""
 
 
+def _go_said(lines: Sequence[Line], i: int, name: str) -> str:
+    """What a failing Go test printed: ``go test -v`` writes the test's ``file.go:N:``
+    lines between its ``=== RUN`` and its ``--- FAIL``, plain ``go test`` under it."""
+    below = _next_said(lines, i)
+    if GO_SAID.match(" " + below.strip()) and not below.startswith("---"):
+        return below
+    said: list[str] = []
+    for j in range(i - 1, max(-1, i - 60), -1):
+        text = lines[j].text
+        run = GO_RUN.match(text)
+        if run is not None:
+            if run.group("id") == name:
+                break
+            said.clear()  # another test's lines
+            continue
+        if (hit := GO_SAID.match(text)) is not None:
+            said.insert(0, f"{hit.group('where')}: {hit.group('msg')}")
+    return said[0] if said else ""
+
+
 def _panicked(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
     """A Rust panic: which thread (a test harness names it after the test), what it said
     (the line after the header since Rust 1.73) and, for a failed ``assert_eq!``, the
@@ -288,6 +318,23 @@ def _went_wrong(lines: Sequence[Line], i: int) -> Diagnostic | None:
     return Diagnostic(_clip(" ".join(said)), lines[i].number, "summary") if said else None
 
 
+SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("python", PYTEST_FAILED), ("python", PYTEST_E), ("tsc", TSC), ("compiler", COMPILER),
+    ("go", GO_BUILD), ("eslint", ESLINT), ("rust", PANIC), ("lint", LINT_CODE),
+    ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
+    ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
+    ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
+    ("permission", PERMISSION))
+
+
+def _shape(text: str) -> str:
+    if TRACEBACK in text:
+        return "python"
+    return next((name for name, pattern in SHAPES
+                 if (pattern.search(text) if pattern is PERMISSION else pattern.match(text))),
+                "other")
+
+
 def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     formatter = False
@@ -353,6 +400,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                     diag.where = relative(at.group("where"))
                 if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
                     diag.notes.append(_clip(note.group("msg")))
+            chain = [lines[j].text.strip() for j in range(i + 1, min(i + 3, len(lines)))
+                     if CARGO_CHAIN.match(lines[j].text)]
+            if chain and len(chain) == min(2, len(lines) - i - 1):
+                diag.message = _clip(diag.message + " " + " ".join(chain))
         elif (hit := NPM.match(text)) is not None:
             parts: list[str] = []
             while i + step - 1 < len(lines) and (more := NPM.match(lines[i + step - 1].text)):
@@ -362,7 +413,11 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                 step += 1
             step = max(1, step - 1)
             diag = Diagnostic(_clip("npm error: " + "; ".join(parts)), line.number)
-        elif (hit := GO_FAIL.match(text) or JEST.match(text)) is not None:
+        elif (hit := GO_FAIL.match(text)) is not None:
+            name = hit.group("id").strip()
+            diag = Diagnostic(_clip(_go_said(lines, i, name) or "test failed"), line.number,
+                              "test", name)
+        elif (hit := JEST.match(text)) is not None:
             diag = Diagnostic(_clip(_next_said(lines, i) or "test failed"), line.number,
                               "test", hit.group("id").strip())
         elif (hit := MARKED.match(text)) is not None:
@@ -390,6 +445,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := JAVAC.match(text)) is not None:
             diag = Diagnostic(_clip(hit.group("msg")), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := LOCATED.match(text)) is not None and _continued(lines, i):
+            diag = Diagnostic(_clip(" ".join(_continued(lines, i))), line.number,
+                              where=relative(hit.group("path"))
+                              + (f":{hit.group('line')}" if hit.group("line") else ""))
         elif WENT_WRONG.match(text):
             diag = _went_wrong(lines, i)
         elif MAKE.match(text):
@@ -397,6 +456,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif PERMISSION.search(text):
             diag = Diagnostic(_clip(text.strip()), line.number, "permission")
         if diag is not None:
+            diag.shape = _shape(text)
+            if diag.kind != "summary" and i + step < len(lines) and \
+                    (advice := HINT.match(lines[i + step].text)) is not None:
+                diag.notes.append(f"the tool says to run `{advice.group('command')}`")
             if COVERAGE.search(diag.message) and GATE.search(diag.message):
                 diag.kind = "coverage"
             found.append(diag)

@@ -43,6 +43,11 @@ SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set
 CD_THEN = re.compile(r"^cd\s+\S+\s*&&\s*")  # `cd DIR && cmd` runs cmd: it is no mere cd
 BRANCH = re.compile(r"^\s*(?:if|for|while|until|case|function)\b|\|\|\s*\{|&&\s*\{|\bthen$")
 PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
+# the causes one tool's format names; a traceback names no tool (the run that crashed is
+# whatever ran last), so it stays with the first cause as before
+SPLIT = ("error", "test", "permission")
+MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
+URL = re.compile(r"https?://[^\s'\"<>]+")
 
 
 @dataclass
@@ -120,13 +125,39 @@ def _silence(step: Step, cancel_at: float | None) -> str | None:
             f"'{spoken[-1].text.strip()[:120]}': the command never finished")
 
 
-def failure(step: Step, plain: bool) -> Failure | None:
-    """The failure of one step, if it failed."""
+def _fetched(step: Step, before: int) -> str | None:
+    """What the step was fetching when it was told "404" / "not found": the file named by
+    the last address it printed before that."""
+    for line in reversed(step.output):
+        if line.number >= before:
+            continue
+        hit = URL.search(line.text)
+        if hit is not None:
+            name = hit.group(0).split("?")[0].rstrip("/.").rsplit("/", 1)[-1]
+            return name[:120] or None
+    return None
+
+
+def shapes(step: Step) -> list[str]:
+    """The tool formats of the causes in plain output: a saved run of several tools
+    (cargo, ruff, pip, a script) holds one cause per tool."""
+    seen: list[str] = []
+    for d in diagnostics(list(step.output)):
+        if d.kind in SPLIT and d.shape not in seen:
+            seen.append(d.shape)
+    return seen
+
+
+def failure(step: Step, plain: bool, shape: str | None = None,
+            first: bool = True) -> Failure | None:
+    """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``)."""
     if step.setup or not (step.failed or plain):
         return None
     job = [step.job] if step.job else []
     found = Failure(job, step.name, _command(step), step.first, step.last)
     said = diagnostics(list(step.output))
+    if shape is not None:
+        said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)]
     printed = [d for d in said if d.kind != "summary"]
     for error in step.errors:  # the runner's own verdicts, other than the exit code
         if not EXIT.match(error.text) and not CANCELLED.search(error.text) \
@@ -176,6 +207,11 @@ def failure(step: Step, plain: bool) -> Failure | None:
     elif said:
         found.main = next((d for d in said if d.kind != "summary"), said[0])
         found.count = 1
+    main = found.main
+    if main is not None and not main.where and MISSING.search(main.message):
+        fetched = _fetched(step, main.number)
+        if fetched and fetched.lower() not in main.message.lower():
+            main.notes.append(f"it was fetching {fetched}")
     if found.main is None and found.note is None:
         return None
     return found
@@ -237,7 +273,10 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         if main.where and main.kind != "test":
             said = said.rstrip(".:") + f" at {main.where}" \
                 + (f" (`{main.code[:120]}`)" if main.code else "")
-        if item.tests > 1:
+        if main.kind == "test" and item.tests == 1 and main.where \
+                and main.where.lower() not in said.lower():
+            said = said.rstrip(".") + f" (test {main.where})"
+        elif item.tests > 1:
             said += f" (in {item.tests} tests)"
         elif item.count > 1 and not item.tests:
             said += f" ({item.count} times)"
@@ -246,6 +285,8 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         parts.append(said)
     text = "".join(parts).rstrip(".") + "."
     for other in item.also:
+        if item.main is not None and other.message.lower() in item.main.message.lower():
+            continue  # the runner repeating the tool's words
         text += f" Also: {other.message}"
         if other.where and other.kind != "test":
             text = text.rstrip(".:") + f" at {other.where}"
@@ -279,9 +320,12 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         limit = next((e for e in step.errors if TIME_LIMIT.search(e.text)), None)
         if limit is not None:
             limits[step.job] = limit.text.rstrip(".")
-        item = failure(step, plain)
-        if item is not None and len(found) < MAX_FAILURES:
-            found.append(item)
+        kinds = shapes(step)[:MEMORIES_PER_LOG] if plain and not step.failed else []
+        items = [failure(step, plain, kind, n == 0) for n, kind in enumerate(kinds)] \
+            if len(kinds) > 1 else [failure(step, plain)]
+        for item in items:
+            if item is not None and len(found) < MAX_FAILURES:
+                found.append(item)
     _timed_out(found, limits)
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]
