@@ -338,3 +338,106 @@ def test_a_pin_that_needs_a_newer_python_says_so() -> None:
                             "requirements.txt`) failed: No matching distribution found for "
                             "polars==2.1 (polars 2.1 requires Python >=3.12: the job's Python "
                             "is not one of them)."]
+
+
+def test_go_test_verbose_names_the_failing_test_and_the_line_it_printed_above() -> None:
+    # `go test -v` prints a test's own lines between its `=== RUN` and its `--- FAIL`; the
+    # line after `--- FAIL` is the next test's, never the diagnosis
+    log = gh("unit", "Test", [
+        "##[group]Run go test -v ./...", "go test -v ./...", "##[endgroup]",
+        "=== RUN   TestParseDuration", "--- PASS: TestParseDuration (0.00s)",
+        "=== RUN   TestParseDuration_Negative",
+        "    parse_test.go:41: want error for \"-5m\", got 300s",
+        "--- FAIL: TestParseDuration_Negative (0.00s)",
+        "=== RUN   TestParseDuration_Hours", "--- PASS: TestParseDuration_Hours (0.00s)",
+        "FAIL", "FAIL\tgithub.com/acme/clock/internal/parse\t0.004s", "FAIL",
+        "##[error]Process completed with exit code 1."])
+    assert learned(log) == ["CI job 'unit', step 'Test' (`go test -v ./...`) failed: "
+                            "parse_test.go:41: want error for \"-5m\", got 300s (test "
+                            "TestParseDuration_Negative)."]
+
+
+def test_ts_jest_type_errors_are_read_through_their_indent() -> None:
+    # ts-jest prints tsc's `PATH:L:C - error TSnnnn:` indented under `FAIL suite`; npm's
+    # closing "Lifecycle script failed" is no diagnosis
+    log = gh("test", "Test", [
+        "##[group]Run npm test", "npm test", "##[endgroup]",
+        "FAIL test/quota.spec.ts",
+        "  ● Test suite failed to run", "",
+        "    test/quota.spec.ts:12:31 - error TS2339: Property 'consume' does not exist on "
+        "type 'QuotaService'.", "",
+        "    test/quota.spec.ts:19:31 - error TS2339: Property 'consume' does not exist on "
+        "type 'QuotaService'.", "",
+        "Test Suites: 1 failed, 1 total",
+        "npm error Lifecycle script `test` failed with error:", "npm error code 1",
+        "##[error]Process completed with exit code 1."])
+    assert learned(log) == ["CI job 'test', step 'Test' (`npm test`) failed: error TS2339: "
+                            "Property 'consume' does not exist on type 'QuotaService' at "
+                            "test/quota.spec.ts:12 (2 times). Also: npm error: Lifecycle script "
+                            "`test` failed with error:; code 1."]
+
+
+def test_a_verdict_whose_words_are_on_the_indented_line_under_it() -> None:
+    # Android's manifest merger: `PATH:L:C-L:C Error:` and the message on a tab-indented
+    # line; Gradle's "What went wrong" only says "see logs"
+    log = gh("build", "Assemble", [
+        "##[group]Run ./gradlew assembleDebug", "./gradlew assembleDebug", "##[endgroup]",
+        "> Task :app:processDebugMainManifest FAILED",
+        "/home/runner/work/notes/notes/app/src/main/AndroidManifest.xml:31:9-36:20 Error:",
+        "\tElement activity#org.notes.EditActivity at AndroidManifest.xml:31:9-36:20 "
+        "duplicated with element declared at AndroidManifest.xml:20:9-29:20", "",
+        "FAILURE: Build failed with an exception.", "", "* What went wrong:",
+        "Execution failed for task ':app:processDebugMainManifest'.",
+        "> Manifest merger failed with multiple errors, see logs", "",
+        "##[error]Process completed with exit code 1."])
+    assert learned(log) == ["CI job 'build', step 'Assemble' (`./gradlew assembleDebug`) failed: "
+                            "Element activity#org.notes.EditActivity at "
+                            "AndroidManifest.xml:31:9-36:20 duplicated with element declared at "
+                            "AndroidManifest.xml:20:9-29:20 at app/src/main/AndroidManifest.xml:31."]
+
+
+def test_a_404_says_what_the_step_was_fetching() -> None:
+    log = gh("lint", "Lint", [
+        "##[group]Run some/lint-action@v2", "with:", "  version: v9.9.9", "##[endgroup]",
+        "##[group]prepare environment", "Installing linter v9.9.9...",
+        "Downloading https://example.org/releases/download/v9.9.9/linter-9.9.9-linux-amd64.tar.gz ...",
+        "##[endgroup]",
+        "##[error]Failed to run: Error: Unexpected HTTP response: 404",
+        "##[error]Unexpected HTTP response: 404"])
+    assert learned(log) == ["CI job 'lint', step 'Lint' (`some/lint-action@v2`) failed: Failed to "
+                            "run: Error: Unexpected HTTP response: 404 — it was fetching "
+                            "linter-9.9.9-linux-amd64.tar.gz."]
+
+
+def test_plain_output_of_several_tools_is_one_memory_per_tool() -> None:
+    # a saved run of cargo, ruff, pip and a script: four causes, four memories; cargo's
+    # "... required by" chain and the tool's own `run` advice are part of what it said
+    log = "".join(f"{line}\n" for line in [
+        "error: 'cargo-clippy' is not installed for the toolchain 'stable-x86_64-unknown-linux-gnu'.",
+        "To install, run `rustup component add clippy`",
+        "lib:1:1: E902 No such file or directory (os error 2)", "Found 1 error.",
+        "    Updating crates.io index",
+        "error: failed to select a version for `subtle`.",
+        "    ... required by package `ed25519 v1.0.0`",
+        "    ... which satisfies dependency `ed25519 = \"^1\"` of package `signer v0.1.0`",
+        "versions that meet the requirements `>=2, <2.3` are: 2.2.3", "",
+        "ERROR: Could not find a version that satisfies the requirement fastcsv-rs (from "
+        "versions: none)",
+        "ERROR: No matching distribution found for fastcsv-rs",
+        "bash: ./scripts/smoke.sh: Permission denied"])
+    memories = learned(log)
+    assert len(memories) == 4
+    assert any("failed to select a version for `subtle`. ... required by package `ed25519 "
+               "v1.0.0`" in m and "the tool says to run `rustup component add clippy`" in m
+               for m in memories)
+    assert "The log reports: E902 No such file or directory (os error 2) at lib:1." in memories
+    assert "The log reports: No matching distribution found for fastcsv-rs." in memories
+    assert "The log reports: bash: ./scripts/smoke.sh: Permission denied." in memories
+
+
+def test_a_green_build_teaches_nothing_whatever_its_crate_names_say() -> None:
+    log = "".join(f"{line}\n" for line in [
+        "  Downloaded serde_yaml v0.9.34+deprecated", "  Downloaded proc-macro-error2 v2.0.1",
+        "   Compiling thiserror v2.0.18", "   Compiling app v0.1.0 (/work/app)",
+        "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 3m 06s"])
+    assert learned(log) == []

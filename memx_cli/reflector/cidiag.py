@@ -20,7 +20,14 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   ``* What went wrong:`` block (a summary: the compiler's lines above it say why);
 - Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and its gutter's words, Maven's
   ``PATH:[L,C] message`` (sbt's ``[error]`` and Maven's ``[ERROR]`` markers are read
-  through); pip's "No matching distribution found for NAME==V" with the Python V needs.
+  through); pip's "No matching distribution found for NAME==V" with the Python V needs;
+- ``go test -v``'s ``file.go:N:`` lines above its ``--- FAIL``, tsc indented (ts-jest),
+  cargo's ``... required by package`` chain, a located ``PATH:L:C Error:`` with its words
+  on the indented line under it (Android's manifest merger), and the tool's own advice
+  (``run `CMD` ``) on the line after an error.
+
+Each diagnostic also records its ``shape`` (the tool format that said it): plain output of
+several tools is one failure per shape.
 
 Each diagnostic gets a key (its message with numbers and positions blanked) so that
 54 tests failing on one error are one diagnostic seen 54 times.
