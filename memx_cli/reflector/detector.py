@@ -16,7 +16,8 @@
   time (a command run >= 3 times is ``history.py``'s).
 
 A turn that is part of an episode as an attempt yields nothing of its own (an unconfirmed
-suggestion is not a lesson); one turn yields at most one lesson of the one-turn rules.
+suggestion is not a lesson); one turn yields at most one lesson of the one-turn rules. A
+plan the user approved (a ``planned`` turn) yields none: it is the task, not a finding.
 Memory stays bounded: one open episode, a few attempts, at most ``MAX_DIAGNOSED``
 diagnoses and as many reports waiting for the end.
 """
@@ -73,6 +74,12 @@ class PatternDetector:
             turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
         self._agent = self._agent or turn.kind == "tool_use"
         sig = analyse(turn)
+        if turn.planned:
+            # A plan the user approved is the task the agent is given: what it calls broken
+            # and what it means to set are proposals nothing has borne out yet. The user has
+            # spoken (a report waiting is settled), but the plan itself teaches nothing.
+            self._reported += self.reports.feed(sig)
+            return self._spanned(self._release(sig))
         self._diagnosed += self.diagnoses.feed(sig)
         released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
         released += self.redos.feed(sig)

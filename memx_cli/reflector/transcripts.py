@@ -22,7 +22,9 @@ holds ``questions`` with ``options``; its result reads ``"<question>"="<answer>"
 becomes a user turn marked ``picked`` per question: the question and the option chosen,
 with that option's description, never the options not chosen. Texts the harness writes
 in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``) are
-nobody's words and are skipped.
+nobody's words and are skipped. A plan the user approved with "clear context" arrives as
+a user message opening "Implement the following plan:"; it becomes a user turn marked
+``planned``: the agent's proposal, the task about to be done.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ REJECTED_SAID = re.compile(r"(?i)\bthe user said:\s*|\breason for the rejection:
 ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"')
 HARNESS = re.compile(r"^\s*(?:<(?:local-command-[\w-]+|command-name|command-message|"
                      r"command-args|system-reminder)>|\[Request interrupted by user)")
+# Claude Code's fixed opening when the user approves a plan and clears the context: the
+# plan that follows is the agent's, written before any work.
+PLAN = re.compile(r"^\s*Implement the following plan:[ \t]*\r?\n")
 MAX_QUESTIONS = 8
 MAX_OPTIONS = 12
 
@@ -129,7 +134,7 @@ def _message(msg: dict[str, Any], number: int, state: State) -> list[Turn] | Non
                      failed=_failed(text, None))]
     if isinstance(content, str):
         if not (role == "user" and HARNESS.match(content)):
-            turns.append(Turn(number, role, clip(content)))
+            turns.append(_said(number, role, content))
     elif isinstance(content, list):
         for block in content:
             turns.extend(_block(block, role, number, state))
@@ -152,7 +157,7 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
     if kind in ("text", "input_text", "output_text") and isinstance(block.get("text"), str):
         if role == "user" and HARNESS.match(block["text"]):
             return []
-        return [Turn(number, role, clip(block["text"]))]
+        return [_said(number, role, block["text"])]
     if kind == "tool_use":
         return [_tool_use(block.get("name"), block.get("input"), block.get("id"), number, state)]
     if kind == "tool_result":
@@ -173,6 +178,10 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
         return [Turn(number, "tool", clip(text), "tool_result", command=command,
                      failed=failed)]
     return []  # thinking, images, documents: nothing to learn from here
+
+
+def _said(number: int, role: str, text: str) -> Turn:
+    return Turn(number, role, clip(text), planned=role == "user" and bool(PLAN.match(text)))
 
 
 def rejection(text: str) -> str | None:

@@ -28,6 +28,9 @@ class Turn:
     # (``text`` is the question and the option chosen).
     rejected: bool = False
     picked: bool = False
+    # A user turn that is a plan the agent wrote and the user approved (Claude Code's
+    # "Implement the following plan:"): the task about to be done, not what happened.
+    planned: bool = False
 
     @property
     def last(self) -> int:
