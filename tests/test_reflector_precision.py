@@ -49,3 +49,25 @@ def test_the_same_words_as_the_users_own_message_are_still_read(memx: Memx,
     memx.ok("ingest", _plan_session("").write(repo))
     assert [content[:40] for _, content in stored(repo)] == [
         "Error: The review injection is broken be"]
+
+
+WISH = "I want you to make the script's output more verbose and show me each request you run."
+
+
+def test_a_wish_that_opens_the_session_is_the_task(memx: Memx, repo: Path) -> None:
+    name = (Session().user(WISH)
+            .say("Sure, I'll add logging around each request.")
+            .edit("fetch.sh", "curl -s", "curl -sv")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_a_wish_once_the_work_is_under_way_is_a_preference(memx: Memx, repo: Path) -> None:
+    name = (Session().user("Please write a script that fetches the repository's metrics.")
+            .say("Here is `fetch.sh`, which runs the three queries.")
+            .edit("fetch.sh", "", "curl -s https://api.example.com/graphql")
+            .user(WISH)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [content for _, content in stored(repo)] == [WISH]

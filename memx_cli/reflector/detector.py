@@ -58,6 +58,8 @@ class PatternDetector:
         # ("no, keep 2 workers"), it was only a suggestion and teaches nothing.
         self._held: Candidate | None = None
         self._agent = False  # the session has tool calls: an agent at work
+        self._answered = False  # the assistant has said or done something
+        self._opening = True  # the turn fed now comes before any of the assistant's
         # An agent's diagnoses the session bore out, kept until the end: an episode that
         # closes around one takes it as its cause instead (one memory per problem).
         self.diagnoses = Diagnoses()
@@ -73,6 +75,8 @@ class PatternDetector:
         if turn.kind == "text":
             turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
         self._agent = self._agent or turn.kind == "tool_use"
+        self._opening = not self._answered
+        self._answered = self._answered or turn.role == "assistant"
         sig = analyse(turn)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
@@ -127,7 +131,7 @@ class PatternDetector:
         if any(c.first == turn.index for c in found):
             return found  # the turn told a whole episode itself
         skip = {n for n in range(len(sig.spans)) if _outcome_sentence(sig, n)}
-        stated = knowledge.found(sig, skip)
+        stated = knowledge.found(sig, skip, opening=self._opening and turn.role == "user")
         if stated is not None:
             return [*found, stated]
         if taken and turn.role == "assistant":

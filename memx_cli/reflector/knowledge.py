@@ -6,7 +6,8 @@ Each is found sentence by sentence in what people say (never in the assistant's 
 never in a question): a marker of the kind, plus, for a preference, someone it is for
 (I, me, please, 给我, ください, 주세요…) and, for a convention, a scope (our team, this
 repo, 规范, このリポジトリ, 우리 팀, chez nous…). A decision takes its reason along when
-the next sentence gives one.
+the next sentence gives one. A wish addressed to the agent ("I want you to …") in the
+message that opens a session is the task, not a way of working.
 """
 
 from __future__ import annotations
@@ -83,13 +84,18 @@ gehören in; gehören nach; gehört in; kommen in; kommt in; liegen in
 van en; va en; viven en; se guardan en; vão em; vai em; ficam em; moram em
 """))
 PREFER = Lexicon(phrases("""
-i prefer; i'd prefer; i would prefer; i'd rather; i would rather; my preference;
-i want you to; prefer
+i prefer; i'd prefer; i would prefer; i'd rather; i would rather; my preference; prefer
 偏好; 更喜欢; 我喜欢用; 比较喜欢
 好み; の方が好き
 선호; 좋아해요; 좋아합니다
 je préfère; j'aime mieux; je voudrais que; je préférerais
 ich bevorzuge; ich mag lieber; mir ist lieber; prefiero; me gusta más; prefiro; eu prefiro
+"""))
+# A wish addressed to the agent: how the work should be done once it is under way ("I want
+# you to make the output more verbose"), but in the message that opens a session, before the
+# agent has said or done anything, it is the task itself ("I want you to review the docs").
+WANT = Lexicon(phrases("""
+i want you to; je voudrais que
 """))
 # A standing request: "please ... always/never/don't", "from now on ... for me".
 PLEASE = Lexicon(phrases("""
@@ -114,13 +120,16 @@ yo; tú; usted; eu; você
 """))
 
 
-def found(sig: Signals, skip: set[int]) -> Candidate | None:
-    """The first kind a turn states (Decision, Convention, Preference), with its sentences."""
+def found(sig: Signals, skip: set[int], opening: bool = False) -> Candidate | None:
+    """The first kind a turn states (Decision, Convention, Preference), with its sentences.
+    ``opening``: the turn opens an agent's session (nothing answered yet): it sets the task."""
     if sig.turn.kind != "text" or sig.turn.role not in ("user", "text"):
         return None
     for name, test in (("Decision", _decision), ("Convention", _convention),
                        ("Preference", _preference)):
-        numbers = [n for n in range(len(sig.spans)) if n not in skip and test(sig, n)]
+        numbers = [n for n in range(len(sig.spans))
+                   if n not in skip and test(sig, n)
+                   and not (opening and name == "Preference" and _wish_only(sig, n))]
         if numbers:
             return _candidate(sig, name, numbers)
     return None
@@ -164,11 +173,18 @@ def _convention(sig: Signals, number: int) -> bool:
 def _preference(sig: Signals, number: int) -> bool:
     if not _usable(sig, number):
         return False
-    if _hits(sig, PREFER, number):
+    if _hits(sig, PREFER, number) or _hits(sig, WANT, number):
         return True
     if _hits(sig, PLEASE, number) and _hits(sig, HABIT, number):
         return True
     return _hits(sig, FUTURE, number) and _hits(sig, FOR_ME, number)
+
+
+def _wish_only(sig: Signals, number: int) -> bool:
+    """The sentence is a preference only by a wish addressed to the agent."""
+    return _hits(sig, WANT, number) and not _hits(sig, PREFER, number) \
+        and not (_hits(sig, PLEASE, number) and _hits(sig, HABIT, number)) \
+        and not (_hits(sig, FUTURE, number) and _hits(sig, FOR_ME, number))
 
 
 def _candidate(sig: Signals, name: str, numbers: list[int]) -> Candidate:
