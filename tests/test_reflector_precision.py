@@ -71,3 +71,50 @@ def test_a_wish_once_the_work_is_under_way_is_a_preference(memx: Memx, repo: Pat
             .write(repo))
     memx.ok("ingest", name)
     assert [content for _, content in stored(repo)] == [WISH]
+
+
+UNDEFINED = ("# example.com/store [example.com/store.test]\n"
+             "store/compat_test.go:41:30: blob.Writer undefined "
+             "(type plumbing.Hash has no field or method Writer)\nFAIL\texample.com/store [build failed]")
+
+
+def _rewritten(session: Session, path: str) -> Session:
+    """The agent writes a whole file (Claude Code's Write: no change to show)."""
+    session.calls += 1
+    tid = f"toolu_{session.calls}"
+    session._add("assistant", [{"type": "tool_use", "id": tid, "name": "Write", "input": {
+        "file_path": path, "content": "package store\n\n" + "".join(
+            f"func TestCompat{n}(t *testing.T) {{ checkCompat(t, {n}) }}\n" for n in range(8))}}])
+    return session._add("user", [{"type": "tool_result", "tool_use_id": tid,
+                                  "content": f"The file {path} has been updated."}])
+
+
+def test_a_file_rewritten_unseen_and_the_next_step_announced_teach_nothing(
+        memx: Memx, repo: Path) -> None:
+    session = (Session().user("Add a test that old checkpoints still load.")
+               .say("I'll write the test in `store/compat_test.go`.")
+               .run('go test ./store -run "TestCompat|TestMissing"', UNDEFINED, True)
+               .say("Let me rewrite the test another way:"))
+    name = (_rewritten(session, "store/compat_test.go")
+            .run('go test ./store -run "TestCompat"', "ok  \texample.com/store\t0.210s", False)
+            .say("Now let's fix the linter warning about `sort.Slice` in `registry.go`.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_a_fix_whose_change_is_shown_is_still_the_lesson(memx: Memx, repo: Path) -> None:
+    # the control: the same episode with an edit that shows the change keeps its lesson
+    name = (Session().user("Add a test that old checkpoints still load.")
+            .say("I'll write the test in `store/compat_test.go`.")
+            .run('go test ./store -run "TestCompat|TestMissing"', UNDEFINED, True)
+            .edit("store/compat_test.go", "blob.Writer()", "repo.Storer.NewEncodedObject()")
+            .run('go test ./store -run "TestCompat"', "ok  \texample.com/store\t0.210s", False)
+            .say("Now let's fix the linter warning about `sort.Slice` in `registry.go`.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [content for _, content in stored(repo)] == [
+        "Error: `go test ./store -run \"TestCompat|TestMissing\"` — store/compat_test.go:41:30: "
+        "blob.Writer undefined (type plumbing.Hash has no field or method Writer). "
+        "Fix: edited store/compat_test.go: `repo.Storer.NewEncodedObject()`; "
+        "ran `go test ./store -run \"TestCompat\"`."]

@@ -24,6 +24,9 @@ class Candidate:
     cause: str | None = None  # why, when it was said
     failed: int = 0  # attempts that did not work
     topic: str | None = None  # what the memory is about, when no slot names it (a title)
+    # An episode's fix shows something a reader could do again (a change, another command);
+    # False: only a file rewritten unseen and the failing check run again.
+    shown: bool = True
 
     def __post_init__(self) -> None:
         if not self.confidence:

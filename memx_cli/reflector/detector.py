@@ -111,7 +111,8 @@ class PatternDetector:
         return found
 
     def _explained(self, found: list[Candidate]) -> list[Candidate]:
-        """An episode's lesson takes the diagnosis stated inside its span as its cause."""
+        """An episode's lesson takes the diagnosis stated inside its span as its cause; one
+        whose fix shows nothing to do again and that nobody explained teaches nothing."""
         out: list[Candidate] = []
         for candidate in found:
             if candidate.rule in EPISODES:
@@ -120,6 +121,8 @@ class PatternDetector:
                 if inside:
                     self._diagnosed = [d for d in self._diagnosed if d not in inside]
                     candidate = replace(candidate, cause=inside[-1].cause or inside[-1].fix)
+                if not candidate.shown and not candidate.cause:
+                    continue
             out.append(candidate)
         return out
 

@@ -17,7 +17,8 @@ failure). Inside it:
   `SilentError`, print nothing") asks for a task, and the task done is a report.
 
 A turn that tells a whole episode by itself ("tried A, no luck; B fixed it", a traceback
-and its cause) is read clause by clause (``narrative``).
+and its cause) is read clause by clause (``narrative``). The assistant's words right after
+the passing run give the why, never a sentence that announces its next step.
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ LOOK_UP = frozenset(["ls", "cat", "head", "tail", "find", "stat", "file", "wc", 
                      "rg", "test", "["])
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
+QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+# A sentence that announces the agent's next step ("Now let's fix the linter warning",
+# "I'll also update the docs"): said after a passing run it tells what comes next, not
+# why the fix worked.
+NEXT_STEP = re.compile(r"(?i)^\W*(?:(?:now|next|then|also|so|ok|okay)\b[,\s]+)?"
+                       r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|we'll|we\s+will|"
+                       r"i\s+need\s+to|we\s+need\s+to|i'm\s+going\s+to)\b")
 
 
 class Tracker:
@@ -307,7 +315,9 @@ class Tracker:
     def _lesson(self, episode: Episode, working: list[Attempt], last: int,
                 by: str) -> Candidate:
         tools = [a for a in working if a.tool]
-        said = [a for a in working if not a.tool]
+        # "Let me check the implementation:" announces the tool call that follows; the
+        # call is the attempt, the announcement explains nothing
+        said = [a for a in working if not a.tool and not a.text.rstrip().endswith((":", "："))]
         if tools:  # what was said after the last tool call is talk, not the fix's reason
             said = [a for a in said if a.first <= tools[-1].first] or said[:0]
         if tools and said and said[-1].remedy:  # the words say the fix better than a diff
@@ -322,6 +332,7 @@ class Tracker:
             cause = said[-1].text if said else None
         else:
             fix, cause = said[-1].text, None
+        shown = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
             a.failed for a in episode.attempts) else "ErrorFix"
         files = tuple(dict.fromkeys(f for a in working for f in a.files))
@@ -330,12 +341,31 @@ class Tracker:
                          commands=commands, files=files, cause=cause,
                          context="\n".join(episode.context)[-1500:],
                          failed=sum(a.failed for a in episode.attempts),
-                         veracity="tool" if by == "tool" and not said else "inferred")
+                         veracity="tool" if by == "tool" and not said else "inferred",
+                         shown=shown)
 
     def _explained(self, done: Candidate, sig: Signals) -> Candidate:
-        """The assistant's words right after a passing run say why it worked."""
-        why = proposal(sig, limit=2)
+        """The assistant's words right after a passing run say why it worked; a sentence
+        announcing its next step does not."""
+        ahead = {n for n in range(len(sig.spans)) if NEXT_STEP.match(sig.sentence(n))}
+        why = proposal(sig, limit=2, skip=ahead)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _unseen(attempt: Attempt, check: str | None) -> bool:
+    """The try shows nothing to do again: a file written whole (no change to show) or the
+    failing check run again with nothing added (other tests selected)."""
+    if attempt.files:
+        return not attempt.change
+    words = _words(check or "")
+    return bool(words) and all(_words(c) <= words for c in attempt.commands)
+
+
+def _words(command: str) -> set[str]:
+    """A command's words with its quoted arguments blanked: ``go test -run "A|B"`` and
+    ``go test -run "A"`` select other tests of the same check; ``make test SEED=0`` adds a
+    setting."""
+    return set(QUOTED.sub('""', command).split())
 
 
 def _key(command: str, episode: Episode) -> str:

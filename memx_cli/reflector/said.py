@@ -58,16 +58,18 @@ def concrete(sentence: str) -> bool:
                 or CONCRETE.search(sentence))
 
 
-def proposal(sig: Signals, limit: int = 3, asked: bool = False) -> str | None:
+def proposal(sig: Signals, limit: int = 3, asked: bool = False,
+             skip: frozenset[int] | set[int] = frozenset()) -> str | None:
     """What a turn proposes or explains concretely; a question only when ``asked`` (the
-    assistant's "Maybe disable the `semi` rule?" is a suggestion)."""
+    assistant's "Maybe disable the `semi` rule?" is a suggestion); never the sentences
+    numbered in ``skip``."""
     numbers = []
     hits = {sig.sentence_of(h.start) for h in sig.cause + sig.remedy} | set(sig.config)
     denied = denied_sentences(sig)
     for number in range(len(sig.spans)):
         if sig.is_question(number) and not (asked and concrete(sig.sentence(number))):
             continue
-        if number in denied:
+        if number in denied or number in skip:
             continue  # "switching to musl did not help either": a failed attempt
         text = sig.sentence(number)
         if number in hits or concrete(text):
