@@ -118,3 +118,29 @@ def test_a_fix_whose_change_is_shown_is_still_the_lesson(memx: Memx, repo: Path)
         "blob.Writer undefined (type plumbing.Hash has no field or method Writer). "
         "Fix: edited store/compat_test.go: `repo.Storer.NewEncodedObject()`; "
         "ran `go test ./store -run \"TestCompat\"`."]
+
+
+CHANGELOG = ("Done. Summary of changes:\n\n- Created `cmd/cli/help.go` (moved from `commands/`)\n"
+             "- Updated `cmd/cli/root.go` to call `NewHelpCmd()` directly\n"
+             "- Deleted the `commands/` directory")
+
+
+def _reported(report: str) -> Session:
+    return (Session().user("Move the help command into the main cli package.")
+            .edit("cmd/cli/root.go", "commands.NewHelpCmd()", "NewHelpCmd()")
+            .run("go test ./...", "ok  \texample.com/cmd/cli\t0.310s", False)
+            .say(report)
+            .user("Thanks, now update the changelog."))
+
+
+def test_a_report_that_only_lists_changes_is_no_lesson(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _reported(CHANGELOG).write(repo))
+    assert stored(repo) == []
+
+
+def test_a_report_that_says_why_is_kept(memx: Memx, repo: Path) -> None:
+    why = CHANGELOG + ("\n\nThe help command had to move because `commands/` imported the "
+                       "root package, which made an import cycle.")
+    memx.ok("ingest", _reported(why).write(repo))
+    assert [content[:60] for _, content in stored(repo)] == [
+        "Done. Summary of changes: Created `cmd/cli/help.go` (moved f"]

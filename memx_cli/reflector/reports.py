@@ -12,7 +12,10 @@ session. It is kept only when the session's structure vouches for it:
   did not then say the problem goes on ("Still slow: 0.9 s.");
 - the report is the assistant's last text before the user speaks again (or the session
   ends), after that run; it is no question and no plan ("Let me …", "Now …");
-- the user's next message does not turn the work down, deny it or say "still".
+- the user's next message does not turn the work down, deny it or say "still";
+- the report says what was wrong, what fixed it or why (a problem or cause named, a fix or
+  its outcome stated, a reason given), or what a named piece of code now does: a list of
+  what was added or moved is a changelog.
 
 Headings, fenced code, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
@@ -34,12 +37,17 @@ from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.diagnosis import NARRATED
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.said import concrete, rejects
-from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.knowledge import REASON
+from memx_cli.reflector.signals import Signals, analyse
+from memx_cli.reflector.turn import Turn
 
 MAX_REPORT = 420  # room in one memory (500) for the check that bore it out
 MIN_WORDS = 8
 MAX_COMMAND = 60
 HEADING = re.compile(r"^\s*#{1,6}\s")
+# A named piece of code, then "now" and what it does: a behaviour the work established
+# ("`loadConfig` now decodes with …"), not an item of a changelog ("Added `X`").
+BEHAVES = re.compile(r"`[^`\n]+`\s+now\s+[a-z]")
 MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)")
 
 
@@ -105,7 +113,8 @@ class Reports:
 
     @staticmethod
     def _lesson(work: Work | None) -> Candidate | None:
-        if work is None or work.report is None or work.check is None:
+        if work is None or work.report is None or work.check is None \
+                or not _explains(work.report):
             return None
         check = " ".join(work.check.split())
         if len(check) > MAX_COMMAND:
@@ -146,6 +155,15 @@ def _report(sig: Signals) -> str | None:
     if text.rstrip().endswith(("?", "？", ":")):
         return None  # it asks, or announces what comes next
     return text if len(text) <= MAX_REPORT else text[:MAX_REPORT - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _explains(report: str) -> bool:
+    """The report says what was wrong, what fixed it or why: a problem or a cause named,
+    a fix or its outcome stated, a reason given. A list of what was added, moved or
+    renamed is a changelog the history already holds, not a lesson."""
+    sig = analyse(Turn(0, "assistant", report))
+    return bool(sig.errors or sig.error_lines or sig.cause or sig.remedy or sig.resolved
+                or sig.find(REASON) or BEHAVES.search(report))
 
 
 def _listed(lines: list[str], end: int) -> str:
