@@ -144,3 +144,19 @@ def test_a_report_that_says_why_is_kept(memx: Memx, repo: Path) -> None:
     memx.ok("ingest", _reported(why).write(repo))
     assert [content[:60] for _, content in stored(repo)] == [
         "Done. Summary of changes: Created `cmd/cli/help.go` (moved f"]
+
+
+def _weighed(chore: str) -> Session:
+    return (Session().user("Should `explain` fetch the metadata branch before it reads?")
+            .run("git branch -r", "  origin/main\n  origin/entire/sessions", False)
+            .say(chore)
+            .user("Ok, write that down in the plan."))
+
+
+DESIGN = ("For the behind case we don't need to sync on every read: the push already merges "
+          "and users can fetch by hand.")
+
+
+def test_an_agent_weighing_a_design_states_no_chore(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _weighed(DESIGN).write(repo))
+    assert stored(repo) == []

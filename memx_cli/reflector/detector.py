@@ -57,6 +57,7 @@ class PatternDetector:
         # An assistant's setting change waits for the user's next message: turned down
         # ("no, keep 2 workers"), it was only a suggestion and teaches nothing.
         self._held: Candidate | None = None
+        self._chores: list[Candidate] = []  # the assistant's words of a chore, kept likewise
         self._agent = False  # the session has tool calls: an agent at work
         self._answered = False  # the assistant has said or done something
         self._opening = True  # the turn fed now comes before any of the assistant's
@@ -143,6 +144,14 @@ class PatternDetector:
         if single is not None and single.rule == "ConfigChange" and turn.role == "assistant":
             earlier, self._held = self._held, single
             return [*found, earlier] if earlier is not None and not self._agent else found
+        if single is not None and single.rule == "RepetitiveOp" and turn.role == "assistant":
+            # "must process every diff", "no need to sync on every read": an agent weighing a
+            # design; the chores it really repeats are its commands (history.py)
+            self._chores.append(single)
+            if len(self._chores) > MAX_DIAGNOSED:  # bounded: the oldest waits no longer
+                oldest = self._chores.pop(0)
+                return found if self._agent else [*found, oldest]
+            return found
         return [*found, single] if single is not None else found
 
     def _release(self, sig: Signals) -> list[Candidate]:
@@ -157,8 +166,10 @@ class PatternDetector:
     def finish(self) -> list[Candidate]:
         held, self._held = self._held, None
         held = None if self._agent else held
+        chores, self._chores = ([] if self._agent else self._chores), []
         self._diagnosed += self.diagnoses.finish()
-        found = ([held] if held is not None else []) + self._explained(self.episodes.finish()) \
+        found = ([held] if held is not None else []) + chores \
+            + self._explained(self.episodes.finish()) \
             + self.replies.finish() + self.redos.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
         found = self._spanned(found + diagnosed)
