@@ -160,3 +160,13 @@ DESIGN = ("For the behind case we don't need to sync on every read: the push alr
 def test_an_agent_weighing_a_design_states_no_chore(memx: Memx, repo: Path) -> None:
     memx.ok("ingest", _weighed(DESIGN).write(repo))
     assert stored(repo) == []
+
+
+def test_a_reports_table_rows_are_left_out(memx: Memx, repo: Path) -> None:
+    report = ("Fixed the attribution bug: `Attribute()` no longer counts a user's edit of "
+              "their own lines against the agent.\n\n| Metric | Before | After |\n|---|---|---|\n"
+              "| Agent lines | 7 | 10 |")
+    memx.ok("ingest", _reported(report).write(repo))
+    assert [content for _, content in stored(repo)] == [
+        "Fixed the attribution bug: `Attribute()` no longer counts a user's edit of their own "
+        "lines against the agent. (checked: `go test ./...` passed)."]

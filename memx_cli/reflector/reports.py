@@ -17,7 +17,7 @@ session. It is kept only when the session's structure vouches for it:
   its outcome stated, a reason given), or what a named piece of code now does: a list of
   what was added or moved is a changelog.
 
-Headings, fenced code, list markers and a closing offer ("Would you like me to commit
+Headings, fenced code, table rows, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
 text too long for one that lists its changes keeps the list, from the line that
 introduces it, and the lines after the list whole: the list's last items go first. When
@@ -48,6 +48,7 @@ HEADING = re.compile(r"^\s*#{1,6}\s")
 # A named piece of code, then "now" and what it does: a behaviour the work established
 # ("`loadConfig` now decodes with …"), not an item of a changelog ("Added `X`").
 BEHAVES = re.compile(r"`[^`\n]+`\s+now\s+[a-z]")
+TABLE = re.compile(r"^\s*\|.*\|\s*$")
 MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)")
 
 
@@ -135,8 +136,8 @@ def _report(sig: Signals) -> str | None:
         if FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or HEADING.match(line) or not line.strip():
-            continue
+        if fenced or HEADING.match(line) or TABLE.match(line) or not line.strip():
+            continue  # a table's rows read as one line are cells without their columns
         if MARKER.match(line):
             listed = len(lines) if listed < 0 else listed
             items.append(len(lines))
