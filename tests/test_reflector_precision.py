@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .conftest import Memx
+from .test_reflector_replies import Replies
 from .test_reflector_sessions import Session, stored
 
 PLAN = """# Plan: fix the hook response format
@@ -170,3 +171,27 @@ def test_a_reports_table_rows_are_left_out(memx: Memx, repo: Path) -> None:
     assert [content for _, content in stored(repo)] == [
         "Fixed the attribution bug: `Attribute()` no longer counts a user's edit of their own "
         "lines against the agent. (checked: `go test ./...` passed)."]
+
+
+def _asked_back(answer: str) -> Replies:
+    return (Replies().user("Open the pull request for the README files.")
+            .run("git push -u origin readme-files", "branch 'readme-files' set up", False)
+            .rejected_run('gh pr create --title "Add README files"',
+                          "can we rename the branch to something better first?")
+            .say(answer))
+
+
+def test_a_correction_answered_only_by_a_question_back_is_no_lesson(
+        memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _asked_back("No worries! What would you like to rename it to?")
+            .write(repo))
+    assert stored(repo) == []
+
+
+def test_a_correction_answered_with_the_way_is_kept(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _asked_back("I'll rename it with `git branch -m docs/readme-locations`.")
+            .write(repo))
+    (memory,) = [content for _, content in stored(repo)]
+    assert memory.startswith('User correction (`gh pr create --title "Add README files"` '
+                             'turned down): "can we rename the branch')
+    assert memory.endswith("Answer: I'll rename it with `git branch -m docs/readme-locations`.")

@@ -5,7 +5,8 @@ an option, turn a tool call down with a word, answer a question prompt.
   *Preference*: the user's words, what was turned down, and the assistant's answer to them
   (the next thing it says, which usually names the concrete way: "I can use
   `json.Decoder.DisallowUnknownFields()`"). A bare rejection, or words that neither ask,
-  negate nor direct ("I'll take it from here"), teach nothing. After a bare rejection the
+  negate nor direct ("I'll take it from here"), teach nothing; nor does a correction the
+  assistant answers only by asking back ("What would you like to rename it to?"). After a bare rejection the
   user's next message is the correction ("fix the test, the code is right") when the
   assistant then edits another file than the one turned down ("sorry, go on" and the same
   edit again is no change of course).
@@ -154,8 +155,13 @@ class Replies:
             if _options(turn.text[:MAX_OFFER]):  # a menu of options answers nothing yet:
                 self.pending = None              # the user's pick, if any, is the decision
                 return [pending]
-            reply = proposal(sig, limit=2) or " ".join(
-                sig.sentence(n) for n in range(min(2, len(sig.spans))))
+            reply = proposal(sig, limit=2)
+            if reply is None and sig.spans and sig.is_question(len(sig.spans) - 1):
+                # "No worries! What would you like to rename it to?": the assistant asks
+                # back; the request is still open and nothing was settled
+                self.pending = None
+                return []
+            reply = reply or " ".join(sig.sentence(n) for n in range(min(2, len(sig.spans))))
             reply = _clip(reply, MAX_BLOCK)
             self.pending = None
             return [Candidate(pending.rule, pending.first, turn.last, pending.lang,
