@@ -195,3 +195,21 @@ def test_a_correction_answered_with_the_way_is_kept(memx: Memx, repo: Path) -> N
     assert memory.startswith('User correction (`gh pr create --title "Add README files"` '
                              'turned down): "can we rename the branch')
     assert memory.endswith("Answer: I'll rename it with `git branch -m docs/readme-locations`.")
+
+
+def _design(words: str) -> Session:
+    return (Session().user("How would you track line ownership?")
+            .say("Option 4 keeps a count per line hash; it is the simplest improvement.")
+            .user(words))
+
+
+def test_a_decision_referred_to_is_not_stated(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _design("Could we write a summary of the options and what we went "
+                              "with, and keep it in docs/architecture.").write(repo))
+    assert stored(repo) == []
+
+
+def test_a_decision_stated_is_kept(memx: Memx, repo: Path) -> None:
+    words = "We went with option 4, the count per line hash, for the first release."
+    memx.ok("ingest", _design(words).write(repo))
+    assert [content for _, content in stored(repo)] == [words]

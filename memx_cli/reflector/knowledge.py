@@ -135,13 +135,17 @@ def found(sig: Signals, skip: set[int], opening: bool = False) -> Candidate | No
     return None
 
 
-def _hits(sig: Signals, lexicon: Lexicon, number: int, negations: bool = True) -> bool:
+def _hits(sig: Signals, lexicon: Lexicon, number: int, negations: bool = True,
+          unless: re.Pattern[str] | None = None) -> bool:
+    """The lexicon is hit in the sentence; ``unless``: not where the sentence's words
+    before the hit match it."""
     start, end = sig.spans[number]
     text = sig.text
     plea = lexicon is PLEASE or not negations  # "without emoji please" is still a request
     return any(start <= h.start < end and (plea or not negated(h, sig.words, text))
                and text[h.start - 1:h.start] not in CODEISH
                and not _glued(text[h.end:h.end + 2])
+               and not (unless is not None and unless.search(text[start:h.start]))
                for h in sig.find(lexicon))
 
 
@@ -155,9 +159,15 @@ def _usable(sig: Signals, number: int) -> bool:
     return not sig.is_question(number) and len(text) >= 12
 
 
+# A decision referred to, not stated: "write down what we went with", "whichever we chose".
+REFERRED = re.compile(r"(?i)\b(?:what|which|whatever|whichever|whether|how)\s+(?:we\s+)?$")
+
+
 def _decision(sig: Signals, number: int) -> bool:
-    return _usable(sig, number) and (
-        _hits(sig, DECISION, number) or bool(DECISION_SHAPE.search(sig.sentence(number))))
+    if not _usable(sig, number):
+        return False
+    return _hits(sig, DECISION, number, unless=REFERRED) \
+        or bool(DECISION_SHAPE.search(sig.sentence(number)))
 
 
 def _convention(sig: Signals, number: int) -> bool:
