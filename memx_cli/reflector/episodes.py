@@ -332,7 +332,7 @@ class Tracker:
             cause = said[-1].text if said else None
         else:
             fix, cause = said[-1].text, None
-        shown = bool(said) or not all(_unseen(a, episode.command) for a in tools)
+        visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
             a.failed for a in episode.attempts) else "ErrorFix"
         files = tuple(dict.fromkeys(f for a in working for f in a.files))
@@ -342,7 +342,7 @@ class Tracker:
                          context="\n".join(episode.context)[-1500:],
                          failed=sum(a.failed for a in episode.attempts),
                          veracity="tool" if by == "tool" and not said else "inferred",
-                         shown=shown)
+                         shown=visible)
 
     def _explained(self, done: Candidate, sig: Signals) -> Candidate:
         """The assistant's words right after a passing run say why it worked; a sentence

@@ -35,9 +35,9 @@ from memx_cli.reflector import evidence
 from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.diagnosis import NARRATED
+from memx_cli.reflector.knowledge import REASON
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.said import concrete, rejects
-from memx_cli.reflector.knowledge import REASON
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
 
