@@ -92,6 +92,35 @@ def test_valid_until_expires_and_policies_are_never_swept(memx: Memx, repo: Path
     assert (repo / ".memx" / "memories" / f"{ids[1]}.yaml").exists()
 
 
+def test_restoring_an_expired_memory_makes_it_hold_again(memx: Memx, repo: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The walk-through (issue 27): a restored memory kept its past valid_until, so search
+    # still hid it and the next sweep archived it again.
+    monkeypatch.setenv("MEMX_NOW", T0)
+    records = [{"content": "The VPN is needed to reach the staging cluster",
+                "valid_until": "2026-01-03T00:00:00Z"},
+               {"content": "The release train leaves every second Thursday",
+                "valid_until": "2027-01-01T00:00:00Z"}]
+    expired, later = json.loads(memx.ok("import", "-", "--json",
+                                        input=json.dumps(records)))["imported"]
+    monkeypatch.setenv("MEMX_NOW", "2026-01-04T00:00:00Z")
+    assert "expired" in memx.ok("sweep")
+    assert memx.ok("restore", expired) == (
+        f"Restored {expired} (.memx/memories/{expired}.yaml)\n")
+    text = (repo / ".memx" / "memories" / f"{expired}.yaml").read_text()
+    assert "valid_until" not in text and "updated_at: '2026-01-04T00:00:00Z'" in text
+    found = json.loads(memx.ok("search", "VPN staging cluster", "--json"))["results"]
+    assert [r["id"] for r in found] == [expired]
+    assert memx.ok("sweep") == "Nothing to archive: 2 memories checked, none below 0.02.\n"
+    # a valid_until still to come is the author's and stays
+    later_file = repo / ".memx" / "memories" / f"{later}.yaml"
+    archive = repo / ".memx" / "archive" / f"{later}.yaml"
+    archive.parent.mkdir(exist_ok=True)
+    later_file.rename(archive)
+    memx.ok("restore", later)
+    assert "valid_until: '2027-01-01T00:00:00Z'" in later_file.read_text()
+
+
 def test_memory_type_curves_from_config(memx: Memx, repo: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     (repo / ".memx" / "config.yaml").write_text(

@@ -46,7 +46,8 @@ def sweep_cmd(state: State, dry_run: bool, as_json: bool) -> None:
 def restore_cmd(state: State, memory_id: str, as_json: bool) -> None:
     """Bring the archived memory whose id starts with ID back to .memx/memories/.
 
-    Its updated_at becomes now, so it starts its forgetting curve again.
+    Its updated_at becomes now, so it starts its forgetting curve again; a valid_until
+    that has passed is removed (the memory holds again until you set a new one).
     """
     from memx_cli.jsonout import memory_json
 

@@ -124,13 +124,17 @@ def resolve_archived(repo: Repo, prefix: str) -> tuple[Store, str]:
 
 def restore(repo: Repo, prefix: str) -> tuple[Memory, Path]:
     """Move an archived memory back to ``memories/``. Its ``updated_at`` becomes now, so
-    it starts its forgetting curve again instead of being swept at the next run."""
+    it starts its forgetting curve again instead of being swept at the next run; a
+    ``valid_until`` that has passed is dropped, or the memory would stay hidden from
+    search and be archived again by the next sweep (restoring it says it holds again)."""
     repo.require_store()
     store, memory_id = resolve_archived(repo, prefix)
     source = store.path_for(memory_id, archived=True)
     mem = store.read_file(source)
     target = store.path_for(memory_id)
-    revived = mem.replace(updated_at=now_iso())
+    moment = now()
+    until = mem.valid_until if not is_expired({"valid_until": mem.valid_until}, moment) else None
+    revived = mem.replace(updated_at=now_iso(), valid_until=until)
     with store.lock():
         # Renewed in place, then moved in one rename: never both archived and live.
         atomic_write(source, dump(revived), tmp_dir=store.tmp_dir)
