@@ -178,9 +178,14 @@ class Memx(Guarded):
 
     def policies(self, include_inactive: bool = False) -> list[Memory]:
         """Current policies: pushed to every role, so not filtered (SPEC 5)."""
+        return [m for _, m in self.policy_origins(include_inactive)]
+
+    def policy_origins(self, include_inactive: bool = False) -> list[tuple[str, Memory]]:
+        """``policies`` with the store each comes from: ``project``, ``global`` or
+        ``source:NAME`` (a subscribed source's, pushed like the others)."""
         from memx_cli.operations.policy import policies
 
-        return [m for _, m in policies(self.repo, include_inactive)]
+        return [(store.label, m) for store, m in policies(self.repo, include_inactive)]
 
     def conflicts(self, scan: bool = True) -> tuple[list[ConflictPair], list[str]]:
         """Recorded and detected conflicts whose two sides the role may read."""

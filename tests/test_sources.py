@@ -87,6 +87,26 @@ def test_domains_filter_and_weight(memx: Memx, repo: Path, team_repo: Path) -> N
     assert "Never log access tokens" not in memx.ok("context", "add logging")
     hit = json.loads(memx.ok("search", "staging cluster", "--json", "--explain"))["results"][0]
     assert hit["store"] == "source:team" and hit["explain"]["factors"]["source"] == 0.5
+    assert memx("policy", "list").err == "No policies.\n"  # nor is security
+
+
+def test_policy_list_shows_the_policies_a_preamble_pushes(memx: Memx, repo: Path,
+                                                         team_repo: Path) -> None:
+    # The walk-through (issue 27): `memx policy list` ("as they appear in a preamble")
+    # left out a source's policies, which every preamble pushes.
+    own = memx.ok("policy", "add", "Never push to main", "--domain", "conventions").strip()
+    memx.ok("source", "add", "team", str(team_repo))
+    team = json.loads(memx.ok("search", "Never log access tokens", "--json"))["results"][0]["id"]
+    assert memx.ok("policy", "list") == (
+        f"{own}  - [conventions] Never push to main\n"
+        f"{team}  - [security] Never log access tokens (from source team)\n")
+    context = memx.ok("context", "add request logging to the API")
+    assert ("- [conventions] Never push to main\n"
+            "- [security] Never log access tokens (from source team)\n") in context
+    listed = json.loads(memx.ok("policy", "list", "--json"))["policies"]
+    assert [(p["id"], p["store"]) for p in listed] == [(own, "project"), (team, "source:team")]
+    assert memx("policy", "deactivate", team).err == (
+        f"memx: error: no memory matches '{team}'; see memx list\n")  # read-only here
 
 
 def test_an_unreachable_source_is_skipped_with_one_notice(memx: Memx, repo: Path,

@@ -40,21 +40,27 @@ def add_cmd(state: State, rule: str, domain: str | None, topic: str | None,
 
 @policy_group.command("list")
 @click.option("--all", "include_inactive", is_flag=True, help="Also list inactive policies.")
-@click.option("--json", "as_json", is_flag=True, help='Print {"policies": [...]}.')
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"policies": [...]}, each with the "store" it comes from (project, '
+                   'global or source:NAME).')
 @click.pass_obj
 def list_cmd(state: State, include_inactive: bool, as_json: bool) -> None:
-    """List current policies as they appear in a preamble: - [domain] rule."""
+    """List current policies as they appear in a preamble: - [domain] rule. Those of
+    subscribed sources (memx source) are marked with their origin."""
     from memx_cli.generator.context import policy_line
     from memx_cli.jsonout import memory_json
+    from memx_cli.store.sources import LABEL_PREFIX
 
-    found = state.memx().policies(include_inactive)
+    found = state.memx().policy_origins(include_inactive)
     if as_json:
-        emit_json({"policies": [memory_json(m) for m in found]})
+        emit_json({"policies": [{**memory_json(m), "store": label} for label, m in found]})
         return
     if not found:
         click.echo("No policies.", err=True)
-    for mem in found:
-        click.echo(f"{mem.id}  {policy_line(mem)}{'' if mem.active else '  (inactive)'}")
+    for label, mem in found:
+        origin = (f" (from source {label.removeprefix(LABEL_PREFIX)})"
+                  if label.startswith(LABEL_PREFIX) else "")
+        click.echo(f"{mem.id}  {policy_line(mem)}{origin}{'' if mem.active else '  (inactive)'}")
 
 
 @policy_group.command("deactivate")

@@ -83,10 +83,21 @@ def supersede(repo: Repo, old_prefix: str, content: str, kind: str) -> WriteResu
 
 
 def policies(repo: Repo, include_inactive: bool = False) -> list[tuple[Store, Memory]]:
-    """Every current policy (not superseded), active ones only unless asked."""
+    """Every current policy (not superseded), active ones only unless asked: this
+    repository's and the global store's, then those of the subscribed sources (within
+    their domains), the ones `memx context` pushes (a source's store is labelled
+    ``source:NAME``)."""
+    from memx_cli.store.sources import stores as source_stores
+
+    def current(mem: Memory) -> bool:
+        return mem.kind == "policy" and not mem.superseded_by and (mem.active or include_inactive)
+
     found, _ = load_visible(repo)
-    return [(s, m) for s, m in found if m.kind == "policy" and not m.superseded_by
-            and (m.active or include_inactive)]
+    chosen = [(s, m) for s, m in found if current(m)]
+    for source, store in source_stores(repo):
+        chosen.extend((store, m) for m in store.load_all().memories
+                      if current(m) and (not source.domains or m.domain in source.domains))
+    return chosen
 
 
 def deactivate(repo: Repo, prefix: str, active: bool = False) -> Memory:
