@@ -83,3 +83,16 @@ def test_broken_access_file_fails_open_with_a_warning(memx: Memx, repo: Path,
     assert load(Repo.discover(repo)) == Grants()
     assert caplog.messages == [".memx/access.yaml: role 'intern', domain 'secrets': expected "
                                "none, read or write, got 'maybe'; every grant is read"]
+
+
+def test_a_misspelt_grants_key_is_a_problem_not_silence(memx: Memx, repo: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # The walk-through (issue 27): `roles:` for `grants:` gave every role read on every
+    # domain with no word from validate, doctor or any command.
+    (repo / ".memx" / "access.yaml").write_text("roles:\n  intern: {decisions: none}\n")
+    problem = ("unknown key 'roles'; expected grants: {ROLE: {DOMAIN: none|read|write}}")
+    result = memx("validate")
+    assert (result.code, result.out) == (1, f".memx/access.yaml: {problem}\n")
+    monkeypatch.setenv("MEMX_ROLE", "intern")
+    assert memx("search", "anything").err.splitlines()[0] == (
+        f"memx: warning: .memx/access.yaml: {problem}; every grant is read")

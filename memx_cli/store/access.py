@@ -108,6 +108,11 @@ def read_grants(repo: Repo) -> Grants:
 def _parse(data: object) -> dict[str, dict[str, str]]:
     if not isinstance(data, dict) or not isinstance(data.get("grants", {}), dict):
         raise ValueError("expected grants: {ROLE: {DOMAIN: none|read|write}}")
+    unknown = sorted(str(key) for key in data if key != "grants")
+    if unknown:
+        # a misspelt `grants:` (roles:, grant:) silently granted nothing (issue 27)
+        raise ValueError(f"unknown key {unknown[0]!r}; expected grants: "
+                         "{ROLE: {DOMAIN: none|read|write}}")
     table: dict[str, dict[str, str]] = {}
     for role, domains in (data.get("grants") or {}).items():
         if not isinstance(domains, dict):
