@@ -21,8 +21,9 @@ WORDS = st.sampled_from(["deploy", "with", "fly", "the", "api", "pool", "size", 
 LINE = st.lists(WORDS, min_size=1, max_size=8).map(" ".join)
 CONTENT = st.lists(LINE, min_size=1, max_size=3).map("\n".join)
 TAG = st.sampled_from(["deploy", "ci", "db", "tooling", "team-rules"])
+DOMAIN = st.sampled_from(["", "conventions", "team rules (web)"])
 MEMORY = st.tuples(st.sampled_from(["fact", "policy"]), CONTENT,
-                   st.lists(TAG, max_size=2, unique=True))
+                   st.lists(TAG, max_size=2, unique=True), DOMAIN)
 
 
 def fresh_repo(tmp: Path, name: str, memx: Memx) -> Path:
@@ -39,11 +40,11 @@ def fresh_repo(tmp: Path, name: str, memx: Memx) -> Path:
 @given(memories=st.lists(MEMORY, min_size=1, max_size=4))
 def test_an_export_read_back_elsewhere_exports_the_same(
         memx: Memx, tmp_path_factory: pytest.TempPathFactory, fmt: str,
-        memories: list[tuple[str, str, list[str]]]) -> None:
+        memories: list[tuple[str, str, list[str], str]]) -> None:
     tmp = tmp_path_factory.mktemp("trip")
     source, target = fresh_repo(tmp, "a", memx), fresh_repo(tmp, "b", memx)
-    for kind, content, tags in memories:
-        memx.ok("add", "-", "--kind", kind, "--raw",
+    for kind, content, tags, domain in memories:
+        memx.ok("add", "-", "--kind", kind, "--raw", *(["--domain", domain] if domain else []),
                 *[x for tag in tags for x in ("--tag", tag)], input=content, cwd=source)
     first = memx.ok("export", "--format", fmt, cwd=source)
     (target / f"export.{fmt}").write_text(first)
@@ -57,7 +58,10 @@ def test_an_export_read_back_elsewhere_exports_the_same(
 
 def test_the_markdown_export_keeps_kinds_ids_and_tags(memx: Memx, repo: Path,
                                                       tmp_path: Path) -> None:
-    policy = memx.ok("add", "Never push to main", "--kind", "policy").strip()
+    # the domain too (the walk-through, issue 27: "[conventions] Never push to main"
+    # came back as "[general] ...", in every preamble)
+    policy = memx.ok("add", "Never push to main", "--kind", "policy", "--domain",
+                     "conventions").strip()
     fact = memx.ok("add", "The API is deployed with fly\n\nfrom services/api", "--tag",
                    "deploy").strip()
     (tmp_path / "export.md").write_text(memx.ok("export", "--format", "markdown"))
@@ -67,6 +71,9 @@ def test_the_markdown_export_keeps_kinds_ids_and_tags(memx: Memx, repo: Path,
     listed = {m["id"]: m for m in json.loads(memx.ok("list", "--json", cwd=target))["memories"]}
     assert (listed[policy]["kind"], listed[policy]["content"]) == ("policy",
                                                                     "Never push to main")
+    assert listed[policy]["domain"] == "conventions" and "domain" not in listed[fact]
+    assert memx.ok("policy", "list", cwd=target) == (
+        f"{policy}  - [conventions] Never push to main\n")
     assert listed[fact]["kind"] == "fact" and listed[fact]["tags"] == ["deploy"]
     assert listed[fact]["content"] == "The API is deployed with fly\n\nfrom services/api"
 
@@ -138,13 +145,13 @@ USER_LINE = st.lists(st.sampled_from(["always", "run", "make", "lint", "before",
        user=st.lists(USER_LINE, max_size=2, unique=True))
 def test_an_instruction_file_read_back_exports_the_same(
         memx: Memx, tmp_path_factory: pytest.TempPathFactory, fmt: str, target: str,
-        memories: list[tuple[str, str, list[str]]], user: list[str]) -> None:
+        memories: list[tuple[str, str, list[str], str]], user: list[str]) -> None:
     """The three instruction-file formats as a property (issue 27): whatever memories
     and whatever rules of the user's own the file holds, export -> import -> export
     writes the same bytes, and importing it again adds nothing."""
     root = fresh_repo(tmp_path_factory.mktemp("trip"), "a", memx)
-    for kind, content, tags in memories:
-        memx.ok("add", "-", "--kind", kind, "--raw",
+    for kind, content, tags, domain in memories:
+        memx.ok("add", "-", "--kind", kind, "--raw", *(["--domain", domain] if domain else []),
                 *[x for tag in tags for x in ("--tag", tag)], input=content, cwd=root)
     path = root / target
     path.parent.mkdir(parents=True, exist_ok=True)

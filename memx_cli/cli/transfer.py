@@ -30,7 +30,7 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
     source the file and line. Importing an unchanged file again changes nothing. The
     block `memx export` manages in an instruction file is not imported (those memories
     are in the store), and memx's own Markdown export is read back as memories (id,
-    kind, tags and content kept), like JSON.
+    kind, domain, tags and content kept), like JSON.
 
     Each object needs "content"; "tags", "source", "created_at", "kind", "scope",
     "domain", "topic", "veracity", "tools", "entities", "section", "type" and "id" are

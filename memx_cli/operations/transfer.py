@@ -270,7 +270,8 @@ def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:
         yield MARKDOWN_TITLE + "\n\n"
         for mem in memories:
             labels = ", ".join(mem.tags)
-            head = f"- **{mem.kind}** `{mem.id}`" + (f" ({labels})" if labels else "")
+            head = (f"- **{mem.kind}** `{mem.id}`" + (f" [{mem.domain}]" if mem.domain else "")
+                    + (f" ({labels})" if labels else ""))
             body = "\n".join("  " + line for line in mem.content.splitlines())
             yield f"{head}\n\n{body}\n\n"
     else:
@@ -278,8 +279,9 @@ def export_text(memories: Iterable[Memory], fmt: str) -> Iterator[str]:
 
 
 MARKDOWN_TITLE = "# Memories"
-# One item of the Markdown export: "- **kind** `id`" and the tags in parentheses.
-_MARKDOWN_HEAD = re.compile(r"- \*\*([a-z_]+)\*\* `([0-9a-z]{26})`(?: \((.*)\))?")
+# One item of the Markdown export: "- **kind** `id`", the domain in brackets (as a
+# preamble shows it; an older export has none) and the tags in parentheses.
+_MARKDOWN_HEAD = re.compile(r"- \*\*([a-z_]+)\*\* `([0-9a-z]{26})`(?: \[(.+?)\])?(?: \((.*)\))?")
 
 
 def is_markdown_export(path: Path) -> bool:
@@ -299,7 +301,8 @@ def markdown_export_records(text: str) -> list[dict[str, Any]] | None:
     """The records of memx's own Markdown export (``export --format markdown``), or None
     when ``text`` is not one: its title, then only items of the export's shape (a head
     line, then the content indented by two spaces). Reading them back keeps each
-    memory's id, kind, tags and content, so export -> import -> export is the identity."""
+    memory's id, kind, domain, tags and content, so export -> import -> export is the
+    identity."""
     lines = text.splitlines()
     if not lines or lines[0] != MARKDOWN_TITLE:
         return None
@@ -309,9 +312,11 @@ def markdown_export_records(text: str) -> list[dict[str, Any]] | None:
         head = _MARKDOWN_HEAD.fullmatch(line)
         if head is not None:
             _close(records, body)
-            kind, memory_id, labels = head.groups()
+            kind, memory_id, domain, labels = head.groups()
             records.append({"id": memory_id, "kind": kind, "content": "",
                             "tags": labels.split(", ") if labels else []})
+            if domain:
+                records[-1]["domain"] = domain
         elif line and (not records or not line.startswith("  ")):
             return None  # prose of the user's own: a Markdown note, not an export
         else:
