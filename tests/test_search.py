@@ -81,6 +81,10 @@ def test_limit_and_budget(store: Memx) -> None:
     # 12 tokens fit the short memories only: the longer ones are skipped, not a stop.
     small = results(store, "pnpm database tests", "--budget", "16", "--limit", "10")
     assert small and all(len(r["content"]) / 4 <= 16 for r in small)
+    # none fits: say so, not "No matching memories." (the walk-through, issue 27)
+    tiny = store("search", "redis", "--budget", "3")
+    assert (tiny.code, tiny.out) == (0, "")
+    assert tiny.err == "No result fits the token budget (1 skipped); raise --budget.\n"
 
 
 def test_json_shape_and_explain(store: Memx) -> None:

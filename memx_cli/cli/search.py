@@ -48,6 +48,10 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
         emit_json(search_json(result, explain))
         return
     if not result.hits:
+        if result.over_budget:
+            click.echo(f"No result fits the token budget ({result.over_budget} skipped); "
+                       "raise --budget.", err=True)
+            return
         click.echo("No matching memories." if result.relevant else
                    "Nothing relevant (--closest lists the closest memories anyway).", err=True)
         return

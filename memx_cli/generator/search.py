@@ -73,6 +73,7 @@ class SearchResult:
     problems: list[str] = field(default_factory=list)
     when: DateRange | None = None  # the days the query names ("in May 2023"), if any
     relevant: bool = True  # some hit cleared the relevance threshold (issue 25)
+    over_budget: int = 0  # results skipped because they did not fit the token budget
 
 
 def visible(doc_scope: str, current: str) -> bool:
@@ -172,7 +173,8 @@ class Searcher:
                            or any(h.relevance >= RELEVANT for h in ranked))
         if not result.relevant and not closest:
             ranked = []  # nothing relevant: an honest empty answer, not the nearest noise
-        result.hits = self._fill(ranked, limit, budget, cfg["ace.verification.policy"])
+        result.hits, result.over_budget = self._fill(ranked, limit, budget,
+                                                     cfg["ace.verification.policy"])
         if explain:
             self._explain(result.hits, terms)
         if record_recalls:
@@ -419,16 +421,18 @@ class Searcher:
         hits.sort(key=lambda h: (-h.composite, h.id))
         return hits
 
-    def _fill(self, ranked: list[Hit], limit: int, budget: int, policy: str) -> list[Hit]:
+    def _fill(self, ranked: list[Hit], limit: int, budget: int,
+              policy: str) -> tuple[list[Hit], int]:
         """Take results in rank order within max_results and the token budget; an
-        oversized result is skipped, not a reason to stop (SPEC 3.4).
+        oversized result is skipped, not a reason to stop (SPEC 3.4). Returns them and
+        how many were skipped for the budget.
 
         Anchored results are verified on the way (SPEC 3.5), only as many as it takes:
         verification can only lower a score, so a verified result is final once it
         ranks before every result not yet looked at.
         """
         chosen: list[Hit] = []
-        used = 0
+        used = skipped = 0
         waiting: list[tuple[float, str, int, Hit]] = []  # looked at, by (lowered) rank
         pos = 0
         self._verifier = None  # one per search: a warm process must see file changes
@@ -440,6 +444,8 @@ class Searcher:
                 if used + hit.tokens <= budget:
                     chosen.append(hit)
                     used += hit.tokens
+                else:
+                    skipped += 1
                 continue
             if nxt is None:
                 break
@@ -448,7 +454,7 @@ class Searcher:
                 heapq.heappush(waiting, (-nxt.composite, nxt.id, pos, nxt))
         if self._verifier is not None:
             self._verifier.save()
-        return chosen
+        return chosen, skipped
 
     def _verify(self, hit: Hit, policy: str) -> bool:
         """Check an anchored hit against the work tree; False when the policy drops it."""
