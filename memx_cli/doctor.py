@@ -10,7 +10,7 @@ from typing import Any
 from memx_cli import __version__, git
 from memx_cli.errors import ConfigError, MemxError
 from memx_cli.operations import merge_driver
-from memx_cli.operations.validate import check_config, check_store
+from memx_cli.operations.validate import check_access, check_config, check_store
 from memx_cli.store.repo import Repo
 
 PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy",
@@ -58,6 +58,8 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         problems.extend(str(p) for p in checked.problems)
         config_problems = [str(p) for p in check_config(repo)]
         problems.extend(config_problems)
+        # the grants too: a broken access.yaml makes every grant read (issue 27)
+        problems.extend(str(p) for p in check_access(repo))
         if not config_problems:  # the files are fine; environment variables may not be
             try:
                 repo.config  # noqa: B018 - loading it is the check

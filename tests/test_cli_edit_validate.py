@@ -149,6 +149,12 @@ def test_doctor_reports_state(memx: Memx, repo: Path) -> None:
     broken = memx("doctor")
     assert broken.code == 1
     assert "problem:    .memx/config.yaml:2: invalid YAML in configuration" in broken.out
+    (repo / ".memx" / "config.yaml").write_text("")
+    (repo / ".memx" / "access.yaml").write_text("grants:\n  intern: {secrets: maybe}\n")
+    broken = memx("doctor")
+    assert broken.code == 1
+    assert ("problem:    .memx/access.yaml: role 'intern', domain 'secrets': expected none, "
+            "read or write, got 'maybe'\n") in broken.out
 
 
 def test_two_add_processes_at_the_same_moment_both_succeed(repo: Path) -> None:
