@@ -140,6 +140,18 @@ def test_list_filters(memx: Memx) -> None:
     assert "fact   project  a fact [x, y]" in human and "policy project  a policy [x]" in human
 
 
+def test_list_keeps_its_columns_when_short_ids_differ_in_length(memx: Memx) -> None:
+    # The walk-through (issue 27): two ids sharing 13 characters print 14, the others 12,
+    # and the kind and scope columns of those lines were shifted by two.
+    records = [{"id": "01m971ghfqwqpsxwjwrf6tyawg", "content": "first twin"},
+               {"id": "01m971ghfqwqpyaxq5rz4hr3kc", "content": "second twin", "kind": "policy"},
+               {"id": "01m9zzzzzzzzzzzzzzzzzzzzzz", "content": "a loner"}]
+    memx.ok("import", "-", "--raw", input="\n".join(json.dumps(r) for r in records))
+    assert memx.ok("list") == ("01m971ghfqwqps  fact   project  first twin\n"
+                               "01m971ghfqwqpy  policy project  second twin\n"
+                               "01m9zzzzzzzz    fact   project  a loner\n")
+
+
 def test_list_skips_a_broken_file_with_a_warning(memx: Memx, repo: Path) -> None:
     good = memx.ok("add", "still here").strip()
     bad = memx.ok("add", "will break").strip()

@@ -40,8 +40,11 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
         return
     short = abbreviate(found)
     width = terminal_width()  # once: 10k lines asked for it 10k times (issue 15)
-    lines = [summary(mem, short[mem.id], link_marks(mem.supersedes, mem.superseded_by,
-                                                     mem.conflicts_with, short), width)
+    # ids are as short as they can be, so their lengths differ: pad them to one column
+    pad = max((len(short[mem.id]) for mem in chosen), default=0)
+    lines = [summary(mem, short[mem.id].ljust(pad),
+                     link_marks(mem.supersedes, mem.superseded_by, mem.conflicts_with, short),
+                     width)
              for mem in chosen]
     if lines:
         click.echo("\n".join(lines))
