@@ -99,6 +99,8 @@ WRITER_CENSUS: dict[str, str] = {
     "memx_cli/api.py::require_read::domain": "fields.LABEL_RE",
     "memx_cli/cli/_output.py::summary::tags": "fields.LABEL_RE",
     "memx_cli/cli/instructions.py::import_markdown::domain": "fields.LABEL_RE",
+    # memx's Markdown export: "[domain]" on the item's head line, read back by import
+    "memx_cli/operations/transfer.py::export_text::domain": "fields.LABEL_RE",
 }
 
 
