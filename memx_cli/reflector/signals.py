@@ -31,7 +31,7 @@ from memx_cli.reflector.vocab import (
 _PREFILTER = ("rror", "xception", "Traceback", "FAIL", "fatal", "panic", "ERR", "exit",
               "not found", "No such", "denied", "Segmentation", "undefined", "annot find",
               "refused", "E  ", "Exit", "Failed", "failed", "ENOENT", "ETIMEDOUT", "returned",
-              ".go:")
+              ".go:", ": line ")
 MAX_ERROR = 240  # an error line is cut at a sentence or a word, never inside one
 ERROR_LINE = re.compile(
     r"(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)(?:\[[^\]]*\])?:\s*\S"
@@ -40,6 +40,10 @@ ERROR_LINE = re.compile(
     # the Go compiler and go vet: every diagnostic is `file.go:LINE:COL: message`, with no
     # "error" word (grep -n and t.Errorf output carry no column)
     r"|^\s*[\w./-]*\w\.go:\d+:\d+:\s+\S"
+    # a shell's own diagnostic for a script: bash prints `SCRIPT: line N: message` for
+    # every run-time error (unbound variable, bad substitution, syntax error) and for
+    # nothing else
+    r"|^\S+: line \d+: \S"
     r"|^\s*E\s{2,}\S|\bnpm ERR!|^\s*ERR!|##\[error\]"
     r"|^\s*(?:FAILED|FAIL)\b|Traceback \(most recent call last\)"
     r"|\b(?:exit(?:ed)? (?:code|status)|exited with code|returned non-zero exit status)[:\s]+[1-9]"
