@@ -34,3 +34,41 @@ def test_a_line_that_only_mentions_a_line_number_is_no_failure(memx: Memx, repo:
             .say("The config sets retries to 3 on line 12.")
             .write(repo))
     assert memx.ok("ingest", name) == "Nothing to remember in 4 messages\n"
+
+
+APPROACHES = (
+    "Right. A setting only helps contributors who can push upstream.\n\n"
+    "A few approaches that could work:\n\n"
+    "1. **Keep the data on the fork, upstream pulls it at merge time** — a workflow on "
+    "the upstream repo fetches the branch from the fork when a PR merges.\n\n"
+    "2. **Push the data to the fork (already works)** — nothing to build; the gap is "
+    "getting it upstream.\n\n"
+    "3. **Hybrid** — contributors with push access use the setting.\n\n"
+    "Which scenario are you targeting?")
+
+
+def test_an_option_of_a_numbered_list_quoted_back_is_a_decision(memx: Memx, repo: Path) -> None:
+    """Options offered as a numbered list of bold titles, and the user pastes one back:
+    that item is the choice, never the others."""
+    name = (Session().user("the issue is that this only works with push access upstream, right?")
+            .say(APPROACHES)
+            .user("Can you help me build that? 1. Keep the data on the fork, upstream pulls "
+                  "it at merge time — a workflow on the upstream repo fetches it")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Chose Option 1 — Keep the data on the fork, upstream pulls it at merge time; a "
+        "workflow on the upstream repo fetches the branch from the fork when a PR merges. "
+        "(asked: \"the issue is that this only works with push access upstream, right?\"). "
+        "The user: \"Can you help me build that? 1. Keep the data on the fork, upstream "
+        "pulls it at merge time — a workflow on the upstream repo fetches it\"."]
+
+
+def test_a_numbered_list_the_user_does_not_quote_decides_nothing(memx: Memx, repo: Path) -> None:
+    """A reply that only shares a word or two with a title ("hybrid", "the fork") picks
+    nothing: only a title repeated word for word is a pick."""
+    name = (Session().user("the issue is that this only works with push access upstream, right?")
+            .say(APPROACHES)
+            .user("hmm, what would a hybrid look like on the fork?")
+            .write(repo))
+    assert memx.ok("ingest", name) == "Nothing to remember in 3 messages\n"

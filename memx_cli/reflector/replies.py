@@ -24,6 +24,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   label (Option, Approach, Alternative, Choice + a letter or number) that the assistant's
   last message offered as a heading or a bold line; the memory holds that option's block,
   the question that led to it and the user's own words, never the other options.
+  Options offered as a numbered list of bold titles ("1. **Keep them on the fork** — …")
+  are picked by quoting one: the user's message repeats one item's title word for word
+  (pasted back, as people do), and no other item's.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ LABEL = r"(?:option|approach|alternative|choice|variant)\s+([A-Z]|\d{1,2})\b"
 OFFERED = re.compile(rf"^\s*(?:#{{1,6}}\s*|[-*]\s+|\d+[.)]\s+)?(?:\*\*)?(?i:{LABEL})"
                      r"\s*(?:\*\*)?\s*[:.—–-]?\s*(.*)$")
 NAMED = re.compile(rf"(?i)(?<!not )(?<!no )\b{LABEL}")
+# A numbered list item led by a bold title: "1. **Title** — what it means".
+LISTED = re.compile(r"^\s*(\d{1,2})[.)]\s+\*\*([^*\n]{3,200})\*\*\s*[:.—–-]?\s*(.*)$")
+MIN_QUOTED = 4  # words of a title the user must repeat: a short one ("Hybrid") is no quote
 HEADING = re.compile(r"^\s*(?:#{1,6}\s|---+\s*$|\*{3,}\s*$|___+\s*$)")
 # An option's weighing (its pros and cons) is not what was chosen.
 JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|drawbacks?|"
@@ -107,7 +113,7 @@ class Replies:
         elif turn.rejected:
             out += self._rejected(sig)
         elif turn.role == "assistant":
-            offered = _options(turn.text[:MAX_OFFER])
+            offered = _options(turn.text[:MAX_OFFER]) or _listed(turn.text[:MAX_OFFER])
             if offered:
                 self.offered = offered
         elif turn.role == "user":
@@ -192,6 +198,8 @@ class Replies:
             return []
         chosen = [m.group(1).upper() for m in NAMED.finditer(sig.turn.text)
                   if m.group(1).upper() in offered]
+        if not chosen:
+            chosen = _quoted(sig.turn.text, offered)
         if len(set(chosen)) != 1:
             return []  # none named, or several compared: no pick
         label = chosen[0]
@@ -267,6 +275,38 @@ def _options(text: str) -> dict[str, str]:
     if len(found) < 2:
         return {}  # one "option" is no choice
     return {label: _clip("; ".join(lines), MAX_BLOCK) for label, lines in found.items()}
+
+
+def _listed(text: str) -> dict[str, str]:
+    """The options of a numbered list whose items lead with a bold title, by number: the
+    title and the item's own line (what follows on the lines under it is detail)."""
+    found: dict[str, str] = {}
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        match = None if fenced else LISTED.match(line)
+        if match and match.group(1) not in found:
+            title, rest = match.group(2).strip(), match.group(3).strip()
+            found[match.group(1)] = _clip(f"Option {match.group(1)} — {title}"
+                                          + (f"; {rest}" if rest else ""), MAX_BLOCK)
+    return found if len(found) >= 2 else {}
+
+
+def _quoted(text: str, offered: dict[str, str]) -> list[str]:
+    """The one offered option whose title the user's message repeats word for word."""
+    said = " ".join(_WORDS.findall(text.lower()))
+    hits = []
+    for label, block in offered.items():
+        title = block.split(" — ", 1)[-1].split("; ", 1)[0]
+        wanted = _WORDS.findall(title.lower())
+        if len(wanted) >= MIN_QUOTED and f" {' '.join(wanted)} " in f" {said} ":
+            hits.append(label)
+    return hits
+
+
+_WORDS = re.compile(r"\w+(?:[-'’]\w+)*")
 
 
 def _own_words(text: str) -> str:
