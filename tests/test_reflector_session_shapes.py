@@ -72,3 +72,22 @@ def test_a_numbered_list_the_user_does_not_quote_decides_nothing(memx: Memx, rep
             .user("hmm, what would a hybrid look like on the fork?")
             .write(repo))
     assert memx.ok("ingest", name) == "Nothing to remember in 3 messages\n"
+
+
+def test_an_option_the_user_says_does_not_work_is_turned_down_not_chosen(
+        memx: Memx, repo: Path) -> None:
+    """"Option 1 doesn't work since …" names the option to turn it down: the memory keeps
+    the user's reason and never says the option was chosen."""
+    name = (Session().user("show the commit message instead of the prompt")
+            .say("We'd need to either:\n\n"
+                 "1. **Store commit hash in metadata** - add a field and pass it along\n"
+                 "2. **Look up by trailer** - search history for the trailer\n\n"
+                 "Option 1 is cleaner.")
+            .user("Option 1 doesn't work since the commit hash can change, that's why we "
+                  "add the trailer to the real commits.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Turned down Option 1 — Store commit hash in metadata; add a field and pass it "
+        "along. The user: \"Option 1 doesn't work since the commit hash can change, that's "
+        "why we add the trailer to the real commits\"."]

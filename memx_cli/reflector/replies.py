@@ -26,7 +26,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   the question that led to it and the user's own words, never the other options.
   Options offered as a numbered list of bold titles ("1. **Keep them on the fork** — …")
   are picked by quoting one: the user's message repeats one item's title word for word
-  (pasted back, as people do), and no other item's.
+  (pasted back, as people do), and no other item's. An option named to be turned down
+  ("Option 1 doesn't work since the hash can change") is never the choice: the memory says
+  it was turned down, with the user's reason.
 """
 
 from __future__ import annotations
@@ -196,10 +198,15 @@ class Replies:
         offered, self.offered = self.offered, {}
         if not offered:
             return []
-        chosen = [m.group(1).upper() for m in NAMED.finditer(sig.turn.text)
-                  if m.group(1).upper() in offered]
-        if not chosen:
+        named = [m for m in NAMED.finditer(sig.turn.text) if m.group(1).upper() in offered]
+        chosen = [m.group(1).upper() for m in named if not _negated(sig.turn.text, m.end())]
+        refused = {m.group(1).upper() for m in named} - set(chosen)
+        if not named:
             chosen = _quoted(sig.turn.text, offered)
+        if not chosen and len(refused) == 1:
+            # "Option 1 doesn't work since the hash can change": the user's reason is the
+            # lesson, and the option turned down is never stored as the choice
+            return [self._turned_down(sig, offered[refused.pop()])]
         if len(set(chosen)) != 1:
             return []  # none named, or several compared: no pick
         label = chosen[0]
@@ -212,6 +219,28 @@ class Replies:
         text = head + said
         return [Candidate("Decision", sig.turn.index, sig.turn.last, sig.lang, text,
                           veracity="stated", context=sig.turn.text[:1500])]
+
+
+    @staticmethod
+    def _turned_down(sig: Signals, option: str) -> Candidate:
+        words = " ".join(sig.turn.text.split()).rstrip(".!。！ ")
+        head = f"Turned down {_clip(option, MAX_BLOCK // 2)}."
+        text = f"{head} The user: \"{_clip(words, MAX_DECISION - len(head) - 13)}\""
+        return Candidate("Decision", sig.turn.index, sig.turn.last, sig.lang, text,
+                         veracity="stated", context=sig.turn.text[:1500])
+
+
+# A negated verb in the clause that names an option: "Option 1 doesn't work", "option B
+# is not what we want", "approach 2 won't scale".
+NEGATED = re.compile(r"(?i)\b(?:\w+n't|\w+\s+not|cannot|never)\b")
+CLAUSE_END = re.compile(r"[,.;:!?]|\s(?:but|and|since|because|so)\s")
+
+
+def _negated(text: str, start: int) -> bool:
+    """The words after an option's label, up to the end of its clause, negate it."""
+    end = CLAUSE_END.search(text, start)
+    clause = text[start:end.start() if end else start + 60][:60]
+    return bool(NEGATED.search(clause))
 
 
 def _redirects(words: str) -> bool:
