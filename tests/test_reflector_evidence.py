@@ -342,7 +342,7 @@ def test_a_long_error_line_is_cut_at_a_word_not_inside_one(memx: Memx, repo: Pat
     long = ("cmd/app/store/migrate.go:7:2: could not import example.com/app/internal/store "
             "(cmd/app/store/migrate.go:7:2: no required module provides package "
             "example.com/app/internal/store, which the build needs for the store migration "
-            "command and its tests)")
+            "command, its tests and the nightly export job that reads the old tables)")
     ingest_chat(memx, f"u: since the rename the build fails with this error:\n{long}",
                 "a: The module path is example.org/app since the rename. Import "
                 "`example.org/app/internal/store` in migrate.go instead.",
@@ -351,9 +351,9 @@ def test_a_long_error_line_is_cut_at_a_word_not_inside_one(memx: Memx, repo: Pat
     assert isinstance(content, str)
     assert content.split(" Fix: ")[0] == (
         "Error: cmd/app/store/migrate.go:7:2: could not import example.com/app/internal/store "
-        "(cmd/app/store/migrate.go:7:2: no required module provides package "
-        "example.com/app/internal/store, which the build needs for the store migration "
-        "command and its…"), content
+        "(no required module provides package example.com/app/internal/store, which the "
+        "build needs for the store migration command, its tests and the nightly export job…"), \
+        content
 
 
 def test_a_task_runners_prefixed_lines_are_the_tools_own_summary() -> None:

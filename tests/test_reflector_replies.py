@@ -277,8 +277,8 @@ def test_a_bare_rejection_turns_down_that_call_not_the_edits_before_it(
     memx.ok("ingest", name)
     assert contents(repo) == [
         "Error: TypeError: Cannot read properties of undefined (reading 'id'). Fix: edited "
-        "/repo/src/user.js: `return user?.id;`; edited /repo/CHANGELOG.md: `## 1.2 - a user "
-        "without an id loads`."]
+        "src/user.js: `return user?.id;`; edited CHANGELOG.md: `## 1.2 - a user without an "
+        "id loads`."]
 
 
 def test_a_look_up_that_finds_no_path_is_no_problem(memx: Memx, repo: Path) -> None:

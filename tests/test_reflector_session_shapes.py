@@ -91,3 +91,46 @@ def test_an_option_the_user_says_does_not_work_is_turned_down_not_chosen(
         "Turned down Option 1 — Store commit hash in metadata; add a field and pass it "
         "along. The user: \"Option 1 doesn't work since the commit hash can change, that's "
         "why we add the trailer to the real commits\"."]
+
+
+def refused_edit(session: Session, path: str, old: str, new: str) -> Session:
+    """An Edit the tool refuses: its old text is not in the file."""
+    session.calls += 1
+    tid = f"toolu_{session.calls}"
+    session._add("assistant", [{"type": "tool_use", "id": tid, "name": "Edit", "input": {
+        "file_path": path, "old_string": old, "new_string": new}}])
+    return session._add("user", [{
+        "type": "tool_result", "tool_use_id": tid, "is_error": True,
+        "content": f"<tool_use_error>String to replace not found in file.\nString: {old}"
+                   "</tool_use_error>"}])
+
+
+IMPORT_ERROR = ("# example.com/app/store\n"
+                "store/migrate.go:7:2: could not import old.io/app/checkpoint "
+                "(store/migrate.go:7:2: no required module provides package "
+                "old.io/app/checkpoint)")
+
+
+def test_a_fix_in_several_edits_of_one_file_shows_the_edits_that_stand(
+        memx: Memx, repo: Path) -> None:
+    """Files are named from the session's working folder; an edit the tool refused
+    changed nothing; an edit rewritten by a later one is replaced by it; edits of one file
+    in a row name it once; Go's place said again inside its error is said once."""
+    session = (Session().user("the build is broken after the rename")
+               .run("go build ./...", IMPORT_ERROR, True)
+               .edit("/repo/store/migrate.go", 'import (\n\t"fmt"\n\t"old.io/app/checkpoint"\n)',
+                     'import (\n\t"fmt"\n)'))
+    refused_edit(session, "/repo/store/migrate.go", '\t"old.io/app/checkpoint"',
+                 '\t"example.com/app/checkpoint"')
+    name = (session.edit("/repo/store/migrate.go", 'import (\n\t"fmt"\n)',
+                         'import (\n\t"fmt"\n\t"example.com/app/checkpoint"\n)')
+            .edit("/repo/store/migrate.go", "checkpoint.Branch(base)",
+                  "checkpoint.Branch(base, state.WorktreeID)")
+            .run("go build ./...", "", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `go build ./...` — store/migrate.go:7:2: could not import "
+        "old.io/app/checkpoint (no required module provides package old.io/app/checkpoint). "
+        "Fix: edited store/migrate.go: `import ( \"fmt\" \"example.com/app/checkpoint\" )`; "
+        "`checkpoint.Branch(base, state.WorktreeID)`."]

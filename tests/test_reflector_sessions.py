@@ -357,4 +357,4 @@ def test_a_fix_after_a_long_failed_series_is_the_lesson(memx: Memx, repo: Path) 
     memx.ok("ingest", name)
     assert contents(repo) == [
         "Error: TypeError: Cannot read properties of undefined (reading 'id'). Fix: edited "
-        "/repo/src/user.js: `return user?.id;`."]
+        "src/user.js: `return user?.id;`."]

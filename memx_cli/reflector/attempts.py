@@ -65,6 +65,14 @@ class Episode:
         for attempt in self.attempts[start:]:
             attempt.rejected = True
 
+    def refused(self, files: tuple[str, ...]) -> None:
+        """The tool refused the last edit of ``files`` (its old text was not found): that
+        edit changed nothing, so it is no attempt."""
+        for attempt in reversed(self.attempts):
+            if attempt.tool and attempt.files == list(files):
+                attempt.revert = True
+                return
+
     def working(self) -> list[Attempt]:
         return [a for a in self.attempts[self.mark:]
                 if not a.failed and not a.revert and not a.rejected]
@@ -74,6 +82,9 @@ class Episode:
             if (earlier.failed and attempt.tool and earlier.files == attempt.files
                     and attempt.change is not None and attempt.change == earlier.replaced):
                 attempt.revert = True  # puts back what a failed edit replaced
+            elif (attempt.tool and earlier.tool and earlier.files == attempt.files
+                    and attempt.replaced is not None and attempt.replaced == earlier.change):
+                earlier.revert = True  # rewritten by this edit: only this one stands
         self.attempts.append(attempt)
         over = len(self.attempts) - MAX_ATTEMPTS
         if over > 0:  # the oldest go; the mark stays before the same attempts

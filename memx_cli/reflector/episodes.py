@@ -8,7 +8,9 @@ failure). Inside it:
   an edit made by a tool call, or another command run;
 - a denial ("still failing", 还是不行, toujours pas…), the same command failing again, or
   a new error line reported by the user marks the attempts since the last failure failed;
-  an edit that restores what a failed edit replaced is a revert, never the lesson;
+  an edit that restores what a failed edit replaced is a revert, never the lesson; an
+  edit the tool refused (its old text not found) changed nothing, and an edit that a later
+  edit of the same file rewrites is replaced by it: the lesson shows the edits that stand;
 - a confirmation by the user ("that worked", 搞定了, 直った, 됐어요, ça marche…) or the
   failing command passing closes it with what worked. The assistant cannot confirm its
   own suggestion; an episode that is never confirmed teaches nothing.
@@ -136,6 +138,8 @@ class Tracker:
     def _tool_result(self, sig: Signals) -> bool:
         turn = sig.turn
         if not turn.command:
+            if self.open is not None and turn.files and turn.failed:
+                self.open.refused(turn.files)
             return self.open is not None
         failed = turn.failed if turn.failed is not None else bool(sig.error_lines)
         episode = self.open
@@ -328,7 +332,7 @@ class Tracker:
             fix = said[-1].text.rstrip(".。 ") + (f" ({detail})" if detail else "")
             cause = None
         elif tools:
-            fix = "; ".join(a.text for a in tools[-4:])
+            fix = _edits(tools[-4:])
             cause = said[-1].text if said else None
         else:
             fix, cause = said[-1].text, None
@@ -366,6 +370,20 @@ def _words(command: str) -> set[str]:
     ``go test -run "A"`` select other tests of the same check; ``make test SEED=0`` adds a
     setting."""
     return set(QUOTED.sub('""', command).split())
+
+
+def _edits(tools: list[Attempt]) -> str:
+    """The tool attempts as one text; edits of the same files in a row name them once
+    ("edited a.go: `x`; `y`"): a memory has room for the changes, not a path per change."""
+    parts: list[str] = []
+    previous: list[str] | None = None
+    for attempt in tools:
+        if attempt.files and attempt.change and attempt.files == previous and parts:
+            parts[-1] += f"; `{attempt.change}`"
+        else:
+            parts.append(attempt.text)
+        previous = attempt.files if attempt.change else None
+    return "; ".join(parts)
 
 
 def _key(command: str, episode: Episode) -> str:

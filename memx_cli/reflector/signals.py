@@ -278,6 +278,18 @@ def _diagnosed(text: str) -> str | None:
     return f"{test.where} failed: {test.message}" if test.where else test.message
 
 
+PLACE = re.compile(r"^(\S+?:\d+(?::\d+)?):\s")
+
+
+def _unrepeated(line: str) -> str:
+    """An error line without its place said again inside it: the Go tools write
+    ``a.go:7:2: could not import x (a.go:7:2: no required module provides package x)``."""
+    place = PLACE.match(line)
+    if place is None:
+        return line
+    return line[:place.end()] + line[place.end():].replace(f"({place.group(1)}: ", "(")
+
+
 def _error_evidence(sig: Signals) -> None:
     text = sig.text
     if any(p in text for p in _PREFILTER):
@@ -292,8 +304,8 @@ def _error_evidence(sig: Signals) -> None:
         strong = [ln for ln in sig.error_lines if _STRONG.search(ln)]
         # a Python traceback ends with the exception; most other tools lead with it
         pick = strong[-1] if strong and "Traceback" in text else (strong or sig.error_lines)[0]
-        sig.key_error = shorten(re.sub(r"^(?:E\s{2,}|##\[error\]|npm ERR!\s*)", "",
-                                       pick).strip(), MAX_ERROR)
+        sig.key_error = shorten(_unrepeated(re.sub(r"^(?:E\s{2,}|##\[error\]|npm ERR!\s*)", "",
+                                                   pick).strip()), MAX_ERROR)
     elif sig.turn.failed and sig.text.strip():
         lines = [ln.strip() for ln in sig.text.splitlines() if ln.strip()]
         sig.key_error = shorten(lines[-1], MAX_ERROR)

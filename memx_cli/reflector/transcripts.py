@@ -20,7 +20,9 @@ said:\n<words>") becomes a user turn marked ``rejected`` holding the words typed
 (none for a bare rejection), and the answer to a question prompt (a tool call whose input
 holds ``questions`` with ``options``; its result reads ``"<question>"="<answer>"``)
 becomes a user turn marked ``picked`` per question: the question and the option chosen,
-with that option's description, never the options not chosen. Texts the harness writes
+with that option's description, never the options not chosen. An edit the tool refused
+(``is_error``, "String to replace not found") gives a failed result naming the edit's
+files, and edited files are named from the session's ``cwd`` when they lie inside it. Texts the harness writes
 in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``) are
 nobody's words and are skipped. A plan the user approved with "clear context" arrives as
 a user message opening "Implement the following plan:"; it becomes a user turn marked
@@ -64,16 +66,25 @@ MAX_OPTIONS = 12
 @dataclass
 class State:
     session: str | None = None
+    # The folder the agent works in (Claude Code's ``cwd`` on every record): the files it
+    # edits are named from there, as the project names them, not by a home-folder path.
+    cwd: str | None = None
     commands: OrderedDict[str, str | None] = field(default_factory=OrderedDict)
+    edits: OrderedDict[str, tuple[str, ...]] = field(default_factory=OrderedDict)
     # question prompts waiting for their answer: call id -> [(question, {label: description})]
     asked: OrderedDict[str, list[tuple[str, dict[str, str]]]] = field(
         default_factory=OrderedDict)
 
-    def remember(self, call_id: Any, command: str | None) -> None:
+    def remember(self, call_id: Any, command: str | None,
+                 files: tuple[str, ...] = ()) -> None:
         if isinstance(call_id, str):
             self.commands[call_id] = command
             while len(self.commands) > MAX_TOOL_IDS:
                 self.commands.popitem(last=False)
+            if files:
+                self.edits[call_id] = files
+                while len(self.edits) > MAX_TOOL_IDS:
+                    self.edits.popitem(last=False)
 
     def ask(self, call_id: Any, args: Any) -> None:
         """A question prompt: the questions and their options, by shape (``questions``: a
@@ -102,6 +113,8 @@ def parse(record: Any, number: int, state: State) -> list[Turn] | None:
     kind = record.get("type")
     if isinstance(record.get("sessionId"), str):
         state.session = state.session or record["sessionId"]
+    if isinstance(record.get("cwd"), str) and record["cwd"].startswith("/"):
+        state.cwd = record["cwd"].rstrip("/")
     if kind == "session_meta" and isinstance(record.get("payload"), dict):
         sid = record["payload"].get("id")
         state.session = state.session or (sid if isinstance(sid, str) else None)
@@ -170,6 +183,12 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
             return [Turn(number, "user", t, picked=True) for t in answers(asked, text)]
         error = block.get("is_error")
         command = state.commands.get(block.get("tool_use_id", ""))
+        edited = state.edits.pop(block.get("tool_use_id", ""), ())
+        if edited and error is True:
+            # the tool refused the edit ("String to replace not found in file"): the file
+            # is as it was, and that edit is no attempt at anything
+            return [Turn(number, "tool", clip(text), "tool_result", files=edited,
+                         failed=True)]
         if error is False and command and unfiltered(command) != command:
             error = None  # `go test ./... | tail -30` exits with tail's status: read the output
         failed = _failed(text, error if isinstance(error, bool) else None)
@@ -317,11 +336,19 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
             replaced = _short(old) if isinstance(old, str) else None
             if isinstance(new, str):
                 edited = ((old if isinstance(old, str) else "")[:EDIT_TEXT], new[:EDIT_TEXT])
-    state.remember(call_id, command)
+    files = [_within(f, state.cwd) for f in files]
+    state.remember(call_id, command, tuple(files))
     state.ask(call_id, args)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
     return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files),
                 change=change, replaced=replaced, edited=edited)
+
+
+def _within(path: str, cwd: str | None) -> str:
+    """``path`` from the agent's working folder when it lies inside it."""
+    if cwd and path.startswith(cwd + "/") and len(path) > len(cwd) + 1:
+        return path[len(cwd) + 1:]
+    return path
 
 
 def _added(patch: str, sign: str = "+") -> str | None:
