@@ -134,3 +134,27 @@ def test_a_fix_in_several_edits_of_one_file_shows_the_edits_that_stand(
         "old.io/app/checkpoint (no required module provides package old.io/app/checkpoint). "
         "Fix: edited store/migrate.go: `import ( \"fmt\" \"example.com/app/checkpoint\" )`; "
         "`checkpoint.Branch(base, state.WorktreeID)`."]
+
+
+SUMMARY = (
+    "This session is being continued from a previous conversation that ran out of context. "
+    "The summary below covers the earlier portion of the conversation.\n\n"
+    "Errors and fixes:\n"
+    "- TypeError: Cannot read properties of undefined (reading 'id') in src/user.js - Fixed "
+    "by changing `return user.id` to `return user?.id`\n"
+    "- **Cleanup commit**: changed calls from `init(id)` to `init(id, agent)` and set "
+    "`timeout: 30` in config.yaml\n"
+    "All user messages:\n- \"no, keep the old name\"")
+
+
+def test_the_harness_summary_of_a_compacted_session_is_nobodys_words(
+        memx: Memx, repo: Path) -> None:
+    """When the context runs out Claude Code writes a summary of the session so far as a
+    user record marked ``isCompactSummary``: a retelling of turns the file already holds,
+    in nobody's words, so nothing is learned from it."""
+    session = Session().user("rename the user module")
+    session.records.append({"type": "user", "sessionId": "sess-7", "cwd": "/repo",
+                            "isCompactSummary": True, "isVisibleInTranscriptOnly": True,
+                            "message": {"role": "user", "content": SUMMARY}})
+    name = session.say("Continuing with the rename.").write(repo)
+    assert memx.ok("ingest", name) == "Nothing to remember in 3 messages\n"

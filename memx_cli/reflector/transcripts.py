@@ -23,8 +23,9 @@ becomes a user turn marked ``picked`` per question: the question and the option 
 with that option's description, never the options not chosen. An edit the tool refused
 (``is_error``, "String to replace not found") gives a failed result naming the edit's
 files, and edited files are named from the session's ``cwd`` when they lie inside it. Texts the harness writes
-in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``) are
-nobody's words and are skipped. A plan the user approved with "clear context" arrives as
+in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``, the
+``isCompactSummary`` retelling of the session when its context ran out) are nobody's words
+and are skipped. A plan the user approved with "clear context" arrives as
 a user message opening "Implement the following plan:"; it becomes a user turn marked
 ``planned``: the agent's proposal, the task about to be done.
 """
@@ -121,7 +122,10 @@ def parse(record: Any, number: int, state: State) -> list[Turn] | None:
     if kind == "response_item" and isinstance(record.get("payload"), dict):
         return _codex(record["payload"], number, state)
     if kind in ("user", "assistant") and isinstance(record.get("message"), dict):
-        if record.get("isMeta"):
+        if record.get("isMeta") or record.get("isCompactSummary"):
+            # the harness's own texts in the user's name: a skill's prompt, or the summary
+            # of the conversation so far that it writes when the context runs out (a
+            # retelling of turns this file already holds, in nobody's words)
             return []
         return _message(record["message"], number, state)
     if kind in ("user", "gemini") and "content" in record and "role" not in record:
