@@ -158,3 +158,24 @@ def test_the_harness_summary_of_a_compacted_session_is_nobodys_words(
                             "message": {"role": "user", "content": SUMMARY}})
     name = session.say("Continuing with the rename.").write(repo)
     assert memx.ok("ingest", name) == "Nothing to remember in 3 messages\n"
+
+
+def test_an_agents_narration_teaches_no_chore_tool_or_setting(memx: Memx, repo: Path) -> None:
+    """Once the agent works with tools, its words narrate what it reads ("every row has a
+    `uuid` field", "that PR introduced `transitionTurnEnd`"): no RepetitiveOp or NewTool
+    from them; the same chore said by the user is still one."""
+    name = (Session().user("why is the transcript stored twice?")
+            .run("head -c 300 full.jsonl", '{"uuid":"8e52","type":"user"}', False)
+            .say("I see every row has a `uuid` field, and `SaveChanges()` stores the full "
+                 "file in every shadow branch checkpoint.")
+            .say("PR #170 is the one that introduced `transitionTurnEnd` and switched to "
+                 "`go-git` for the hooks.")
+            .write(repo))
+    assert memx.ok("ingest", name) == "Nothing to remember in 5 messages\n"
+    said = (Session().user("every time I pull I have to run `make generate` before the "
+                           "build works")
+            .run("make generate", "generated 12 files", False))
+    for record in said.records:
+        record["sessionId"] = "sess-8"  # another session: the first one's turns are read
+    memx.ok("ingest", said.write(repo))
+    assert contents(repo) == ["every time I pull I have to run `make generate` before the build works."]

@@ -13,7 +13,8 @@
   episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
   with its key and value, the first use of or a switch to a named tool, a chore done every
-  time (a command run >= 3 times is ``history.py``'s).
+  time (a command run >= 3 times is ``history.py``'s). Once the session shows an agent at
+  work (a tool call), they read only what people say, never the agent's narration.
 
 A turn that is part of an episode as an attempt yields nothing of its own (an unconfirmed
 suggestion is not a lesson); one turn yields at most one lesson of the one-turn rules. A
@@ -140,6 +141,12 @@ class PatternDetector:
             return [*found, stated]
         if taken and turn.role == "assistant":
             return found  # an attempt inside an episode
+        if self._agent and turn.role == "assistant":
+            # an agent works with its tools and its words narrate what it reads and does
+            # ("every row has a `uuid` field", "that PR introduced X"): a chore, a setting
+            # or a new tool is the user's to tell; the agent's own work is read from its
+            # calls, their results and its reports
+            return found
         single = self._single(sig)
         if single is not None and single.rule == "ConfigChange" and turn.role == "assistant":
             earlier, self._held = self._held, single
