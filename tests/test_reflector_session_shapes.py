@@ -179,3 +179,33 @@ def test_an_agents_narration_teaches_no_chore_tool_or_setting(memx: Memx, repo: 
         record["sessionId"] = "sess-8"  # another session: the first one's turns are read
     memx.ok("ingest", said.write(repo))
     assert contents(repo) == ["every time I pull I have to run `make generate` before the build works."]
+
+
+def rejected_with(session: Session, path: str, words: str) -> Session:
+    """An Edit the user turns down, typing ``words`` with the rejection."""
+    session.calls += 1
+    tid = f"toolu_{session.calls}"
+    session._add("assistant", [{"type": "tool_use", "id": tid, "name": "Edit", "input": {
+        "file_path": path, "old_string": "a", "new_string": "b"}}])
+    return session._add("user", [{
+        "type": "tool_result", "tool_use_id": tid, "is_error": True,
+        "content": "The user doesn't want to proceed with this tool use. The tool use was "
+                   "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+                   f"file). To tell you how to proceed, the user said:\n{words}"}])
+
+
+def test_a_question_that_only_asks_is_no_correction(memx: Memx, repo: Path) -> None:
+    """Words typed into a rejection that only ask ("what does lint say now?") wait for an
+    answer; a question that challenges or proposes ("isn't this an internal package?") is
+    the user's correction."""
+    session = Session().user("fix the import")
+    rejected_with(session, "/repo/store/migrate.go", "what does lint say now?")
+    session.say("Lint reports two errcheck findings in `store/migrate.go`.")
+    rejected_with(session, "/repo/store/migrate.go", "isn't this an internal sibling package?")
+    name = session.say("You're right - the import is fine, it only needs the module path "
+                       "`example.com/app/checkpoint`.").write(repo)
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "User correction (edit of migrate.go turned down): \"isn't this an internal sibling "
+        "package?\" Answer: You're right - the import is fine, it only needs the module path "
+        "`example.com/app/checkpoint`."]

@@ -4,9 +4,11 @@ an option, turn a tool call down with a word, answer a question prompt.
 - A **correction** typed into a rejected tool call ("can you use a switch instead?") is a
   *Preference*: the user's words, what was turned down, and the assistant's answer to them
   (the next thing it says, which usually names the concrete way: "I can use
-  `json.Decoder.DisallowUnknownFields()`"). A bare rejection, or words that neither ask,
-  negate nor direct ("I'll take it from here"), teach nothing; nor does a correction the
-  assistant answers only by asking back ("What would you like to rename it to?"). After a bare rejection the
+  `json.Decoder.DisallowUnknownFields()`"). A bare rejection, words that neither ask,
+  negate nor direct ("I'll take it from here"), or questions that only ask for information
+  ("what does lint say now?", not "isn't this an internal package?"), teach nothing; nor
+  does a correction the assistant answers only by asking back ("What would you like to
+  rename it to?"). After a bare rejection the
   user's next message is the correction ("fix the test, the code is right") when the
   assistant then edits another file than the one turned down ("sorry, go on" and the same
   edit again is no change of course).
@@ -186,8 +188,8 @@ class Replies:
         if not words:
             self.stopped = (what, self.target)
             return []
-        if len(words.split()) < 3 or not CORRECTING.search(words):
-            return []  # "STOP", "I'll take it from here": no lesson
+        if len(words.split()) < 3 or not CORRECTING.search(words) or _asks_only(words):
+            return []  # "STOP", "I'll take it from here", "what does lint say now?"
         done = f" ({what} turned down)" if what else ""
         self.pending = Candidate("Preference", sig.turn.index, sig.turn.last, sig.lang,
                                  f"User correction{done}: \"{_clip(words, MAX_WORDS)}\"",
@@ -241,6 +243,23 @@ def _negated(text: str, start: int) -> bool:
     end = CLAUSE_END.search(text, start)
     clause = text[start:end.start() if end else start + 60][:60]
     return bool(NEGATED.search(clause))
+
+
+# A question that asks for information ("what does lint say now?", "did we add a test for
+# it?"), as opposed to one that challenges or proposes ("isn't this an internal package?",
+# "can we use our logger?", "why is it removing these lines?").
+ASKING = re.compile(r"(?i)^(?:q:\s*)?(?:what|which|when|where|who|whose|how|did|does|do|is|"
+                    r"are|was|were|has|have)\b(?!n't)")
+CHALLENGE = re.compile(r"(?i)n't\b|\b(?:not|never|instead|rather|let's)\b|"
+                       r"\b(?:can|could|should|shall)\s+(?:we|you|i)\b")
+QUESTION_SPLIT = re.compile(r"(?<=[?？])\s+")
+
+
+def _asks_only(words: str) -> bool:
+    """Every sentence of the words is a question that only asks for information."""
+    parts = [p for p in QUESTION_SPLIT.split(words.strip()) if p]
+    return bool(parts) and all(p.rstrip().endswith(("?", "？")) and ASKING.match(p.strip())
+                               and not CHALLENGE.search(p) for p in parts)
 
 
 def _redirects(words: str) -> bool:
