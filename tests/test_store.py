@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,13 +39,17 @@ def test_temporary_files_are_never_listed_as_memories(tmp_path: Path) -> None:
     assert store.files() == []
 
 
+# Holds the lock until its standard input closes (no clock: the test decides when), and
+# writes "releasing" to the file argv[2] just before it lets go.
 HOLDER = """
-import sys, time
+import sys
 from pathlib import Path
 from memx_cli.fsutil import locked
 with locked(Path(sys.argv[1])):
     print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.read()
+    if len(sys.argv) > 2:
+        Path(sys.argv[2]).write_text("releasing")
 """
 
 
@@ -61,41 +66,82 @@ except LockTimeoutError:
 """
 
 
-def _hold(lock: Path, seconds: float) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), str(seconds)],
-                            stdout=subprocess.PIPE, text=True)
+def _hold(lock: Path, marker: Path | None = None) -> subprocess.Popen[str]:
+    """Another process holding ``lock`` until its standard input is closed."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock),
+                             *([str(marker)] if marker else [])],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
 
 
-def test_second_writer_waits_for_the_lock(tmp_path: Path) -> None:
-    lock = tmp_path / "write.lock"
-    proc = _hold(lock, 0.5)
-    start = time.monotonic()
-    with locked(lock, wait=10):
-        waited = time.monotonic() - start
-    proc.wait()
-    assert waited >= 0.2
+def _release(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+
+
+class _SleepSpy:
+    """Stands in for fsutil's ``time``: notes each sleep (a writer that found the lock
+    taken waits by sleeping) and otherwise is the real module."""
+
+    def __init__(self) -> None:
+        self.waited = threading.Event()
+
+    def sleep(self, seconds: float) -> None:
+        self.waited.set()
+        time.sleep(seconds)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(time, name)
+
+
+def test_second_writer_waits_for_the_lock(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second writer found the lock taken, waited, and got it only after the first
+    let go (the order of events, not a duration)."""
+    from memx_cli import fsutil
+
+    lock, marker = tmp_path / "write.lock", tmp_path / "released"
+    spy = _SleepSpy()
+    monkeypatch.setattr(fsutil, "time", spy)
+    proc = _hold(lock, marker)
+    seen: list[bool] = []
+
+    def second() -> None:
+        with locked(lock, wait=60):
+            seen.append(marker.exists())  # was the first writer's release already done?
+
+    writer = threading.Thread(target=second)
+    writer.start()
+    try:
+        # it tried while the lock was held and is waiting (or, broken, already through)
+        while not spy.waited.wait(0.05) and writer.is_alive():
+            pass
+    finally:
+        _release(proc)
+        writer.join(timeout=60)
+    assert seen == [True]
+    assert spy.waited.is_set()
 
 
 def test_lock_timeout_is_a_clear_error(tmp_path: Path) -> None:
     lock = tmp_path / "write.lock"
-    proc = _hold(lock, 5)
+    proc = _hold(lock)
     try:
         with pytest.raises(LockTimeoutError) as info, locked(lock, wait=0.2):
             pass
         assert str(info.value) == (f"another memx process has held {lock} for 0s; "
                                    "try again when it has finished")
     finally:
-        proc.kill()
-        proc.wait()
+        _release(proc)
 
 
 def test_lock_is_reentrant_in_one_process_and_still_excludes_others(tmp_path: Path) -> None:
     lock = tmp_path / "write.lock"
     with locked(lock, wait=1), locked(lock, wait=1):
-        other = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), "0"],
-                                 stdout=subprocess.PIPE, text=True)
+        other = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
         # another process that asks now is refused at once (no wait on the clock)
         probe = subprocess.run([sys.executable, "-c", PROBE, str(lock)], capture_output=True,
                                text=True, timeout=60)
