@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +29,7 @@ class Fake(ThreadingHTTPServer):
     mode = "ok"
     requests: list[dict[str, Any]]
     headers_seen: list[dict[str, str]]
+    released: threading.Event  # a "slow" reply waits for it: the test's end, not a clock
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -47,7 +47,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error(500, "boom")
             return
         if mode == "slow":
-            time.sleep(1.5)
+            self.server.released.wait(60)
         system, user = body["messages"][0]["content"], body["messages"][1]["content"]
         if mode == "malformed":
             content = "Sure! Here is what I think about it."
@@ -73,15 +73,17 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[Fake]:
     fake = Fake(("127.0.0.1", 0), Handler)
-    fake.requests, fake.headers_seen = [], []
+    fake.requests, fake.headers_seen, fake.released = [], [], threading.Event()
     thread = threading.Thread(target=fake.serve_forever, daemon=True)
     thread.start()
     yield fake
+    fake.released.set()
     fake.shutdown()
     fake.server_close()
 
 
-def configure(repo: Path, url: str, mode: str, timeout: float = 5, key_env: str | None = None) -> None:
+def configure(repo: Path, url: str, mode: str, timeout: float = 60, key_env: str | None = None) -> None:
+    """``timeout`` only bounds a hang where a reply comes (the fake answers at once)."""
     llm: dict[str, Any] = {"base_url": url, "model": "tiny", "timeout": timeout}
     if key_env:
         llm["api_key_env"] = key_env
@@ -125,9 +127,9 @@ def test_llm_mode_reads_the_whole_input_in_one_call(memx: Memx, repo: Path, serv
 
 
 @pytest.mark.parametrize(("mode", "timeout", "why"), [
-    ("fail", 5, "HTTP 500 from {url}/chat/completions"),
+    ("fail", 60, "HTTP 500 from {url}/chat/completions"),
     ("slow", 0.3, "no reply from {url}/chat/completions within 0.3s"),
-    ("malformed", 5, "the model's reply has no JSON object"),
+    ("malformed", 60, "the model's reply has no JSON object"),
 ])
 def test_a_failing_model_falls_back_to_rules_with_one_notice(
         memx: Memx, repo: Path, server: Fake, mode: str, timeout: float, why: str) -> None:
