@@ -393,7 +393,7 @@ def test_a_write_is_not_given_to_a_server_of_another_version(memx: Memx, repo: P
         assert wait_running()["version"].startswith("0.0.1-other+")
         code, _, err = run([*THIN, "add", "--raw", "Past another version"], repo)
         assert code == 0, err
-        assert other.wait(timeout=20) == 0  # asked to stop
+        assert other.wait(timeout=60) == 0  # asked to stop
     finally:
         other.kill()
         stop_server()
