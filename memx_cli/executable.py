@@ -53,7 +53,9 @@ def entry() -> None:
             reply, start = _forward(argv)
         except _Unknown as exc:
             _unknown(argv[0], str(exc))
-        except Exception:  # never fail where the full CLI would not (no AF_UNIX, ...)
+        except Exception as exc:  # never fail where the full CLI would not (no AF_UNIX, ...)
+            _log(f"the thin client failed {argv[0]} ({type(exc).__name__}: {exc}); "
+                 "ran it in process")
             reply, start = None, False
         if reply is not None:
             _finish(*reply)
@@ -103,6 +105,7 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         path = paths.socket_path()
         paths.check_socket(path)
     except FileNotFoundError:
+        paths.log_line(f"no server was running for {argv[0]}; ran it in process")
         return None, True
     except OSError as exc:  # UnsafePathError: never talk through it, never start one
         paths.log_line(f"not using the server: {exc}")
@@ -145,9 +148,13 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
                            f"asking it to stop")
             _stop(path)
             return None, True
-        return None, False  # disabled here, or the server failed before running it
+        if status != "disabled":  # (disabled by choice: `memx doctor` says so)
+            paths.log_line(f"the server answered {argv[0]} with {status!r} "
+                           f"({header.get('message', '')}); ran it in process")
+        return None, False
     except (ConnectionRefusedError, FileNotFoundError):
         # a socket left by a server that died: remove it, start a new one
+        paths.log_line(f"no server answered at the socket for {argv[0]}; ran it in process")
         try:
             os.unlink(path)
         except OSError:
@@ -158,6 +165,15 @@ def _forward(argv: list[str]) -> tuple[tuple[int, bytes, bytes] | None, bool]:
         return None, False
     finally:
         sock.close()
+
+
+def _log(message: str) -> None:
+    try:
+        from memx_cli.wire import paths
+
+        paths.log_line(message)
+    except Exception:  # the log is a courtesy: never fail the command for it
+        pass
 
 
 def _unix_socket() -> socket:
