@@ -176,6 +176,26 @@ def test_the_server_folds_the_statistics_logs_in_a_quiet_spell(memx: Memx, repo:
     server.compact_when_idle()
     assert [book.pending() for book in books] == [True, True]  # ...just now: not yet
     server.last_request -= daemon.COMPACT_AFTER
-    server.compact_when_idle()
+    server.compact_when_idle(lambda: True)  # a command has come: it gives way at once
+    assert [book.pending() for book in books] == [True, True]
+    server.compact_when_idle()  # the next quiet spell does it
     assert [book.pending() for book in books] == [False, False]
     assert (recall.load(store), corecall.load(store)) == before
+
+
+def test_the_idle_upkeep_sees_a_connection_waiting(tmp_path: Path) -> None:
+    """What makes the upkeep give way: a client connected and not yet accepted."""
+    import socket
+
+    from memx_cli.server import daemon
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(tmp_path / "s.sock"))
+        listener.listen(4)
+        assert not daemon._pending(listener)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(tmp_path / "s.sock"))
+            assert daemon._pending(listener)
+            conn, _ = listener.accept()
+            conn.close()
+        assert not daemon._pending(listener)

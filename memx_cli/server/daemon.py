@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -69,6 +70,20 @@ AFTER_WAIT = 30.0
 # Seconds without a request before the warm stores' vector deltas are folded into their
 # main files (issue 15: compaction where a process lives on, off the request path).
 COMPACT_AFTER = 5.0
+
+
+def _never() -> bool:
+    return False
+
+
+def _pending(listener: socket.socket) -> bool:
+    """Has a client connected (a connection waits in the listener's backlog)?"""
+    import select
+
+    try:
+        return bool(select.select([listener], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
 
 
 class _Terminated(BaseException):
@@ -150,7 +165,7 @@ class Daemon:
                         # every command ran cold for up to 15 minutes)
                         log.info(f"{self.socket_path} was removed; exiting")
                         break
-                    self.idle_tick()
+                    self.idle_tick(partial(_pending, listener))
                     continue
                 finally:
                     self._waiting = False
@@ -303,19 +318,26 @@ class Daemon:
         except Exception as exc:  # the next request checks again; never end the server
             log.warning(f"checking the indexes after a write failed: {exc}")
 
-    def idle_tick(self) -> None:
+    def idle_tick(self, waiting: Callable[[], bool] = _never) -> None:
         """Once a second without a request: count the inotify events queued meanwhile
         (the observer's threads need no help), so a quiet spell's writes do not
-        overflow the queue; then the idle upkeep."""
+        overflow the queue; then the idle upkeep, which gives way to a command that
+        ``waiting`` says has come."""
         self.watcher.settle(())
-        self.compact_when_idle()
+        self.compact_when_idle(waiting)
 
-    def compact_when_idle(self) -> None:
+    def compact_when_idle(self, waiting: Callable[[], bool] = _never) -> None:
         """Once per quiet spell, fold the grown vector deltas of the warm stores and the
         logs of their search statistics (recall counts, co-recalled pairs; else the search
         that crosses a log's size folds it: ~0.3 s at 10k memories, ~2.5 s at 100k), and
         record the change stamp that the writes since left out (``StoreIndex.restamp``),
-        so that a command without the server after them need not scan either."""
+        so that a command without the server after them need not scan either.
+
+        A command never waits for it (issue 27: with dozens of warm stores on a loaded
+        machine the upkeep took longer than the client's 5 s, and commands that came
+        meanwhile ran in process): before each store it asks ``waiting`` whether a
+        connection has come, and if so stops; the next quiet spell starts again (the
+        stores done already have nothing left to do)."""
         from memx_cli.store import corecall, recall
 
         if self._compacted or time.monotonic() - self.last_request < COMPACT_AFTER:
@@ -323,6 +345,10 @@ class Daemon:
         self._compacted = True
         for searcher in list(self.searchers.values()):
             for index in searcher.indexes:
+                if waiting():
+                    self._compacted = False
+                    log.info("idle upkeep paused for a request")
+                    return
                 try:
                     index.compact()
                     if index.store.label not in searcher.sources:  # a source is read-only
