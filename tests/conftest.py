@@ -45,6 +45,10 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory,
             monkeypatch.delenv(key, raising=False)
     # the memx server's socket directory (issue 15): never the user's own server
     monkeypatch.setenv("MEMX_SERVER_DIR", str(home / "run"))
+    # the thin client's wait for the server only catches a hang here: on a loaded machine
+    # a slow answer (5 s by default) would run the command in process instead, and what
+    # a test sees would depend on the machine's speed (tests of a hung server set theirs)
+    monkeypatch.setenv("MEMX_SERVER_TIMEOUT", "60")
     # text output fits the terminal: the same width whether the tests run in a terminal,
     # a pipe or a worker process
     monkeypatch.setenv("COLUMNS", "100")
