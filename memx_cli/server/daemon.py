@@ -333,9 +333,9 @@ class Daemon:
         record the change stamp that the writes since left out (``StoreIndex.restamp``),
         so that a command without the server after them need not scan either.
 
-        A command never waits for it (issue 27: with dozens of warm stores on a loaded
-        machine the upkeep took longer than the client's 5 s, and commands that came
-        meanwhile ran in process): before each store it asks ``waiting`` whether a
+        A command never waits for it (with dozens of warm stores on a loaded machine the
+        upkeep could outlast the client's wait, and a command that came meanwhile would run
+        in process): before each store it asks ``waiting`` whether a
         connection has come, and if so stops; the next quiet spell starts again (the
         stores done already have nothing left to do)."""
         from memx_cli.store import corecall, recall
