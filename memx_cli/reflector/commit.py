@@ -39,9 +39,7 @@ DOCS = re.compile(r"(?i)\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/")
 # A CI job's program, not its settings: a step's command, its label, its condition.
 STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "script",
                        "before_script", "after_script", "steps", "needs"])
-PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CPython|"
-                      r"Node(?:\.js)? \d+|Python \d[\d.]*|Safari|Firefox|Chromium|"
-                      r"musl|glibc|ARM64|aarch64|32-bit)\b")
+PLATFORM = routine.PLATFORM
 UNIT_ENV = re.compile(r"^\s*Environment\s*=\s*(?=[A-Za-z_]\w*=)")
 SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
@@ -163,8 +161,8 @@ def _hook_of(diff: str) -> dict[str, str]:
     return found
 
 
-def _fix_commit(message: str, subject: str, changed: list[str],
-                lang: str) -> Candidate | None:
+def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
+                tests_only: bool = False) -> Candidate | None:
     """"fix: <what>" + body → the problem (the body's cause sentences, or the subject when it
     names the failure) and the fix (the body's other sentences, else the subject); the
     changed files last. None when the commit states neither a failure nor a cause nor a
@@ -210,7 +208,11 @@ def _fix_commit(message: str, subject: str, changed: list[str],
     # a subject alone teaches when it names the platform or the API it is about: that
     # is a fact a newcomer would rediscover ("Ignore `ERR_CLOSED_SERVER` in the scanner")
     concrete = bool(CODE_SPAN.search(what) or PLATFORM.search(what))
-    if not (causes or explained or concrete or routine.gives_reason(body)):
+    # a title with no body that names the symptom's condition ("use a random port when
+    # port is 0"): what broke and when, unless the commit changes tests only (a flaky
+    # test's fix changes nothing a user sees)
+    conditioned = routine.condition(what) and not tests_only
+    if not (causes or explained or concrete or conditioned or routine.gives_reason(body)):
         return None
     topic = None
     if causes:
@@ -226,8 +228,11 @@ def _fix_commit(message: str, subject: str, changed: list[str],
                 fix = f"{scope.group(1)}: {what}" if scope else what
     else:
         error = what if failed and fixes else None
-        # the subject is a title, not a sentence: it leads the body's first one
-        fix = " ".join(fixes[:2]) if error else ": ".join([what.rstrip(".:; "), *fixes[:1]])
+        # the subject is a title, not a sentence: it leads the body's first one, after
+        # its scope ("server: Use a random port …"): what the title is about
+        scope = msg.SCOPE.match(subject) or msg.PATH_SCOPE.match(subject)
+        title = f"{scope.group(1)}: {what}" if scope and not error else what
+        fix = " ".join(fixes[:2]) if error else ": ".join([title.rstrip(".:; "), *fixes[:1]])
     if changed:
         fix = fix.rstrip(".。;； ") + f" (changed {', '.join(changed)})"
     return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed), topic=topic)
@@ -395,7 +400,8 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
         pass  # a fix of the documentation only: a link, a sentence, an example
     elif kind in ("fix", "hotfix", "bugfix") or msg.is_fix(subject) or (
             FIX_SUBJECT.match(subject) and not conventional):
-        fix = _fix_commit(message, subject, changed, lang)
+        fix = _fix_commit(message, subject, changed, lang,
+                          bool(files) and all(routine.is_test(p) for _, p in files))
         if fix is None:
             dropped.append(Dropped("ErrorFix", msg.core(subject), "a fixed bug with no cause, rule or "
                                    "fact stated (the code says as much)"))
@@ -506,7 +512,8 @@ def _config_change(path: str, diff: str, message: str, subject: str, lang: str,
         return
     text = f"In {path}, {'; '.join(moves[:3])} ({subject})."
     pins = all(routine.pin_line(v[1]) or k.startswith("the ") for k, v in new_values.items())
-    if routine.gives_reason(message) or (named and not pins):
+    # a pin for one platform ("use node 24.15 for Windows CI") is that platform's fact
+    if routine.gives_reason(message) or (named and (not pins or PLATFORM.search(subject))):
         out.append(Candidate("ConfigChange", 1, 1, lang, text, files=(path,),
                              cause=_reason_of(message)))
     else:

@@ -19,7 +19,8 @@ says. So:
                         platform, version, error name), at most 16
     − title only        15 when the memory is the subject alone, says no why and is
                         no norm (a setting, a dependency or a fact is read from the diff
-                        or is the title by design)
+                        or is the title by design); a fix's title that states its
+                        condition ("… when port is 0", "… on Windows") gets 12 back
     − fragment          20 when it starts inside a sentence ("coverage) as well as …"),
                         not with the subject's scope ("css: Minify …")
     − short             10 under 40 characters (25 for a norm)
@@ -87,6 +88,8 @@ def value(candidate: Candidate, message: str) -> int:
     if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool",
                                                                    "Fact"):
         points -= 15  # the title alone, restating the change
+        # unless it says when the change matters: a fix's symptom and its condition
+        points += 12 if candidate.rule == "ErrorFix" and routine.condition(subject) else 0
     first = LABEL.sub("", text.strip())
     if first[:1].islower() and not _is_code(first, subject):
         points -= 20

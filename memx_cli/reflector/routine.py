@@ -13,6 +13,8 @@ phrases of one project.
 - ``is_config(path)``: a non-code configuration file outside test data.
 - ``pin_line(line)``: a diff line that only moves a version pin (``rev:``, ``uses: x@y``).
 - ``real_statement(text)``: words a memory can stand on (not an issue number or a rule).
+- ``condition(title)``: the circumstance a title states ("… when port is 0", "… on Windows").
+- ``is_test(path)``: a test file or test data (a fix of tests only changes no behaviour).
 """
 
 from __future__ import annotations
@@ -65,6 +67,16 @@ CONFIG_EXT = re.compile(r"\.(?:ya?ml|toml|ini|cfg|conf|properties|json|jsonc|jso
 TEST_DATA = re.compile(r"(?i)(?:^|/)(?:tests?|testing|__tests__|spec|specs|e2e|fixtures?|"
                        r"testdata|test-data|playground|examples?|samples?|benchmarks?|"
                        r"__snapshots__|snapshots|vendor|node_modules)/")
+# The circumstance a title names (issue 24): a subordinate clause ("… when the port is 0",
+# "… after a failed build") or a platform ("… on Windows"). A subject-only fix that states
+# it names the symptom's condition, which the code alone does not tell.
+CONDITION = re.compile(r"(?i)\S\s+(?:when|whenever|if|unless|while|after|before|during|"
+                       r"once|until)\s+\S+")
+PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CPython|"
+                      r"Node(?:\.js)? \d+|Python \d[\d.]*|Safari|Firefox|Chromium|"
+                      r"musl|glibc|ARM64|aarch64|32-bit)\b")
+TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(?:test|spec)\.\w+|"
+                       r"conftest\.py)$")
 ISSUE_REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|\bgh-\d+\b|https?://\S+|[-=*_~]{3,}")
 
 
@@ -73,6 +85,17 @@ def is_config(path: str) -> bool:
     lockfile. ``conftest.py`` and ``vite.config.ts`` are code; ``app/db.yaml`` is config."""
     return bool(CONFIG_EXT.search(path)) and not TEST_DATA.search(path) \
         and not LOCKFILE.search(path) and not CHANGELOG.search(path)
+
+
+def is_test(path: str) -> bool:
+    return bool(TEST_DATA.search(path) or TEST_FILE.search(path))
+
+
+def condition(title: str) -> bool:
+    """The title states when its change matters: a subordinate clause after its first
+    words, or a platform ("Use a random port when port is 0", "Unwatch … on Windows")."""
+    left = ISSUE_REF.sub(" ", title)
+    return bool(CONDITION.search(left) or PLATFORM.search(left))
 
 
 def pin_line(line: str) -> bool:
@@ -118,7 +141,12 @@ def routine(message: str, files: Sequence[tuple[str, str]],
     why = _kind(subject, paths, diffs)
     if why and gives_reason(_without_footers(message)):
         return None
+    if why == PINS_ONLY and PLATFORM.search(subject):
+        return None  # "use node 24.15 for Windows CI": a platform's fact, not a bump
     return why
+
+
+PINS_ONLY = "routine: only version pins changed"
 
 
 def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str | None:
@@ -137,7 +165,7 @@ def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str |
         return "routine: changelog or lockfiles only"
     lines = [line for path in paths for line in _changed(diffs.get(path, ""))]
     if paths and lines and all(path in diffs for path in paths) and all(map(pin_line, lines)):
-        return "routine: only version pins changed"
+        return PINS_ONLY
     return None
 
 
