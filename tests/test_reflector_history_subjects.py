@@ -77,3 +77,25 @@ def test_a_pin_for_one_platform_is_kept_and_a_plain_pin_is_routine(memx: Memx,
     reasons = {str(d["sha"]): str(d["reason"]) for d in found["dropped"]}
     assert reasons[bumped] == "routine: only version pins changed"
 
+
+
+def test_a_change_marked_breaking_is_kept_whatever_its_type(memx: Memx, repo: Path) -> None:
+    """"build!:" and a "BREAKING CHANGE:" trailer mark what users must know: kept as facts
+    with the trailer's text, above an unmarked feature's title; the same housekeeping
+    subject without the mark teaches nothing."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    dropped = commit(repo, "build!: drop support for Node 18 (#401)", {"src/engine.ts": "x\n"})
+    trailer = commit(repo, "chore: remove the old loader\n\nBREAKING CHANGE: the `legacy` "
+                           "entry point is gone; import from the package root.",
+                     {"src/loader.ts": "x\n"})
+    plain = commit(repo, "build: drop the old bundle step (#402)", {"src/bundle.ts": "x\n"})
+    feature = commit(repo, "feat(cli): add a `--profile` flag to name the CPU profile",
+                     {"src/cli.ts": "x\n"})
+    found = dry(memx, base)
+    kept = {str(c["sha"]): c for c in found["candidates"]}
+    assert set(kept) == {dropped, trailer, feature}
+    assert plain not in kept
+    assert kept[trailer]["content"] == ("Remove the old loader: the `legacy` entry point is "
+                                        "gone; import from the package root.")
+    score = {sha: int(str(c["score"])) for sha, c in kept.items()}
+    assert min(score[dropped], score[trailer]) > score[feature]

@@ -9,7 +9,8 @@ Read from the form of the commit, never from its words:
 - not a fix (a fixed bug's title restates the code), a revert or a squash merge of a fork's
   advisory ("Merge commit from fork": a title that names nothing);
 - not of a housekeeping type or tag (``docs:``, ``test:``, ``chore:``, ``ci:``, ``build:``,
-  ``style:``, ``refactor:``, ``release:``, ``[docs]``…) and not of documentation files only;
+  ``style:``, ``refactor:``, ``release:``, ``[docs]``…), unless marked breaking (``build!:``,
+  a ``BREAKING CHANGE:`` trailer), and not of documentation files only;
 - a statement: the title, without its type, tag and pull request number, is at least three
   words and does not start inside a sentence;
 - with the first sentences of the body's prose that fit in 300 characters (the paragraphs
@@ -40,6 +41,7 @@ HOUSEKEEPING = frozenset([
     "docs", "doc", "test", "tests", "testing", "chore", "ci", "build", "style", "refactor",
     "release", "deps", "dep", "typo", "typos", "lint", "wip", "revert", "merge", "format",
     "fmt", "cleanup"])
+TRAILER_BREAKING = re.compile(r"^\s*BREAKING[ -]CHANGE:\s*")
 TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
 MAX_ENTRY = 300
@@ -143,8 +145,9 @@ def stated(message: str, kind: str, lang: str,
         return None
     subject = lines[0].strip()
     tags = {t.strip().lower() for t in TAGS.findall(subject[:80])}
-    if kind in HOUSEKEEPING or tags & HOUSEKEEPING or msg.REVERT.match(subject):
-        return None
+    if (kind in HOUSEKEEPING or tags & HOUSEKEEPING) and not routine.breaking(message) \
+            or msg.REVERT.match(subject):
+        return None  # a breaking change of any type is what users must know
     head = msg.core(subject)
     words = msg.PREFIX.sub("", subject, count=1).split()
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
@@ -170,7 +173,7 @@ def _first_prose(body: list[str], head: str) -> str:
     for line in body:
         if msg.BULLET.match(line):
             break  # a squash merge's list of commits: each item is a commit's own title
-        prose.append(line)
+        prose.append(TRAILER_BREAKING.sub("", line))  # its text is for users: prose
     title = set(re.findall(r"\w+", head.lower()))
     kept: list[str] = []
     for sentence in msg.sentences("\n".join(prose)):

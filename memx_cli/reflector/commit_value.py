@@ -13,7 +13,8 @@ says. So:
                         a decision or a changed setting 35, a dependency or a title that
                         is the fact (``commit_fact``) 30
     + why               25 for a cause, a purpose or a breakage; 12 for a weak link
-                        ("since", "so that", "otherwise") — in the memory itself
+                        ("since", "so that", "otherwise") — in the memory itself; 25
+                        for a change marked breaking (``feat!:``, ``BREAKING CHANGE:``)
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
@@ -80,6 +81,8 @@ def value(candidate: Candidate, message: str) -> int:
     if candidate.rule == "Decision" and text.startswith('Reverted "'):
         points = 50
     reason = why(text)
+    if routine.breaking(message):  # "feat!:", "BREAKING CHANGE:": users must know it
+        reason = 25
     points += reason
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
     prose = from_body(text, body) or (candidate.rule == "Fact" and bool(candidate.files))

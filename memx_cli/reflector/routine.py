@@ -15,6 +15,7 @@ phrases of one project.
 - ``real_statement(text)``: words a memory can stand on (not an issue number or a rule).
 - ``condition(title)``: the circumstance a title states ("… when port is 0", "… on Windows").
 - ``is_test(path)``: a test file or test data (a fix of tests only changes no behaviour).
+- ``breaking(message)``: the commit marks itself a breaking change (``feat!:``, a trailer).
 """
 
 from __future__ import annotations
@@ -98,6 +99,15 @@ def condition(title: str) -> bool:
     return bool(CONDITION.search(left) or PLATFORM.search(left))
 
 
+# Conventional Commits' mark of a breaking change: "feat!:", "build(deps)!:", or a
+# "BREAKING CHANGE:" trailer. What users must know, whatever the commit's type.
+BREAKING = re.compile(r"^\s*[A-Za-z]+(?:\([^)]*\))?!:|^BREAKING[ -]CHANGE:", re.MULTILINE)
+
+
+def breaking(message: str) -> bool:
+    return bool(BREAKING.search(message.strip()))
+
+
 def pin_line(line: str) -> bool:
     return bool(PIN.match(line))
 
@@ -139,7 +149,7 @@ def routine(message: str, files: Sequence[tuple[str, str]],
     if switched or REVERTED.search(subject):  # a new package manager; a bump taken back
         return None
     why = _kind(subject, paths, diffs)
-    if why and gives_reason(_without_footers(message)):
+    if why and (gives_reason(_without_footers(message)) or breaking(message)):
         return None
     if why == PINS_ONLY and PLATFORM.search(subject):
         return None  # "use node 24.15 for Windows CI": a platform's fact, not a bump
