@@ -145,9 +145,10 @@ def stated(message: str, kind: str, lang: str,
         return None
     subject = lines[0].strip()
     tags = {t.strip().lower() for t in TAGS.findall(subject[:80])}
-    if (kind in HOUSEKEEPING or tags & HOUSEKEEPING) and not routine.breaking(message) \
-            or msg.REVERT.match(subject):
-        return None  # a breaking change of any type is what users must know
+    housekeeping = bool(kind in HOUSEKEEPING or tags & HOUSEKEEPING)
+    # a breaking change of any type is what users must know
+    if (housekeeping and not routine.breaking(message)) or msg.REVERT.match(subject):
+        return None
     head = msg.core(subject)
     words = msg.PREFIX.sub("", subject, count=1).split()
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
