@@ -214,6 +214,8 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
     conditioned = routine.condition(what) and not tests_only
     if not (causes or explained or concrete or conditioned or routine.gives_reason(body)):
         return None
+    if not (causes or explained or concrete or routine.gives_reason(body)):
+        fixes = []  # the title alone teaches: a squash merge's list of commits is no fix
     topic = None
     if causes:
         error: str | None = " ".join(causes[:2])
