@@ -43,9 +43,47 @@ def words(text: str) -> list[str]:
 
 @functools.cache
 def _stemmer() -> object:
-    import snowballstemmer  # pure Python, ~1 ms: loaded on the first stem only
+    """The English stemmer, loaded on the first stem only. snowballstemmer's package
+    imports the stemmers of all its ~30 languages (~20 ms of CPU, issue 29) unless the
+    C PyStemmer is installed; memx needs one, so its module is loaded by itself, inside
+    a private copy of the package name (``snowballstemmer`` itself stays unimported and
+    whole for anyone else). Any surprise in that layout takes the package's own way."""
+    import sys
+
+    if "snowballstemmer" not in sys.modules:
+        try:
+            return _english_alone()
+        except Exception:  # another layout of the package: its own loader below
+            sys.modules.pop(_SNOWBALL, None)
+    import snowballstemmer
 
     return snowballstemmer.stemmer("english")
+
+
+_SNOWBALL = "memx_cli._snowball"
+
+
+def _english_alone() -> object:
+    import importlib
+    import importlib.machinery
+    import importlib.util
+    import sys
+    import types
+
+    try:
+        import Stemmer  # type: ignore[import-not-found]  # the C stemmer, when installed
+    except ImportError:
+        pass
+    else:
+        return Stemmer.Stemmer("english")
+    spec = importlib.machinery.PathFinder.find_spec("snowballstemmer")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("snowballstemmer")
+    package = types.ModuleType(_SNOWBALL)
+    package.__path__ = list(spec.submodule_search_locations)
+    sys.modules[_SNOWBALL] = package
+    english = importlib.import_module(f"{_SNOWBALL}.english_stemmer")
+    return english.EnglishStemmer()
 
 
 @functools.lru_cache(maxsize=65536)

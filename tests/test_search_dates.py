@@ -8,10 +8,31 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memx_cli.generator import temporal
 from memx_cli.generator.temporal import resolve
 from tests.conftest import Memx
 
 NOW = datetime(2026, 6, 10, 9, 0, tzinfo=UTC)
+
+
+def test_a_query_the_cheap_gate_passes_over_names_no_date(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Issue 29: the date patterns are compiled and run only for a query that could name a
+    date; every query the patterns resolve must pass the gate (the gate off, each query of
+    a grid of date words, numbers, cases and fillers is resolved as before)."""
+    import itertools
+
+    words = ["in", "last", "the", "two", "a", "couple of", "3", "2023", "12th", "ago",
+             "before", "after", "weeks", "Day", "yesterday", "TONIGHT", "this", "month",
+             "YEAR", "weekend", "past", "May", "may", "aUgust", "Sept", "of", "deploy", ","]
+    queries = [" ".join(combo) for n in (1, 2, 3) for combo in itertools.product(words, repeat=n)]
+    gated = {q: temporal.could_name_a_date(q) for q in queries}
+    assert not temporal.could_name_a_date("deploy the billing service")
+    assert temporal.could_name_a_date("部署")
+    monkeypatch.setattr(temporal, "could_name_a_date", lambda query: True)
+    found = [q for q in queries if resolve(q, NOW) is not None]
+    assert len(found) > 1000  # the grid does reach the patterns
+    assert [q for q in found if not gated[q]] == []
 
 
 @pytest.mark.parametrize(("query", "first", "last", "phrase"), [

@@ -75,6 +75,23 @@ def test_stem_is_snowball_english() -> None:
         == ["deploy", "cach", "poni", "generous", "team"]
 
 
+def test_the_english_stemmer_loads_without_the_other_languages() -> None:
+    """Issue 29: a fresh process that stems imports snowballstemmer's English module
+    only (its package imports ~30 languages), and stems as the package's stemmer does."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from memx_cli.textproc import stem; "
+            "got = [stem(w) for w in sys.argv[1:]]; "
+            "loaded = sorted(m for m in sys.modules if m.endswith('_stemmer')); "
+            "import snowballstemmer; s = snowballstemmer.stemmer('english'); "
+            "print(got == [s.stemWord(w.lower()) for w in sys.argv[1:]], loaded)")
+    out = subprocess.run([sys.executable, "-c", code, *WORDS], capture_output=True,
+                         text=True, check=True).stdout.split(maxsplit=1)
+    assert out[0] == "True"
+    assert "german_stemmer" not in out[1] and "english_stemmer" in out[1]
+
+
 def test_one_tokeniser_for_curator_index_and_search() -> None:
     text = "Set max_connections to 100 in postgresql.conf; don't use v1.2 用npm安装依赖"
     assert words(text) == ["Set", "max_connections", "to", "100", "in", "postgresql.conf",

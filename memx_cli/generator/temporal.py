@@ -9,6 +9,7 @@ dated up to ``SLACK_DAYS`` after the range still counts as in it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,19 +33,45 @@ _MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".j
     m for m in MONTHS if m != "may") + r")"
 _NUM = r"(?P<num>\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
 _UNIT = r"(?P<unit>day|week|weekend|month|year)s?"
-DAY_FIRST = re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH
-                       + r",?\s+(?P<year>\d{4})\b")
-MONTH_FIRST = re.compile(r"\b" + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
-                         r"(?P<year>\d{4})\b")
-MONTH_YEAR = re.compile(r"\b" + _MONTH + r",?\s+(?P<year>\d{4})\b")
-YEAR = re.compile(r"\b(?:in|during|of|since|from|for)\s+(?P<year>(?:19|20)\d\d)\b")
-BARE_MONTH = re.compile(r"\b(?P<which>in|last|this|during|early|late|mid)\s+" + _MONTH
-                        + r"\b", re.IGNORECASE)
-AGO = re.compile(r"\b" + _NUM + r"\s+" + _UNIT + r"\s+ago\b", re.IGNORECASE)
-BEFORE = re.compile(r"\b(?:the\s+)?" + _NUM + r"?\s*" + _UNIT + r"\s+(?P<dir>before|after)\s+"
-                    r"(?P<rest>.*)", re.IGNORECASE)
-RELATIVE = re.compile(r"\b(?P<word>yesterday|today|tonight|(?:last|this|past)\s+"
-                      r"(?:week|weekend|month|year))\b", re.IGNORECASE)
+
+
+class _Patterns:
+    """The date expressions, compiled on the first query that could hold one: ~5 ms of
+    compiling that a search naming no date never needs (issue 29)."""
+
+    def __init__(self) -> None:
+        self.day_first = re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH
+                                    + r",?\s+(?P<year>\d{4})\b")
+        self.month_first = re.compile(r"\b" + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
+                                      r"(?P<year>\d{4})\b")
+        self.month_year = re.compile(r"\b" + _MONTH + r",?\s+(?P<year>\d{4})\b")
+        self.year = re.compile(r"\b(?:in|during|of|since|from|for)\s+(?P<year>(?:19|20)\d\d)\b")
+        self.bare_month = re.compile(r"\b(?P<which>in|last|this|during|early|late|mid)\s+"
+                                     + _MONTH + r"\b", re.IGNORECASE)
+        self.ago = re.compile(r"\b" + _NUM + r"\s+" + _UNIT + r"\s+ago\b", re.IGNORECASE)
+        self.before = re.compile(r"\b(?:the\s+)?" + _NUM + r"?\s*" + _UNIT
+                                 + r"\s+(?P<dir>before|after)\s+(?P<rest>.*)", re.IGNORECASE)
+        self.relative = re.compile(r"\b(?P<word>yesterday|today|tonight|(?:last|this|past)\s+"
+                                   r"(?:week|weekend|month|year))\b", re.IGNORECASE)
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns()
+
+
+# Every expression above needs a digit, a unit ("day" also in "today", "yesterday"), a
+# month's name or "tonight"; an ASCII query holding none of them names no date. (Not
+# ASCII: the patterns decide, as case-insensitive matching and \d reach past ASCII.)
+_NEEDS = ("day", "week", "month", "year", "tonight", *MONTHS)
+
+
+def could_name_a_date(query: str) -> bool:
+    """False only for a query none of the date expressions can match."""
+    if not query.isascii():
+        return True
+    low = query.lower()
+    return any(c.isdigit() for c in query) or any(word in low for word in _NEEDS)
 
 
 @dataclass(frozen=True)
@@ -93,17 +120,18 @@ def _number(text: str | None) -> int:
 
 def _anchor(text: str) -> DateRange | None:
     """An explicit day, month or year in ``text`` (the first one)."""
-    for pattern in (DAY_FIRST, MONTH_FIRST):
+    p = _patterns()
+    for pattern in (p.day_first, p.month_first):
         m = pattern.search(text)
         if m:
             start = _day(int(m["year"]), MONTHS.index(m["month"].lower()) + 1, int(m["day"]))
             if start is not None:
                 return DateRange(start, start + timedelta(days=1), m[0])
-    m = MONTH_YEAR.search(text)
+    m = p.month_year.search(text)
     if m:
         return DateRange(*_month_range(int(m["year"]), MONTHS.index(m["month"].lower()) + 1),
                          m[0])
-    m = YEAR.search(text)
+    m = p.year.search(text)
     if m:
         year = int(m["year"])
         return DateRange(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC),
@@ -122,7 +150,10 @@ def resolve(query: str, moment: datetime) -> DateRange | None:
 
 
 def _resolve(query: str, moment: datetime) -> DateRange | None:
-    m = BEFORE.search(query)
+    if not could_name_a_date(query):
+        return None
+    p = _patterns()
+    m = p.before.search(query)
     if m:
         anchor = _anchor(m["rest"])
         if anchor is not None:
@@ -135,13 +166,13 @@ def _resolve(query: str, moment: datetime) -> DateRange | None:
     if anchor is not None:
         return anchor
     today = moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    m = AGO.search(query)
+    m = p.ago.search(query)
     if m:
         days = _number(m["num"]) * UNITS[m["unit"].lower()]
         half = timedelta(days=max(1, min(days // 4, 182)))
         centre = today - timedelta(days=days)
         return DateRange(centre - half, centre + half + timedelta(days=1), m[0])
-    m = RELATIVE.search(query)
+    m = p.relative.search(query)
     if m:
         word = " ".join(m["word"].lower().split())
         tomorrow = today + timedelta(days=1)
@@ -163,7 +194,7 @@ def _resolve(query: str, moment: datetime) -> DateRange | None:
         days = UNITS[unit]
         back = timedelta(days=2 * days if which == "last" else days)
         return DateRange(today - back, tomorrow, m[0])
-    m = BARE_MONTH.search(query)
+    m = p.bare_month.search(query)
     if m and (m["month"][0].isupper() or m["month"].lower() != "may"):
         month = MONTHS.index(m["month"].lower()) + 1
         year = today.year if month < today.month or (
