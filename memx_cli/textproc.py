@@ -34,11 +34,24 @@ def _word() -> re.Pattern[str]:
     return re.compile(rf"[{_CJK}]+|{WORD_BODY}")
 
 
+# The same two patterns for ASCII text, where no CJK character can occur: the CJK
+# classes above cost ~5 ms each to compile, a cost a process that sees only ASCII text
+# (most searches, issue 29) need not pay.
+@functools.cache
+def _ascii_word() -> re.Pattern[str]:
+    return re.compile(r"[^\W_]+(?:[._'-][^\W_]+)*")
+
+
+@functools.cache
+def _ascii_term() -> re.Pattern[str]:
+    return re.compile(r"[^\W_]+")
+
+
 def words(text: str) -> list[str]:
     """The words of ``text`` as written, in order: the one word tokeniser of memx (the
     Curator's lexer, the index's query terms and search all split words this way). A CJK
     run is one word here; ``cjk_bigrams`` first makes it overlapping bigrams."""
-    return _word().findall(text)
+    return (_ascii_word() if text.isascii() else _word()).findall(text)
 
 
 @functools.cache
@@ -129,7 +142,8 @@ def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
     """
     # the words split at their joiners (. _ ' ’ -): one findall of what lies between
     # them (search scores every hit's text this way: a split per word cost ~2 ms a search)
-    terms: list[str] = _term().findall(cjk_bigrams(text).lower())
+    text = cjk_bigrams(text).lower()
+    terms: list[str] = (_ascii_term() if text.isascii() else _term()).findall(text)
     kept = [w for w in terms if keep_stop_words or w not in STOP_WORDS]
     return kept or terms
 

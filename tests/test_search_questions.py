@@ -39,6 +39,22 @@ def test_the_grammar_of_the_question(query: str, asked: str | None) -> None:
     assert intent(query) == asked
 
 
+def test_a_query_the_cheap_check_passes_over_asks_nothing() -> None:
+    """Issue 29: the intent patterns are compiled and run only for an ASCII query that
+    holds a question word's start; no query of a grid of question words (any case),
+    leads and fillers that the patterns match may fail that check."""
+    import itertools
+
+    words = ["so", "ok", "Why", "WHAT", "causes", "How", "come", "do", "to", "in", "which",
+             "file", "Where", "is", "the", "way", "we", "use", "used", "deploy", "?", ","]
+    queries = [" ".join(c) for n in (1, 2, 3) for c in itertools.product(words, repeat=n)]
+    asked = [q for q in queries
+             if any(p.search(q) for _, p in questions._intent_patterns())]
+    assert len(asked) > 1000
+    assert [q for q in asked if intent(q) is None] == []
+    assert intent("deploy the billing service") is None and intent("为什么 会超时") == CAUSE
+
+
 @pytest.mark.parametrize(("text", "shape"), [
     ("Release with `make release VERSION=x`", PROCEDURE),
     ("Install it:\n$ pip install -e .", PROCEDURE),

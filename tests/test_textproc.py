@@ -92,6 +92,17 @@ def test_the_english_stemmer_loads_without_the_other_languages() -> None:
     assert "german_stemmer" not in out[1] and "english_stemmer" in out[1]
 
 
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_ascii_text_splits_as_the_cjk_aware_patterns_split_it(text: str) -> None:
+    """Issue 29: ASCII text takes patterns without the CJK classes (cheap to compile);
+    they must split it exactly as the full patterns do."""
+    from memx_cli import textproc
+
+    assert words(text) == textproc._word().findall(text)
+    assert query_terms(text, keep_stop_words=True) == \
+        textproc._term().findall(text.lower())
+
+
 def test_one_tokeniser_for_curator_index_and_search() -> None:
     text = "Set max_connections to 100 in postgresql.conf; don't use v1.2 用npm安装依赖"
     assert words(text) == ["Set", "max_connections", "to", "100", "in", "postgresql.conf",
