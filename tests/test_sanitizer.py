@@ -298,3 +298,26 @@ def test_sanitizer_failure_on_add_stores_nothing(memx: Memx, repo: Path,
     assert (result.code, result.err) == (
         3, "memx: error: could not sanitize the text (RuntimeError: boom); nothing stored\n")
     assert list((repo / ".memx" / "memories").iterdir()) == []
+
+
+def test_a_guarded_pattern_is_compiled_when_its_guard_first_lets_text_in() -> None:
+    """Issue 29: a fresh process that sanitizes text passing no guard compiles none of
+    the guarded patterns; text that passes one is masked as before (the phrase pattern,
+    compiled then, is the one its check recognises)."""
+    import subprocess
+    import sys
+
+    code = ("from memx_cli.privacy.patterns import PATTERNS\n"
+            "from memx_cli.privacy.deferred import Deferred\n"
+            "from memx_cli.privacy.sanitizer import Sanitizer\n"
+            "def compiled():\n"
+            "    return sum(p.regex._compiled is not None for p in PATTERNS\n"
+            "               if isinstance(p.regex, Deferred))\n"
+            "s = Sanitizer()\n"
+            "print(s.sanitize('Prefer uv over poetry in this repository'), compiled())\n"
+            "print(s.sanitize('the token abcd is rotated; token Zq8xW3vR7tY2uP9s was leaked'),"
+            " compiled() > 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["Prefer uv over poetry in this repository 0",
+                   "the token abcd is rotated; token [REDACTED:password] was leaked True"]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memx_cli.privacy import commands, keys, phrases, providers, shape
+from memx_cli.privacy.deferred import Deferred
 
 Check = Callable[[re.Match[str]], bool]
 
@@ -22,7 +23,7 @@ Check = Callable[[re.Match[str]], bool]
 @dataclass(frozen=True)
 class Pattern:
     kind: str
-    regex: re.Pattern[str]
+    regex: re.Pattern[str] | Deferred  # (compiled when its guard first lets text in)
     group: int = 0
     check: Check | None = None
     # lowercase substrings, one of which must be in the lowercased text (cheap to test);
@@ -103,7 +104,8 @@ def _url_password(match: re.Match[str]) -> bool:
 def _p(kind: str, regex: str, group: int = 0, check: Check | None = None,
        flags: int = 0, guard: str = "", rescan: bool = False) -> Pattern:
     guards = tuple(guard.split("|")) if guard else ()
-    return Pattern(kind, re.compile(regex, flags), group, check, guards, rescan)
+    return Pattern(kind, Deferred(regex, flags) if guards else re.compile(regex, flags), group,
+                   check, guards, rescan)
 
 
 _KEY_GUARD = "|".join(keys.GUARD)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from memx_cli.privacy import shape
+from memx_cli.privacy.deferred import Deferred
 
 NOUNS = "|".join((
     # English (a bare "key" needs a random-looking value: see secret_value)
@@ -61,17 +62,17 @@ START = FIRST + r"(?<![A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff-])"
 # CJK nouns need no boundary ("数据库的密码", "本番のAPIキー").
 # No copula at all ("token X was leaked", "пароль X"): group 2 is None, the value must
 # look random.
-PHRASE = re.compile(START + "(" + NOUNS + r")(?:" + QUALIFIER + "(" + COPULA + r")\s*|\s+"
-                    r"|(?=[「“]))" + VALUE, re.IGNORECASE)
+PHRASE = Deferred(START + "(" + NOUNS + r")(?:" + QUALIFIER + "(" + COPULA + r")\s*|\s+"
+                  r"|(?=[「“]))" + VALUE, re.IGNORECASE)
 # "use passphrase X", "set the token to X", "try the key X", "(pwd X)"
-HANDED = re.compile(r"(?=[uwtesrc(])(?:\b(?:use|using|with|try|enter|type|set|change|reset)\s+(?:(?:the|a|an"
-                    r"|my|our|this|your|that)\s+)?(?:[\w-]+\s+)?|\(\s*)(" + NOUNS
-                    + r")\s+(?:(?:to|as)\s+)?" + VALUE, re.IGNORECASE)
+HANDED = Deferred(r"(?=[uwtesrc(])(?:\b(?:use|using|with|try|enter|type|set|change|reset)\s+(?:(?:the|a|an"
+                  r"|my|our|this|your|that)\s+)?(?:[\w-]+\s+)?|\(\s*)(" + NOUNS
+                  + r")\s+(?:(?:to|as)\s+)?" + VALUE, re.IGNORECASE)
 # "grafana login is admin / X", "Zugangsdaten: admin / X", "creds: qa@acme / X"
-PAIR = re.compile(START + r"(login|logins|creds|credentials|zugangsdaten|identifiants"
-                  r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
-                  + QUALIFIER + r"(?:" + COPULA + r"|\s+(?:with|as|using))\s*\S+\s+/\s+" + VALUE,
-                  re.IGNORECASE)
+PAIR = Deferred(START + r"(login|logins|creds|credentials|zugangsdaten|identifiants"
+                r"|credenciales|credenciais|credenziali|учётные\s+данные|учетные\s+данные)"
+                + QUALIFIER + r"(?:" + COPULA + r"|\s+(?:with|as|using))\s*\S+\s+/\s+" + VALUE,
+                re.IGNORECASE)
 PAIR_GUARD = ("login", "cred", "zugang", "identifiant", "учётн", "учетн")
 GUARD = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "pin ", "pin:", "pin-", " pin",
          "code", "otp", "mot de", "mots de", "mdp", "jeton", "clé", "cle ", "contrase", "clave",
@@ -97,9 +98,9 @@ def secret_value(match: re.Match[str]) -> bool:
     """The value after "password is" looks like a secret, not a word or a reference."""
     noun = match.group(1).lower()
     value = match.group(match.lastindex or 0).rstrip(".,;:!?)")
-    if match.re is PAIR:  # "login with GitHub / Google" names two ways in, not a password
+    if match.re is PAIR.compiled():  # "login with GitHub / Google" names two ways in, not a password
         return shape.literal(value, ("password",)) and not shape.is_word(value)
-    bare = match.re is PHRASE and match.group(2) is None
+    bare = match.re is PHRASE.compiled() and match.group(2) is None
     if bare and _PASSWORD_NOUN.match(noun) and _bare_password(value):
         return True
     if bare or noun == "key":  # "the key is rotated", "token bucket": random or nothing
