@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -73,6 +74,9 @@ class Run:
     seconds: float
     peak_mb: float
     stdout: bytes
+    # user + system CPU of the command and its children (git): steadier than wall time
+    # on a shared machine, where a busy neighbour stretches the wall time (issue 29)
+    cpu_seconds: float = 0.0
 
 
 def memx_argv() -> list[str]:
@@ -85,10 +89,13 @@ def run_child(argv: Sequence[str], cwd: Path, peak: bool = False) -> Run:
     the launcher of common.py, which adds a Python start to the wall time)."""
     command = launched(list(argv)) if peak else list(argv)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                               stderr=err, check=False)
         seconds = time.perf_counter() - start
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
         out.seek(0)
         err.seek(0)
         errors = err.read().decode(errors="replace")
@@ -97,7 +104,7 @@ def run_child(argv: Sequence[str], cwd: Path, peak: bool = False) -> Run:
             tail = text.strip().splitlines()[-3:]
             raise RuntimeError(f"{Path(argv[0]).name} {' '.join(argv[1:2])} exited "
                                f"{proc.returncode}: {' | '.join(tail)}")
-        return Run(seconds, peak_mb(errors) if peak else 0.0, out.read())
+        return Run(seconds, peak_mb(errors) if peak else 0.0, out.read(), cpu)
 
 
 def memx(cwd: Path, *args: str, peak: bool = False) -> Run:
