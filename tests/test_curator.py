@@ -261,3 +261,31 @@ def test_large_stores_without_the_model_take_candidates_by_keyword(
     assert said.endswith(f"supersedes {old}\n")
     _, said = add(memx, "changed the timeout to 500ms")
     assert "skipped (duplicate of " in said
+
+
+def test_a_large_stores_neighbours_come_from_the_index_while_their_files_stand(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the Curator takes an indexed neighbour from the index's stored document
+    (the same Memory the file gives) while the file keeps the time and size the index
+    recorded; a file changed since is read from disk."""
+    from memx_cli import curator
+    from memx_cli.index.keys import memory_key
+    from memx_cli.store.repo import Repo
+
+    monkeypatch.setattr(curator, "SMALL_STORE", 0)  # every store counts as large
+    kept, _ = add(memx, "the billing service owns its own schema", "--tag", "db")
+    edited, _ = add(memx, "set timeout to 300ms")
+    found = Repo.discover(repo)
+    store = found.store
+    cur = curator.Curator(found, store)  # brings the index up to date
+    assert cur._index is not None
+    path = store.path_for(edited)
+    path.write_text(path.read_text().replace("300ms", "3000ms"))  # after the index's check
+    read: list[str] = []
+    reader = store.read_file
+    monkeypatch.setattr(store, "read_file", lambda p: read.append(p.stem) or reader(p))
+    docs = list(cur._index.lexical.fetch([memory_key(kept), memory_key(edited)]).values())
+    got = {m.id: m for m in cur._as_filed(cur._index, docs)}
+    assert read == [edited]
+    assert got[kept] == reader(store.path_for(kept))
+    assert got[edited] == reader(path) and got[edited].content == "set timeout to 3000ms"
