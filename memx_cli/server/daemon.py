@@ -538,15 +538,23 @@ def _through_cli(worktree: Path, searcher: Searcher) -> None:
     counting no recall, its output dropped; the CLI's context and list commands are
     imported too, as their first forwarded run would."""
     import importlib
+    from datetime import UTC, datetime
 
     from memx_cli import cli
-    from memx_cli.textproc import stem
+    from memx_cli.generator import questions, temporal
+    from memx_cli.textproc import query_terms, stem, words
 
     for name in ("search", "context", "list"):
         importlib.import_module(f"memx_cli.cli.{cli.COMMANDS[name][0]}")
-    # the stemmer too, whose import (every language's module, ~10 ms) a search makes
-    # only once it has hits to weigh, which the opening's query may not find
+    # the stemmer too, whose import (~5 ms) a search makes only once it has hits to
+    # weigh, which the opening's query may not find; and the patterns a cold process
+    # compiles only for the queries that need them (a date, a question word, CJK text:
+    # issue 29), which the second command's query may be
     stem("warm")
+    temporal.resolve("since May 2020", datetime.now(UTC))
+    questions.intent("why 为什么")
+    query_terms("warm 部署")
+    words("warm 部署")
     with captured({}), contextlib.suppress(SystemExit):
         cli.main(["-C", str(worktree), "search", "warm up", "--mode", "hybrid",
                   "--json"], services=_Uncounted(searcher))
