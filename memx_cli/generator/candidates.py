@@ -74,6 +74,8 @@ def voices(hit: Hit) -> dict[str, Any]:
     return {
         "keyword": lay.get("norm_keyword", 0.0),
         "meaning": lay.get("semantic", 0.0),
+        # the e5 voice (generator/e5voice.py; None: off)
+        "e5": lay.get("e5"),
         # polyphonic adds a temporal and a graph voice; the blended formula multiplies
         # by recency and by the date factor instead, and has no graph.
         "temporal": lay.get("temporal"),
@@ -95,6 +97,8 @@ class Candidate:
     semantic: float | None = None
     doc: dict[str, Any] | None = None
     dated: bool = False  # dated in the range of days the query names
+    e5: float | None = None  # the e5 voice's cosine (generator/e5voice.py), when on
+    e5_z: float | None = None  # ... in deviations above the query's candidates' mean
 
 
 class Scorer(Protocol):

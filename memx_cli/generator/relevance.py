@@ -85,13 +85,18 @@ class WordEvidence:
         searcher = index.lexical.searcher()
         docs = max(index.lexical.num_docs(), 1)
         self.weights: dict[str, float] = {}
+        known = 0.0  # the weight of the roots some memory of the store has
         for term in terms:
             root = stem(term)
             if root in self.weights:
                 continue
             df = searcher.doc_freq("stem", root)
             self.weights[root] = math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+            known += self.weights[root] if df > 0 else 0.0
         self.total = sum(self.weights.values())
+        # The share of the query's information the store's words can match at all (the
+        # e5 voice weighs the keyword score by it: generator/e5voice.py).
+        self.coverage = known / self.total if self.total > 0 else 0.0
         # A Snowball stem starts with its word's first letter (the algorithm rewrites
         # suffixes only; tests/test_textproc.py checks it): only a text's words that
         # start as some root does can stem to it, and only those are stemmed (a search

