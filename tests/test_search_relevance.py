@@ -106,7 +106,7 @@ def test_a_tag_alone_does_not_find_a_memory(store: Memx) -> None:
     assert both[0]["explain"]["layers"]["keyword"] > alone[0]["explain"]["layers"]["keyword"]
 
 
-VOICES = {"keyword", "meaning", "temporal", "temporal_factor", "graph", "feedback", "decay",
+VOICES = {"keyword", "meaning", "e5", "temporal", "temporal_factor", "graph", "feedback", "decay",
           "relevance"}
 
 
@@ -119,6 +119,7 @@ def test_explain_shows_every_voice(store: Memx, fusion: str) -> None:
         assert set(voices) == VOICES
         # the blended formula has no temporal or graph voice: said, not hidden
         assert (voices["graph"] is None) == (fusion == "blended")
+        assert voices["e5"] is None  # the e5 voice is opt-in (tests/test_search_e5voice.py)
         assert voices["relevance"] == result["relevance"]
     text = store.ok("search", "rerun the failed tests", "--explain").splitlines()
     said = [line for line in text if line.startswith("    voices: ")]
