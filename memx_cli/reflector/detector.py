@@ -32,6 +32,7 @@ from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.episodes import Tracker
+from memx_cli.reflector.instructions import Instructions
 from memx_cli.reflector.redo import Redos
 from memx_cli.reflector.replies import Replies
 from memx_cli.reflector.reports import Reports
@@ -72,6 +73,7 @@ class PatternDetector:
         self.reports = Reports()
         self._reported: list[Candidate] = []
         self._spans: list[tuple[int, int]] = []  # the turns of the episodes and diagnoses
+        self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -79,6 +81,7 @@ class PatternDetector:
         self._agent = self._agent or turn.kind == "tool_use"
         self._opening = not self._answered
         self._answered = self._answered or turn.role == "assistant"
+        self.instructions.feed(turn)
         sig = analyse(turn)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
@@ -182,7 +185,8 @@ class PatternDetector:
         found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []
         return found + [r for r in reported if not any(
-            first <= r.last and r.first <= last for first, last in self._spans)]
+            first <= r.last and r.first <= last for first, last in self._spans)] \
+            + self.instructions.finish()
 
     # ------------------------------------------------------------ one-turn rules
 

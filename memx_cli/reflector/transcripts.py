@@ -22,7 +22,9 @@ holds ``questions`` with ``options``; its result reads ``"<question>"="<answer>"
 becomes a user turn marked ``picked`` per question: the question and the option chosen,
 with that option's description, never the options not chosen. An edit the tool refused
 (``is_error``, "String to replace not found") gives a failed result naming the edit's
-files, and edited files are named from the session's ``cwd`` when they lie inside it. Texts the harness writes
+files, an edit it accepted gives a result naming them as ``applied`` (``MultiEdit``'s
+``edits`` read as one text replaced and one written), and edited files are named from the
+session's ``cwd`` when they lie inside it. Texts the harness writes
 in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``, the
 ``isCompactSummary`` retelling of the session when its context ran out) are nobody's words
 and are skipped. A plan the user approved with "clear context" arrives as
@@ -199,7 +201,7 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
         if not failed and command and stage_error(command, text):
             failed = True  # `… | grep -oP x | …`: "grep: invalid option -- P", status 0
         return [Turn(number, "tool", clip(text), "tool_result", command=command,
-                     failed=failed)]
+                     failed=failed, applied=edited if error is not True else ())]
     return []  # thinking, images, documents: nothing to learn from here
 
 
@@ -303,6 +305,7 @@ EDIT_NAMES = ("edit", "write", "patch", "replace", "create", "insert")
 EDIT_KEYS = ("new_string", "content", "new_str", "file_text", "patch", "diff")
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.MULTILINE)
 MAX_CHANGE = 120
+MAX_EDITS = 32
 
 
 def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> Turn:
@@ -340,12 +343,28 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
             replaced = _short(old) if isinstance(old, str) else None
             if isinstance(new, str):
                 edited = ((old if isinstance(old, str) else "")[:EDIT_TEXT], new[:EDIT_TEXT])
+            elif isinstance(args.get("edits"), list):
+                edited = _multi(args["edits"])
     files = [_within(f, state.cwd) for f in files]
     state.remember(call_id, command, tuple(files))
     state.ask(call_id, args)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
     return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files),
                 change=change, replaced=replaced, edited=edited)
+
+
+def _multi(edits: list[Any]) -> tuple[str, str] | None:
+    """MultiEdit's ``edits`` (``[{"old_string", "new_string"}]``) as one text replaced and
+    one written."""
+    pairs: list[tuple[str, str]] = []
+    for item in edits[:MAX_EDITS]:
+        old, new = (item.get("old_string"), item.get("new_string")) \
+            if isinstance(item, dict) else (None, None)
+        if isinstance(new, str):
+            pairs.append((old if isinstance(old, str) else "", new))
+    if not pairs:
+        return None
+    return ("\n".join(o for o, _ in pairs)[:EDIT_TEXT], "\n".join(n for _, n in pairs)[:EDIT_TEXT])
 
 
 def _within(path: str, cwd: str | None) -> str:

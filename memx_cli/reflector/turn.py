@@ -31,6 +31,8 @@ class Turn:
     # A user turn that is a plan the agent wrote and the user approved (Claude Code's
     # "Implement the following plan:"): the task about to be done, not what happened.
     planned: bool = False
+    # tool_result: the files of the edit call it answers, when the tool accepted the edit
+    applied: tuple[str, ...] = ()
 
     @property
     def last(self) -> int:
