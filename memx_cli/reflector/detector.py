@@ -9,6 +9,8 @@
 - An agent's diagnosis the session bears out (``diagnosis.py``) and a passing run the
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
+- Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
+  a user's factual correction the agent accepts (``corrected.py``).
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
   episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
@@ -30,6 +32,7 @@ from dataclasses import replace
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import knowledge
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.episodes import Tracker
 from memx_cli.reflector.instructions import Instructions
@@ -74,6 +77,7 @@ class PatternDetector:
         self._reported: list[Candidate] = []
         self._spans: list[tuple[int, int]] = []  # the turns of the episodes and diagnoses
         self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
+        self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -83,14 +87,16 @@ class PatternDetector:
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
         sig = analyse(turn)
+        corrected = self.corrections.feed(sig)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
             # and what it means to set are proposals nothing has borne out yet. The user has
             # spoken (a report waiting is settled), but the plan itself teaches nothing.
             self._reported += self.reports.feed(sig)
-            return self._spanned(self._release(sig))
+            return self._spanned(corrected + self._release(sig))
         self._diagnosed += self.diagnoses.feed(sig)
-        released = self._release(sig) if turn.kind == "text" and turn.role == "user" else []
+        released = corrected + (
+            self._release(sig) if turn.kind == "text" and turn.role == "user" else [])
         released += self.redos.feed(sig)
         self._reported += self.reports.feed(sig)
         if len(self._reported) > MAX_DIAGNOSED:
@@ -180,7 +186,7 @@ class PatternDetector:
         self._diagnosed += self.diagnoses.finish()
         found = ([held] if held is not None else []) + chores \
             + self._explained(self.episodes.finish()) \
-            + self.replies.finish() + self.redos.finish()
+            + self.replies.finish() + self.redos.finish() + self.corrections.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
         found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []

@@ -50,9 +50,11 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # passed (issue 24): facts of the code base a newcomer would otherwise dig up again.
     Rule("WorkReport", 0.6, "general", "knowledge", "work-report",
          "what verified work changed and established, as the agent reported it"),
-    # A behaviour, library or platform fact a commit's title states (issue 24).
+    # A behaviour, library or platform fact a commit's title states, or a user's factual
+    # correction the agent accepts in a session (issue 24).
     Rule("Fact", 0.6, "general", "knowledge", "fact",
-         "a behaviour of the project, a library or a platform, as a commit states it"),
+         "a behaviour of the project, a library or a platform, as a commit or a user's "
+         "accepted correction states it"),
     # A choice with its reason: it does not fade like a log line.
     Rule("Decision", 0.75, "architecture", "decision", "decision",
          "a choice, its reason, the alternative rejected", "decision", 730.0),
