@@ -86,7 +86,7 @@ def test_an_edit_turned_down_refused_or_taken_back_writes_no_rule(memx: Memx, re
 
 def test_rules_of_a_multi_edit_in_a_nested_rules_folder_are_kept_once(
         memx: Memx, repo: Path) -> None:
-    rule = "- Wrap every error returned across a package boundary with `fmt.Errorf` and %w."
+    rule = "- Always wrap an error returned across a package boundary with `fmt.Errorf` and %w."
     name = (Agent().user("tidy the cursor rules for the go code")
             .multi_edit("/repo/services/api/.cursor/rules/go.mdc",
                         [("# Go\n", "# Go\n" + rule + "\n"), ("", rule)])
@@ -94,14 +94,14 @@ def test_rules_of_a_multi_edit_in_a_nested_rules_folder_are_kept_once(
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == [(
-        "convention", "services/api/.cursor/rules/go.mdc rule: Wrap every error returned "
+        "convention", "services/api/.cursor/rules/go.mdc rule: Always wrap an error returned "
         "across a package boundary with `fmt.Errorf` and %w.")]
 
 
 def test_a_whole_instruction_file_written_is_a_document_not_a_rule(
         memx: Memx, repo: Path) -> None:
     overview = "# Project\n\n" + "".join(
-        f"- Module number {n} holds the handlers for the {n}th part of the api.\n"
+        f"- Module number {n} must hold the handlers for the {n}th part of the api.\n"
         for n in range(1, 9))
     name = (Agent().user("write an overview for agents")
             .write_file("/repo/CLAUDE.md", overview)
@@ -115,9 +115,11 @@ def test_the_lines_that_are_rules() -> None:
     old = "## Style\n- Use tabs.\n"
     new = (old + "### Imports\n| a | b |\n```\nmake lint\n```\nif err != nil {\n"
            "- Group the standard library imports first.\n"
+           "- You should group the standard library imports first.\n"
+           "- `internal/store`: the helpers that write the files to disk.\n"
            "continued from the line above without a period\n"
            "1. *Always* sort the keys of every JSON file the tools write.\n- ok\n")
-    assert rule_lines(old, new) == ["Group the standard library imports first.",
+    assert rule_lines(old, new) == ["You should group the standard library imports first.",
                                     "Always sort the keys of every JSON file the tools write."]
 
 

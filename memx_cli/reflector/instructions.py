@@ -11,6 +11,10 @@ calls, not from what anyone says about them:
 - each line the edit adds (in its new text and not in the text it replaces) that is a
   bullet or a sentence: not a heading, a table row, a line inside a code fence or a line
   of code; markdown emphasis, links and list markers are dropped;
+- and that states a rule: a word of obligation, habit or prohibition (must, should,
+  always, never, don't, avoid, prefer, make sure…). Instruction files also describe the
+  code ("Creates a shadow branch per commit", "`pkg/x`: the helpers"); such a line is no
+  rule, nor is an imperative without such a word ("Run `make test`"), which is missed;
 - a line a later accepted edit of the same file takes out again does not stand;
 - an edit that adds more than ``MAX_PER_EDIT`` such lines writes a document (an ``/init``
   overview, a whole file rewritten), not a rule, and gives none; a session gives at most
@@ -22,7 +26,9 @@ from __future__ import annotations
 import re
 
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.knowledge import HABIT
 from memx_cli.reflector.turn import Turn
+from memx_cli.reflector.vocab import Lexicon, phrases, words_of
 
 # The files agents read their instructions from, by name wherever they lie.
 NAMED = re.compile(r"(?:^|/)((?:CLAUDE|AGENTS|GEMINI)\.md|\.cursorrules|"
@@ -42,6 +48,15 @@ EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?
 # shell prompt or a markup tag.
 CODE = re.compile(r"^\s*(?:[$>]\s|<[/!?\w]|[{}\[\]();]|//|/\*)|[{;]\s*$|^\S+\s*[:=]\s*\S*$")
 WORD = re.compile(r"[^\W\d_]{2,}")
+# What makes a line a rule rather than a description of the code ("Creates a branch per
+# commit", "`pkg/x`: the helpers"): a word of obligation, habit or prohibition. Closed-class
+# words of modality, not phrases of any one project.
+MODAL = Lexicon(phrases("""
+must; must not; should; should not; shouldn't; need to; needs to; required; requires that;
+make sure; ensure; avoid; prefer; only ever; do not; don't; never; always; no longer use
+必须; 禁止; 应该; 必ず; してはいけない; 하지 마; 해야; doit; doivent; ne jamais; muss; müssen;
+debe; deben; deve; devem
+""") + list(HABIT.phrases))
 
 
 def instruction_file(path: str) -> str | None:
@@ -70,6 +85,8 @@ def rule_lines(old: str, new: str) -> list[str]:
         text = _plain(text)
         if len(WORD.findall(text)) < MIN_WORDS or len(text) > MAX_LINE:
             continue
+        if not MODAL.find(words_of(text), text):
+            continue  # a description of the code, not a rule
         if not bullet and not text.endswith((".", "!", ":", "。")) and text[:1].islower():
             continue  # a line of a wrapped paragraph, not a sentence of its own
         out.append(text)
