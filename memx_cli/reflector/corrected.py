@@ -110,7 +110,8 @@ class Corrections:
         return None
 
     def _answered(self, sig: Signals) -> None:
-        assert self.pending is not None
+        if self.pending is None:
+            return
         index, lang, words, replacement = self.pending
         self.pending = None
         reply = " ".join(sig.turn.text.split())
