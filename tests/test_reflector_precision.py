@@ -147,6 +147,20 @@ def test_a_report_that_says_why_is_kept(memx: Memx, repo: Path) -> None:
         "Done. Summary of changes: Created `cmd/cli/help.go` (moved f"]
 
 
+def test_a_report_that_says_what_a_change_is_for_is_kept(memx: Memx, repo: Path) -> None:
+    # a purpose clause ("so the directory …") says why as "because" does
+    purpose = CHANGELOG + ("\n- Added `os.MkdirAll` in the test so the output directory is "
+                           "created at test time")
+    memx.ok("ingest", _reported(purpose).write(repo))
+    assert [content[:40] for _, content in stored(repo)] == [
+        "Done. Summary of changes: Created `cmd/c"]
+
+
+def test_so_far_is_no_purpose(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _reported(CHANGELOG + "\n\nSo far the tests pass.").write(repo))
+    assert stored(repo) == []
+
+
 def _weighed(chore: str) -> Session:
     return (Session().user("Should `explain` fetch the metadata branch before it reads?")
             .run("git branch -r", "  origin/main\n  origin/entire/sessions", False)

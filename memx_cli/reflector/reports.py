@@ -14,8 +14,8 @@ session. It is kept only when the session's structure vouches for it:
   ends), after that run; it is no question and no plan ("Let me …", "Now …");
 - the user's next message does not turn the work down, deny it or say "still";
 - the report says what was wrong, what fixed it or why (a problem or cause named, a fix or
-  its outcome stated, a reason given), or what a named piece of code now does: a list of
-  what was added or moved is a changelog.
+  its outcome stated, a reason given, a purpose: "so the directory exists"), or what a
+  named piece of code now does: a list of what was added or moved is a changelog.
 
 Headings, fenced code, table rows, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
@@ -48,6 +48,10 @@ HEADING = re.compile(r"^\s*#{1,6}\s")
 # A named piece of code, then "now" and what it does: a behaviour the work established
 # ("`loadConfig` now decodes with …"), not an item of a changelog ("Added `X`").
 BEHAVES = re.compile(r"`[^`\n]+`\s+now\s+[a-z]")
+# A purpose or result clause: "added `os.MkdirAll` so the directory is created at test
+# time" says why the change was made, as "because" does ("so far", "and so on" do not).
+PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the|it|its|this|these|those|they|we|each|every"
+                     r"|no|a|an|`)\b", re.IGNORECASE)
 TABLE = re.compile(r"^\s*\|.*\|\s*$")
 MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)")
 
@@ -164,7 +168,7 @@ def _explains(report: str) -> bool:
     renamed is a changelog the history already holds, not a lesson."""
     sig = analyse(Turn(0, "assistant", report))
     return bool(sig.errors or sig.error_lines or sig.cause or sig.remedy or sig.resolved
-                or sig.find(REASON) or BEHAVES.search(report))
+                or sig.find(REASON) or BEHAVES.search(report) or PURPOSE.search(report))
 
 
 def _listed(lines: list[str], end: int) -> str:
