@@ -39,6 +39,9 @@ def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
         return
     skipped = (f"{outcome.merges} merges, {outcome.bots} by bots, {outcome.already} already "
                "ingested")
+    if outcome.unreadable:  # objects missing from the repository: read without the diff
+        skipped += (f"; {counted(outcome.unreadable, 'commit')} read without "
+                    f"{'its' if outcome.unreadable == 1 else 'their'} diff: objects missing")
     verb = "Would store" if dry_run else "Stored"
     count = len(outcome.items) if dry_run else len(outcome.results)
     click.echo(f"{verb} {counted(count, 'memory', 'memories')} from "

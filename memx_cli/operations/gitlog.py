@@ -12,6 +12,9 @@ formatting) and the per-candidate checks; what is dropped is kept in the outcome
 reason (``--dry-run --all``, ``--json``). A stored memory is dated by its commit (the
 committer date is its ``created_at``) and names the commit (``source.sha``).
 
+A commit whose diff git cannot read (a blob missing from a partial copy) is reflected
+on its message and file names alone and counted (``unreadable``): the run goes on.
+
 Skipped: merge commits, commits by bots (``[bot]`` authors, dependabot, renovate…),
 commits of memory files only, and commits already ingested — a second run stores nothing
 new. "Already ingested" is a sha in ``local/git-log-ingested`` (this clone) or in the
@@ -63,6 +66,7 @@ class GitLogOutcome:
     bots: int = 0
     already: int = 0
     reflected: int = 0
+    unreadable: int = 0  # commits reflected without their diffs: objects missing
     items: list[tuple[str, Item]] = field(default_factory=list)  # (sha, item) kept
     # in temporary files: as many as the history has (issue 29)
     dropped: Spool[DroppedCandidate] = field(default_factory=Spool)
@@ -73,7 +77,8 @@ class GitLogOutcome:
     def as_dict(self) -> dict[str, Any]:
         return {"commits": self.commits, "merges_skipped": self.merges,
                 "bots_skipped": self.bots, "already_ingested": self.already,
-                "reflected": self.reflected, "by_kind": self.by_kind()}
+                "reflected": self.reflected, "diffs_unreadable": self.unreadable,
+                "by_kind": self.by_kind()}
 
     def by_kind(self) -> dict[str, int]:
         """Kept memories per knowledge type, most first (the summary after an ingest)."""
@@ -115,6 +120,7 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
         read.add_diffs(repo, batch)
         for found in batch:
             _note_revert(found, undone)
+            outcome.unreadable += found.unreadable
             files = [f for f in found.files if not f[1].startswith(".memx/")]
             candidates, dropped = rules.reviewed(found.message, files, "", found.diffs,
                                                  settings.min_score, facts=True)

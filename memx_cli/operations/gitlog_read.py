@@ -8,6 +8,11 @@ read. No git process lives for the whole range: ``git log --reverse`` holds ever
 of it before writing the first (288 MB at 107,000 commits), a long ``diff-tree --stdin``
 keeps each commit it has read. Each git's pack window and delta cache are capped
 (``_BOUNDED``): the whole pack mapped counts in its resident memory.
+
+A commit whose objects are missing (a blob left out of a partial or shallow copy, a
+fetched mirror without its large files) stops a ``diff-tree --stdin`` with "unable to read
+SHA": that commit is read again on its own, without its diffs (``Commit.unreadable``),
+and the others go on; one bad commit never aborts the history.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import io
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
 
@@ -42,6 +47,16 @@ class GitLogError(MemxError):
     """The range cannot be read."""
 
 
+class MissingObject(GitLogError):
+    """git could not read an object a commit's diff needs (absent from the repository)."""
+
+
+# git's words when an object is absent: "unable to read <sha>", "missing blob object",
+# "bad object <sha>", "unable to read sha1 file of <path> (<sha>)", "invalid object"
+_MISSING = re.compile(r"unable to read|missing (?:blob|tree) object|bad object|"
+                      r"invalid object|not a valid object|cannot read object")
+
+
 @dataclass
 class Commit:
     sha: str
@@ -51,6 +66,7 @@ class Commit:
     date: str = ""  # committer date, ISO 8601
     files: list[tuple[str, str]] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
+    unreadable: bool = False  # an object of its diff is missing: message and files only
 
 
 def count_merges(repo: Repo, rev_range: str) -> int:
@@ -88,23 +104,21 @@ def _git(repo: Repo, args: list[str], stdin: IO[bytes] | None = None,
             proc.stdout.close()
             if proc.wait() != 0:
                 errors.seek(0)
-                raise GitLogError(_failure(errors.read().decode("utf-8", "replace"),
-                                           args[0], what))
+                said = errors.read().decode("utf-8", "replace")
+                kind = MissingObject if _MISSING.search(said) and not what else GitLogError
+                raise kind(_failure(said, args[0], what))
 
 
 def commits(repo: Repo, rev_range: str) -> Iterator[tuple[int, Commit]]:
     """The range's non-merge commits, oldest first, each with the range's count of them
     (what the progress counts to), ``READ_CHUNK`` commits in memory at most."""
-    with tempfile.TemporaryFile() as listed, tempfile.TemporaryFile() as chunk:
+    with tempfile.TemporaryFile() as listed:
         _rev_list(repo, rev_range, listed)
         listed.seek(0)
         total = sum(block.count(b"\n") for block in iter(lambda: listed.read(1 << 16), b""))
         listed.seek(0)
-        while shas := [line for _, line in zip(range(READ_CHUNK), listed)]:
-            chunk.seek(0)
-            chunk.truncate()
-            chunk.write(b"".join(shas))
-            for found in _described(repo, chunk):
+        while shas := [line.strip().decode() for _, line in zip(range(READ_CHUNK), listed)]:
+            for found in _described(repo, shas):
                 yield total, found
 
 
@@ -115,19 +129,64 @@ def _rev_list(repo: Repo, rev_range: str, out: IO[bytes]) -> None:
             out.write(block.encode())
 
 
-def _described(repo: Repo, shas: IO[bytes]) -> Iterator[Commit]:
-    """Each commit of ``shas`` (one a line) as ``git log --name-status -M`` shows it,
-    read a record at a time."""
-    with _git(repo, ["diff-tree", "--stdin", "--root", "--always", "-r", "-M", "--no-color",
-                     "--name-status", f"--format={_FORMAT}"], shas) as reader:
+def _described(repo: Repo, shas: list[str]) -> Iterator[Commit]:
+    """Each commit of ``shas`` as ``git log --name-status -M`` shows it, read a record at a
+    time; a commit whose objects are missing is read on its own (``_alone``) and the rest
+    go on."""
+    while shas:
+        done = 0
+        try:
+            for found in _described_once(repo, shas):
+                done += 1
+                yield found
+            return
+        except MissingObject:
+            # git stops at the commit it cannot read: the one whose record it cut, or the
+            # next one (read on their own, the first goes on well and the second stops
+            # the next run at once)
+            yield _alone(repo, shas[done])
+            shas = shas[done + 1:]
+
+
+_NAME_STATUS = ["diff-tree", "--root", "--always", "-r", "--no-color", "--name-status",
+                f"--format={_FORMAT}"]
+
+
+def _described_once(repo: Repo, shas: list[str]) -> Iterator[Commit]:
+    """``_described`` in one git; a record is given once the next one starts (or git ended
+    well), so a record git cut when it failed is never given."""
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write("".join(f"{sha}\n" for sha in shas).encode())
         pending = ""
-        while chunk := reader.read(1 << 16):
-            pending += chunk
-            records = pending.split(_RECORD)
-            pending = records.pop()
-            yield from (_commit(r) for r in records if r)
+        with _git(repo, [*_NAME_STATUS[:1], "--stdin", *_NAME_STATUS[1:], "-M"], stdin) \
+                as reader:
+            while chunk := reader.read(1 << 16):
+                pending += chunk
+                records = pending.split(_RECORD)
+                pending = records.pop()
+                yield from (_commit(r) for r in records if r)
         if pending:
             yield _commit(pending)
+
+
+def _alone(repo: Repo, sha: str) -> Commit:
+    """One commit read by itself: with renames found when its objects allow it, else
+    without them (renames need the blobs, the names only the trees), else its message
+    alone; ``unreadable`` when anything was missing."""
+    try:
+        return next(_described_once(repo, [sha]))
+    except MissingObject:
+        pass
+    for args in ([*_NAME_STATUS, "--no-renames", sha], [*_NAME_STATUS, "-s", sha]):
+        try:
+            with _git(repo, args) as reader:
+                record = reader.read().strip(_RECORD)
+            found = _commit(record)
+            found.unreadable = True
+            return found
+        except MissingObject:
+            continue
+    return Commit(sha, "", "", "", unreadable=True)
 
 
 def _commit(record: str) -> Commit:
@@ -143,15 +202,44 @@ def _commit(record: str) -> Commit:
 def add_diffs(repo: Repo, batch: list[Commit]) -> None:
     """The diffs of small config and manifest files, and of changelogs (the entry a
     commit adds says what it means: ``commit_fact``), in one ``git diff-tree --stdin``,
-    read a line at a time (a commit of a vendored tree writes its whole patch)."""
+    read a line at a time (a commit of a vendored tree writes its whole patch). A commit
+    whose blobs are missing keeps no diff (``unreadable``); the others are read on."""
     from memx_cli.reflector import commit, commit_fact
 
     def wants_diff(path: str) -> bool:
         return commit.wants_diff(path) or commit_fact.is_changelog(path)
 
-    wanted = {c.sha: c for c in batch if any(wants_diff(p) for _, p in c.files)}
-    if not wanted:
-        return
+    wanted = [c for c in batch if not c.unreadable and any(wants_diff(p) for _, p in c.files)]
+    while wanted:
+        started: list[Commit] = []  # the commits git began, in order
+        try:
+            _patches(repo, wanted, wants_diff, started)
+            return
+        except MissingObject:
+            # git stops in the last commit it began (reading its patch) or in the next one
+            # (finding its renames, before it begins): the one that fails alone is it
+            if started and not _readable(repo, started[-1], wants_diff):
+                bad, after = started[-1], len(started)
+            else:
+                bad, after = wanted[len(started)], len(started) + 1
+            bad.diffs.clear()
+            bad.unreadable = True
+            wanted = wanted[after:]
+
+
+def _readable(repo: Repo, found: Commit, wants_diff: Callable[[str], bool]) -> bool:
+    """Read ``found``'s diffs on its own again; False when its objects are missing."""
+    found.diffs.clear()
+    try:
+        _patches(repo, [found], wants_diff, [])
+    except MissingObject:
+        return False
+    return True
+
+
+def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool],
+             started: list[Commit]) -> None:
+    by_sha = {c.sha: c for c in wanted}
     current: Commit | None = None
     path: str | None = None
     keep = False  # the file's diff is one the rules read
@@ -163,18 +251,21 @@ def add_diffs(repo: Repo, batch: list[Commit]) -> None:
             current.diffs[path] = "\n".join(lines) + "\n"
 
     with tempfile.TemporaryFile() as stdin:
-        stdin.write("".join(f"{sha}\n" for sha in wanted).encode())
-        with _git(repo, ["diff-tree", "--stdin", "--root", "-r", "-p", "-M", "--no-color",
-                         "--no-ext-diff"], stdin) as reader:
+        stdin.write("".join(f"{c.sha}\n" for c in wanted).encode())
+        # --always: every commit's sha line, so a failure is placed
+        with _git(repo, ["diff-tree", "--stdin", "--root", "--always", "-r", "-p", "-M",
+                         "--no-color", "--no-ext-diff"], stdin) as reader:
             for raw in reader:
                 for line in raw.splitlines():
                     if len(line) in (40, 64) and _SHA_LINE.match(line):
                         flush()
-                        current, path, keep, lines = wanted.get(line), None, False, []
+                        current, path, keep, lines = by_sha.get(line), None, False, []
+                        if current is not None:
+                            started.append(current)
                     elif line.startswith("diff --git "):
                         flush()
                         path, lines = line.rsplit(" b/", 1)[-1], []
                         keep = wants_diff(path)
                     elif keep and len(lines) <= MAX_DIFF_LINES:
                         lines.append(line)  # one over the limit: too long, left out
-    flush()
+        flush()
