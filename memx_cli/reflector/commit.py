@@ -174,18 +174,34 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
         message.strip().splitlines()[1:]) if not FOOTER.match(line)).strip())
     head = analyse(Turn(1, "text", what))
     rest = analyse(Turn(2, "text", _closed(body))) if body else None
+    failed = bool(head.errors or head.error_lines)
     causes: list[str] = []
     fixes: list[str] = []
+    reasons: list[str] = []  # the fix's own why: said after the fix, or no failure
     if rest is not None:
         denied = {rest.sentence_of(h.start) for h in rest.deny}
         said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
                 and n not in denied and not msg.code_like(rest.sentence(n))]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
+        # the body's first statement of the fix: an order or "the fix …"; a long body
+        # goes on with why the fix is so, how it was tested, what was left alone
+        done = next((n for n in said if (n in remedies or msg.imperative(rest.sentence(n)))
+                     and not REPORT.match(rest.sentence(n))), None)
         for number in said:
             sentence = rest.sentence(number)
             # an order ("Add a lookahead so that …") is what the change does, never the cause
             cause = not msg.imperative(sentence) and _states_cause(rest, number)
-            (causes if cause else fixes).append(sentence)
+            if cause and (REPORT.match(sentence)
+                          or (not tests_only and CHECKS.search(sentence))):
+                continue  # how the fix was checked: a test failing on the old code
+            if cause and not _is_failure(rest, number, failed, done):
+                # a "because" or "so that" that names no failure is the fix's reason
+                # ("It has to happen there, because …"), never the Error
+                reasons.append(sentence)
+            elif cause:
+                causes.append(sentence)
+            elif not REPORT.match(sentence):  # "I ran the tests …": how, not what
+                fixes.append(sentence)
         # "what happened. what we do now.": a short prose body (not a squash merge's list
         # of commits, not a long essay) puts the problem first and the fix last; when
         # some of its sentences are orders, they are the fix and the others the problem
@@ -196,11 +212,14 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
                 causes, fixes = [f for f in fixes if f not in orders], orders
             else:
                 causes, fixes = fixes[:-1], fixes[-1:]
+        if causes and done is None and len(said) > 4:
+            # a long body that tells the failure but states no fix (no order, no "the fix
+            # …"): its other sentences are more of the problem, the title is the fix
+            fixes = []
         fixes.sort(key=lambda f: not msg.imperative(f))  # the order first: what was done
         told = [rest.sentence(n) for n in said if n in remedies]
         if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
             fixes = [f for f in fixes if f in told]  # not the attempt it replaced
-    failed = bool(head.errors or head.error_lines)
     # a failure named in the subject needs the body's fix in prose: a squash merge's
     # bullet list of commits ("* Add a test", "* Update CHANGES.md") explains nothing
     explained = failed and any(not msg.BULLET.match(line) and routine.real_statement(line)
@@ -237,7 +256,9 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
         fix = " ".join(fixes[:2]) if error else ": ".join([title.rstrip(".:; "), *fixes[:1]])
     if changed:
         fix = fix.rstrip(".。;； ") + f" (changed {', '.join(changed)})"
-    return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed), topic=topic)
+    why = next((r for r in reasons if not error or r not in error), None)
+    return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed), topic=topic,
+                     cause=why)
 
 
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
@@ -286,6 +307,39 @@ def _before_list(body: str) -> list[str]:
     lines = body.splitlines()
     first = next((n for n, line in enumerate(lines) if msg.BULLET.match(line)), len(lines))
     return lines[:first]
+
+
+# A failure's marks beyond the error words: a negated or deviant predicate ("is not valid
+# shell", "never matches", "silently drops", "the wrong field").
+SYMPTOM = re.compile(r"(?i)\b(?:not|never|no longer|cannot|\w+n't|neither|nor|without|"
+                     r"wrong(?:ly)?|incorrect(?:ly)?|invalid|unexpected(?:ly)?|silently)\b")
+
+
+# A sentence about the change's tests (a test's name, a test run, the suite): in a fix of
+# the code, a failure it tells of is the check of the fix ("`TestX` fails without it",
+# "`go test ./...` has one failure"), not the failure fixed.
+CHECKS = re.compile(r"\bTest[A-Z]\w*|\btest_\w+|\b\w+_test\b|\b[\w-]+ test\s+\.{0,2}/|"
+                    r"(?i:\b(?:tests?|suites?|mutation)\b|\bfail(?:s|ed)? (?:it|them|both)\b)")
+# The author's account of their own work ("I ran the suite", "I produced the before and
+# after …"): how the change was checked, never what it does.
+REPORT = re.compile(r"^I\b(?!\.)")
+
+
+def _is_failure(sig: Signals, number: int, failed: bool, done: int | None) -> bool:
+    """Whether a cause sentence of a fix's body is about the failure: it shows one (error
+    evidence, a diagnosis: anywhere in the body), or it comes before the body states its
+    fix (the problem is told first), or, in a body that states no fix, it names one by its
+    predicate (negated, deviant) or the subject does. Any other "since", "so that" is the
+    fix's reason or the author's aside: "It comes from #6053 so that …", "The other
+    formats are unaffected because …"."""
+    start, end = sig.spans[number]
+    sentence = sig.sentence(number)
+    if any(start <= h.start < end for h in sig.errors + sig.cause) \
+            or any(line in sentence for line in sig.error_lines):
+        return True
+    if done is not None:
+        return number < done
+    return failed or bool(SYMPTOM.search(CODE_SPAN.sub("``", sentence)))
 
 
 def _states_cause(sig: Signals, number: int) -> bool:
@@ -394,8 +448,9 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     said = msg.read(message, lang)
     out.extend(said.found)
     dropped.extend(Dropped(rule, text, why) for rule, text, why in said.dropped)
-    if said.found:
-        pass  # a norm, a revert or a reason: the message's own lesson comes first
+    if said.found or msg.REVERT.match(subject):
+        pass  # a norm, a revert or a reason: the message's own lesson comes first (a
+        # revert without its reason teaches nothing, its "fix:" type notwithstanding)
     elif TRIVIAL.search(subject):
         pass  # "fix: typo": nothing to learn from the fix itself
     elif files and all(DOCS.search(p) for _, p in files):
@@ -428,7 +483,10 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
                                      f"{', '.join(new[:5])} to {path}: {subject}",
                                      files=(path,), cause=_reason_of(message)))
                 continue
-        if routine.is_config(path) and diff:
+        if routine.is_config(path) and diff and routine.machine_written(diff):
+            dropped.append(Dropped("ConfigChange", f"In {path} ({subject})", "a schema or a "
+                                   "generated file: definitions, not settings"))
+        elif routine.is_config(path) and diff:
             _config_change(path, diff, message, subject, lang, bool(manifest), out, dropped)
     if not out:  # the message itself, through the text rules: only what it states (a
         # decision, a new tool); an error and a fix need the fix rule's evidence

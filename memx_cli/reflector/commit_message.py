@@ -29,7 +29,10 @@ PR_NUMBER = re.compile(r"\s*\((?:[\w.-]+/[\w.-]+)?#\d+\)\s*$|\s+#\d+\s*$")
 PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+|^\s*[A-Za-z]+(?:\([^)]*\))?!?:\s*|"
                     r"^\s*[\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*:\s+")
 PATH_SCOPE = re.compile(r"^\s*([\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*):\s+")
-REVERT = re.compile(r'^\s*(?:Revert|revert)\s+"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
+# ``Revert "X"``, ``revert: X``, and a typed subject that undoes a quoted one: ``fix: revert,
+# "X"``, ``fix: restore "X"`` (restoring what a commit removed is taking it back too)
+REVERT = re.compile(r'^\s*(?:[A-Za-z]+(?:\([^)]*\))?!?:\s*)?(?:[Rr]evert|[Rr]estore)[,:]?\s+'
+                    r'"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
                     r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$')
 REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
                           r"^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$|"
@@ -84,6 +87,8 @@ def imperative(sentence: str) -> bool:
         return False
     if words[0].lower() in CLOSED or (len(words[0]) > 6 and words[0].endswith("ly")):
         return False  # "Previously the cache …": an adverb (Apply, Supply are orders)
+    if len(words[0]) > 5 and words[0].endswith("ing"):
+        return False  # "Reverting the line fails it": a gerund is the subject (Bring …)
     second = words[1]
     return second.lower() in DETERMINER or second.startswith("`")
 FOOTER = routine.FOOTER
@@ -181,12 +186,28 @@ CODE_LINE = re.compile(r"(?:^|\s)//\s|[;{}]\s*$|=>")
 SHELL_LIST = re.compile(r"\S\s+(?:&&|\|\|)\s+\S")
 
 
+FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+
+
 def without_code_blocks(lines: list[str]) -> list[str]:
-    """A body's lines without its indented code blocks (four spaces or a tab after a blank
-    line, as git and Markdown write a quoted snippet): a reproducer is no sentence."""
+    """A body's lines without its code blocks (four spaces or a tab after a blank line, as
+    git and Markdown write a quoted snippet, or fenced by ``` or ~~~): a reproducer, a
+    command's output or a patch is no sentence. A pull request template's HTML comments
+    ("<!-- Why is this change being made? -->") are no part of what its author wrote."""
+    if any("<!--" in line for line in lines):
+        lines = HTML_COMMENT.sub("", "\n".join(lines)).split("\n")
     out: list[str] = []
     in_block = False
+    fenced = ""  # the fence a block opened with, until the same closes it
     for line in lines:
+        fence = FENCE.match(line)
+        if fenced or fence:
+            if fence and not fenced:
+                fenced = fence.group(0).strip()[:3]
+            elif fence and line.strip().startswith(fenced):
+                fenced = ""
+            continue
         indented = line.startswith(("    ", "\t")) and bool(line.strip())
         if indented and (in_block or not out or not out[-1].strip()):
             in_block = True
