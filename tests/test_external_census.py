@@ -67,8 +67,9 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/freshness/quick.py::_diff_files::_git": "constant",
     "memx_cli/freshness/quick.py::basis::_git": "constant",
     "memx_cli/operations/gitlog_read.py::_git::subprocess.Popen": "wrapper",
-    "memx_cli/operations/gitlog_read.py::add_diffs::_git": "own",  # shas git listed, on stdin
-    "memx_cli/operations/gitlog_read.py::_described::_git": "own",
+    "memx_cli/operations/gitlog_read.py::_patches::_git": "own",  # shas git listed, on stdin
+    "memx_cli/operations/gitlog_read.py::_described_once::_git": "own",
+    "memx_cli/operations/gitlog_read.py::_alone::_git": "own",  # a sha git listed
     # memx ingest --git-log RANGE, after --end-of-options (the history is streamed)
     "memx_cli/operations/gitlog_read.py::_rev_list::_git": "user",
     "memx_cli/operations/gitlog_read.py::count_merges::_git": "user",

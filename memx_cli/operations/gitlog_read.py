@@ -148,8 +148,7 @@ def _described(repo: Repo, shas: list[str]) -> Iterator[Commit]:
             shas = shas[done + 1:]
 
 
-_NAME_STATUS = ["diff-tree", "--root", "--always", "-r", "--no-color", "--name-status",
-                f"--format={_FORMAT}"]
+_NAME_STATUS = ["--root", "--always", "-r", "--no-color", "--name-status"]
 
 
 def _described_once(repo: Repo, shas: list[str]) -> Iterator[Commit]:
@@ -158,8 +157,8 @@ def _described_once(repo: Repo, shas: list[str]) -> Iterator[Commit]:
     with tempfile.TemporaryFile() as stdin:
         stdin.write("".join(f"{sha}\n" for sha in shas).encode())
         pending = ""
-        with _git(repo, [*_NAME_STATUS[:1], "--stdin", *_NAME_STATUS[1:], "-M"], stdin) \
-                as reader:
+        with _git(repo, ["diff-tree", "--stdin", *_NAME_STATUS, f"--format={_FORMAT}",
+                         "-M"], stdin) as reader:
             while chunk := reader.read(1 << 16):
                 pending += chunk
                 records = pending.split(_RECORD)
@@ -177,7 +176,10 @@ def _alone(repo: Repo, sha: str) -> Commit:
         return next(_described_once(repo, [sha]))
     except MissingObject:
         pass
-    for args in ([*_NAME_STATUS, "--no-renames", sha], [*_NAME_STATUS, "-s", sha]):
+    for args in (["diff-tree", *_NAME_STATUS, f"--format={_FORMAT}", "--no-renames",
+                  "--end-of-options", sha],
+                 ["diff-tree", *_NAME_STATUS, f"--format={_FORMAT}", "-s", "--end-of-options",
+                  sha]):
         try:
             with _git(repo, args) as reader:
                 record = reader.read().strip(_RECORD)
