@@ -12,12 +12,15 @@ was the server's (`World.served`), whatever the machine's speed."""
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,6 +65,7 @@ class World:
         self.git(self.template, "add", "-A")
         self.git(self.template, "commit", "-q", "-m", "memories")
         self.count = 0
+        self.mismatches = 0
 
     def run(self, cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
         proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=120)
@@ -133,6 +137,57 @@ READS = [
 ]
 
 
+Result = tuple[int, str, str]
+
+
+def field_diff(thin: Any, full: Any, where: str = "$") -> list[str]:
+    """The fields where two JSON documents differ, one line each (`path: thin | full`)."""
+    if isinstance(thin, dict) and isinstance(full, dict):
+        lines = []
+        for key in [*thin, *(k for k in full if k not in thin)]:
+            if key not in full or key not in thin:
+                side = "server only" if key in thin else "in process only"
+                lines.append(f"{where}.{key}: {side}")
+            else:
+                lines += field_diff(thin[key], full[key], f"{where}.{key}")
+        return lines
+    if isinstance(thin, list) and isinstance(full, list):
+        lines = [f"{where}: {len(thin)} items | {len(full)} items"] \
+            if len(thin) != len(full) else []
+        for n, (a, b) in enumerate(zip(thin, full, strict=False)):
+            lines += field_diff(a, b, f"{where}[{n}]")
+        return lines
+    return [] if thin == full else [f"{where}: {thin!r} | {full!r}"]
+
+
+def explain_mismatch(world: World, args: list[str], thin: Result, full: Result) -> str:
+    """Both answers saved beside the scenario's repositories, and what differs: the
+    fields of a JSON output, else the lines."""
+    world.mismatches += 1
+    folder = world.base / "mismatches"
+    folder.mkdir(exist_ok=True)
+    stem = f"{world.mismatches:02d}-{os.environ.get('PYTEST_CURRENT_TEST', '?').split()[0]}"
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
+    for name, (code, out, err) in (("server", thin), ("in-process", full)):
+        (folder / f"{stem}.{name}.txt").write_text(
+            f"memx {' '.join(args)}\nexit {code}\n--- stdout\n{out}--- stderr\n{err}")
+    lines = [f"memx {' '.join(args)}: the server's answer (left) is not the in-process one"
+             f" (right); both in {folder}/{stem}.*"]
+    if thin[0] != full[0]:
+        lines.append(f"exit: {thin[0]} | {full[0]}")
+    try:
+        fields = field_diff(json.loads(thin[1]), json.loads(full[1]))
+    except ValueError:
+        fields = [line.rstrip("\n") for line in difflib.unified_diff(
+            thin[1].splitlines(True), full[1].splitlines(True), "server", "in process")]
+    lines += fields
+    if thin[2] != full[2]:
+        lines += [line.rstrip("\n") for line in difflib.unified_diff(
+            thin[2].splitlines(True), full[2].splitlines(True), "server stderr",
+            "in-process stderr")]
+    return "\n".join(lines)
+
+
 def same(world: World, repo: Path, env: dict[str, str] | None = None,
          reads: list[list[str]] = READS) -> None:
     """Every read prints the same through the server as in process, and the server
@@ -141,7 +196,7 @@ def same(world: World, repo: Path, env: dict[str, str] | None = None,
     for args in reads:
         thin = world.served(args, repo, env)
         full = world.run([*FULL, *args], repo, {**world.cold, **(env or {})})
-        assert thin == full, args
+        assert thin == full, explain_mismatch(world, args, thin, full)
     # each thin read was answered by the server (plus this status request)
     assert world.requests() >= before + len(reads) + 1, "a read ran in process"
 
