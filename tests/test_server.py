@@ -13,10 +13,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from memx_cli.clock import format_timestamp
 from memx_cli.wire.build import identity
 
 from .conftest import Memx
@@ -131,7 +133,10 @@ COMMANDS = [
 ]
 
 
-def test_forwarded_output_is_byte_identical(served: Path) -> None:
+def test_forwarded_output_is_byte_identical(served: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # one "now" for both runs: the recency factor in the scores moves with the clock
+    monkeypatch.setenv("MEMX_NOW", format_timestamp(datetime.now(UTC)))
     before = requests_served()
     for args in COMMANDS:
         assert run([*THIN, *args], served) == run([*FULL, *args], served), args
@@ -184,9 +189,11 @@ def test_writes_in_place_are_seen_by_the_next_search(served: Path) -> None:
     assert json.loads(left[1])["results"] == []
 
 
-def test_first_call_runs_in_process_and_starts_the_server(memx: Memx, repo: Path) -> None:
+def test_first_call_runs_in_process_and_starts_the_server(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     memx.ok("add", "--raw", "The cache key includes the locale")
     assert not status()["running"]
+    monkeypatch.setenv("MEMX_NOW", format_timestamp(datetime.now(UTC)))  # one "now" for both
     first = run([*THIN, "search", "cache key"], repo)
     assert first == run([*FULL, "search", "cache key"], repo)
     info = wait_running()
@@ -633,13 +640,14 @@ def test_status_text_prints_what_the_payload_holds(capsys: pytest.CaptureFixture
         "watcher.ratio: 0.25\n")
 
 
-def test_the_first_command_leaves_its_store_open_for_the_second(memx: Memx,
-                                                                 repo: Path) -> None:
+def test_the_first_command_leaves_its_store_open_for_the_second(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 29: the server a first command starts opens that repository's store by
     itself, so the second command finds it warm; a command arriving meanwhile is
     answered as in process."""
     memx.ok("add", "--raw", "The cache key includes the locale")
     assert not status()["running"]
+    monkeypatch.setenv("MEMX_NOW", format_timestamp(datetime.now(UTC)))  # one "now" for both
     first = run([*THIN, "search", "cache key", "--json"], repo)
     assert first == run([*FULL, "search", "cache key", "--json"], repo)
     info = wait_running()

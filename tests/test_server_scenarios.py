@@ -8,7 +8,10 @@ One server serves the whole module (it is per user; each scenario has its own cl
 the model is loaded once. Each scenario also checks that the server answered its reads
 (a read the server fails runs in process and would hide a stale server): a client that
 runs a command in process says why in the server log, so a read that left no line there
-was the server's (`World.served`), whatever the machine's speed."""
+was the server's (`World.served`), whatever the machine's speed. Each read and its
+in-process twin run with one pinned "now" (`MEMX_NOW`): the ranking's recency moves with
+the clock, and the two runs may be seconds apart. A read that differs leaves both answers
+in the module's temporary folder (`mismatches/`) and names the fields that differ."""
 
 from __future__ import annotations
 
@@ -18,12 +21,15 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memx_cli.clock import format_timestamp
 from memx_cli.wire.build import identity
 from memx_cli.wire.paths import SOCKET_NAME
 from memx_cli.wire.protocol import PROTOCOL, recv_json, send_json
@@ -160,19 +166,26 @@ def field_diff(thin: Any, full: Any, where: str = "$") -> list[str]:
     return [] if thin == full else [f"{where}: {thin!r} | {full!r}"]
 
 
-def explain_mismatch(world: World, args: list[str], thin: Result, full: Result) -> str:
+def explain_mismatch(world: World, args: list[str], thin: Result, full: Result,
+                     times: tuple[float, float, float]) -> str:
     """Both answers saved beside the scenario's repositories, and what differs: the
-    fields of a JSON output, else the lines."""
+    fields of a JSON output, else the lines. ``times``: when the server's read started,
+    when the in-process one started, when it ended."""
     world.mismatches += 1
     folder = world.base / "mismatches"
     folder.mkdir(exist_ok=True)
     stem = f"{world.mismatches:02d}-{os.environ.get('PYTEST_CURRENT_TEST', '?').split()[0]}"
     stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
-    for name, (code, out, err) in (("server", thin), ("in-process", full)):
+    stamps = [time.strftime("%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}"
+              for t in times]
+    for name, (code, out, err), span in (("server", thin, stamps[:2]),
+                                          ("in-process", full, stamps[1:])):
         (folder / f"{stem}.{name}.txt").write_text(
-            f"memx {' '.join(args)}\nexit {code}\n--- stdout\n{out}--- stderr\n{err}")
-    lines = [f"memx {' '.join(args)}: the server's answer (left) is not the in-process one"
-             f" (right); both in {folder}/{stem}.*"]
+            f"memx {' '.join(args)}\nran {span[0]} - {span[1]} UTC\nexit {code}\n"
+            f"--- stdout\n{out}--- stderr\n{err}")
+    lines = [f"memx {' '.join(args)}: the server's answer (left, {stamps[0]} - {stamps[1]}"
+             f" UTC) is not the in-process one (right, until {stamps[2]});"
+             f" both in {folder}/{stem}.*"]
     if thin[0] != full[0]:
         lines.append(f"exit: {thin[0]} | {full[0]}")
     try:
@@ -194,9 +207,16 @@ def same(world: World, repo: Path, env: dict[str, str] | None = None,
     answered each (none ran in process: no word from the client in the log)."""
     before = world.requests()
     for args in reads:
-        thin = world.served(args, repo, env)
-        full = world.run([*FULL, *args], repo, {**world.cold, **(env or {})})
-        assert thin == full, explain_mismatch(world, args, thin, full)
+        # Both runs at one moment: a fresh memory's recency boost falls by ~2e-7 of its
+        # score a second, so the in-process run, seconds after the server's on a loaded
+        # machine, could print a 4-decimal score of --json one lower (0.704 | 0.7039).
+        pinned = {**(env or {}), "MEMX_NOW": format_timestamp(datetime.now(UTC))}
+        started = time.time()
+        thin = world.served(args, repo, pinned)
+        between = time.time()
+        full = world.run([*FULL, *args], repo, {**world.cold, **pinned})
+        assert thin == full, explain_mismatch(world, args, thin, full,
+                                              (started, between, time.time()))
     # each thin read was answered by the server (plus this status request)
     assert world.requests() >= before + len(reads) + 1, "a read ran in process"
 
