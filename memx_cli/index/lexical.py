@@ -21,6 +21,16 @@ from memx_cli.textproc import index_text
 log = logging.getLogger("memx")
 FIELDS = ("exact", "stem", "meta", "context")
 WRITER_HEAP = 64_000_000
+# tantivy's default merge policy (LogMergePolicy) merges a level of 8 segments when a
+# commit leaves them; every segment under 10,000 documents is in the lowest level, so in
+# a store of up to ~17k memories each eighth write rewrote the whole index in the
+# foreground (~0.5 s at 10k, issue 29). A write's commit no longer waits for that merge
+# (the process ends before it does: it is dropped); the merge runs where no command
+# waits (``merge``: the memx server when idle, the detached worker of index/fold.py).
+MERGE_AT = 8
+# ...unless nothing merged for long: then the write waits for it, which bounds the
+# segments a search reads (each one is another set of term dictionaries to look up).
+MERGE_HARD = 24
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,7 @@ class LexicalIndex:
         self._index: Any = None
         self._searcher: Any = None
         self._seen = Seen()  # what the current searcher's reads found, for the next ones
+        self.merge_wanted = False  # a commit left MERGE_AT segments or more: ``merge``
 
     # ------------------------------------------------------------ lifecycle
 
@@ -113,11 +124,35 @@ class LexicalIndex:
             write([], remove_ids)
             write(add)
 
+    def segments(self) -> int:
+        """How many segments the last commit left (its meta.json; 0 when unreadable)."""
+        try:
+            meta = json.loads((self.path / "meta.json").read_bytes())
+            return len(meta["segments"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+
+    def merge(self, lock: Callable[[], contextlib.AbstractContextManager[Any]]) -> bool:
+        """Merge the segments the writes left, when there are ``MERGE_AT`` or more (an
+        empty commit lets tantivy's merge policy choose them, and this waits for it);
+        False when there were too few. ``lock`` is the store lock: tantivy allows one
+        writer at a time, and a write must wait for this one rather than fail."""
+        if self.segments() < MERGE_AT:
+            return False
+        with lock():
+            if self.segments() < MERGE_AT:
+                return False
+            with self.writer(wait=True):
+                pass
+        return True
+
     @contextlib.contextmanager
-    def writer(self) -> Iterator[Callable[..., None]]:
+    def writer(self, wait: bool = False) -> Iterator[Callable[..., None]]:
         """One commit for many batches: yields ``write(docs, remove_ids=())``; commits
         when the block ends, rolls back when it raises. The writer's heap is bounded, so
-        a rebuild streams documents through it (issue 15)."""
+        a rebuild streams documents through it (issue 15). The commit waits for the
+        merges it starts only with ``wait`` or past ``MERGE_HARD`` segments; else
+        ``merge_wanted`` says when ``merge`` has segments to merge."""
         import tantivy
 
         writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
@@ -150,11 +185,15 @@ class LexicalIndex:
         try:
             yield write
             writer.commit()
-            writer.wait_merging_threads()
         except BaseException:
             writer.rollback()
             raise
         self._searcher = None
+        left = self.segments()
+        if wait or left >= MERGE_HARD:
+            writer.wait_merging_threads()
+            left = self.segments()
+        self.merge_wanted = left >= MERGE_AT
 
     # ------------------------------------------------------------ reading
 

@@ -62,7 +62,7 @@ def rebuild(store: Store, seen: dict[str, Seen], lexical: LexicalIndex,
     waiting: dict[str, FileState] = {}  # the entries of the grouped memories
     graph = vectors.new_graph(encoder.dim) if encoder is not None else None
     total = len(seen)
-    with _Spill(store) as grouped, lexical.writer() as add:
+    with _Spill(store) as grouped, lexical.writer(wait=True) as add:
         def index(docs: list[IndexDoc]) -> None:
             add(docs)
             if graph is not None and docs:

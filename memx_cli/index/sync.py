@@ -447,12 +447,12 @@ class StoreIndex:
                                  fingerprint=self._model_fingerprint(), encoder=self.encoder,
                                  lexical=self.lexical, vectors=self.vectors,
                                  where=self.store.display(self.dir))
-        if self.vectors.fold_wanted:
+        if self.vectors.fold_wanted or self.lexical.merge_wanted:
             # Off the request path (issue 29): a detached worker, or the memx server
             # when idle (``compact``).
             from memx_cli.index import fold
 
-            self.vectors.fold_wanted = False
+            self.vectors.fold_wanted = self.lexical.merge_wanted = False
             fold.request(self.store)
         return current
 
@@ -496,13 +496,17 @@ class StoreIndex:
 
     def compact(self, force: bool = False) -> bool:
         """Fold the vector delta into the main vector file (issue 15) when it has grown
-        past ``COMPACT_AT`` rows (any size with ``force``): for a process that lives on,
-        when it is idle, the detached worker of a process without one (index/fold.py),
-        and at the end of ``memx reindex``. False when nothing was done."""
+        past ``COMPACT_AT`` rows (any size with ``force``), and merge the full-text
+        index's segments when writes left ``MERGE_AT`` or more (issue 29): for a process
+        that lives on, when it is idle, the detached worker of a process without one
+        (index/fold.py), and at the end of ``memx reindex``. False when nothing was
+        done."""
         from memx_cli.index.vectors import COMPACT_AT
 
+        merged = self.lexical.merge(self.store.lock)
         # built without the store lock, which is taken only to swap the new file in
-        return self.vectors.compact(self.store.lock, 1 if force else COMPACT_AT)
+        folded = self.vectors.compact(self.store.lock, 1 if force else COMPACT_AT)
+        return merged or folded
 
     # ------------------------------------------------------------ state
 
