@@ -172,9 +172,9 @@ class VectorIndex:
         return self.path.is_file()
 
     def _empty(self, ndim: int) -> Any:
-        from usearch.index import Index
+        from memx_cli.index.usearch_import import load
 
-        return Index(ndim=ndim, metric="cos", dtype=DTYPE)
+        return load().Index(ndim=ndim, metric="cos", dtype=DTYPE)
 
     def refresh(self) -> None:
         """Read the files anew at the next search (another process replaced them)."""
@@ -192,10 +192,10 @@ class VectorIndex:
 
     def view(self) -> Any:
         """The main graph, memory-mapped."""
-        from usearch.index import Index
+        from memx_cli.index.usearch_import import load
 
         if self._view is None:
-            self._view = Index.restore(str(self.path), view=True)
+            self._view = load().Index.restore(str(self.path), view=True)
             if self._view is None:
                 raise ValueError(f"{self.path}: not a usearch index")
         return self._view
@@ -304,11 +304,12 @@ class VectorIndex:
         """The main file's graph (an empty one without ``base``) in memory, with
         ``delta`` applied and ``keys``/``vectors`` added."""
         import numpy as np
-        from usearch.index import Index
+
+        from memx_cli.index.usearch_import import load
 
         index: Any
         if base:
-            index = Index.restore(str(self.path), view=False)
+            index = load().Index.restore(str(self.path), view=False)
             if index is None:
                 raise ValueError(f"{self.path}: not a usearch index")
         else:
@@ -352,8 +353,11 @@ class VectorIndex:
     def search_many(self, queries: Any, count: int) -> list[dict[int, float]]:
         """``search`` for each of ``queries`` (one batch through the graph)."""
         import numpy as np
-        from usearch.index import MetricKind
-        from usearch.index import search as exact_search
+
+        from memx_cli.index.usearch_import import load
+
+        usearch = load()
+        MetricKind, exact_search = usearch.MetricKind, usearch.search
 
         view, delta = self._load()
         queries = np.asarray(queries, dtype=np.float32).reshape(len(queries), -1)
