@@ -3,11 +3,16 @@ what it writes reads back as the same data; outside its shape it steps aside."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import subprocess
+import sys
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memx_cli import safeyaml
 from memx_cli.store import emit
@@ -126,3 +131,70 @@ def test_usual_memories_take_the_fast_path_and_dump_the_same_bytes() -> None:
 def test_outside_the_shape_the_emitter_writes(data: dict[str, Any]) -> None:
     assert emit.dump(data) is None
     assert memfmt.dump_data(data) == memfmt.yaml_dump(data)
+
+
+# Issue 29: the fast writer answers "does this plain scalar read back as text?" itself
+# where the first character makes it certain, and asks YAML's resolver otherwise.
+_NEAR_WORDS = sorted({"".join(form) for word in ("yes", "no", "true", "false", "on",
+                                                 "off", "null", "y", "n", "nul", "offf")
+                      for form in itertools.product(*[(c.lower(), c.upper()) for c in word])})
+
+
+@pytest.mark.parametrize("text", [*_NEAR_WORDS, *PIECES[:70], "yes please", "No.", "on-call",
+                                  "Null pointer", "TRUE!", "ok", "o", "f", "t"])
+def test_the_resolver_shortcut_agrees_with_yaml_on_the_awkward_words(text: str) -> None:
+    if not text or "\n" in text:
+        return
+    assert emit._reads_as_text(text) == emit._yaml_reads_as_text(text)
+
+
+@given(st.text(min_size=1, max_size=12).filter(lambda t: "\n" not in t and "\r" not in t))
+@settings(max_examples=3000, deadline=None)
+def test_the_resolver_shortcut_agrees_with_yaml(text: str) -> None:
+    assert emit._reads_as_text.__wrapped__(text) == emit._yaml_reads_as_text(text)
+
+
+@given(st.text(alphabet="yesnotrufalYESNOTRUFAL~<=!&*", min_size=1, max_size=6))
+@settings(max_examples=3000, deadline=None)
+def test_the_resolver_shortcut_agrees_with_yaml_near_its_words(text: str) -> None:
+    assert emit._reads_as_text.__wrapped__(text) == emit._yaml_reads_as_text(text)
+
+
+# numbers, dates and times: what they are made of, and a few characters they are not
+_NUMBERISH = "0123456789+-._: \tabcdefABCDEFxtTZiInNoOkK"
+
+
+@given(st.one_of(
+    st.text(alphabet=_NUMBERISH, min_size=1, max_size=30),
+    st.builds(lambda a, b: a + b, st.sampled_from(
+        ["2026-01-02", "2026-1-2T10:00:00", "2025-11-02T02:37:08Z", "2025-11-02t02:37:08.25",
+         "2025-11-02T02:37:08+01:00", "-12", "+0", "00", "2026-01-02 10:00:00.5 +01:00", "0x1F", "0b101",
+         "017", "1_000", "12:30:00", "1:20.5", "-.Inf", ".NaN", "1.5e+3", "+7", "01k9"]),
+        st.text(alphabet=_NUMBERISH, max_size=4))))
+@settings(max_examples=5000, deadline=None)
+def test_the_resolver_shortcut_agrees_with_yaml_on_numbers_and_times(text: str) -> None:
+    assert emit._reads_as_text.__wrapped__(text) == emit._yaml_reads_as_text(text)
+
+
+def test_every_first_character_yaml_resolves_is_one_the_shortcut_knows() -> None:
+    import yaml
+
+    table = yaml.resolver.Resolver.yaml_implicit_resolvers
+    assert None not in table  # no resolver for any first character
+    letters = {word[0] for word in emit._WORDS}
+    for first in table:
+        assert (first == "" or first in emit._NUMBER_FIRST or first in emit._WHOLE_FIRST
+                or first in letters), first
+
+
+def test_a_usual_memory_is_written_without_importing_yaml() -> None:
+    code = ("import sys\n"
+            "from memx_cli.store import memory\n"
+            "from memx_cli.store.records import build\n"
+            "mem = build('The deploy script needs the VPN (see OPS-12)', tags=['ops'],\n"
+            "            source={'type': 'transcript', 'session': 's1'})\n"
+            "text = memory.dump(mem)\n"
+            "print('yaml' in sys.modules, len(text) > 0)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.split() == ["False", "True"]

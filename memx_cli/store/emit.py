@@ -20,7 +20,9 @@ column is past the width, continuing on the next line at the value's indent.
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +40,29 @@ MAX_CHARS = 200_000
 _STR = "tag:yaml.org,2002:str"
 
 
+# When a one-line plain scalar reads back as text, known from its shape without asking
+# YAML 1.1's implicit resolvers (PyYAML's, the ones the dumper consults; issue 29: asking
+# imports PyYAML, ~15-30 ms of a write). tests/test_emit.py checks every answer against
+# YAML's own resolver, which stays the reference where the shape leaves a doubt:
+# - numbers, dates and times start with one of these and hold only these characters
+#   (digits, signs, separators, hex digits, 0x, 0b, the T and Z of a time, .inf, .nan);
+_NUMBER_FIRST = frozenset("-+.0123456789")
+_NUMBER_CHARS = frozenset("0123456789+-._: \tabcdefABCDEFxtTZiInN")
+# ...and of those, the times memx writes (ISO 8601, seconds, UTC or an offset) and plain
+# decimal integers are certainly not text;
+_ISO_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                       r"(?:[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})?)?")
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+# - these first characters resolve only as a whole scalar (merge, value, null, and
+#   PyYAML's ``yaml`` tag);
+_WHOLE_FIRST = frozenset("<=~!&*")
+_WHOLE = frozenset({"<<", "=", "~", "!", "&", "*"})
+# - with any other first character, only booleans and nulls, as whole words ("yes",
+#   not "yEs").
+_WORDS = frozenset(form for word in ("yes", "no", "true", "false", "on", "off", "null")
+                   for form in (word, word.capitalize(), word.upper()))
+
+
 @functools.cache
 def _resolver() -> tuple[Any, frozenset[str]]:
     """(the tag YAML gives a plain scalar, the first characters for which that can be
@@ -53,7 +78,22 @@ def _resolver() -> tuple[Any, frozenset[str]]:
 
 @functools.lru_cache(maxsize=4096)  # kinds, sections, sources, tools: the same words
 def _reads_as_text(text: str) -> bool:
-    """Whether ``text`` written plain reads back as text (not a number, bool, null...)."""
+    """Whether ``text`` (one line) written plain reads back as text (not a number,
+    bool, null...)."""
+    first = text[0]
+    if first in _NUMBER_FIRST:
+        if not _NUMBER_CHARS.issuperset(text):
+            return True
+        if _ISO_TIME.fullmatch(text) or _DECIMAL.fullmatch(text):
+            return False
+        return _yaml_reads_as_text(text)
+    if first in _WHOLE_FIRST:
+        return text not in _WHOLE
+    return text not in _WORDS
+
+
+def _yaml_reads_as_text(text: str) -> bool:
+    """YAML's own answer (the reference)."""
     resolve, firsts = _resolver()
     if firsts and text[0] not in firsts:
         return True
@@ -63,10 +103,19 @@ def _reads_as_text(text: str) -> bool:
 @functools.cache
 def _libyaml() -> bool:
     """Whether the dumper is libyaml's, the emitter these rules were checked against
-    (PyYAML's own emitter differs at the edges: it prints characters past U+FFFF)."""
-    import yaml
+    (PyYAML's own emitter differs at the edges: it prints characters past U+FFFF).
+    Before PyYAML is imported, whether its package holds libyaml's binding (a file
+    beside its modules): a write of the usual shape need not import it."""
+    yaml = sys.modules.get("yaml")
+    if yaml is not None:
+        return hasattr(yaml, "CSafeDumper")
+    import importlib.machinery
+    import importlib.util
 
-    return hasattr(yaml, "CSafeDumper")
+    spec = importlib.util.find_spec("yaml")
+    folders = (spec.submodule_search_locations or []) if spec is not None else []
+    return any(os.path.isfile(os.path.join(folder, f"_yaml{suffix}"))
+               for folder in folders for suffix in importlib.machinery.EXTENSION_SUFFIXES)
 
 
 def dump(data: Mapping[str, Any]) -> str | None:
