@@ -113,3 +113,17 @@ def test_the_server_and_reindex_merge_what_writes_left(memx: Memx, repo: Path,
     memx.ok("reindex")
     assert _segments(repo) < lexical.MERGE_AT
 
+
+
+def test_the_servers_writes_finish_their_merges(memx: Memx, repo: Path, no_worker: list[Path],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a process that lives on (the memx server sets this), a merge left running would
+    be thrown away at the next write: its writes wait for their merges."""
+    monkeypatch.setattr(lexical, "merge_in_foreground", True)
+    _write(memx, repo, 0)
+    memx.ok("reindex", "--full")
+    most = 0
+    for batch in range(1, lexical.MERGE_AT + 3):
+        _write(memx, repo, batch)
+        most = max(most, _segments(repo))
+    assert most < lexical.MERGE_AT and not no_worker

@@ -31,6 +31,10 @@ MERGE_AT = 8
 # ...unless nothing merged for long: then the write waits for it, which bounds the
 # segments a search reads (each one is another set of term dictionaries to look up).
 MERGE_HARD = 24
+# The memx server sets this True: in a process that lives on, a merge left running would
+# go on in the background and be thrown away with its writer at every later write until
+# the idle upkeep (several full merges at once in a burst), so its writes wait as before.
+merge_in_foreground = False
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ class LexicalIndex:
             raise
         self._searcher = None
         left = self.segments()
-        if wait or left >= MERGE_HARD:
+        if wait or merge_in_foreground or left >= MERGE_HARD:
             writer.wait_merging_threads()
             left = self.segments()
         self.merge_wanted = left >= MERGE_AT

@@ -612,10 +612,11 @@ def main() -> int:
     from memx_cli import config as configmod
     from memx_cli.embed import one_blas_thread
     from memx_cli.errors import MemxError
-    from memx_cli.index import fold
+    from memx_cli.index import fold, lexical
 
     one_blas_thread()
     fold.detached = False  # the server folds its stores' vector deltas when idle
+    lexical.merge_in_foreground = True  # and its writes finish their merges (lexical.py)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s memx server: %(message)s"))
     log.addHandler(handler)
