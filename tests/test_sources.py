@@ -292,3 +292,28 @@ def test_a_committed_url_or_ref_that_git_would_take_for_an_option_is_refused(
             "got " in result.err
         assert len(result.err.splitlines()) == 1
     assert not (repo / "owned").exists() and not (repo / "x").exists()
+
+
+def test_a_folder_given_relative_is_committed_relative(memx: Memx, repo: Path, team_repo: Path,
+                                                      tmp_path: Path) -> None:
+    # the committed config and lock name no path of this machine (walk-through, issue 27):
+    # a teammate's clone beside the same folder reads the source too
+    relative = os.path.relpath(team_repo, repo)
+    assert relative.startswith("..")
+    memx.ok("source", "add", "team", relative)
+    config = (repo / ".memx" / "config.yaml").read_text()
+    lock = (repo / ".memx" / "sources.lock").read_text()
+    assert f"url: {relative}" in config and f"url: {relative}" in lock
+    assert str(tmp_path) not in config + lock
+    assert memx.ok("source", "list").startswith(f"team  {relative}  ")
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "subscribe")
+    # the teammate: the same two folders side by side somewhere else
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copytree(team_repo, elsewhere / team_repo.name)
+    clone = elsewhere / repo.name
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert memx.ok("source", "update", cwd=clone)
+    data = json.loads(memx.ok("search", "staging cluster name", "--json", cwd=clone))
+    assert data["results"][0]["store"] == "source:team"

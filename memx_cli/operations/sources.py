@@ -39,11 +39,20 @@ def _write_sources(repo: Repo, entries: dict[str, dict[str, object]]) -> None:
 
 
 def _url(repo: Repo, url: str) -> str:
-    """A local path is recorded absolute (git resolves it from the cache, not from here)."""
+    """A local folder given relative (``../team-memory``) is recorded relative to the work
+    tree, so the committed config names no path of this machine and a teammate's clone
+    beside the same folder reads it too (``store/sources.configured`` resolves it); one
+    given absolute stays absolute, as typed."""
+    import os
+
     local = Path(url).expanduser()
-    if not local.is_absolute():
-        local = repo.worktree / local
-    return str(local.resolve()) if local.is_dir() else url
+    if local.is_absolute() or url.startswith("~"):
+        return str(local.resolve()) if local.is_dir() else url
+    if not (repo.worktree / local).is_dir():
+        return url  # a URL, or a path git will refuse with its own words
+    relative = Path(os.path.relpath((repo.worktree / local).resolve(), repo.worktree.resolve()))
+    text = relative.as_posix()
+    return text if text.startswith("../") or text == ".." else f"./{text}"
 
 
 def _refuse_credentials(name: str, url: str) -> None:
@@ -76,7 +85,8 @@ def add(repo: Repo, name: str, url: str, ref: str | None = None,
     except ConfigError as exc:
         message = str(exc).replace("configuration key 'sources': ", "")
         raise MemxError(message.rsplit(", got ", 1)[0]) from None
-    source = Source(name, checked["url"], ref, tuple(domains), float(weight))
+    source = Source(name, checked["url"], ref, tuple(domains), float(weight),
+                    where=srcmod.folder(repo, checked["url"]))
     commit = srcmod.fetch(source)
     store = srcmod.materialize(source, commit)
     entries[name] = checked

@@ -43,6 +43,12 @@ class Source:
     weight: float = 1.0
     commit: str | None = None  # pinned in the lock file
     problem: str | None = None  # why the pinned commit cannot be used (not a commit id)
+    where: str | None = None  # a local folder recorded relative to the work tree, resolved
+
+    @property
+    def location(self) -> str:
+        """What git clones: the recorded URL, or the relative folder resolved here."""
+        return self.where or self.url
 
     @property
     def label(self) -> str:
@@ -108,10 +114,19 @@ def configured(repo: Any) -> list[Source]:
             problem = (f".memx/{LOCK_NAME}: source {name}: the pinned commit {commit!r} is not "
                        "a commit id (40 or 64 hex digits); run memx source update")
             commit = None
-        found.append(Source(name, entry["url"], entry.get("ref"),
+        url = entry["url"]
+        found.append(Source(name, url, entry.get("ref"),
                             tuple(entry.get("domains") or ()), float(entry.get("weight", 1.0)),
-                            commit, problem))
+                            commit, problem, folder(repo, url)))
     return found
+
+
+def folder(repo: Any, url: str) -> str | None:
+    """A source recorded as a folder relative to the work tree (``../team-memory``), as a
+    path of this machine; None for any other URL."""
+    if url in (".", "..") or url.startswith(("./", "../")):
+        return str((Path(repo.worktree) / url).resolve())
+    return None
 
 
 def _git(args: list[str], cwd: Path) -> str:
@@ -120,13 +135,13 @@ def _git(args: list[str], cwd: Path) -> str:
 
 def fetch(source: Source) -> str:
     """Mirror the source (clone once, then fetch) and return the commit its ref names."""
-    mirror = _mirror(source.url)
+    mirror = _mirror(source.location)
     try:
         if not mirror.is_dir():
             mirror.parent.mkdir(parents=True, exist_ok=True)
             tmp = mirror.with_name(f".{mirror.name}.{os.getpid()}.tmp")
             shutil.rmtree(tmp, ignore_errors=True)
-            url = external.operand(source.url, f"source {source.name}: url")
+            url = external.operand(source.location, f"source {source.name}: url")
             _git(["clone", "--quiet", "--mirror", "--", url, str(tmp)], cwd=mirror.parent)
             os.replace(tmp, mirror)
         else:
@@ -142,7 +157,7 @@ def materialize(source: Source, commit: str) -> Store:
     store = snapshot_store(commit, source.name)  # checks that commit is a commit id
     if store.memories_dir.is_dir():
         return store
-    mirror = _mirror(source.url)
+    mirror = _mirror(source.location)
     if not mirror.is_dir():
         raise MemxError(f"source {source.name} is not fetched; run memx source update")
     top = store.root.parent
