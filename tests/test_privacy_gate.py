@@ -230,6 +230,7 @@ RAW_WRITERS = {
     "memx_cli/index/state.py": "derived from memory files (state.json)",
     "memx_cli/index/manifest.py": "derived from memory files",
     "memx_cli/index/vectors.py": "derived from memory files",
+    "memx_cli/generator/e5voice.py": "text hashes and e5 vectors of memories (no text)",
     "memx_cli/index/model_id.py": "the model files' names, stats and content hash",
     "memx_cli/decay/sweep.py": "moves memory files",
     "memx_cli/agents/agent_hook.py": "the background ingest's own output (masked memories)",
