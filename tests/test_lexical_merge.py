@@ -70,12 +70,15 @@ def test_writes_leave_the_merge_to_the_worker(memx: Memx, repo: Path, tmp_path: 
     assert _segments(repo) == 1
     for batch in range(1, lexical.MERGE_AT + 2):
         _write(memx, repo, batch)
-    # every write added its segment; none waited for the merge of the 8 it made
-    assert _segments(repo) == lexical.MERGE_AT + 2
+    # every write added its segment and left the merge of the 8 it made to the worker;
+    # the writes run in this long-lived test process, where a merge tantivy's own threads
+    # finish meanwhile can be committed by a later write, so the count is bounded (a CI
+    # run on a loaded machine saw 2), and what proves the hand-off is the worker's request
+    assert _segments(repo) <= lexical.MERGE_AT + 2
     root = Repo.discover(repo).store.root
     assert no_worker and set(no_worker) == {root}
     written = _answers(memx, repo)
-    assert fold.run(root)  # the detached worker's own work, here in the test's process
+    fold.run(root)  # the detached worker's own work, here in the test's process
     assert _segments(repo) < lexical.MERGE_AT
     assert not fold.run(root)  # nothing left to merge
     merged = _answers(memx, repo)
