@@ -147,6 +147,20 @@ def _words(key: str) -> set[str]:
             if len(w) >= 4 and w not in ("action", "hook")}
 
 
+def _names(key: str, said: set[str], message: str) -> bool:
+    """Whether the message names the setting ``key``: a word of its key ("pool" names
+    POOL_SIZE); a pinned action or hook ("the actions/download-artifact action") by its
+    whole name ("download-artifact"), not a word of it ("download" in "the download
+    instructions")."""
+    pinned = re.fullmatch(r"the (\S+) (?:action|hook)", key)
+    if pinned:
+        name = pinned.group(1).lower().rstrip("/").rsplit("/", 1)[-1]
+        # pre-commit's naming of hook repositories: "ruff-pre-commit", "mirrors-mypy"
+        name = re.sub(r"^mirrors-|-?pre-commit-?", "", name) or name
+        return bool(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message))
+    return bool(_words(key) & said)
+
+
 def _hook_of(diff: str) -> dict[str, str]:
     """Each ``rev:`` line of a pre-commit diff -> the hook repository it pins (its last
     path part), read from the nearest ``repo:`` line above it on either side."""
@@ -181,7 +195,8 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
     if rest is not None:
         denied = {rest.sentence_of(h.start) for h in rest.deny}
         said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
-                and n not in denied and not msg.code_like(rest.sentence(n))]
+                and n not in denied and not msg.code_like(rest.sentence(n))
+                and (tests_only or not TEST_ACCOUNT.match(rest.sentence(n)))]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         # the body's first statement of the fix: an order or "the fix …"; a long body
         # goes on with why the fix is so, how it was tested, what was left alone
@@ -320,6 +335,13 @@ SYMPTOM = re.compile(r"(?i)\b(?:not|never|no longer|cannot|\w+n't|neither|nor|wi
 # "`go test ./...` has one failure"), not the failure fixed.
 CHECKS = re.compile(r"\bTest[A-Z]\w*|\btest_\w+|\b\w+_test\b|\b[\w-]+ test\s+\.{0,2}/|"
                     r"(?i:\b(?:tests?|suites?|mutation)\b|\bfail(?:s|ed)? (?:it|them|both)\b)")
+# A sentence whose subject is the change's test ("The regression ages the shared
+# environment …", "Public regressions cover …", "A regression test proves …"): how the fix
+# was checked, never the failure or the fix. A regression *in* something is a breakage.
+TEST_ACCOUNT = re.compile(r"^(?:(?:the|a|an|this|these|new|public|two|both|one|another|each|"
+                          r"added|existing)\s+)*(?:[\w-]+\s+)?regressions?(?:\s+tests?)?\s+"
+                          r"(?!(?:in|from|since|was|is|were|are|has|had|that|which|of|"
+                          r"introduced|caused)\b)[a-z]+\b", re.IGNORECASE)
 # The author's account of their own work ("I ran the suite", "I produced the before and
 # after …"): how the change was checked, never what it does.
 REPORT = re.compile(r"^I\b(?!\.)")
@@ -397,6 +419,7 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     them."""
     from memx_cli.reflector.scorer import classify
 
+    message = msg.without_emoji(message)
     found, dropped = _found(message, files, small_diffs, facts)
     why = routine.routine(message, files, small_diffs)
     if why:
@@ -558,7 +581,7 @@ def _config_change(path: str, diff: str, message: str, subject: str, lang: str,
     # named: a word of the key ("pool" of POOL_SIZE, "checkout" of actions/checkout); when
     # the message names some of the settings, those are the ones the memory is about
     said = {w.rstrip("s") for w in re.split(r"[^a-z0-9]+", message.lower())}
-    named = {k for k in [*new_values, *old] if _words(k) & said}
+    named = {k for k in [*new_values, *old] if _names(k, said, message.lower())}
     if named:
         old = {k: v for k, v in old.items() if k in named}
         new_values = {k: v for k, v in new_values.items() if k in named}
@@ -572,6 +595,12 @@ def _config_change(path: str, diff: str, message: str, subject: str, lang: str,
         return
     text = f"In {path}, {'; '.join(moves[:3])} ({subject})."
     pins = all(routine.pin_line(v[1]) or k.startswith("the ") for k, v in new_values.items())
+    if pins and not named and any(c.rule != "ConfigChange" for c in out):
+        # the message's reason is that of the change it tells (a fix, a decision): a pin
+        # moved in the same commit is by the way ("restore the zipapp" + actions bumped)
+        dropped.append(Dropped("ConfigChange", text, "a version pin the message does not "
+                               "name: its reason is the commit's other change"))
+        return
     # a pin for one platform ("use node 24.15 for Windows CI") is that platform's fact
     if routine.gives_reason(message) or (named and (not pins or PLATFORM.search(subject))):
         out.append(Candidate("ConfigChange", 1, 1, lang, text, files=(path,),

@@ -14,6 +14,7 @@ Squash-merge bodies (the PR's commits as a bullet list) are read item by item.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -133,6 +134,26 @@ def _same_paragraph(previous: str, line: str) -> bool:
 
 
 SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w./-]{2,30})\)!?:")
+# gitmoji's ":bug: " and ":sparkles: " written as a shortcode
+SHORTCODE = re.compile(r"^\s*(?::[a-z0-9_+-]{1,40}:\s*)+")
+
+
+def without_emoji(message: str) -> str:
+    """The message with its subject's leading emoji taken off ("🐛 fix(run): …",
+    ":sparkles: feat: …", "♻️ refactor: …"): a gitmoji marks the kind of change, as a
+    Conventional Commits type does, and hides that type (and a "Fix …") from every rule
+    that reads the subject's start. Symbols, their variation selectors and joiners go;
+    a subject that is all symbols stays as written."""
+    subject, newline, rest = message.lstrip().partition("\n")
+    text = SHORTCODE.sub("", subject)
+    start = 0
+    while start < len(text) and (text[start].isspace() or unicodedata.category(text[start])
+                                 in ("So", "Sk", "Mn", "Cf")):
+        start += 1
+    text = text[start:]
+    if not text.strip() or text == subject:
+        return message
+    return text + newline + rest
 
 
 def core(subject: str) -> str:

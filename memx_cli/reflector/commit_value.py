@@ -39,7 +39,7 @@ import re
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.commit_message import is_norm, sentences
+from memx_cli.reflector.commit_message import BULLET, is_norm, sentences
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, tools_in
 from memx_cli.reflector.vocab import Lexicon, phrases, words_of
 
@@ -81,6 +81,10 @@ def value(candidate: Candidate, message: str) -> int:
     if candidate.rule == "Decision" and text.startswith('Reverted "'):
         points = 50
     reason = why(text)
+    if candidate.rule == "ErrorFix" and candidate.error and told(candidate.error, body):
+        # the failure told in the body's prose ("… so 3.10.0 through 3.10.11 raise
+        # TypeError") is the fix's why, whatever its words: a weak link at least
+        reason = max(reason, 12)
     if routine.breaking(message):  # "feat!:", "BREAKING CHANGE:": users must know it
         reason = 25
     points += reason
@@ -121,6 +125,14 @@ def from_body(text: str, body: str) -> bool:
         if len(head) >= 15 and (head in text or any(p[:40] in sentence for p in parts)):
             return True
     return False
+
+
+def told(error: str, body: str) -> bool:
+    """The error is a sentence of the body's prose, not one of a squash merge's listed
+    commits ("* fix(github): fix bubble up errors …")."""
+    head = error.strip()[:40]
+    listed = any(BULLET.match(line) and head[:25] in line for line in body.splitlines())
+    return from_body(error, body) and not listed
 
 
 def things(text: str) -> int:
