@@ -78,7 +78,7 @@ CARGO_CHAIN = re.compile(r"^\s+\.\.\. (?:required by|which satisfies)\b")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
 GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<msg>.+)$")
 ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$")
-PANIC = re.compile(r"^thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
+PANIC = re.compile(r"^\s*thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
                    r"(?P<where>[^\s:]+:\d+)(?::\d+)?:?\s*(?P<msg>.*)$")
 OPERAND = re.compile(r"^\s*(?:left|right)\s*:\s*\S")
 MARKED = re.compile(r"^\s*[×✖✗✘❌]\s*(?P<msg>\S.*)$")
@@ -100,6 +100,15 @@ KOTLIN = re.compile(r"^e: (?:file://)?(?P<path>[^\s:]+?\.kts?)(?::(?P<line>\d+):
                     r"\d+\):) (?P<msg>\S.*)$")
 WENT_WRONG = re.compile(r"^\* What went wrong:\s*$")
 LEVEL = re.compile(r"^\[(?:error|ERROR)\] ?")  # sbt's and Maven's level marker
+# under that marker, ``PATH:L[:C]: message`` is the compiler's (scalac 2, javac via sbt)
+LEVELED = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+)(?::\d+)?:\s*(?P<msg>\S.*)$")
+# Playwright's list of failures: ``N) [project] › PATH:L:C › title``, its error under it
+PLAYWRIGHT = re.compile(r"^\s*\d+\) (?:\[[^\]]{1,60}\] › )?(?P<path>[^\s›]+?\.\w+):(?P<line>\d+):\d+"
+                        r" › (?P<title>\S.*?)\s*$")
+# PowerShell's error view: ``Line |``, the quoted code, ``~~~`` under it, then its words
+PS_LINE = re.compile(r"^Line \|\s*$")
+PS_GUTTER = re.compile(r"^\s*(?P<n>\d+)?\s*\|\s?(?P<said>.*)$")
+PY_FILE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)')
 SCALA3 = re.compile(r"^-- (?:\[E\d+\] )?(?P<title>[A-Z][\w ]{0,40}?Error): (?P<path>[^\s:]+?\.\w+)"
                     r":(?P<line>\d+):\d+\b")
 GUTTER = re.compile(r"^\s*(?:\d+\s*)?\|\s?(?P<said>.*)$")
@@ -301,6 +310,56 @@ def _tail(lines: Sequence[Line], i: int) -> list[str]:
     return rest if len(rest) <= 8 else []
 
 
+def _e_block(lines: Sequence[Line], i: int) -> tuple[int, Diagnostic]:
+    """pytest's ``E`` lines: their first line, or, when that is not the exception, the
+    exception the block ends in (a module that does not compile: ``File "PATH", line N``,
+    the quoted code, then ``SyntaxError: …``), placed at the project file it names."""
+    end = i + 1
+    while end < len(lines) and PYTEST_E.match(lines[end].text):
+        end += 1
+    said = [hit.group("msg") for j in range(i, end) if (hit := PYTEST_E.match(lines[j].text))]
+    pick = 0
+    if not EXCEPTION.match(said[0]):
+        pick = next((n for n, text in enumerate(said) if EXCEPTION.match(text)), 0)
+    diag = Diagnostic(_clip(said[pick]), lines[i + pick].number)
+    for n, text in enumerate(said[:pick]):
+        hit = PY_FILE.match(text)
+        if hit and not OUTSIDE.search(hit.group("path")):
+            diag.where = f"{relative(hit.group('path'))}:{hit.group('line')}"
+            quoted = said[n + 1].strip() if n + 1 < pick else ""
+            diag.code = quoted if quoted and set(quoted) - {"^", "~"} else None
+    return end - i, diag
+
+
+def _playwright(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
+    """A failed Playwright test: the error under its header, the spec file and title."""
+    title = hit.group("title").rstrip(" ─")
+    return Diagnostic(_clip(_next_said(lines, i) or "test failed"), lines[i].number, "test",
+                      f"{relative(hit.group('path'))}:{hit.group('line')} › {title}")
+
+
+def _powershell(lines: Sequence[Line], i: int) -> Diagnostic | None:
+    """PowerShell's error view: ``Line |``, ``N | code``, a ``~~~`` underline, then the
+    error's words in the same gutter; the quoted code says what was run."""
+    code: str | None = None
+    for j in range(i + 1, min(i + 5, len(lines))):
+        gutter = PS_GUTTER.match(lines[j].text)
+        if gutter is None:
+            return None
+        said = gutter.group("said").strip()
+        if gutter.group("n"):
+            code = f"at line {gutter.group('n')} of the script: `{said[:120]}`"
+        elif said and set(said) <= {"~", " "}:
+            words = PS_GUTTER.match(lines[j + 1].text) if j + 1 < len(lines) else None
+            if words is None or not words.group("said").strip():
+                return None
+            diag = Diagnostic(_clip(words.group("said")), lines[j + 1].number)
+            if code:
+                diag.notes.append(code)
+            return diag
+    return None
+
+
 def _unformatted(lines: Sequence[Line], i: int) -> Diagnostic:
     """One diagnostic for a formatter's whole report: the files it would change."""
     paths: list[str] = []
@@ -331,7 +390,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
     ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
-    ("permission", PERMISSION))
+    ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("permission", PERMISSION))
 
 
 def _shape(text: str) -> str:
@@ -349,6 +408,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     while i < len(lines):
         line = lines[i]
         text = LEVEL.sub("", line.text)
+        leveled = text != line.text
         step = 1
         diag = None
         if TRACEBACK in text:
@@ -370,15 +430,13 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(_clip(hit.group("msg") or "failed"), line.number, "test",
                               hit.group("id"))
         elif (hit := PYTEST_E.match(text)) is not None:
-            diag = Diagnostic(_clip(hit.group("msg")), line.number)
+            step, diag = _e_block(lines, i)
             start = i
             while start > 0 and i - start < 40 and not lines[start - 1].text.startswith("_"):
                 start -= 1
             frame = _project_frame(lines, start, i, PYTEST_FRAME)
             if frame:
                 diag.where, diag.code = frame
-            while i + step < len(lines) and PYTEST_E.match(lines[i + step].text):
-                step += 1
         elif (hit := TSC.match(text)) is not None:
             diag = Diagnostic(_clip(f"error {hit.group('code')}: {hit.group('msg')}"),
                               line.number,
@@ -386,6 +444,16 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := COMPILER.match(text) or GO_BUILD.match(text)) is not None:
             diag = Diagnostic(_clip(hit.group("msg")), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif leveled and (hit := LEVELED.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+            quoted = LEVEL.sub("", lines[i + 1].text).strip() if i + 1 < len(lines) else ""
+            if quoted and LEVEL.match(lines[i + 1].text) and not LEVELED.match(quoted):
+                diag.code = quoted
+        elif (hit := PLAYWRIGHT.match(text)) is not None:
+            diag = _playwright(lines, i, hit)
+        elif PS_LINE.match(text):
+            diag = _powershell(lines, i)
         elif (hit := ESLINT.match(text)) is not None:
             rule = f" ({hit.group('rule')})" if hit.group("rule") else ""
             path = _file_above(lines, i)

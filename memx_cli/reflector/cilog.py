@@ -49,6 +49,7 @@ PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
 SPLIT = ("error", "test", "permission")
 MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s'\"<>]+")
+UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
 
 
 @dataclass
@@ -196,11 +197,14 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         found.count = len(group)
         found.tests = len({d.where for d in group if d.kind == "test"})
         seen = {top}
-        ranked = sorted(said, key=lambda d: (d.kind == "summary", d.kind != "crash",
+        # a crash or a coverage gate is a cause of its own; a test that printed no
+        # words of its own ("failed") adds nothing to the cause above it
+        ranked = sorted(said, key=lambda d: (d.kind == "summary",
+                                             d.kind not in ("crash", "coverage"),
                                              -keys.get(d.key, 0)))
         for d in ranked:
             if d.key not in seen and d.kind not in seen and d.kind != "summary" \
-                    and len(found.also) < 2:
+                    and d.key not in UNSAID and len(found.also) < 2:
                 seen.add(d.key)
                 if d.kind == "coverage":  # one gate, however many tools report it
                     seen.add(d.kind)

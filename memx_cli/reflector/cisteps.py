@@ -125,8 +125,8 @@ class _Builder:
                 done = self._open(number, job, name, setup)
         elif stamped:  # the raw job log: steps open with a top-level Run group
             mark = MARK.match(text)
-            if step is None:
-                done = self._open(number, None, None, True)
+            if step is None:  # the runner's setup, unless the log is a job's tail
+                done = self._open(number, None, None, False)
             elif mark and mark.group(1) == "group" and mark.group(2).startswith(RUN_GROUP) \
                     and self.group is None and not (step.setup and self.raw_started):
                 self.raw_started = True
@@ -134,8 +134,10 @@ class _Builder:
             elif text == RAW_POST:
                 done = self._open(number, self.job_name, None, True)
             named = JOB_NAME.match(text)
-            if named and self.step is not None and self.step.setup:
+            if named and self.step is not None and not self.raw_started:
                 self.job_name = named.group(1).strip()[:MAX_FIELD]
+                self.step.setup = True  # the runner names the job at the end of its setup
+                self.step.output.clear()
         elif step is None:  # plain output: one step
             done = self._open(number, None, None, False)
         assert self.step is not None
