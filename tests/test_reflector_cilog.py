@@ -441,3 +441,109 @@ def test_a_green_build_teaches_nothing_whatever_its_crate_names_say() -> None:
         "   Compiling thiserror v2.0.18", "   Compiling app v0.1.0 (/work/app)",
         "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 3m 06s"])
     assert learned(log) == []
+
+
+def raw(lines: list[str]) -> str:
+    """Lines as the raw job log (the web UI's download) has them: timestamp, text."""
+    return "".join(f"{STAMP.format(0, n % 60)} {line}\n" for n, line in enumerate(lines))
+
+
+def test_a_test_module_that_does_not_compile_is_its_exception_at_the_file() -> None:
+    # pytest's E block of a collection error opens with the file and the quoted code; the
+    # exception that says why is its last line
+    log = "".join(f"{line}\n" for line in [
+        "collecting ... collected 12 items / 1 error", "",
+        "_______________ ERROR collecting tests/test_io.py _______________",
+        "/opt/hostedtoolcache/Python/3.12.3/x64/lib/python3.12/site-packages/_pytest/python.py:"
+        "508: in importtestmodule", "    mod = import_path(",
+        'E     File "/home/runner/work/shop/shop/tests/test_io.py", line 7',
+        "E       <<<<<<< HEAD", "E       ^^", "E   SyntaxError: invalid syntax",
+        "ERROR tests/test_io.py", "!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!"])
+    assert learned(log) == ["The log reports: SyntaxError: invalid syntax at tests/test_io.py:7 "
+                            "(`<<<<<<< HEAD`)."]
+    # control: an assertion's E block keeps its first line, the assertion
+    failing = "".join(f"{line}\n" for line in [
+        "____________________ test_total ____________________",
+        "tests/test_cart.py:12: in test_total", "    assert total() == 4",
+        "E   assert 3 == 4", "E    +  where 3 = total()",
+        "FAILED tests/test_cart.py::test_total - assert 3 == 4"])
+    [memory] = learned(failing)
+    assert memory.startswith("The log reports: assert 3 == 4 at tests/test_cart.py:12")
+
+
+def test_scalac_errors_under_sbt_name_the_file_the_code_and_how_often() -> None:
+    said = [
+        "[info] compiling 4 Scala sources to /home/runner/work/shop/shop/target/scala-2.13 ...",
+        "[warn] /home/runner/work/shop/shop/src/test/scala/shop/CartSpec.scala:9:7: local val "
+        "unused in method spec is never used", "[warn]   val unused = 1", "[warn]       ^",
+        "[error] /home/runner/work/shop/shop/src/test/scala/shop/CartSpec.scala:12:18: value totl "
+        "is not a member of shop.Cart", "[error]     assert(cart.totl == 4)",
+        "[error]                  ^", "[error] one error found"]
+    log = gh("test", "Run tests", ["##[group]Run sbt +test", "sbt +test", "##[endgroup]",
+                                   *said, *said[4:],
+                                   "[error] (shopJVM / Test / compileIncremental) Compilation "
+                                   "failed", "##[error]Process completed with exit code 1."])
+    assert learned(log) == ["CI job 'test', step 'Run tests' (`sbt +test`) failed: value totl is "
+                            "not a member of shop.Cart at src/test/scala/shop/CartSpec.scala:12 "
+                            "(`assert(cart.totl == 4)`) (2 times)."]
+    # control: the same shape under [warn] or [info] is no failure
+    assert learned(gh("test", "Run tests", ["##[group]Run sbt +test", "sbt +test",
+                                            "##[endgroup]", *said[:4]])) == []
+
+
+def test_playwright_names_the_failing_spec_and_its_error_once_for_all_browsers() -> None:
+    out = ["Running 40 tests using 2 workers", ""]
+    for n, project in enumerate(("chromium", "firefox"), 1):
+        out += [f"  {n}) [{project}] › tests/cart.spec.ts:21:5 › adds an item ─────────", "",
+                "    TimeoutError: locator.click: Timeout 5000ms exceeded.", "",
+                "      21 |   await page.getByRole('button').click();", ""]
+    out += ["  2 failed", "    [chromium] › tests/cart.spec.ts:21:5 › adds an item",
+            "    [firefox] › tests/cart.spec.ts:21:5 › adds an item", "  38 passed (1.2m)"]
+    log = raw(["##[group]Run npx playwright test", "npx playwright test", "##[endgroup]", *out,
+               "##[error]Process completed with exit code 1."])
+    assert learned(log) == ["The log (`npx playwright test`) reports: TimeoutError: "
+                            "locator.click: Timeout 5000ms exceeded (test tests/cart.spec.ts:21 "
+                            "› adds an item)."]
+    # control: the same run, green, teaches nothing
+    assert learned(raw(["##[group]Run npx playwright test", "npx playwright test",
+                        "##[endgroup]", "Running 40 tests using 2 workers",
+                        "  40 passed (1.1m)"])) == []
+
+
+def test_a_powershell_error_says_what_the_script_ran_and_what_powershell_answered() -> None:
+    log = gh("e2e (windows-latest)", "Start Redis", [
+        "##[group]Run choco install redis-64 -y", "choco install redis-64 -y",
+        "redis-server --service-install", "shell: C:\\Program Files\\PowerShell\\7\\pwsh.EXE "
+        "-command \". '{0}'\"", "##[endgroup]", "Chocolatey installed 1/1 packages.",
+        "redis-server: D:\\a\\_temp\\5e1c.ps1:3", "Line |",
+        "   3 |  redis-server --service-install", "     |  ~~~~~~~~~~~~",
+        "     | The term 'redis-server' is not recognized as a name of a cmdlet, function, "
+        "script file, or executable program.",
+        "##[error]Process completed with exit code 1."])
+    [memory] = learned(log)
+    assert memory.endswith("failed: The term 'redis-server' is not recognized as a name of a "
+                           "cmdlet, function, script file, or executable program. — at line 3 "
+                           "of the script: `redis-server --service-install`.")
+    # control: a table that happens to start with "Line |" is no error
+    table = gh("report", "Summary", [
+        "##[group]Run ./report.ps1", "./report.ps1", "##[endgroup]", "Line |",
+        "   1 | total 12", "   2 | failed 0", "##[error]Process completed with exit code 1."])
+    assert not any("total 12" in m for m in learned(table))
+
+
+def test_the_tail_of_a_raw_log_is_read_and_an_indented_panic_is_the_cause() -> None:
+    # a log saved from the middle of a job: no runner setup before its first line
+    tail = raw(["        PASS [   0.008s] (41/42) shop cart::tests::adds",
+                "        FAIL [   0.203s] (42/42) shop cart::tests::waits",
+                "    thread 'cart::tests::waits' (4711) panicked at src/cart.rs:88:9:",
+                "    reply should be written after delay",
+                "error: test run failed", "##[error]Process completed with exit code 100."])
+    [memory] = learned(tail)
+    assert memory.startswith("The log reports: test cart::tests::waits panicked: reply should "
+                             "be written after delay at src/cart.rs:88.")
+    # control: a whole job's setup (the runner names the job at its end) teaches nothing,
+    # whatever its lines look like
+    setup_only = raw(["Current runner version: '2.316.1'", "error: no such runner label",
+                      "Complete job name: build", "##[group]Run make", "make", "##[endgroup]",
+                      "built"])
+    assert learned(setup_only) == []
