@@ -547,3 +547,37 @@ def test_the_tail_of_a_raw_log_is_read_and_an_indented_panic_is_the_cause() -> N
                       "Complete job name: build", "##[group]Run make", "make", "##[endgroup]",
                       "built"])
     assert learned(setup_only) == []
+
+
+def test_a_lint_suite_of_several_tools_is_one_memory_per_tool_with_its_rule() -> None:
+    def step(name: str, command: str, said: list[str]) -> str:
+        return gh("lint", name, [f"##[group]Run {command}", command, "##[endgroup]", *said,
+                                 "##[error]Process completed with exit code 1."])
+    log = (setup("lint")
+           + step("cargo deny", "cargo deny check", [
+               "error[vulnerability]: `idna` accepts Punycode labels that do not decode",
+               "    ┌─ /github/workspace/Cargo.lock:94:1", "    │",
+               " 94 │ idna 0.5.0 registry+https://github.com/rust-lang/crates.io-index",
+               "    │ ---------- security vulnerability detected", "    │",
+               "    ├ ID: RUSTSEC-2024-0421", "", "advisories FAILED, licenses ok"])
+           + step("codespell", "codespell", [
+               "./docs/install.md:14: recieve ==> receive"])
+           + step("ktlint", "./gradlew ktlintCheck", [
+               "app/src/main/kotlin/shop/Cart.kt:12:1: Unexpected blank line(s) before \"}\" "
+               "(standard:no-blank-line-before-rbrace)"])
+           + post("lint"))
+    memories = learned(log)
+    assert len(memories) == 3
+    assert memories[0].endswith("failed: vulnerability: `idna` accepts Punycode labels that do "
+                                "not decode (RUSTSEC-2024-0421) at Cargo.lock:94:1.")
+    assert memories[1].endswith("failed: misspelled 'recieve' (the checker suggests receive) "
+                                "at ./docs/install.md:14.")
+    assert memories[2].endswith("failed: Unexpected blank line(s) before \"}\" "
+                                "(standard:no-blank-line-before-rbrace) at "
+                                "app/src/main/kotlin/shop/Cart.kt:12.")
+    # control: rustc's own codes stay out of the message, as before
+    rustc = gh("build", "Build", ["##[group]Run cargo build", "cargo build", "##[endgroup]",
+                                  "error[E0308]: mismatched types", " --> src/main.rs:4:18",
+                                  "", "##[error]Process completed with exit code 101."])
+    assert learned(rustc) == ["CI job 'build', step 'Build' (`cargo build`) failed: mismatched "
+                              "types at src/main.rs:4:18."]

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from memx_cli.reflector.cisteps import Line
 
 MAX_MESSAGE = 300
-WORKSPACE = re.compile(r"^(?:/home/runner/work|/__w|[A-Za-z]:\\a)[/\\]([^/\\]+)[/\\]\1[/\\]")
+WORKSPACE = re.compile(r"^(?:(?:/home/runner/work|/__w|[A-Za-z]:\\a)[/\\]([^/\\]+)[/\\]\1[/\\]"
+                       r"|/github/workspace/)")  # the last: a container action's checkout
 OUTSIDE = re.compile(r"site-packages|dist-packages|hostedtoolcache|/lib/python\d|<frozen|"
                      r"node_modules|/usr/lib/|/rustc/|\.cargo/registry|/\.?venv/|/bin/[^/]+$")
 ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/])")
@@ -52,8 +53,16 @@ TSC = re.compile(r"^\s*(?P<path>[^\s()]+?\.\w+)[(:](?P<line>\d+)[,:]\d+\)?:?\s*-
                  r"(?P<code>TS\d+):\s*(?P<msg>.+)$")
 LINT_CODE = re.compile(r"^(?P<path>[^\s:]*[A-Za-z][^\s:]*?):(?P<line>\d+):\d+:\s+(?P<code>[A-Z]{1,4}\d{2,5})"
                        r"\s+(?P<msg>.+)$")
-RUST = re.compile(r"^error(?:\[(?P<code>E\d+)\])?:\s*(?P<msg>.+)$")
-RUST_AT = re.compile(r"^\s*-->\s*(?P<where>\S+)$")
+# rustc's ``error[E0308]:``, and the codespan reports of cargo-deny and friends, whose
+# code is the check that failed (``error[banned]:``, ``error[vulnerability]:``)
+RUST = re.compile(r"^error(?:\[(?P<code>[\w-]{1,40})\])?:\s*(?P<msg>.+)$")
+RUST_AT = re.compile(r"^\s*(?:-->|┌─)\s*(?P<where>\S+)$")
+RUST_ID = re.compile(r"^\s*├ ID:\s*(?P<id>\S+)")
+RUSTC_CODE = re.compile(r"^E\d+$")
+# codespell: ``PATH:L: word ==> suggestion``; ktlint: ``PATH:L:C: message (ruleset:rule)``
+CODESPELL = re.compile(r"^(?P<path>[^\s:]+\.?\w*):(?P<line>\d+): (?P<word>\S+) ==> (?P<fix>\S.*)$")
+KTLINT = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+: (?P<msg>\S.*?) "
+                    r"\((?P<rule>[\w-]+:[\w-]+)\)$")
 RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
 PREFIXED = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|fatal|error)(?:\[[^\]]{1,40}\])?:\s*"
                       r"(?P<msg>\S.*)$")
@@ -390,7 +399,8 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
     ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
-    ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("permission", PERMISSION))
+    ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("codespell", CODESPELL),
+    ("ktlint", KTLINT), ("permission", PERMISSION))
 
 
 def _shape(text: str) -> str:
@@ -450,6 +460,13 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             quoted = LEVEL.sub("", lines[i + 1].text).strip() if i + 1 < len(lines) else ""
             if quoted and LEVEL.match(lines[i + 1].text) and not LEVELED.match(quoted):
                 diag.code = quoted
+        elif (hit := CODESPELL.match(text)) is not None:
+            diag = Diagnostic(_clip(f"misspelled '{hit.group('word')}' (the checker suggests "
+                                    f"{hit.group('fix').strip()})"), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := KTLINT.match(text)) is not None:
+            diag = Diagnostic(_clip(f"{hit.group('msg')} ({hit.group('rule')})"), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := PLAYWRIGHT.match(text)) is not None:
             diag = _playwright(lines, i, hit)
         elif PS_LINE.match(text):
@@ -465,7 +482,9 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(_clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := RUST.match(text)) is not None:
-            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+            check = hit.group("code") if hit.group("code") and \
+                not RUSTC_CODE.match(hit.group("code")) else None
+            diag = Diagnostic(_clip(f"{check}: " * bool(check) + hit.group("msg")), line.number,
                               "summary" if SUMMARY.search(text) else "error")
             for j in range(i + 1, min(i + 30, len(lines))):
                 nxt = lines[j].text
@@ -473,6 +492,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                     break
                 if (at := RUST_AT.match(nxt)) and diag.where is None:
                     diag.where = relative(at.group("where"))
+                if (advisory := RUST_ID.match(nxt)) is not None:
+                    diag.message = _clip(f"{diag.message} ({advisory.group('id')})")
                 if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
                     diag.notes.append(_clip(note.group("msg")))
             chain = [lines[j].text.strip() for j in range(i + 1, min(i + 3, len(lines)))
