@@ -581,3 +581,38 @@ def test_a_lint_suite_of_several_tools_is_one_memory_per_tool_with_its_rule() ->
                                   "", "##[error]Process completed with exit code 101."])
     assert learned(rustc) == ["CI job 'build', step 'Build' (`cargo build`) failed: mismatched "
                               "types at src/main.rs:4:18."]
+
+
+def test_a_cause_printed_by_the_passing_step_before_the_failure_is_named() -> None:
+    # uv's error went into a file through a pipe (the step passed); the next step wrote it
+    # to $GITHUB_OUTPUT, which the runner refused: its verdict hides the cause
+    resolve = gh("plan", "Resolve", [
+        "##[group]Run uv lock --check 2>&1 | tee plan.txt", "uv lock --check 2>&1 | tee plan.txt",
+        "##[endgroup]", "Using CPython 3.12.3",
+        "  × No solution found when resolving dependencies:",
+        "  ╰─▶ Because only shop-core<2 is available and app depends on shop-core>=2, we can "
+        "conclude that your requirements are unsatisfiable."])
+    publish = gh("plan", "Publish plan", [
+        "##[group]Run echo \"plan=$(cat plan.txt)\" >> \"$GITHUB_OUTPUT\"",
+        "echo \"plan=$(cat plan.txt)\" >> \"$GITHUB_OUTPUT\"", "##[endgroup]",
+        "##[error]Unable to process file command 'output' successfully.",
+        "##[error]Invalid format 'Using CPython 3.12.3'"])
+    [memory] = learned(setup("plan") + resolve + publish + post("plan"))
+    assert memory.startswith("CI job 'plan', step 'Publish plan'")
+    assert memory.endswith("The step 'Resolve' (`uv lock --check 2>&1 | tee plan.txt`) had "
+                           "printed, and passed: No solution found when resolving dependencies: "
+                           "╰─▶ Because only shop-core<2 is available and app depends on "
+                           "shop-core>=2, we can conclude that your requirements are "
+                           "unsatisfiable.")
+    # a step that failed without a word after a clean step: nothing to say
+    clean = gh("plan", "Resolve", ["##[group]Run uv lock --check", "uv lock --check",
+                                   "##[endgroup]", "Resolved 12 packages in 3ms"])
+    silent = gh("plan", "Check", ["##[group]Run test -s plan.txt", "test -s plan.txt",
+                                  "##[endgroup]", "##[error]Process completed with exit code 1."])
+    assert learned(setup("plan") + clean + silent + post("plan")) == []
+    # control: a failing step that printed its own cause is not blamed on the step before
+    own = gh("plan", "Check", ["##[group]Run make check", "make check", "##[endgroup]",
+                               "error: plan.txt is empty",
+                               "##[error]Process completed with exit code 1."])
+    [memory] = learned(setup("plan") + resolve + own + post("plan"))
+    assert "had printed" not in memory and "plan.txt is empty" in memory

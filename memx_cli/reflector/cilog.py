@@ -70,6 +70,7 @@ class Failure:
     timed_out: bool = False
     quiet: str | None = None  # how long it was silent before
     peers: list[str] = field(default_factory=list)  # an aggregate's failed jobs
+    earlier: tuple[Step, Diagnostic] | None = None  # a step before it printed the cause
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -150,9 +151,21 @@ def shapes(step: Step) -> list[str]:
     return seen
 
 
+def _earlier(before: Step | None) -> Diagnostic | None:
+    """The error a passing step printed: read only when the failing step after it said
+    nothing of its own (a ``uv`` error swallowed by a pipe, then ``$GITHUB_OUTPUT``
+    refusing the value that step wrote)."""
+    if before is None or before.setup or before.failed:
+        return None
+    causes = [d for d in diagnostics(list(before.output))
+              if d.kind in ("error", "crash", "permission")]
+    return causes[0] if causes else None
+
+
 def failure(step: Step, plain: bool, shape: str | None = None,
-            first: bool = True) -> Failure | None:
-    """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``)."""
+            first: bool = True, before: Step | None = None) -> Failure | None:
+    """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``);
+    ``before`` is the job's step before it, read when this one printed no cause."""
     if step.setup or not (step.failed or plain):
         return None
     job = [step.job] if step.job else []
@@ -212,12 +225,15 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     elif said:
         found.main = next((d for d in said if d.kind != "summary"), said[0])
         found.count = 1
+    if not printed and step.failed and not found.cascade and found.note is None \
+            and (cause := _earlier(before)) is not None and before is not None:
+        found.earlier = (before, cause)
     main = found.main
     if main is not None and not main.where and MISSING.search(main.message):
         fetched = _fetched(step, main.number)
         if fetched and fetched.lower() not in main.message.lower():
             main.notes.append(f"it was fetching {fetched}")
-    if found.main is None and found.note is None:
+    if found.main is None and found.note is None and found.earlier is None:
         return None
     return found
 
@@ -288,6 +304,8 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         if main.notes:
             said += " — " + "; ".join(main.notes)
         parts.append(said)
+    if item.main is None and item.earlier is not None:
+        parts.append(" failed without an error of its own")
     text = "".join(parts).rstrip(".") + "."
     for other in item.also:
         if item.main is not None and other.message.lower() in item.main.message.lower():
@@ -297,6 +315,14 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
             text = text.rstrip(".:") + f" at {other.where}"
         if other.notes:
             text += " — " + "; ".join(other.notes)
+        text = text.rstrip(".") + "."
+    if item.earlier is not None:
+        before, cause = item.earlier
+        command = _command(before)
+        text += (f" The step '{before.name}'" if before.name else " The step before it") \
+            + (f" (`{command}`)" if command else "") + f" had printed, and passed: {cause.message}"
+        if cause.where and cause.kind != "test":
+            text = text.rstrip(".:") + f" at {cause.where}"
         text = text.rstrip(".") + "."
     for cascade in cascades:
         if cascade.peers:
@@ -319,18 +345,23 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     plain = not looks_like_ci(head)
     found: list[Failure] = []
     limits: dict[str | None, str] = {}
+    before: Step | None = None
     for step in steps(lines):
         if counted is not None:
             counted[0] += 1
+        if before is not None and before.job != step.job:
+            before = None
         limit = next((e for e in step.errors if TIME_LIMIT.search(e.text)), None)
         if limit is not None:
             limits[step.job] = limit.text.rstrip(".")
         kinds = shapes(step)[:MEMORIES_PER_LOG] if plain and not step.failed else []
         items = [failure(step, plain, kind, n == 0) for n, kind in enumerate(kinds)] \
-            if len(kinds) > 1 else [failure(step, plain)]
+            if len(kinds) > 1 else [failure(step, plain, before=before)]
         for item in items:
             if item is not None and len(found) < MAX_FAILURES:
                 found.append(item)
+        if not step.setup:
+            before = step
     _timed_out(found, limits)
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]
