@@ -616,3 +616,28 @@ def test_a_cause_printed_by_the_passing_step_before_the_failure_is_named() -> No
                                "##[error]Process completed with exit code 1."])
     [memory] = learned(setup("plan") + resolve + own + post("plan"))
     assert "had printed" not in memory and "plan.txt is empty" in memory
+
+
+NODE20 = ("##[warning]Node.js 20 actions are deprecated. The following actions are running on "
+          "Node.js 20 and may not work as expected: actions/checkout@v4. Actions will be forced "
+          "to run with Node.js 24 by default starting June 2nd, 2026. For more information see: "
+          "https://github.blog/changelog/2025-09-19-deprecation-of-node-20-on-github-actions-runners/")
+
+
+def test_a_green_run_keeps_what_the_runner_warned_about_the_workflow_once() -> None:
+    def job(name: str) -> str:
+        return (setup(name) + gh(name, "Build", [
+            "##[group]Run make", "make", "##[endgroup]", "built",
+            "##[warning]No files were found with the provided path: dist/. No artifacts will "
+            "be uploaded."]) + post(name) + gh(name, "Complete job", [
+            NODE20, "Cleaning up orphan processes"]))
+    [memory] = learned(job("build (ubuntu)") + job("build (macos)"))
+    assert memory == ("CI job 'build (ubuntu)', 'build (macos)' passed, and the runner warned: "
+                      "Node.js 20 actions are deprecated. The following actions are running on "
+                      "Node.js 20 and may not work as expected: actions/checkout@v4. Actions "
+                      "will be forced to run with Node.js 24 by default starting June 2nd, 2026.")
+    # control: in a failing run the failure is the lesson, not the runner's warning
+    failing = setup("test") + gh("test", "Tests", PYTEST_STEP) + post("test") + gh(
+        "test", "Complete job", [NODE20])
+    [memory] = learned(failing)
+    assert "Node.js 20" not in memory and "decimal.InvalidOperation" in memory

@@ -38,6 +38,7 @@ POSITION = re.compile(r"(?::\d+)+$")
 SILENT = 300  # seconds without output before a cancel: the command hung
 MAX_FAILURES = 20
 MEMORIES_PER_LOG = 4
+WARNINGS_PER_LOG = 2
 SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
                          r"return\b|if\b|elif\b|for\b|while\b|case\b|\[\[?\s|fi$|done$|"
                          r"else$|then$|esac$|true$|:$|[{}()]$|[A-Za-z_]\w*=)")
@@ -49,6 +50,7 @@ PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
 SPLIT = ("error", "test", "permission")
 MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s'\"<>]+")
+DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
 UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
 
 
@@ -331,6 +333,19 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
     return text
 
 
+def _warned(warned: dict[str, tuple[list[str], int, str]]) -> Iterator[Candidate]:
+    """A green run's lesson, if any: the runner's own warnings about the workflow (a
+    deprecated runtime of its actions, a runner image going away), once for all jobs."""
+    for jobs, first, text in list(warned.values())[:WARNINGS_PER_LOG]:
+        said = " ".join(URL.sub("", text).split())
+        said = DANGLING.sub("", said) or said  # "see:" that led to the address
+        said = said if len(said) <= 300 else said[:299].rstrip() + "…"
+        head = f"CI job {_quote(jobs)}" if jobs else "The CI run"
+        yield Candidate("Fact", first, first, "en",
+                        f"{head} passed, and the runner warned: {said.rstrip('.')}.",
+                        veracity="tool")
+
+
 def read(lines: Iterable[tuple[int, str]], head: bytes) -> tuple[list[Candidate], int]:
     """The memories a CI log holds (its failures, each with its diagnosis), and how many
     steps it has."""
@@ -346,6 +361,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     found: list[Failure] = []
     limits: dict[str | None, str] = {}
     before: Step | None = None
+    warned: dict[str, tuple[list[str], int, str]] = {}
     for step in steps(lines):
         if counted is not None:
             counted[0] += 1
@@ -362,11 +378,19 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
                 found.append(item)
         if not step.setup:
             before = step
+        for warning in step.warnings:
+            key = Diagnostic(warning.text, warning.number).key
+            jobs = warned.setdefault(key, ([], warning.number, warning.text))[0]
+            if step.job and step.job not in jobs:
+                jobs.append(step.job)
     _timed_out(found, limits)
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]
     if not real:
         real, cascades = [f for f in cascades if f.peers], []
+    if not found:  # a green run: what the runner itself warned about the workflow
+        yield from _warned(warned)
+        return
     for number, item in enumerate(real[:MEMORIES_PER_LOG]):
         text = _statement(item, cascades if number == 0 else [])
         files = tuple(POSITION.sub("", d.where) for d in (item.main, *item.also)

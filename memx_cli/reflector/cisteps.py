@@ -11,7 +11,8 @@ The runner's own lines are structure, not content: the ``Run`` group that echoes
 step's script, its ``with:`` inputs and ``env:`` block; the steps that set up the job
 (runner image, token permissions, action downloads), the ``Post`` steps and ``Complete
 job``. They are dropped here by their place in the log, not by their words. ``##[error]``
-and ``##[warning]`` lines are the runner's verdicts; they are kept apart from the output.
+and ``##[warning]`` lines are the runner's verdicts; they are kept apart from the output (a
+warning only where the runner writes it in its own steps: it is about the workflow).
 A step keeps a bounded tail of its output, so a long log costs one step at a time.
 """
 
@@ -38,6 +39,7 @@ SETUP_STEPS = ("Set up job", "Complete job")
 POST_PREFIX = "Post "
 RAW_POST = "Post job cleanup."
 JOB_NAME = re.compile(r"^Complete job name: (.+)$")
+MAX_WARNINGS = 20
 STRUCTURED_SHARE = 0.5  # of the first lines, stamped or in gh's columns: a runner log
 
 
@@ -58,6 +60,7 @@ class Step:
     script: list[str] = field(default_factory=list)  # what the Run group echoed
     output: deque[Line] = field(default_factory=lambda: deque(maxlen=KEEP_LINES))
     errors: list[Line] = field(default_factory=list)  # ##[error] messages
+    warnings: list[Line] = field(default_factory=list)  # the runner's, in its own steps
     dropped: int = 0  # output lines beyond the kept tail
 
     @property
@@ -161,6 +164,8 @@ class _Builder:
         if kind == "error":
             step.errors.append(Line(line.number, rest.strip(), line.at))
             return
+        if kind == "warning" and step.setup and len(step.warnings) < MAX_WARNINGS:
+            step.warnings.append(Line(line.number, rest.strip(), line.at))
         if kind is not None or step.setup:
             return  # warnings, notices, runner commands; setup and cleanup steps
         if self.invocation:  # the echoed script, then its shell, inputs and environment
