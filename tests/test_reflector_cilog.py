@@ -641,3 +641,24 @@ def test_a_green_run_keeps_what_the_runner_warned_about_the_workflow_once() -> N
         "test", "Complete job", [NODE20])
     [memory] = learned(failing)
     assert "Node.js 20" not in memory and "decimal.InvalidOperation" in memory
+
+
+def test_a_broken_wrapper_script_is_the_shell_or_the_jvm_in_its_own_words() -> None:
+    def build(said: list[str]) -> str:
+        return gh("android", "Build", ["##[group]Run ./gradlew assembleDebug",
+                                       "./gradlew assembleDebug", "##[endgroup]", *said,
+                                       "##[error]Process completed with exit code 1."])
+    assert learned(build(["./gradlew: 234: eval: Syntax error: Unterminated quoted string"])) \
+        == ["CI job 'android', step 'Build' (`./gradlew assembleDebug`) failed: eval: Syntax "
+            "error: Unterminated quoted string at ./gradlew:234."]
+    assert learned(build(["Error: Could not find or load main class \"-Xmx64m\"",
+                          "Caused by: java.lang.ClassNotFoundException: \"-Xmx64m\""])) \
+        == ["CI job 'android', step 'Build' (`./gradlew assembleDebug`) failed: Could not find "
+            "or load main class \"-Xmx64m\" (caused by java.lang.ClassNotFoundException: "
+            "\"-Xmx64m\")."]
+    # the step's own script is the runner's temporary file: no place in the project
+    assert learned(build(["/home/runner/work/_temp/5e1c.sh: line 3: uvx: command not found"])) \
+        == ["CI job 'android', step 'Build' (`./gradlew assembleDebug`) failed: uvx: command "
+            "not found."]
+    # control: a level and a count are no script and line
+    assert learned(build(["WARNING: 12: deprecated flag"])) == []

@@ -59,6 +59,10 @@ RUST = re.compile(r"^error(?:\[(?P<code>[\w-]{1,40})\])?:\s*(?P<msg>.+)$")
 RUST_AT = re.compile(r"^\s*(?:-->|┌─)\s*(?P<where>\S+)$")
 RUST_ID = re.compile(r"^\s*├ ID:\s*(?P<id>\S+)")
 RUSTC_CODE = re.compile(r"^E\d+$")
+# a shell's own error: ``SCRIPT: line N: message`` (bash), ``SCRIPT: N: message`` (dash)
+SHELL = re.compile(r"^(?P<path>[^\s:]*[/.][^\s:]*): (?:line )?(?P<line>\d+): (?P<msg>\S.*)$")
+RUNNER_TEMP = re.compile(r"[/\\]_temp[/\\]")  # the step's own script, written by the runner
+CAUSED_BY = re.compile(r"^Caused by: (?P<msg>\S.*)$")
 # codespell: ``PATH:L: word ==> suggestion``; ktlint: ``PATH:L:C: message (ruleset:rule)``
 CODESPELL = re.compile(r"^(?P<path>[^\s:]+\.?\w*):(?P<line>\d+): (?P<word>\S+) ==> (?P<fix>\S.*)$")
 KTLINT = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+: (?P<msg>\S.*?) "
@@ -399,7 +403,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
     ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
-    ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("codespell", CODESPELL),
+    ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("shell", SHELL), ("codespell", CODESPELL),
     ("ktlint", KTLINT), ("permission", PERMISSION))
 
 
@@ -460,6 +464,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             quoted = LEVEL.sub("", lines[i + 1].text).strip() if i + 1 < len(lines) else ""
             if quoted and LEVEL.match(lines[i + 1].text) and not LEVELED.match(quoted):
                 diag.code = quoted
+        elif (hit := SHELL.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              where=None if RUNNER_TEMP.search(hit.group("path")) else
+                              f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := CODESPELL.match(text)) is not None:
             diag = Diagnostic(_clip(f"misspelled '{hit.group('word')}' (the checker suggests "
                                     f"{hit.group('fix').strip()})"), line.number,
@@ -522,6 +530,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                               "summary" if SUMMARY.search(text) else "error", _header(lines, i))
         elif (hit := PREFIXED.match(text)) is not None:
             words = [hit.group("msg"), *(_continued(lines, i) or _explained(lines, i))]
+            if i + 1 < len(lines) and (cause := CAUSED_BY.match(lines[i + 1].text)):
+                words.append(f"(caused by {cause.group('msg')})")  # the JVM's reason
             diag = Diagnostic(_clip(" ".join(words)), line.number,
                               "summary" if SUMMARY.search(text) or PIP_CONTEXT.match(
                                   hit.group("msg")) else "error")
