@@ -64,7 +64,7 @@ SHELL = re.compile(r"^(?P<path>[^\s:]*[/.][^\s:]*): (?:line )?(?P<line>\d+): (?P
 RUNNER_TEMP = re.compile(r"[/\\]_temp[/\\]")  # the step's own script, written by the runner
 CAUSED_BY = re.compile(r"^Caused by: (?P<msg>\S.*)$")
 # codespell: ``PATH:L: word ==> suggestion``; ktlint: ``PATH:L:C: message (ruleset:rule)``
-CODESPELL = re.compile(r"^(?P<path>[^\s:]+\.?\w*):(?P<line>\d+): (?P<word>\S+) ==> (?P<fix>\S.*)$")
+CODESPELL = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+): (?P<word>\S+) ==> (?P<fix>\S.*)$")
 KTLINT = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+: (?P<msg>\S.*?) "
                     r"\((?P<rule>[\w-]+:[\w-]+)\)$")
 RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
@@ -121,7 +121,6 @@ PLAYWRIGHT = re.compile(r"^\s*\d+\) (?:\[[^\]]{1,60}\] › )?(?P<path>[^\s›]+?
 # PowerShell's error view: ``Line |``, the quoted code, ``~~~`` under it, then its words
 PS_LINE = re.compile(r"^Line \|\s*$")
 PS_GUTTER = re.compile(r"^\s*(?P<n>\d+)?\s*\|\s?(?P<said>.*)$")
-PY_FILE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)')
 SCALA3 = re.compile(r"^-- (?:\[E\d+\] )?(?P<title>[A-Z][\w ]{0,40}?Error): (?P<path>[^\s:]+?\.\w+)"
                     r":(?P<line>\d+):\d+\b")
 GUTTER = re.compile(r"^\s*(?:\d+\s*)?\|\s?(?P<said>.*)$")
@@ -336,7 +335,7 @@ def _e_block(lines: Sequence[Line], i: int) -> tuple[int, Diagnostic]:
         pick = next((n for n, text in enumerate(said) if EXCEPTION.match(text)), 0)
     diag = Diagnostic(_clip(said[pick]), lines[i + pick].number)
     for n, text in enumerate(said[:pick]):
-        hit = PY_FILE.match(text)
+        hit = PY_FRAME.match(" " + text)  # E's words lose the indent
         if hit and not OUTSIDE.search(hit.group("path")):
             diag.where = f"{relative(hit.group('path'))}:{hit.group('line')}"
             quoted = said[n + 1].strip() if n + 1 < pick else ""
