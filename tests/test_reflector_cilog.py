@@ -662,3 +662,33 @@ def test_a_broken_wrapper_script_is_the_shell_or_the_jvm_in_its_own_words() -> N
             "not found."]
     # control: a level and a count are no script and line
     assert learned(build(["WARNING: 12: deprecated flag"])) == []
+
+
+def test_python_and_shell_linters_name_their_rule_and_place() -> None:
+    def lint(command: str, said: list[str]) -> list[str]:
+        return learned(gh("lint", "Lint", [f"##[group]Run {command}", command, "##[endgroup]",
+                                           *said, "##[error]Process completed with exit code 1."]))
+    assert lint("ruff check", ["F401 [*] `os` imported but unused", " --> shop/cart.py:1:8",
+                               "  |", "1 | import os", "  |        ^^", "",
+                               "Found 1 error."]) \
+        == ["CI job 'lint', step 'Lint' (`ruff check`) failed: F401 `os` imported but unused at "
+            "shop/cart.py:1:8."]
+    assert lint("npx pyright", [
+        "/home/runner/work/shop/shop/shop/cart.py",
+        "  /home/runner/work/shop/shop/shop/cart.py:12:5 - error: \"totl\" is not a known "
+        "attribute of class \"Cart\" (reportAttributeAccessIssue)",
+        "1 error, 0 warnings, 0 informations"]) \
+        == ["CI job 'lint', step 'Lint' (`npx pyright`) failed: \"totl\" is not a known attribute "
+            "of class \"Cart\" (reportAttributeAccessIssue) at shop/cart.py:12."]
+    assert lint("shellcheck scripts/*.sh", [
+        "", "In scripts/deploy.sh line 7:", "rm -rf $TARGET/", "       ^-----^ SC2086 (info): "
+        "Double quote to prevent globbing and word splitting."]) \
+        == ["CI job 'lint', step 'Lint' (`shellcheck scripts/*.sh`) failed: SC2086 (info): Double "
+            "quote to prevent globbing and word splitting at scripts/deploy.sh:7."]
+    assert lint("./gradlew ktlintCheck", [
+        "/home/runner/work/shop/shop/app/src/main/kotlin/Cart.kt:3:1 Lint error > "
+        "[standard:no-wildcard-imports] Wildcard import"]) \
+        == ["CI job 'lint', step 'Lint' (`./gradlew ktlintCheck`) failed: Wildcard import "
+            "(standard:no-wildcard-imports) at app/src/main/kotlin/Cart.kt:3."]
+    # control: a rule-like word that no place follows is no finding
+    assert lint("make check", ["E501 checks are disabled in this profile"]) == []

@@ -65,8 +65,17 @@ RUNNER_TEMP = re.compile(r"[/\\]_temp[/\\]")  # the step's own script, written b
 CAUSED_BY = re.compile(r"^Caused by: (?P<msg>\S.*)$")
 # codespell: ``PATH:L: word ==> suggestion``; ktlint: ``PATH:L:C: message (ruleset:rule)``
 CODESPELL = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+): (?P<word>\S+) ==> (?P<fix>\S.*)$")
-KTLINT = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+: (?P<msg>\S.*?) "
-                    r"\((?P<rule>[\w-]+:[\w-]+)\)$")
+# (its Gradle plugin: ``PATH:L:C Lint error > [ruleset:rule] message``)
+KTLINT = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+(?:: (?P<msg>\S.*?) "
+                    r"\((?P<rule>[\w-]+:[\w-]+)\)| Lint error > \[(?P<rule2>[\w-]+:[\w-]+)\] "
+                    r"(?P<msg2>\S.*))$")
+# ruff's full format: ``CODE [*] message`` with ``--> PATH:L:C`` under it
+RULE_FIRST = re.compile(r"^(?P<code>[A-Z]{1,4}\d{2,5})(?: \[\*\])? (?P<msg>\S.*)$")
+# pyright: ``  PATH:L:C - error: message (rule)``
+PYRIGHT = re.compile(r"^\s+(?P<path>\S+?\.\w+):(?P<line>\d+):\d+ - error: (?P<msg>\S.*)$")
+# shellcheck: ``In PATH line N:``, the code, then ``^-- SC2086 (level): message``
+SHELLCHECK_AT = re.compile(r"^In (?P<path>\S+) line (?P<line>\d+):$")
+SHELLCHECK = re.compile(r"^\s*\^[-^]*\^?\s+(?P<code>SC\d{4}) \((?P<level>\w+)\): (?P<msg>\S.*)$")
 RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
 PREFIXED = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|fatal|error)(?:\[[^\]]{1,40}\])?:\s*"
                       r"(?P<msg>\S.*)$")
@@ -343,6 +352,14 @@ def _e_block(lines: Sequence[Line], i: int) -> tuple[int, Diagnostic]:
     return end - i, diag
 
 
+def _checked(lines: Sequence[Line], i: int) -> str | None:
+    """The ``In PATH line N:`` header shellcheck writes above the code it marks."""
+    for j in range(i - 1, max(-1, i - 4), -1):
+        if (hit := SHELLCHECK_AT.match(lines[j].text)) is not None:
+            return f"{relative(hit.group('path'))}:{hit.group('line')}"
+    return None
+
+
 def _playwright(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
     """A failed Playwright test: the error under its header, the spec file and title."""
     title = hit.group("title").rstrip(" ─")
@@ -403,7 +420,8 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
     ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("shell", SHELL), ("codespell", CODESPELL),
-    ("ktlint", KTLINT), ("permission", PERMISSION))
+    ("ktlint", KTLINT), ("ruff", RULE_FIRST), ("pyright", PYRIGHT), ("shellcheck", SHELLCHECK),
+    ("permission", PERMISSION))
 
 
 def _shape(text: str) -> str:
@@ -472,8 +490,19 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                                     f"{hit.group('fix').strip()})"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := KTLINT.match(text)) is not None:
-            diag = Diagnostic(_clip(f"{hit.group('msg')} ({hit.group('rule')})"), line.number,
+            said = f"{hit.group('msg') or hit.group('msg2')} ({hit.group('rule') or hit.group('rule2')})"
+            diag = Diagnostic(_clip(said), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := RULE_FIRST.match(text)) is not None and i + 1 < len(lines) \
+                and (at := RUST_AT.match(lines[i + 1].text)) is not None:
+            diag = Diagnostic(_clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
+                              where=relative(at.group("where")))
+        elif (hit := PYRIGHT.match(text)) is not None:
+            diag = Diagnostic(_clip(hit.group("msg")), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := SHELLCHECK.match(text)) is not None:
+            diag = Diagnostic(_clip(f"{hit.group('code')} ({hit.group('level')}): "
+                                    f"{hit.group('msg')}"), line.number, where=_checked(lines, i))
         elif (hit := PLAYWRIGHT.match(text)) is not None:
             diag = _playwright(lines, i, hit)
         elif PS_LINE.match(text):
