@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from memx_cli.reflector import commit_fact, commit_value, routine
+from memx_cli.reflector import commit_fact, commit_value, outside, routine
 from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
@@ -40,6 +40,7 @@ DOCS = re.compile(r"(?i)\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/")
 STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "script",
                        "before_script", "after_script", "steps", "needs"])
 PLATFORM = routine.PLATFORM
+DEPENDENCIES = re.compile(r"\b(?:deps?|dependenc(?:y|ies)|requirements?|packages?|extras?)\b")
 UNIT_ENV = re.compile(r"^\s*Environment\s*=\s*(?=[A-Za-z_]\w*=)")
 SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
@@ -424,10 +425,12 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     why = routine.routine(message, files, small_diffs)
     if why:
         turned = [Dropped(d.rule, d.content, why) for d in dropped] + [
-            Dropped(c.rule, c.text, why, value(c, message)) for c in found]
+            Dropped(c.rule, c.text, why, value(c, message, outside.own_names(
+                p for _, p in files))) for c in found]
         subject = message.strip().splitlines()[0] if message.strip() else ""
         return [], turned or [Dropped("Commit", subject, why)]
-    rated = sorted(((value(c, message), n, c) for n, c in enumerate(found)),
+    own = outside.own_names(p for _, p in files)
+    rated = sorted(((value(c, message, own), n, c) for n, c in enumerate(found)),
                    key=lambda e: (-e[0], e[1]))
     kept: list[Scored] = []
     for points, _, candidate in rated:
@@ -500,6 +503,12 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             before = _dependencies(manifest, _lines(diff, "-"), diff)
             after = _dependencies(manifest, _lines(diff, "+"), diff)
             new = [f"`{n}`" + (f" ({v})" if v else "") for n, v in after.items() if n not in before]
+            if new and not _named_dependency([n for n in after if n not in before],
+                                             message):
+                dropped.append(Dropped("NewTool", f"Added {', '.join(new[:5])} to {path}",
+                                       "a dependency the message does not name: its "
+                                       "reason is the commit's other change"))
+                continue
             if new:
                 label = "dependency" if len(new) == 1 else "dependencies"
                 out.append(Candidate("NewTool", 1, 1, lang, f"Added the {label} "
@@ -538,6 +547,22 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "states nothing (an issue number, a link or a rule line)"))
     return kept, dropped
+
+
+def _named_dependency(names: list[str], message: str) -> bool:
+    """Whether a dependency added is the commit's point: the message names one of them
+    (``winloop`` for "add winloop support", ``sass`` for "… Sass @import"), or its subject
+    is about dependencies ("build(deps): …", "Add test requirements"). Added for a docs
+    page or a dropped Python version ("docs: add lifespan page" + ``mkdocstrings-python``),
+    it is by the way, as a pin the message does not name is."""
+    said = message.lower()
+    for name in names:
+        base = re.split(r"[\[<>=!~;@ ]", name.lower(), maxsplit=1)[0]
+        parts = [base, *(p for p in re.split(r"[-_.]", base) if len(p) >= 4)]
+        if any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", said) for p in parts):
+            return True
+    subject = said.strip().splitlines()[0] if said.strip() else ""
+    return bool(DEPENDENCIES.search(subject))
 
 
 def _reason_of(message: str) -> str | None:

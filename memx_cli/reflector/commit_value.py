@@ -18,6 +18,10 @@ says. So:
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
+    + outside           8 when one of them is outside the project (``outside``: a
+                        platform, a standard, another tool or library, a module of
+                        the standard library, a name with its version), not only the
+                        project's own modules and commands
     − title only        15 when the memory is the subject alone, says no why and is
                         no norm (a setting, a dependency or a fact is read from the diff
                         or is the title by design); a fix's title that states its
@@ -37,7 +41,7 @@ from __future__ import annotations
 import re
 
 from memx_cli.reflector import lexicons as lx
-from memx_cli.reflector import routine
+from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import BULLET, is_norm, sentences
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, tools_in
@@ -67,8 +71,9 @@ BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
         "NewTool": 30, "Fact": 30}
 
 
-def value(candidate: Candidate, message: str) -> int:
-    """The lesson value of ``candidate``, one of the candidates of the commit ``message``."""
+def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset()) -> int:
+    """The lesson value of ``candidate``, one of the candidates of the commit ``message``;
+    ``own``: the project's own names the commit shows (``outside.own_names``)."""
     text = CHANGED.sub("", "\n".join(p for p in (candidate.error, candidate.cause,
                                                  candidate.fix) if p))
     lines = message.strip().splitlines()
@@ -89,9 +94,10 @@ def value(candidate: Candidate, message: str) -> int:
         reason = 25
     points += reason
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
-    prose = from_body(text, body) or (candidate.rule == "Fact" and bool(candidate.files))
+    prose = from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
     points += 10 if prose else 0
     points += min(16, 4 * things(text))
+    points += outside.OUTSIDE if outside.named(text, own) else 0
     if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool",
                                                                    "Fact"):
         points -= 15  # the title alone, restating the change
@@ -117,14 +123,24 @@ def why(text: str) -> int:
     return 12 if lx.CAUSE_EFFECT.find(words, text) or PURPOSE.find(words, text) else 0
 
 
-def from_body(text: str, body: str) -> bool:
-    """The memory carries a sentence of the body (its first words), not only the title."""
+def from_body(text: str, body: str, subject: str = "") -> bool:
+    """The memory carries a sentence of the body (its first words), not only the title; a
+    body's line that repeats the subject (a squash merge's list starts with the pull
+    request's first commit, titled as the merge) is the title."""
     parts = [p.strip() for p in text.split("\n") if len(p.strip()) >= 15]
+    title = _plain(routine.ISSUE_REF.sub("", subject))
     for sentence in sentences(body):
         head = sentence.rstrip(".!?;: ")[:40]
+        if title and _plain(sentence) in title:
+            continue
         if len(head) >= 15 and (head in text or any(p[:40] in sentence for p in parts)):
             return True
     return False
+
+
+def _plain(text: str) -> str:
+    """Lower-case words only, to compare a line with the subject."""
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def told(error: str, body: str) -> bool:
