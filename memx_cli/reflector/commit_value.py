@@ -21,7 +21,7 @@ says. So:
     + outside           8 when one of them is outside the project (``outside``: a
                         platform, a standard, another tool or library, a module of
                         the standard library, a name with its version), not only the
-                        project's own modules and commands
+                        project's own modules and commands; not for a short memory
     − title only        15 when the memory is the subject alone, says no why and is
                         no norm (a setting, a dependency or a fact is read from the diff
                         or is the title by design); a fix's title that states its
@@ -97,7 +97,9 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset())
     prose = from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
     points += 10 if prose else 0
     points += min(16, 4 * things(text))
-    points += outside.OUTSIDE if outside.named(text, own) else 0
+    short = len(text.strip()) < (25 if norm else 40)
+    # a short title says too little for what it names to matter ("Test the tox envs")
+    points += outside.OUTSIDE if not short and outside.named(text, own) else 0
     if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool",
                                                                    "Fact"):
         points -= 15  # the title alone, restating the change
@@ -106,7 +108,7 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset())
     first = LABEL.sub("", text.strip())
     if first[:1].islower() and not _is_code(first, subject):
         points -= 20
-    if len(text.strip()) < (25 if norm else 40):
+    if short:
         points -= 10
     return max(0, min(100, points))
 

@@ -29,8 +29,8 @@ STANDARD = re.compile(r"\b(?:PEP|RFC|ISO|ECMA|CVE|WCAG)[- ]?\d{2,}\b|"
 # A name with its constraint ("pip==20", "httptools>=0.6.3") or a product's name with its
 # version ("Django 5.1", "OpenSSL 3.0"): a lower-case word before a number is a sentence's
 # ("about 0.34.3")
-VERSIONED = re.compile(r"(?<![\w.-])(?:([A-Za-z][\w.-]*?)\s?(?:[<>=!~]=|[<>])\s?|"
-                       r"([A-Z][\w.-]*)\s)v?\d+(?:\.\d+)+(?![\w.])")
+VERSIONED = re.compile(r"(?<![\w.-])(?:([A-Za-z][\w.-]*?)\s?(?:[<>=!~]=|[<>])\s?v?\d+|"
+                       r"([A-Z][\w.-]*)\sv?\d+\.\d+)(?:\.\d+)*(?![\w.])")
 # the words a version follows in a sentence, not a thing's name ("from 0.6", "version 2.1")
 NOT_A_NAME = frozenset(["a", "an", "and", "as", "at", "before", "below", "above", "from", "in",
                         "into", "is", "of", "on", "or", "since", "than", "the", "to",
