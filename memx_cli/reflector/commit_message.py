@@ -50,6 +50,10 @@ REPLACEMENT = re.compile(r"(?i)\b(?:instead of|rather than)\b")
 # A statement of what is ("Node#insert is now a loop instead of recursion"): a verb of
 # being before the replacement makes it a fact, not a rule.
 COPULA = re.compile(r"(?i)\b(?:is|are|was|were|been|now)\b")
+# ... and so is one whose grammatical subject is a thing of the code ("`ClientDisconnect`
+# inherits from `OSError` instead of `IOError`"): an order starts with its verb
+NAMED_FIRST = re.compile(r"^(?:[\w./-]+: )?(?:`|[A-Za-z_]\w*`|[A-Z][a-z0-9]+[A-Z]\w*\b|"
+                         r"[a-z]+_\w+\b|[A-Za-z_]\w*\.\w)")
 
 
 def is_norm(text: str) -> bool:
@@ -58,7 +62,8 @@ def is_norm(text: str) -> bool:
     if NORM.search(text):
         return True
     replacement = REPLACEMENT.search(text)
-    return bool(replacement and not COPULA.search(text[:replacement.start()]))
+    return bool(replacement and not COPULA.search(text[:replacement.start()])
+                and not NAMED_FIRST.match(text))
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 # An order: a capitalised word that is no closed-class word (pronoun, determiner,
 # conjunction, preposition, auxiliary) followed straight by a determiner, "it"/"them" or a
