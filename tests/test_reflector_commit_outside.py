@@ -109,3 +109,38 @@ def test_a_dependency_the_message_does_not_name_is_by_the_way(memx: Memx,
     assert (docs, "NewTool") not in rules
     assert any(d["sha"] == docs and str(d["reason"]).startswith(
         "a dependency the message does not name") for d in found["dropped"])
+
+
+def test_a_title_about_tests_ci_or_docs_only_is_no_fact(memx: Memx, repo: Path) -> None:
+    """In a history without Conventional types, a title-only fact of a commit changing only
+    tests, CI or docs is plumbing, dropped with the reason; the same title over shipped
+    code (control) and a plumbing commit whose body explains (control) are kept."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    plumbing = commit(repo, "Use module markers to simplify the test suite (#7)", {
+        "tests/test_http.py": "pytestmark = 1\n", ".github/workflows/ci.yml": "on: push\n"})
+    shipped = commit(repo, "Use module markers to simplify the request parser (#8)", {
+        "app/parser.py": "x = 1\n", "tests/test_parser.py": "y = 1\n"})
+    explained = commit(repo, "Publish the wheels with trusted publishing (#9)\n\nThe upload "
+                             "token expired twice last year; the index now trusts the "
+                             "workflow's identity instead.",
+                       {".github/workflows/publish.yml": "on: release\n"})
+    found = dry(memx, base)
+    kept = {str(c["sha"]) for c in found["candidates"]}
+    assert shipped in kept and explained in kept
+    assert plumbing not in kept
+    assert any(d["sha"] == plumbing and "tests, CI or docs only" in str(d["reason"])
+               for d in found["dropped"])
+
+
+def test_a_commit_adding_notes_about_a_version_is_a_release(memx: Memx, repo: Path) -> None:
+    """"Add notes about 0.34.3": the release notes of a version, whose entries are other
+    commits' news; a subject with a version and no release word (control) is read."""
+    base = commit(repo, "Start", {"docs/release-notes.md": "# Notes\n", "app/a.py": "x\n"})
+    notes = commit(repo, "Add notes about 0.34.3 and the analytics snippet", {
+        "docs/release-notes.md": "# Notes\n\n## 0.34.3\n\n* Apply the address format to "
+                                 "the WebSocket log lines.\n", "mkdocs.yml": "extra: 1\n"})
+    other = commit(repo, "Read the proxy's X-Forwarded-Proto on 0.34.3 and later servers",
+                   {"app/a.py": "y\n"})
+    found = dry(memx, base)
+    kept = {str(c["sha"]) for c in found["candidates"]}
+    assert notes not in kept and other in kept

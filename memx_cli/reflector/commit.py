@@ -36,6 +36,8 @@ FIX_SUBJECT = re.compile(r"^\s*(?:(?:fix|fixes|fixed|bugfix|hotfix)(?:\([^)]*\))
                          r"(?:fix|fixes|fixed)\s+|(?:修复|修正|修改)(?:\([^)]*\))?[:：]?\s*|"
                          r"corrige[rs]?\s+|correction\s*:?\s+)", re.IGNORECASE)
 DOCS = re.compile(r"(?i)\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/")
+CI = re.compile(r"^\.(?:github|gitlab|circleci|buildkite|azure-pipelines)/|^\.gitlab-ci\.yml$|"
+                r"^\.pre-commit-config\.yaml$")
 # A CI job's program, not its settings: a step's command, its label, its condition.
 STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "script",
                        "before_script", "after_script", "steps", "needs"])
@@ -537,7 +539,12 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     docs_only = bool(files) and all(DOCS.search(p) for _, p in files)
     if facts and not out and not fixed and not docs_only and not TRIVIAL.search(subject):
         fact = commit_fact.stated(message, kind, lang, small_diffs)  # a title that is the fact
-        out.extend([fact] if fact else [])
+        if fact and _plumbing(files) and not commit_value.from_body(
+                fact.text, "\n".join(message.strip().splitlines()[1:]), subject):
+            dropped.append(Dropped("Fact", fact.text, "a title about the project's tests, "
+                                   "CI or docs only: no behaviour of what it ships"))
+        else:
+            out.extend([fact] if fact else [])
     out = _setting_is_the_fix(out)
     kept = []
     for candidate in out:
@@ -563,6 +570,14 @@ def _named_dependency(names: list[str], message: str) -> bool:
             return True
     subject = said.strip().splitlines()[0] if said.strip() else ""
     return bool(DEPENDENCIES.search(subject))
+
+
+def _plumbing(files: Sequence[tuple[str, str]]) -> bool:
+    """The commit changes the project's plumbing only (its docs, tests, CI): what a
+    housekeeping type says ("Use `pytestmark` to simplify test suite", "Group dependabot
+    updates" in a history without types)."""
+    return bool(files) and all(DOCS.search(p) or routine.is_test(p) or CI.search(p)
+                               for _, p in files)
 
 
 def _reason_of(message: str) -> str | None:

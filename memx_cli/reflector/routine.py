@@ -47,7 +47,7 @@ BUMP_SUBJECT = re.compile(
     r"^(?:\S+:\s*)?(?:bump|update|upgrade)\s+[\w.@/-]+(?:\s+(?:version|dependency))?"
     r"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$", re.IGNORECASE)
 RELEASE_WORD = re.compile(r"(?i)\b(?:release[ds]?|prepare|publish(?:ed)?|tag(?:ged)?|"
-                          r"changelog)\b")
+                          r"changelog|notes|news)\b")
 TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|misspell\w*|whitespace|formatting|reformat\w*|"
                      r"wording|grammar|lint(?:ing)? fix\w*|format(?:ted)? (?:code|with|files))\b")
 REVERTED = re.compile(r"(?i)\brevert")
