@@ -492,6 +492,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
                                    "fact stated (the code says as much)"))
         else:
             out.append(fix)
+    unnamed: list[Candidate] = []  # dependencies added that the message does not name
     for status, path in files:
         name = path.rsplit("/", 1)[-1]
         diff = small_diffs.get(path, "")
@@ -505,23 +506,27 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             before = _dependencies(manifest, _lines(diff, "-"), diff)
             after = _dependencies(manifest, _lines(diff, "+"), diff)
             new = [f"`{n}`" + (f" ({v})" if v else "") for n, v in after.items() if n not in before]
-            if new and not _named_dependency([n for n in after if n not in before],
-                                             message):
-                dropped.append(Dropped("NewTool", f"Added {', '.join(new[:5])} to {path}",
-                                       "a dependency the message does not name: its "
-                                       "reason is the commit's other change"))
-                continue
             if new:
                 label = "dependency" if len(new) == 1 else "dependencies"
-                out.append(Candidate("NewTool", 1, 1, lang, f"Added the {label} "
-                                     f"{', '.join(new[:5])} to {path}: {subject}",
-                                     files=(path,), cause=_reason_of(message)))
+                added = Candidate("NewTool", 1, 1, lang, f"Added the {label} "
+                                  f"{', '.join(new[:5])} to {path}: {subject}",
+                                  files=(path,), cause=_reason_of(message))
+                out.append(added)
+                if not _named_dependency([n for n in after if n not in before], message):
+                    unnamed.append(added)
                 continue
         if routine.is_config(path) and diff and routine.machine_written(diff):
             dropped.append(Dropped("ConfigChange", f"In {path} ({subject})", "a schema or a "
                                    "generated file: definitions, not settings"))
         elif routine.is_config(path) and diff:
             _config_change(path, diff, message, subject, lang, bool(manifest), out, dropped)
+    if unnamed and (kind in commit_fact.HOUSEKEEPING or any(
+            c.rule != "NewTool" for c in out)):
+        # added for the commit's other change (a docs page, a dropped Python version's
+        # setting, a norm), as a pin the message does not name is
+        out = [c for c in out if c not in unnamed]
+        dropped.extend(Dropped(c.rule, c.text, "a dependency the message does not name: its "
+                               "reason is the commit's other change") for c in unnamed)
     if not out:  # the message itself, through the text rules: only what it states (a
         # decision, a new tool); an error and a fix need the fix rule's evidence
         # the subject and the first paragraph: where a message states its point (a long
@@ -557,11 +562,9 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
 
 
 def _named_dependency(names: list[str], message: str) -> bool:
-    """Whether a dependency added is the commit's point: the message names one of them
-    (``winloop`` for "add winloop support", ``sass`` for "… Sass @import"), or its subject
-    is about dependencies ("build(deps): …", "Add test requirements"). Added for a docs
-    page or a dropped Python version ("docs: add lifespan page" + ``mkdocstrings-python``),
-    it is by the way, as a pin the message does not name is."""
+    """Whether the message names a dependency added (``winloop`` for "add winloop
+    support", ``sass`` for "… Sass @import") or its subject is about dependencies
+    ("build(deps): …", "Add test requirements")."""
     said = message.lower()
     for name in names:
         base = re.split(r"[\[<>=!~;@ ]", name.lower(), maxsplit=1)[0]
