@@ -291,3 +291,40 @@ def test_a_look_up_that_finds_no_path_is_no_problem(memx: Memx, repo: Path) -> N
             .write(repo))
     memx.ok("ingest", name)
     assert contents(repo) == []
+
+
+def test_a_correction_the_assistant_never_acts_on_teaches_nothing(memx: Memx,
+                                                                  repo: Path) -> None:
+    """A pause ("wait, let's talk about this") answered with an explanation, and a skip
+    ("don't worry about linting for now") followed only by reading files, change no course:
+    the user speaks again before any edit or command that does more than look."""
+    name = (Replies().user("Tokens are missing from the checkpoint metadata, debug it.")
+            .say("The root cause: the state struct lacks the token fields.")
+            .rejected_edit("/home/dev/app/state.go", "TokenUsage *Usage",
+                           "wait please let's talk about this")
+            .say("Sure. There are two state structs and only one has the fields.")
+            .user("Does the open pull request fix this already?")
+            .say("Let me check.")
+            .rejected_run("make lint", "don't worry about linting for now, just continue.")
+            .say("Let me look at the final state of the files.")
+            .run("cat app/state.go", "package app", False)
+            .run("git diff --stat", " app/state.go | 3 +++", False)
+            .user("commit.")
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_a_correction_acted_on_with_a_command_is_kept(memx: Memx, repo: Path) -> None:
+    """Control: the same kind of words, and the assistant then runs what they asked for."""
+    name = (Replies().user("Merge the parent branch in and fix the conflicts.")
+            .rejected_run("git merge origin/main",
+                          "no, merge from origin/feature-state instead, not main")
+            .say("Understood, I'll merge `origin/feature-state` instead.")
+            .run("git merge origin/feature-state", "Merge made by the 'ort' strategy.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "preference",
+        'User correction (`git merge origin/main` turned down): "no, merge from '
+        'origin/feature-state instead, not main" Answer: Understood, I\'ll merge '
+        "`origin/feature-state` instead.")]

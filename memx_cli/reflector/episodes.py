@@ -33,7 +33,7 @@ from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
-from memx_cli.reflector.reruns import attempt_part, reruns, segments, stage_error
+from memx_cli.reflector.reruns import LOOK_UP, attempt_part, reruns, segments, stage_error
 from memx_cli.reflector.said import (
     asks_only,
     command_key,
@@ -50,10 +50,6 @@ from memx_cli.reflector.said import (
 from memx_cli.reflector.signals import Signals, states_failure
 
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
-# Commands that only look (list, print, search, test for a path): a path they do not
-# find answers the look-up ("is there a commands/ folder?"), it is no problem to fix.
-LOOK_UP = frozenset(["ls", "cat", "head", "tail", "find", "stat", "file", "wc", "tree", "grep",
-                     "rg", "test", "["])
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
 QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
@@ -404,7 +400,8 @@ def _makes_dirs(attempt: Attempt, problem: str) -> bool:
 
 def _looked_up(command: str, output: str) -> bool:
     """A look-up that did not find its path: every part of the command only looks, and the
-    output says a path is missing."""
+    output says a path is missing: it answers the look-up ("is there a commands/
+    folder?"), it is no problem to fix."""
     parts = segments(command)
     return bool(parts) and all(p.split()[0].rsplit("/", 1)[-1] in LOOK_UP for p in parts) \
         and bool(MISSING.search(output))

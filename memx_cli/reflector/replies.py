@@ -8,7 +8,12 @@ an option, turn a tool call down with a word, answer a question prompt.
   negate nor direct ("I'll take it from here"), or questions that only ask for information
   ("what does lint say now?", not "isn't this an internal package?"), teach nothing; nor
   does a correction the assistant answers only by asking back ("What would you like to
-  rename it to?"). After a bare rejection the
+  rename it to?"). The correction counts only when the assistant takes it up: after its
+  answer, an edit or a command that does more than look (``ls``, ``cat``, a file read)
+  comes before the user speaks again (or the session ends on the answer); "wait, let's
+  talk about this" answered with an
+  explanation, or "don't worry about linting for now" followed by reading files, changed
+  no course and is dropped (a pause or a skip is no preference). After a bare rejection the
   user's next message is the correction ("fix the test, the code is right") when the
   assistant then edits another file than the one turned down ("sorry, go on" and the same
   edit again is no change of course).
@@ -40,6 +45,7 @@ import re
 
 from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.reruns import looks_only
 from memx_cli.reflector.said import proposal, rejects
 from memx_cli.reflector.signals import Signals
 
@@ -80,6 +86,9 @@ class Replies:
 
     def __init__(self) -> None:
         self.pending: Candidate | None = None
+        # A correction answered, waiting for the assistant to act on it (an edit or a
+        # command that does more than look) before the user speaks again.
+        self.taken: Candidate | None = None
         self.offered: dict[str, str] = {}
         self.question: str | None = None  # the user's last short question
         self.turned_down: str | None = None  # what the last tool call did, for a rejection
@@ -92,7 +101,7 @@ class Replies:
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
-        out = self._answered(sig)
+        out = self._taken_up(sig) + self._answered(sig)
         if turn.kind == "tool_use":
             self.turned_down = _what(turn.command, turn.files)
             target = turn.files or ((" ".join(turn.command.split()),) if turn.command else ())
@@ -128,7 +137,9 @@ class Replies:
         return out
 
     def finish(self) -> list[Candidate]:
-        pending, self.pending = self.pending, None
+        # a correction answered as the session ends: nobody spoke after the answer
+        pending, self.pending = self.taken or self.pending, None
+        self.taken = None
         redirect, self.redirect = self.redirect, None
         return ([pending] if pending is not None else []) + (
             [redirect.lesson()] if redirect is not None and redirect.edited else [])
@@ -156,6 +167,20 @@ class Replies:
             self.redirect = Redirect(sig.turn.index, sig.lang, words)
         return out
 
+    def _taken_up(self, sig: Signals) -> list[Candidate]:
+        """The answered correction, once the assistant acts on it; dropped when the user
+        speaks first."""
+        taken, turn = self.taken, sig.turn
+        if taken is None:
+            return []
+        if turn.kind == "tool_use" and (turn.files or (turn.command and not looks_only(
+                turn.command))):
+            self.taken = None
+            return [taken]
+        if turn.kind == "text" and turn.role == "user":
+            self.taken = None
+        return []
+
     def _answered(self, sig: Signals) -> list[Candidate]:
         """The held correction, with the assistant's answer when this turn is it."""
         pending, turn = self.pending, sig.turn
@@ -174,13 +199,17 @@ class Replies:
             reply = reply or " ".join(sig.sentence(n) for n in range(min(2, len(sig.spans))))
             reply = _clip(reply, MAX_BLOCK)
             self.pending = None
-            return [Candidate(pending.rule, pending.first, turn.last, pending.lang,
-                              f"{pending.fix} Answer: {reply}" if reply else pending.fix,
-                              veracity="stated", context=pending.context)]
+            self.taken = Candidate(pending.rule, pending.first, turn.last, pending.lang,
+                                   f"{pending.fix} Answer: {reply}" if reply else pending.fix,
+                                   veracity="stated", context=pending.context)
+            return []
+        if turn.kind == "tool_use":  # acted on at once, with no word first
+            self.pending, self.taken = None, pending
+            return self._taken_up(sig)
         if (turn.kind == "text" and turn.role == "user") or turn.index - pending.last > REPLY_TURNS:
             self.pending = None
-            return [pending]
         return []
+
 
     def _rejected(self, sig: Signals) -> list[Candidate]:
         words = " ".join(sig.turn.text.split())

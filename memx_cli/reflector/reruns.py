@@ -39,6 +39,21 @@ def segments(command: str) -> list[str]:
     return [part.strip() for part in SEGMENT.split(command) if part.strip()]
 
 
+# Commands that only look (list, print, search, test for a path) and git's reading
+# subcommands: running them changes nothing.
+LOOK_UP = frozenset(["ls", "cat", "head", "tail", "find", "stat", "file", "wc", "tree", "grep",
+                     "rg", "test", "["])
+GIT_READS = frozenset(["status", "log", "diff", "show", "blame"])
+
+
+def looks_only(command: str) -> bool:
+    """Every part of the command only looks: ``ls cmd/ && git status`` changes nothing."""
+    parts = [p.split() for p in segments(command)]
+    return bool(parts) and all(
+        _program(w) in LOOK_UP or (_program(w) == "git" and bool(
+            set(w[1:2]) & GIT_READS)) for w in parts)
+
+
 def _program(words: list[str]) -> str | None:
     """The program a segment runs: its first word after ``VAR=value`` assignments."""
     return next((w.rsplit("/", 1)[-1] for w in words if not ASSIGNMENT.match(w)), None)
