@@ -273,23 +273,24 @@ def test_making_the_missing_directory_is_no_lesson(memx: Memx, repo: Path) -> No
 
 
 def test_a_pipeline_stage_that_failed_with_status_0_is_a_failing_run(memx: Memx, repo: Path) -> None:
-    """`… | grep -oP … | …` exits with its last stage's status: grep's own diagnostic line
-    (`grep: invalid option -- P`) in the output says the run failed; the episode compares
-    commands with their pipes, and the pipeline that replaced it keeps them in the lesson
-    (the plain rerun of the last stage is the check, as for any chained command)."""
-    name = (Session().user("List the issue numbers the last release fixed.")
-            .run("git log v2.1.0..HEAD --format=%s | grep -oP 'fixes #\\d+' | sort -u",
-                 "grep: invalid option -- P\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz] "
-                 "[-A num] [-B num] [pattern] [file ...]", False)
-            .run("git log v2.1.0..HEAD --format=%s | grep -oE 'fixes #[0-9]+' | sort -u",
-                 "fixes #112\nfixes #118", False)
-            .say("The release fixed #112 and #118.")
+    """`… | jq … | …` exits with its last stage's status: jq's own diagnostic line
+    (`jq: error …`) in the output says the run failed; the episode compares commands with
+    their pipes, and the pipeline that replaced it keeps them in the lesson (the plain
+    rerun of the last stage is the check, as for any chained command). A stage that only
+    refuses its options (`grep: invalid option -- P`) is a mistyped call: see
+    test_a_call_its_program_refused_and_then_ran_is_no_lesson."""
+    name = (Session().user("List the labels on the open pull requests.")
+            .run("gh api repos/acme/shop/pulls | jq -r .[].labels.name | sort -u",
+                 'jq: error (at <stdin>:0): Cannot index array with "name"', False)
+            .run("gh api repos/acme/shop/pulls | jq -r .[].labels[].name | sort -u",
+                 "bug\nci", False)
+            .say("The open pull requests carry the labels bug and ci.")
             .write(repo))
     memx.ok("ingest", name)
     assert contents(repo) == [
-        "Error: `git log v2.1.0..HEAD --format=%s | grep -oP 'fixes #\\d+' | sort -u` — grep: "
-        "invalid option -- P. Fix: ran `git log v2.1.0..HEAD --format=%s | grep -oE 'fixes "
-        "#[0-9]+'`."]
+        "Error: `gh api repos/acme/shop/pulls | jq -r .[].labels.name | sort -u` — jq: error "
+        "(at <stdin>:0): Cannot index array with \"name\". Fix: ran `gh api repos/acme/shop/pulls "
+        "| jq -r .[].labels[].name`."]
 
 
 def test_a_test_runners_failure_is_the_error_not_a_log_line_before_it(memx: Memx,
@@ -358,3 +359,32 @@ def test_a_fix_after_a_long_failed_series_is_the_lesson(memx: Memx, repo: Path) 
     assert contents(repo) == [
         "Error: TypeError: Cannot read properties of undefined (reading 'id'). Fix: edited "
         "src/user.js: `return user?.id;`."]
+
+
+def test_a_call_its_program_refused_and_then_ran_is_no_lesson(memx: Memx, repo: Path) -> None:
+    """The agent's own mistyped call (an option the program does not take) run again
+    without it teaches nothing about the project; the same refusal mended by something
+    else than the same program (a plugin installed) is kept."""
+    name = (Session().user("Why is the token usage missing from the checkpoint metadata?")
+            .run("git show 8312232 --no-stat", "fatal: unrecognized argument: --no-stat", True)
+            .run("git show 8312232", "commit 8312232\n    add tracking of token usage", False)
+            .say("Now I understand what PR #60 added. The issue is these values need to be "
+                 "populated in `SaveContext`.")
+            .run("git log --oneline | grep -P 'token\\d+'", "grep: invalid option -- P\n"
+                 "usage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz] [pattern] [file ...]", True)
+            .run("git log --oneline | grep -E 'token[0-9]+'", "b760a7e token2 usage", False)
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_a_refused_option_mended_by_another_command_is_kept(memx: Memx, repo: Path) -> None:
+    name = (Session().user("Run the tests with coverage.")
+            .run("pytest --cov=app tests/",
+                 "pytest: error: unrecognized arguments: --cov=app", True)
+            .run("pip install pytest-cov", "Successfully installed pytest-cov-5.0.0", False)
+            .run("pytest --cov=app tests/", "12 passed in 0.31s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `pytest --cov=app tests/` — pytest: error: unrecognized arguments: --cov=app. "
+        "Fix: ran `pip install pytest-cov`."]

@@ -43,6 +43,10 @@ class Episode:
     # A failure was seen or said ("the build fails", a failing run), not only errors named
     # or a question asked: only then does a passing run after an edit end it.
     stated: bool = True
+    # The failing run was refused by its own command line (an option or argument the
+    # program does not take): the agent's slip, unless something else than the same
+    # program called again mends it.
+    usage: bool = False
 
     def fail(self, rejected: bool = False) -> None:
         """The problem is still there (or the user turned the attempts down): every

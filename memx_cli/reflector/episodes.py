@@ -32,6 +32,7 @@ from memx_cli.reflector import evidence
 from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.knowledge import PLEASE
+from memx_cli.reflector.names import program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import LOOK_UP, attempt_part, reruns, segments, stage_error
 from memx_cli.reflector.said import (
@@ -53,6 +54,11 @@ QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
 QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+# A program refusing its own command line, in the words of the common argument parsers
+# (getopt "invalid option -- P", argparse "unrecognized arguments", cobra "unknown flag",
+# git "unrecognized argument" / "unknown option"): no project problem, a call mistyped.
+USAGE = re.compile(r"(?im)\b(?:invalid|unrecognized|unknown|illegal)\s+(?:shorthand\s+)?"
+                   r"(?:option|argument|flag)s?\b|^usage:\s")
 # A sentence that announces the agent's next step ("Now let's fix the linter warning",
 # "I'll also update the docs"): said after a passing run it tells what comes next, not
 # why the fix worked.
@@ -147,7 +153,8 @@ class Tracker:
                 self.open = Episode(turn.index, self.lang, staged or sig.key_error,
                                     " ".join(turn.command.split()) if staged
                                     else command_key(turn.command), turn.index,
-                                    whole=staged is not None)
+                                    whole=staged is not None,
+                                    usage=bool(USAGE.search(turn.text)))
             return failed
         key = _key(turn.command, episode)
         episode.seen = turn.index
@@ -180,6 +187,8 @@ class Tracker:
         """A passing run ends the episode with what worked since the last failure."""
         working = episode.working()
         self.open = None
+        if episode.usage and all(_called_again(a, episode.command or "") for a in working):
+            return  # `git show X --no-stat` refused, `git show X` ran: a mistyped call
         if working and not all(_makes_dirs(a, episode.command or "") for a in working):
             self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
@@ -396,6 +405,13 @@ def _makes_dirs(attempt: Attempt, problem: str) -> bool:
     parts = segments(attempt.text.removeprefix("ran `").removesuffix("`"))
     made = [p for p in parts if p.split()[:1] == ["mkdir"]]
     return bool(made) and all(p in made or p in problem for p in parts)
+
+
+def _called_again(attempt: Attempt, problem: str) -> bool:
+    """The try is the failing command's own program run again (other options, other
+    arguments), with no edit."""
+    return attempt.tool and not attempt.files and bool(attempt.commands) and all(
+        program_of(c) == program_of(problem) for c in attempt.commands)
 
 
 def _looked_up(command: str, output: str) -> bool:
