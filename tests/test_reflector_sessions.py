@@ -388,3 +388,44 @@ def test_a_refused_option_mended_by_another_command_is_kept(memx: Memx, repo: Pa
     assert contents(repo) == [
         "Error: `pytest --cov=app tests/` — pytest: error: unrecognized arguments: --cov=app. "
         "Fix: ran `pip install pytest-cov`."]
+
+
+LINT_FAIL = ("app/store.go:41:2: not enough arguments in call to s.InitSession\n"
+             "\thave (string, string)\n\twant (string, string, string)")
+
+
+def _lint_fixed(closing: str, reply: str) -> Session:
+    return (Session().user("Run the linters on the merged branch.")
+            .run("make lint", LINT_FAIL, True)
+            .edit("/repo/app/store_test.go", 's.InitSession(id, "cli")',
+                  's.InitSession(id, "cli", "")')
+            .say(closing)
+            .user(reply))
+
+
+def test_a_yes_to_the_assistants_question_is_no_verdict_on_the_fix(memx: Memx,
+                                                                   repo: Path) -> None:
+    """"Want me to run the whole suite first?" → "ok next: commit and push": the reply takes
+    up the offer, it does not say the edit fixed the lint failure; and a user's request
+    answered by a question ("Were you about to start a merge?") then "yeah, merge from
+    main" is a choice, no problem solved."""
+    name = (_lint_fixed("The test now passes the new third argument. Want me to run the "
+                        "whole suite first?", "ok next: commit and push")
+            .user("we need to fix some merge conflicts")
+            .say("No merge conflicts right now: the merge commit `f9d5e461` already completed. "
+                 "Were you about to start a merge? Let me know what you'd like to do, e.g. "
+                 "merge `main` into your branch or rebase.")
+            .user("yeah merge from main")
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_moving_on_after_a_fix_stated_without_a_question_confirms_it(memx: Memx,
+                                                                     repo: Path) -> None:
+    """Control: the same fix told as done, and the user moves on to the next step."""
+    name = _lint_fixed("The test now passes the new third argument.",
+                       "ok next: commit and push").write(repo)
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `make lint` — app/store.go:41:2: not enough arguments in call to "
+        "s.InitSession. Fix: edited app/store_test.go: `s.InitSession(id, \"cli\", \"\")`."]

@@ -54,6 +54,8 @@ QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
 QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+# The assistant handing the choice to the user.
+INVITES = re.compile(r"(?i)^\W*(?:please\s+)?(?:let\s+me\s+know|tell\s+me)\b")
 # A program refusing its own command line, in the words of the common argument parsers
 # (getopt "invalid option -- P", argparse "unrecognized arguments", cobra "unknown flag",
 # git "unrecognized argument" / "unknown option"): no project problem, a call mistyped.
@@ -82,6 +84,10 @@ class Tracker:
         # The language people speak in: a tool's output ("undefined: lru.NewARC") says
         # nothing about it, so an episode a failing run opens is labelled in this one.
         self.lang = "en"
+        # The assistant's last message asked the user something ("Want me to run the
+        # linters first?"): a reply that takes it up answers the question; it says
+        # nothing of whether the fix worked unless it says so in words.
+        self.asked = False
 
     def feed(self, sig: Signals, decides: bool = False) -> tuple[list[Candidate], bool]:
         """Lessons finished by this turn, and whether the turn belongs to an episode.
@@ -213,10 +219,13 @@ class Tracker:
             return [], False
         if decides:  # a pick tells no episode and is no verdict on one
             return [], episode is not None
+        asked = self.asked
+        if turn.role in ("user", "assistant"):
+            self.asked = turn.role == "assistant" and _asks_user(sig)
         if episode is None and self.latent is not None and self.latent.attempts \
                 and turn.role == "user" and not turn.rejected \
-                and (sig.confirm or sig.deny or STILL.search(sig.text)
-                     or rejects(sig) or _named(self.latent, sig)
+                and (sig.confirm or sig.deny or STILL.search(sig.text) or rejects(sig)
+                     or (not asked and _named(self.latent, sig))
                      or evidence.echoes(self.latent.problem or "", sig)):
             episode = self.open = self.latent
             self.latent = None
@@ -256,7 +265,7 @@ class Tracker:
             last = episode.attempts[-1]
             said = evidence.verdict(episode.problem or "", [a.text for a in working],
                                     last.tool and last.failed, sig)
-            if said == "confirm":
+            if said == "confirm" and not asked:
                 return self._confirmed(episode, sig), True
             if said == "deny":
                 episode.fail()
@@ -405,6 +414,15 @@ def _makes_dirs(attempt: Attempt, problem: str) -> bool:
     parts = segments(attempt.text.removeprefix("ran `").removesuffix("`"))
     made = [p for p in parts if p.split()[:1] == ["mkdir"]]
     return bool(made) and all(p in made or p in problem for p in parts)
+
+
+def _asks_user(sig: Signals) -> bool:
+    """The message ends on a question, or asks the user to say what they want ("Let me
+    know what you'd like to do"): a reply answers it. A question asked on the way to a
+    proposal ("Does it run on both servers? Then a lock helps: `flock -n …`") does not."""
+    last = len(sig.spans) - 1
+    return last >= 0 and (sig.is_question(last) or any(
+        INVITES.match(sig.sentence(n)) for n in range(len(sig.spans))))
 
 
 def _called_again(attempt: Attempt, problem: str) -> bool:
