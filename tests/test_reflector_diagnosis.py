@@ -249,3 +249,36 @@ def test_a_narrated_plan_or_a_quote_the_edit_does_not_bear_out_is_no_diagnosis(
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+MERGE_CONFLICT = ("Auto-merging app/session.go\nCONFLICT (content): Merge conflict in "
+                  "app/session.go\nAutomatic merge failed; fix conflicts and then commit the "
+                  "result.")
+
+
+def merge_session(summary: str) -> Replies:
+    session = Replies().user("merge origin/main into this branch")
+    session.run("git merge origin/main", MERGE_CONFLICT, True)
+    session.say(summary)
+    session.edit("/home/dev/app/app/session.go", "<<<<<<< HEAD\n\tkind := resolveKind(ctx)",
+                 "\tkind := resolveKind(ctx)\n\ts.start(id, kind, \"\")")
+    session.say("Resolved the conflict in session.go.")
+    session.user("Good. Now push it.")
+    return session
+
+
+def test_a_fix_only_named_in_passing_is_no_announced_fix(memx: Memx, repo: Path) -> None:
+    """"the `resolveKind` helper (the fix for the agent name)" names some fix, it does not
+    introduce one: a resolved merge told that way is no diagnosis."""
+    name = merge_session("Both sides are kept: the `resolveKind` helper (the fix for the "
+                         "agent name) and the new `userPrompt` argument of `start`.").write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_a_fix_introduced_with_a_colon_is_announced(memx: Memx, repo: Path) -> None:
+    """Control: the same merge where the assistant announces the fix."""
+    name = merge_session("The fix: keep the `resolveKind` helper and pass the new "
+                         "`userPrompt` argument to `start`.").write(repo)
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == ["pitfall"]

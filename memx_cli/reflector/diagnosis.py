@@ -8,7 +8,7 @@ diagnosis is kept only when the session's structure bears it out:
 
 - the assistant's text states a cause ("the issue is", "caused by", 原因是 …:
   ``lexicons.CAUSE``) in a sentence that is no question, or announces a fix ("The fix:
-  …") while a problem is open (a fix announced with no problem in sight is a design);
+  …"; not "the fix for X" in passing, which names one) while a problem is open (a fix announced with no problem in sight is a design);
   A statement about the code that quotes it ("Line 58 has `bytes(...)` which should be
   `[]byte(...)`") is held too, never the agent's plan ("Let me change `a` to `b`"), when
   the next edit takes out one piece it quoted and brings in another;
@@ -40,6 +40,7 @@ from memx_cli.reflector.names import CODE_SPAN
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.said import concrete, denied_sentences, proposal, rejects
 from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.vocab import Hit
 
 MAX_QUIET = 40  # records without an edit, a run or a word before a diagnosis is dropped
 MAX_STATEMENT = 3  # sentences of the assistant's text kept as the statement
@@ -175,6 +176,18 @@ class Diagnoses:
         return [_lesson(held, held.seen)] if held is not None and held.green else []
 
 
+# "The fix" / "the solution" introduce the fix when a colon, a dash or a verb follows
+# ("The fix: …", "the solution is …"); followed by a preposition or a closing bracket they
+# only name one ("the `resolveAgentType` helper (the fix for agent name misattribution)").
+NAMES_ONE = re.compile(r"(?i)\s*(?:\)|\]|,|for\b|of\b|to\b|in\b|on\b|from\b|that\b|which\b|"
+                       r"we\b|you\b|i\b)")
+
+
+def _introduces(text: str, hit: Hit) -> bool:
+    return hit.phrase.lower() not in ("the fix", "the solution") \
+        or not NAMES_ONE.match(text, hit.end)
+
+
 def statement(sig: Signals) -> tuple[str | None, str | None]:
     """The sentences of an assistant's text that state a cause (with the concrete
     sentence before the first of them), and the one that announces a fix."""
@@ -185,7 +198,7 @@ def statement(sig: Signals) -> tuple[str | None, str | None]:
 
     causes = usable({sig.sentence_of(h.start) for h in sig.cause})
     remedies = usable({sig.sentence_of(h.start) for h in sig.remedy
-                       if h.phrase.lower() in ANNOUNCED})
+                       if h.phrase.lower() in ANNOUNCED and _introduces(sig.text, h)})
     cause = remedy = None
     if causes:
         first = causes[0]
