@@ -328,3 +328,31 @@ def test_a_correction_acted_on_with_a_command_is_kept(memx: Memx, repo: Path) ->
         'User correction (`git merge origin/main` turned down): "no, merge from '
         'origin/feature-state instead, not main" Answer: Understood, I\'ll merge '
         "`origin/feature-state` instead.")]
+
+
+def _after_work(words: str) -> Replies:
+    return (Replies().user("Send a telemetry event after each command.")
+            .edit("/home/dev/app/telemetry.go", "func track() {}",
+                  "func track() { client.Enqueue(event) }")
+            .say("Each command now sends an event.")
+            .user(words)
+            .say("Then the key goes into the binary at build time with `-ldflags`.")
+            .edit("/home/dev/app/main.go", "var apiKey string",
+                  'var apiKey = "" // set with -ldflags "-X main.apiKey=..."'))
+
+
+def test_a_fact_with_a_third_party_subject_is_no_correction(memx: Memx, repo: Path) -> None:
+    """"The tool's users won't have the variable" tells a fact about others, not how the
+    work should go: no Preference, even though an edit follows."""
+    name = _after_work("once it is released, the tool users won't have POSTHOG_API_KEY in "
+                       "their environment").write(repo)
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == []
+
+
+def test_we_wont_redirects_the_work(memx: Memx, repo: Path) -> None:
+    """Control: with the people at work as its subject, "won't" redirects it."""
+    name = _after_work("we won't read POSTHOG_API_KEY from the environment in released "
+                       "builds").write(repo)
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == ["preference"]

@@ -65,10 +65,13 @@ JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|dra
                     r"downsides?|upsides?|trade-?offs?)\b\s*(?:\*\*)?\s*:")
 # A plain message that redirects the work just done: a negated modal ("we don't need",
 # "should not", "can't we just"), "no need", "instead", "rather than", "never". A negated
-# state ("the button isn't showing", "it doesn't build") reports a bug, and "I don't see /
-# I can't open" reports what the user observes: neither is a correction.
+# state ("the button isn't showing", "it doesn't build", "the tool's users won't have the
+# variable") reports a bug or a fact, and "I don't see / I can't open" reports what the
+# user observes: neither is a correction. "Can't" and "won't" redirect with the people at
+# work as their subject ("we won't need it", "can't we just…").
 REDIRECTS = re.compile(r"(?i)\b(?:(?:do|should|must|would|could|can|need)(?:n't|\s+not)|"
-                       r"can't|cannot|won't|no need|instead|rather than|never)\b")
+                       r"(?:(?<=\bwe )|(?<=\byou )|(?<=\bi )|(?<=\blet's ))(?:can't|cannot|won't)|"
+                       r"(?:can't|cannot|won't)\s+(?:we|you)|no need|instead|rather than|never)\b")
 OBSERVED = re.compile(r"(?i)\bI\s+(?:do(?:n't|\s+not)|can't|cannot|can\s+not)\s+"
                       r"(?!want|like|need|think)\w+")
 MAX_CORRECTION_WORDS = 60  # a long message is a new task, not a correction
