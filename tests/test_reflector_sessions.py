@@ -429,3 +429,43 @@ def test_moving_on_after_a_fix_stated_without_a_question_confirms_it(memx: Memx,
     assert contents(repo) == [
         "Error: `make lint` — app/store.go:41:2: not enough arguments in call to "
         "s.InitSession. Fix: edited app/store_test.go: `s.InitSession(id, \"cli\", \"\")`."]
+
+
+CONFLICT = ("Auto-merging app/session.go\nCONFLICT (content): Merge conflict in app/session.go\n"
+            "Automatic merge failed; fix conflicts and then commit the result.")
+
+
+def _merged(then_check: str, output: str) -> Session:
+    return (Session().user("merge origin/main into this branch")
+            .run("git merge origin/main", CONFLICT, True)
+            .edit("/repo/app/session.go", "<<<<<<< HEAD\n\tkind := resolveKind(ctx)",
+                  "\tkind := resolveKind(ctx)")
+            .run(then_check, output, True))
+
+
+def test_another_check_failing_after_the_edits_is_the_problem_now(memx: Memx,
+                                                                  repo: Path) -> None:
+    """The merge's conflict cannot be run again; the lint failing after the edits with its
+    own error is the problem the session then solves."""
+    name = (_merged("make lint", LINT_FAIL)
+            .edit("/repo/app/store_test.go", 's.InitSession(id, "cli")',
+                  's.InitSession(id, "cli", "")')
+            .run("make lint", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `make lint` — app/store.go:41:2: not enough arguments in call to "
+        "s.InitSession. Fix: edited app/store_test.go: `s.InitSession(id, \"cli\", \"\")`."]
+
+
+def test_a_look_up_failing_after_the_edits_leaves_the_problem_open(memx: Memx,
+                                                                  repo: Path) -> None:
+    """Control: a search that finds nothing (grep's exit 1) is no new problem."""
+    name = (_merged("grep -rn '<<<<<<<' app/", "Exit code 1")
+            .edit("/repo/app/store_test.go", 's.InitSession(id, "cli")',
+                  's.InitSession(id, "cli", "")')
+            .run("make lint", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == []
+

@@ -6,6 +6,8 @@ An episode opens on error evidence (a failing tool result, an error line, a repo
 failure). Inside it:
 - an attempt is a concrete proposal (a command, a setting, a version, code: ``proposal``),
   an edit made by a tool call, or another command run;
+- another command failing with its own error line after edits for the problem (not a
+  look-up) is the problem from then on: the open one is left without a lesson;
 - a denial ("still failing", 还是不行, toujours pas…), the same command failing again, or
   a new error line reported by the user marks the attempts since the last failure failed;
   an edit that restores what a failed edit replaced is a revert, never the lesson; an
@@ -34,7 +36,14 @@ from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.names import program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
-from memx_cli.reflector.reruns import LOOK_UP, attempt_part, reruns, segments, stage_error
+from memx_cli.reflector.reruns import (
+    LOOK_UP,
+    attempt_part,
+    looks_only,
+    reruns,
+    segments,
+    stage_error,
+)
 from memx_cli.reflector.said import (
     asks_only,
     command_key,
@@ -182,6 +191,15 @@ class Tracker:
         if not reruns(episode.command, key) and not evidence.covers(episode.command, key):
             if pending is not None:
                 pending.failed = bool(failed)
+            if failed and self._moved_on(episode, sig):
+                # the work went on after edits and another check fails with its own error:
+                # the open problem is left without a lesson, this one is the problem now
+                staged = stage_error(turn.command, turn.text)
+                self.open = Episode(turn.index, self.lang, staged or sig.key_error,
+                                    " ".join(turn.command.split()) if staged
+                                    else command_key(turn.command), turn.index,
+                                    whole=staged is not None,
+                                    usage=bool(USAGE.search(turn.text)))
             return True
         if failed:  # the problem again, whatever was chained before it
             episode.fail()
@@ -198,6 +216,15 @@ class Tracker:
         if working and not all(_makes_dirs(a, episode.command or "") for a in working):
             self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
+
+    @staticmethod
+    def _moved_on(episode: Episode, sig: Signals) -> bool:
+        """A failing run of another command than the open problem's, after edits made for
+        it: a check that does more than look, failing with an error line of its own."""
+        command = sig.turn.command or ""
+        return bool(sig.key_error) and not looks_only(command) \
+            and any(a.files for a in episode.working()) \
+            and not evidence.same_error(episode.problem or "", sig.key_error or "")
 
     @staticmethod
     def _chained_try(episode: Episode, index: int, command: str) -> None:
