@@ -469,3 +469,33 @@ def test_a_look_up_failing_after_the_edits_leaves_the_problem_open(memx: Memx,
     memx.ok("ingest", name)
     assert contents(repo) == []
 
+EXPORT_FAIL = ("--- FAIL: TestExport (0.00s)\n    export_test.go:12: undefined: parseSince\n"
+               "FAIL\tacme/app\t0.01s")
+EXPORT_REPORT = ("Done. `export --since` now skips rows older than the given date, because "
+                 "`parseSince` reads RFC 3339 dates.")
+
+
+def _export_fixed(session: Session) -> Session:
+    return (session.run("go test ./...", EXPORT_FAIL, True)
+            .edit("/repo/app/export.go", "// helpers", "func parseSince(s string) (time.Time, "
+                  "error) { return time.Parse(time.RFC3339, s) }")
+            .run("go test ./...", "ok  \tacme/app\t0.02s", False)
+            .say(EXPORT_REPORT))
+
+
+def test_a_report_of_work_begun_before_the_failure_is_kept_beside_it(memx: Memx,
+                                                                     repo: Path) -> None:
+    """The report tells the feature from its first edit; the episode inside it tells only
+    the failure met on the way: both are kept."""
+    name = _export_fixed(Session().user("Add a --since flag to the export command.")
+                         .edit("/repo/app/export.go", "func export(rows []Row) {",
+                               "func export(rows []Row, since string) {")).write(repo)
+    memx.ok("ingest", name)
+    assert [c.split(" ", 1)[0] for c in contents(repo)] == ["Done.", "Error:"]
+
+
+def test_a_report_of_the_fix_alone_is_the_episode_said_again(memx: Memx, repo: Path) -> None:
+    """Control: the work begins with the failure; its report says the episode again."""
+    name = _export_fixed(Session().user("go test fails:\n" + EXPORT_FAIL)).write(repo)
+    memx.ok("ingest", name)
+    assert [c.split(" ", 1)[0] for c in contents(repo)] == ["Error:"]

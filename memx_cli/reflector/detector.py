@@ -191,8 +191,8 @@ class PatternDetector:
         found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []
         return found + [r for r in reported if not any(
-            first <= r.last and r.first <= last for first, last in self._spans)] \
-            + self.instructions.finish()
+            first <= r.last and r.first <= last and first <= r.first
+            for first, last in self._spans)] + self.instructions.finish()
 
     # ------------------------------------------------------------ one-turn rules
 

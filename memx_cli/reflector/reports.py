@@ -22,8 +22,9 @@ these changes?") are dropped; what remains is one text, cut at a word to fit a m
 text too long for one that lists its changes keeps the list, from the line that
 introduces it, and the lines after the list whole: the list's last items go first. When
 an episode, a diagnosis or a user's correction (whose answer is often this very report)
-already made a memory of the same turns, the detector keeps that one (one memory per
-piece of work).
+already made a memory of the same turns, beginning no later than the report's work, the
+detector keeps that one (one memory per piece of work); work begun before it keeps its
+report too.
 """
 
 from __future__ import annotations
