@@ -356,3 +356,37 @@ def test_we_wont_redirects_the_work(memx: Memx, repo: Path) -> None:
                        "builds").write(repo)
     memx.ok("ingest", name)
     assert [kind for kind, _ in stored(repo)] == ["preference"]
+
+
+def _research(result: str, failed: bool) -> Replies:
+    session = Replies().user("Plan telemetry for the CLI commands.")
+    session.calls += 1
+    session._add("assistant", [{"type": "tool_use", "id": "toolu_task", "name": "Task",
+                                "input": {"prompt": "research telemetry SDKs"}}])
+    session._add("user", [{"type": "tool_result", "tool_use_id": "toolu_task",
+                           "content": result, "is_error": failed}])
+    return (session.user("I want to replace the usage of getUserID with a machine identifier, "
+                         "there is no user entity here")
+            .say("Got it: a machine identifier instead of `getUserID`.")
+            .edit("/home/dev/app/plans/telemetry.md", "- id: getUserID()",
+                  "- id: machine identifier (hash of the machine id)"))
+
+
+def test_words_after_a_call_the_user_stopped_are_a_correction(memx: Memx, repo: Path) -> None:
+    """Escape while a call runs leaves "[Request interrupted by user for tool use]" as its
+    result: a bare rejection, and the user's next message says how to go on instead."""
+    name = _research("[Request interrupted by user for tool use]", True).write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "preference",
+        'User correction: "I want to replace the usage of getUserID with a machine '
+        'identifier, there is no user entity here" Answer: Got it: a machine identifier '
+        "instead of `getUserID`.")]
+
+
+def test_the_same_words_after_a_finished_call_are_a_new_request(memx: Memx,
+                                                                repo: Path) -> None:
+    """Control: the call ran to its end; the message neither negates nor redirects."""
+    name = _research("SDKs compared: posthog-go, segment.", False).write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == []

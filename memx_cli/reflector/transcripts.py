@@ -17,7 +17,8 @@ Shapes read (as documented by their tools):
 Two Claude Code tool results carry the user's word, not a tool's output (issue 24): a
 rejected tool call ("The user doesn't want to proceed with this tool use. … the user
 said:\n<words>") becomes a user turn marked ``rejected`` holding the words typed with it
-(none for a bare rejection), and the answer to a question prompt (a tool call whose input
+(none for a bare rejection; a call the user stopped while it ran, whose whole result is
+"[Request interrupted by user for tool use]", is one), and the answer to a question prompt (a tool call whose input
 holds ``questions`` with ``options``; its result reads ``"<question>"="<answer>"``)
 becomes a user turn marked ``picked`` per question: the question and the option chosen,
 with that option's description, never the options not chosen. An edit the tool refused
@@ -55,6 +56,9 @@ MAX_TOOL_IDS = 512
 # user typed with it start.
 REJECTED = re.compile(r"^\s*(?:Error:\s*)?The user doesn['’]t want to (?:proceed with this "
                       r"tool use|take this action right now)\b")
+# The whole result of a tool call the user stopped while it ran (Escape): the call is
+# turned down as a bare rejection would, and the user's next message says what instead.
+INTERRUPTED = re.compile(r"^\s*\[Request interrupted by user(?: for tool use)?\]\s*$")
 REJECTED_SAID = re.compile(r"(?i)\bthe user said:\s*|\breason for the rejection:\s*")
 ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"')
 HARNESS = re.compile(r"^\s*(?:<(?:local-command-[\w-]+|command-name|command-message|"
@@ -212,6 +216,8 @@ def _said(number: int, role: str, text: str) -> Turn:
 def rejection(text: str) -> str | None:
     """The words a user typed when turning a tool call down ("" for a bare rejection), or
     None when ``text`` is not Claude Code's rejection."""
+    if INTERRUPTED.match(text):
+        return ""  # stopped while it ran: a rejection without words
     if not REJECTED.match(text[:200]):
         return None
     said = REJECTED_SAID.search(text)
