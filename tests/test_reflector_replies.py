@@ -390,3 +390,30 @@ def test_the_same_words_after_a_finished_call_are_a_new_request(memx: Memx,
     name = _research("SDKs compared: posthog-go, segment.", False).write(repo)
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+def test_an_imperative_naming_what_to_use_instead_is_a_correction(memx: Memx,
+                                                                  repo: Path) -> None:
+    """"merge from origin feature/state-tracking" has no negation nor question: it directs
+    the work by naming the branch to use; the assistant acts on it at once."""
+    name = (Replies().user("fix merge conflicts from the parent branch please")
+            .rejected_run("git merge origin/main",
+                          "merge from origin feature/state-tracking")
+            .run("git merge origin/feature/state-tracking",
+                 "CONFLICT (content): Merge conflict in app/state.go", True)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "preference",
+        'User correction (`git merge origin/main` turned down): "merge from origin '
+        'feature/state-tracking".')]
+
+
+def test_a_handover_naming_nothing_is_no_correction(memx: Memx, repo: Path) -> None:
+    """Control: words as short that name nothing one can type or look up."""
+    name = (Replies().user("fix merge conflicts from the parent branch please")
+            .rejected_run("git merge origin/main", "leave that one to me")
+            .run("git status", "On branch feature/type-consolidation", False)
+            .run("git fetch origin", "", False)
+            .write(repo))
+    assert memx.ok("ingest", name).startswith("Nothing to remember in ")

@@ -6,7 +6,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   (the next thing it says, which usually names the concrete way: "I can use
   `json.Decoder.DisallowUnknownFields()`"). A bare rejection, words that neither ask,
   negate nor direct ("I'll take it from here"), or questions that only ask for information
-  ("what does lint say now?", not "isn't this an internal package?"), teach nothing; nor
+  ("what does lint say now?", not "isn't this an internal package?"), teach nothing
+  (words that name something concrete, "merge from origin feature/state-tracking",
+  direct the work as an imperative does); nor
   does a correction the assistant answers only by asking back ("What would you like to
   rename it to?"). The correction counts only when the assistant takes it up: after its
   answer, an edit or a command that does more than look (``ls``, ``cat``, a file read)
@@ -46,7 +48,7 @@ import re
 from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.reruns import looks_only
-from memx_cli.reflector.said import proposal, rejects
+from memx_cli.reflector.said import concrete, proposal, rejects
 from memx_cli.reflector.signals import Signals
 
 # The words of a correction: a question, a negation or a direction.
@@ -220,7 +222,8 @@ class Replies:
         if not words:
             self.stopped = (what, self.target)
             return []
-        if len(words.split()) < 3 or not CORRECTING.search(words) or _asks_only(words):
+        if len(words.split()) < 3 or not (CORRECTING.search(words) or concrete(words)) \
+                or _asks_only(words):
             return []  # "STOP", "I'll take it from here", "what does lint say now?"
         done = f" ({what} turned down)" if what else ""
         self.pending = Candidate("Preference", sig.turn.index, sig.turn.last, sig.lang,
