@@ -392,6 +392,8 @@ def test_a_refused_option_mended_by_another_command_is_kept(memx: Memx, repo: Pa
 
 LINT_FAIL = ("app/store.go:41:2: not enough arguments in call to s.InitSession\n"
              "\thave (string, string)\n\twant (string, string, string)")
+LINT_FIXED = ("Error: `make lint` — app/store.go:41:2: not enough arguments in call to "
+              "s.InitSession. Fix: edited app/store_test.go: `s.InitSession(id, \"cli\", \"\")`.")
 
 
 def _lint_fixed(closing: str, reply: str) -> Session:
@@ -426,9 +428,7 @@ def test_moving_on_after_a_fix_stated_without_a_question_confirms_it(memx: Memx,
     name = _lint_fixed("The test now passes the new third argument.",
                        "ok next: commit and push").write(repo)
     memx.ok("ingest", name)
-    assert contents(repo) == [
-        "Error: `make lint` — app/store.go:41:2: not enough arguments in call to "
-        "s.InitSession. Fix: edited app/store_test.go: `s.InitSession(id, \"cli\", \"\")`."]
+    assert contents(repo) == [LINT_FIXED]
 
 
 CONFLICT = ("Auto-merging app/session.go\nCONFLICT (content): Merge conflict in app/session.go\n"
@@ -453,9 +453,7 @@ def test_another_check_failing_after_the_edits_is_the_problem_now(memx: Memx,
             .run("make lint", "0 issues.", False)
             .write(repo))
     memx.ok("ingest", name)
-    assert contents(repo) == [
-        "Error: `make lint` — app/store.go:41:2: not enough arguments in call to "
-        "s.InitSession. Fix: edited app/store_test.go: `s.InitSession(id, \"cli\", \"\")`."]
+    assert contents(repo) == [LINT_FIXED]
 
 
 def test_a_look_up_failing_after_the_edits_leaves_the_problem_open(memx: Memx,

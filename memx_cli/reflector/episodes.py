@@ -164,12 +164,7 @@ class Tracker:
             if failed and _looked_up(turn.command, turn.text):
                 return False
             if failed:
-                staged = stage_error(turn.command, turn.text)
-                self.open = Episode(turn.index, self.lang, staged or sig.key_error,
-                                    " ".join(turn.command.split()) if staged
-                                    else command_key(turn.command), turn.index,
-                                    whole=staged is not None,
-                                    usage=bool(USAGE.search(turn.text)))
+                self.open = self._failing(sig)
             return failed
         key = _key(turn.command, episode)
         episode.seen = turn.index
@@ -194,12 +189,7 @@ class Tracker:
             if failed and self._moved_on(episode, sig):
                 # the work went on after edits and another check fails with its own error:
                 # the open problem is left without a lesson, this one is the problem now
-                staged = stage_error(turn.command, turn.text)
-                self.open = Episode(turn.index, self.lang, staged or sig.key_error,
-                                    " ".join(turn.command.split()) if staged
-                                    else command_key(turn.command), turn.index,
-                                    whole=staged is not None,
-                                    usage=bool(USAGE.search(turn.text)))
+                self.open = self._failing(sig)
             return True
         if failed:  # the problem again, whatever was chained before it
             episode.fail()
@@ -216,6 +206,16 @@ class Tracker:
         if working and not all(_makes_dirs(a, episode.command or "") for a in working):
             self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
+
+    def _failing(self, sig: Signals) -> Episode:
+        """The episode a failing run opens: its piped stage's error when one failed."""
+        turn = sig.turn
+        command = turn.command or ""
+        staged = stage_error(command, turn.text)
+        return Episode(turn.index, self.lang, staged or sig.key_error,
+                       " ".join(command.split()) if staged else command_key(command),
+                       turn.index, whole=staged is not None,
+                       usage=bool(USAGE.search(turn.text)))
 
     @staticmethod
     def _moved_on(episode: Episode, sig: Signals) -> bool:
