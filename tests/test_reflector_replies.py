@@ -417,3 +417,25 @@ def test_a_handover_naming_nothing_is_no_correction(memx: Memx, repo: Path) -> N
             .run("git fetch origin", "", False)
             .write(repo))
     assert memx.ok("ingest", name).startswith("Nothing to remember in ")
+
+
+def test_a_pick_that_runs_a_slash_command_is_no_decision(memx: Memx, repo: Path) -> None:
+    """"Run /plan_review" chooses what the session runs next; a path ("/srv/app/config")
+    in an option is no command (control, in the same session)."""
+    name = (Replies().user("Plan the telemetry feature.")
+            .ask("Plan ready. What would you like to do next?",
+                 [("Run /plan_review", "get feedback from reviewers"),
+                  ("Start /workflows:work", "begin implementing")],
+                 "Run /plan_review")
+            .say("Launching the review.")
+            .ask("Where should the telemetry settings live?",
+                 [("/srv/app/config", "next to the other settings"),
+                  ("environment", "ENTIRE_TELEMETRY_* variables")],
+                 "/srv/app/config")
+            .say("Settings go to /srv/app/config.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [(
+        "decision",
+        'Chosen in a question prompt: "Where should the telemetry settings live?" → '
+        "/srv/app/config (next to the other settings).")]

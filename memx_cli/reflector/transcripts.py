@@ -21,7 +21,9 @@ said:\n<words>") becomes a user turn marked ``rejected`` holding the words typed
 "[Request interrupted by user for tool use]", is one), and the answer to a question prompt (a tool call whose input
 holds ``questions`` with ``options``; its result reads ``"<question>"="<answer>"``)
 becomes a user turn marked ``picked`` per question: the question and the option chosen,
-with that option's description, never the options not chosen. An edit the tool refused
+with that option's description, never the options not chosen; an option that runs one of
+the harness's slash commands ("Run /plan_review") picks the session's next step, no
+decision, and gives no turn. An edit the tool refused
 (``is_error``, "String to replace not found") gives a failed result naming the edit's
 files, an edit it accepted gives a result naming them as ``applied`` (``MultiEdit``'s
 ``edits`` read as one text replaced and one written), and edited files are named from the
@@ -66,6 +68,8 @@ HARNESS = re.compile(r"^\s*(?:<(?:local-command-[\w-]+|command-name|command-mess
 # Claude Code's fixed opening when the user approves a plan and clears the context: the
 # plan that follows is the agent's, written before any work.
 PLAN = re.compile(r"^\s*Implement the following plan:[ \t]*\r?\n")
+# A slash command of the agent's harness ("/plan_review", "/workflows:work"), not a path.
+SLASH_COMMAND = re.compile(r"(?:^|\s)/[a-z][\w-]*(?::[\w-]+)*(?=$|\s|[.,;)])")
 MAX_QUESTIONS = 8
 MAX_OPTIONS = 12
 
@@ -232,8 +236,11 @@ def answers(asked: list[tuple[str, dict[str, str]]], text: str) -> list[str]:
         question, answer = match.group(1).strip(), match.group(2).strip()
         if not answer or question not in options:
             continue
+        labels = _labels(answer, options[question])
+        if all(SLASH_COMMAND.search(label) for label in labels):
+            continue  # "Run /plan_review": which command the session runs next, no decision
         described = [f"{label} ({options[question][label]})" if options[question].get(label)
-                     else label for label in _labels(answer, options[question])]
+                     else label for label in labels]
         out.append(f"\"{question}\" → {', '.join(described) or answer}")
     return out
 
