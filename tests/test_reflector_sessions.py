@@ -467,6 +467,7 @@ def test_a_look_up_failing_after_the_edits_leaves_the_problem_open(memx: Memx,
     memx.ok("ingest", name)
     assert contents(repo) == []
 
+
 EXPORT_FAIL = ("--- FAIL: TestExport (0.00s)\n    export_test.go:12: undefined: parseSince\n"
                "FAIL\tacme/app\t0.01s")
 EXPORT_REPORT = ("Done. `export --since` now skips rows older than the given date, because "
