@@ -60,6 +60,9 @@ def search_json(result: Any, explain: bool = False) -> dict[str, Any]:
         out["dates"] = {"from": when.start.date().isoformat(),
                         "until": (when.end - timedelta(days=1)).date().isoformat(),
                         "phrase": when.phrase}
+    absent = getattr(result, "absent", None)
+    if explain and absent is not None:  # a name no memory mentions (generator/relevance.py)
+        out["absent"] = absent
     return out
 
 

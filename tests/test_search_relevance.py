@@ -126,3 +126,58 @@ def test_explain_shows_every_voice(store: Memx, fusion: str) -> None:
     assert len(said) == len(data["results"])
     assert ("graph off" in said[0]) == (fusion == "blended")
     assert " feedback x1.00, decay x" in said[0]
+
+
+@pytest.mark.parametrize("query, names", [
+    ("where is the GraphQL schema defined?", ["GraphQL"]),
+    ("how do I get a Tableau license?", ["Tableau"]),
+    ("how do we set up SAML single sign-on for the APIs?", ["SAML", "APIs"]),
+    ("how do we publish events to Kafka? Kafka is new here", ["Kafka"]),
+    # the opening of a sentence is capitalised whatever the word
+    ("Deploys fail at night. Who is paged?", []),
+    # what a choice asks for is the kind of thing, its answer named otherwise
+    ("which PaaS hosts production and how does code get there?", []),
+    # two capitals name nothing in particular
+    ("is it OK for the OS to do that?", []),
+    # an exception is a symptom as seen, a month a time
+    ("why do workers throw ConnectionTimeoutError under load in June?", []),
+    # other languages capitalise otherwise
+    ("Wo trage ich die Versionen neuer Bibliotheken ein?", []),
+    ("¿Dónde se guardan las claves secretas de producción?", []),
+])
+def test_the_names_a_question_asks_about(query: str, names: list[str]) -> None:
+    from memx_cli.generator.relevance import subject_names
+
+    assert subject_names(query) == names
+
+
+def _closest(memx: Memx, query: str) -> dict[str, object]:
+    return json.loads(memx.ok("search", query, "--json", "--closest", "--explain"))
+
+
+def test_a_question_about_a_name_the_store_never_mentions_finds_nothing(big: Memx) -> None:
+    """The rest of the question ("who gets paged when ... reports errors") is close to
+    the alerting memories by meaning; with a name no memory has, that is no evidence
+    (relevance 0.49 before). Control: the same question about a name the store has."""
+    absent = _closest(big, "who gets paged when Datadog reports errors?")
+    assert absent["relevant"] is False and absent["absent"] == "Datadog"
+    for result in absent["results"]:
+        layers = result["explain"]["layers"]
+        assert layers["subject_absent"] == 1.0 and layers["meaning_relevance"] == 0.0
+        assert result["relevance"] == pytest.approx(layers["word_share"], abs=1e-4)
+    result = big("search", "who gets paged when Datadog reports errors?")
+    assert result.err == "Nothing relevant (--closest lists the closest memories anyway).\n"
+    known = _closest(big, "who gets paged when Grafana reports errors?")
+    assert known["relevant"] is True and "absent" not in known
+    assert known["results"][0]["content"].startswith("Alerts for")
+    assert all("subject_absent" not in r["explain"]["layers"] for r in known["results"])
+    text = big.ok("search", "who gets paged when Datadog reports errors?", "--closest",
+                  "--explain").splitlines()
+    assert text[0] == "absent: no memory names 'Datadog'; meaning is no evidence of relevance"
+    assert any(line.startswith("    relevance ") and "(absent name)" in line for line in text)
+
+
+def test_a_name_in_tags_only_is_mentioned(big: Memx) -> None:
+    big.ok("add", "Errors are collected centrally and grouped by release", "--tag", "sentry")
+    assert "absent" not in _closest(big, "who gets paged when Sentry reports errors?")
+    assert _closest(big, "who gets paged when Rollbar reports errors?")["absent"] == "Rollbar"

@@ -18,6 +18,17 @@ with the store. Relevance compares each result with what unrelated text scores i
   memory has counts at full weight: a question about something the store never mentions
   is not answered by a memory that shares its common words.
 
+- **a subject the store never names**: a query that names something by its written shape
+  (an acronym, a word with a capital inside, a capitalised word inside a sentence: SAML,
+  GraphQL, Kafka) that no memory's text or metadata mentions asks about a thing the store
+  knows nothing of. The rest of the question (how to set it up, who owns it) is close to
+  many memories, so its meaning is no evidence then: only the words count, with the
+  absent name at full weight. Not a subject: the thing a choice question asks for ("which
+  PaaS", "what CDN": its answer is an instance, named otherwise), an exception's name (a
+  symptom as seen, the memory may name its cause), a month or a weekday, and any word
+  of a query that is not English prose (under a quarter of its words are English stop
+  words; German capitalises every noun).
+
 The two are combined as independent evidence, ``1 - (1 - meaning) (1 - words)``. A result
 is relevant at RELEVANT or above. When no result of a search is, memx answers "nothing
 relevant" (``memx search --closest`` lists them anyway). The threshold was calibrated with
@@ -28,11 +39,13 @@ store of fewer than MIN_SAMPLE vectors) shows its results as before, relevance b
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memx_cli.textproc import query_terms, stem
+from memx_cli.generator.temporal import MONTHS
+from memx_cli.textproc import STOP_WORDS, query_terms, stem
 
 # The one threshold, calibrated on another set than the natural questions: on the LoCoMo
 # dev split (383 questions, each answerable; hybrid, the bundled model) the best result of
@@ -102,6 +115,17 @@ class WordEvidence:
         # start as some root does can stem to it, and only those are stemmed (a search
         # weighs 30 hits' words; a cold process stemmed each, ~10 ms; issue 29)
         self.initials = frozenset(root[:1] for root in self.weights)
+        self._searcher = searcher
+
+    def absent_subject(self, query: str) -> str | None:
+        """A name the query asks about that no memory of the store mentions (its text,
+        tags, tools or entities), or None; see the module's docstring."""
+        for name in subject_names(query):
+            word = name.lower()
+            if (self._searcher.doc_freq("stem", stem(word)) == 0
+                    and self._searcher.doc_freq("meta", word) == 0):
+                return name
+        return None
 
     def share(self, text: str) -> float:
         if self.total <= 0:
@@ -110,6 +134,50 @@ class WordEvidence:
         present = {stem(t) for t in query_terms(text, keep_stop_words=True)
                    if t[:1] in initials}
         return sum(w for root, w in self.weights.items() if root in present) / self.total
+
+
+# A word as written: its letters and digits.
+_WORD = re.compile(r"[^\W_]+")
+# Capitalised, but a time, not a thing (a query's dates are generator/temporal.py's).
+_CALENDAR = frozenset(MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
+                                 "saturday", "sunday"}
+
+
+def _name_shaped(word: str, starts_sentence: bool) -> bool:
+    """An acronym of three or more (CDN, SAML, APIs), a capital inside a word (GraphQL,
+    iOS) or a capitalised word inside a sentence (Kafka). Two capitals are too few to
+    name one thing (OK, OS, UI, DB, CI: 676 pairs serve every field)."""
+    if (len(word) < 2 or not word[0].isalpha() or word.lower() in STOP_WORDS
+            or word.lower() in _CALENDAR):
+        return False
+    body = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    if body.isupper():
+        return len(body) >= 3
+    if any(c.isupper() for c in word[1:]):
+        return True
+    return word[0].isupper() and not starts_sentence
+
+
+def subject_names(query: str) -> list[str]:
+    """The name-shaped words of ``query`` that could be its subject, in order; none
+    when the query is not English prose (under a quarter of its words are English stop
+    words, which make up about half of running English text): other languages
+    capitalise otherwise (German: every noun). Not a subject: the word right after
+    "which" or "what" (the kind of thing a choice asks for) and an exception's name."""
+    matches = list(_WORD.finditer(query))
+    if 4 * sum(m.group().lower() in STOP_WORDS for m in matches) < len(matches):
+        return []
+    names = []
+    previous, end = "", 0
+    for match in matches:
+        word, gap = match.group(), query[end:match.start()]
+        starts_sentence = not previous or any(c in ".!?:;" for c in gap)
+        asked_for = previous.lower() in ("which", "what") and gap.isspace()
+        if (_name_shaped(word, starts_sentence) and not asked_for
+                and not word.endswith(("Error", "Exception"))):
+            names.append(word)
+        previous, end = word, match.end()
+    return names
 
 
 def combine(meaning: float, words: float) -> float:

@@ -74,6 +74,9 @@ class SearchResult:
     problems: list[str] = field(default_factory=list)
     when: DateRange | None = None  # the days the query names ("in May 2023"), if any
     relevant: bool = True  # some hit cleared the relevance threshold (issue 25)
+    # A name the query asks about that no memory of a store with results mentions: its
+    # results' meaning is no evidence of relevance there (generator/relevance.py)
+    absent: str | None = None
     over_budget: int = 0  # results skipped because they did not fit the token budget
 
 
@@ -172,7 +175,7 @@ class Searcher:
         ranked = self._rank(text, terms, mode, current, qvec, noise, vectored,
                             include_archived, result.when, allow, limit,
                             max(CANDIDATES, limit))
-        uncalibrated = self._relevance(ranked, terms, qvec)
+        uncalibrated, result.absent = self._relevance(ranked, text, terms, qvec)
         # No candidate at all is "no match", not "nothing relevant".
         result.relevant = (not ranked or uncalibrated
                            or any(h.relevance >= RELEVANT for h in ranked))
@@ -234,11 +237,14 @@ class Searcher:
         self.coverage = {index.store.label: WordEvidence(index, terms).coverage
                          for index in self.indexes if index.built()}
 
-    def _relevance(self, hits: list[Hit], terms: Sequence[str], qvec: Any) -> bool:
+    def _relevance(self, hits: list[Hit], text: str, terms: Sequence[str],
+                   qvec: Any) -> tuple[bool, str | None]:
         """Each hit's calibrated relevance (generator/relevance.py), per its own store.
-        True when a hit's store has no baseline to judge meaning on (a keyword-only
-        search, or too few vectors): the threshold was calibrated with meaning."""
+        First True when a hit's store has no baseline to judge meaning on (a keyword-only
+        search, or too few vectors): the threshold was calibrated with meaning. Second,
+        the query's name that some store with hits never mentions, if any."""
         uncalibrated = False
+        unnamed: str | None = None
         for index in self.indexes:
             mine = [h for h in hits if h.store == index.store.label]
             if not mine:
@@ -246,6 +252,8 @@ class Searcher:
             base = baseline(index, qvec)
             uncalibrated |= base is None  # keyword-only, or too few vectors to judge
             words = WordEvidence(index, terms)
+            absent = words.absent_subject(text)  # then meaning is no evidence
+            unnamed = unnamed or absent
             cosines = (index.vectors.similarities(qvec, [memory_key(h.id) for h in mine])
                        if base is not None else {})
             for hit in mine:
@@ -254,11 +262,14 @@ class Searcher:
                 if e5voice.EVIDENCE and "e5_z" in hit.layers:  # e5's own evidence
                     size = base.size if base is not None else index.lexical.num_docs()
                     meaning = max(meaning, e5voice.relevance(hit.layers["e5_z"], size))
+                if absent is not None:
+                    meaning = 0.0
+                    hit.layers["subject_absent"] = 1.0
                 share = words.share(hit.doc["content"])
                 hit.relevance = combine(meaning, share)
                 hit.layers.update({"meaning_relevance": meaning, "word_share": share,
                                    "relevance": hit.relevance})
-        return uncalibrated
+        return uncalibrated, unnamed
 
     def settle(self) -> None:
         """Before a request: let the watcher count every file write made until now."""
