@@ -133,8 +133,10 @@ def test_explain_shows_every_voice(store: Memx, fusion: str) -> None:
     ("how do I get a Tableau license?", ["Tableau"]),
     ("how do we set up SAML single sign-on for the APIs?", ["SAML", "APIs"]),
     ("how do we publish events to Kafka? Kafka is new here", ["Kafka"]),
-    # the opening of a sentence is capitalised whatever the word
+    # the opening of a sentence is capitalised whatever the word, a title's period
+    # opens none
     ("Deploys fail at night. Who is paged?", []),
+    ("would she keep Dr. Seuss books on the shelf?", ["Seuss"]),
     # what a choice asks for is the kind of thing, its answer named otherwise
     ("which PaaS hosts production and how does code get there?", []),
     # two capitals name nothing in particular

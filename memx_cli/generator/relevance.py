@@ -163,7 +163,8 @@ def subject_names(query: str) -> list[str]:
     when the query is not English prose (under a quarter of its words are English stop
     words, which make up about half of running English text): other languages
     capitalise otherwise (German: every noun). Not a subject: the word right after
-    "which" or "what" (the kind of thing a choice asks for) and an exception's name."""
+    "which" or "what" (the kind of thing a choice asks for), an exception's name and a
+    title (Dr., Mr.: a short capitalised word with its period)."""
     matches = list(_WORD.finditer(query))
     if 4 * sum(m.group().lower() in STOP_WORDS for m in matches) < len(matches):
         return []
@@ -171,9 +172,13 @@ def subject_names(query: str) -> list[str]:
     previous, end = "", 0
     for match in matches:
         word, gap = match.group(), query[end:match.start()]
-        starts_sentence = not previous or any(c in ".!?:;" for c in gap)
+        # a title's period (Dr. Seuss, Mr. Smith) ends no sentence
+        titled = previous[:1].isupper() and previous[1:].islower() and len(previous) <= 3
+        starts_sentence = not previous or any(c in "!?:;" for c in gap) or (
+            "." in gap and not (titled and gap.startswith(".")))
         asked_for = previous.lower() in ("which", "what") and gap.isspace()
-        if (_name_shaped(word, starts_sentence) and not asked_for
+        abbreviated = query.startswith(".", match.end()) and word[1:].islower() and len(word) <= 3
+        if (_name_shaped(word, starts_sentence) and not asked_for and not abbreviated
                 and not word.endswith(("Error", "Exception"))):
             names.append(word)
         previous, end = word, match.end()
