@@ -25,9 +25,9 @@ with the store. Relevance compares each result with what unrelated text scores i
   many memories, so its meaning is no evidence then: only the words count, with the
   absent name at full weight. Not a subject: the thing a choice question asks for ("which
   PaaS", "what CDN": its answer is an instance, named otherwise), an exception's name (a
-  symptom as seen, the memory may name its cause), a month or a weekday, and any word
-  of a query that is not English prose (under a quarter of its words are English stop
-  words; German capitalises every noun).
+  symptom as seen, the memory may name its cause), a month or a weekday, a title with
+  its period (Dr.), and any word of a query that is not English prose (under a quarter
+  of its words are English stop words; German capitalises every noun).
 
 The two are combined as independent evidence, ``1 - (1 - meaning) (1 - words)``. A result
 is relevant at RELEVANT or above. When no result of a search is, memx answers "nothing
@@ -158,6 +158,11 @@ def _name_shaped(word: str, starts_sentence: bool) -> bool:
     return word[0].isupper() and not starts_sentence
 
 
+def _title(word: str) -> bool:
+    """Shaped as a title is when it has its period: Dr, Mr, Mrs, St."""
+    return len(word) <= 3 and word[:1].isupper() and word[1:].islower()
+
+
 def subject_names(query: str) -> list[str]:
     """The name-shaped words of ``query`` that could be its subject, in order; none
     when the query is not English prose (under a quarter of its words are English stop
@@ -173,12 +178,11 @@ def subject_names(query: str) -> list[str]:
     for match in matches:
         word, gap = match.group(), query[end:match.start()]
         # a title's period (Dr. Seuss, Mr. Smith) ends no sentence
-        titled = previous[:1].isupper() and previous[1:].islower() and len(previous) <= 3
         starts_sentence = not previous or any(c in "!?:;" for c in gap) or (
-            "." in gap and not (titled and gap.startswith(".")))
+            "." in gap and not (_title(previous) and gap.startswith(".")))
         asked_for = previous.lower() in ("which", "what") and gap.isspace()
-        abbreviated = query.startswith(".", match.end()) and word[1:].islower() and len(word) <= 3
-        if (_name_shaped(word, starts_sentence) and not asked_for and not abbreviated
+        titled = _title(word) and query.startswith(".", match.end())
+        if (_name_shaped(word, starts_sentence) and not asked_for and not titled
                 and not word.endswith(("Error", "Exception"))):
             names.append(word)
         previous, end = word, match.end()
