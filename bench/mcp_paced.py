@@ -9,10 +9,14 @@ install (the order alternates between rounds): one `memx mcp` process over real 
 pipes (the MCP handshake, a warm-up search), then QUERIES `search_memory` calls one
 second apart, each timed from writing its request line to reading its reply; then the
 same queries searched in process by one watched Searcher of that install
-(bench/paced.py: the floor the MCP server adds to). Prints medians (target: MCP search
-at an agent's pace <= 6 ms at 10k), with the server's CPU time and its threads' wait
-for a CPU during each call (Linux: /proc/PID/task/*/schedstat), which show what thread
-hand-offs cost on a busy machine whatever the load of the moment.
+(bench/paced.py: the floor the MCP server adds to); then the same paced calls to a
+`memx mcp` whose search_memory answers every call with its first search's result (the
+install's own MemoryService.search patched in the child): what the MCP layer itself
+costs a call (JSON-RPC, validation, tasks, the pipes), apart from the search. Prints
+medians (target: MCP search at an agent's pace <= 6 ms at 10k), with the server's CPU
+time and its threads' wait for a CPU during each call (Linux:
+/proc/PID/task/*/schedstat), which show what thread hand-offs and loop turns cost on a
+busy machine whatever the load of the moment.
 """
 
 from __future__ import annotations
@@ -36,6 +40,21 @@ MCP_ROW = f"`memx mcp` search_memory, {PACE_SECONDS:.0f} s apart (request line -
 CPU_ROW = "  its server's CPU time a call (all threads)"
 QUEUE_ROW = "  its server's threads' wait for a CPU a call (run queue)"
 FLOOR_ROW = "the same searches in process (watched Searcher, bench/paced.py)"
+LAYER_ROW = "the MCP layer alone: the same calls answered with a fixed result"
+LAYER_CPU_ROW = "  its server's CPU time a call (all threads), fixed result"
+# `memx mcp` whose search_memory answers with its first search's result, every time
+FIXED_RESULT = """
+import sys
+from memx_cli.agents import mcp_server
+real, first = mcp_server.MemoryService.search, []
+def fixed(self, *args):
+    if not first:
+        first.append(real(self, *args))
+    return first[0]
+mcp_server.MemoryService.search = fixed
+from memx_cli.cli import main
+main(["mcp"])
+"""
 REPLY_TIMEOUT = 120.0  # seconds: the first search opens the store
 
 
@@ -43,8 +62,10 @@ class McpClient:
     """One `memx mcp` process spoken to as an agent does: JSON-RPC lines on its stdin,
     replies read from its stdout."""
 
-    def __init__(self, memx: Path, root: Path):
-        self.proc = subprocess.Popen([str(memx), "mcp"], cwd=root, stdin=subprocess.PIPE,
+    def __init__(self, memx: Path, root: Path, fixed: bool = False):
+        command = ([str(memx.with_name("python")), "-c", FIXED_RESULT] if fixed
+                   else [str(memx), "mcp"])
+        self.proc = subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._buffer = b""
         self._next = 0
@@ -119,8 +140,9 @@ class McpClient:
             self.proc.wait()
 
 
-def mcp_paced(memx: Path, root: Path, texts: list[str]) -> list[tuple[float, float, float]]:
-    client = McpClient(memx, root)
+def mcp_paced(memx: Path, root: Path, texts: list[str], fixed: bool = False
+              ) -> list[tuple[float, float, float]]:
+    client = McpClient(memx, root, fixed)
     try:
         client.search("warm up")
         times = []
@@ -141,7 +163,8 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
         run_child([str(bins[name] / "memx"), "reindex", "--full"], roots[name])
     texts = queries(random.Random(SEED - size), runs * QUERIES)
     out: dict[str, dict[str, list[float]]] = {
-        name: {MCP_ROW: [], CPU_ROW: [], QUEUE_ROW: [], FLOOR_ROW: []} for name in bins}
+        name: {MCP_ROW: [], CPU_ROW: [], QUEUE_ROW: [], FLOOR_ROW: [], LAYER_ROW: [],
+               LAYER_CPU_ROW: []} for name in bins}
     for i in range(runs):
         asked = texts[i * QUERIES:(i + 1) * QUERIES]
         for name in list(bins) if i % 2 == 0 else list(reversed(bins)):
@@ -150,6 +173,9 @@ def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
                 out[name][CPU_ROW].append(cpu)
                 out[name][QUEUE_ROW].append(queued)
             out[name][FLOOR_ROW] += paced_child(bins[name], roots[name], asked)
+            for wall, cpu, _ in mcp_paced(bins[name] / "memx", roots[name], asked, fixed=True):
+                out[name][LAYER_ROW].append(wall)
+                out[name][LAYER_CPU_ROW].append(cpu)
     return {name: {row: statistics.median(values) for row, values in rows.items()}
             for name, rows in out.items()}
 
