@@ -566,10 +566,14 @@ def _named_dependency(names: list[str], message: str) -> bool:
     support", ``sass`` for "… Sass @import") or its subject is about dependencies
     ("build(deps): …", "Add test requirements")."""
     said = message.lower()
+    # a word that begins the name says it too ("HTTP client" for httpx)
+    words = set(re.findall(r"[a-z][a-z0-9]{3,}", said)) - msg.CLOSED
     for name in names:
         base = re.split(r"[\[<>=!~;@ ]", name.lower(), maxsplit=1)[0]
         parts = [base, *(p for p in re.split(r"[-_.]", base) if len(p) >= 4)]
         if any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", said) for p in parts):
+            return True
+        if any(part.startswith(word) for part in parts for word in words):
             return True
     subject = said.strip().splitlines()[0] if said.strip() else ""
     return bool(DEPENDENCIES.search(subject))
