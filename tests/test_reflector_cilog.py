@@ -153,11 +153,21 @@ def test_lint_type_check_dependency_and_permission_failures_keep_their_diagnosti
                             "type 'number' at src/cart.ts:3."]
     npm = gh("e2e", "Install", [
         "##[group]Run npm ci", "npm ci", "##[endgroup]", "npm error code ERESOLVE",
-        "npm error ERESOLVE could not resolve", "npm error While resolving: shop@1.0.0",
+        "npm error ERESOLVE could not resolve", "npm error", "npm error While resolving: shop@1.0.0",
+        "npm error Found: react@19.1.0", "npm error node_modules/react",
+        "npm error   react@\"^19.1.0\" from the root project", "npm error",
+        "npm error Could not resolve dependency:",
+        "npm error peer react@\"^18.0.0\" from charts@2.3.0", "npm error node_modules/charts",
+        "npm error", "npm error Fix the upstream dependency conflict, or retry",
+        "npm error this command with --force or --legacy-peer-deps",
         "npm error A complete log of this run can be found in: /home/runner/.npm/_logs/x.log",
         "##[error]Process completed with exit code 1."])
+    # the facts npm lists (what it resolved, what it found, the requirement it could not
+    # meet), not its advice or the address of its own log
     assert learned(npm) == ["CI job 'e2e', step 'Install' (`npm ci`) failed: npm error: code "
-                            "ERESOLVE; ERESOLVE could not resolve."]
+                            "ERESOLVE; ERESOLVE could not resolve; While resolving: shop@1.0.0; "
+                            "Found: react@19.1.0; Could not resolve dependency: peer "
+                            "react@\"^18.0.0\" from charts@2.3.0."]
     push = gh("release", "Tag", [
         "##[group]Run git push origin v2.0.0", "git push origin v2.0.0", "##[endgroup]",
         "remote: Permission to acme/shop.git denied to github-actions[bot].",
@@ -692,3 +702,116 @@ def test_python_and_shell_linters_name_their_rule_and_place() -> None:
             "(standard:no-wildcard-imports) at app/src/main/kotlin/Cart.kt:3."]
     # control: a rule-like word that no place follows is no finding
     assert lint("make check", ["E501 checks are disabled in this profile"]) == []
+
+
+def unknown_steps(job: str, lines: list[str]) -> str:
+    """A job as `gh run view --log` prints it when it could not tell the steps apart."""
+    return gh(job, "UNKNOWN STEP", lines)
+
+
+JOB_SETUP = ["Current runner version: '2.333.1'", "##[group]Runner Image", "Image: ubuntu-24.04",
+             "##[endgroup]", "Complete job name: {job}", "##[group]Run actions/checkout@v4",
+             "with:", "  repository: acme/shop", "##[endgroup]", "Syncing repository: acme/shop"]
+
+
+def test_a_job_whose_steps_gh_could_not_tell_apart_is_read_as_a_raw_job_log() -> None:
+    def shard(n: int, said: list[str], verdict: str) -> str:
+        command = f"npx vitest run --shard={n}/2"
+        return unknown_steps(f"test ({n}/2)", [
+            *(line.format(job=f"test ({n}/2)") for line in JOB_SETUP),
+            "##[group]Run npm ci", "npm ci", "##[endgroup]", "added 812 packages in 9s",
+            f"##[group]Run {command}", command, "shell: /usr/bin/bash -e {0}", "##[endgroup]",
+            *said, f"##[error]{verdict}", "Post job cleanup.", "[command]/usr/bin/git version"])
+    failing = shard(2, [
+        " FAIL  src/cart/Basket.test.tsx > Basket > shows the Pay button",
+        "TestingLibraryElementError: Unable to find an element with the text: Pay.",
+        " Test Files  1 failed | 9 passed (10)"],
+        "TestingLibraryElementError: Unable to find an element with the text: Pay.")
+    # the other shard, stopped by fail-fast while it was still running its tests
+    stopped = shard(1, [" ✓ src/cart/Total.test.tsx (4 tests) 20ms"],
+                    "The operation was canceled.")
+    [memory] = learned(stopped + failing)
+    # the step that failed, with its command (not the checkout the job opened with), and the
+    # test vitest named above the error the runner repeated
+    assert memory == ("CI job 'test (2/2)' (`npx vitest run --shard=2/2`) failed: "
+                      "TestingLibraryElementError: Unable to find an element with the text: Pay "
+                      "(test src/cart/Basket.test.tsx > Basket > shows the Pay button).")
+    assert "UNKNOWN STEP" not in memory and "checkout" not in memory
+    # control: without vitest's header the runner's words are all there is
+    [bare] = learned(shard(2, ["TestingLibraryElementError: Unable to find an element with the "
+                               "text: Pay."],
+                           "TestingLibraryElementError: Unable to find an element with the "
+                           "text: Pay."))
+    assert bare == ("CI job 'test (2/2)' (`npx vitest run --shard=2/2`) failed: "
+                    "TestingLibraryElementError: Unable to find an element with the text: Pay. "
+                    "(2 times).")
+
+
+BUILDKIT_BLOCK = [
+    "#13 [deps 4/4] RUN if [ -f package-lock.json ]; then npm ci; else echo \"Lockfile not "
+    "found.\" && exit 1; fi", "#13 0.051 Lockfile not found.",
+    "#13 ERROR: process \"/bin/sh -c if [ -f package-lock.json ]; then npm ci; else echo "
+    "\\\"Lockfile not found.\\\" && exit 1; fi\" did not complete successfully: exit code: 1",
+    "------", " > [deps 4/4] RUN if [ -f package-lock.json ]; then npm ci; else echo \"Lockfile "
+    "not found.\" && exit 1; fi:", "0.051 Lockfile not found.", "------", "Dockerfile:14",
+    "--------------------", "  14 | >>> RUN if [ -f package-lock.json ]; then npm ci; \\",
+    "--------------------",
+    "ERROR: failed to solve: process \"/bin/sh -c if [ -f package-lock.json ]; then npm ci; "
+    "else echo \\\"Lockfile not found.\\\" && exit 1; fi\" did not complete successfully: exit "
+    "code: 1"]
+
+
+def test_a_docker_build_is_the_failing_commands_own_words_at_its_dockerfile_line() -> None:
+    # a deploy platform's build log: stamped, with none of the Actions runner's marks
+    deploy = raw(["==> Cloning from https://github.com/acme/shop",
+                  "#1 [internal] load build definition from Dockerfile", "#1 DONE 0.0s",
+                  *BUILDKIT_BLOCK, "error: exit status 1"])
+    assert learned(deploy, None) == [
+        "The log reports: Lockfile not found (image build step [deps 4/4] `RUN if [ -f "
+        "package-lock.json ]; then npm ci; else echo \"Lockfile not found.\" &…`) at "
+        "Dockerfile:14."]
+    # in an Actions step, the tool's own error inside the block is the cause, not buildkit's
+    # or the action's verdict about it
+    npm = [line.replace("Lockfile not found.", "npm error code EUSAGE") for line in BUILDKIT_BLOCK]
+    step = gh("image", "Build and push", [
+        "##[group]Run docker/build-push-action@v6", "with:", "  push: true", "##[endgroup]",
+        *npm, "##[error]buildx failed with: ERROR: failed to solve: process did not complete "
+        "successfully: exit code: 1"])
+    [memory] = learned(step)
+    assert memory.startswith("CI job 'image', step 'Build and push' "
+                             "(`docker/build-push-action@v6`) failed: npm error: code EUSAGE "
+                             "(image build step [deps 4/4]")
+    assert memory.endswith("at Dockerfile:14.")  # the action's verdict adds nothing
+    # control: a raw Actions log's unmarked first lines (a job saved from its middle) are not
+    # read whole: only the failing step is
+    tail = raw(["Error: retrying the fetch (it passed the second time)", "fetched 3 files",
+                "##[group]Run make", "make", "##[endgroup]",
+                "src/cart.c:3:1: error: expected ';' before '}' token", "make: *** [all] Error 2",
+                "##[error]Process completed with exit code 2."])
+    assert learned(tail) == ["The log (`make`) reports: expected ';' before '}' token at "
+                             "src/cart.c:3."]
+
+
+def test_a_tool_that_stops_on_its_warning_is_read_with_what_it_listed() -> None:
+    def install(said: list[str]) -> list[str]:
+        return learned(gh("test", "Install", [
+            "##[group]Run composer install --no-interaction", "composer install --no-interaction",
+            "##[endgroup]", "Installing dependencies from lock file (including require-dev)",
+            *said, "##[error]Process completed with exit code 4."]))
+    lock = ["Warning: The lock file is not up to date with the latest changes in composer.json. "
+            "You may be getting outdated dependencies.",
+            "- Required package \"laravel/reverb\" is not present in the lock file.",
+            "- Required package \"spatie/pdf\" is not present in the lock file.",
+            "- Required package \"acme/chat\" is not present in the lock file.",
+            "This usually happens when composer files are incorrectly merged."]
+    assert install(lock) == [
+        "CI job 'test', step 'Install' (`composer install --no-interaction`) failed: The lock "
+        "file is not up to date with the latest changes in composer.json. — Required package "
+        "\"laravel/reverb\" is not present in the lock file; Required package \"spatie/pdf\" is "
+        "not present in the lock file and 1 more."]
+    # control: a warning printed on the way is no cause when the step's own error follows
+    assert install([*lock, *["Downloading vendor/pkg"] * 12,
+                    "Error: Your requirements could not be resolved to an installable set of "
+                    "packages."]) == [
+        "CI job 'test', step 'Install' (`composer install --no-interaction`) failed: Your "
+        "requirements could not be resolved to an installable set of packages."]

@@ -21,6 +21,13 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
 - Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and its gutter's words, Maven's
   ``PATH:[L,C] message`` (sbt's ``[error]`` and Maven's ``[ERROR]`` markers are read
   through); pip's "No matching distribution found for NAME==V" with the Python V needs;
+- vitest's ``FAIL  PATH > suite > test`` with the error under it; a docker build's error
+  block (``> [stage N/M] RUN …:``, the command's last output, ``Dockerfile:N``), read for
+  the tool's own error inside it; a tool that stops on its ``Warning:`` with the ``- ``
+  items under it (composer's lock file out of date), kept apart as a ``warning`` (with no
+  items it is no diagnostic); npm's
+  error block with the facts it lists (``While resolving:``, ``Found:``, ``Could not
+  resolve dependency:`` and the line under it);
 - ``go test -v``'s ``file.go:N:`` lines above its ``--- FAIL``, tsc indented (ts-jest),
   cargo's ``... required by package`` chain, a located ``PATH:L:C Error:`` with its words
   on the indented line under it (Android's manifest merger), and the tool's own advice
@@ -79,7 +86,8 @@ SHELLCHECK = re.compile(r"^\s*\^[-^]*\^?\s+(?P<code>SC\d{4}) \((?P<level>\w+)\):
 RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
 PREFIXED = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|fatal|error)(?:\[[^\]]{1,40}\])?:\s*"
                       r"(?P<msg>\S.*)$")
-NPM = re.compile(r"^npm (?:ERR!|error)\s+(?P<msg>.*)$")
+NPM = re.compile(r"^npm (?:ERR!|error)(?:\s+(?P<msg>.*))?$")  # (a bare one separates parts)
+NPM_FACT = re.compile(r"^[A-Z][\w ]{2,40}:(?:\s+\S.*)?$")  # "Found: vite@8.0.3", "Could not …:"
 PYTEST_FAILED = re.compile(r"^(?P<what>FAILED|ERROR) (?P<id>\S+::\S+)(?: - (?P<msg>.+))?$")
 PYTEST_E = re.compile(r"^E\s{2,}(?P<msg>\S.*)$")
 PYTEST_FRAME = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+): in \S+$")
@@ -98,6 +106,16 @@ HINT = re.compile(r"^\s*(?:help|hint|note)?:?\s*(?:To \w[^`]{0,60}, )?(?:run|try
                   r"`(?P<command>[^`]{2,120})`", re.IGNORECASE)
 CARGO_CHAIN = re.compile(r"^\s+\.\.\. (?:required by|which satisfies)\b")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
+VITEST = re.compile(r"^\s*FAIL\s+(?P<path>[^\s>]+?\.\w+)\s+>\s+(?P<title>\S.*?)\s*$")
+# buildkit's error block: ``------``, `` > [deps 4/4] RUN cmd:``, the command's last output
+# (each line after the seconds it came at), ``------``, then ``Dockerfile:14`` and the code
+BUILDKIT = re.compile(r"^\s*> \[(?P<stage>[^\]]{1,80})\] (?P<cmd>\S.*?):\s*$")
+BUILDKIT_RULE = re.compile(r"^-{6,}\s*$")
+BUILDKIT_TIME = re.compile(r"^\d+(?:\.\d+)?\s")
+DOCKERFILE_AT = re.compile(r"^(?P<path>\S*[Dd]ockerfile[\w.-]*):(?P<line>\d+)\s*$")
+WARNED = re.compile(r"^(?:Warning|WARNING|warning):\s*(?P<msg>\S.*)$")
+ITEM = re.compile(r"^\s{0,4}- (?P<item>\S.*)$")
+SENTENCE_END = re.compile(r"(?<=[.!])\s+(?=[A-Z])")
 GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<msg>.+)$")
 ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$")
 PANIC = re.compile(r"^\s*thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
@@ -113,7 +131,8 @@ PERMISSION = re.compile(r"permission denied|permission to \S+ denied|\bEACCES\b|
                         r"not accessible by integration|Operation not permitted", re.IGNORECASE)
 SUMMARY = re.compile(r"could not compile|aborting due to|previous errors?|build failed|"
                      r"\d+ problems? \(|^make(?:\[\d+\])?: \*\*\*|"
-                     r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in",
+                     r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in|"
+                     r"did not complete successfully|\bexit status \d+$",
                      re.IGNORECASE)
 MAKE = re.compile(r"^make(?:\[\d+\])?: \*\*\* ")
 FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|would reformat (?P<black>\S+)"
@@ -146,7 +165,7 @@ PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
 class Diagnostic:
     message: str
     number: int
-    kind: str = "error"  # error, crash, test, coverage, permission, summary
+    kind: str = "error"  # error, crash, test, coverage, permission, warning, summary
     where: str | None = None
     code: str | None = None  # the source line at ``where``
     notes: list[str] = field(default_factory=list)
@@ -413,6 +432,81 @@ def _went_wrong(lines: Sequence[Line], i: int) -> Diagnostic | None:
     return Diagnostic(_clip(" ".join(said)), lines[i].number, "summary") if said else None
 
 
+def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic]:
+    """A docker build's error block: the tool's own error in the failing command's last
+    output (read as any output is), else its last line, placed at the Dockerfile line
+    buildkit names under the block; the step and command it ran say where in the build."""
+    end = i + 1
+    while end < len(lines) and end - i < 60 and not BUILDKIT_RULE.match(lines[end].text):
+        end += 1
+    said = [Line(line.number, BUILDKIT_TIME.sub("", line.text.strip()), line.at)
+            for line in lines[i + 1:end]]
+    inner = [d for d in diagnostics(said) if d.kind in ("error", "crash", "test", "permission")]
+    last = next((line for line in reversed(said) if line.text.strip()), None)
+    diag = inner[0] if inner else Diagnostic(_clip(last.text if last else "failed"),
+                                             (last or lines[i]).number)
+    command = " ".join(hit.group("cmd").split())
+    command = command if len(command) <= 80 else command[:79].rstrip() + "…"
+    diag.message = _clip(f"{diag.message.rstrip('.')} (image build step [{hit.group('stage')}] "
+                         f"`{command}`)")
+    for j in range(end + 1, min(end + 3, len(lines))):
+        if (at := DOCKERFILE_AT.match(lines[j].text.strip())) is not None:
+            place = f"{relative(at.group('path'))}:{at.group('line')}"
+            if diag.where is None:
+                diag.where = place
+            else:
+                diag.notes.append(f"in the image build at {place}")
+            break
+    diag.kind = "error" if diag.kind == "summary" else diag.kind
+    return end - i + 1, diag
+
+
+def _warned(lines: Sequence[Line], i: int,
+            hit: re.Match[str]) -> tuple[int, Diagnostic | None]:
+    """A tool's ``Warning:`` and the ``- `` items it lists under it (composer: the lock
+    file is out of date, and which required packages it lacks)."""
+    items: list[str] = []
+    end = i + 1
+    while end < len(lines) and (item := ITEM.match(lines[end].text)) is not None:
+        items.append(item.group("item").strip().rstrip("."))
+        end += 1
+    said = SENTENCE_END.split(hit.group("msg"), maxsplit=1)[0]  # what, not the advice after
+    if items:
+        more = f" and {len(items) - 2} more" if len(items) > 2 else ""
+        said = said.rstrip() + " — " + "; ".join(items[:2]) + more
+    if not items:  # a warning with nothing listed under it is context ("deprecated flag")
+        return 1, None
+    return end - i, Diagnostic(_clip(said), lines[i].number, "warning")
+
+
+def _npm(lines: Sequence[Line], i: int) -> tuple[int, Diagnostic]:
+    """npm's error block: its code and first message, then the facts it lists
+    (``While resolving: X``, ``Found: Y``, ``Could not resolve dependency:`` with the
+    requirement on the line under it), not its advice or the log's address."""
+    said: list[str] = []
+    facts: list[str] = []
+    step = 0
+    label: str | None = None
+    while i + step < len(lines) and (more := NPM.match(lines[i + step].text)):
+        text = (more.group("msg") or "").strip()
+        step += 1
+        if not text or "/_logs/" in text:
+            label = None
+            continue
+        if len(said) < 2:
+            said.append(text)
+        elif label is not None:
+            facts.append(f"{label} {text}")
+            label = None
+        elif NPM_FACT.match(text):
+            if text.endswith(":"):
+                label = text
+            else:
+                facts.append(text)
+    return max(1, step), Diagnostic(_clip("npm error: " + "; ".join(said + facts[:3])),
+                                    lines[i].number)
+
+
 SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("python", PYTEST_FAILED), ("python", PYTEST_E), ("tsc", TSC), ("compiler", COMPILER),
     ("go", GO_BUILD), ("eslint", ESLINT), ("rust", PANIC), ("lint", LINT_CODE),
@@ -421,7 +515,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
     ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("shell", SHELL), ("codespell", CODESPELL),
     ("ktlint", KTLINT), ("ruff", RULE_FIRST), ("pyright", PYRIGHT), ("shellcheck", SHELLCHECK),
-    ("permission", PERMISSION))
+    ("vitest", VITEST), ("docker", BUILDKIT), ("warning", WARNED), ("permission", PERMISSION))
 
 
 def _shape(text: str) -> str:
@@ -457,6 +551,11 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                     diag.notes.append(f"it stopped at the prompt '{asked[:80]}', which a "
                                       "non-interactive run cannot answer")
                 step = end - i + 1
+        elif (hit := BUILDKIT.match(text)) is not None:
+            step, diag = _buildkit(lines, i, hit)
+        elif (hit := VITEST.match(text)) is not None:
+            diag = Diagnostic(_clip(_next_said(lines, i) or "test failed"), line.number, "test",
+                              f"{relative(hit.group('path'))} > {hit.group('title')}")
         elif (hit := PYTEST_FAILED.match(text)) is not None:
             diag = Diagnostic(_clip(hit.group("msg") or "failed"), line.number, "test",
                               hit.group("id"))
@@ -536,15 +635,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                      if CARGO_CHAIN.match(lines[j].text)]
             if chain and len(chain) == min(2, len(lines) - i - 1):
                 diag.message = _clip(diag.message + " " + " ".join(chain))
-        elif (hit := NPM.match(text)) is not None:
-            parts: list[str] = []
-            while i + step - 1 < len(lines) and (more := NPM.match(lines[i + step - 1].text)):
-                said = more.group("msg").strip()
-                if said and "/_logs/" not in said and len(parts) < 2:
-                    parts.append(said)
-                step += 1
-            step = max(1, step - 1)
-            diag = Diagnostic(_clip("npm error: " + "; ".join(parts)), line.number)
+        elif NPM.match(text) is not None:
+            step, diag = _npm(lines, i)
         elif (hit := GO_FAIL.match(text)) is not None:
             name = hit.group("id").strip()
             diag = Diagnostic(_clip(_go_said(lines, i, name) or "test failed"), line.number,
@@ -585,6 +677,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                               + (f":{hit.group('line')}" if hit.group("line") else ""))
         elif WENT_WRONG.match(text):
             diag = _went_wrong(lines, i)
+        elif (hit := WARNED.match(text)) is not None:
+            step, diag = _warned(lines, i, hit)
         elif MAKE.match(text):
             diag = Diagnostic(_clip(text.strip()), line.number, "summary")
         elif PERMISSION.search(text):

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.cidiag import Diagnostic, diagnostics
+from memx_cli.reflector.cidiag import SUMMARY, Diagnostic, diagnostics
 from memx_cli.reflector.cisteps import Step, steps, structured
 
 EXIT = re.compile(r"^Process completed with exit code (\d+)\.?$")
@@ -52,6 +52,7 @@ MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s'\"<>]+")
 DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
 UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
+LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Failure:
     quiet: str | None = None  # how long it was silent before
     peers: list[str] = field(default_factory=list)  # an aggregate's failed jobs
     earlier: tuple[Step, Diagnostic] | None = None  # a step before it printed the cause
+    test: str | None = None  # the one test the cause failed, when the runner repeats it
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -175,11 +177,17 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     said = diagnostics(list(step.output))
     if shape is not None:
         said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)]
-    printed = [d for d in said if d.kind != "summary"]
+    # a tool's warning says why only when it is among the step's last words (composer
+    # stopping on an out-of-date lock file), not a warning printed on the way
+    tail = step.output[-LAST_WORDS].number if len(step.output) >= LAST_WORDS else 0
+    said = [d for d in said if d.kind != "warning" or d.number >= tail]
+    printed = [d for d in said if d.kind not in ("summary", "warning")]
     for error in step.errors:  # the runner's own verdicts, other than the exit code
         if not EXIT.match(error.text) and not CANCELLED.search(error.text) \
                 and not TIME_LIMIT.search(error.text):
-            said.extend(diagnostics([error]) or [Diagnostic(error.text[:220], error.number)])
+            said.extend(diagnostics([error]) or [Diagnostic(
+                error.text[:220], error.number,  # a verdict restating the tool's is no cause
+                "summary" if SUMMARY.search(error.text) else "error")])
     cancel = next((e for e in step.errors if CANCELLED.search(e.text)
                    or TIME_LIMIT.search(e.text)), None)
     if cancel is not None:
@@ -211,6 +219,8 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             found.main = next((d for d in group if d.kind != "test"), found.main)
         found.count = len(group)
         found.tests = len({d.where for d in group if d.kind == "test"})
+        if found.tests == 1 and found.main.kind != "test":  # the runner repeated its words
+            found.test = next(d.where for d in group if d.kind == "test")
         seen = {top}
         # a crash or a coverage gate is a cause of its own; a test that printed no
         # words of its own ("failed") adds nothing to the cause above it
@@ -296,9 +306,9 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         if main.where and main.kind != "test":
             said = said.rstrip(".:") + f" at {main.where}" \
                 + (f" (`{main.code[:120]}`)" if main.code else "")
-        if main.kind == "test" and item.tests == 1 and main.where \
-                and main.where.lower() not in said.lower():
-            said = said.rstrip(".") + f" (test {main.where})"
+        test = main.where if main.kind == "test" else item.test
+        if item.tests == 1 and test and test.lower() not in said.lower():
+            said = said.rstrip(".") + f" (test {test})"
         elif item.tests > 1:
             said += f" (in {item.tests} tests)"
         elif item.count > 1 and not item.tests:
@@ -362,6 +372,8 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     limits: dict[str | None, str] = {}
     before: Step | None = None
     warned: dict[str, tuple[list[str], int, str]] = {}
+    unmarked: list[Failure] = []  # read as plain output: kept if the log has no marks at all
+    marked = False
     for step in steps(lines):
         if counted is not None:
             counted[0] += 1
@@ -370,12 +382,16 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         limit = next((e for e in step.errors if TIME_LIMIT.search(e.text)), None)
         if limit is not None:
             limits[step.job] = limit.text.rstrip(".")
-        kinds = shapes(step)[:MEMORIES_PER_LOG] if plain and not step.failed else []
-        items = [failure(step, plain, kind, n == 0) for n, kind in enumerate(kinds)] \
-            if len(kinds) > 1 else [failure(step, plain, before=before)]
+        # a stamped log without any of the runner's marks (a deploy platform's build log)
+        # is plain output: read whole when it holds diagnostics
+        marked = marked or step.marked
+        bare = plain or (step.job is None and not step.marked)
+        kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
+        items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \
+            if len(kinds) > 1 else [failure(step, bare, before=before)]
         for item in items:
-            if item is not None and len(found) < MAX_FAILURES:
-                found.append(item)
+            if item is not None and len(found) + len(unmarked) < MAX_FAILURES:
+                (found if plain or step.marked else unmarked).append(item)
         if not step.setup:
             before = step
         for warning in step.warnings:
@@ -383,6 +399,8 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
             jobs = warned.setdefault(key, ([], warning.number, warning.text))[0]
             if step.job and step.job not in jobs:
                 jobs.append(step.job)
+    if not marked:
+        found += unmarked
     _timed_out(found, limits)
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]

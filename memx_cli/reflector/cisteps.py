@@ -7,6 +7,11 @@ Two shapes of a GitHub Actions log, and plain tool output:
   a top-level ``##[group]Run COMMAND`` and the job ends with ``Post job cleanup.``;
 - anything else (a saved ``mypy`` or ``npm`` output) is one step with no name.
 
+``gh`` writes ``UNKNOWN STEP`` in the step column when it could not tell a job's steps
+apart: such a job is read as a raw job log of its own. A stamped log with none of the
+runner's marks (``##[group]``, ``##[error]``: a deploy platform's build log) is not a
+runner's log at all: its steps are ``marked`` never, and it is read as plain output.
+
 The runner's own lines are structure, not content: the ``Run`` group that echoes the
 step's script, its ``with:`` inputs and ``env:`` block; the steps that set up the job
 (runner image, token permissions, action downloads), the ``Post`` steps and ``Complete
@@ -38,6 +43,7 @@ INVOCATION_KEYS = re.compile(r"^(?:shell|with|env):")
 SETUP_STEPS = ("Set up job", "Complete job")
 POST_PREFIX = "Post "
 RAW_POST = "Post job cleanup."
+UNKNOWN_STEP = "UNKNOWN STEP"  # gh's step column when the job's steps are not told apart
 JOB_NAME = re.compile(r"^Complete job name: (.+)$")
 MAX_WARNINGS = 20
 STRUCTURED_SHARE = 0.5  # of the first lines, stamped or in gh's columns: a runner log
@@ -62,6 +68,7 @@ class Step:
     errors: list[Line] = field(default_factory=list)  # ##[error] messages
     warnings: list[Line] = field(default_factory=list)  # the runner's, in its own steps
     dropped: int = 0  # output lines beyond the kept tail
+    marked: bool = False  # the runner's marks (##[group], ##[error], …) are in it
 
     @property
     def failed(self) -> bool:
@@ -122,29 +129,42 @@ class _Builder:
         job, name, at, text, stamped = _split(raw)
         done: Step | None = None
         step = self.step
-        if job is not None:  # gh run view --log
+        if job is not None and name == UNKNOWN_STEP:  # gh could not split the job's steps
+            if step is None or step.job != job:
+                done = self.finish()
+                self.job_name, self.raw_started = job, False
+            done = self._raw(number, text) or done  # a new job opens on an empty builder
+        elif job is not None:  # gh run view --log
             if step is None or (step.job, step.name) != (job, name):
                 setup = name in SETUP_STEPS or bool(name and name.startswith(POST_PREFIX))
                 done = self._open(number, job, name, setup)
         elif stamped:  # the raw job log: steps open with a top-level Run group
-            mark = MARK.match(text)
-            if step is None:  # the runner's setup, unless the log is a job's tail
-                done = self._open(number, None, None, False)
-            elif mark and mark.group(1) == "group" and mark.group(2).startswith(RUN_GROUP) \
-                    and self.group is None and not (step.setup and self.raw_started):
-                self.raw_started = True
-                done = self._open(number, self.job_name, None, False)
-            elif text == RAW_POST:
-                done = self._open(number, self.job_name, None, True)
-            named = JOB_NAME.match(text)
-            if named and self.step is not None and not self.raw_started:
-                self.job_name = named.group(1).strip()[:MAX_FIELD]
-                self.step.setup = True  # the runner names the job at the end of its setup
-                self.step.output.clear()
+            done = self._raw(number, text)
         elif step is None:  # plain output: one step
             done = self._open(number, None, None, False)
         assert self.step is not None
         self._line(self.step, Line(number, text, at))
+        return done
+
+    def _raw(self, number: int, text: str) -> Step | None:
+        """A line of a raw job log: a top-level ``Run`` group opens a step, the runner's
+        setup ends where it names the job, ``Post job cleanup.`` starts the cleanup."""
+        done: Step | None = None
+        step = self.step
+        mark = MARK.match(text)
+        if step is None:  # the runner's setup, unless the log is a job's tail
+            done = self._open(number, self.job_name, None, False)
+        elif mark and mark.group(1) == "group" and mark.group(2).startswith(RUN_GROUP) \
+                and self.group is None and not (step.setup and self.raw_started):
+            self.raw_started = True
+            done = self._open(number, self.job_name, None, False)
+        elif text == RAW_POST:
+            done = self._open(number, self.job_name, None, True)
+        named = JOB_NAME.match(text)
+        if named and self.step is not None and not self.raw_started:
+            self.job_name = named.group(1).strip()[:MAX_FIELD]
+            self.step.setup = True  # the runner names the job at the end of its setup
+            self.step.output.clear()
         return done
 
     def _line(self, step: Step, line: Line) -> None:
@@ -152,6 +172,7 @@ class _Builder:
         text = line.text
         mark = MARK.match(text) or WORKFLOW_COMMAND.match(text)
         kind, rest = (mark.group(1), mark.group(2)) if mark else (None, text)
+        step.marked = step.marked or mark is not None
         if kind == "group":
             self.group = rest
             if rest.startswith(RUN_GROUP) and not step.script and not self.invocation:
