@@ -815,3 +815,29 @@ def test_a_tool_that_stops_on_its_warning_is_read_with_what_it_listed() -> None:
                     "packages."]) == [
         "CI job 'test', step 'Install' (`composer install --no-interaction`) failed: Your "
         "requirements could not be resolved to an installable set of packages."]
+
+
+def test_a_second_cause_is_clipped_to_the_room_a_memory_has_left_not_dropped() -> None:
+    def tests(error: str) -> str:
+        return learned(gh("backend", "Unit tests", [
+            "##[group]Run go test ./...", "go test ./...", "##[endgroup]",
+            "=== RUN   TestRepo_Active", "    repo_test.go:28: Expected no error, got Query: "
+            "could not match actual sql: \"SELECT shames.*, users.name FROM shames LEFT JOIN "
+            "users ON users.id = shames.user_id WHERE shames.expires_at > $1\"",
+            "--- FAIL: TestRepo_Active (0.00s)", "FAIL",
+            f"##[error]internal/services/shame_test.go:79:29: {error}",
+            f"##[error]internal/services/shame_test.go:111:29: {error}",
+            "##[error]Process completed with exit code 1."]))[0]
+    long = ("cannot use repo (variable of type *mockRepo) as repository.ShameRepository value "
+            "in argument to NewService: *mockRepo does not implement repository.ShameRepository "
+            "(wrong type for method Active)")
+    memory = tests(long)
+    assert len(memory) <= 500 and "does not implement" in memory
+    assert "Also: repo_test.go:28: Expected no error, got Query: could not match actual sql" \
+        in memory and memory.endswith("… (test TestRepo_Active).")
+    # control: with room to spare the other cause is whole
+    short = tests("undefined: NewService")
+    assert short.endswith("Also: repo_test.go:28: Expected no error, got Query: could not "
+                          "match actual sql: \"SELECT shames.*, users.name FROM shames LEFT "
+                          "JOIN users ON users.id = shames.user_id WHERE shames.expires_at > "
+                          "$1\" (test TestRepo_Active).")

@@ -53,6 +53,8 @@ URL = re.compile(r"https?://[^\s'\"<>]+")
 DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
 UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
 LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
+ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
+MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
 
 
 @dataclass
@@ -322,12 +324,16 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
     for other in item.also:
         if item.main is not None and other.message.lower() in item.main.message.lower():
             continue  # the runner repeating the tool's words
-        text += f" Also: {other.message}"
-        if other.where and other.kind != "test":
-            text = text.rstrip(".:") + f" at {other.where}"
-        if other.notes:
-            text += " — " + "; ".join(other.notes)
-        text = text.rstrip(".") + "."
+        place = f" at {other.where}" if other.where and other.kind != "test" else \
+            f" (test {other.where})" if other.where and other.where not in other.message else ""
+        notes = " — " + "; ".join(other.notes) if other.notes else ""
+        # the other cause is clipped to the room the memory has left, not cut off whole
+        room = ROOM - len(text) - len(" Also: ") - len(place) - len(notes) - 1
+        if room < MIN_ALSO:
+            break
+        said = other.message if len(other.message) <= room else \
+            other.message[:room - 1].rstrip() + "…"
+        text += f" Also: {said.rstrip('.:')}{place}{notes}".rstrip(".") + "."
     if item.earlier is not None:
         before, cause = item.earlier
         command = _command(before)
