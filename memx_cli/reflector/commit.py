@@ -432,7 +432,12 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
         subject = message.strip().splitlines()[0] if message.strip() else ""
         return [], turned or [Dropped("Commit", subject, why)]
     own = outside.own_names(p for _, p in files)
-    rated = sorted(((value(c, message, own), n, c) for n, c in enumerate(found)),
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    users = commit_fact.own_entry(small_diffs, msg.core(subject)) is not None
+    # what the maintainers told users is read from the message and the entry, not from
+    # the diff: a setting or a dependency changed beside it gains nothing
+    rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES), n, c)
+                    for n, c in enumerate(found)),
                    key=lambda e: (-e[0], e[1]))
     kept: list[Scored] = []
     for points, _, candidate in rated:
@@ -487,7 +492,12 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             FIX_SUBJECT.match(subject) and not conventional):
         fix = _fix_commit(message, subject, changed, lang,
                           bool(files) and all(routine.is_test(p) for _, p in files))
-        if fix is None:
+        entry = commit_fact.own_entry(small_diffs, msg.core(subject)) if facts else None
+        if fix is None and entry and commit_value.why(entry.text):
+            # the entry written for users says why ("…, to avoid issues with names that
+            # contain f-string syntax"): what the title alone does not
+            out.append(commit_fact.from_entry(message, entry, lang))
+        elif fix is None:
             dropped.append(Dropped("ErrorFix", msg.core(subject), "a fixed bug with no cause, rule or "
                                    "fact stated (the code says as much)"))
         else:
@@ -542,7 +552,12 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     fixed = kind in ("fix", "hotfix", "bugfix") or msg.is_fix(subject) or \
         bool(FIX_SUBJECT.match(subject))  # a fixed bug's title restates the code
     docs_only = bool(files) and all(DOCS.search(p) for _, p in files)
-    if facts and not out and not fixed and not docs_only and not TRIVIAL.search(subject):
+    # a commit that adds its own changelog entry told users what it changed: that entry
+    # competes with what the rules read from its diff (a setting, a dependency)
+    diff_only = bool(out) and all(c.rule in DIFF_RULES for c in out)
+    told_users = diff_only and commit_fact.own_entry(small_diffs, msg.core(subject)) is not None
+    if facts and (not out or told_users) and not fixed and not docs_only \
+            and not TRIVIAL.search(subject):
         fact = commit_fact.stated(message, kind, lang, small_diffs)  # a title that is the fact
         if fact and _plumbing(files) and not commit_value.from_body(
                 fact.text, "\n".join(message.strip().splitlines()[1:]), subject):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import routine
@@ -44,6 +45,7 @@ HOUSEKEEPING = frozenset([
 TRAILER_BREAKING = re.compile(r"^\s*BREAKING[ -]CHANGE:\s*")
 TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
+TITLE_AGAIN = 0.8  # a sentence whose words are mostly the title's says it again
 MAX_ENTRY = 300
 REWORDED = 0.5  # an added entry sharing half its words with a removed one rewords it
 STEM = 5
@@ -53,68 +55,114 @@ CHANGELOG = re.compile(r"(?i)(?:^|/)(?:CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[-_
                        r"(?:\.(?:md|rst|txt|markdown|adoc))?$|(?:^|/)(?:changelog|changelog\.d|"
                        r"changes|newsfragments|\.changeset)/[^/]+\.(?:md|rst|txt)$")
 HEADING = re.compile(r"^\s*(?:#{1,6}\s|[=~^*-]{3,}\s*$|\.\.\s)")
+# A release's heading: "Version 3.1.6" (rst, underlined below), "## [1.2.0] - 2024-05-01"
+# (keep-a-changelog), "24.1.0", "v2.0.0 (2024-01-01)"; never an indented line, an entry's
+# wrapped text.
+VERSION_HEADING = re.compile(r"(?i)^(?:#{1,6}\s*)?\[?(?:version\s+|release\s+|v(?=\d))?"
+                             r"(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|\.dev|\.post)\d+)?)\]?"
+                             r"(?=$|\s|[-(:,])")
+HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
 PR_REF = re.compile(r"\s*\((?:[^()]*#\d+[^()]*)\)|\s*\[#\d+\]\([^)]*\)|"
                     r"\s*:(?:issue|pr|user):`[^`]*`|\s+--\s*by\b.*$")
+# Sphinx roles closing an entry, after its last sentence: its references (":issue:`1792`,
+# :ghsa:`gmj6-6f8f-6699`"), whatever their role's name; a role inside the text
+# (":class:`~pytest.FixtureDef`") is what the entry is about.
+TRAILING_ROLES = re.compile(r"(?:[\s,;]*:[\w-]+:`[^`]*`)+[\s,;]*$")
 
 
 def is_changelog(path: str) -> bool:
     return bool(CHANGELOG.search(path))
 
 
+@dataclass(frozen=True)
+class Entry:
+    """The entry a commit adds to a changelog for its own change: what it means for users,
+    in the words the maintainers wrote for them."""
+
+    text: str
+    path: str
+    version: str = ""  # the release heading above it, when the diff shows one
+
+
 def changelog_entry(diffs: Mapping[str, str], subject: str = "") -> str:
+    """The text of the commit's own changelog entry (``own_entry``), "" when none."""
+    entry = own_entry(diffs, subject)
+    return entry.text if entry else ""
+
+
+def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
     """The entry a commit adds to a changelog: its added lines, headings, code fences and
     what they hold left out, a list item's wrapped lines joined, its bullet and pull
-    request references dropped. An entry the commit only rewords (it also takes out one
-    mostly of the same words, and what it adds names nothing of ``subject``) is not its
-    own. When it adds several, the one that shares
+    request references dropped, with the version of the release heading above it when
+    the diff shows one (a context line or git's hunk header). An entry the commit only
+    rewords (it also takes out one mostly of the same words, and what it adds names
+    nothing of ``subject``) is not its own. When it adds several, the one that shares
     the most words with ``subject`` is its own (the first among equals); none when none
     shares a word: a release's or a merged branch's entries are other commits' news."""
-    found: list[str] = []
+    found: list[Entry] = []
     title = _content(subject)
     for path, diff in diffs.items():
         if not is_changelog(path):
             continue
-        removed = [_content(entry) for entry in _entries(diff, "-")]
-        for entry in _entries(diff, "+"):
-            entry = PR_REF.sub("", entry).strip()
-            if not routine.real_statement(entry) or msg.code_like(entry):
+        removed = [_content(text) for text, _ in _entries(diff, "-")]
+        for text, version in _entries(diff, "+"):
+            text = TRAILING_ROLES.sub("", PR_REF.sub("", text)).strip()
+            if not routine.real_statement(text) or msg.code_like(text):
                 continue
-            words = _content(entry)
+            words = _content(text)
             if any(len(words & old) >= REWORDED * len(words | old)
                    and not (words - old) & title for old in removed):
                 continue  # reworded, and not to say what the subject does
-            found.append(entry)
+            found.append(Entry(text, path, version))
     if not found:
-        return ""
-    best = max(found, key=lambda entry: len(_content(entry) & title))
-    if len(found) > 1 and not _content(best) & title:
-        return ""
-    return _sentences_within(best, MAX_ENTRY)
+        return None
+    best = max(found, key=lambda entry: len(_content(entry.text) & title))
+    if len(found) > 1 and not _content(best.text) & title:
+        return None
+    return replace(best, text=_sentences_within(best.text, MAX_ENTRY))
 
 
-def _entries(diff: str, sign: str) -> list[str]:
-    """The entries of a changelog diff's lines marked ``sign`` ("+" added, "-" removed)."""
+def version_of(heading: str) -> str:
+    """The version a changelog heading names ("Version 3.1.6", "## [1.2.0] - 2024-05-01",
+    "24.1.0"), "" for any other line."""
+    match = VERSION_HEADING.match(heading)
+    return match.group(1) if match else ""
+
+
+def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
+    """The entries of a changelog diff's lines marked ``sign`` ("+" added, "-" removed),
+    each with the version of the release heading the diff shows above it."""
     other = "-" if sign == "+" else "+"
-    entries: list[str] = []
+    entries: list[tuple[str, str]] = []
     fenced = False
+    version = ""
     for line in diff.splitlines():
+        hunk = HUNK.match(line)
+        if hunk:  # git names the heading above the hunk when it starts with a letter
+            version = version_of(hunk.group(1))
+        elif line[:1] in (" ", "+") and not line.startswith("+++"):
+            text = line[1:]
+            if version_of(text):
+                version = version_of(text)
+            elif re.match(r"#{1,2}\s", text):
+                version = ""  # a section of its own ("## Unreleased", "## Fixed" under none)
         if not line.startswith(sign) or line.startswith(sign * 3):
-            if entries and entries[-1] and not line.startswith(other):
-                entries.append("")  # an unchanged line ends the entry
+            if entries and entries[-1][0] and not line.startswith(other):
+                entries.append(("", ""))  # an unchanged line ends the entry
             continue
         text = line[1:]
         if text.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if fenced or HEADING.match(text):
+        if fenced or HEADING.match(text) or version_of(text):
             continue
         if not text.strip():
-            entries.append("")
-        elif msg.BULLET.match(text) or not entries or not entries[-1]:
-            entries.append(msg.BULLET.sub("", text).strip())
+            entries.append(("", ""))
+        elif msg.BULLET.match(text) or not entries or not entries[-1][0]:
+            entries.append((msg.BULLET.sub("", text).strip(), version))
         else:
-            entries[-1] = f"{entries[-1]} {text.strip()}"
-    return [entry for entry in entries if entry]
+            entries[-1] = (f"{entries[-1][0]} {text.strip()}", entries[-1][1])
+    return [entry for entry in entries if entry[0]]
 
 
 def _content(text: str) -> set[str]:
@@ -154,16 +202,39 @@ def stated(message: str, kind: str, lang: str,
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
     if not routine.real_statement(head) or not words or words[0].lower() == "merge":
         return None
-    told = _first_prose(lines[1:], head)
-    entry = "" if told else changelog_entry(diffs or {}, head)
-    text = head.rstrip(".") + (f": {told or entry}" if told or entry else "")
+    entry = own_entry(diffs or {}, head)
+    # the entry the maintainers wrote for users says what the change means; the body's
+    # prose, written for reviewers, tells it when there is none
+    told = "" if entry else _first_prose(lines[1:], head)
+    return _memory(head, entry, told, lang)
+
+
+def from_entry(message: str, entry: Entry, lang: str) -> Candidate:
+    """A fix whose own changelog entry gives its reason ("Escape the template name …, to
+    avoid issues with names that contain f-string syntax"): the subject with that entry."""
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    return _memory(msg.core(subject), entry, "", lang)
+
+
+def _memory(head: str, entry: Entry | None, told: str, lang: str) -> Candidate:
+    """The Fact: the subject, what the entry or the body says, the release it lands in."""
+    said = entry.text if entry and not _repeats(entry.text, head) else told
+    text = head.rstrip(".") + (f": {said}" if said else "")
     # a sentence that led into a quoted block ("… in two cases:") ends the memory
     text = text.rstrip(":;, ")
+    if entry and entry.version:
+        text = f"{text.rstrip('.')} (in {entry.version})"
     text += "" if text.endswith((".", "!", "?")) else "."
     # the changelog the entry comes from is named: the memory says more than its title
-    where = tuple(p for p in (diffs or {}) if entry and is_changelog(p))[:1]
     return Candidate("Fact", 1, 1, lang, text, veracity="stated",
-                     files=where)
+                     files=(entry.path,) if entry and said == entry.text else ())
+
+
+def _repeats(sentence: str, head: str) -> bool:
+    """The sentence is the title again ("Improve annotations for …" as both)."""
+    words = set(re.findall(r"\w+", sentence.lower()))
+    title = set(re.findall(r"\w+", head.lower()))
+    return bool(words) and len(words & title) / len(words) >= TITLE_AGAIN
 
 
 def _first_prose(body: list[str], head: str) -> str:
@@ -175,13 +246,11 @@ def _first_prose(body: list[str], head: str) -> str:
         if msg.BULLET.match(line):
             break  # a squash merge's list of commits: each item is a commit's own title
         prose.append(TRAILER_BREAKING.sub("", line))  # its text is for users: prose
-    title = set(re.findall(r"\w+", head.lower()))
     kept: list[str] = []
     for sentence in msg.sentences("\n".join(prose)):
-        words = set(re.findall(r"\w+", sentence.lower()))
         if len(sentence) < MIN_SENTENCE or msg.code_like(sentence):
             continue
-        if words and len(words & title) / len(words) >= 0.8:
+        if _repeats(sentence, head):
             continue  # the title again, as a sentence
         if kept and len(" ".join([*kept, sentence])) > MAX_ENTRY:
             break

@@ -67,13 +67,16 @@ VERSIONED = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
 CHANGED = re.compile(r"\s*\(changed [^()]*(?:\([^()]*\)[^()]*)*\)\.?$")
 LABEL = re.compile(r"^(?:Error|Fix|Why): ")
 SCOPE = re.compile(r"^([\w./,{}-]+): ")
+USERS = 12
 BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
         "NewTool": 30, "Fact": 30}
 
 
-def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset()) -> int:
+def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
+          users: bool = False) -> int:
     """The lesson value of ``candidate``, one of the candidates of the commit ``message``;
-    ``own``: the project's own names the commit shows (``outside.own_names``)."""
+    ``own``: the project's own names the commit shows (``outside.own_names``); ``users``:
+    the commit adds its own changelog entry (``commit_fact.own_entry``)."""
     text = CHANGED.sub("", "\n".join(p for p in (candidate.error, candidate.cause,
                                                  candidate.fix) if p))
     lines = message.strip().splitlines()
@@ -93,6 +96,9 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset())
     if routine.breaking(message):  # "feat!:", "BREAKING CHANGE:": users must know it
         reason = 25
     points += reason
+    # the maintainers told users about this change: a change of what the project ships,
+    # judged worth knowing by those who know it best
+    points += USERS if users else 0
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
     prose = from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
     points += 10 if prose else 0
