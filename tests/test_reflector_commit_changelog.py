@@ -38,6 +38,12 @@ def _add(entry: str, before: str = CHANGES) -> str:
     return before.replace("Unreleased\n\n", f"Unreleased\n\n{entry}", 1)
 
 
+def told(repo: Path, subject: str, entry: str, source: str) -> str:
+    """Commit ``subject`` changing ``source`` and adding ``entry`` to CHANGES.rst."""
+    return commit(repo, subject, {"CHANGES.rst": _add(entry, (repo / "CHANGES.rst").read_text()),
+                                  source: f"# {subject}\n"})
+
+
 def candidates(memx: Memx, base: str) -> dict[str, dict[str, object]]:
     """The kept candidates of ``base..HEAD`` by commit, with no budget (--dry-run --json)."""
     found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
@@ -50,22 +56,23 @@ def test_a_commit_that_adds_its_own_entry_is_told_to_users(memx: Memx, repo: Pat
     entry it adds under "Version 3.1.6 / Unreleased". Before, the entry was attached but
     the memory scored as a bare title's (44-48) and the budget kept settings read from
     other commits' diffs first; the release it lands in was not said."""
-    base = commit(repo, "Start", {"CHANGES.rst": CHANGES, "src/filters.py": "a = 0\n"})
-    told = commit(repo, "attr filter uses env.getattr for each attribute lookup", {
-        "CHANGES.rst": _add("-   The ``|attr`` filter does not bypass the environment's "
-                            "attribute lookup,\n    allowing the sandbox to apply its checks. "
-                            ":issue:`12`, :ghsa:`abcd-1234`\n"),
-        "src/filters.py": "a = 1\n"})
-    untold = commit(repo, "map filter uses env.getitem for each item lookup", {"src/filters.py": "a = 2\n"})
+    base = commit(repo, "Start", {"CHANGES.rst": CHANGES})
+    entry = told(repo, "attr filter uses env.getattr for each attribute lookup",
+                 "-   The ``|attr`` filter does not bypass the environment's attribute lookup,"
+                 "\n    allowing the sandbox to apply its checks. :issue:`12`, :ghsa:`ab-12`\n",
+                 "src/filters.py")
+    untold = commit(repo, "map filter uses env.getitem for each item lookup",
+                    {"src/filters.py": "a = 2\n"})
     by_sha = candidates(memx, base)
-    assert by_sha[told]["rule"] == "Fact"
+    assert by_sha[entry]["rule"] == "Fact"
     # the references after its last sentence are left out, whatever their role's name
-    assert by_sha[told]["content"] == (
-        "Attr filter uses env.getattr for each attribute lookup: The ``|attr`` filter does not bypass the "
-        "environment's attribute lookup, allowing the sandbox to apply its checks (in 2.1.0).")
+    assert by_sha[entry]["content"] == (
+        "Attr filter uses env.getattr for each attribute lookup: The ``|attr`` filter does "
+        "not bypass the environment's attribute lookup, allowing the sandbox to apply its "
+        "checks (in 2.1.0).")
     # control: the same kind of title, no entry: the title alone, worth less
     assert by_sha[untold]["content"] == "Map filter uses env.getitem for each item lookup."
-    assert int(str(by_sha[told]["score"])) >= int(str(by_sha[untold]["score"])) + 20
+    assert int(str(by_sha[entry]["score"])) >= int(str(by_sha[untold]["score"])) + 20
 
 
 def test_a_fix_whose_entry_gives_its_reason_is_kept(memx: Memx, repo: Path) -> None:
@@ -73,16 +80,14 @@ def test_a_fix_whose_entry_gives_its_reason_is_kept(memx: Memx, repo: Path) -> N
     adds says why the change matters ("…, to avoid issues with names that contain f-string
     syntax"): it was dropped as a fixed bug with no cause. A fix whose entry only
     restates it ("Fix copy support …") stays dropped."""
-    base = commit(repo, "Start", {"CHANGES.rst": CHANGES, "src/compiler.py": "a = 0\n"})
-    reason = commit(repo, "fix f-string syntax error in code generation", {
-        "CHANGES.rst": _add("-   Escape the template name before formatting it into error "
-                            "messages, to avoid\n    issues with names that contain f-string "
-                            "syntax. :issue:`1792`\n"),
-        "src/compiler.py": "a = 1\n"})
-    bare = commit(repo, "Fix copy support for the missing singleton object", {
-        "CHANGES.rst": _add("-   Fix copy and pickle support for the internal ``missing`` "
-                            "object.\n", (repo / "CHANGES.rst").read_text()),
-        "src/compiler.py": "a = 2\n"})
+    base = commit(repo, "Start", {"CHANGES.rst": CHANGES})
+    fixes = {"fix f-string syntax error in code generation": "-   Escape the template name "
+             "before formatting it into error messages, to avoid\n    issues with names that "
+             "contain f-string syntax. :issue:`1792`\n",
+             "Fix copy support for the missing singleton object": "-   Fix copy and pickle "
+             "support for the internal ``missing`` object.\n"}
+    reason, bare = (told(repo, subject, entry, f"src/fix{n}.py")
+                    for n, (subject, entry) in enumerate(fixes.items()))
     by_sha = candidates(memx, base)
     assert by_sha[reason]["content"] == (
         "Fix f-string syntax error in code generation: Escape the template name before "

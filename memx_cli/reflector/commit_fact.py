@@ -13,17 +13,23 @@ Read from the form of the commit, never from its words:
   a ``BREAKING CHANGE:`` trailer), and not of documentation files only;
 - a statement: the title, without its type, tag and pull request number, is at least three
   words and does not start inside a sentence;
-- with the first sentences of the body's prose that fit in 300 characters (the paragraphs
-  before a squash merge's list of commits; trailers, links and quoted code left out, and a
-  sentence that only says the title again); else with its own entry among those the
-  commit adds (or, when it adds several, none that names what the subject names: no
-  neighbour's news) to a changelog (``CHANGES.md``,
+- with its own entry among those the commit adds (or, when it adds several, none that
+  names what the subject names: no neighbour's news) to a changelog (``CHANGES.md``,
   ``CHANGELOG.rst``, ``HISTORY``, ``NEWS``, a towncrier or changesets fragment such as
   ``changelog/1234.bugfix.rst`` or ``.changeset/x.md``): written for users, it says what
-  the change means where a squash merge's body only lists commits.
+  the change means where a subject is short, a body empty or a squash merge's body only
+  lists commits; the release heading above it, when the diff shows one, names the
+  version the change lands in ("… (in 3.1.6)");
+- else with the first sentences of the body's prose that fit in 300 characters (the
+  paragraphs before a squash merge's list of commits; trailers, links and quoted code
+  left out, and a sentence that only says the title again).
 
-The memory is a ``Fact``; its lesson value (``commit_value``) has no reason to add, so under
-the history budget it ranks below what explains itself and fills what room is left.
+The memory is a ``Fact``. A commit that adds its own entry is a change the maintainers told
+users about: its Fact is read even when the rules found a setting or a dependency in its
+diff (the two compete on their value), its value gains for it (``commit_value``), and a
+fix's title whose entry gives the reason ("…, to avoid issues with names that contain
+f-string syntax") is kept as one (``from_entry``). Without an entry, a title's value has no
+reason to add, so under the history budget it ranks below what explains itself.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ says. So:
     + why               25 for a cause, a purpose or a breakage; 12 for a weak link
                         ("since", "so that", "otherwise") — in the memory itself; 25
                         for a change marked breaking (``feat!:``, ``BREAKING CHANGE:``)
+    + told users        12 when the commit adds its own changelog entry
+                        (``commit_fact.own_entry``): the maintainers judged the change
+                        worth telling users; not for a setting or a dependency read
+                        from the diff beside it
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
