@@ -173,3 +173,27 @@ def test_a_setting_read_from_the_diff_gains_nothing_from_the_entry() -> None:
     assert [k.candidate.rule for k in told] == ["Fact"]
     setting = [d for d in dropped if d.rule == "ConfigChange"]
     assert [d.score for d in setting] == [alone[0].score]
+
+
+def test_an_entry_is_a_weak_why_not_a_second_one() -> None:
+    """A commit whose message explains itself ("… because …") keeps its value with or
+    without an entry (a history whose bodies explain keeps its order); a title whose only
+    why is its entry gains the weak link's 12 over the same title with an entry that is
+    not its own (a release's list of other commits' news)."""
+    message = ("Read the lock file before the index\n\nThe index names the lock's packages, "
+               "because an older index has no hashes for them.")
+    files = [("M", "src/lock.py"), ("M", "CHANGES.rst")]
+    entry = {"CHANGES.rst": _diff(CHANGES, _add("-   The lock file is read before the "
+                                                "index.\n"), "CHANGES.rst")}
+    plain, _ = rules.reviewed(message, files[:1], "", {}, 0, facts=True)
+    told, _ = rules.reviewed(message, files, "", entry, 0, facts=True)
+    assert [k.candidate.rule for k in told] == [k.candidate.rule for k in plain] == ["Decision"]
+    assert told[0].score == plain[0].score
+    title = "Read the lock file before the package index"
+    others = {"CHANGES.rst": _diff(CHANGES, _add("-   Templates are cached per loader.\n"
+                                                 "-   Undefined names are reported once.\n"),
+                                   "CHANGES.rst")}
+    own, _ = rules.reviewed(title, files, "", entry, 0, facts=True)
+    news, _ = rules.reviewed(title, files, "", others, 0, facts=True)
+    assert news[0].candidate.text == "Read the lock file before the package index."
+    assert own[0].score >= news[0].score + 12

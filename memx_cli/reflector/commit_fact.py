@@ -26,7 +26,7 @@ Read from the form of the commit, never from its words:
 
 The memory is a ``Fact``. A commit that adds its own entry is a change the maintainers told
 users about: its Fact is read even when the rules found a setting or a dependency in its
-diff (the two compete on their value), its value gains for it (``commit_value``), and a
+diff (the two compete on their value), it has a weak why at least (``commit_value``), and a
 fix's title whose entry gives the reason ("…, to avoid issues with names that contain
 f-string syntax") is kept as one (``from_entry``). Without an entry, a title's value has no
 reason to add, so under the history budget it ranks below what explains itself.

@@ -15,10 +15,10 @@ says. So:
     + why               25 for a cause, a purpose or a breakage; 12 for a weak link
                         ("since", "so that", "otherwise") — in the memory itself; 25
                         for a change marked breaking (``feat!:``, ``BREAKING CHANGE:``)
-    + told users        12 when the commit adds its own changelog entry
-                        (``commit_fact.own_entry``): the maintainers judged the change
-                        worth telling users; not for a setting or a dependency read
-                        from the diff beside it
+                        — a commit that adds its own changelog entry
+                        (``commit_fact.own_entry``) has a weak why at least (12): the
+                        maintainers judged the change worth telling users; not for a
+                        setting or a dependency read from the diff beside it
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
@@ -99,10 +99,9 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
         reason = max(reason, 12)
     if routine.breaking(message):  # "feat!:", "BREAKING CHANGE:": users must know it
         reason = 25
+    if users:  # the maintainers told users about this change: judged worth knowing by
+        reason = max(reason, USERS)  # those who know it best, a weak why at least
     points += reason
-    # the maintainers told users about this change: a change of what the project ships,
-    # judged worth knowing by those who know it best
-    points += USERS if users else 0
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
     prose = from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
     points += 10 if prose else 0
