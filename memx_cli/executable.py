@@ -66,6 +66,12 @@ def entry() -> None:
         from memx_cli.wire.control import start_for
 
         start_for(_cwd())
+    if argv and argv[0] == "search":  # the usual arguments, read without click
+        from memx_cli.searchcmd import lean
+
+        code = lean(argv[1:])
+        if code is not None:
+            sys.exit(code)
     from memx_cli.cli import entry as full
 
     full()

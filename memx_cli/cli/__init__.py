@@ -7,19 +7,24 @@ errors become ``memx: error: <message>`` with the exit codes of SPEC 7.
 
 from __future__ import annotations
 
-import errno
 import importlib
-import logging
-import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from memx_cli import __version__
-from memx_cli.errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
-from memx_cli.textproc import clean_text
+from memx_cli.clibase import (
+    State,
+    aborted,
+    clean_args,
+    failed,
+    fast_exit,
+    setup_logging,
+    verbose_asked,
+)
+from memx_cli.errors import EXIT_USAGE, MemxError
 
 if TYPE_CHECKING:
     from memx_cli.services import Services
@@ -91,33 +96,6 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-class State:
-    """Per-invocation settings shared by every command. ``services``: what the host
-    running this command lends it (memx_cli/services.py; the memx server passes its warm
-    searchers to ``main``), None in a process of its own."""
-
-    def __init__(self, directory: str | None, verbose: bool,
-                 services: Services | None = None):
-        self.cwd = Path(directory) if directory else Path.cwd()
-        self.verbose = verbose
-        self.services = services
-
-    def repo(self, initialized: bool = True, overrides: dict[str, Any] | None = None) -> Any:
-        from memx_cli.store.repo import Repo
-
-        repo = Repo.discover(self.cwd, overrides)
-        if initialized:
-            repo.require_store()
-        return repo
-
-    def memx(self, **identity: Any) -> Any:
-        """The library facade (memx_cli.api.Memx) on this repository: role, agent and
-        session from the command's flags, else from MEMX_ROLE / MEMX_AGENT / MEMX_SESSION."""
-        from memx_cli.api import Memx
-
-        return Memx(self.repo(), services=self.services, **identity)
-
-
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-C", "directory", metavar="PATH", help="Run as if memx was started in PATH.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks and debug notices.")
@@ -133,21 +111,7 @@ def cli(ctx: click.Context, directory: str | None, verbose: bool) -> None:
         raise MemxError(f"-C {directory}: no such directory")
     # ctx.obj arrives holding what ``main`` was given to lend (its ``services``)
     ctx.obj = State(directory, verbose, ctx.obj)
-    _setup_logging(verbose)
-
-
-class _NoticeHandler(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        level = "warning" if record.levelno >= logging.WARNING else "note"
-        click.echo(f"memx: {level}: {record.getMessage()}", err=True)
-
-
-def _setup_logging(verbose: bool) -> None:
-    log = logging.getLogger("memx")
-    if not any(isinstance(h, _NoticeHandler) for h in log.handlers):
-        log.addHandler(_NoticeHandler())
-    log.setLevel(logging.DEBUG if verbose else logging.INFO)
-    log.propagate = False
+    setup_logging(verbose)
 
 
 def entry() -> None:
@@ -160,103 +124,27 @@ def entry() -> None:
         main()
     except SystemExit as exc:
         if exc.code in (0, None):
-            _fast_exit()
+            fast_exit()
         raise
-
-
-def _fast_exit() -> None:
-    """Leave at once after flushing the standard streams: interpreter shutdown (module
-    teardown, the native libraries' destructors) cost 24-62 ms per command in issue 15.
-    Only for a finished command (its files are closed); a stream that cannot be flushed
-    (a closed pipe) takes the ordinary exit, and so does a run under a profiler or a
-    coverage tracer, which write their results at exit."""
-    if _observed():
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return
-    os._exit(0)
-
-
-def _observed() -> bool:
-    """A profiler, tracer or coverage tool is watching: by the old hooks, or (Python
-    3.12+, where cProfile and coverage may use them) by a sys.monitoring tool id."""
-    if sys.getprofile() is not None or sys.gettrace() is not None:
-        return True
-    monitoring = getattr(sys, "monitoring", None)
-    return monitoring is not None and any(monitoring.get_tool(i) is not None
-                                          for i in range(6))
-
-
-# OS errors that say what is wrong with the machine rather than with memx, and what to do.
-ENVIRONMENT_ERRORS = {
-    errno.ENOSPC: "free some space, then run the command again",
-    errno.EDQUOT: "the disk quota is used up; free some space, then run the command again",
-    errno.EROFS: "the file system is read-only",
-    errno.EMFILE: "too many open files; raise the limit (ulimit -n) and run it again",
-    errno.ENFILE: "too many open files on this machine; run it again later",
-    errno.EIO: "the disk reported an input/output error",
-}
 
 
 def main(argv: list[str] | None = None, services: Services | None = None) -> None:
     """The one error boundary (SPEC 7); returns only by SystemExit. ``services``: a
     host's warm parts for the command (the memx server's), else None."""
-    args = sys.argv[1:] if argv is None else argv
-    # Undecodable bytes arrive as lone surrogates: U+FFFD from here on (issue 14), except
-    # in an argument that names an existing file (its name must stay as it is on disk).
-    args = [a if a.isascii() or os.path.lexists(a) else clean_text(a) for a in args]
-    verbose = any(a in ("-v", "--verbose") for a in args) or bool(os.environ.get("MEMX_DEBUG"))
+    args = clean_args(sys.argv[1:] if argv is None else argv)
+    verbose = verbose_asked(args)
     try:
         code = cli.main(args=args, prog_name="memx", standalone_mode=False, obj=services)
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C into Abort: still an interrupt (130), not a declined prompt
-        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-            click.echo("memx: interrupted", err=True)
-            code = 130
-        else:
-            click.echo("memx: aborted", err=True)
-            code = 1
+        code = aborted(exc.__cause__ or exc.__context__)
     except click.exceptions.ClickException as exc:
         if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
             click.echo(exc.ctx.get_usage(), err=True)
         click.echo(f"memx: error: {exc.format_message()}", err=True)
         code = EXIT_USAGE if isinstance(exc, click.exceptions.UsageError) else exc.exit_code
-    except MemxError as exc:
-        if verbose:
-            import traceback
-
-            traceback.print_exc()
-        click.echo(f"memx: error: {exc}", err=True)
-        code = exc.exit_code
-    except KeyboardInterrupt:
-        click.echo("memx: interrupted", err=True)
-        code = 130
-    except BrokenPipeError:
-        # `memx list | head`: the reader went away; that is not an error of ours.
-        sys.stderr.close()
-        code = 0
     except BaseException as exc:
-        # (BaseException because Rust panics inside tantivy arrive as pyo3's
-        # PanicException, which derives from BaseException.)
         if isinstance(exc, (SystemExit, GeneratorExit)):
             raise
-        if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRORS:
-            # The machine, not memx: a full disk is no bug to report (issue 15).
-            where = f": {exc.filename}" if exc.filename else ""
-            click.echo(f"memx: error: {exc.strerror}{where} "
-                       f"({ENVIRONMENT_ERRORS[exc.errno]})", err=True)
-            sys.exit(EXIT_INTERNAL)
-        if verbose:
-            import traceback
-
-            traceback.print_exc()
-        click.echo(
-            f"memx: error: internal error: {type(exc).__name__}: {exc} "
-            "(run with -v for the traceback and please report it)",
-            err=True,
-        )
-        code = EXIT_INTERNAL
+        code = failed(exc, verbose)
     sys.exit(code if isinstance(code, int) else 0)

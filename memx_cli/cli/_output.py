@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import click
 
+from memx_cli.clibase import emit_json, link_marks, one_line, terminal_width
 from memx_cli.store.memory import Memory, Problem
+
+__all__ = ["counted", "emit_json", "emit_json_rows", "link_marks", "one_line", "read_text_arg",
+           "summary", "terminal_width", "warn_problems"]
 
 
 def counted(count: int, one: str, many: str | None = None) -> str:
     """"1 memory", "2 memories": a count with its noun in the right number."""
     return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
-def emit_json(payload: dict[str, Any]) -> None:
-    """Every JSON output is an object with a top-level key, so it can grow."""
-    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
 
 
 def emit_json_rows(payload: dict[str, Any], key: str, rows: Iterable[Any]) -> None:
@@ -39,15 +37,6 @@ def emit_json_rows(payload: dict[str, Any], key: str, rows: Iterable[Any]) -> No
     click.echo(tail)
 
 
-def one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
-
-
-def terminal_width() -> int:
-    return shutil.get_terminal_size((100, 20)).columns
-
-
 def summary(mem: Memory, short_id: str, marks: str = "", width: int | None = None) -> str:
     """One line for ``mem``, cut to ``width`` (the terminal's when not given: a caller
     printing many lines asks once, not per line)."""
@@ -56,19 +45,6 @@ def summary(mem: Memory, short_id: str, marks: str = "", width: int | None = Non
     width = terminal_width() if width is None else width
     room = max(width - len(head) - len(tags) - len(marks) - 2, 20)
     return f"{head} {one_line(mem.content, room)}{tags}{marks}"
-
-
-def link_marks(supersedes: Sequence[str], superseded_by: str | None,
-               conflicts_with: Sequence[str], short: Mapping[str, str]) -> str:
-    """" (superseded by ID)", " (supersedes ID)", " (conflicts with ID)": the Curator's
-    links of one memory, ids as ``short`` abbreviates them (issue 12)."""
-    def ids(many: Sequence[str]) -> str:
-        return ", ".join(short.get(i, i) for i in many)
-
-    marks = [f"superseded by {ids([superseded_by])}"] if superseded_by else []
-    marks += [f"supersedes {ids(supersedes)}"] if supersedes else []
-    marks += [f"conflicts with {ids(conflicts_with)}"] if conflicts_with else []
-    return "".join(f" ({m})" for m in marks)
 
 
 def warn_problems(problems: Iterable[Problem | str], what: str = "skipped") -> None:

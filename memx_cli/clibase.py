@@ -1,0 +1,222 @@
+"""What every memx command needs around it, without click (issue 29).
+
+The command line (memx_cli/cli) is click's, and importing click with the CLI's own
+package costs a cold command ~20 ms of CPU. A cold ``memx search`` run without the
+server (memx_cli/searchcmd.py) needs none of it: it uses the parts kept here, which
+the click CLI uses too, so both print, fail and exit alike: ``echo`` (click.echo's
+output for the streams a process is given), the per-invocation ``State``, the
+notice handler, the error boundary's report of a failure (``failed``) and the exit
+that skips the interpreter's shutdown.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import io
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memx_cli.errors import EXIT_INTERNAL, MemxError
+from memx_cli.textproc import clean_text
+
+if TYPE_CHECKING:
+    from memx_cli.services import Services
+
+
+def echo(message: str, err: bool = False, nl: bool = True) -> None:
+    """``click.echo(message, err=err, nl=nl)`` for a text message. On an ordinary text
+    stream (an io.TextIOWrapper whose encoding is not ASCII) click writes the text
+    as it is and flushes; so does this. Anything else (an ANSI escape, which click
+    strips from what is not a terminal; a stream click would wrap or re-encode) is
+    handed to click itself."""
+    stream = sys.stderr if err else sys.stdout
+    text = message + "\n" if nl else message
+    if "\x1b" in text or not _plain(stream):
+        import click
+
+        click.echo(message, err=err, nl=nl)
+        return
+    stream.write(text)
+    stream.flush()
+
+
+def _plain(stream: object) -> bool:
+    """A stream click.echo writes to unchanged (click's _compat: not ASCII-encoded,
+    which it calls misconfigured, and a text writer rather than a binary one)."""
+    if not isinstance(stream, io.TextIOWrapper) or not stream.encoding or not stream.errors:
+        return False
+    try:
+        return codecs.lookup(stream.encoding).name != "ascii"
+    except LookupError:
+        return True
+
+
+class State:
+    """Per-invocation settings shared by every command. ``services``: what the host
+    running this command lends it (memx_cli/services.py; the memx server passes its warm
+    searchers to ``main``), None in a process of its own."""
+
+    def __init__(self, directory: str | None, verbose: bool,
+                 services: Services | None = None):
+        self.cwd = Path(directory) if directory else Path.cwd()
+        self.verbose = verbose
+        self.services = services
+
+    def repo(self, initialized: bool = True, overrides: dict[str, Any] | None = None) -> Any:
+        from memx_cli.store.repo import Repo
+
+        repo = Repo.discover(self.cwd, overrides)
+        if initialized:
+            repo.require_store()
+        return repo
+
+    def memx(self, **identity: Any) -> Any:
+        """The library facade (memx_cli.api.Memx) on this repository: role, agent and
+        session from the command's flags, else from MEMX_ROLE / MEMX_AGENT / MEMX_SESSION."""
+        from memx_cli.api import Memx
+
+        return Memx(self.repo(), services=self.services, **identity)
+
+
+class NoticeHandler(logging.Handler):
+    """memx's log records as the one-line notices of standard error."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = "warning" if record.levelno >= logging.WARNING else "note"
+        echo(f"memx: {level}: {record.getMessage()}", err=True)
+
+
+def setup_logging(verbose: bool) -> None:
+    log = logging.getLogger("memx")
+    if not any(isinstance(h, NoticeHandler) for h in log.handlers):
+        log.addHandler(NoticeHandler())
+    log.setLevel(logging.DEBUG if verbose else logging.INFO)
+    log.propagate = False
+
+
+def clean_args(args: list[str]) -> list[str]:
+    """Undecodable bytes arrive as lone surrogates: U+FFFD from here on (issue 14), except
+    in an argument that names an existing file (its name must stay as it is on disk)."""
+    return [a if a.isascii() or os.path.lexists(a) else clean_text(a) for a in args]
+
+
+def verbose_asked(args: list[str]) -> bool:
+    return any(a in ("-v", "--verbose") for a in args) or bool(os.environ.get("MEMX_DEBUG"))
+
+
+# OS errors that say what is wrong with the machine rather than with memx, and what to do.
+ENVIRONMENT_ERRORS = {
+    errno.ENOSPC: "free some space, then run the command again",
+    errno.EDQUOT: "the disk quota is used up; free some space, then run the command again",
+    errno.EROFS: "the file system is read-only",
+    errno.EMFILE: "too many open files; raise the limit (ulimit -n) and run it again",
+    errno.ENFILE: "too many open files on this machine; run it again later",
+    errno.EIO: "the disk reported an input/output error",
+}
+
+
+def aborted(cause: BaseException | None) -> int:
+    """The exit code of a command click aborted, its report written: an interrupt
+    (Ctrl-C, 130) or another abort (1)."""
+    if isinstance(cause, KeyboardInterrupt):
+        echo("memx: interrupted", err=True)
+        return 130
+    echo("memx: aborted", err=True)
+    return 1
+
+
+def failed(exc: BaseException, verbose: bool) -> int:
+    """The exit code of a command that raised ``exc`` (anything but click's own
+    exceptions, SystemExit and GeneratorExit), its one-line report written (SPEC 7).
+    Call it while ``exc`` is being handled: ``-v``'s traceback is the current one."""
+    if isinstance(exc, MemxError):
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        echo(f"memx: error: {exc}", err=True)
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        echo("memx: interrupted", err=True)
+        return 130
+    if isinstance(exc, BrokenPipeError):
+        # `memx list | head`: the reader went away; that is not an error of ours.
+        sys.stderr.close()
+        return 0
+    # (BaseException because Rust panics inside tantivy arrive as pyo3's
+    # PanicException, which derives from BaseException.)
+    if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRORS:
+        # The machine, not memx: a full disk is no bug to report (issue 15).
+        where = f": {exc.filename}" if exc.filename else ""
+        echo(f"memx: error: {exc.strerror}{where} "
+             f"({ENVIRONMENT_ERRORS[exc.errno]})", err=True)
+        return EXIT_INTERNAL
+    if verbose:
+        import traceback
+
+        traceback.print_exc()
+    echo(f"memx: error: internal error: {type(exc).__name__}: {exc} "
+         "(run with -v for the traceback and please report it)", err=True)
+    return EXIT_INTERNAL
+
+
+def fast_exit() -> None:
+    """Leave at once after flushing the standard streams: interpreter shutdown (module
+    teardown, the native libraries' destructors) cost 24-62 ms per command in issue 15.
+    Only for a finished command (its files are closed); a stream that cannot be flushed
+    (a closed pipe) takes the ordinary exit, and so does a run under a profiler or a
+    coverage tracer, which write their results at exit."""
+    if observed():
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0)
+
+
+def observed() -> bool:
+    """A profiler, tracer or coverage tool is watching: by the old hooks, or (Python
+    3.12+, where cProfile and coverage may use them) by a sys.monitoring tool id."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(monitoring.get_tool(i) is not None
+                                          for i in range(6))
+
+
+def emit_json(payload: dict[str, Any]) -> None:
+    """Every JSON output is an object with a top-level key, so it can grow."""
+    import json
+
+    echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
+
+
+def terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((100, 20)).columns
+
+
+def link_marks(supersedes: Sequence[str], superseded_by: str | None,
+               conflicts_with: Sequence[str], short: Mapping[str, str]) -> str:
+    """" (superseded by ID)", " (supersedes ID)", " (conflicts with ID)": the Curator's
+    links of one memory, ids as ``short`` abbreviates them (issue 12)."""
+    def ids(many: Sequence[str]) -> str:
+        return ", ".join(short.get(i, i) for i in many)
+
+    marks = [f"superseded by {ids([superseded_by])}"] if superseded_by else []
+    marks += [f"supersedes {ids(supersedes)}"] if supersedes else []
+    marks += [f"conflicts with {ids(conflicts_with)}"] if conflicts_with else []
+    return "".join(f" ({m})" for m in marks)
