@@ -1,0 +1,121 @@
+"""A cold ``memx search`` without the server reads its usual arguments without click
+(memx_cli/searchcmd.py, issue 29): the same output, errors and exit codes as the full
+CLI, compared process against process on two copies of one store (each search counts
+its recalls, so each path gets a store with the same history)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memx_cli.searchcmd import parse
+
+from .conftest import Memx
+
+# The `memx` executable's own entry (the lean path when it applies); a profile hook
+# keeps clibase.fast_exit from leaving before the modules are listed.
+LEAN = ("import sys\nsys.setprofile(lambda *a: None)\nfrom memx_cli.executable import entry\n"
+        "sys.argv = ['memx', *sys.argv[1:]]\n"
+        "try:\n    entry()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "else:\n    code = 0\n"
+        "sys.stderr.write('LOADED ' + ' '.join(m for m in ('click', 'numpy', 'tokenizers')"
+        " if m in sys.modules) + '\\n')\n"
+        "sys.exit(code)\n")
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MEMX_NO_SERVER": "1", "MEMX_NOW": "2026-06-01T12:00:00Z"}
+    return subprocess.run(argv, cwd=cwd, text=True, capture_output=True, env=env)
+
+
+def _lean(args: list[str], cwd: Path) -> tuple[int, str, str, list[str]]:
+    proc = _run([sys.executable, "-c", LEAN, "search", *args], cwd)
+    err, _, loaded = proc.stderr.rpartition("LOADED ")
+    return proc.returncode, proc.stdout, err, loaded.split()
+
+
+def _full(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    proc = _run([sys.executable, "-m", "memx_cli", "search", *args], cwd)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def stores(memx: Memx, repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    memx.ok("add", "Run `docker compose up -d --build` before the billing tests", "--raw",
+            "--tag", "docker")
+    memx.ok("add", "部署 billing 之前先运行 docker compose build", "--raw")
+    memx.ok("add", "The \x1b[31mred\x1b[0m build cache lives in .cache/build", "--raw")
+    memx.ok("add", "pytest -x stops at the first failing test", "--raw", "--tag", "pytest")
+    memx.ok("reindex")
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy, symlinks=True)
+    return repo, copy
+
+
+@pytest.mark.parametrize("args", [
+    ["docker compose build", "--mode", "keyword", "--json"],
+    ["docker compose build", "--json"],
+    ["pytest failing", "--mode", "keyword"],  # text
+    ["billing", "--explain", "-n", "2"],
+    ["部署 billing", "--mode", "semantic", "--json", "--closest"],
+    ["zzqqxx", "--mode", "keyword"],  # nothing relevant: a note on stderr
+    ["docker", "--budget", "1", "--mode", "keyword"],  # nothing fits the budget
+    ["docker", "--scope", "bogus"],  # the library's error, exit 2
+    ["pytest", "--include-archived", "--limit", "1", "--mode", "keyword"],
+])
+def test_the_lean_path_answers_as_the_full_cli(stores: tuple[Path, Path],
+                                               args: list[str]) -> None:
+    lean_store, full_store = stores
+    code, out, err, loaded = _lean(args, lean_store)
+    assert (code, out, err) == _full(args, full_store)
+    assert "click" not in loaded  # it was the lean path that answered
+    if "keyword" in args:
+        assert loaded == []  # no numpy, no tokenizer for a keyword search
+
+
+@pytest.mark.parametrize("args", [
+    ["docker", "--limit=1"],  # --name=value: click's to read
+    ["docker", "--limit", "x"],  # not a number: click's message
+    ["docker", "--mode", "fuzzy"],  # not a choice
+    ["docker", "extra"],  # a second argument
+    ["--help"],
+    ["docker", "-v", "--mode", "keyword"],
+])
+def test_what_the_lean_path_does_not_read_goes_to_the_full_cli(
+        stores: tuple[Path, Path], args: list[str]) -> None:
+    lean_store, full_store = stores
+    code, out, err, loaded = _lean(args, lean_store)
+    assert (code, out, err) == _full(args, full_store)
+    assert "click" in loaded
+
+
+def test_an_escape_in_the_output_is_written_by_click(stores: tuple[Path, Path]) -> None:
+    """click.echo strips ANSI escapes from what is not a terminal: the lean path's echo
+    hands such a line to click."""
+    lean_store, full_store = stores
+    args = ["build cache", "--mode", "keyword"]
+    code, out, err, loaded = _lean(args, lean_store)
+    assert (code, out, err) == _full(args, full_store)
+    assert "red build cache" in out and "\x1b" not in out and "click" in loaded
+
+
+def test_outside_a_store_the_error_is_the_full_clis(tmp_path: Path) -> None:
+    code, out, err, loaded = _lean(["docker"], tmp_path)
+    assert (code, out, err) == _full(["docker"], tmp_path)
+    assert code != 0 and err.startswith("memx: error: ") and "click" not in loaded
+
+
+def test_parse_reads_only_what_it_is_sure_of() -> None:
+    assert parse(["q", "-n", "3", "--json", "--mode", "keyword"]) == {
+        "query": "q", "limit": 3, "scope": None, "mode": "keyword", "budget": None,
+        "include_archived": False, "explain": False, "closest": False, "as_json": True}
+    assert parse(["--scope", "global", "q"])["scope"] == "global"  # type: ignore[index]
+    for declined in (["q", "--json", "--json"], ["q", "--limit"], ["q", "--scope", "-x"],
+                     ["-", "--json"], ["q", "--"], ["q", "-n5"], [], ["--json"],
+                     ["q", "--mode", "Keyword"]):
+        assert parse(declined) is None, declined
