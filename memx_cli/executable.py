@@ -76,7 +76,7 @@ def entry() -> None:
 
         start_for(_cwd())
     if lean:
-        from memx_cli.searchcmd import lean as lean_search
+        from memx_cli.command.search import lean as lean_search
 
         code = lean_search(argv[1:])
         if code is not None:

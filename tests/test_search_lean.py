@@ -1,5 +1,5 @@
 """A cold ``memx search`` without the server reads its usual arguments without click
-(memx_cli/searchcmd.py, issue 29): the same output, errors and exit codes as the full
+(memx_cli/command/search.py, issue 29): the same output, errors and exit codes as the full
 CLI, compared process against process on two copies of one store (each search counts
 its recalls, so each path gets a store with the same history)."""
 
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.searchcmd import parse
+from memx_cli.command.search import parse
 
 from .conftest import Memx
 
 # The `memx` executable's own entry (the lean path when it applies); a profile hook
-# keeps clibase.fast_exit from leaving before the modules are listed.
+# keeps base.fast_exit from leaving before the modules are listed.
 LEAN = ("import sys\nsys.setprofile(lambda *a: None)\nfrom memx_cli.executable import entry\n"
         "sys.argv = ['memx', *sys.argv[1:]]\n"
         "try:\n    entry()\nexcept SystemExit as exc:\n    code = exc.code\n"

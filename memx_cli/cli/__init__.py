@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from memx_cli import __version__
-from memx_cli.clibase import (
+from memx_cli.command.base import (
     State,
     aborted,
     clean_args,

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from memx_cli.clibase import emit_json, link_marks, one_line, terminal_width
+from memx_cli.command.base import emit_json, link_marks, one_line, terminal_width
 from memx_cli.store.memory import Memory, Problem
 
 __all__ = ["counted", "emit_json", "emit_json_rows", "link_marks", "one_line", "read_text_arg",

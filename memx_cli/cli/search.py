@@ -30,9 +30,9 @@ def search_cmd(state: State, query: str, limit: int | None, scope: str | None, m
     """Search memory for QUERY (use - to read it from standard input).
 
     Brings the search index up to date with the memory files first (only what changed).
-    """  # the body is memx_cli/searchcmd.py's, which a cold `memx search` runs without click
+    """  # the body is memx_cli/command/search.py's, which a cold `memx search` runs without click
     from memx_cli.cli._output import read_text_arg
-    from memx_cli.searchcmd import run
+    from memx_cli.command.search import run
 
     run(state, read_text_arg(query), limit=limit, scope=scope, mode=mode, budget=budget,
         include_archived=include_archived, explain=explain, closest=closest, as_json=as_json)

@@ -1,8 +1,8 @@
 """What every memx command needs around it, without click (issue 29).
 
 The command line (memx_cli/cli) is click's, and importing click with the CLI's own
-package costs a cold command ~20 ms of CPU. A cold ``memx search`` run without the
-server (memx_cli/searchcmd.py) needs none of it: it uses the parts kept here, which
+package costs a cold command 10-20 ms of CPU. A cold ``memx search`` run without the
+server (memx_cli/command/search.py) needs none of it: it uses the parts kept here, which
 the click CLI uses too, so both print, fail and exit alike: ``echo`` (click.echo's
 output for the streams a process is given), the per-invocation ``State``, the
 notice handler, the error boundary's report of a failure (``failed``) and the exit
@@ -37,7 +37,7 @@ def echo(message: str, err: bool = False, nl: bool = True) -> None:
     stream = sys.stderr if err else sys.stdout
     text = message + "\n" if nl else message
     if "\x1b" in text or not _plain(stream):
-        import click
+        import click  # the one click import outside cli/ (tests/test_architecture.py)
 
         click.echo(message, err=err, nl=nl)
         return

@@ -4,8 +4,8 @@
 and so does ``lean``, which a cold ``memx search`` without the server takes
 (memx_cli/executable.py): it reads the arguments of the usual invocations itself
 and runs the same body with the same State, notices, error report and exit as the
-click CLI (memx_cli/clibase.py), never importing click or the CLI package (~20 ms of
-a cold search's CPU). Anything it does not read exactly as click would (help, ``-``
+click CLI (memx_cli/command/base.py), never importing click or the CLI package (10-20 ms of
+a cold search's CPU, measured). Anything it does not read exactly as click would (help, ``-``
 for standard input, an option it does not know, a repeated option, an option's
 value that looks like an option or is not a number, ``--name=value``, ``--``) is
 left to the full CLI: ``lean`` returns None before it has printed or done anything.
@@ -17,7 +17,7 @@ import errno
 import os
 from typing import Any
 
-from memx_cli.clibase import State, echo, emit_json, link_marks, one_line, terminal_width
+from memx_cli.command.base import State, echo, emit_json, link_marks, one_line, terminal_width
 
 MODES = ("keyword", "semantic", "hybrid")
 # option -> (keyword of ``run``, how its value is read; None: a flag)
@@ -72,8 +72,8 @@ def parse(args: list[str]) -> dict[str, Any] | None:
 def lean(args: list[str]) -> int | None:
     """Run ``memx search ARGS`` in this process without click: its exit code, or None
     (nothing done) when the full CLI must read these arguments. Only for a process of
-    its own (the ``memx`` executable): a success leaves through clibase.fast_exit."""
-    from memx_cli.clibase import (
+    its own (the ``memx`` executable): a success leaves through base.fast_exit."""
+    from memx_cli.command.base import (
         aborted,
         clean_args,
         failed,

@@ -1,0 +1,4 @@
+"""The command line's parts that need no click (issue 29): ``base`` (output, the
+per-invocation State, notices, the error report, the fast exit), shared with the click
+CLI in memx_cli/cli, and ``search``, the search command's body and its lean start, which
+a cold ``memx search`` takes without importing click or the CLI package."""
