@@ -73,25 +73,18 @@ def lean(args: list[str]) -> int | None:
     """Run ``memx search ARGS`` in this process without click: its exit code, or None
     (nothing done) when the full CLI must read these arguments. Only for a process of
     its own (the ``memx`` executable): a success leaves through base.fast_exit."""
-    from memx_cli.command.base import (
-        aborted,
-        clean_args,
-        failed,
-        fast_exit,
-        setup_logging,
-        verbose_asked,
-    )
+    from memx_cli.command import base
 
-    args = clean_args(args)
+    args = base.clean_args(args)
     keywords = parse(args)
     if keywords is None:
         return None
     from memx_cli.embed import one_blas_thread
 
     one_blas_thread()
-    verbose = verbose_asked(args)
+    verbose = base.verbose_asked(args)
     try:
-        setup_logging(verbose)
+        base.setup_logging(verbose)
         run(State(None, verbose), **keywords)
     except BaseException as exc:
         if isinstance(exc, (SystemExit, GeneratorExit)):
@@ -99,11 +92,11 @@ def lean(args: list[str]) -> int | None:
         # what click's main does around a command before memx's boundary sees it
         if isinstance(exc, (KeyboardInterrupt, EOFError)):
             echo("", err=True)  # the blank line that closes the terminal's ^C
-            return aborted(exc)
+            return base.aborted(exc)
         if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
             os._exit(1)  # the reader went away: exit 1, nothing more can be written
-        return failed(exc, verbose)
-    fast_exit()
+        return base.failed(exc, verbose)
+    base.fast_exit()
     return 0
 
 
