@@ -119,3 +119,20 @@ def test_parse_reads_only_what_it_is_sure_of() -> None:
                      ["-", "--json"], ["q", "--"], ["q", "-n5"], [], ["--json"],
                      ["q", "--mode", "Keyword"]):
         assert parse(declined) is None, declined
+
+
+def test_a_closed_pipe_ends_both_paths_alike(stores: tuple[Path, Path]) -> None:
+    """`memx search ... | head` whose reader has gone: click's main exits 1 and writes
+    nothing more; so does the lean path."""
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    answers = []
+    for argv, store in (([sys.executable, "-c", LEAN], stores[0]),
+                        ([sys.executable, "-m", "memx_cli"], stores[1])):
+        read, write = os.pipe()
+        os.close(read)
+        proc = subprocess.run([*argv, "search", "docker", "--mode", "keyword", "--json"],
+                              cwd=store, stdout=write, stderr=subprocess.PIPE, text=True,
+                              env=env)
+        os.close(write)
+        answers.append((proc.returncode, proc.stderr.partition("LOADED ")[0]))
+    assert answers[0] == answers[1] == (1, "")
