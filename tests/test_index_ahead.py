@@ -91,10 +91,12 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
     """search and context, and add and import with ACE on (the Curator checks the
     index before it writes), not the commands that never check the index."""
     import memx_cli.cli
+    import memx_cli.command.search
 
     started: list[str] = []
     monkeypatch.setattr(ahead, "start_here", started.append)
     monkeypatch.setattr(memx_cli.cli, "entry", lambda: None)
+    monkeypatch.setattr(memx_cli.command.search, "lean", lambda args: None)  # declines
     monkeypatch.setenv("MEMX_NO_SERVER", "1")
     monkeypatch.chdir(repo)
     for argv in (["search", "x"], ["context", "x"], ["list"], ["add", "x"],
