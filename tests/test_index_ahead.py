@@ -3,6 +3,7 @@ issue 15): its answer is used once, only while fresh, and an edit is still seen.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -104,6 +105,8 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
         monkeypatch.setattr(sys, "argv", ["memx", *argv])
         client.entry()
     assert started == [str(repo)] * 4  # not for a raw write: no check before it writes
+    # the collector, off while a search might take the lean path, is on for the full CLI
+    assert gc.isenabled()
 
 
 def test_doctor_says_how_changes_are_seen_and_when_only_the_server_is_fast(
