@@ -130,6 +130,8 @@ def run(state: State, query: str, limit: int | None, scope: str | None, mode: st
     short = short_ids(searcher, [h.id for h in result.hits])
     if explain and result.when is not None:
         echo(f"dates: {result.when.describe()}")
+    if explain and result.absent is not None:
+        echo(f"absent: no memory names {result.absent!r}; meaning is no evidence of relevance")
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
@@ -161,7 +163,8 @@ def run(state: State, query: str, limit: int | None, scope: str | None, mode: st
                 + f" = {hit.composite:.3f} (score {hit.score:.3f})")
             echo("    voices: " + _voices_line(voices(hit)))
             echo(f"    relevance {hit.relevance:.3f}: meaning "
-                 f"{lay.get('meaning_relevance', 0.0):.3f}, words "
+                 f"{lay.get('meaning_relevance', 0.0):.3f}"
+                 + (" (absent name)" if "subject_absent" in lay else "") + ", words "
                  f"{lay.get('word_share', 0.0):.3f}")
 
 
