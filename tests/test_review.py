@@ -206,3 +206,23 @@ def test_ids_are_read_as_everywhere_else(memx: Memx, repo: Path) -> None:
     assert result.err.startswith(f"memx: error: '{fix[:2]}' matches 2 pending memories")
     out = memx.ok("review", "--accept", fix[:20].upper().replace("0", "O"))
     assert out.splitlines()[0] == "Accepted (staged) 1 memory"
+
+
+def test_listed_ids_are_long_enough_to_name_one_memory(memx: Memx, repo: Path) -> None:
+    """Ids made in one burst (an ingest) can share their first 12 characters: each is
+    listed by the prefix no other memory shares, as memx list does, so memx show and
+    --accept take what review printed; an id alone at 12 characters stays that short."""
+    twins = ["01jd3k7m2x9qa" + "0" * 13, "01jd3k7m2x9qa" + "1" * 13]
+    alone = "01jd3k7m2x9z" + "2" * 14
+    for wanted, text in zip([*twins, alone], ["first twin", "second twin", "alone"]):
+        made = memx.ok("add", text, "--raw").strip()
+        old = repo / ".memx" / "memories" / f"{made}.yaml"
+        (old.parent / f"{wanted}.yaml").write_text(old.read_text().replace(made, wanted))
+        old.unlink()
+    text = memx.ok("review")
+    shown = {line.split()[0] for line in text.splitlines() if line.startswith("  01")}
+    assert shown == {twins[0][:14], twins[1][:14], alone[:12]}
+    for prefix in shown:
+        assert memx.ok("show", prefix, "--json")
+    out = memx.ok("review", "--accept", twins[1][:14])
+    assert out.splitlines()[1].split()[0] == twins[1][:14]

@@ -37,6 +37,17 @@ def emit_json_rows(payload: dict[str, Any], key: str, rows: Iterable[Any]) -> No
     click.echo(tail)
 
 
+def short_ids(repo: Any, ids: Iterable[str]) -> dict[str, str]:
+    """The shortest prefix of each of ``ids`` that no other memory of the stores ``repo``
+    sees shares, so ``memx show`` and ``memx review --accept`` take it as printed (ids made
+    in one burst, as an ingest's, can share their first 12 characters)."""
+    from memx_cli.store.ids import abbreviate
+
+    wanted = list(ids)
+    known = [memory_id for store in repo.stores() for memory_id in store.ids()]
+    return abbreviate([*known, *wanted], wanted=wanted)
+
+
 def summary(mem: Memory, short_id: str, marks: str = "", width: int | None = None) -> str:
     """One line for ``mem``, cut to ``width`` (the terminal's when not given: a caller
     printing many lines asks once, not per line)."""

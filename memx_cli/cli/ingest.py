@@ -7,7 +7,7 @@ from typing import IO, Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import counted, emit_json, one_line
+from memx_cli.cli._output import counted, emit_json, one_line, short_ids
 from memx_cli.jsonout import ingest_json
 
 
@@ -113,10 +113,10 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     if as_json:
         emit_json(ingest_json(outcome, dry_run))
         return
-    _print(outcome, dry_run, show_stats)
+    _print(repo, outcome, dry_run, show_stats)
 
 
-def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
+def _print(repo: Any, outcome: Any, dry_run: bool, show_stats: bool) -> None:
     stats = outcome.stats
     unit = {"json": "message", "jsonl": "message", "ci-log": "step"}.get(outcome.format, "block")
     read = counted(stats.records, unit)
@@ -141,8 +141,9 @@ def _print(outcome: Any, dry_run: bool, show_stats: bool) -> None:
         click.echo(f"Stored {counted(len(outcome.results) - known, 'memory', 'memories')} from {read}"
                    + (f", {known} already present" if known else ""))
         width = 100
+        short = short_ids(repo, [result.memory.id for result in outcome.results])
         for item, result in zip(outcome.items, outcome.results):
-            click.echo(f"  {result.memory.id[:12]}  {result.message:<10} {item.rule:<12} "
+            click.echo(f"  {short[result.memory.id]}  {result.message:<10} {item.rule:<12} "
                        f"{item.section}/{item.type} {item.score:>3}  "
                        f"{one_line(item.content, width - 50)}")
     if show_stats:

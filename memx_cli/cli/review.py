@@ -6,7 +6,7 @@ from typing import Any
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, one_line
+from memx_cli.cli._output import emit_json, one_line, short_ids
 
 
 @click.command("review")
@@ -47,10 +47,11 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str
     if action is None:
         if ids or everything:
             raise click.UsageError("say what to do with them: --accept, --reject or --edit")
+        short = short_ids(repo, [p.memory.id for p in found])
         if as_json or not sys.stdin.isatty():
-            _list(found, base, as_json)
+            _list(found, base, as_json, short)
             return
-        _interactive(state, found)
+        _interactive(state, found, short)
         return
     if bool(ids) == everything:
         raise click.UsageError(f"name the memories to {action} (ID...) or pass --all")
@@ -67,11 +68,12 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str
         emit_json({"action": action, "ids": [p.memory.id for p in chosen]})
         return
     click.echo(f"{done[action]} {len(chosen)} memor{'y' if len(chosen) == 1 else 'ies'}")
+    short = short_ids(repo, [p.memory.id for p in chosen])
     for item in chosen:
-        click.echo(f"  {item.memory.id[:12]}  {one_line(item.memory.content, 70)}")
+        click.echo(f"  {short[item.memory.id]}  {one_line(item.memory.content, 70)}")
 
 
-def _list(found: list[Any], base: str | None, as_json: bool) -> None:
+def _list(found: list[Any], base: str | None, as_json: bool, short: dict[str, str]) -> None:
     if as_json:
         emit_json({"base": base, "pending": [p.as_dict() for p in found]})
         return
@@ -85,13 +87,13 @@ def _list(found: list[Any], base: str | None, as_json: bool) -> None:
     learned = "learned " if all(item.rule for item in found) else ""
     click.echo(f"{len(found)} {learned}memor{'y' if one else 'ies'} {what}:")
     for item in found:
-        click.echo(_block(item))
+        click.echo(_block(item, short))
 
 
-def _block(item: Any) -> str:
+def _block(item: Any, short: dict[str, str]) -> str:
     mem = item.memory
     score = f"score {mem.instructivity}" if mem.instructivity is not None else "no score"
-    head = (f"\n  {mem.id[:12]}  {item.state:<9} {item.rule or mem.kind:<12} {score}  "
+    head = (f"\n  {short[mem.id]}  {item.state:<9} {item.rule or mem.kind:<12} {score}  "
             f"from {item.origin}  proposed by {item.proposer}")
     lines = [head, f"    {one_line(mem.content, 200)}"]
     if "policy-suggestion" in mem.tags:
@@ -100,7 +102,7 @@ def _block(item: Any) -> str:
     return "\n".join(lines)
 
 
-def _interactive(state: State, found: list[Any]) -> None:
+def _interactive(state: State, found: list[Any], short: dict[str, str]) -> None:
     from memx_cli.operations import review
 
     repo = state.repo()
@@ -109,7 +111,7 @@ def _interactive(state: State, found: list[Any]) -> None:
         return
     counts = {"accepted": 0, "edited": 0, "rejected": 0, "skipped": 0}
     for number, item in enumerate(found, 1):
-        click.echo(f"[{number}/{len(found)}]" + _block(item))
+        click.echo(f"[{number}/{len(found)}]" + _block(item, short))
         answer = click.prompt("  [a]ccept, [e]dit, [r]eject, [s]kip, [q]uit",
                               type=click.Choice(["a", "e", "r", "s", "q"]), default="s",
                               show_choices=False)

@@ -8,7 +8,7 @@ from typing import IO
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import one_line
+from memx_cli.cli._output import one_line, short_ids
 
 
 def _sink(stream: IO[str]) -> Callable[[bytes], None]:
@@ -63,8 +63,10 @@ def run_cmd(state: State, quiet: bool, command: tuple[str, ...]) -> None:
     except MemxError as exc:
         click.echo(f"memx: warning: run not recorded: {exc}", err=True)
     else:
+        if outcome.results and not quiet:
+            short = short_ids(state.repo(), [r.memory.id for r in outcome.results])
         for item, result in zip(outcome.items, outcome.results):
             if not quiet:
-                click.echo(f"memx: note: {result.message} {result.memory.id[:12]} "
+                click.echo(f"memx: note: {result.message} {short[result.memory.id]} "
                            f"({item.rule}): {one_line(item.content, 80)}", err=True)
     click.get_current_context().exit(record.exit_code)
