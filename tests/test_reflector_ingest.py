@@ -159,6 +159,27 @@ def test_bad_input_is_one_line_and_stores_nothing(memx: Memx, repo: Path) -> Non
     assert memories(repo) == []
 
 
+def test_json_nested_too_deep_is_bad_input_not_a_crash(memx: Memx, repo: Path) -> None:
+    """Python's JSON reader gives up past its stack (RecursionError, not ValueError): a
+    document that deep is a one-line error, a line that deep in a session is skipped
+    like any unreadable line, and a tool call's arguments that deep stay text."""
+    deep = "[" * 100_000 + "]" * 100_000
+    result = memx("ingest", "--format", "json", "-", input=deep)
+    assert (result.code, result.err) == (2, "memx: error: <stdin>: JSON nested too deep to "
+                                            "read; a transcript is an array of messages\n")
+    result = memx("ingest", "-", input='{"messages": ' + deep + "}")  # sniffed as JSON
+    assert result.code == 2 and "JSON nested too deep" in result.err
+    assert memories(repo) == []
+    session = transcript().replace("\n", "\n" + deep + "\n", 1)  # after its first record
+    out = json.loads(memx.ok("ingest", "-", "--json", "--dry-run", input=session))
+    assert out["stats"]["skipped"] == 1
+    assert [c["rule"] for c in out["candidates"]] == ["ErrorFix"]  # the rest read as before
+    call = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "function": {"name": "bash", "arguments": deep}}]}
+    result = memx("ingest", "--format", "json", "-", input=json.dumps([call]))
+    assert result.code == 0, result.err
+
+
 def test_a_memory_from_a_transcript_is_dated_when_it_was_said(memx: Memx, repo: Path) -> None:
     """Issue 16: a memory distilled from a transcript carries the time of the message it
     comes from (Claude Code, Codex and Gemini records have a ``timestamp``), not the time

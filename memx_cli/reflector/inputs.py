@@ -207,7 +207,7 @@ class Reader:
                 continue
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested deeper than Python's stack
                 self.skipped += 1
                 continue
             yield from self._record(record, number, state)
@@ -231,6 +231,9 @@ class Reader:
         except ValueError as exc:
             raise InputError(f"{self.name}: invalid JSON ({exc}); use --format text for "
                              "plain text") from None
+        except RecursionError:
+            raise InputError(f"{self.name}: JSON nested too deep to read; a transcript is "
+                             "an array of messages") from None
         if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
             self.session = self.session or _text_or_none(
                 doc.get("session") or doc.get("id") or doc.get("sessionId"))
@@ -279,8 +282,8 @@ def sniff(head: bytes) -> str:
         first = text.split(b"\n", 1)[0]
         try:
             record = json.loads(first)
-        except ValueError:
-            return "json"  # a document spread over lines
+        except (ValueError, RecursionError):
+            return "json"  # a document spread over lines (or too deep: its error then)
         return "json" if isinstance(record, dict) and "messages" in record else "jsonl"
     return "text"
 

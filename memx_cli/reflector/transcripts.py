@@ -434,6 +434,6 @@ def _loads(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             return value
     return value
