@@ -159,7 +159,8 @@ def ingest_json(outcome: Any, dry_run: bool) -> dict[str, Any]:
     stored = [{"id": r.memory.id, "action": r.message, "path": str(r.path)}
               for r in outcome.results]
     return {"dry_run": dry_run, "format": outcome.format, "candidates": candidates,
-            "stored": stored, "stats": outcome.stats.as_dict()}
+            "stored": stored, "already_ingested": outcome.already_seen,
+            "stats": outcome.stats.as_dict()}
 
 
 def instructions_json(found: Any, results: Any, dry_run: bool) -> dict[str, Any]:

@@ -78,13 +78,14 @@ def test_secrets_in_the_distilled_text_are_masked(memx: Memx, repo: Path) -> Non
 def test_dry_run_prints_candidates_and_writes_nothing(memx: Memx, repo: Path) -> None:
     (repo / "session.jsonl").write_text(transcript())
     out = memx.ok("ingest", "session.jsonl", "--dry-run")
-    assert out.startswith("Dry run: 1 candidates from 7 messages; nothing written\n\n"
+    assert out.startswith("Dry run: 1 candidate from 7 messages; nothing written\n\n"
                           "ErrorFix  score ")
     assert "  debugging/pitfall  [pytest]\n  Error: `pytest -q` — ImportError: cannot import" in out
     assert memories(repo) == []
     assert not (repo / ".memx" / "local" / "reflector-history.jsonl").exists()
     data = json.loads(memx.ok("ingest", "session.jsonl", "--dry-run", "--json"))
-    assert set(data) == {"dry_run", "format", "candidates", "stored", "stats"}
+    assert set(data) == {"dry_run", "format", "candidates", "stored", "already_ingested",
+                         "stats"}
     assert (data["dry_run"], data["format"], data["stored"]) == (True, "jsonl", [])
     [candidate] = data["candidates"]
     assert (candidate["rule"], candidate["section"], candidate["type"]) == (
@@ -98,7 +99,7 @@ def test_stats_report_candidates_and_llm_use(memx: Memx) -> None:
     out = memx.ok("ingest", "-", "--stats", "--dry-run",
                   input="Raised MAX_POOL_SIZE from 10 to 50 after the load test.\n\nthanks")
     assert out.endswith("\ninput: text, 2 blocks read, 0 records skipped, ~14 tokens\n"
-                        "rules: 1 candidates, 1 kept, 0 below min_score\n"
+                        "rules: 1 candidate, 1 kept, 0 below min_score\n"
                         "llm: not used (ace.reflector.mode is rules)\n")
 
 
@@ -115,6 +116,20 @@ def test_ingesting_a_session_again_stores_only_what_is_new(memx: Memx, repo: Pat
     assert memx.ok("ingest", "session.jsonl") == \
         "Nothing to remember in 7 messages (1 already ingested)\n"
     assert len(memories(repo)) == 1
+    again = json.loads(memx.ok("ingest", "session.jsonl", "--json"))
+    assert (again["stored"], again["already_ingested"]) == ([], 1)
+
+
+def test_an_empty_input_and_one_without_messages_say_so(memx: Memx, repo: Path) -> None:
+    """Nothing read is told apart from nothing learned: an empty input is empty, a JSONL
+    file of records that are no messages says how many it read; with messages, the
+    count as before."""
+    (repo / "empty.log").write_text("")
+    assert memx.ok("ingest", "empty.log") == "Nothing to remember: the input is empty\n"
+    (repo / "other.jsonl").write_text('{"a": 1}\nnot json\n')
+    assert memx.ok("ingest", "other.jsonl") == "Nothing to remember: no message among 2 records\n"
+    first = json.loads(memx.ok("ingest", "-", "--json", input=transcript()))
+    assert first["already_ingested"] == 0 and len(first["stored"]) == 1
 
 
 def test_ci_logs_record_their_run_and_lines(memx: Memx, repo: Path,

@@ -126,11 +126,15 @@ def _print(repo: Any, outcome: Any, dry_run: bool, show_stats: bool) -> None:
         for result in outcome.results:
             click.echo(result.memory.id)
         return
-    if not outcome.items:
+    if not outcome.items and not stats.records:
+        click.echo(f"Nothing to remember: no message among {counted(stats.skipped, 'record')}"
+                   if stats.skipped else "Nothing to remember: the input is empty")
+    elif not outcome.items:
         seen = f" ({outcome.already_seen} already ingested)" if outcome.already_seen else ""
         click.echo(f"Nothing to remember in {read}{seen}")
     elif dry_run:
-        click.echo(f"Dry run: {len(outcome.items)} candidates from {read}; nothing written")
+        click.echo(f"Dry run: {counted(len(outcome.items), 'candidate')} from {read}; "
+                   "nothing written")
         for item in outcome.items:
             click.echo(f"\n{item.rule}  score {item.score}  {item.section}/{item.type}  "
                        f"[{', '.join(item.tools)}]")
@@ -149,7 +153,7 @@ def _print(repo: Any, outcome: Any, dry_run: bool, show_stats: bool) -> None:
     if show_stats:
         click.echo(f"\ninput: {outcome.format}, {read} read, {stats.skipped} records skipped, "
                    f"~{stats.input_tokens} tokens")
-        click.echo(f"rules: {stats.candidates} candidates, {stats.kept} kept, "
+        click.echo(f"rules: {counted(stats.candidates, 'candidate')}, {stats.kept} kept, "
                    f"{stats.below_min} below min_score")
         if stats.mode == "rules":
             click.echo("llm: not used (ace.reflector.mode is rules)")
