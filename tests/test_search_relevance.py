@@ -177,6 +177,11 @@ def test_a_question_about_a_name_the_store_never_mentions_finds_nothing(big: Mem
                   "--explain").splitlines()
     assert text[0] == "absent: no memory names 'Datadog'; meaning is no evidence of relevance"
     assert any(line.startswith("    relevance ") and "(absent name)" in line for line in text)
+    quiet = big("search", "who gets paged when Datadog reports errors?", "--explain")
+    assert quiet.out == ("absent: no memory names 'Datadog'; meaning is no evidence of "
+                         "relevance\n")  # why nothing is listed, not the notice alone
+    assert quiet.err == "Nothing relevant (--closest lists the closest memories anyway).\n"
+    assert result.out == ""  # without --explain: the notice only
 
 
 def test_a_name_in_tags_only_is_mentioned(big: Memx) -> None:

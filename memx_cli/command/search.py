@@ -118,7 +118,11 @@ def run(state: State, query: str, limit: int | None, scope: str | None, mode: st
     if as_json:
         emit_json(search_json(result, explain))
         return
-    if not result.hits:
+    if explain and result.when is not None:
+        echo(f"dates: {result.when.describe()}")
+    if explain and result.absent is not None:
+        echo(f"absent: no memory names {result.absent!r}; meaning is no evidence of relevance")
+    if not result.hits:  # --explain still says what it read in the query (above)
         if result.over_budget:
             echo(f"No result fits the token budget ({result.over_budget} skipped); "
                  "raise --budget.", err=True)
@@ -128,10 +132,6 @@ def run(state: State, query: str, limit: int | None, scope: str | None, mode: st
         return
     width = terminal_width()
     short = short_ids(searcher, [h.id for h in result.hits])
-    if explain and result.when is not None:
-        echo(f"dates: {result.when.describe()}")
-    if explain and result.absent is not None:
-        echo(f"absent: no memory names {result.absent!r}; meaning is no evidence of relevance")
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
