@@ -97,4 +97,12 @@ def test_bad_input_is_one_line_and_changes_nothing(memx: Memx, repo: Path) -> No
     result = memx("ingest")
     assert (result.code, result.err.splitlines()[-1]) == (
         2, "memx: error: give FILE (or - for standard input), or --git-log [RANGE]")
+    result = memx("ingest", "--git-log", "HEAD~1..HEAD", "notes.log")
+    assert (result.code, result.err.splitlines()[-1]) == (
+        2, "memx: error: --git-log reads the repository's history, not notes.log: give FILE "
+           "or --git-log, not both")
+    for bad in ("HEAD\nmain", "", "  "):  # a line break would split git's error in two
+        result = memx("ingest", "--git-log", bad)
+        assert (result.code, result.err) == (
+            2, f"memx: error: not a revision range: {bad!r}; give one such as v1.0..main\n")
     assert stored(repo) == []

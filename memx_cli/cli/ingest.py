@@ -87,7 +87,10 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     """
     from memx_cli.operations.reflect import ingest
 
-    if (file is None) == (git_log is None):
+    if file is not None and git_log is not None:
+        raise click.UsageError(f"--git-log reads the repository's history, not {file}: give "
+                               "FILE or --git-log, not both")
+    if file is None and git_log is None:
         raise click.UsageError("give FILE (or - for standard input), or --git-log [RANGE]")
     repo = state.repo()
     if git_log is not None:

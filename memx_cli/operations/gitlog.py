@@ -104,8 +104,9 @@ def ingest_git_log(repo: Repo, rev_range: str = "HEAD", *, dry_run: bool = False
     from memx_cli.reflector import commit as rules
     from memx_cli.reflector.pipeline import Settings
 
-    if rev_range.startswith("-"):
-        raise GitLogError(f"not a revision range: {rev_range}")
+    if not rev_range.strip() or rev_range.startswith("-") or not rev_range.isprintable():
+        # an option, nothing, or a line break (git's error would then span lines)
+        raise GitLogError(f"not a revision range: {rev_range!r}; give one such as v1.0..main")
     outcome = GitLogOutcome(merges=read.count_merges(repo, rev_range))
     seen = _seen(repo)
     settings = Settings.from_config(repo.config)
