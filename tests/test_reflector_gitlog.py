@@ -101,6 +101,15 @@ def test_bad_input_is_one_line_and_changes_nothing(memx: Memx, repo: Path) -> No
     assert (result.code, result.err.splitlines()[-1]) == (
         2, "memx: error: --git-log reads the repository's history, not notes.log: give FILE "
            "or --git-log, not both")
+    result = memx("ingest", "--git-log", "--stats", "--raw", "--dry-run")
+    assert (result.code, result.err.splitlines()[-1]) == (
+        2, "memx: error: --stats and --raw are for a FILE, not --git-log")  # not ignored
+    (repo / "notes.log").write_text("nothing much\n")
+    result = memx("ingest", "notes.log", "--budget", "3", "--dry-run")
+    assert (result.code, result.err.splitlines()[-1]) == (
+        2, "memx: error: --budget is for --git-log, not a FILE")
+    assert memx.ok("ingest", "notes.log", "--stats", "--dry-run")  # where they belong
+    assert memx.ok("ingest", "--git-log", "--budget", "3", "--all", "--dry-run")
     for bad in ("HEAD\nmain", "", "  "):  # a line break would split git's error in two
         result = memx("ingest", "--git-log", bad)
         assert (result.code, result.err) == (

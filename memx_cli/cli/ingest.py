@@ -92,6 +92,13 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
                                "FILE or --git-log, not both")
     if file is None and git_log is None:
         raise click.UsageError("give FILE (or - for standard input), or --git-log [RANGE]")
+    # an option the other input has no use for would be ignored without a word
+    if git_log is not None:
+        _refuse_unused({"--format": fmt != "auto", "--source": source, "--session": session,
+                        "--stats": show_stats, "--raw": raw}, "a FILE, not --git-log")
+    else:
+        _refuse_unused({"--all": show_all, "--budget": budget is not None},
+                       "--git-log, not a FILE")
     repo = state.repo()
     if git_log is not None:
         from memx_cli.cli.ingest_git import git_log_cmd
@@ -117,6 +124,13 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
         emit_json(ingest_json(outcome, dry_run))
         return
     _print(repo, outcome, dry_run, show_stats)
+
+
+def _refuse_unused(given: dict[str, Any], meant: str) -> None:
+    names = [name for name, value in given.items() if value]
+    if names:
+        listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise click.UsageError(f"{listed} {'is' if len(names) == 1 else 'are'} for {meant}")
 
 
 def _print(repo: Any, outcome: Any, dry_run: bool, show_stats: bool) -> None:
