@@ -128,6 +128,9 @@ def test_an_empty_input_and_one_without_messages_say_so(memx: Memx, repo: Path) 
     assert memx.ok("ingest", "empty.log") == "Nothing to remember: the input is empty\n"
     (repo / "other.jsonl").write_text('{"a": 1}\nnot json\n')
     assert memx.ok("ingest", "other.jsonl") == "Nothing to remember: no message among 2 records\n"
+    (repo / "one.jsonl").write_text('{"a": 1}\n')
+    assert "input: jsonl, 0 messages read, 1 record skipped, " in memx.ok("ingest", "one.jsonl",
+                                                                            "--stats")
     first = json.loads(memx.ok("ingest", "-", "--json", input=transcript()))
     assert first["already_ingested"] == 0 and len(first["stored"]) == 1
 

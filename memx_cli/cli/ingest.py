@@ -168,7 +168,7 @@ def _print(repo: Any, outcome: Any, dry_run: bool, show_stats: bool) -> None:
                        f"{item.section}/{item.type} {item.score:>3}  "
                        f"{one_line(item.content, width - 50)}")
     if show_stats:
-        click.echo(f"\ninput: {outcome.format}, {read} read, {stats.skipped} records skipped, "
+        click.echo(f"\ninput: {outcome.format}, {read} read, {counted(stats.skipped, 'record')} skipped, "
                    f"~{stats.input_tokens} tokens")
         click.echo(f"rules: {counted(stats.candidates, 'candidate')}, {stats.kept} kept, "
                    f"{stats.below_min} below min_score")
