@@ -4,7 +4,8 @@ The bundled model (``memx_cli/model/``, built by ``scripts/build_model.py``) is
 a model2vec static model: a tokenizer plus one embedding row per token. Going
 through ``model2vec.StaticModel`` costs about 0.4 s of imports per process, so
 ``StaticEncoder`` reads the same files itself with only numpy and tokenizers
-and reproduces ``StaticModel.encode`` (model2vec 0.10): tokenize without
+(and for plain ASCII text of the bundled tokenizer not even tokenizers:
+memx_cli/wordpiece.py) and reproduces ``StaticModel.encode`` (model2vec 0.10): tokenize without
 special tokens, truncate to ``max_length`` tokens, drop the unknown-token id,
 look rows up (through ``mapping`` and times ``weights`` when the file has
 them), mean-pool, L2-normalise. Integer (int8) rows are used as stored, as
@@ -62,6 +63,11 @@ def user_environ() -> dict[str, str]:
     """The environment as the user gave it, for commands memx runs on their behalf."""
     return {k: v for k, v in os.environ.items() if k not in _blas_added}
 
+
+# Batches up to this many texts (a search, a write's Curator) are tokenized in Python
+# while the plain ASCII tokenizer serves (memx_cli/wordpiece.py); a larger one (an index
+# build) by the tokenizers library, whose threads share the batch, once it is built.
+_FAST_BATCH = 64
 
 _SAFETENSORS_DTYPES = {"I8": "int8", "U8": "uint8", "I16": "int16", "I32": "int32", "I64": "int64",
                        "F16": "float16", "F32": "float32", "F64": "float64"}
@@ -190,7 +196,8 @@ class StaticEncoder:
 
     def _load(self, path: Path, model_id: str | None) -> None:
         import numpy as np
-        from tokenizers import Tokenizer
+
+        from memx_cli.wordpiece import AsciiWordPiece
 
         if not path.is_dir():
             raise NotADirectoryError("not a directory" if path.exists() else "no such directory")
@@ -216,9 +223,17 @@ class StaticEncoder:
         if embedding.ndim != 2 or embedding.shape[0] == 0 or embedding.shape[1] == 0:
             raise ValueError(f"embedding matrix has shape {embedding.shape}, expected (tokens, dim)")
 
-        tokenizer = Tokenizer.from_str(tokenizer_bytes.decode("utf-8"))
-        tokenizer.no_padding()
-        vocab_size = tokenizer.get_vocab_size(with_added_tokens=True)
+        # The bundled tokenizer's ASCII half needs no tokenizers library (issue 29): the
+        # real one is built on the first text that is not plain ASCII.
+        fast = AsciiWordPiece.for_tokenizer(tokenizer_bytes)
+        max_length = config.get("max_length", _DEFAULT_MAX_LENGTH)
+        self.max_length: int | None = None if max_length is None else int(max_length)
+        self._tokenizer_json = tokenizer_bytes
+        self._built: Tokenizer | None = None
+        if fast is None:
+            vocab_size = self._tokenizer.get_vocab_size(with_added_tokens=True)
+        else:
+            vocab_size = fast.vocab_size
         if mapping is None and embedding.shape[0] != vocab_size:
             raise ValueError(f"{vocab_size} tokens but {embedding.shape[0]} embedding rows")
         if mapping is not None:
@@ -229,12 +244,6 @@ class StaticEncoder:
         if weights is not None and (weights.ndim != 1 or weights.shape[0] != vocab_size):
             raise ValueError("token weights do not match the vocabulary")
 
-        max_length = config.get("max_length", _DEFAULT_MAX_LENGTH)
-        if max_length is not None:
-            max_length = int(max_length)
-            tokenizer.enable_truncation(max_length)
-        else:
-            tokenizer.no_truncation()
 
         # The identity hash costs ~10 ms; it is computed only when asked for (the index
         # notices model changes by file size and mtime on the search path).
@@ -242,14 +251,28 @@ class StaticEncoder:
         self._files = (path / tensors_name, path / tokenizer_name, path / config_name)
         self.dim: int = int(embedding.shape[1])
         self.normalize: bool = bool(config.get("normalize", False))
-        self.max_length: int | None = max_length
         self._embedding = embedding
         self._weights = weights
         self._mapping = mapping
-        self._tokenizer = tokenizer
-        self._unk_id = _unk_token_id(tokenizer)
-        self._median_token_length: int | None = None
+        self._fast = fast
+        self._unk_id = _unk_token_id(self._tokenizer) if fast is None else fast.unk_id
+        self._median_token_length = None if fast is None else fast.median_token_length
         self._np = np
+
+    @property
+    def _tokenizer(self) -> Tokenizer:
+        """The tokenizers library's tokenizer, built on first use."""
+        if self._built is None:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_str(self._tokenizer_json.decode("utf-8"))
+            tokenizer.no_padding()
+            if self.max_length is not None:
+                tokenizer.enable_truncation(self.max_length)
+            else:
+                tokenizer.no_truncation()
+            self._built = tokenizer
+        return self._built
 
     @property
     def model_id(self) -> str:
@@ -281,9 +304,16 @@ class StaticEncoder:
         if self.max_length is not None and any(len(t) > self.max_length for t in texts):
             limit = self._char_limit()
             texts = [t[:limit] for t in texts]
-        tok = self._tokenizer
-        batch = getattr(tok, "encode_batch_fast", tok.encode_batch)
-        ids = [enc.ids for enc in batch(texts, add_special_tokens=False)]
+        fast = self._fast
+        if (fast is not None and self._built is None and len(texts) <= _FAST_BATCH
+                and all(fast.plain(t) for t in texts)):
+            ids = [fast.encode(t) for t in texts]
+            if self.max_length is not None:
+                ids = [seq[:self.max_length] for seq in ids]
+        else:
+            tok = self._tokenizer
+            batch = getattr(tok, "encode_batch_fast", tok.encode_batch)
+            ids = [enc.ids for enc in batch(texts, add_special_tokens=False)]
         if self._unk_id is not None:
             unk = self._unk_id
             ids = [[i for i in seq if i != unk] for seq in ids]
