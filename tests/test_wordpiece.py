@@ -116,3 +116,17 @@ def test_a_damaged_file_is_not_used(tmp_path: Path) -> None:
         assert AsciiWordPiece.for_tokenizer(data, path) is None
     path.write_bytes(good)
     assert AsciiWordPiece.for_tokenizer(data, path) is not None
+
+
+@pytest.mark.parametrize(("text", "imported"), [("Run the migrations before deploy", False),
+                                                ("部署之前先运行迁移", True)])
+def test_a_process_embedding_plain_text_never_imports_tokenizers(text: str,
+                                                                 imported: bool) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom memx_cli.embed import load_encoder\n"
+            f"load_encoder(None).encode([{text!r}])\nprint('tokenizers' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == str(imported)
