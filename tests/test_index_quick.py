@@ -393,3 +393,27 @@ def test_writes_one_after_another_add_to_one_claim(memx: Memx, repo: Path,
     assert keyword(repo, "nightly backup") == [BACKUP]
     assert keyword(repo, "second Tuesday") == ["Release branches are cut every second Tuesday"]
     assert scans == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names open files by /proc")
+def test_a_write_syncs_its_memory_but_not_the_index_state(memx: Memx, repo: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """state.json is a cache written after the index it describes (issue 29): replaced
+    at once, never synced; the memory file a write makes is synced, as before."""
+    memx.ok("add", "the staging database is rebuilt every night")
+    memx.ok("search", "staging database")  # indexed, with a stamp
+    synced: list[str] = []
+    real = os.fsync
+
+    def recording(fd: int) -> None:
+        synced.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", recording)
+    before = (repo / ".memx" / "cache" / "state.json").read_bytes()
+    new_id = memx.ok("add", "deploys to production need two approvals").split()[0]
+    assert (repo / ".memx" / "cache" / "state.json").read_bytes() != before  # rewritten
+    assert any(name.startswith(f".{new_id}.yaml") for name in synced), synced
+    assert not any("state.json" in name for name in synced), synced
+    assert memx.ok("search", "production approvals", "--mode", "keyword").startswith(new_id[:8])

@@ -9,7 +9,6 @@ stays the only truth: deleting ``cache/`` loses nothing.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -27,12 +26,19 @@ from memx_cli.freshness.quick import (
     same_index,
 )
 from memx_cli.freshness.scan import ListedIds, Seen, scan, shift, stat_ids
-from memx_cli.fsutil import atomic_write
 from memx_cli.index.documents import build_documents
 from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
-from memx_cli.index.state import dir_times, load_manifest, read_state, stamp_for, wipe, write_state
+from memx_cli.index.state import (
+    dir_times,
+    load_manifest,
+    read_state,
+    save_state,
+    stamp_for,
+    wipe,
+    write_state,
+)
 from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
@@ -312,9 +318,9 @@ class StoreIndex:
         with self.store.lock():
             if read_state(self.state_path) != state:
                 return state
-            atomic_write(self.state_path, json.dumps(
-                {**{k: v for k, v in state.items() if k != "written"},
-                 "quick": seen.digest(), "look": seen.to_json()}).encode())
+            save_state(self.state_path,
+                       {**{k: v for k, v in state.items() if k != "written"},
+                        "quick": seen.digest(), "look": seen.to_json()})
             now = read_state(self.state_path)
         return now if now is not None else state
 
@@ -352,10 +358,10 @@ class StoreIndex:
             if read_state(self.state_path) != state:
                 return  # another process moved the index meanwhile
             kept = {k: v for k, v in state.items() if k not in ("written", "look")}
-            atomic_write(self.state_path, json.dumps({
+            save_state(self.state_path, {
                 **kept, "quick": quick, "basis": new.to_json() if new is not None else None,
                 **({"look": taken.to_json()} if quick is not None and taken is not None
-                   else {})}).encode())
+                   else {})})
             self._last = (seen, read_state(self.state_path))
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
@@ -475,9 +481,9 @@ class StoreIndex:
             if (now is None or self._last is None or not same_index(now, self._last[1])
                     or now.get("quick") is not None or now.get("basis") != state.get("basis")):
                 return False
-            atomic_write(self.state_path, json.dumps(
-                {**{k: v for k, v in now.items() if k != "written"}, "quick": before,
-                 "look": taken.to_json()}).encode())
+            save_state(self.state_path,
+                       {**{k: v for k, v in now.items() if k != "written"}, "quick": before,
+                        "look": taken.to_json()})
             self._last = (self._last[0], read_state(self.state_path))
         return True
 
