@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memx_cli"
 # The base modules allowed beside the packages at the top of memx_cli/.
 BASE_MODULES = {"__init__", "__main__", "api", "clock", "config", "doctor", "e5", "embed",
                 "errors", "executable", "external", "fsutil", "git", "jsonout", "safeyaml",
-                "services", "textproc", "yamledit"}
+                "services", "textproc", "wordpiece", "yamledit"}
 
 # The floors of memx_cli, lowest first (issue 28; docs/architecture.md draws them). A module
 # may import at run time from its own floor or any floor below, never from one above, and
@@ -25,7 +25,7 @@ FLOORS: tuple[frozenset[str], ...] = tuple(frozenset(floor) for floor in (
     # (services: the protocols a host lends the library through, types only)
     {"__init__", "clock", "errors", "external", "fsutil", "git", "safeyaml", "services",
      "textproc", "yamledit"},
-    {"privacy", "embed", "e5"},  # text masking; the model
+    {"privacy", "embed", "e5", "wordpiece"},  # text masking; the model
     {"config"},
     {"store"},  # memory files, access grants, working notes, recall counts
     {"freshness"},  # whether an index is current: file events, else its own check by time
