@@ -175,3 +175,23 @@ def test_a_lesson_never_holds_lines_of_a_multi_line_secret() -> None:
                   "u: that worked, thanks")
     assert "[REDACTED:private_key]" in item.content
     assert not any(line[:20] in item.content for line in body)
+
+
+@pytest.mark.parametrize("request_", [
+    "let's make the \"memo export\" command hidden",
+    "make the \"memo export\" command hidden",
+    "please make \"memo export\" hidden",
+])
+def test_a_request_for_work_is_no_error_of_an_episode(request_: str) -> None:
+    # the user's words ask for work and say nothing fails: the work done is no fix, and
+    # the request is never a memory's Error (the next request overturns it besides)
+    reply = "thinking again: let's completely remove the export command"
+    assert chat(f"u: {request_}",
+                "a: Pass `--hidden` to its registration: `register(export, hidden=True)`.",
+                f"u: {reply}") == []
+    # control: a failure the user reports, the same proposal and the same reply
+    [item] = chat("u: the \"memo export\" command hangs on an empty store",
+                  "a: Pass `--no-index` to the export: `memo export --no-index`.",
+                  f"u: {reply}")
+    assert item.rule == "ErrorFix"
+    assert item.content.startswith("Error: the \"memo export\" command hangs on an empty store")

@@ -83,13 +83,15 @@ CLOSED = frozenset(_CLOSED.split())
 DETERMINER = frozenset(_DETERMINERS.split())
 
 
-def imperative(sentence: str) -> bool:
+def imperative(sentence: str, cased: bool = True) -> bool:
     """Whether ``sentence`` is an order ("Add a lookahead so …"): the fix of a commit, never
-    its cause, whatever "so that" it goes on with."""
+    its cause, whatever "so that" it goes on with. ``cased``: the verb is capitalised, as
+    a commit's subject is (people typing to an agent often do not: "make the command
+    hidden")."""
     words = sentence.strip().split(maxsplit=2)
     # a hyphenated verb is one word ("Lower-case the names", "Re-run the job")
     if len(words) < 2 or not words[0].replace("-", "").isalpha() \
-            or not words[0][:1].isupper():
+            or (cased and not words[0][:1].isupper()):
         return False
     if words[0].lower() in CLOSED or (len(words[0]) > 6 and words[0].endswith("ly")):
         return False  # "Previously the cache …": an adverb (Apply, Supply are orders)

@@ -33,6 +33,7 @@ from dataclasses import replace
 from memx_cli.reflector import evidence
 from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.commit_message import imperative
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.names import program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
@@ -73,6 +74,10 @@ USAGE = re.compile(r"(?im)\b(?:invalid|unrecognized|unknown|illegal)\s+(?:shorth
 # A sentence that announces the agent's next step ("Now let's fix the linter warning",
 # "I'll also update the docs"): said after a passing run it tells what comes next, not
 # why the fix worked.
+# A request for work: the speaker proposes it ("let's …"), asks for it ("please …",
+# "can you …") or orders it ("make the command hidden", below).
+REQUEST = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|then|also|and)\b[,\s]+)*"
+                     r"(?:let's|let\s+us|please|(?:can|could|would|will)\s+you)\b")
 NEXT_STEP = re.compile(r"(?i)^\W*(?:(?:now|next|then|also|so|ok|okay)\b[,\s]+)?"
                        r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|we'll|we\s+will|"
                        r"i\s+need\s+to|we\s+need\s+to|i'm\s+going\s+to)\b")
@@ -335,9 +340,11 @@ class Tracker:
         turn = sig.turn
         if turn.role == "user":
             # a user's words that could be a problem the next replies solve; a question
-            # ("why does this only work on unix?") asks for an answer, not a fix
+            # ("why does this only work on unix?") asks for an answer and a request for
+            # work ("let's make the start command hidden") for the work, not a fix: the
+            # user's words there name no failure for a memory's Error
             asks = bool(sig.spans) and all(sig.is_question(n) for n in range(len(sig.spans)))
-            self.latent = None if asks else Episode(
+            self.latent = None if asks or _requests(sig) else Episode(
                 turn.index, sig.lang, sig.sentence(0)[:240], None, turn.index,
                 context=[said_line(sig)])
         elif self.latent is not None and turn.role == "assistant":
@@ -450,6 +457,15 @@ def _asks_user(sig: Signals) -> bool:
     last = len(sig.spans) - 1
     return last >= 0 and (sig.is_question(last) or any(
         INVITES.match(sig.sentence(n)) for n in range(len(sig.spans))))
+
+
+def _requests(sig: Signals) -> bool:
+    """The user's message asks for work and says nothing fails: its first sentence is a
+    request ("let's …", "can you …", "please …") or an order ("remove the flag")."""
+    if not sig.spans or states_failure(sig):
+        return False
+    first = sig.sentence(0)
+    return bool(REQUEST.match(first)) or imperative(first, cased=False)
 
 
 def _called_again(attempt: Attempt, problem: str) -> bool:
