@@ -74,6 +74,23 @@ def test_a_numbered_list_the_user_does_not_quote_decides_nothing(memx: Memx, rep
     assert memx.ok("ingest", name) == "Nothing to remember in 3 messages\n"
 
 
+def test_an_option_picked_by_its_number_with_an_amendment_is_a_decision(
+        memx: Memx, repo: Path) -> None:
+    """A reply led by an offered item's bare number picks it; what follows amends the pick
+    and is kept in the user's words. A number that counts something picks nothing."""
+    def reply(words: str) -> str:
+        return (Session().user("the issue is that this only works with push access upstream, "
+                               "right?")
+                .say(APPROACHES).user(words).write(repo))
+    memx.ok("ingest", reply("3, but with the setting on for maintainers by default"))
+    assert contents(repo) == [
+        "Chose Option 3 — Hybrid; contributors with push access use the setting. (asked: "
+        "\"the issue is that this only works with push access upstream, right?\"). The user: "
+        "\"3, but with the setting on for maintainers by default\"."]
+    # control: the number counts the user's runs, no option is named
+    assert memx.ok("ingest", reply("2 runs failed on the fork today")).startswith("Nothing")
+
+
 def test_an_option_the_user_says_does_not_work_is_turned_down_not_chosen(
         memx: Memx, repo: Path) -> None:
     """"Option 1 doesn't work since …" names the option to turn it down: the memory keeps

@@ -35,7 +35,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   the question that led to it and the user's own words, never the other options.
   Options offered as a numbered list of bold titles ("1. **Keep them on the fork** — …")
   are picked by quoting one: the user's message repeats one item's title word for word
-  (pasted back, as people do), and no other item's. An option named to be turned down
+  (pasted back, as people do), and no other item's; or by leading with its bare number,
+  alone or amended ("3, but enabled by default": the pick and the user's amendment are the
+  decision; "2 tests fail" counts, it picks nothing). An option named to be turned down
   ("Option 1 doesn't work since the hash can change") is never the choice: the memory says
   it was turned down, with the user's reason.
 """
@@ -60,6 +62,10 @@ OFFERED = re.compile(rf"^\s*(?:#{{1,6}}\s*|[-*]\s+|\d+[.)]\s+)?(?:\*\*)?(?i:{LAB
 NAMED = re.compile(rf"(?i)(?<!not )(?<!no )\b{LABEL}")
 # A numbered list item led by a bold title: "1. **Title** — what it means".
 LISTED = re.compile(r"^\s*(\d{1,2})[.)]\s+\*\*([^*\n]{3,200})\*\*\s*[:.—–-]?\s*(.*)$")
+# A reply led by an offered item's bare number, alone or amended ("3", "2.", "3, but enabled
+# by default", "2 with a flag to opt out"); "2 tests fail" counts something, no pick.
+LEADS = re.compile(r"^\s*#?(\d{1,2})\s*(?:$|[,.;:)!]|[—–-]\s|\s+(?:but|with|and|plus|except|"
+                   r"without|though|however)\b)")
 MIN_QUOTED = 4  # words of a title the user must repeat: a short one ("Hybrid") is no quote
 HEADING = re.compile(r"^\s*(?:#{1,6}\s|---+\s*$|\*{3,}\s*$|___+\s*$)")
 # An option's weighing (its pros and cons) is not what was chosen.
@@ -239,7 +245,9 @@ class Replies:
         chosen = [m.group(1).upper() for m in named if not _negated(sig.turn.text, m.end())]
         refused = {m.group(1).upper() for m in named} - set(chosen)
         if not named:
-            chosen = _quoted(sig.turn.text, offered)
+            led = LEADS.match(sig.turn.text)
+            chosen = [led.group(1)] if led and led.group(1) in offered \
+                else _quoted(sig.turn.text, offered)
         if not chosen and len(refused) == 1:
             # "Option 1 doesn't work since the hash can change": the user's reason is the
             # lesson, and the option turned down is never stored as the choice
