@@ -205,6 +205,41 @@ def test_a_plain_message_that_is_no_correction_or_is_not_acted_on_keeps_nothing(
     assert stored(repo) == []
 
 
+def _add_on(words: str) -> Replies:
+    return (Replies().user("Write the zsh completion line into .zshrc on setup.")
+            .edit("/home/dev/cli/setup.go", "return nil", 'line := "source <(cli completion zsh)"')
+            .say("Setup now appends the completion line to .zshrc.")
+            .user(words)
+            .say("Adding it before the source line.")
+            .edit("/home/dev/cli/setup.go", 'line := "source <(cli completion zsh)"',
+                  'line := "autoload -Uz compinit && compinit\\nsource <(cli completion zsh)"')
+            .say("The zsh line now starts with `autoload -Uz compinit && compinit`."))
+
+
+def test_an_add_on_request_that_states_when_it_applies_is_a_rule(memx: Memx,
+                                                                  repo: Path) -> None:
+    """Asked for after the work, with a clause saying when it applies, and acted on."""
+    words = ("One more thing, when installing zsh completions, let's also add "
+             "`autoload -Uz compinit && compinit` before our source line")
+    memx.ok("ingest", _add_on(words).write(repo))
+    assert stored(repo) == [(
+        "preference",
+        f'User rule: "{words}" Answer: The zsh line now starts with '
+        "`autoload -Uz compinit && compinit`.")]
+
+
+@pytest.mark.parametrize("words", [
+    "let's also add `autoload -Uz compinit && compinit` before our source line",
+    "when you get a chance, add `autoload -Uz compinit && compinit` before the source line",
+])
+def test_an_add_on_request_that_states_no_rule_is_the_next_task(memx: Memx, repo: Path,
+                                                                words: str) -> None:
+    """Control: the same add-on with no clause of when it applies, or one that times a
+    favour, is the next piece of work."""
+    memx.ok("ingest", _add_on(words).write(repo))
+    assert stored(repo) == []
+
+
 def test_a_menu_of_options_after_a_rejection_is_no_answer(memx: Memx, repo: Path) -> None:
     """Asked "is there another way?" inside a rejected edit, the assistant lists options,
     the turned-down one among them: the correction is stored without a menu for its answer,

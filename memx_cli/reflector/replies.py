@@ -29,6 +29,10 @@ an option, turn a tool call down with a word, answer a question prompt.
   assistant then acts on it: an edit follows that is not turned down. The answer is the
   assistant's first concrete reply, or its last words before the user speaks again.
   Words that report an error, or say something worked, are a report, not a correction.
+  An add-on request after the work ("let's also add X") is the next task; it is a
+  Preference only when it states a rule, a clause saying when it applies ("when
+  installing Zsh completions, let's also add `compinit` before our `source` line"),
+  and is acted on likewise.
 - A **pick among offered options** ("I like Option C") is a *Decision*: the user names a
   label (Option, Approach, Alternative, Choice + a letter or number) that the assistant's
   last message offered as a heading or a bold line; the memory holds that option's block,
@@ -80,6 +84,13 @@ JUDGED = re.compile(r"(?i)^\s*[-*•]?\s*(?:\*\*)?(?:pros?|cons?|advantages?|dra
 REDIRECTS = re.compile(r"(?i)\b(?:(?:do|should|must|would|could|can|need)(?:n't|\s+not)|"
                        r"(?:(?<=\bwe )|(?<=\byou )|(?<=\bi )|(?<=\blet's ))(?:can't|cannot|won't)|"
                        r"(?:can't|cannot|won't)\s+(?:we|you)|no need|instead|rather than|never)\b")
+# An add-on request that states a rule: a clause saying when it applies, about the work
+# ("when installing Zsh completions, let's also add …", "whenever a hook fires, log …"),
+# then the request; "when you get a chance, add a flag" times a favour, "let's also add
+# a flag" states no rule.
+RULE = re.compile(r"(?i)(?:^|[.;:!]\s+|,\s*|\b(?:thing|also|and)\s+)"
+                  r"(?:when|whenever|every\s+time|each\s+time|any\s+time)\s+"
+                  r"(?!(?:you|i|we|i'm|you're|we're)\b)[^,.;:!?]{3,80},\s*\S")
 OBSERVED = re.compile(r"(?i)\bI\s+(?:do(?:n't|\s+not)|can't|cannot|can\s+not)\s+"
                       r"(?!want|like|need|think)\w+")
 MAX_CORRECTION_WORDS = 60  # a long message is a new task, not a correction
@@ -173,9 +184,11 @@ class Replies:
             self.redirect = Redirect(sig.turn.index, sig.lang, words, what, avoid)
             return out
         if worked and len(words.split()) <= MAX_CORRECTION_WORDS and len(words.split()) >= 4 \
-                and (_redirects(words) or rejects(sig)) and not sig.has_error \
-                and not (sig.confirm or sig.resolved):
-            self.redirect = Redirect(sig.turn.index, sig.lang, words)
+                and not sig.has_error and not (sig.confirm or sig.resolved):
+            if _redirects(words) or rejects(sig):
+                self.redirect = Redirect(sig.turn.index, sig.lang, words)
+            elif RULE.search(words):  # an add-on that states when it applies
+                self.redirect = Redirect(sig.turn.index, sig.lang, words, rule=True)
         return out
 
     def _taken_up(self, sig: Signals) -> list[Candidate]:
@@ -314,8 +327,9 @@ class Redirect:
     """A plain message that corrects the work just done, and what the assistant does."""
 
     def __init__(self, index: int, lang: str, words: str, what: str | None = None,
-                 avoid: tuple[str, ...] = ()) -> None:
+                 avoid: tuple[str, ...] = (), rule: bool = False) -> None:
         self.index, self.last, self.lang, self.words = index, index, lang, words
+        self.rule = rule  # an add-on stating when it applies, not a change of course
         self.what = what  # the tool call a bare rejection turned down before the words
         self.avoid = avoid  # its files: editing them again is no change of course
         self.edited = False
@@ -334,7 +348,8 @@ class Redirect:
     def lesson(self) -> Candidate:
         reply = self.first or self.report
         done = f" ({self.what} turned down)" if self.what else ""
-        text = f"User correction{done}: \"{_clip(self.words, MAX_WORDS)}\""
+        said = "User rule" if self.rule else "User correction"
+        text = f"{said}{done}: \"{_clip(self.words, MAX_WORDS)}\""
         if reply:
             text += f" Answer: {_clip(reply, MAX_BLOCK)}"
         return Candidate("Preference", self.index, self.last, self.lang, text,
