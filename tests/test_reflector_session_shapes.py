@@ -226,3 +226,45 @@ def test_a_question_that_only_asks_is_no_correction(memx: Memx, repo: Path) -> N
         "User correction (edit of migrate.go turned down): \"isn't this an internal sibling "
         "package?\" Answer: You're right - the import is fine, it only needs the module path "
         "`example.com/app/checkpoint`."]
+
+
+PARSE_FAILS = ("--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got \"a b\", want \"a\"\n"
+               "FAIL\texample.com/p\t0.01s")
+PARSE_PASSES = "ok  \texample.com/p\t0.01s"
+
+
+def _first_fix(session: Session) -> Session:
+    return (session.user("the parser test fails")
+            .run("go test ./p/...", PARSE_FAILS, True)
+            .edit("p/parse.go", "return s", "return strings.TrimSpace(s)")
+            .run("go test ./p/...", PARSE_PASSES, False)
+            .say("Trimming the input makes the test pass.")
+            .user("ok, now add a benchmark for Parse")
+            .edit("p/parse_test.go", "}", "}\n\nfunc BenchmarkParse(b *testing.B) {}"))
+
+
+def test_a_fix_the_same_failure_overturns_later_is_not_the_lesson(
+        memx: Memx, repo: Path) -> None:
+    """The same check fails again with the same error later in the session, and another
+    edit fixes it: the memory tells the fix that stood, never the overturned one."""
+    name = (_first_fix(Session())
+            .run("go test ./p/...", PARSE_FAILS, True)
+            .say("The trim was the wrong fix: the split must stop at the first space.")
+            .edit("p/parse.go", "return strings.TrimSpace(s)",
+                  'return strings.SplitN(s, " ", 2)[0]')
+            .run("go test ./p/...", PARSE_PASSES, False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `go test ./p/...` — TestParse failed: parse_test.go:12: got \"a b\", want "
+        "\"a\". Fix: The trim was the wrong fix: the split must stop at the first space "
+        "(edited p/parse.go: `return strings.SplitN(s, \" \", 2)[0]`)."]
+
+
+def test_a_fix_nothing_overturns_is_kept(memx: Memx, repo: Path) -> None:
+    """Control: the same session without the failure coming back keeps the first fix."""
+    name = (_first_fix(Session()).run("go test ./p/...", PARSE_PASSES, False).write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `go test ./p/...` — TestParse failed: parse_test.go:12: got \"a b\", want "
+        "\"a\". Fix: edited p/parse.go: `return strings.TrimSpace(s)`."]

@@ -1,7 +1,8 @@
 """PatternDetector: the rules of ``rules.py`` over a stream of turns.
 
 - ErrorFix / RetrySuccess come from episodes (``episodes.py``): a problem, attempts, and
-  a confirmed outcome; the lesson is what worked.
+  a confirmed outcome; the lesson is what worked. They are held to the session's end: the
+  same check failing again with the same error, fixed another way, overturns the first fix.
 - Decision / Convention / Preference are stated by people (``knowledge.py``).
 - What a user's reply decides (``replies.py``): a correction typed into a rejected tool
   call or in a plain message the assistant acts on, an answer to a question prompt, a
@@ -30,7 +31,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memx_cli.privacy.sanitizer import Sanitizer, cached
-from memx_cli.reflector import knowledge
+from memx_cli.reflector import evidence, knowledge
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.diagnosis import Diagnoses
@@ -76,6 +77,10 @@ class PatternDetector:
         self.reports = Reports()
         self._reported: list[Candidate] = []
         self._spans: list[tuple[int, int]] = []  # the turns of the episodes and diagnoses
+        # Episodes' lessons, held to the session's end: the same problem met again later
+        # and fixed another way overturns the first fix (the memory tells the one that
+        # stood). Bounded: the oldest is let go.
+        self._episodic: list[Candidate] = []
         self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
         self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
 
@@ -115,11 +120,18 @@ class PatternDetector:
 
     def _spanned(self, found: list[Candidate]) -> list[Candidate]:
         """Notes the turns of the episodes, diagnoses and corrections found (bounded): a
-        report of the same work says it again."""
+        report of the same work says it again. Episodes' lessons are held (``_held_to_end``)."""
         self._spans += [(c.first, c.last) for c in found
                         if c.rule in EPISODES or c.rule == "Preference"]
         del self._spans[:-64]
-        return found
+        out = [c for c in found if c.rule not in EPISODES]
+        for candidate in found:
+            if candidate.rule in EPISODES:
+                self._episodic = [c for c in self._episodic if not _same_problem(c, candidate)]
+                self._episodic.append(candidate)
+        if len(self._episodic) > MAX_DIAGNOSED:
+            out.append(self._episodic.pop(0))
+        return out
 
     def _explained(self, found: list[Candidate]) -> list[Candidate]:
         """An episode's lesson takes the diagnosis stated inside its span as its cause; one
@@ -190,7 +202,8 @@ class PatternDetector:
         diagnosed, self._diagnosed = self._diagnosed, []
         found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []
-        return found + [r for r in reported if not any(
+        episodic, self._episodic = self._episodic, []
+        return found + episodic + [r for r in reported if not any(
             first <= r.last and r.first <= last and first <= r.first
             for first, last in self._spans)] + self.instructions.finish()
 
@@ -214,6 +227,13 @@ class PatternDetector:
             text = " ".join(sig.sentence(n) for n in sig.repeat[:2])
             return Candidate("RepetitiveOp", index, last, sig.lang, text, context=sig.text[:1500])
         return None
+
+
+def _same_problem(earlier: Candidate, later: Candidate) -> bool:
+    """The later episode is the earlier one's problem again: the same failing command with
+    the same error. Its fix is the one that stood; the earlier fix was overturned."""
+    return bool(earlier.commands) and earlier.commands == later.commands \
+        and bool(earlier.error) and evidence.same_error(earlier.error or "", later.error or "")
 
 
 def _outcome_sentence(sig: Signals, number: int) -> bool:
