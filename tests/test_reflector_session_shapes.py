@@ -268,3 +268,36 @@ def test_a_fix_nothing_overturns_is_kept(memx: Memx, repo: Path) -> None:
     assert contents(repo) == [
         "Error: `go test ./p/...` — TestParse failed: parse_test.go:12: got \"a b\", want "
         "\"a\". Fix: edited p/parse.go: `return strings.TrimSpace(s)`."]
+
+
+CUT_UNDEFINED = ("# example.com/p\np/parse.go:7:2: undefined: strutil.Cut\n"
+                 "FAIL\texample.com/p [build failed]")
+
+
+def _user_pulls(session: Session) -> Session:
+    return (session.user("the build is broken")
+            .run("go build ./...", CUT_UNDEFINED, True)
+            .say("strutil.Cut does not exist in this checkout.")
+            .user("I pulled the latest main, try again"))
+
+
+def test_a_step_the_user_took_is_the_fix_when_the_check_then_passes(
+        memx: Memx, repo: Path) -> None:
+    """The fix arrived without an edit of the agent's: the user says what they did, the
+    same check passes; the memory tells the user's step, not the agent's diagnosis."""
+    name = _user_pulls(Session()).run("go build ./...", "", False).write(repo)
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `go build ./...` — p/parse.go:7:2: undefined: strutil.Cut. Fix: the user "
+        "pulled the latest main."]
+
+
+def test_a_step_the_user_took_that_did_not_help_is_not_the_fix(memx: Memx, repo: Path) -> None:
+    """Control: the check fails again after the user's step; the agent's edit fixes it."""
+    name = (_user_pulls(Session()).run("go build ./...", CUT_UNDEFINED, True)
+            .edit("p/parse.go", "strutil.Cut(s, \" \")", "strings.Cut(s, \" \")")
+            .run("go build ./...", "", False).write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `go build ./...` — p/parse.go:7:2: undefined: strutil.Cut. Fix: edited "
+        "p/parse.go: `strings.Cut(s, \" \")`."]

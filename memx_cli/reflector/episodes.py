@@ -5,7 +5,8 @@ its concrete command, edit, setting or version, and why when it was said.
 An episode opens on error evidence (a failing tool result, an error line, a reported
 failure). Inside it:
 - an attempt is a concrete proposal (a command, a setting, a version, code: ``proposal``),
-  an edit made by a tool call, or another command run;
+  an edit made by a tool call, another command run, or a step the user says they took
+  ("I pulled the latest main"): a fix may come with no edit of the agent's;
 - another command failing with its own error line after edits for the problem (not a
   look-up) is the problem from then on: the open one is left without a lesson;
 - a denial ("still failing", 还是不行, toujours pas…), the same command failing again, or
@@ -74,6 +75,12 @@ USAGE = re.compile(r"(?im)\b(?:invalid|unrecognized|unknown|illegal)\s+(?:shorth
 # A sentence that announces the agent's next step ("Now let's fix the linter warning",
 # "I'll also update the docs"): said after a passing run it tells what comes next, not
 # why the fix worked.
+# What the user did outside the session, in their words ("I pulled the latest main", "we've
+# checked out the release branch"): the first person, a verb in the past, up to the clause's
+# end. A fix that arrived with no edit of the agent's.
+DID = re.compile(r"(?i)(?:^|[,;.!]\s*|\b(?:ok|okay|so|and|now)\s+)(?:i|we)(?:'ve|\s+have|\s+just|"
+                 r"\s+already)*\s+((?:re-?)?[a-z]+ed|ran|reran|reset|set|put|got|made|built|"
+                 r"rebuilt|undid)\b([^,;.!?\n]{0,120})")
 # A request for work: the speaker proposes it ("let's …"), asks for it ("please …",
 # "can you …") or orders it ("make the command hidden", below).
 REQUEST = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|then|also|and)\b[,\s]+)*"
@@ -308,7 +315,8 @@ class Tracker:
             episode.turn_down_call()
         elif turn.role == "user" and rejects(sig):
             episode.fail(rejected=True)
-        said = proposal(sig, asked=turn.role == "assistant")
+        did = _done_by_user(sig) if turn.role == "user" and not sig.deny else None
+        said = did or proposal(sig, asked=turn.role == "assistant")
         if not said and turn.role == "assistant" and not asks_only(sig):
             kept = [n for n in range(len(sig.spans)) if n not in denied_sentences(sig)]
             said = " ".join(sig.sentence(n) for n in kept[:2])
@@ -466,6 +474,14 @@ def _requests(sig: Signals) -> bool:
         return False
     first = sig.sentence(0)
     return bool(REQUEST.match(first)) or imperative(first, cased=False)
+
+
+def _done_by_user(sig: Signals) -> str | None:
+    """The user's report of a step they took themselves, told as what the user did."""
+    found = DID.search(sig.text)
+    if found is None or sig.is_question(sig.sentence_of(found.start(1))):
+        return None
+    return f"the user {found.group(1).lower()}{found.group(2).rstrip()}"
 
 
 def _called_again(attempt: Attempt, problem: str) -> bool:
