@@ -233,6 +233,12 @@ PARSE_FAILS = ("--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got \"a b\", 
 PARSE_PASSES = "ok  \texample.com/p\t0.01s"
 
 
+def learned(memx: Memx, repo: Path, session: Session) -> list[str]:
+    """The memories `memx ingest` stores from the session."""
+    memx.ok("ingest", session.write(repo))
+    return contents(repo)
+
+
 def _first_fix(session: Session) -> Session:
     return (session.user("the parser test fails")
             .run("go test ./p/...", PARSE_FAILS, True)
@@ -247,15 +253,13 @@ def test_a_fix_the_same_failure_overturns_later_is_not_the_lesson(
         memx: Memx, repo: Path) -> None:
     """The same check fails again with the same error later in the session, and another
     edit fixes it: the memory tells the fix that stood, never the overturned one."""
-    name = (_first_fix(Session())
-            .run("go test ./p/...", PARSE_FAILS, True)
-            .say("The trim was the wrong fix: the split must stop at the first space.")
-            .edit("p/parse.go", "return strings.TrimSpace(s)",
-                  'return strings.SplitN(s, " ", 2)[0]')
-            .run("go test ./p/...", PARSE_PASSES, False)
-            .write(repo))
-    memx.ok("ingest", name)
-    assert contents(repo) == [
+    session = (_first_fix(Session())
+               .run("go test ./p/...", PARSE_FAILS, True)
+               .say("The trim was the wrong fix: the split must stop at the first space.")
+               .edit("p/parse.go", "return strings.TrimSpace(s)",
+                     'return strings.SplitN(s, " ", 2)[0]')
+               .run("go test ./p/...", PARSE_PASSES, False))
+    assert learned(memx, repo, session) == [
         "Error: `go test ./p/...` — TestParse failed: parse_test.go:12: got \"a b\", want "
         "\"a\". Fix: The trim was the wrong fix: the split must stop at the first space "
         "(edited p/parse.go: `return strings.SplitN(s, \" \", 2)[0]`)."]
@@ -263,9 +267,8 @@ def test_a_fix_the_same_failure_overturns_later_is_not_the_lesson(
 
 def test_a_fix_nothing_overturns_is_kept(memx: Memx, repo: Path) -> None:
     """Control: the same session without the failure coming back keeps the first fix."""
-    name = (_first_fix(Session()).run("go test ./p/...", PARSE_PASSES, False).write(repo))
-    memx.ok("ingest", name)
-    assert contents(repo) == [
+    session = _first_fix(Session()).run("go test ./p/...", PARSE_PASSES, False)
+    assert learned(memx, repo, session) == [
         "Error: `go test ./p/...` — TestParse failed: parse_test.go:12: got \"a b\", want "
         "\"a\". Fix: edited p/parse.go: `return strings.TrimSpace(s)`."]
 
@@ -285,19 +288,17 @@ def test_a_step_the_user_took_is_the_fix_when_the_check_then_passes(
         memx: Memx, repo: Path) -> None:
     """The fix arrived without an edit of the agent's: the user says what they did, the
     same check passes; the memory tells the user's step, not the agent's diagnosis."""
-    name = _user_pulls(Session()).run("go build ./...", "", False).write(repo)
-    memx.ok("ingest", name)
-    assert contents(repo) == [
+    session = _user_pulls(Session()).run("go build ./...", "", False)
+    assert learned(memx, repo, session) == [
         "Error: `go build ./...` — p/parse.go:7:2: undefined: strutil.Cut. Fix: the user "
         "pulled the latest main."]
 
 
 def test_a_step_the_user_took_that_did_not_help_is_not_the_fix(memx: Memx, repo: Path) -> None:
     """Control: the check fails again after the user's step; the agent's edit fixes it."""
-    name = (_user_pulls(Session()).run("go build ./...", CUT_UNDEFINED, True)
-            .edit("p/parse.go", "strutil.Cut(s, \" \")", "strings.Cut(s, \" \")")
-            .run("go build ./...", "", False).write(repo))
-    memx.ok("ingest", name)
-    assert contents(repo) == [
+    session = (_user_pulls(Session()).run("go build ./...", CUT_UNDEFINED, True)
+               .edit("p/parse.go", "strutil.Cut(s, \" \")", "strings.Cut(s, \" \")")
+               .run("go build ./...", "", False))
+    assert learned(memx, repo, session) == [
         "Error: `go build ./...` — p/parse.go:7:2: undefined: strutil.Cut. Fix: edited "
         "p/parse.go: `strings.Cut(s, \" \")`."]
