@@ -195,3 +195,14 @@ def test_a_request_for_work_is_no_error_of_an_episode(request_: str) -> None:
                   f"u: {reply}")
     assert item.rule == "ErrorFix"
     assert item.content.startswith("Error: the \"memo export\" command hangs on an empty store")
+
+
+def test_a_request_that_carries_a_problem_is_solved_by_the_users_word() -> None:
+    """A request wrapped around a problem ("please help, the build hangs", "let's find out
+    why …") is confirmed by the user saying so."""
+    for opening in ("please help, docker build hangs at apt-get update",
+                    "let's find out why docker build hangs at apt-get update"):
+        [item] = chat(f"u: {opening}",
+                      "a: Build with `--network=host`; the default bridge has no DNS here.",
+                      "u: yep, that did it")
+        assert item.rule == "ErrorFix" and "--network=host" in item.content

@@ -47,6 +47,9 @@ class Episode:
     # program does not take): the agent's slip, unless something else than the same
     # program called again mends it.
     usage: bool = False
+    # Opened by the user's request for work ("let's make the command hidden"), not a
+    # failure seen: only the user's own words say a problem was solved or not.
+    request: bool = False
 
     def fail(self, rejected: bool = False) -> None:
         """The problem is still there (or the user turned the attempts down): every

@@ -261,11 +261,12 @@ class Tracker:
         asked = self.asked
         if turn.role in ("user", "assistant"):
             self.asked = turn.role == "assistant" and _asks_user(sig)
+        said_so = bool(sig.confirm or sig.deny or STILL.search(sig.text))
         if episode is None and self.latent is not None and self.latent.attempts \
                 and turn.role == "user" and not turn.rejected \
-                and (sig.confirm or sig.deny or STILL.search(sig.text) or rejects(sig)
-                     or (not asked and _named(self.latent, sig))
-                     or evidence.echoes(self.latent.problem or "", sig)):
+                and (said_so or (not self.latent.request and (
+                    rejects(sig) or (not asked and _named(self.latent, sig))
+                    or evidence.echoes(self.latent.problem or "", sig)))):
             episode = self.open = self.latent
             self.latent = None
             episode.stated = bool(sig.deny or STILL.search(sig.text)) or states_failure(sig)
@@ -299,7 +300,8 @@ class Tracker:
         speaker = turn.role in ("user", "text")
         if speaker and sig.confirm and not denied_after(sig):
             return self._confirmed(episode, sig), True
-        if turn.role == "user" and episode.attempts and not sig.deny and not rejects(sig):
+        if turn.role == "user" and episode.attempts and not sig.deny and not rejects(sig) \
+                and not episode.request:
             working = episode.working()
             last = episode.attempts[-1]
             said = evidence.verdict(episode.problem or "", [a.text for a in working],
@@ -348,13 +350,14 @@ class Tracker:
         turn = sig.turn
         if turn.role == "user":
             # a user's words that could be a problem the next replies solve; a question
-            # ("why does this only work on unix?") asks for an answer and a request for
-            # work ("let's make the start command hidden") for the work, not a fix: the
-            # user's words there name no failure for a memory's Error
+            # ("why does this only work on unix?") asks for an answer, not a fix. A request
+            # for work ("let's make the start command hidden") asks for the work: the user
+            # moving on, or naming what was done, confirms no fix; only their own word
+            # does ("please help, docker build hangs" → … → "yep, that did it")
             asks = bool(sig.spans) and all(sig.is_question(n) for n in range(len(sig.spans)))
-            self.latent = None if asks or _requests(sig) else Episode(
+            self.latent = None if asks else Episode(
                 turn.index, sig.lang, sig.sentence(0)[:240], None, turn.index,
-                context=[said_line(sig)])
+                context=[said_line(sig)], request=_requests(sig))
         elif self.latent is not None and turn.role == "assistant":
             said = proposal(sig, asked=True)
             if said:
