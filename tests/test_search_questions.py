@@ -9,7 +9,17 @@ import json
 import pytest
 
 from memx_cli.generator import questions
-from memx_cli.generator.questions import CAUSE, CHOICE, LOCATION, PROCEDURE, answers, intent
+from memx_cli.generator.questions import (
+    CAUSE,
+    CHOICE,
+    LOCATION,
+    OWNER,
+    PROCEDURE,
+    QUANTITY,
+    answers,
+    intent,
+    read,
+)
 
 from .conftest import Memx
 
@@ -29,9 +39,15 @@ from .conftest import Memx
     ("日志写在哪里？", LOCATION),
     ("我们用什么格式化工具？", CHOICE),
     ("为什么构建会失败？", CAUSE),
-    # no question memx reads: a statement, a quantity, a yes/no question
+    ("who owns the billing service?", OWNER),
+    ("Who do I ask for prod access", OWNER),
+    ("谁负责计费服务？", OWNER),
+    ("how many retries before a job is dropped?", QUANTITY),
+    ("how long are the logs kept", QUANTITY),
+    ("what should specs use to build records?", CHOICE),
+    # no question memx reads: a statement, a yes/no question, a definition
     ("docker build fails on the new laptops", None),
-    ("how many retries before a job is dropped?", None),
+    ("how long-lived tokens are issued", None),
     ("is the cache shared between workers?", None),
     ("what region is prod in", None),
 ])
@@ -67,12 +83,42 @@ def test_a_query_the_cheap_check_passes_over_asks_nothing() -> None:
     ("We moved to uv instead of pip-tools", CHOICE),
     ("Imports fail with ModuleNotFoundError when the venv is stale", CAUSE),
     ("The export was slow because it read every partition", CAUSE),
+    ("Billing is owned by the payments team", OWNER),
+    ("Request write access in #data-access", OWNER),
+    ("Jobs are retried 3 times, then dropped", QUANTITY),
+    ("Sessions expire after two weeks", QUANTITY),
 ])
 def test_the_shape_of_an_answer(text: str, shape: str) -> None:
     assert answers(shape, text)
-    others = {PROCEDURE, LOCATION, CHOICE, CAUSE} - {shape}
-    plain = "The team meets on Tuesdays and the billing service sends invoices monthly"
-    assert not any(answers(other, plain) for other in others | {shape})
+    plain = "Billing meets on Tuesdays and the invoice service sends invoices monthly"
+    assert not any(answers(other, plain)
+                   for other in (PROCEDURE, LOCATION, CHOICE, CAUSE, OWNER, QUANTITY))
+
+
+def test_a_digit_inside_a_name_is_no_quantity() -> None:
+    assert not answers(QUANTITY, "Marts are built from fct_orders_v2 and dim_2fa tables")
+    assert answers(QUANTITY, "Marts are rebuilt every 6 hours")
+
+
+@pytest.mark.parametrize(("query", "plain"), [
+    ("How do I deploy to staging?", "How deploy to staging?"),
+    ("where do the logs go", "where the logs go"),
+    ("which formatter do we use?", "which formatter ?"),
+    ("what DI framework is used?", "what DI framework ?"),
+    ("what should specs use to build records?", "what specs to build records?"),
+    ("which test runner does this project use?", "which test runner this project ?"),
+    ("who do I ask for prod access", "who ask for prod access"),
+    ("how many retries before a job is dropped?", "how retries before a job is dropped?"),
+    ("how fast must the app start", "how fast must the app start"),  # the measure stays
+    # kept whole: no question, a question in another language, a question that is all form
+    ("deploy to staging", "deploy to staging"),
+    ("我们用什么格式化工具？", "我们用什么格式化工具？"),
+    ("comment déployer en préproduction ?", "comment déployer en préproduction ?"),
+    ("why?", "why?"),
+])
+def test_the_form_words_of_a_question_are_left_out(query: str, plain: str) -> None:
+    """The auxiliary, the asker and "do we use" go; the question word stays."""
+    assert read(query) == (intent(query), plain)
 
 
 # Two memories on each subject: one that answers the question's kind (a command, a path,
@@ -127,3 +173,44 @@ def test_the_prior_orders_but_never_makes_relevant(store: Memx) -> None:
         return {r["content"]: r["relevance"] for r in out["results"]}
 
     assert relevance("how do I deploy to staging?") == relevance("deploy to staging")
+
+
+# The form of a question matches memories that say it: "use" is in every rule. Stripped,
+# "which linter do we use?" searches what "linter" does; the team's memory answers "who".
+FORMS = [
+    "The linter config is shared: every service uses the same rules, and we use them in CI",
+    "Lint Python with ruff, the linter of the repository, and format with ruff format",
+    "Warehouse access is read-only for analysts, and access logs are kept for a year",
+    "Write access to the warehouse is granted by the data platform team; request it in "
+    "#data-access",
+    "Deploying to staging: staging deploys go out from the main branch",
+]
+
+
+@pytest.fixture
+def forms(memx: Memx) -> Memx:
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in FORMS))
+    memx.ok("import", "--raw", "m.jsonl")
+    return memx
+
+
+def _ranking(memx: Memx, query: str) -> list[tuple[str, float]]:
+    out = json.loads(memx.ok("search", query, "--json", "--closest", "--limit", "3"))
+    return [(r["content"], r["score"]) for r in out["results"]]
+
+
+def test_a_choice_question_searches_without_its_form(forms: Memx) -> None:
+    """Before: "use" matched the shared-config memory, ranked first (0.54 vs 0.45)."""
+    asked = _ranking(forms, "which linter do we use?")
+    assert asked[0][0] == FORMS[1]
+    # the control: the same words as a statement rank the same memories the same way
+    assert [text for text, _ in asked] == [text for text, _ in _ranking(forms, "linter")]
+
+
+def test_a_who_question_prefers_the_owner(forms: Memx) -> None:
+    top = _first(forms, "who do I ask for warehouse access?")
+    assert top["content"] == FORMS[3]
+    assert top["explain"]["factors"]["question"] == questions.QUESTION_FACTOR
+    statement = _first(forms, "warehouse access")  # the control: no question, no factor
+    assert "question" not in statement["explain"]["factors"]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memx_cli.generator.candidates import Hit
 
 PROCEDURE, LOCATION, CHOICE, CAUSE = "procedure", "location", "choice", "cause"
+OWNER, QUANTITY = "owner", "quantity"
 
 # A memory of the asked shape ranks x QUESTION_FACTOR: enough to order two memories on the
 # same subject (their blended scores often differ by a few per cent), too little to lift a
@@ -39,20 +40,38 @@ QUESTION_WINDOW = 10
 # and pronouns are grammar, not vocabulary of a domain. Chinese puts the question word
 # where the answer goes, so its pattern may match anywhere in the sentence.
 _LEAD = r"^\s*(?:(?:so|and|ok|okay|hey|also|but)\b[\s,]*)?"
+# The subject an English question's auxiliary takes when it asks about the asker's own
+# work ("how do I", "which ... do we use"): grammar as well, stripped with the opening.
+_ASKERS = ("i", "we", "you", "one")
+_ASKER = r"(?:\s+(?:" + "|".join(_ASKERS) + r"))?"
+# "how many", "how long": a measure, not a way of doing (the adjective stays in the query:
+# "how fast" is about speed).
+_MEASURE = r"how\s+(?:many|much)\b|how(?=\s+(?:long|often|fast|slow|big|large|small|old|far|" \
+           r"soon|frequently|high|low)(?![\w-]))"
 _INTENTS: tuple[tuple[str, str], ...] = (
     (CAUSE, _LEAD + r"(?:why\b|what\s+(?:causes|caused|makes|made)\b|how\s+come\b)"
             r"|为什么|为何|什么原因|怎么会|原因是"),
-    (LOCATION, _LEAD + r"(?:where\b|in\s+which\s+(?:file|folder|directory|repo|place)\b)"
+    (OWNER, _LEAD + r"(?:who(?:m|se)?\b(?:\s+(?:do|does|should|can|must)" + _ASKER + r"\b)?)"
+            r"|谁"),
+    (QUANTITY, _LEAD + r"(?:" + _MEASURE + r")|多少|多久|多长"),
+    (LOCATION, _LEAD + r"(?:where\b(?:\s+(?:do|does|is|are|should|can|did)" + _ASKER + r"\b)?"
+               r"|in\s+which\s+(?:file|folder|directory|repo|place)\b)"
                r"|哪里|哪儿|在哪|什么地方|什么位置"),
     (PROCEDURE, _LEAD + r"(?:how\s+(?:do|does|can|could|should|would|to|did|shall|must|is|"
-                r"are|was|were)\b"
+                r"are|was|were)" + _ASKER + r"\b"
                 r"|what(?:'s|\s+is)\s+the\s+(?:way|command|steps?|procedure)\s+to\b"
                 r"|what\s+(?:command|steps)\b)"
                 r"|怎么|怎样|如何|咋"),
-    (CHOICE, _LEAD + r"(?:which\b|what\s+(?:[\w-]+\s+){0,3}(?:(?:do|does|did|should|shall)\s+"
-             r"(?:we|i|you|they|the\s+\w+|this\s+\w+)\s+use|(?:is|are)\s+used)\b)"
+    # "what" is the opening only when the clause ends on "use" ("what X do we use", "what
+    # should specs use"); that ending is the question's form too (_CHOICE_END).
+    (CHOICE, _LEAD + r"(?:which\b|what\b(?=\s+(?:[\w-]+\s+){0,3}(?:(?:do|does|did|should|shall"
+             r"|must|can)\s+(?:[\w-]+\s+){1,2}use|(?:is|are)\s+used)\b))"
              r"|用什么|用哪|哪个|哪种|哪些|哪一"),
 )
+# The end of a choice's clause: "... do we use", "... is used"; the subject between stays
+# ("does this project use" keeps "this project", "should specs use" keeps "specs").
+_CHOICE_END = r"\b(?:do|does|did|should|shall|must|can)\s+((?:[\w-]+\s+){0,2}?)use\b" \
+              r"|\b(?:is|are)\s+used\b"
 
 
 def _may_ask(low: str) -> bool:
@@ -66,15 +85,63 @@ def _intent_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _INTENTS)
 
 
-def intent(query: str) -> str | None:
-    """What the question asks for (PROCEDURE, LOCATION, CHOICE, CAUSE), or None. The first
-    of the list that matches: "why does X use Y" asks for a cause, not a choice."""
+def _asking(query: str) -> tuple[str, re.Match[str]] | None:
     if query.isascii() and not _may_ask(query.lower()):
         return None  # (the patterns' compiling, ~5 ms, only for a query that may ask)
     for name, pattern in _intent_patterns():
-        if pattern.search(query):
-            return name
+        found = pattern.search(query)
+        if found:
+            return name, found
     return None
+
+
+def intent(query: str) -> str | None:
+    """What the question asks for (PROCEDURE, LOCATION, CHOICE, CAUSE, OWNER, QUANTITY),
+    or None. The first of the list that matches: "why does X use Y" asks for a cause, not
+    a choice."""
+    asking = _asking(query)
+    return asking[0] if asking else None
+
+
+@functools.cache
+def _choice_end() -> re.Pattern[str]:
+    return re.compile(_CHOICE_END, re.IGNORECASE)
+
+
+def _subject(end: re.Match[str]) -> str:
+    """What a choice's end keeps: its subject, unless that is the asker ("do we use")."""
+    subject = (end.group(1) or "").strip()
+    return " " if subject.lower() in _ASKERS else f" {subject} "
+
+
+def read(query: str) -> tuple[str | None, str]:
+    """What the question asks for, and the query without its English form words: the
+    opening's auxiliary and the asker ("how do I", "where is", "who do I") and a choice's
+    "do we use". They are in every question of the kind and match any memory (a memory
+    saying "use" is no better an answer to "which ... do we use"), so neither the words
+    nor the meaning layer should see them. The question word stays: a stop word to the
+    words, and to the meaning layer it leans toward what answers it ("why" toward a
+    cause); the kind of answer is also the prior of ``apply``. A question in another
+    language, or whose form is all it says, is kept whole."""
+    asking = _asking(query)
+    if asking is None:
+        return None, query
+    asked, found = asking
+    if not found.group(0).isascii():
+        return asked, query  # Chinese: the question word stands where the answer goes
+    rest = query[found.end():]
+    if asked == CHOICE:
+        rest = _choice_end().sub(_subject, rest)
+    rest = " ".join(rest.split())
+    if not any(c.isalnum() for c in rest):
+        return asked, query
+    word = _question_word().search(found.group(0))
+    return asked, f"{word.group(0)} {rest}" if word else rest
+
+
+@functools.cache
+def _question_word() -> re.Pattern[str]:
+    return re.compile(r"\b(?:why|where|whom|whose|who|which|what|how)\b", re.IGNORECASE)
 
 
 # The shapes of answers, read from a memory's text alone (its kind says little: a policy
@@ -95,6 +162,12 @@ _SHAPES: dict[str, str] = {
     # a cause or a fix: a reason, a failure, a fix (and an exception's name, below)
     CAUSE: r"\b(?:because|caused by|due to|root cause|the fix|fixed by|workaround|otherwise"
            r"|fails?|failing|failed|crash(?:es|ed)?|error)\b",
+    # a person or a group: a handle or a channel, or a role that people hold
+    OWNER: r"(?:^|[\s(])[@#][a-z]|\b(?:team|owners?|owns|owned by|maintainers?|maintained by"
+           r"|on-?call|responsible|ask|request|contact|approv(?:e|es|ed|al|er)|reviewers?)\b",
+    # a measure: a number opening a word (not a name's digit: fct_2, v2/), or a count word
+    QUANTITY: r"(?<![\w/.-])\d|\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine"
+              r"|ten|dozen|hundred|thousand)\b",
 }
 # An exception's name is capitalised: matched on the text as written.
 _EXCEPTION = r"\w(?:Error|Exception|Timeout)\b"
@@ -130,3 +203,4 @@ def apply(hits: list[Hit], query: str) -> list[Hit]:
             hit.score = final_score(hit.composite)
     hits.sort(key=lambda h: (-h.composite, h.id))
     return hits
+

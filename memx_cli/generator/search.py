@@ -147,7 +147,10 @@ class Searcher:
             raise MemxError("--limit and --budget must be positive")
         result = SearchResult(query=query, mode=mode, scope=current)
         text = query[:MAX_QUERY_CHARS]
-        terms = list(dict.fromkeys(query_terms(text)))[:MAX_QUERY_TERMS]
+        # Issue 25: a question's form words ("how do I", "which ... do we use") are left
+        # out of the words and the meaning searched; what they ask for is the prior.
+        plain = questions.read(text)[1]
+        terms = list(dict.fromkeys(query_terms(plain)))[:MAX_QUERY_TERMS]
         want_vectors = mode != "keyword"
         result.when = resolve(text, now())
 
@@ -162,7 +165,7 @@ class Searcher:
                 if qvec is None:
                     encoder = index.encoder()
                     if encoder is not None:
-                        qvec = encoder.encode_query(self._semantic_text(text))
+                        qvec = encoder.encode_query(self._semantic_text(plain))
                         noise = getattr(encoder, "noise_floor", None)  # e5: its own scale
         result.semantic_available = qvec is not None or not want_vectors
         if want_vectors and qvec is None:
