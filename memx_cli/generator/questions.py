@@ -2,15 +2,16 @@
 which memories have the shape of such an answer.
 
 "how do I ..." asks for a procedure, "where is ..." for a place, "which ... do we use" for a
-choice the project made, "why does ... fail" for a cause. A memory holding a command, a
-path, a rule or an error and its reason has the shape of one of these answers, whatever
-its topic. Both sides are read from the grammar and the form of the text (question words,
+choice the project made, "why does ... fail" for a cause, "who ..." for an owner, "how
+many ..." for a measure. A memory holding a command, a path, a rule, an error and its
+reason, a team or a number has the shape of one of these answers, whatever its topic. Both sides are read from the grammar and the form of the text (question words,
 code spans, paths, a rule's imperative, an exception's name, "because"), never from the
 words of any one project, so this knows no tool, product or domain.
 
 The match is a mild prior (QUESTION_FACTOR on the ranking score): it orders answers of
 the asked shape before other memories about the same thing, and never makes a memory
-relevant (generator/relevance.py does not see it).
+relevant (generator/relevance.py does not see it). ``read`` also gives the query without
+its English form words, which search uses for the words and the meaning it looks up.
 """
 
 from __future__ import annotations
