@@ -11,7 +11,7 @@ words of any one project, so this knows no tool, product or domain.
 The match is a mild prior (QUESTION_FACTOR on the ranking score): it orders answers of
 the asked shape before other memories about the same thing, and never makes a memory
 relevant (generator/relevance.py does not see it). ``read`` also gives the query without
-its English form words, which search uses for the words and the meaning it looks up.
+its English form words, the text search embeds for the meaning layer.
 """
 
 from __future__ import annotations
@@ -118,12 +118,13 @@ def _subject(end: re.Match[str]) -> str:
 def read(query: str) -> tuple[str | None, str]:
     """What the question asks for, and the query without its English form words: the
     opening's auxiliary and the asker ("how do I", "where is", "who do I") and a choice's
-    "do we use". They are in every question of the kind and match any memory (a memory
-    saying "use" is no better an answer to "which ... do we use"), so neither the words
-    nor the meaning layer should see them. The question word stays: a stop word to the
-    words, and to the meaning layer it leans toward what answers it ("why" toward a
-    cause); the kind of answer is also the prior of ``apply``. A question in another
-    language, or whose form is all it says, is kept whole."""
+    "do we use". They are in every question of the kind, and in a static model's averaged
+    vector they lean the whole toward any memory saying them ("we use them in CI"), so
+    search embeds this text, not the question. (Its words stay searched: there "use" has
+    its weight by rarity and finds a rule's "Use pnpm".) The question word stays: to the
+    meaning layer it leans toward what answers it ("why" toward a cause); the kind of
+    answer is also the prior of ``apply``. A question in another language, or whose form
+    is all it says, is kept whole."""
     asking = _asking(query)
     if asking is None:
         return None, query

@@ -147,10 +147,10 @@ class Searcher:
             raise MemxError("--limit and --budget must be positive")
         result = SearchResult(query=query, mode=mode, scope=current)
         text = query[:MAX_QUERY_CHARS]
+        terms = list(dict.fromkeys(query_terms(text)))[:MAX_QUERY_TERMS]
         # Issue 25: a question's form words ("how do I", "which ... do we use") are left
-        # out of the words and the meaning searched; what they ask for is the prior.
+        # out of the meaning searched; what they ask for is the prior.
         plain = questions.read(text)[1]
-        terms = list(dict.fromkeys(query_terms(plain)))[:MAX_QUERY_TERMS]
         want_vectors = mode != "keyword"
         result.when = resolve(text, now())
 
