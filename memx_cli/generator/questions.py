@@ -137,13 +137,16 @@ def read(query: str) -> tuple[str | None, str]:
     rest = " ".join(rest.split())
     if not any(c.isalnum() for c in rest):
         return asked, query
-    word = _question_word().search(found.group(0))
-    return asked, f"{word.group(0)} {rest}" if word else rest
+    kept = " ".join(_kept_word().findall(found.group(0)))
+    return asked, f"{kept} {rest}" if kept else rest
 
 
 @functools.cache
-def _question_word() -> re.Pattern[str]:
-    return re.compile(r"\b(?:why|where|whom|whose|who|which|what|how)\b", re.IGNORECASE)
+def _kept_word() -> re.Pattern[str]:
+    """What of the opening stays: the question word, and a past tense's auxiliary (it
+    dates what is asked: "where did they move" is about something that happened)."""
+    return re.compile(r"\b(?:why|where|whom|whose|who|which|what|how|did|was|were)\b",
+                      re.IGNORECASE)
 
 
 # The shapes of answers, read from a memory's text alone (its kind says little: a policy
