@@ -197,8 +197,9 @@ def test_an_import_into_an_indexed_store_indexes_its_records_without_reading_the
     payload.write_text("\n".join(json.dumps(r) for r in second))
     assert memx.ok("import", "--raw", str(payload)) == f"Imported {len(second)} memories\n"
     monkeypatch.undo()
-    assert not {str(r["id"]) for r in second} & set(read)
-    assert set(read) <= {str(r["id"]) for r in first}  # neighbours of the joined session
+    # Neither the records written nor the neighbours of the joined session (s2) are
+    # read: those come from the index's stored documents.
+    assert read == []
 
     def documents() -> list[object]:
         docs = stored_documents(LexicalIndex(repo / ".memx" / "cache" / "lexical"))
@@ -208,3 +209,87 @@ def test_an_import_into_an_indexed_store_indexes_its_records_without_reading_the
     assert len(imported) == len(records)
     memx.ok("reindex", "--full")
     assert documents() == imported
+
+
+def test_neighbours_the_index_lacks_are_read_from_their_files(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Control for the test above: a neighbour whose stored document cannot be used
+    (here: none can) is read from its file, and the index is the same as a rebuild's."""
+    from memx_cli.index import documents, sync
+    from memx_cli.index.lexical import LexicalIndex
+    from memx_cli.store.files import Store
+
+    records = _records(40)
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r) for r in records[:15]))
+    memx.ok("import", "--raw", str(payload))
+    memx.ok("search", "service", "--mode", "keyword")
+    read: list[str] = []
+    real_read = Store.read_file
+
+    def read_file(self: Store, path: Path, data: bytes | None = None) -> object:
+        read.append(Path(path).stem)
+        return real_read(self, path, data)
+
+    monkeypatch.setattr(Store, "read_file", read_file)
+    monkeypatch.setattr(sync, "stored_memories", lambda lexical, ids: {})
+    payload.write_text("\n".join(json.dumps(r) for r in records[15:]))
+    memx.ok("import", "--raw", str(payload))
+    monkeypatch.undo()
+    # s1 (records 10-19) spans both imports: its five stored members are read.
+    assert sorted(read) == sorted(str(r["id"]) for r in records[10:15])
+
+    def documents_now() -> list[object]:
+        docs = documents.stored_documents(LexicalIndex(repo / ".memx" / "cache" / "lexical"))
+        return sorted(docs, key=lambda d: d.memory_id)
+
+    imported = documents_now()
+    memx.ok("reindex", "--full")
+    assert documents_now() == imported
+
+
+def test_stored_memories_are_the_memories_of_the_files(memx: Memx, repo: Path) -> None:
+    """What the index hands back for a neighbour equals its file, field by field
+    (anchors, feedback, entities, lists, a multi-line text); a document that does not
+    check as a memory is left out, for its file to be read."""
+    from memx_cli.index.documents import stored_memories
+    from memx_cli.index.lexical import LexicalIndex
+    from memx_cli.store.files import Store
+    from memx_cli.store.memory import load
+
+    (repo / "app.py").write_text("def main():\n    return 1\n")
+    memx.ok("add", "--raw", "main returns one\nsee app.py", "--tag", "a", "--tag", "b",
+            "--anchor", "app.py:1-2")
+    rich = {"id": new_id(1_780_000_000_000), "content": "retry the deploy twice",
+            "entities": ["deploy"], "tools": ["kubectl"], "feedback": {"helpful": 2, "harmful": 1},
+            "source": {"type": "transcript", "session": "s9", "turn": 3},
+            "valid_until": "2030-01-01T00:00:00Z", "domain": "ops"}
+    payload = repo / "rich.json"
+    payload.write_text(json.dumps([rich]))
+    memx.ok("import", "--raw", str(payload))
+    memx.ok("search", "deploy", "--mode", "keyword")
+    store = Store(repo / ".memx", "project")
+    files = {p.stem: load(p.read_bytes()) for p in store.memories_dir.glob("*.yaml")}
+    lexical = LexicalIndex(store.cache_dir / "lexical")
+    assert len(files) == 2
+    assert stored_memories(lexical, files) == files
+    assert any(m.anchors for m in files.values())
+    assert files[str(rich["id"])].feedback == {"helpful": 2, "harmful": 1}
+    # A document whose fields do not check (a kind no memory has) is not handed back.
+    import tantivy
+
+    writer = lexical.index.writer(heap_size=15_000_000, num_threads=1)
+    from memx_cli.index.keys import memory_key
+
+    bad = dict(stored_memories(lexical, [str(rich["id"])])[str(rich["id"])].to_dict())
+    bad.pop("schema")
+    bad["kind"] = 7
+    writer.delete_documents_by_term("id", str(rich["id"]))
+    doc = tantivy.Document()
+    doc.add_unsigned("key", memory_key(str(rich["id"])))
+    doc.add_text("id", str(rich["id"]))
+    doc.add_bytes("doc", json.dumps(bad).encode())
+    writer.add_document(doc)
+    writer.commit()
+    lexical.refresh()
+    assert set(stored_memories(lexical, files)) == set(files) - {str(rich["id"])}

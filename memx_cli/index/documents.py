@@ -11,7 +11,7 @@ from memx_cli.index.keys import memory_key, source_group
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import FileState
 from memx_cli.store.files import Store
-from memx_cli.store.memory import Memory
+from memx_cli.store.memory import SCHEMA_VERSION, Memory, from_data
 
 # Neighbours on each side whose text is indexed as a memory's context (same source group):
 # a transcript turn is often only answerable with the turns around it (measured on the
@@ -106,3 +106,22 @@ def stored_documents(lexical: LexicalIndex, ids: Iterable[str] | None = None) ->
         docs.append(IndexDoc(int(doc["key"][0]), stored["id"], bool(stored.get("archived")),
                              stored["content"], "", "", stored))
     return docs
+
+
+def stored_memories(lexical: LexicalIndex, ids: Iterable[str]) -> dict[str, Memory]:
+    """The memories of ``ids`` as the lexical index holds them (their stored documents,
+    checked field by field as a file is), for neighbours whose file did not change: a
+    group's new member needs their text as context, not a read and a YAML parse of each
+    file (issue 29). An id without a stored document, or whose document does not check,
+    is left out (the caller reads its file)."""
+    from memx_cli.store.fields import FieldError
+
+    found: dict[str, Memory] = {}
+    for doc in stored_documents(lexical, ids):
+        data = {key: value for key, value in doc.stored.items()
+                if key not in ("path", "archived")}
+        try:
+            found[doc.memory_id] = from_data({"schema": SCHEMA_VERSION, **data})
+        except (FieldError, TypeError, ValueError):
+            continue
+    return found

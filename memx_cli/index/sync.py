@@ -26,7 +26,7 @@ from memx_cli.freshness.quick import (
     same_index,
 )
 from memx_cli.freshness.scan import ListedIds, Seen, scan, shift, stat_ids
-from memx_cli.index.documents import build_documents
+from memx_cli.index.documents import build_documents, stored_memories
 from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
@@ -43,6 +43,7 @@ from memx_cli.index.update import compare
 from memx_cli.index.vector_sync import update_vectors
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.store.files import Store, Written
+from memx_cli.store.memory import Memory
 
 log = logging.getLogger("memx")
 
@@ -397,7 +398,7 @@ class StoreIndex:
             self.lexical.open(create=True)
 
         plan = compare(self.store, manifest, seen, None if report.rebuilt else only, progress,
-                       written)
+                       written, None if report.rebuilt else self._indexed)
         report.added, report.removed = plan.added, len(plan.removed)
         report.changed = len(plan.changed) - plan.added
         docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
@@ -426,6 +427,10 @@ class StoreIndex:
             total = len(seen)
             progress(total, total)
         return report
+
+    def _indexed(self, ids: Collection[str]) -> dict[str, Memory]:
+        """Unchanged neighbours of a changed memory as this index holds them."""
+        return stored_memories(self.lexical, ids)
 
     def _rebuilt(self) -> Manifest:
         self._wipe()

@@ -24,6 +24,8 @@ from memx_cli.store.files import Store, Written
 from memx_cli.store.memory import Memory
 
 Progress = Callable[[int, int], None]
+# The memories of some ids as the index holds them (documents.stored_memories).
+Indexed = Callable[[Collection[str]], Mapping[str, Memory]]
 
 
 def _digest(data: bytes) -> str:
@@ -46,10 +48,13 @@ class Plan:
 
 def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             only: Collection[str] | None, progress: Progress | None,
-            written: Mapping[str, Written] | None = None) -> Plan:
+            written: Mapping[str, Written] | None = None,
+            indexed: Indexed | None = None) -> Plan:
     """Compare ``seen`` (or its ids in ``only``) with the manifest; read and parse the
     files whose stat and then content changed. ``written``: what this process just
-    wrote, taken as it is (no read, no parse) while the file is still that write."""
+    wrote, taken as it is (no read, no parse) while the file is still that write.
+    ``indexed``: the memories of unchanged files as the index holds them, for the
+    neighbours of a changed one (else their files are read)."""
     plan = Plan()
     gone: set[str] = set()
     if only is None:
@@ -98,7 +103,7 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
         plan.added += old is None
         if progress is not None:
             progress(done, total)
-    _plan_groups(store, manifest, plan, old_files)
+    _plan_groups(store, manifest, plan, old_files, indexed)
     return plan
 
 
@@ -115,8 +120,10 @@ def _still(mine: Written | None, path: Path, now: Seen) -> Written | None:
 
 
 def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
-                 old_files: dict[str, FileState]) -> None:
-    """Neighbours of a changed memory get new context text: re-index whole groups."""
+                 old_files: dict[str, FileState], indexed: Indexed | None = None) -> None:
+    """Neighbours of a changed memory get new context text: re-index whole groups.
+    The unchanged ones are taken from ``indexed`` (the index holds them as their
+    manifest rows say), and read from their files only when it has not them."""
     moved = plan.changed | plan.removed
     groups = {old_files[i].group for i in moved if i in old_files}
     groups |= {plan.states[i].group for i in plan.changed}
@@ -132,9 +139,13 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
         plan.members.setdefault(state.group or "", []).append(memory_id)
         plan.states.setdefault(memory_id, state)
     plan.reindex = plan.changed | rows.keys()
-    for memory_id in plan.reindex:
+    wanted = [i for i in sorted(plan.reindex) if i not in plan.memories
+              and not plan.states[i].digest.startswith("!")]
+    if wanted and indexed is not None:
+        plan.memories.update(indexed(wanted))
+    for memory_id in wanted:
         state = plan.states[memory_id]
-        if memory_id not in plan.memories and not state.digest.startswith("!"):
+        if memory_id not in plan.memories:
             with contextlib.suppress(InvalidMemoryError, OSError):
                 plan.memories[memory_id] = store.read_file(
                     store.path_for(memory_id, state.archived))
