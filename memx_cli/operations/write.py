@@ -55,10 +55,11 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
 
             mem = sanitize_memory(mem, for_config(repo.config))
         store = repo.store_for(mem.scope)
-        if store is repo.global_store:
-            store.create()
-        else:
-            repo.require_store()
+        if id(store) not in by_store:  # once a store, not once a record
+            if store is repo.global_store:
+                store.create()
+            else:
+                repo.require_store()
         by_store.setdefault(id(store), []).append(mem)
     by_id: dict[str, WriteResult] = {}
     for group in by_store.values():
