@@ -120,3 +120,19 @@ def test_empty_optional_fields_are_omitted() -> None:
     mem = memfmt.load(GOOD.encode())
     text = memfmt.dump(mem.replace(tags=(), source={})).decode()
     assert "tags" not in text and "source" not in text and "mention_count" not in text
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("schema: 1\ncontent: a\n<<<<<<< ours\n", 3),
+    ("a\n=======\n", 2),
+    ("a\n|||||||\n>>>>>>> theirs", 2),
+    ("a\x0c>>>>>>> theirs\n", 2),  # any line break splitlines knows starts a line
+    ("content: x <<<<<<< y\n", None),  # a run inside a line is no marker
+    ("a\n========\n", None),  # eight at the start: no marker (seven, then a space or the end)
+    ("content: <<<<<< six\n", None),
+    ("schema: 1\ncontent: plain text\n", None),
+])
+def test_conflict_markers_are_found_at_the_start_of_a_line(text: str, line: int | None) -> None:
+    from memx_cli.store.memory import find_conflict_marker
+
+    assert find_conflict_marker(text) == line

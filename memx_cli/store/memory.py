@@ -232,8 +232,15 @@ class Problem:
         return f"{where}: {self.message}"
 
 
+# A marker is one of these runs at the start of a line: text holding none of them has
+# none, found without splitting it into lines (every file read and written checks).
+_MARKER_RUNS = tuple(c * 7 for c in "<=>|")
+
+
 def find_conflict_marker(text: str) -> int | None:
     """1-based line of the first merge-conflict marker, or None."""
+    if not any(run in text for run in _MARKER_RUNS):
+        return None
     for number, line in enumerate(text.splitlines(), 1):
         if CONFLICT_MARKER_RE.match(line):
             return number
