@@ -293,3 +293,26 @@ def test_stored_memories_are_the_memories_of_the_files(memx: Memx, repo: Path) -
     writer.commit()
     lexical.refresh()
     assert set(stored_memories(lexical, files)) == set(files) - {str(rich["id"])}
+
+
+@pytest.mark.parametrize("name_bytes", [1, 10**9])  # look each id up / list the folders
+def test_stored_ids_are_skipped_whether_looked_up_or_listed(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch, name_bytes: int) -> None:
+    """An import skips the records whose id is stored, live or archived, the same way
+    whichever look the folder sizes choose (issue 29: per id into a large store)."""
+    from memx_cli.operations import transfer
+
+    monkeypatch.setattr(transfer, "NAME_BYTES", name_bytes)
+    records = _records(6)
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r) for r in records[:3]))
+    memx.ok("import", "--raw", str(payload))
+    archive = repo / ".memx" / "archive"  # as archiving leaves it
+    archive.mkdir(exist_ok=True)
+    name = f"{records[0]['id']}.yaml"
+    (repo / ".memx" / "memories" / name).rename(archive / name)
+    payload.write_text("\n".join(json.dumps(r) for r in records))
+    assert memx.ok("import", "--raw", str(payload)) == (
+        "Imported 3 memories, 3 already present\n")
+    live = sorted(p.stem for p in (repo / ".memx" / "memories").glob("*.yaml"))
+    assert live == sorted(str(r["id"]) for r in records[1:])
