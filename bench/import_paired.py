@@ -21,8 +21,9 @@ import sys
 from pathlib import Path
 
 from add_paired import medians, timed
-from paired import paired_main, store_copies
+from paired import paired_main
 from run import SEED, write_records
+from write_paired import indexed_copies
 
 COUNT = 1000
 
@@ -35,14 +36,10 @@ def cpu_ms() -> float:
 def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
             ) -> dict[str, dict[str, float]]:
     rng = random.Random(SEED + size)
-    roots = store_copies(size, tmp, bins, rng)
     env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    roots = indexed_copies(size, tmp, bins, rng, env)
     out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
     try:
-        for name, folder in bins.items():
-            memx = str(folder / "memx")
-            timed([memx, "reindex", "--full"], roots[name], env)
-            timed([memx, "search", "warm up", "--mode", "hybrid", "--json"], roots[name], env)
         for i in range(runs):
             records = tmp / f"import-{size}-{i}.jsonl"
             # Sessions are s{index // 10}: the first third join sessions already stored.

@@ -51,18 +51,26 @@ def delta_rows(root: Path) -> int:
     return rows + stale
 
 
+def indexed_copies(size: int, tmp: Path, bins: dict[str, Path], rng: random.Random,
+                   env: dict[str, str]) -> dict[str, Path]:
+    """``store_copies``, each indexed by its install (a full rebuild, then one hybrid
+    search that embeds what is left)."""
+    roots = store_copies(size, tmp, bins, rng)
+    for name, folder in bins.items():
+        memx = str(folder / "memx")
+        timed([memx, "reindex", "--full"], roots[name], env)
+        timed([memx, "search", "warm up", "--mode", "hybrid", "--json"], roots[name], env)
+    return roots
+
+
 def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
             ) -> dict[str, dict[str, float]]:
     rng = random.Random(SEED + size)
-    roots = store_copies(size, tmp, bins, rng)
     env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    roots = indexed_copies(size, tmp, bins, rng, env)
     out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
     texts = [synthetic_memory(rng, size + 100 + i, 0).content for i in range(2 * runs)]
     try:
-        for name, folder in bins.items():
-            memx = str(folder / "memx")
-            timed([memx, "reindex", "--full"], roots[name], env)
-            timed([memx, "search", "warm up", "--mode", "hybrid", "--json"], roots[name], env)
         for i in range(runs):
             order = list(bins) if i % 2 == 0 else list(reversed(bins))
             for name in order:
