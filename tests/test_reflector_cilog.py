@@ -651,6 +651,14 @@ def test_a_green_run_keeps_what_the_runner_warned_about_the_workflow_once() -> N
         "test", "Complete job", [NODE20])
     [memory] = learned(failing)
     assert "Node.js 20" not in memory and "decimal.InvalidOperation" in memory
+    # a failing step whose cause the reader cannot tell (a tool's own log format) makes the
+    # run no green one: nothing is said rather than "passed"
+    unread = setup("ios") + gh("ios", "Upload", [
+        "##[group]Run bundle exec fastlane beta", "bundle exec fastlane beta", "##[endgroup]",
+        "[17:56:36]: [altool] upload refused by the store, see above",
+        "##[error]Process completed with exit code 1."]) + post("ios") + gh(
+        "ios", "Complete job", [NODE20])
+    assert not any("passed" in m for m in learned(unread))
 
 
 def test_a_broken_wrapper_script_is_the_shell_or_the_jvm_in_its_own_words() -> None:

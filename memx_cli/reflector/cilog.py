@@ -380,6 +380,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     warned: dict[str, tuple[list[str], int, str]] = {}
     unmarked: list[Failure] = []  # read as plain output: kept if the log has no marks at all
     marked = False
+    failed = False  # a step failed, whether or not its cause could be read
     for step in steps(lines):
         if counted is not None:
             counted[0] += 1
@@ -391,6 +392,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         # a stamped log without any of the runner's marks (a deploy platform's build log)
         # is plain output: read whole when it holds diagnostics
         marked = marked or step.marked
+        failed = failed or (step.failed and not step.setup)
         bare = plain or (step.job is None and not step.marked)
         kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
         items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \
@@ -412,9 +414,10 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     cascades = [f for f in found if f.cascade]
     if not real:
         real, cascades = [f for f in cascades if f.peers], []
-    if not found:  # a green run: what the runner itself warned about the workflow
-        yield from _warned(warned)
-        return
+    if not found:
+        if not failed:  # a green run: what the runner itself warned about the workflow
+            yield from _warned(warned)
+        return  # a failure whose cause the log does not show is no "passed"
     for number, item in enumerate(real[:MEMORIES_PER_LOG]):
         text = _statement(item, cascades if number == 0 else [])
         files = tuple(POSITION.sub("", d.where) for d in (item.main, *item.also)
