@@ -181,6 +181,8 @@ def test_a_lesson_never_holds_lines_of_a_multi_line_secret() -> None:
     "let's make the \"memo export\" command hidden",
     "make the \"memo export\" command hidden",
     "please make \"memo export\" hidden",
+    "I do want the \"memo export\" command to be hidden",
+    "we'd like \"memo export\" hidden from the help",
 ])
 def test_a_request_for_work_is_no_error_of_an_episode(request_: str) -> None:
     # the user's words ask for work and say nothing fails: the work done is no fix, and

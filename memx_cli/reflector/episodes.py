@@ -82,9 +82,12 @@ DID = re.compile(r"(?i)(?:^|[,;.!]\s*|\b(?:ok|okay|so|and|now)\s+)(?:i|we)(?:'ve
                  r"\s+already)*\s+((?:re-?)?[a-z]+ed|ran|reran|reset|set|put|got|made|built|"
                  r"rebuilt|undid)\b([^,;.!?\n]{0,120})")
 # A request for work: the speaker proposes it ("let's …"), asks for it ("please …",
-# "can you …") or orders it ("make the command hidden", below).
-REQUEST = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|then|also|and)\b[,\s]+)*"
-                     r"(?:let's|let\s+us|please|(?:can|could|would|will)\s+you)\b")
+# "can you …"), says what they want done ("I do want this command to …", "we'd like …")
+# or orders it ("make the command hidden", below).
+REQUEST = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|then|also|and|but)\b[,\s]+)*"
+                     r"(?:let's|let\s+us|please|(?:can|could|would|will)\s+you|"
+                     r"(?:i|we)(?:\s+(?:do|really|still|also))?\s+want\b|"
+                     r"(?:i|we)(?:'d|\s+would)\s+(?:like|prefer|rather)\b)")
 NEXT_STEP = re.compile(r"(?i)^\W*(?:(?:now|next|then|also|so|ok|okay)\b[,\s]+)?"
                        r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|we'll|we\s+will|"
                        r"i\s+need\s+to|we\s+need\s+to|i'm\s+going\s+to)\b")
