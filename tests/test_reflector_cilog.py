@@ -849,3 +849,25 @@ def test_a_second_cause_is_clipped_to_the_room_a_memory_has_left_not_dropped() -
                           "match actual sql: \"SELECT shames.*, users.name FROM shames LEFT "
                           "JOIN users ON users.id = shames.user_id WHERE shames.expires_at > "
                           "$1\" (test TestRepo_Active).")
+
+
+def test_a_job_told_to_fail_by_the_workflow_is_no_finding_beside_the_real_failure() -> None:
+    def report(name: str, said: str) -> str:
+        return setup(name) + gh(name, "Report", [
+            f'##[group]Run echo "❌ {said}"', f'echo "❌ {said}"', 'echo ""',
+            'echo "Fix it before merging."', "exit 1", "##[endgroup]",
+            f"❌ {said}", "", "Fix it before merging.",
+            "##[error]Process completed with exit code 1."]) + post(name)
+    tests = setup("test") + gh("test", "Tests", PYTEST_STEP) + post("test")
+    [memory] = learned(tests + report("Coverage Report", "Coverage threshold NOT met!"))
+    assert "decimal.InvalidOperation" in memory and "Coverage threshold" not in memory
+    # control: alone in its run, the report is what the log holds, kept as before
+    [memory] = learned(report("Coverage Report", "Coverage threshold NOT met!"))
+    assert "Coverage threshold NOT met" in memory
+    # control: a script that decides (a test, then the exit) is a check, not a report
+    checked = setup("version") + gh("version", "Check", [
+        '##[group]Run if [ "$A" = "$B" ]; then', 'if [ "$A" = "$B" ]; then',
+        '  echo "::error::Bump the version in package.json"', "  exit 1", "fi",
+        "##[endgroup]", "##[error]Bump the version in package.json",
+        "##[error]Process completed with exit code 1."]) + post("version")
+    assert any("Bump the version" in m for m in learned(tests + checked))

@@ -76,6 +76,7 @@ class Failure:
     quiet: str | None = None  # how long it was silent before
     peers: list[str] = field(default_factory=list)  # an aggregate's failed jobs
     earlier: tuple[Step, Diagnostic] | None = None  # a step before it printed the cause
+    canned: bool = False  # its script only prints words and exits: a report by design
     test: str | None = None  # the one test the cause failed, when the runner repeats it
 
     @property
@@ -110,6 +111,20 @@ def _command(step: Step) -> str | None:
     if not meaningful or len(meaningful) > PLAIN_COMMAND + 3:
         return None
     return meaningful[-1][:200]
+
+
+CANNED_SAY = re.compile(r"^(?:echo|printf)\b")
+CANNED_EXIT = re.compile(r"^exit\s+[1-9]\d*\s*;?$")
+
+
+def _canned(step: Step) -> bool:
+    """The step's script only prints its own words and exits non-zero (``echo "❌ coverage
+    not met"``, then ``exit 1``): the job was told to fail, by a condition of the workflow
+    on other jobs' results, and what it printed is its author's message, not a tool's
+    finding."""
+    lines = [line.strip() for line in step.script if line.strip()]
+    return (len(lines) >= 2 and bool(CANNED_EXIT.match(lines[-1]))
+            and all(CANNED_SAY.match(line) for line in lines[:-1]))
 
 
 def _aggregate(step: Step) -> list[str] | None:
@@ -175,7 +190,8 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     if step.setup or not (step.failed or plain):
         return None
     job = [step.job] if step.job else []
-    found = Failure(job, step.name, _command(step), step.first, step.last)
+    found = Failure(job, step.name, _command(step), step.first, step.last,
+                    canned=_canned(step))
     said = diagnostics(list(step.output))
     if shape is not None:
         said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)]
@@ -410,6 +426,10 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     if not marked:
         found += unmarked
     _timed_out(found, limits)
+    # a job told to fail by the workflow, beside a real failure, is that failure's echo
+    told = [f for f in found if f.canned and not f.cascade]
+    if len(told) < len([f for f in found if not f.cascade]):
+        found = [f for f in found if f not in told]
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]
     if not real:
