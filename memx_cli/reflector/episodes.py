@@ -72,9 +72,6 @@ INVITES = re.compile(r"(?i)^\W*(?:please\s+)?(?:let\s+me\s+know|tell\s+me)\b")
 # git "unrecognized argument" / "unknown option"): no project problem, a call mistyped.
 USAGE = re.compile(r"(?im)\b(?:invalid|unrecognized|unknown|illegal)\s+(?:shorthand\s+)?"
                    r"(?:option|argument|flag)s?\b|^usage:\s")
-# A sentence that announces the agent's next step ("Now let's fix the linter warning",
-# "I'll also update the docs"): said after a passing run it tells what comes next, not
-# why the fix worked.
 # What the user did outside the session, in their words ("I pulled the latest main", "we've
 # checked out the release branch"): the first person, a verb in the past, up to the clause's
 # end. A fix that arrived with no edit of the agent's.
@@ -88,6 +85,9 @@ REQUEST = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|then|also|and|but)\b[,\s]+
                      r"(?:let's|let\s+us|please|(?:can|could|would|will)\s+you|"
                      r"(?:i|we)(?:\s+(?:do|really|still|also))?\s+want\b|"
                      r"(?:i|we)(?:'d|\s+would)\s+(?:like|prefer|rather)\b)")
+# A sentence that announces the agent's next step ("Now let's fix the linter warning",
+# "I'll also update the docs"): said after a passing run it tells what comes next, not
+# why the fix worked.
 NEXT_STEP = re.compile(r"(?i)^\W*(?:(?:now|next|then|also|so|ok|okay)\b[,\s]+)?"
                        r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|we'll|we\s+will|"
                        r"i\s+need\s+to|we\s+need\s+to|i'm\s+going\s+to)\b")
