@@ -423,17 +423,18 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     from memx_cli.reflector.scorer import classify
 
     message = msg.without_emoji(message)
-    found, dropped = _found(message, files, small_diffs, facts)
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    # the entry the commit adds to a changelog for its own change, read once
+    entry = commit_fact.own_entry(small_diffs, msg.core(subject))
+    found, dropped = _found(message, files, small_diffs, facts, entry)
     why = routine.routine(message, files, small_diffs)
     if why:
         turned = [Dropped(d.rule, d.content, why) for d in dropped] + [
             Dropped(c.rule, c.text, why, value(c, message, outside.own_names(
                 p for _, p in files))) for c in found]
-        subject = message.strip().splitlines()[0] if message.strip() else ""
         return [], turned or [Dropped("Commit", subject, why)]
     own = outside.own_names(p for _, p in files)
-    subject = message.strip().splitlines()[0] if message.strip() else ""
-    users = commit_fact.own_entry(small_diffs, msg.core(subject)) is not None
+    users = entry is not None
     # what the maintainers told users is read from the message and the entry, not from
     # the diff: a setting or a dependency changed beside it gains nothing
     rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES), n, c)
@@ -470,7 +471,8 @@ def _short_of(candidate: Candidate, message: str) -> str:
 
 
 def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[str, str],
-           facts: bool = False) -> tuple[list[Candidate], list[Dropped]]:
+           facts: bool = False, entry: commit_fact.Entry | None = None
+           ) -> tuple[list[Candidate], list[Dropped]]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
     lang = language(message)
     out: list[Candidate] = []
@@ -492,8 +494,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             FIX_SUBJECT.match(subject) and not conventional):
         fix = _fix_commit(message, subject, changed, lang,
                           bool(files) and all(routine.is_test(p) for _, p in files))
-        entry = commit_fact.own_entry(small_diffs, msg.core(subject)) if facts else None
-        if fix is None and entry and commit_value.why(entry.text):
+        if fix is None and facts and entry and commit_value.why(entry.text):
             # the entry written for users says why ("…, to avoid issues with names that
             # contain f-string syntax"): what the title alone does not
             out.append(commit_fact.from_entry(message, entry, lang))
@@ -555,10 +556,10 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     # a commit that adds its own changelog entry told users what it changed: that entry
     # competes with what the rules read from its diff (a setting, a dependency)
     diff_only = bool(out) and all(c.rule in DIFF_RULES for c in out)
-    told_users = diff_only and commit_fact.own_entry(small_diffs, msg.core(subject)) is not None
+    told_users = diff_only and entry is not None
     if facts and (not out or told_users) and not fixed and not docs_only \
             and not TRIVIAL.search(subject):
-        fact = commit_fact.stated(message, kind, lang, small_diffs)  # a title that is the fact
+        fact = commit_fact.stated(message, kind, lang, entry)  # a title that is the fact
         if fact and _plumbing(files) and not commit_value.from_body(
                 fact.text, "\n".join(message.strip().splitlines()[1:]), subject):
             dropped.append(Dropped("Fact", fact.text, "a title about the project's tests, "

@@ -90,12 +90,6 @@ class Entry:
     version: str = ""  # the release heading above it, when the diff shows one
 
 
-def changelog_entry(diffs: Mapping[str, str], subject: str = "") -> str:
-    """The text of the commit's own changelog entry (``own_entry``), "" when none."""
-    entry = own_entry(diffs, subject)
-    return entry.text if entry else ""
-
-
 def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
     """The entry a commit adds to a changelog: its added lines, headings, code fences and
     what they hold left out, a list item's wrapped lines joined, its bullet and pull
@@ -188,12 +182,12 @@ def _sentences_within(text: str, limit: int) -> str:
     return out[:limit]
 
 
-def stated(message: str, kind: str, lang: str,
-           diffs: Mapping[str, str] | None = None) -> Candidate | None:
+def stated(message: str, kind: str, lang: str, entry: Entry | None = None) -> Candidate | None:
     """The fact a commit's subject states, with its body's first sentences; None when the
     commit is of a kind whose title teaches nothing (see the module's docstring). ``kind``:
-    the subject's Conventional Commits type, lower case ("" when it has none); the caller
-    has left out fixes, typo fixes and commits of documentation only."""
+    the subject's Conventional Commits type, lower case ("" when it has none); ``entry``:
+    the commit's own changelog entry (``own_entry``), if any; the caller has left out
+    fixes, typo fixes and commits of documentation only."""
     lines = message.strip().splitlines()
     if not lines:
         return None
@@ -208,7 +202,6 @@ def stated(message: str, kind: str, lang: str,
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
     if not routine.real_statement(head) or not words or words[0].lower() == "merge":
         return None
-    entry = own_entry(diffs or {}, head)
     # the entry the maintainers wrote for users says what the change means; the body's
     # prose, written for reviewers, tells it when there is none
     told = "" if entry else _first_prose(lines[1:], head)
