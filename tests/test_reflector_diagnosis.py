@@ -282,3 +282,53 @@ def test_a_fix_introduced_with_a_colon_is_announced(memx: Memx, repo: Path) -> N
                          "`userPrompt` argument to `start`.").write(repo)
     memx.ok("ingest", name)
     assert [kind for kind, _ in stored(repo)] == ["pitfall"]
+
+
+def _ci_only_failure(before: str, before_failed: bool) -> Replies:
+    """A check run locally before anything is changed, a failure seen only in the CI log,
+    the agent's cause, its edit and the same local check after it."""
+    return (Replies().user("why does the typecheck job fail on the pull request?")
+            .run("make typecheck", before, before_failed)
+            .run("gh run view 4411 --log-failed",
+                 "typecheck\tRun mypy\tsrc/app/cache.py:14: error: Item \"None\" of "
+                 "\"Optional[Conn]\" has no attribute \"get\"  [union-attr]", False)
+            .say("The issue is that `self.conn` is `Optional[Conn]` and `lookup()` uses it "
+                 "without narrowing it first.")
+            .edit("/home/dev/app/src/app/cache.py", "return self.conn.get(key)",
+                  "assert self.conn is not None\n        return self.conn.get(key)")
+            .run("make typecheck", "Success: no issues found in 12 source files", False)
+            .say("Added the assert in `lookup()`."))
+
+
+def test_a_check_already_green_before_the_edit_bears_nothing_out(
+        memx: Memx, repo: Path) -> None:
+    """The local check passed before the edit with the failure there (it was seen only in
+    CI): the same check green after the edit tells nothing about the cause."""
+    name = _ci_only_failure("Success: no issues found in 12 source files", False).write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_a_check_failing_before_the_edit_and_green_after_it_bears_the_cause_out(
+        memx: Memx, repo: Path) -> None:
+    """Control: the same check failed before the edit, so its green run after it counts."""
+    name = _ci_only_failure("src/app/cache.py:14: error: Item \"None\" of \"Optional[Conn]\" "
+                            "has no attribute \"get\"  [union-attr]\nFound 1 error in 1 file",
+                            True).write(repo)
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == ["pitfall"]
+    assert "Why: The issue is that `self.conn` is `Optional[Conn]`" in stored(repo)[0][1]
+
+
+def test_a_hedged_cause_is_a_guess_and_no_diagnosis(memx: Memx, repo: Path) -> None:
+    """"likely due to …" is the agent's own guess: the green run after its edit does not
+    make it a cause (control: the cause said plainly, the test above)."""
+    name = (Replies().user("The importer drops the last row of every CSV file.")
+            .run("python -m importer data/sample.csv", "imported 41 rows", False)
+            .say("The last row is likely dropped due to `rows[:-1]` in `read_rows()`.")
+            .edit("/home/dev/importer/importer/read.py", "return rows[:-1]", "return rows")
+            .run("pytest -q tests/test_read.py", "5 passed in 0.21s", False)
+            .say("All 42 rows are read now.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []

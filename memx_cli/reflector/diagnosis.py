@@ -7,7 +7,8 @@ or accepted by the user moving on to the next thing. Nobody says "that worked". 
 diagnosis is kept only when the session's structure bears it out:
 
 - the assistant's text states a cause ("the issue is", "caused by", 原因是 …:
-  ``lexicons.CAUSE``) in a sentence that is no question, or announces a fix ("The fix:
+  ``lexicons.CAUSE``) in a sentence that is no question and does not hedge ("likely
+  due to …", "probably": ``lexicons.HEDGE``, the agent's own guess), or announces a fix ("The fix:
   …"; not "the fix for X" in passing, which names one) while a problem is open (a fix announced with no problem in sight is a design);
   A statement about the code that quotes it ("Line 58 has `bytes(...)` which should be
   `[]byte(...)`") is held too, never the agent's plan ("Let me change `a` to `b`"), when
@@ -16,7 +17,10 @@ diagnosis is kept only when the session's structure bears it out:
 - then one of: a tool run after the edit passes in a runner's own format (``0 issues.``,
   ``ok  pkg 0.3s``, ``12 passed``: ``evidence.passing_run``) and the assistant's next
   words do not say the problem is still there; or the user's next message neither
-  repeats the problem, denies, says "still", nor turns the work down.
+  repeats the problem, denies, says "still", nor turns the work down. A check that had
+  already passed in the same shape since the user last spoke, before the first edit, with
+  no failing run of its program between, bears nothing out: it passed with the problem
+  there (a lint failure seen only in CI, the local lint green before and after a guess).
 
 A rejected tool call, a "still …" from either side, or a newer diagnosis drops the held
 one: a proposal the user turned down, or a detour the next run disproves, is never the
@@ -34,12 +38,14 @@ import re
 from dataclasses import dataclass, field
 
 from memx_cli.reflector import evidence
+from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.distiller import shorten
-from memx_cli.reflector.names import CODE_SPAN
+from memx_cli.reflector.names import CODE_SPAN, program_of
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.said import concrete, denied_sentences, proposal, rejects
 from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import Hit
 
 MAX_QUIET = 40  # records without an edit, a run or a word before a diagnosis is dropped
@@ -74,6 +80,7 @@ class Held:
     seen: int
     edits: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    first_edit: int | None = None  # the record of the first edit
     after: str | None = None  # what the assistant said of its edit, after making it
     green: bool = False  # a run after the edit passed
     # a statement held for what it quotes: the next edit must take out one of these
@@ -88,6 +95,10 @@ class Diagnoses:
         self.held: Held | None = None
         self.problem: str | None = None
         self.problem_first: int | None = None
+        # The green summaries of the checks that passed since the user last spoke, each
+        # with the program that printed it and the record: a check green before the edit
+        # cannot bear the edit out.
+        self.greens: dict[str, tuple[str | None, int]] = {}
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn, held = sig.turn, self.held
@@ -101,6 +112,8 @@ class Diagnoses:
                 held.quoted = ()
             if held is not None and turn.files:
                 held.seen = turn.index
+                if held.first_edit is None:
+                    held.first_edit = turn.index
                 if len(held.edits) < MAX_EDITS:
                     names = ", ".join(os.path.basename(f) for f in turn.files)
                     held.edits.append(f"edited {names}: `{turn.change}`" if turn.change
@@ -122,6 +135,7 @@ class Diagnoses:
     def _result(self, sig: Signals) -> None:
         turn, held = sig.turn, self.held
         failed = turn.failed if turn.failed is not None else bool(sig.error_lines)
+        shapes = self._checked(turn, failed)
         if held is None:
             if failed and turn.command and sig.key_error:  # a run failed, not a file read
                 self.problem, self.problem_first = sig.key_error, turn.index
@@ -132,10 +146,27 @@ class Diagnoses:
         if failed:
             held.green = False  # the edit has not held up yet: a later run may pass
         elif turn.command and evidence.passing_run(turn.text):
-            held.green = True
+            before = held.first_edit if held.first_edit is not None else turn.index
+            held.green = not any(shape in self.greens and self.greens[shape][1] < before
+                                 for shape in shapes)
+
+    def _checked(self, turn: Turn, failed: bool) -> frozenset[str]:
+        """Notes the green summaries of a passing run (a failing run of a program forgets
+        its own); returns this run's."""
+        if not turn.command:
+            return frozenset()
+        program = program_of(turn.command)
+        if failed:
+            self.greens = {k: v for k, v in self.greens.items() if v[0] != program}
+            return frozenset()
+        shapes = evidence.green_shapes(turn.text)
+        for shape in shapes:
+            self.greens.setdefault(shape, (program, turn.index))
+        return shapes
 
     def _user(self, sig: Signals) -> list[Candidate]:
         held, self.held = self.held, None
+        self.greens = {}  # what passed before the user spoke is no part of the new work
         out: list[Candidate] = []
         if held is not None and held.edits and not _contradicts(sig, held.problem):
             out.append(_lesson(held, sig.turn.last))
@@ -192,9 +223,12 @@ def statement(sig: Signals) -> tuple[str | None, str | None]:
     """The sentences of an assistant's text that state a cause (with the concrete
     sentence before the first of them), and the one that announces a fix."""
     denied = denied_sentences(sig)
+    # a cause the agent hedges ("likely due to subtle differences") is its guess
+    hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
 
     def usable(numbers: set[int]) -> list[int]:
-        return sorted(n for n in numbers if not sig.is_question(n) and n not in denied)
+        return sorted(n for n in numbers
+                      if not sig.is_question(n) and n not in denied and n not in hedged)
 
     causes = usable({sig.sentence_of(h.start) for h in sig.cause})
     remedies = usable({sig.sentence_of(h.start) for h in sig.remedy

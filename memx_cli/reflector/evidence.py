@@ -74,6 +74,18 @@ def passing_run(text: str) -> bool:
     return bool(PASS_SUMMARY.search(text)) and not FAIL_SUMMARY.search(text)
 
 
+DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def green_shapes(text: str) -> frozenset[str]:
+    """The green summaries of a passing run, numbers left out ("0 issues." → "# issues.",
+    "ok  pkg/a 0.3s" → "ok pkg/a #s"): what tells one check's pass from another's."""
+    if not passing_run(text):
+        return frozenset()
+    return frozenset(" ".join(DIGITS.sub("#", m.group(0)).lower().split())
+                     for m in PASS_SUMMARY.finditer(text))
+
+
 @lru_cache(maxsize=512)  # a problem's words are asked at every reply in its episode
 def words(text: str) -> frozenset[str]:
     """The distinctive words of a text: codes, names, paths; no short or common words."""

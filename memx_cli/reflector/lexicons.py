@@ -213,7 +213,7 @@ utiliser; ajouter; lancer; installer; supprimer; redémarrer; vider; toujours; j
 """))
 
 HEDGE = Lexicon(phrases("""
-maybe; might; perhaps; probably; not sure; i think; i guess; wondering; any idea;
+maybe; might; perhaps; probably; likely; not sure; i think; i guess; wondering; any idea;
 any ideas; does anyone; how do i; how can i; should i
 可能; 也许; 大概; 好像; 怎么办; 有人知道; 吗
 たぶん; かもしれ; どうすれば; でしょうか
