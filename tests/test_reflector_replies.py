@@ -76,7 +76,8 @@ def test_a_correction_typed_into_a_rejected_edit_is_a_preference(memx: Memx, rep
     memx.ok("ingest", name)
     assert stored(repo) == [(
         "preference",
-        'User correction (edit of config.py turned down): "why a list by hand? use a strict '
+        "User correction (edit of config.py: `KNOWN_KEYS = {'name', 'port'}` turned down): "
+        '"why a list by hand? use a strict '
         "schema instead\" Answer: I can use `pydantic` with `extra='forbid'`.")]
 
 
@@ -255,8 +256,8 @@ def test_a_menu_of_options_after_a_rejection_is_no_answer(memx: Memx, repo: Path
     assert contents(repo) == [
         'Chose Option B — A temp dir per test - each test gets its own cache folder. The user: '
         '"the suite must stay fast".',
-        'User correction (edit of test_cache.py turned down): "keep it parallel. is there any '
-        'other way to solve this?".']
+        'User correction (edit of test_cache.py: `# no t.parallel` turned down): '
+        '"keep it parallel.".']
 
 
 def test_the_words_after_a_bare_rejection_that_change_course_are_a_preference(
@@ -275,7 +276,8 @@ def test_the_words_after_a_bare_rejection_that_change_course_are_a_preference(
     memx.ok("ingest", name)
     assert stored(repo) == [(
         "preference",
-        'User correction (edit of export.py turned down): "fix the test, the code is right" '
+        "User correction (edit of export.py: `raise ExportError('no rows')` turned down): "
+        '"fix the test, the code is right" '
         "Answer: The test now expects `ExportError`.")]
 
 
@@ -474,3 +476,66 @@ def test_a_pick_that_runs_a_slash_command_is_no_decision(memx: Memx, repo: Path)
         "decision",
         'Chosen in a question prompt: "Where should the telemetry settings live?" → '
         "/srv/app/config (next to the other settings).")]
+
+
+def _redo(again: str, path: str = "/home/dev/app/totals_test.go") -> str:
+    """A loosened assertion turned down with words that neither ask, negate nor direct,
+    then the assistant's next edit."""
+    return (Replies().user("TestTotals fails, please fix it")
+            .rejected_edit("/home/dev/app/totals_test.go",
+                           "if !strings.HasPrefix(got, want) {",
+                           "hm, the spec says exactly that. Try again.")
+            .say("You're right, the expected total is what is off.")
+            .edit(path, "x", again)
+            .say("Updated the expected value."))
+
+
+def test_words_with_a_rejected_edit_redone_another_way_are_a_correction(
+        memx: Memx, repo: Path) -> None:
+    """The next edit rewrites the same text of the same file another way: the user's words
+    changed how it is done, and the memory shows the edit turned down."""
+    memx.ok("ingest", _redo('if got != "total: 12.50" {').write(repo))
+    assert stored(repo) == [(
+        "preference",
+        "User correction (edit of totals_test.go: `if !strings.HasPrefix(got, want) {` "
+        "turned down): \"hm, the spec says exactly that. Try again.\".")]
+
+
+@pytest.mark.parametrize("again, path", [
+    ("if !strings.HasPrefix(got, want) {", "/home/dev/app/totals_test.go"),  # the same edit
+    ('if got != "total: 12.50" {', "/home/dev/app/totals.go"),  # another file
+])
+def test_words_with_a_rejected_edit_done_again_the_same_way_teach_nothing(
+        memx: Memx, repo: Path, again: str, path: str) -> None:
+    memx.ok("ingest", _redo(again, path).write(repo))
+    assert stored(repo) == []
+
+
+def test_a_question_beside_a_bare_phrase_in_a_rejection_is_no_correction(
+        memx: Memx, repo: Path) -> None:
+    """"a fresh branch. is there any other way to solve this?": the question only asks,
+    and what is left neither negates nor directs (control: "keep it parallel." above)."""
+    name = (Replies().user("the cache test is flaky on CI, fix it")
+            .rejected_edit("/home/dev/app/test_cache.py", "# no t.parallel",
+                           "a fresh branch. is there any other way to solve this?")
+            .say("Yes: the test could build its own temporary directory, or run alone.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+@pytest.mark.parametrize("words, kept", [
+    ("don't run the formatter for now, just continue", False),
+    ("don't run the formatter, just continue", True),
+])
+def test_an_instruction_for_now_is_no_lasting_preference(
+        memx: Memx, repo: Path, words: str, kept: bool) -> None:
+    """Words held to the moment ("for now", "this time") are a one-off; the same words
+    without it are a preference once acted on."""
+    name = (Replies().user("add the --long flag to the status command")
+            .rejected_run("mise run fmt", words)
+            .say("Continuing with the `--long` flag in `status.go`.")
+            .edit("/home/dev/app/status.go", "x", "long := cmd.Flags().Bool(\"long\", false)")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [kind for kind, _ in stored(repo)] == (["preference"] if kept else [])

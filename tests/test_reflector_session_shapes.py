@@ -223,7 +223,7 @@ def test_a_question_that_only_asks_is_no_correction(memx: Memx, repo: Path) -> N
                        "`example.com/app/checkpoint`.").write(repo)
     memx.ok("ingest", name)
     assert contents(repo) == [
-        "User correction (edit of migrate.go turned down): \"isn't this an internal sibling "
+        "User correction (edit of migrate.go: `b` turned down): \"isn't this an internal sibling "
         "package?\" Answer: You're right - the import is fine, it only needs the module path "
         "`example.com/app/checkpoint`."]
 

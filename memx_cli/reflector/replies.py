@@ -50,12 +50,14 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.reruns import looks_only
 from memx_cli.reflector.said import concrete, proposal, rejects
 from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.turn import Turn
 
 # The words of a correction: a question, a negation or a direction.
 CORRECTING = re.compile(r"[?？]|(?i:\b(?:not|no|never|don't|dont|instead|rather|should|must|"
@@ -93,6 +95,11 @@ RULE = re.compile(r"(?i)(?:^|[.;:!]\s+|,\s*|\b(?:thing|also|and)\s+)"
                   r"(?!(?:you|i|we|i'm|you're|we're)\b)[^,.;:!?]{3,80},\s*\S")
 OBSERVED = re.compile(r"(?i)\bI\s+(?:do(?:n't|\s+not)|can't|cannot|can\s+not)\s+"
                       r"(?!want|like|need|think)\w+")
+# Words that hold an instruction to the moment ("don't worry about linting for now",
+# "skip the tests this time"): a one-off, no lasting preference.
+FOR_NOW = re.compile(r"(?i)\b(?:for\s+now|for\s+the\s+(?:moment|time\s+being)|this\s+time|"
+                     r"right\s+now|at\s+the\s+moment|temporarily|for\s+today)\b")
+MAX_CHANGE = 90  # characters of a rejected edit's new text shown beside the correction
 MAX_CORRECTION_WORDS = 60  # a long message is a new task, not a correction
 MAX_OFFER = 8000  # characters of the assistant's message read for options
 MAX_BLOCK = 260
@@ -115,6 +122,11 @@ class Replies:
         self.question: str | None = None  # the user's last short question
         self.turned_down: str | None = None  # what the last tool call did, for a rejection
         self.target: tuple[str, ...] = ()  # the files or command of that tool call
+        self.edit: tuple[str, str] | None = None  # that call's edit: old and new text
+        # Words typed into a rejected edit that neither ask, negate nor direct ("huh,
+        # that's what my expectation says. Try again."): a correction only when the
+        # assistant's next edit rewrites the same text another way (files, old text, new).
+        self.redo: tuple[Candidate, tuple[str, ...], tuple[str, str]] | None = None
         # A bare rejection ("STOP what you are doing"): what it turned down, waiting for
         # the user's next words, which say how to go on instead
         self.stopped: tuple[str | None, tuple[str, ...]] | None = None
@@ -125,9 +137,10 @@ class Replies:
         turn = sig.turn
         out = self._taken_up(sig) + self._answered(sig)
         if turn.kind == "tool_use":
-            self.turned_down = _what(turn.command, turn.files)
+            out += self._redone(turn)
+            self.turned_down = _what(turn.command, turn.files, turn.change)
             target = turn.files or ((" ".join(turn.command.split()),) if turn.command else ())
-            self.target = target
+            self.target, self.edit = target, turn.edited
             self.worked = self.worked or bool(turn.command or turn.files)
             if self.redirect is not None and turn.files and not set(target) <= set(
                     self.redirect.avoid):
@@ -140,6 +153,7 @@ class Replies:
         elif turn.role == "assistant" and self.redirect is not None:
             self.redirect.heard(sig)
         elif turn.role == "user" and not turn.picked:
+            self.redo = None
             out += self._redirected(sig)
         if turn.picked:
             out.append(Candidate("Decision", turn.index, turn.last, sig.lang,
@@ -184,7 +198,8 @@ class Replies:
             self.redirect = Redirect(sig.turn.index, sig.lang, words, what, avoid)
             return out
         if worked and len(words.split()) <= MAX_CORRECTION_WORDS and len(words.split()) >= 4 \
-                and not sig.has_error and not (sig.confirm or sig.resolved):
+                and not sig.has_error and not (sig.confirm or sig.resolved) \
+                and not FOR_NOW.search(words):
             if _redirects(words) or rejects(sig):
                 self.redirect = Redirect(sig.turn.index, sig.lang, words)
             elif RULE.search(words):  # an add-on that states when it applies
@@ -236,18 +251,38 @@ class Replies:
 
 
     def _rejected(self, sig: Signals) -> list[Candidate]:
-        words = " ".join(sig.turn.text.split())
+        said = " ".join(sig.turn.text.split())
         what, self.turned_down = self.turned_down, None
-        if not words:
+        edit, self.edit = self.edit, None
+        if not said:
             self.stopped = (what, self.target)
             return []
-        if len(words.split()) < 3 or not (CORRECTING.search(words) or concrete(words)) \
-                or _asks_only(words):
-            return []  # "STOP", "I'll take it from here", "what does lint say now?"
+        # "branch and PR. but also is there any other way to solve this?": the question
+        # asks for information; only the words around it can correct anything
+        words = _told(said)
+        if len(words.split()) < 3 or _asks_only(said) or FOR_NOW.search(words):
+            return []  # "STOP", "what does lint say now?", "no linting for now"
         done = f" ({what} turned down)" if what else ""
-        self.pending = Candidate("Preference", sig.turn.index, sig.turn.last, sig.lang,
-                                 f"User correction{done}: \"{_clip(words, MAX_WORDS)}\"",
-                                 veracity="stated", context=words)
+        correction = Candidate("Preference", sig.turn.index, sig.turn.last, sig.lang,
+                               f"User correction{done}: \"{_clip(words, MAX_WORDS)}\"",
+                               veracity="stated", context=words)
+        if CORRECTING.search(words) or concrete(words):
+            self.pending = correction
+        elif edit is not None and self.target:
+            self.redo = (correction, self.target, edit)  # "try again": if redone otherwise
+        return []
+
+    def _redone(self, turn: Turn) -> list[Candidate]:
+        """The rejected edit's words, once the next edit rewrites the same text of the same
+        file another way: the user's words changed how it is done."""
+        redo, self.redo = self.redo, None
+        if redo is None or not turn.files or turn.edited is None:
+            return []
+        correction, files, (old, new) = redo
+        again_old, again_new = turn.edited
+        same = bool(old.strip()) and (old.strip() in again_old or again_old.strip() in old)
+        if set(turn.files) == set(files) and same and again_new.strip() != new.strip():
+            return [replace(correction, last=turn.index)]
         return []
 
     def _picked(self, sig: Signals) -> list[Candidate]:
@@ -426,12 +461,28 @@ def _own_words(text: str) -> str:
     return text[cut:].strip() if cut <= 40 else text
 
 
-def _what(command: str | None, files: tuple[str, ...]) -> str | None:
+def _what(command: str | None, files: tuple[str, ...], change: str | None = None) -> str | None:
+    """What a tool call did, as a rejection names it: the command, or the files edited with
+    the start of the edit's new text ("edit of x_test.go: `if !bytes.Contains(…`")."""
     if command:
         return f"`{_clip(' '.join(command.split()), 80)}`"
     if files:
-        return "edit of " + ", ".join(os.path.basename(f) for f in files[:2])
+        shown = f": `{_clip(change, MAX_CHANGE)}`" if change else ""
+        return "edit of " + ", ".join(os.path.basename(f) for f in files[:2]) + shown
     return None
+
+
+# Sentence ends, for a message typed into a rejected call.
+SENTENCE_END = re.compile(r"(?<=[.!?？。])\s+")
+LEAD = re.compile(r"(?i)^(?:(?:but|and|also|so|ok(?:ay)?|then)\b[,\s]*)+")
+
+
+def _told(words: str) -> str:
+    """The words without the questions that only ask for information, unless nothing else
+    is left."""
+    parts = [p for p in SENTENCE_END.split(words) if p]
+    kept = [p for p in parts if not _asks_only(LEAD.sub("", p))]
+    return " ".join(kept) if kept else words
 
 
 def _clip(text: str, limit: int) -> str:
