@@ -539,3 +539,29 @@ def test_an_instruction_for_now_is_no_lasting_preference(
             .write(repo))
     memx.ok("ingest", name)
     assert [kind for kind, _ in stored(repo)] == (["preference"] if kept else [])
+
+
+ASKED = "I'd like the report command to print:\nreport\n  3 files, 2 stale\nand report --all\n  a.txt fresh\n  b.txt stale"
+
+
+@pytest.mark.parametrize("again, kept", [
+    # the same request amended (the summary line now heads --all too): the work missed it
+    (ASKED.replace("report --all\n", "report --all\n  3 files, 2 stale\n"), True),
+    (ASKED, False),  # the message sent twice: nothing amended
+    ("now add a --json flag to the report command for the CI job", False),  # the next task
+])
+def test_a_request_restated_amended_after_the_work_is_a_correction(
+        memx: Memx, repo: Path, again: str, kept: bool) -> None:
+    name = (Replies().user(ASKED)
+            .say("I'll change the report command.")
+            .edit("/home/dev/app/report.go", "x", "printSummary(w, files)")
+            .user(again)
+            .say("I see: the summary line comes first under `--all` as well.")
+            .edit("/home/dev/app/report.go", "x", "printSummary(w, files)\nprintEach(w, files)")
+            .write(repo))
+    memx.ok("ingest", name)
+    found = [text for kind, text in stored(repo) if kind == "preference"]
+    assert found == ([
+        "User correction (the request restated): \"I'd like the report command to print: "
+        "report 3 files, 2 stale and report --all 3 files, 2 stale a.txt fresh b.txt stale\" "
+        "Answer: I see: the summary line comes first under `--all` as well."] if kept else [])

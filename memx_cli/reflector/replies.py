@@ -29,6 +29,12 @@ an option, turn a tool call down with a word, answer a question prompt.
   assistant then acts on it: an edit follows that is not turned down. The answer is the
   assistant's first concrete reply, or its last words before the user speaks again.
   Words that report an error, or say something worked, are a report, not a correction.
+  A request said again after the work, amended (most of its words shared with one of the
+  user's last messages, not the same text), says the work missed it: a correction too.
+  Words held to the moment ("for now", "this time") are a one-off, never a preference;
+  in a rejection, the questions that only ask are left out of the words, and words that
+  neither ask, negate nor direct ("Try again.") count when the next edit rewrites the
+  same text of the same file another way.
   An add-on request after the work ("let's also add X") is the next task; it is a
   Preference only when it states a rule, a clause saying when it applies ("when
   installing Zsh completions, let's also add `compinit` before our `source` line"),
@@ -99,6 +105,12 @@ OBSERVED = re.compile(r"(?i)\bI\s+(?:do(?:n't|\s+not)|can't|cannot|can\s+not)\s+
 # "skip the tests this time"): a one-off, no lasting preference.
 FOR_NOW = re.compile(r"(?i)\b(?:for\s+now|for\s+the\s+(?:moment|time\s+being)|this\s+time|"
                      r"right\s+now|at\s+the\s+moment|temporarily|for\s+today)\b")
+# A request said again: the share of the two messages' words both hold, and the least
+# number of different words each must have (a short "run the tests" said twice is no
+# amendment).
+RESTATED = 0.7
+MIN_RESTATED = 6
+MAX_ASKED = 8  # the user's earlier messages a restatement is compared with
 MAX_CHANGE = 90  # characters of a rejected edit's new text shown beside the correction
 MAX_CORRECTION_WORDS = 60  # a long message is a new task, not a correction
 MAX_OFFER = 8000  # characters of the assistant's message read for options
@@ -132,6 +144,8 @@ class Replies:
         self.stopped: tuple[str | None, tuple[str, ...]] | None = None
         self.worked = False  # the assistant edited or ran something since the user spoke
         self.redirect: Redirect | None = None  # a plain correction, waiting for its edit
+        # the user's last messages: their words, and each as said
+        self.asked_for: list[tuple[frozenset[str], str]] = []
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
@@ -188,6 +202,9 @@ class Replies:
         worked, self.worked = self.worked, False
         stopped, self.stopped = self.stopped, None
         words = " ".join(sig.turn.text.split())
+        said = (frozenset(_WORDS.findall(words.lower())), words)
+        restated = worked and any(_restates(said, before) for before in self.asked_for)
+        self.asked_for = (self.asked_for + [said])[-MAX_ASKED:]
         if stopped is not None and 3 <= len(words.split()) <= MAX_CORRECTION_WORDS \
                 and not sig.has_error and not (sig.confirm or sig.resolved):
             # The first words after a bare rejection say how to go on instead ("fix the
@@ -202,6 +219,9 @@ class Replies:
                 and not FOR_NOW.search(words):
             if _redirects(words) or rejects(sig):
                 self.redirect = Redirect(sig.turn.index, sig.lang, words)
+            elif restated:  # the request said again, amended: the work did not match it
+                self.redirect = Redirect(sig.turn.index, sig.lang, words,
+                                         what="the request restated")
             elif RULE.search(words):  # an add-on that states when it applies
                 self.redirect = Redirect(sig.turn.index, sig.lang, words, rule=True)
         return out
@@ -353,6 +373,16 @@ def _asks_only(words: str) -> bool:
                                and not CHALLENGE.search(p) for p in parts)
 
 
+def _restates(said: tuple[frozenset[str], str], before: tuple[frozenset[str], str]) -> bool:
+    """A message that says an earlier one again, amended: most of the words of both are
+    shared (the same text exactly is the message sent twice, no amendment; a line moved
+    or repeated is one)."""
+    (now, text), (then, earlier) = said, before
+    if len(now) < MIN_RESTATED or len(then) < MIN_RESTATED or text == earlier:
+        return False
+    return len(now & then) >= RESTATED * len(now | then)
+
+
 def _redirects(words: str) -> bool:
     return any(not OBSERVED.match(words, max(0, m.start() - 2)) and not OBSERVED.match(
         words, max(0, m.start() - 3)) for m in REDIRECTS.finditer(words))
@@ -382,7 +412,8 @@ class Redirect:
 
     def lesson(self) -> Candidate:
         reply = self.first or self.report
-        done = f" ({self.what} turned down)" if self.what else ""
+        done = "" if not self.what else f" ({self.what})" if self.what.startswith("the ") \
+            else f" ({self.what} turned down)"
         said = "User rule" if self.rule else "User correction"
         text = f"{said}{done}: \"{_clip(self.words, MAX_WORDS)}\""
         if reply:
