@@ -565,3 +565,16 @@ def test_a_request_restated_amended_after_the_work_is_a_correction(
         "User correction (the request restated): \"I'd like the report command to print: "
         "report 3 files, 2 stale and report --all 3 files, 2 stale a.txt fresh b.txt stale\" "
         "Answer: I see: the summary line comes first under `--all` as well."] if kept else [])
+
+
+def test_a_question_about_another_subject_in_the_same_words_is_no_restatement(
+        memx: Memx, repo: Path) -> None:
+    """"Why is the nightly export job so slow?" after the same about the import job: a word
+    put in another's place is another subject, and a question asks."""
+    session = Replies()
+    for job in ("import", "export"):
+        session.user(f"Make the nightly {job} job write one batch per table")
+        session.say(f"I'll batch the rows in `{job}_batch()`.")
+        session.edit(f"/home/dev/jobs/{job}.py", "x", "db.run_all(rows)")
+    memx.ok("ingest", session.write(repo))
+    assert [kind for kind, _ in stored(repo)] == []

@@ -29,8 +29,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   assistant then acts on it: an edit follows that is not turned down. The answer is the
   assistant's first concrete reply, or its last words before the user speaks again.
   Words that report an error, or say something worked, are a report, not a correction.
-  A request said again after the work, amended (most of its words shared with one of the
-  user's last messages, not the same text), says the work missed it: a correction too.
+  A request said again after the work, whole and amended (every word of one of the user's
+  last messages, which make most of the new one's; not the same text, not a question),
+  says the work missed it: a correction too.
   Words held to the moment ("for now", "this time") are a one-off, never a preference;
   in a rejection, the questions that only ask are left out of the words, and words that
   neither ask, negate nor direct ("Try again.") count when the next edit rewrites the
@@ -105,9 +106,9 @@ OBSERVED = re.compile(r"(?i)\bI\s+(?:do(?:n't|\s+not)|can't|cannot|can\s+not)\s+
 # "skip the tests this time"): a one-off, no lasting preference.
 FOR_NOW = re.compile(r"(?i)\b(?:for\s+now|for\s+the\s+(?:moment|time\s+being)|this\s+time|"
                      r"right\s+now|at\s+the\s+moment|temporarily|for\s+today)\b")
-# A request said again: the share of the two messages' words both hold, and the least
-# number of different words each must have (a short "run the tests" said twice is no
-# amendment).
+# A request said again: the share of the new message's words the earlier one held, and
+# the least number of different words it must have (a short "run the tests" said twice is
+# no amendment).
 RESTATED = 0.7
 MIN_RESTATED = 6
 MAX_ASKED = 8  # the user's earlier messages a restatement is compared with
@@ -374,13 +375,15 @@ def _asks_only(words: str) -> bool:
 
 
 def _restates(said: tuple[frozenset[str], str], before: tuple[frozenset[str], str]) -> bool:
-    """A message that says an earlier one again, amended: most of the words of both are
-    shared (the same text exactly is the message sent twice, no amendment; a line moved
-    or repeated is one)."""
+    """A message that says an earlier request again, whole, amended: every word of the
+    earlier one is there and they make most of the new one's (the same text exactly is the
+    message sent twice, no amendment; a line moved, repeated or added is one). A question
+    asks; a word put in another's place ("the export job" after "the import job") is
+    another subject."""
     (now, text), (then, earlier) = said, before
-    if len(now) < MIN_RESTATED or len(then) < MIN_RESTATED or text == earlier:
+    if len(then) < MIN_RESTATED or text == earlier or text.rstrip().endswith(("?", "？")):
         return False
-    return len(now & then) >= RESTATED * len(now | then)
+    return then <= now and len(then) >= RESTATED * len(now)
 
 
 def _redirects(words: str) -> bool:
