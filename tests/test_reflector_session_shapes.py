@@ -302,3 +302,34 @@ def test_a_step_the_user_took_that_did_not_help_is_not_the_fix(memx: Memx, repo:
     assert learned(memx, repo, session) == [
         "Error: `go build ./...` — p/parse.go:7:2: undefined: strutil.Cut. Fix: edited "
         "p/parse.go: `strings.Cut(s, \" \")`."]
+
+
+def test_a_linters_place_led_line_is_read_whole_with_its_rule(memx: Memx, repo: Path) -> None:
+    """`file:line:col: message. hint (rule)` is one diagnostic: its hint and the linter's
+    rule name stay in the Error (a sentence of prose is still cut at its end, below)."""
+    name = (Session().user("make lint pass")
+            .run("make lint", "pkg/db/conn.go:33:9: Error return value of `rows.Close` is "
+                 "not checked. wrap it in a deferred check (errcheck)\n1 issues:\n"
+                 "* errcheck: 1", True)
+            .edit("pkg/db/conn.go", "defer rows.Close()",
+                  "defer func() { _ = rows.Close() }()")
+            .run("make lint", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `make lint` — pkg/db/conn.go:33:9: Error return value of `rows.Close` is not "
+        "checked. wrap it in a deferred check (errcheck). Fix: edited pkg/db/conn.go: "
+        "`defer func() { _ = rows.Close() }()`."]
+
+
+def test_an_error_line_of_prose_keeps_only_its_own_sentence(memx: Memx, repo: Path) -> None:
+    """Control: an error told in prose with the cause after it keeps the error's sentence."""
+    name = (Session().user("make lint pass")
+            .run("make lint", "Error: config file is stale. Regenerate it with make config", True)
+            .edit("lint.cfg", "version = 1", "version = 2")
+            .run("make lint", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert contents(repo) == [
+        "Error: `make lint` — config file is stale. Fix: edited lint.cfg: "
+        "`version = 2`."]

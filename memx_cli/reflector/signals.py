@@ -295,8 +295,11 @@ def _error_evidence(sig: Signals) -> None:
     if any(p in text for p in _PREFILTER):
         for line in text.splitlines():
             if any(p in line for p in _PREFILTER) and ERROR_LINE.search(line):
-                # "TypeError: x → turned out ...": keep the error's own clause
-                parts = [p for p in SENTENCE_END.split(line) if p and p.strip()]
+                # "TypeError: x → turned out ...": keep the error's own clause; a line led
+                # by its place (`a.go:148:21: …`) is one tool's diagnostic, said whole with
+                # its hint and its rule's name ("… use os/exec.CommandContext (noctx)")
+                parts = [p for p in SENTENCE_END.split(line) if p and p.strip()] \
+                    if not PLACE.match(line.strip()) else [line]
                 part = next((p for p in parts if ERROR_LINE.search(p)
                              and not MARKER_ONLY.match(p)), line)  # not "npm ERR!" alone
                 sig.error_lines.append(part.strip())
