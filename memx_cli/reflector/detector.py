@@ -37,6 +37,7 @@ from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.episodes import Tracker
 from memx_cli.reflector.instructions import Instructions
+from memx_cli.reflector.plans import Plans
 from memx_cli.reflector.redo import Redos
 from memx_cli.reflector.replies import Replies
 from memx_cli.reflector.reports import Reports
@@ -83,6 +84,7 @@ class PatternDetector:
         self._episodic: list[Candidate] = []
         self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
         self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
+        self.plans = Plans()  # a plan the user approved, once carried out
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -92,7 +94,7 @@ class PatternDetector:
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
         sig = analyse(turn)
-        corrected = self.corrections.feed(sig)
+        corrected = self.corrections.feed(sig) + self.plans.feed(sig)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
             # and what it means to set are proposals nothing has borne out yet. The user has
@@ -198,7 +200,8 @@ class PatternDetector:
         self._diagnosed += self.diagnoses.finish()
         found = ([held] if held is not None else []) + chores \
             + self._explained(self.episodes.finish()) \
-            + self.replies.finish() + self.redos.finish() + self.corrections.finish()
+            + self.replies.finish() + self.redos.finish() + self.corrections.finish() \
+            + self.plans.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
         found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []

@@ -149,7 +149,7 @@ def _report(sig: Signals) -> str | None:
         lines.append(MARKER.sub("", line).replace("**", "").strip())
     while lines and lines[-1].endswith(("?", "？")):
         lines.pop()  # "Would you like me to commit these changes?": an offer, not the report
-    text = _joined(lines)
+    text = joined(lines)
     if len(text) > MAX_REPORT and 0 <= listed < len(lines):
         # too long for one memory: the list of changes, from the line that introduces it
         # ("Summary of changes:"), says more than the measurements before it
@@ -177,14 +177,14 @@ def _listed(lines: list[str], end: int) -> str:
     which often say what the work came to ("The invalid `errors.Is` call is gone"): the
     list gives up its last items before the closing lines are cut."""
     kept, tail = lines[:end], lines[end:]
-    text = _joined(kept + tail)
+    text = joined(kept + tail)
     while tail and len(text) > MAX_REPORT and len(kept) > 2:
         kept.pop()
-        text = _joined(kept[:-1] + [kept[-1] + " …"] + tail)
+        text = joined(kept[:-1] + [kept[-1] + " …"] + tail)
     return text
 
 
-def _joined(lines: list[str]) -> str:
+def joined(lines: list[str]) -> str:
     """Lines as one text: "; " between them, a space after a line that introduces the next
     ("Summary of changes:")."""
     out = ""
