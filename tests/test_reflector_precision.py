@@ -1,5 +1,5 @@
 """What a session must not teach (issue 24, precision on real sessions): a plan the user
-approved is a task, not a finding; a request that opens a session is no preference; an
+approved is a task, not a finding (carried out, it is only the decision it states); a request that opens a session is no preference; an
 agent announcing its next step does not say why the last fix worked. Each test runs a small
 Claude Code session through `memx ingest` in a real repository and checks the memories."""
 
@@ -40,8 +40,12 @@ def _plan_session(opening: str) -> Session:
 
 
 def test_a_plan_the_user_approved_is_the_task_not_a_lesson(memx: Memx, repo: Path) -> None:
+    """What the plan calls broken is no Error and its change no Fix; carried out (an edit
+    accepted, nobody turning it down), the plan is the decision it states (plans.py)."""
     memx.ok("ingest", _plan_session("Implement the following plan:\n\n").write(repo))
-    assert stored(repo) == []
+    found = [content for _, content in stored(repo)]
+    assert len(found) == 1 and found[0].startswith(
+        "Plan carried out: fix the hook response format. The review injection is broken")
 
 
 def test_the_same_words_as_the_users_own_message_are_still_read(memx: Memx,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .conftest import Memx
 from .test_reflector_sessions import Session, contents
 
@@ -333,3 +335,27 @@ def test_an_error_line_of_prose_keeps_only_its_own_sentence(memx: Memx, repo: Pa
     assert contents(repo) == [
         "Error: `make lint` — config file is stale. Fix: edited lint.cfg: "
         "`version = 2`."]
+
+
+VET = "store/cache.go:41:2: unreachable code"
+
+
+@pytest.mark.parametrize("prefix", [
+    "vet\tRun go vet\t2026-03-02T10:14:07.1234567Z ",  # gh run view --log: job, step, time
+    "",  # the same line as the job printed it (control)
+])
+def test_a_diagnostic_in_a_saved_ci_log_is_read_after_its_columns(
+        memx: Memx, repo: Path, prefix: str) -> None:
+    """`gh run view --log` puts the job, the step and a timestamp before each line: the Go
+    diagnostic after them is the error, not the runner's bare "##[error]" line."""
+    log = f"{prefix}{VET}\n{prefix}##[error]Process completed with exit code 1."
+    name = (Session().user("why does the vet job fail on CI?")
+            .run("gh run view 812 --log-failed 2>&1 | head -100", log, False)
+            .say("The issue is that `return nil` on line 40 of `store/cache.go` ends the "
+                 "function before the unlock.")
+            .edit("store/cache.go", "return nil\n\tc.mu.Unlock()", "c.mu.Unlock()\n\treturn nil")
+            .run("go vet ./store/...", "ok  \texample.com/app/store\t0.02s", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    found = contents(repo)
+    assert len(found) == 1 and found[0].startswith(f"Error: {VET}.")

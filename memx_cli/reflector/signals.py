@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.cisteps import GH_LINE, STAMP
 from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE
 from memx_cli.reflector.turn import Turn
@@ -290,11 +291,25 @@ def _unrepeated(line: str) -> str:
     return line[:place.end()] + line[place.end():].replace(f"({place.group(1)}: ", "(")
 
 
+def _logged(line: str) -> str:
+    """A line of `gh run view --log` output (job, step and timestamp before the line, tab
+    separated) as the job printed it: a Go diagnostic's place leads the line again."""
+    found = GH_LINE.match(line)
+    if found is None:
+        return line
+    rest = found.group(3).lstrip("\ufeff")
+    stamp = STAMP.match(rest)
+    return rest[stamp.end():] if stamp else line
+
+
 def _error_evidence(sig: Signals) -> None:
     text = sig.text
     if any(p in text for p in _PREFILTER):
         for line in text.splitlines():
-            if any(p in line for p in _PREFILTER) and ERROR_LINE.search(line):
+            if not any(p in line for p in _PREFILTER):
+                continue
+            line = _logged(line)
+            if ERROR_LINE.search(line):
                 # "TypeError: x → turned out ...": keep the error's own clause; a line led
                 # by its place (`a.go:148:21: …`) is one tool's diagnostic, said whole with
                 # its hint and its rule's name ("… use os/exec.CommandContext (noctx)")
