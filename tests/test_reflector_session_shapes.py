@@ -306,35 +306,23 @@ def test_a_step_the_user_took_that_did_not_help_is_not_the_fix(memx: Memx, repo:
         "p/parse.go: `strings.Cut(s, \" \")`."]
 
 
-def test_a_linters_place_led_line_is_read_whole_with_its_rule(memx: Memx, repo: Path) -> None:
-    """`file:line:col: message. hint (rule)` is one diagnostic: its hint and the linter's
-    rule name stay in the Error (a sentence of prose is still cut at its end, below)."""
-    name = (Session().user("make lint pass")
-            .run("make lint", "pkg/db/conn.go:33:9: Error return value of `rows.Close` is "
-                 "not checked. wrap it in a deferred check (errcheck)\n1 issues:\n"
-                 "* errcheck: 1", True)
-            .edit("pkg/db/conn.go", "defer rows.Close()",
-                  "defer func() { _ = rows.Close() }()")
-            .run("make lint", "0 issues.", False)
-            .write(repo))
-    memx.ok("ingest", name)
-    assert contents(repo) == [
-        "Error: `make lint` — pkg/db/conn.go:33:9: Error return value of `rows.Close` is not "
-        "checked. wrap it in a deferred check (errcheck). Fix: edited pkg/db/conn.go: "
-        "`defer func() { _ = rows.Close() }()`."]
-
-
-def test_an_error_line_of_prose_keeps_only_its_own_sentence(memx: Memx, repo: Path) -> None:
-    """Control: an error told in prose with the cause after it keeps the error's sentence."""
-    name = (Session().user("make lint pass")
-            .run("make lint", "Error: config file is stale. Regenerate it with make config", True)
-            .edit("lint.cfg", "version = 1", "version = 2")
-            .run("make lint", "0 issues.", False)
-            .write(repo))
-    memx.ok("ingest", name)
-    assert contents(repo) == [
-        "Error: `make lint` — config file is stale. Fix: edited lint.cfg: "
-        "`version = 2`."]
+@pytest.mark.parametrize("output, error, fix", [
+    # `file:line:col: message. hint (rule)` is one diagnostic: its hint and the linter's
+    # rule name stay in the Error
+    ("pkg/db/conn.go:33:9: Error return value of `rows.Close` is not checked. wrap it in a "
+     "deferred check (errcheck)\n1 issues:\n* errcheck: 1",
+     "pkg/db/conn.go:33:9: Error return value of `rows.Close` is not checked. wrap it in a "
+     "deferred check (errcheck)", ("pkg/db/conn.go", "defer func() { _ = rows.Close() }()")),
+    # control: an error told in prose with the cure after it keeps the error's sentence
+    ("Error: config file is stale. Regenerate it with make config",
+     "config file is stale", ("lint.cfg", "version = 2")),
+])
+def test_a_linters_place_led_line_is_read_whole_with_its_rule(
+        memx: Memx, repo: Path, output: str, error: str, fix: tuple[str, str]) -> None:
+    session = (Session().user("make lint pass").run("make lint", output, True)
+               .edit(fix[0], "x", fix[1]).run("make lint", "0 issues.", False))
+    assert learned(memx, repo, session) == [
+        f"Error: `make lint` — {error}. Fix: edited {fix[0]}: `{fix[1]}`."]
 
 
 VET = "store/cache.go:41:2: unreachable code"
