@@ -46,7 +46,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memx_cli.reflector import citools
 from memx_cli.reflector.cisteps import Line
+from memx_cli.reflector.citools import PERMISSION, Told
 
 MAX_MESSAGE = 300
 WORKSPACE = re.compile(r"^(?:(?:/home/runner/work|/__w|[A-Za-z]:\\a)[/\\]([^/\\]+)[/\\]\1[/\\]"
@@ -86,6 +88,7 @@ SHELLCHECK = re.compile(r"^\s*\^[-^]*\^?\s+(?P<code>SC\d{4}) \((?P<level>\w+)\):
 RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
 PREFIXED = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|fatal|error)(?:\[[^\]]{1,40}\])?:\s*"
                       r"(?P<msg>\S.*)$")
+COMPONENT = re.compile(r"^\[[\w.:-]{1,60}\]\s+(?=\S)")  # ``ERROR: [Uploader.6A0C] message``
 NPM = re.compile(r"^npm (?:ERR!|error)(?:\s+(?P<msg>.*))?$")  # (a bare one separates parts)
 NPM_FACT = re.compile(r"^[A-Z][\w ]{2,40}:(?:\s+\S.*)?$")  # "Found: vite@8.0.3", "Could not …:"
 PYTEST_FAILED = re.compile(r"^(?P<what>FAILED|ERROR) (?P<id>\S+::\S+)(?: - (?P<msg>.+))?$")
@@ -121,14 +124,12 @@ ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<r
 PANIC = re.compile(r"^\s*thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
                    r"(?P<where>[^\s:]+:\d+)(?::\d+)?:?\s*(?P<msg>.*)$")
 OPERAND = re.compile(r"^\s*(?:left|right)\s*:\s*\S")
-MARKED = re.compile(r"^\s*[×✖✗✘❌]\s*(?P<msg>\S.*)$")
+MARKED = re.compile(r"^\s*(?:[×✖✗✘❌]|\[!\])\s*(?P<msg>\S.*)$")  # [!]: fastlane, CocoaPods
 HEADER_PATH = re.compile(r"(?P<path>[\w./\\-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?)?\b")
 PROMPT = re.compile(r"\[[yY]/?[nN]\]|\([yY]/[nN]\)|\[[yY]/n\]")
 COVERAGE = re.compile(r"coverage", re.IGNORECASE)
 GATE = re.compile(r"fail[-_]under|threshold|not (?:reached|met)|does not meet|less than",
                   re.IGNORECASE)
-PERMISSION = re.compile(r"permission denied|permission to \S+ denied|\bEACCES\b|\bEPERM\b|403 Forbidden|"
-                        r"not accessible by integration|Operation not permitted", re.IGNORECASE)
 SUMMARY = re.compile(r"could not compile|aborting due to|previous errors?|build failed|"
                      r"\d+ problems? \(|^make(?:\[\d+\])?: \*\*\*|"
                      r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in|"
@@ -526,9 +527,18 @@ def _shape(text: str) -> str:
                 "other")
 
 
+def _told(told: Told, number: int) -> Diagnostic | None:
+    if told.message is None:
+        return None
+    return Diagnostic(_clip(told.message), number, told.kind,
+                      relative(told.where) if told.where else None, notes=told.notes)
+
+
 def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     formatter = False
+    lines = citools.untagged(lines)
+    audit = citools.audited(lines)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -536,6 +546,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         leveled = text != line.text
         step = 1
         diag = None
+        told: Told | None = None
         if TRACEBACK in text:
             end = i + 1
             while end < len(lines) and (lines[end].text[:1].isspace()
@@ -551,6 +562,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                     diag.notes.append(f"it stopped at the prompt '{asked[:80]}', which a "
                                       "non-interactive run cannot answer")
                 step = end - i + 1
+        elif (told := citools.early(lines, i, text, audit)) is not None:
+            step, diag = told.lines, _told(told, line.number)
         elif (hit := BUILDKIT.match(text)) is not None:
             step, diag = _buildkit(lines, i, hit)
         elif (hit := VITEST.match(text)) is not None:
@@ -568,7 +581,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             if frame:
                 diag.where, diag.code = frame
         elif (hit := TSC.match(text)) is not None:
-            diag = Diagnostic(_clip(f"error {hit.group('code')}: {hit.group('msg')}"),
+            diag = Diagnostic(_clip(f"error {hit.group('code')}: "
+                                    f"{citools.inline_types(hit.group('msg'))}"),
                               line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := COMPILER.match(text) or GO_BUILD.match(text)) is not None:
@@ -646,10 +660,14 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                               "test", hit.group("id").strip())
         elif (hit := MARKED.match(text)) is not None:
             words = [hit.group("msg"), *_tail(lines, i)]
+            # words ending in ':' with nothing read after them only announce the error below
+            heading = len(words) == 1 and words[0].rstrip().endswith(":")
             diag = Diagnostic(_clip(" ".join(words)), line.number,
-                              "summary" if SUMMARY.search(text) else "error", _header(lines, i))
+                              "summary" if SUMMARY.search(text) or heading else "error",
+                              _header(lines, i))
         elif (hit := PREFIXED.match(text)) is not None:
-            words = [hit.group("msg"), *(_continued(lines, i) or _explained(lines, i))]
+            words = [COMPONENT.sub("", hit.group("msg")),  # a logger's own component tag
+                     *(_continued(lines, i) or _explained(lines, i))]
             if i + 1 < len(lines) and (cause := CAUSED_BY.match(lines[i + 1].text)):
                 words.append(f"(caused by {cause.group('msg')})")  # the JVM's reason
             diag = Diagnostic(_clip(" ".join(words)), line.number,
@@ -681,10 +699,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             step, diag = _warned(lines, i, hit)
         elif MAKE.match(text):
             diag = Diagnostic(_clip(text.strip()), line.number, "summary")
-        elif PERMISSION.search(text):
-            diag = Diagnostic(_clip(text.strip()), line.number, "permission")
+        elif (told := citools.late(lines, i, text)) is not None:
+            step, diag = told.lines, _told(told, line.number)
         if diag is not None:
-            diag.shape = _shape(text)
+            diag.shape = told.shape if told is not None and told.shape else _shape(text)
             if diag.kind != "summary" and i + step < len(lines) and \
                     (advice := HINT.match(lines[i + step].text)) is not None:
                 diag.notes.append(f"the tool says to run `{advice.group('command')}`")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.cidiag import SUMMARY, Diagnostic, diagnostics
 from memx_cli.reflector.cisteps import Step, steps, structured
+from memx_cli.reflector.citools import spoken
 
 EXIT = re.compile(r"^Process completed with exit code (\d+)\.?$")
 CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
@@ -55,6 +56,8 @@ UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed n
 LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
 ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
 MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
+QUOTED = re.compile(r"'[^'\s]{1,80}'")
+MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
 
 
 @dataclass
@@ -200,14 +203,16 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     tail = step.output[-LAST_WORDS].number if len(step.output) >= LAST_WORDS else 0
     said = [d for d in said if d.kind != "warning" or d.number >= tail]
     printed = [d for d in said if d.kind not in ("summary", "warning")]
-    for error in step.errors:  # the runner's own verdicts, other than the exit code
-        if not EXIT.match(error.text) and not CANCELLED.search(error.text) \
-                and not TIME_LIMIT.search(error.text):
-            said.extend(diagnostics([error]) or [Diagnostic(
+    verdicts = []  # the runner's own words: a tool's diagnostic it annotated is none
+    for error in step.errors:  # (a type union naming "CANCELLED" cancels nothing)
+        told = diagnostics([error])
+        if not told and (CANCELLED.search(error.text) or TIME_LIMIT.search(error.text)):
+            verdicts.append(error)
+        elif not EXIT.match(error.text):
+            said.extend(told or [Diagnostic(
                 error.text[:220], error.number,  # a verdict restating the tool's is no cause
                 "summary" if SUMMARY.search(error.text) else "error")])
-    cancel = next((e for e in step.errors if CANCELLED.search(e.text)
-                   or TIME_LIMIT.search(e.text)), None)
+    cancel = verdicts[0] if verdicts else None
     if cancel is not None:
         if BECAUSE_OTHER.search(cancel.text):
             found.cascade = True
@@ -225,6 +230,10 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         found.cascade, found.peers = True, peers
         return found
     causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
+    if not causes and step.failed and not printed:  # a program speaking in its own name
+        causes = [Diagnostic(text, number) for number, text in spoken(list(step.output),
+                                                                       step.script)][:3]
+        said.extend(causes)
     if causes:
         keys = Counter(d.key for d in causes)
         placed = {d.key for d in causes if d.where}
@@ -301,6 +310,17 @@ def _quote(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
+def _restates(other: str, main: str) -> bool:
+    """Does ``other`` repeat ``main``: whole, or the words after its last label
+    (``Unhandled error: HttpError: Resource not accessible`` after the request's error)?"""
+    said = other.lower().rstrip(".")
+    last = said.rsplit(": ", 1)[-1]
+    if said in main.lower() or (len(last) >= MIN_RESTATED and last in main.lower()):
+        return True
+    # the same words about another name ('debugPrint' isn't defined for 'A', for 'B')
+    return QUOTED.sub("''", said) == QUOTED.sub("''", main.lower().rstrip("."))
+
+
 def _statement(item: Failure, cascades: list[Failure]) -> str:
     if item.peers and item.main is None:
         return (f"CI job {_quote(item.jobs)} only aggregates other jobs' results and fails "
@@ -338,7 +358,7 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         parts.append(" failed without an error of its own")
     text = "".join(parts).rstrip(".") + "."
     for other in item.also:
-        if item.main is not None and other.message.lower() in item.main.message.lower():
+        if item.main is not None and _restates(other.message, item.main.message):
             continue  # the runner repeating the tool's words
         place = f" at {other.where}" if other.where and other.kind != "test" else \
             f" (test {other.where})" if other.where and other.where not in other.message else ""
@@ -358,6 +378,14 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         if cause.where and cause.kind != "test":
             text = text.rstrip(".:") + f" at {cause.where}"
         text = text.rstrip(".") + "."
+    reports = [job for cascade in cascades if cascade.canned and not cascade.peers
+               for job in cascade.jobs]
+    if reports:
+        names = list(dict.fromkeys(reports))
+        text += (f" Jobs {_quote(names)} only echo a message of their own and exit non-zero: "
+                 "reports the workflow runs, not findings (a cascade)." if len(names) > 1 else
+                 f" Job {_quote(names)} only echoes a message of its own and exits non-zero: "
+                 "a report the workflow runs, not a finding (a cascade).")
     for cascade in cascades:
         if cascade.peers:
             text += (f" Job {_quote(cascade.jobs)} only aggregates other jobs' results and "
@@ -429,7 +457,8 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     # a job told to fail by the workflow, beside a real failure, is that failure's echo
     told = [f for f in found if f.canned and not f.cascade]
     if len(told) < len([f for f in found if not f.cascade]):
-        found = [f for f in found if f not in told]
+        for item in told:  # said as such beside the real failure, never its cause
+            item.cascade = True
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]
     if not real:
@@ -438,8 +467,12 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         if not failed:  # a green run: what the runner itself warned about the workflow
             yield from _warned(warned)
         return  # a failure whose cause the log does not show is no "passed"
-    for number, item in enumerate(real[:MEMORIES_PER_LOG]):
-        text = _statement(item, cascades if number == 0 else [])
+    kept = real[:MEMORIES_PER_LOG]
+    # the cascades are said once, beside the first failure they fit with in a memory
+    beside = next((n for n, item in enumerate(kept)
+                   if len(_statement(item, cascades)) <= ROOM), 0)
+    for number, item in enumerate(kept):
+        text = _statement(item, cascades if number == beside else [])
         files = tuple(POSITION.sub("", d.where) for d in (item.main, *item.also)
                       if d is not None and d.where and d.kind != "test")
         yield Candidate("CIFailure", item.first, item.last, "en", text,

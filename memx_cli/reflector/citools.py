@@ -1,0 +1,250 @@
+"""Tool formats of a failing step's output beyond the compilers' (issue 24).
+
+``cidiag`` reads the shapes compilers, linters and test runners print; this module reads
+the ones tools of other kinds print, by their structure:
+
+- a tool that puts its own tag before each line (fastlane's ``[HH:MM:SS]: ``, a wrapped
+  tool's ``[altool] `` and the date its own logger adds): the tag is taken off, so that
+  ``ERROR:`` after it is read as anywhere else. A tag is the tool's when it opens several
+  lines (times alike once their digits are blanked); a log level in brackets
+  (``[error]``, ``[warn]``) is a format of its own and stays;
+- the Dart and Flutter analyzer: ``SEVERITY • message • PATH:L:C • rule`` (or with
+  `` - `` between the parts); only ``error`` fails the run, ``warning`` and ``info`` are
+  passed over;
+- a dependency audit (``bun audit``, ``npm audit``): ``NAME  RANGE`` with the advisory's
+  severity and title under it, read only where the step prints the audit's summary
+  (``N vulnerabilities``); the packages that pull it in are named;
+- a refused HTTP request (``HTTP 403``, ``gh: … (HTTP 403)``, ``returned error: 403``,
+  an HTTP client's error object with ``status: 403``), 401 and 403 being a permission:
+  the request the dump under it names (method and path) and the permissions the
+  response says the endpoint accepts;
+- a program that speaks in its own name (``tar: out: Cannot open: …``): read only when
+  the step printed no cause in any known format, and only for a program the step ran.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from memx_cli.reflector.cisteps import Line
+
+# a tag in brackets before a line, and the date a logger writes after it
+TAG = re.compile(r"^\[(?P<tag>[^\]\[\s]{1,40})\]:?[ \t]+")
+DATED = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[ \t]+")
+LEVELS = re.compile(r"^(?:error|err|warn|warning|info|debug|notice|fatal|trace|verbose|"
+                    r"success|ok|fail|failed|skip|!)$", re.IGNORECASE)
+DIGITS = re.compile(r"\d")
+TAGGED_LINES = 3  # a tag opening this many lines of the step is the tool's own
+# the Dart analyzer: ``  error • message • lib/a.dart:3:5 • rule_name``
+DART = re.compile(r"^\s*(?P<level>error|warning|info) (?P<sep>[•-]) (?P<msg>\S.*?) (?P=sep) "
+                  r"(?P<path>[^\s:]+?\.\w+):(?P<line>\d+):\d+ (?P=sep) (?P<rule>[\w-]+)\s*$")
+AUDIT_SUMMARY = re.compile(r"^\s*\d+ (?:\w+ )?(?:severity )?vulnerabilit(?:y|ies)\b",
+                           re.IGNORECASE)
+ADVISORY = re.compile(r"^(?P<name>(?:@[\w.-]+/)?[\w.-]+)\s{2,}(?P<range>[<>=~^*]*\s?\d\S*"
+                      r"(?:\s+[<>=|]+\s?\d\S*)*)\s*$")
+SEVERITY = re.compile(r"^\s*(?P<level>low|moderate|medium|high|critical):\s*(?P<title>\S.*)$",
+                      re.IGNORECASE)
+SEVERITY_LINE = re.compile(r"^\s*Severity:\s*(?P<level>\w+)\s*$", re.IGNORECASE)
+DEPENDENT = re.compile(r"\s›\s|\s>\s")  # a chain of packages: ``workspace:api › @x/y``
+ADVISORY_ID = re.compile(r"\b(GHSA(?:-[\w]{4}){3}|CVE-\d{4}-\d+)\b")
+ADDRESS = re.compile(r"\s*-?\s*https?://\S+")
+# a refused request: what CLIs and HTTP clients print
+HTTP_STATUS = re.compile(r"\bHTTP(?:/[\d.]+)? (?P<a>[45]\d\d)\b|\(HTTP (?P<b>[45]\d\d)\)|"
+                         r"returned error: (?P<c>[45]\d\d)\b|\bstatus(?: code)?:? (?P<d>[45]\d\d)\b",
+                         re.IGNORECASE)
+PERMISSION = re.compile(r"permission denied|permission to \S+ denied|\bEACCES\b|\bEPERM\b|403 Forbidden|"
+                        r"not accessible by integration|Operation not permitted", re.IGNORECASE)
+DUMP_METHOD = re.compile(r"^\s+method:\s*['\"]?(?P<method>[A-Z]{3,7})['\"]?,?\s*$")
+DUMP_URL = re.compile(r"^\s+url:\s*['\"]?(?P<url>https?://[^'\"\s]+)['\"]?,?\s*$")
+DUMP_STATUS = re.compile(r"^\s+status:\s*['\"]?(?P<status>[1-5]\d\d)['\"]?,?\s*$")
+# a response header naming the permissions the endpoint accepts
+DUMP_GRANTS = re.compile(r"^\s+['\"]?(?P<header>[\w-]*permissions)['\"]?:\s*['\"](?P<value>[^'\"]+)['\"]",
+                         re.IGNORECASE)
+DUMP_END = re.compile(r"^[}\]]\s*$")
+DUMP_LINES = 150
+# tsc spells an anonymous object type out in full: ``type '{ id: string; … 40 more }'``
+INLINE_TYPE = re.compile(r"'\{(?P<head>[^'{}]{0,40}?;)[^']{30,}\}'")
+# ``PROG: message`` where PROG is a program the step ran
+SPOKEN = re.compile(r"^(?P<prog>[a-z][\w.+-]{0,30}): (?P<msg>\S.*\S)$")
+COMMAND_WORD = re.compile(r"^\s*(?:sudo\s+)?(?P<word>[a-z][\w.+-]{0,30})(?:\s|$)")
+
+
+@dataclass
+class Told:
+    """A tool's verdict in one of these formats: ``lines`` read, and what it says."""
+
+    lines: int
+    message: str | None = None  # None: the lines are read and say no cause (a warning)
+    kind: str = "error"
+    where: str | None = None
+    notes: list[str] = field(default_factory=list)
+    shape: str = ""
+
+
+def _tag_key(text: str) -> str | None:
+    hit = TAG.match(text)
+    if hit is None or LEVELS.match(hit.group("tag")):
+        return None
+    return DIGITS.sub("#", hit.group("tag"))
+
+
+def untagged(lines: Sequence[Line]) -> Sequence[Line]:
+    """The lines without the tags a tool puts before each of them (and the date its
+    logger writes after the tags); the lines as they are when no tag repeats."""
+    counts: dict[str, int] = {}
+    for line in lines:  # each tag of the line's leading run: a tool wrapping another
+        text = line.text
+        while (key := _tag_key(text)) is not None:
+            counts[key] = counts.get(key, 0) + 1
+            text = DATED.sub("", text[TAG.match(text).end():], count=1)  # type: ignore[union-attr]
+    own = {key for key, n in counts.items() if n >= TAGGED_LINES}
+    if not own:
+        return lines
+    out: list[Line] = []
+    for line in lines:
+        text = line.text
+        while (key := _tag_key(text)) is not None and key in own:
+            text = DATED.sub("", text[TAG.match(text).end():], count=1)  # type: ignore[union-attr]
+        if text != line.text:
+            out.append(Line(line.number, text, line.at))
+        else:
+            out.append(line)
+    return out
+
+
+def inline_types(message: str) -> str:
+    """A type checker's message with the object types it spells out cut to their first
+    members (``'{ id: string; … }'``): the words around them say what is wrong."""
+    return INLINE_TYPE.sub(lambda hit: "'{" + hit.group("head") + " … }'", message)
+
+
+def audited(lines: Iterable[Line]) -> bool:
+    """Does the output hold a dependency audit's summary (``3 vulnerabilities``)?"""
+    return any(AUDIT_SUMMARY.match(line.text) for line in lines)
+
+
+def _advisory(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Told | None:
+    """An audit's advisory: the package and range, its severity and title, and the
+    packages that depend on it (the last name of each chain listed under it)."""
+    level = title = None
+    via: list[str] = []
+    j = i + 1
+    while j < len(lines) and j - i <= 12 and lines[j].text.strip() \
+            and not ADVISORY.match(lines[j].text):
+        text = lines[j].text
+        if (rated := SEVERITY.match(text)) is not None and title is None:
+            level, title = rated.group("level").lower(), rated.group("title")
+        elif (rated := SEVERITY_LINE.match(text)) is not None:
+            level = rated.group("level").lower()
+            if j + 1 < len(lines) and lines[j + 1].text.strip():
+                title = lines[j + 1].text.strip()
+                j += 1
+        elif DEPENDENT.search(text):
+            name = DEPENDENT.split(text.strip())[-1].strip()
+            if name and name not in via:
+                via.append(name)
+        j += 1
+    if title is None:
+        return None
+    ids = ADVISORY_ID.findall(title)
+    title = ADDRESS.sub("", title).strip()
+    said = f"{hit.group('name')} {' '.join(hit.group('range').split())}: {level} advisory: {title}"
+    if ids and ids[0] not in title:
+        said += f" ({ids[0]})"
+    notes = [f"pulled in via {', '.join(via[:4])}"] if via else []
+    return Told(j - i, said, notes=notes, shape="audit")
+
+
+def early(lines: Sequence[Line], i: int, text: str, audit: bool) -> Told | None:
+    """A verdict in the analyzer's or an audit's format at line ``i``, if any."""
+    if (hit := DART.match(text)) is not None:
+        if hit.group("level") != "error":  # only errors fail the analysis
+            return Told(1, shape="dart")
+        return Told(1, f"{hit.group('msg')} ({hit.group('rule')})",
+                    where=f"{hit.group('path')}:{hit.group('line')}", shape="dart")
+    if audit and (hit := ADVISORY.match(text)) is not None:
+        return _advisory(lines, i, hit)
+    return None
+
+
+def _status(text: str) -> int | None:
+    hit = HTTP_STATUS.search(text)
+    if hit is None:
+        return None
+    return int(next(group for group in hit.groups() if group))
+
+
+def _request(lines: Sequence[Line], i: int) -> tuple[int, list[str], int | None]:
+    """The dumped error object under a refused request (an HTTP client's ``status``,
+    ``request: {method, url}``, the response's headers): how many lines it takes, what
+    it says about the request, and the status it names."""
+    method = url = None
+    status = None
+    grants: list[str] = []
+    end = i + 1
+    while end < len(lines) and end - i < DUMP_LINES:
+        text = lines[end].text
+        if DUMP_END.match(text):
+            end += 1
+            break
+        if not text[:1].isspace() and text.strip():
+            break
+        if (hit := DUMP_METHOD.match(text)) is not None:
+            method = hit.group("method")
+        elif (hit := DUMP_URL.match(text)) is not None:
+            url = hit.group("url")
+        elif (hit := DUMP_STATUS.match(text)) is not None and status is None:
+            status = int(hit.group("status"))
+        elif (hit := DUMP_GRANTS.match(text)) is not None:
+            grants.append(f"{hit.group('value')} ({hit.group('header').lower()})")
+        end += 1
+    notes = []
+    if url is not None:
+        path = "/" + url.split("://", 1)[1].split("/", 1)[-1].split("?")[0] if "/" in \
+            url.split("://", 1)[1] else url
+        notes.append(f"the request was {method + ' ' if method else ''}{path}")
+    if grants:
+        notes.append("the response says the endpoint accepts the permissions "
+                     + ", ".join(grants[:2]))
+    return (end - i if notes or status else 1), notes, status
+
+
+def late(lines: Sequence[Line], i: int, text: str) -> Told | None:
+    """A refused request or a denied permission at line ``i``, if any."""
+    status = _status(text)
+    denied = PERMISSION.search(text) is not None
+    if status is None and not denied:
+        return None
+    read, notes, dumped = _request(lines, i)
+    status = status or dumped
+    kind = "permission" if denied or status in (401, 403) else "error"
+    said = text.strip()
+    if status is not None and str(status) not in said:
+        said += f" (HTTP {status})"
+    return Told(read, said, kind, notes=notes,
+                shape="http" if status is not None and not denied else "permission")
+
+
+def _programs(script: Iterable[str], lines: Iterable[Line]) -> set[str]:
+    """The programs a step ran: the first word of each line of its script (a composite
+    action echoes its own script into the output)."""
+    words = set()
+    for text in (*script, *(line.text for line in lines)):
+        if (hit := COMMAND_WORD.match(text)) is not None:
+            words.add(hit.group("word"))
+    return words
+
+
+def spoken(lines: Sequence[Line], script: Iterable[str]) -> list[tuple[int, str]]:
+    """The lines a program the step ran printed in its own name (``tar: out: Cannot
+    open: No such file or directory``), first to last: read when no other format
+    said why the step failed."""
+    programs = _programs(script, [line for line in lines if not SPOKEN.match(line.text)])
+    found = []
+    for line in lines:
+        hit = SPOKEN.match(line.text)
+        if hit is not None and hit.group("prog") in programs and " " in hit.group("msg"):
+            found.append((line.number, line.text.strip()))
+    return found
