@@ -175,3 +175,33 @@ def test_report_jobs_beside_the_real_failure_are_said_to_be_reports() -> None:
     # control: without such jobs the memory says no such thing
     [alone] = learned(real)
     assert "echo" not in alone
+
+
+def test_a_package_script_is_named_with_the_command_it_stands_for() -> None:
+    output = ["", "> depot@2.0.0 verify /home/runner/work/depot/depot", "> tsc -p tsconfig.build.json",
+              "", "src/crate.ts(3,1): error TS2304: Cannot find name 'pallet'."]
+    [memory] = learned(step("types", "Verify", "pnpm verify", output))
+    assert memory.startswith("CI job 'types', step 'Verify' (`pnpm verify`, which runs "
+                             "`tsc -p tsconfig.build.json`) failed")
+    # control: another script's echo says nothing of this one
+    other = [line.replace("verify /home", "lint /home") for line in output]
+    [memory] = learned(step("types", "Verify", "pnpm verify", other))
+    assert memory.startswith("CI job 'types', step 'Verify' (`pnpm verify`) failed")
+
+
+def test_a_later_step_s_warning_after_the_failure_is_said_with_it() -> None:
+    failing = gh("app", "Analyze", [
+        "##[group]Run dart analyze", "dart analyze", "##[endgroup]",
+        "  error • Undefined name 'trellis' • lib/vine.dart:8:3 • undefined_identifier",
+        "##[error]Process completed with exit code 3."])
+    upload = gh("app", "Upload coverage", [
+        "##[group]Run actions/upload-artifact@v4", "with:", "  path: cov/", "##[endgroup]",
+        "##[warning]No files were found with the provided path: cov/. No artifacts will be "
+        "uploaded."])
+    [memory] = learned(setup("app") + failing + upload + post("app"))
+    assert memory.endswith("After it, step 'Upload coverage' warned: No files were found with "
+                           "the provided path: cov/. No artifacts will be uploaded.")
+    # control: the same warning in another job is not this failure's consequence
+    [memory] = learned(setup("app") + failing + post("app") + setup("docs")
+                       + upload.replace("app\t", "docs\t") + post("docs"))
+    assert "After it" not in memory

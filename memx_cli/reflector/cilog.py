@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.cidiag import SUMMARY, Diagnostic, diagnostics
 from memx_cli.reflector.cisteps import Step, steps, structured
-from memx_cli.reflector.citools import spoken
+from memx_cli.reflector.citools import script_runs, spoken
 
 EXIT = re.compile(r"^Process completed with exit code (\d+)\.?$")
 CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
@@ -57,6 +57,7 @@ LAST_WORDS = 12  # a warning is the cause only among a failing step's last outpu
 ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
 MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
 QUOTED = re.compile(r"'[^'\s]{1,80}'")
+SCRIPT_ECHO_LINES = 40  # a package manager echoes the script it runs at the step's start
 MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
 
 
@@ -81,6 +82,8 @@ class Failure:
     earlier: tuple[Step, Diagnostic] | None = None  # a step before it printed the cause
     canned: bool = False  # its script only prints words and exits: a report by design
     test: str | None = None  # the one test the cause failed, when the runner repeats it
+    runs: str | None = None  # what the package script it ran stands for
+    then: str | None = None  # what a later step of the job warned of, after the failure
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -195,6 +198,7 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     job = [step.job] if step.job else []
     found = Failure(job, step.name, _command(step), step.first, step.last,
                     canned=_canned(step))
+    found.runs = script_runs(found.command, list(step.output)[:SCRIPT_ECHO_LINES])
     said = diagnostics(list(step.output))
     if shape is not None:
         said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)]
@@ -333,7 +337,7 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         where.append(f"step '{item.step}'")
     head = ", ".join(where) or "The log"
     if item.command:
-        head += f" (`{item.command}`)"
+        head += f" (`{item.command}`" + (f", which runs `{item.runs}`" if item.runs else "") + ")"
     parts = [head]
     if item.note:
         parts.append(f" {item.note}")
@@ -378,6 +382,8 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         if cause.where and cause.kind != "test":
             text = text.rstrip(".:") + f" at {cause.where}"
         text = text.rstrip(".") + "."
+    if item.then and len(text) + len(item.then) < ROOM:
+        text += " " + item.then
     reports = [job for cascade in cascades if cascade.canned and not cascade.peers
                for job in cascade.jobs]
     if reports:
@@ -423,6 +429,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     before: Step | None = None
     warned: dict[str, tuple[list[str], int, str]] = {}
     unmarked: list[Failure] = []  # read as plain output: kept if the log has no marks at all
+    last: dict[str, Failure] = {}  # each job's last failure
     marked = False
     failed = False  # a step failed, whether or not its cause could be read
     for step in steps(lines):
@@ -444,6 +451,13 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         for item in items:
             if item is not None and len(found) + len(unmarked) < MAX_FAILURES:
                 (found if plain or step.marked else unmarked).append(item)
+                if step.job is not None and not item.cascade:
+                    last[step.job] = item
+        after = last.get(step.job) if step.job is not None else None
+        if after is not None and after.then is None and step.warned and not step.failed:
+            # a step that ran after the failure (``if: always()``) and found nothing to do
+            name = f"'{step.name}'" if step.name else f"`{_command(step) or 'the next'}`"
+            after.then = f"After it, step {name} warned: {step.warned[0].text.rstrip('.')}."
         if not step.setup:
             before = step
         for warning in step.warnings:

@@ -67,6 +67,7 @@ class Step:
     output: deque[Line] = field(default_factory=lambda: deque(maxlen=KEEP_LINES))
     errors: list[Line] = field(default_factory=list)  # ##[error] messages
     warnings: list[Line] = field(default_factory=list)  # the runner's, in its own steps
+    warned: list[Line] = field(default_factory=list)  # an action's, in the job's own steps
     dropped: int = 0  # output lines beyond the kept tail
     marked: bool = False  # the runner's marks (##[group], ##[error], …) are in it
 
@@ -185,8 +186,9 @@ class _Builder:
         if kind == "error":
             step.errors.append(Line(line.number, rest.strip(), line.at))
             return
-        if kind == "warning" and step.setup and len(step.warnings) < MAX_WARNINGS:
-            step.warnings.append(Line(line.number, rest.strip(), line.at))
+        if kind == "warning" and len(step.warnings) + len(step.warned) < MAX_WARNINGS:
+            (step.warnings if step.setup else step.warned).append(
+                Line(line.number, rest.strip(), line.at))
         if kind is not None or step.setup:
             return  # warnings, notices, runner commands; setup and cleanup steps
         if self.invocation:  # the echoed script, then its shell, inputs and environment

@@ -66,6 +66,11 @@ DUMP_END = re.compile(r"^[}\]]\s*$")
 DUMP_LINES = 150
 # tsc spells an anonymous object type out in full: ``type '{ id: string; … 40 more }'``
 INLINE_TYPE = re.compile(r"'\{(?P<head>[^'{}]{0,40}?;)[^']{30,}\}'")
+# a package manager running a package script echoes it: ``> pkg@1.0.0 NAME /path`` and
+# ``> COMMAND`` under it
+PACKAGE_RUN = re.compile(r"^(?:npm|pnpm|yarn|bun)(?: run)? (?P<script>[\w:.-]+)\s*$")
+SCRIPT_ECHO = re.compile(r"^> \S+@\S+ (?P<script>[\w:.-]+)(?:\s|$)")
+SCRIPT_COMMAND = re.compile(r"^> (?P<command>\S.*)$")
 # ``PROG: message`` where PROG is a program the step ran
 SPOKEN = re.compile(r"^(?P<prog>[a-z][\w.+-]{0,30}): (?P<msg>\S.*\S)$")
 COMMAND_WORD = re.compile(r"^\s*(?:sudo\s+)?(?P<word>[a-z][\w.+-]{0,30})(?:\s|$)")
@@ -248,3 +253,17 @@ def spoken(lines: Sequence[Line], script: Iterable[str]) -> list[tuple[int, str]
         if hit is not None and hit.group("prog") in programs and " " in hit.group("msg"):
             found.append((line.number, line.text.strip()))
     return found
+
+
+def script_runs(command: str | None, lines: Sequence[Line]) -> str | None:
+    """What a package script the step ran stands for (``pnpm typecheck`` runs ``tsc
+    --build``), as the package manager echoed it."""
+    hit = PACKAGE_RUN.match(command or "")
+    if hit is None:
+        return None
+    for n, line in enumerate(lines[:-1]):
+        echo = SCRIPT_ECHO.match(line.text)
+        if echo is not None and echo.group("script") == hit.group("script"):
+            run = SCRIPT_COMMAND.match(lines[n + 1].text)
+            return run.group("command").strip()[:200] if run else None
+    return None
