@@ -44,11 +44,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from memx_cli.reflector import citools
 from memx_cli.reflector.cisteps import Line
-from memx_cli.reflector.citools import PERMISSION, Told
+from memx_cli.reflector.citools import PERMISSION, Diagnostic
 
 MAX_MESSAGE = 300
 WORKSPACE = re.compile(r"^(?:(?:/home/runner/work|/__w|[A-Za-z]:\\a)[/\\]([^/\\]+)[/\\]\1[/\\]"
@@ -158,24 +157,6 @@ PIP_NONE = re.compile(r"No matching distribution found for (?P<name>[\w.-]+)==(?
 PIP_PYTHONS = re.compile(r"require a different python version: (?P<list>.+)$")
 PIP_CONTEXT = re.compile(r"^Ignored the following|^Could not find a version that satisfies")
 URL = re.compile(r"\s*\bfrom https?://\S+|https?://\S{50,}")
-NUMBERS = re.compile(r"\d+")
-PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
-
-
-@dataclass
-class Diagnostic:
-    message: str
-    number: int
-    kind: str = "error"  # error, crash, test, coverage, permission, warning, summary
-    where: str | None = None
-    code: str | None = None  # the source line at ``where``
-    notes: list[str] = field(default_factory=list)
-    shape: str = ""  # which tool format said it: plain output of several tools splits on it
-
-    @property
-    def key(self) -> str:
-        text = PLACE.sub("", self.message.lower())
-        return " ".join(NUMBERS.sub("#", text).split()).rstrip(".:;")[:120]
 
 
 def relative(path: str) -> str:
@@ -527,11 +508,12 @@ def _shape(text: str) -> str:
                 "other")
 
 
-def _told(told: Told, number: int) -> Diagnostic | None:
-    if told.message is None:
-        return None
-    return Diagnostic(_clip(told.message), number, told.kind,
-                      relative(told.where) if told.where else None, notes=told.notes)
+def _told(told: Diagnostic | None) -> Diagnostic | None:
+    """One of ``citools``' diagnostics, clipped, at the path the repository knows."""
+    if told is not None:
+        told.message = _clip(told.message)
+        told.where = relative(told.where) if told.where else None
+    return told
 
 
 def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
@@ -546,7 +528,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         leveled = text != line.text
         step = 1
         diag = None
-        told: Told | None = None
+        told: tuple[int, Diagnostic | None] | None = None
         if TRACEBACK in text:
             end = i + 1
             while end < len(lines) and (lines[end].text[:1].isspace()
@@ -563,7 +545,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                                       "non-interactive run cannot answer")
                 step = end - i + 1
         elif (told := citools.early(lines, i, text, audit)) is not None:
-            step, diag = told.lines, _told(told, line.number)
+            step, diag = told[0], _told(told[1])
         elif (hit := BUILDKIT.match(text)) is not None:
             step, diag = _buildkit(lines, i, hit)
         elif (hit := VITEST.match(text)) is not None:
@@ -700,9 +682,9 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif MAKE.match(text):
             diag = Diagnostic(_clip(text.strip()), line.number, "summary")
         elif (told := citools.late(lines, i, text)) is not None:
-            step, diag = told.lines, _told(told, line.number)
+            step, diag = told[0], _told(told[1])
         if diag is not None:
-            diag.shape = told.shape if told is not None and told.shape else _shape(text)
+            diag.shape = diag.shape or _shape(text)
             if diag.kind != "summary" and i + step < len(lines) and \
                     (advice := HINT.match(lines[i + step].text)) is not None:
                 diag.notes.append(f"the tool says to run `{advice.group('command')}`")

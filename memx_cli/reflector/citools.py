@@ -19,7 +19,10 @@ the ones tools of other kinds print, by their structure:
   the request the dump under it names (method and path) and the permissions the
   response says the endpoint accepts;
 - a program that speaks in its own name (``tar: out: Cannot open: …``): read only when
-  the step printed no cause in any known format, and only for a program the step ran.
+  the step printed no cause in any known format, and only for a program the step ran;
+- what a package script stands for (``> pkg@1.0.0 typecheck`` then ``> tsc --build``).
+
+It also holds ``Diagnostic``, the one shape every format's verdict is given in.
 """
 
 from __future__ import annotations
@@ -73,19 +76,27 @@ SCRIPT_ECHO = re.compile(r"^> \S+@\S+ (?P<script>[\w:.-]+)(?:\s|$)")
 SCRIPT_COMMAND = re.compile(r"^> (?P<command>\S.*)$")
 # ``PROG: message`` where PROG is a program the step ran
 SPOKEN = re.compile(r"^(?P<prog>[a-z][\w.+-]{0,30}): (?P<msg>\S.*\S)$")
+NUMBERS = re.compile(r"\d+")
+PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
 COMMAND_WORD = re.compile(r"^\s*(?:sudo\s+)?(?P<word>[a-z][\w.+-]{0,30})(?:\s|$)")
 
 
 @dataclass
-class Told:
-    """A tool's verdict in one of these formats: ``lines`` read, and what it says."""
+class Diagnostic:
+    """A line (or block) that says why a step failed, in the words of the tool that said it."""
 
-    lines: int
-    message: str | None = None  # None: the lines are read and say no cause (a warning)
-    kind: str = "error"
+    message: str
+    number: int
+    kind: str = "error"  # error, crash, test, coverage, permission, warning, summary
     where: str | None = None
+    code: str | None = None  # the source line at ``where``
     notes: list[str] = field(default_factory=list)
-    shape: str = ""
+    shape: str = ""  # which tool format said it: plain output of several tools splits on it
+
+    @property
+    def key(self) -> str:
+        text = PLACE.sub("", self.message.lower())
+        return " ".join(NUMBERS.sub("#", text).split()).rstrip(".:;")[:120]
 
 
 def _tag_key(text: str) -> str | None:
@@ -130,7 +141,8 @@ def audited(lines: Iterable[Line]) -> bool:
     return any(AUDIT_SUMMARY.match(line.text) for line in lines)
 
 
-def _advisory(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Told | None:
+def _advisory(lines: Sequence[Line], i: int,
+              hit: re.Match[str]) -> tuple[int, Diagnostic] | None:
     """An audit's advisory: the package and range, its severity and title, and the
     packages that depend on it (the last name of each chain listed under it)."""
     level = title = None
@@ -159,16 +171,17 @@ def _advisory(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Told | None:
     if ids and ids[0] not in title:
         said += f" ({ids[0]})"
     notes = [f"pulled in via {', '.join(via[:4])}"] if via else []
-    return Told(j - i, said, notes=notes, shape="audit")
+    return j - i, Diagnostic(said, lines[i].number, notes=notes, shape="audit")
 
 
-def early(lines: Sequence[Line], i: int, text: str, audit: bool) -> Told | None:
+def early(lines: Sequence[Line], i: int, text: str,
+          audit: bool) -> tuple[int, Diagnostic | None] | None:
     """A verdict in the analyzer's or an audit's format at line ``i``, if any."""
     if (hit := DART.match(text)) is not None:
         if hit.group("level") != "error":  # only errors fail the analysis
-            return Told(1, shape="dart")
-        return Told(1, f"{hit.group('msg')} ({hit.group('rule')})",
-                    where=f"{hit.group('path')}:{hit.group('line')}", shape="dart")
+            return 1, None
+        return 1, Diagnostic(f"{hit.group('msg')} ({hit.group('rule')})", lines[i].number,
+                             where=f"{hit.group('path')}:{hit.group('line')}", shape="dart")
     if audit and (hit := ADVISORY.match(text)) is not None:
         return _advisory(lines, i, hit)
     return None
@@ -216,7 +229,7 @@ def _request(lines: Sequence[Line], i: int) -> tuple[int, list[str], int | None]
     return (end - i if notes or status else 1), notes, status
 
 
-def late(lines: Sequence[Line], i: int, text: str) -> Told | None:
+def late(lines: Sequence[Line], i: int, text: str) -> tuple[int, Diagnostic | None] | None:
     """A refused request or a denied permission at line ``i``, if any."""
     status = _status(text)
     denied = PERMISSION.search(text) is not None
@@ -228,8 +241,8 @@ def late(lines: Sequence[Line], i: int, text: str) -> Told | None:
     said = text.strip()
     if status is not None and str(status) not in said:
         said += f" (HTTP {status})"
-    return Told(read, said, kind, notes=notes,
-                shape="http" if status is not None and not denied else "permission")
+    return read, Diagnostic(said, lines[i].number, kind, notes=notes,
+                            shape="http" if status is not None and not denied else "permission")
 
 
 def _programs(script: Iterable[str], lines: Iterable[Line]) -> set[str]:
