@@ -87,13 +87,15 @@ def test_a_tool_s_own_line_tags_are_read_through() -> None:
     once = [Line(1, "[build] ERROR: x"), Line(2, "plain")]
     assert [line.text for line in untagged(once)] == ["[build] ERROR: x", "plain"]
     # end to end: the repeated error is the cause, the closing verdict is not
+    echoed = " [Wrapper Output]: [Store.Client.7F3A22] The build number 41 was already used"
     log = step("ios", "Ship", "bundle exec fastlane ship", [
-        *(line.text for line in lines[:4]),
+        *(line.text for line in lines[:2]), echoed, *(line.text for line in lines[2:4]),
         "[!] Error shipping the build: ",
         "[09:14:05]: fastlane finished with errors"])
     [memory] = learned(log)
     assert memory.startswith("CI job 'ios', step 'Ship' (`bundle exec fastlane ship`) failed: "
                              "The build number 41 was already used for this app (2 times)")
+    assert "Wrapper Output" not in memory  # its own echo under it says nothing more
 
 
 def test_a_dependency_audit_names_the_advisory_and_who_pulls_it_in() -> None:

@@ -50,6 +50,7 @@ from memx_cli.reflector.cisteps import Line
 from memx_cli.reflector.citools import PERMISSION, Diagnostic
 
 MAX_MESSAGE = 300
+ECHOED = 30  # a continuation holding the message's first characters says it again
 WORKSPACE = re.compile(r"^(?:(?:/home/runner/work|/__w|[A-Za-z]:\\a)[/\\]([^/\\]+)[/\\]\1[/\\]"
                        r"|/github/workspace/)")  # the last: a container action's checkout
 OUTSIDE = re.compile(r"site-packages|dist-packages|hostedtoolcache|/lib/python\d|<frozen|"
@@ -648,8 +649,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                               "summary" if SUMMARY.search(text) or heading else "error",
                               _header(lines, i))
         elif (hit := PREFIXED.match(text)) is not None:
-            words = [COMPONENT.sub("", hit.group("msg")),  # a logger's own component tag
-                     *(_continued(lines, i) or _explained(lines, i))]
+            said = COMPONENT.sub("", hit.group("msg"))  # a logger's own component tag
+            # a continuation that only says the message again (a wrapper's echo) is left out
+            words = [said, *(more for more in _continued(lines, i) or _explained(lines, i)
+                             if len(said) < ECHOED or said[:ECHOED].lower() not in more.lower())]
             if i + 1 < len(lines) and (cause := CAUSED_BY.match(lines[i + 1].text)):
                 words.append(f"(caused by {cause.group('msg')})")  # the JVM's reason
             diag = Diagnostic(_clip(" ".join(words)), line.number,
