@@ -263,7 +263,8 @@ def spoken(lines: Sequence[Line], script: Iterable[str]) -> list[tuple[int, str]
     found = []
     for line in lines:
         hit = SPOKEN.match(line.text)
-        if hit is not None and hit.group("prog") in programs and " " in hit.group("msg"):
+        if hit is not None and hit.group("prog") in programs and " " in hit.group("msg") \
+                and not LEVELS.match(hit.group("prog")):  # ``warning: …`` is no program
             found.append((line.number, line.text.strip()))
     return found
 
