@@ -44,7 +44,11 @@ STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "scrip
 PLATFORM = routine.PLATFORM
 DEPENDENCIES = re.compile(r"\b(?:deps?|dependenc(?:y|ies)|requirements?|packages?|extras?)\b")
 UNIT_ENV = re.compile(r"^\s*Environment\s*=\s*(?=[A-Za-z_]\w*=)")
-SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*[:=]\s*(.*?)\s*,?$")
+# A key and its value; a quoted key is closed by its own quote ("key": 1, 'key' = 1): a
+# string that only starts with a word and a colon is an item of a list, not a setting
+# (a warning filter "ignore:The 'x' argument is deprecated:DeprecationWarning",).
+SETTING = re.compile(r"^\s*(?:export\s+)?(?P<quote>[\"']?)(?P<key>[A-Za-z_][\w.\-]*)(?P=quote)"
+                     r"\s*[:=]\s*(?P<value>.*?)\s*,?$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
              "bun.lockb": "bun", "bun.lock": "bun", "uv.lock": "uv", "poetry.lock": "poetry",
              "Pipfile.lock": "pipenv", "Cargo.lock": "cargo", "go.sum": "go",
@@ -136,11 +140,11 @@ def _settings(lines: list[str], diff: str = "") -> dict[str, tuple[str, str]]:
         line = UNIT_ENV.sub("", line)  # systemd: Environment=KEY=value
         match = SETTING.match(line)
         if match and not line.lstrip().startswith("#"):
-            value = match.group(2).strip("\"' ")
+            value = match.group("value").strip("\"' ")
             if not value or value[0] in "{[(":
                 continue  # a JSON/YAML block opens ("hooks": {): a structure, not a setting
-            if match.group(1).lower() not in STEP_KEYS:
-                found[match.group(1)] = (value, line.strip().rstrip(","))
+            if match.group("key").lower() not in STEP_KEYS:
+                found[match.group("key")] = (value, line.strip().rstrip(","))
     return found
 
 
@@ -428,6 +432,10 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     entry = commit_fact.own_entry(small_diffs, msg.core(subject))
     found, dropped = _found(message, files, small_diffs, facts, entry)
     why = routine.routine(message, files, small_diffs)
+    if why == routine.BUMP and entry is not None and commit_fact.names_subject(entry, subject):
+        # a bump the maintainers told users about ("upgrade watchdog" adding "Minimum
+        # supported version of Watchdog is 6.0"): a raised floor is what users must know
+        why = None
     if why:
         turned = [Dropped(d.rule, d.content, why) for d in dropped] + [
             Dropped(c.rule, c.text, why, value(c, message, outside.own_names(
@@ -480,7 +488,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     changed = [p for _, p in files if p.rsplit("/", 1)[-1] not in LOCKFILES][:4]
     conventional = CONVENTIONAL.match(subject)
     kind = conventional.group(1).lower() if conventional else ""
-    said = msg.read(message, lang)
+    said = msg.read(message, lang, commit_fact.news(entry, subject))
     out.extend(said.found)
     dropped.extend(Dropped(rule, text, why) for rule, text, why in said.dropped)
     if said.found or msg.REVERT.match(subject):

@@ -68,6 +68,11 @@ VERSION_HEADING = re.compile(r"(?i)^(?:#{1,6}\s*)?\[?(?:version\s+|release\s+|v(
                              r"(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|\.dev|\.post)\d+)?)\]?"
                              r"(?=$|\s|[-(:,])")
 HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
+# git's own titles of a merge: "Merge branch 'x'", "Merge pull request #1 from …", "Merge
+# remote-tracking branch …", "Merge tag 'v1'", "Merge commit from fork", "Merge 'x' into y";
+# "merge any number of slashes" is a change whose verb is merge
+MERGE_TITLE = re.compile(r"(?i)^merge\s+(?:(?:remote-tracking\s+)?branch(?:es)?|pull\s+request|"
+                         r"tags?|commits?|changes\s+from|['\"]|[\w.-]+/[\w.-]+\b|\S+\s+into\b)")
 PR_REF = re.compile(r"\s*\((?:[^()]*#\d+[^()]*)\)|\s*\[#\d+\]\([^)]*\)|"
                     r"\s*:(?:issue|pr|user):`[^`]*`|\s+--\s*by\b.*$")
 # Sphinx roles closing an entry, after its last sentence: its references (":issue:`1792`,
@@ -120,6 +125,21 @@ def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
     if len(found) > 1 and not _content(best.text) & title:
         return None
     return replace(best, text=_sentences_within(best.text, MAX_ENTRY))
+
+
+def names_subject(entry: Entry, subject: str) -> bool:
+    """The entry names what the subject names ("upgrade watchdog" and "Minimum supported
+    version of Watchdog is 6.0"): the news of this change, not of a neighbour's."""
+    return bool(_content(entry.text) & _content(msg.core(subject)))
+
+
+def news(entry: Entry | None, subject: str) -> str:
+    """What the entry tells beyond the subject (its text; "" when there is none or it
+    only says the title again): the why of a rule the subject states ("use sha3-256
+    instead of sha-1" and "… SHA-1 is not available under FIPS 140")."""
+    if entry is None or _repeats(entry.text, msg.core(subject)):
+        return ""
+    return entry.text
 
 
 def version_of(heading: str) -> str:
@@ -198,9 +218,11 @@ def stated(message: str, kind: str, lang: str, entry: Entry | None = None) -> Ca
     if (housekeeping and not routine.breaking(message)) or msg.REVERT.match(subject):
         return None
     head = msg.core(subject)
-    words = msg.PREFIX.sub("", subject, count=1).split()
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
-    if not routine.real_statement(head) or not words or words[0].lower() == "merge":
+    # a short title ("upgrade watchdog") stands on the entry it adds for users
+    stands = routine.real_statement(head) or bool(entry and news(entry, subject)
+                                                  and routine.real_statement(entry.text))
+    if not stands or MERGE_TITLE.match(msg.PREFIX.sub("", subject, count=1)):
         return None
     # the entry the maintainers wrote for users says what the change means; the body's
     # prose, written for reviewers, tells it when there is none

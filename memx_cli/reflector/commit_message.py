@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from memx_cli.reflector import routine
+from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import CODE_SPAN
 
@@ -267,7 +267,11 @@ def reasons_of(told: list[str], head: str = "") -> list[str]:
     return out
 
 
-def read(message: str, lang: str) -> Said:
+def read(message: str, lang: str, news: str = "") -> Said:
+    """What the message states: a revert and its reason, a norm (the subject, or an item
+    of a squash merge's list of commits) with its why, a change and its reason. ``news``:
+    the entry the commit adds to a changelog for users, the why of a norm its body does
+    not explain."""
     said = Said()
     lines = message.strip().splitlines()
     if not lines:
@@ -298,8 +302,14 @@ def read(message: str, lang: str) -> Said:
             # explains it; a list item is one commit of a squash merge, whole in itself:
             # another item's sentence is no reason of it
             why = "" if rule_text != head else next((r for r in reasons if r != rule_text),
-                                                    told[0] if told else "")
+                                                    told[0] if told else news)
             text = rule_text.rstrip(".") + (f": {why}" if why else ".")
+            if rule_text != head and outside.named(head, frozenset()) \
+                    and not _restates(head, rule_text):
+                # one commit of a pull request whose title names the platform, version or
+                # tool it was for: that is the rule's context ("Support Python 3.13: Use
+                # `exc_type_str` instead of …"); "Tidy the pane options" adds nothing
+                text = f"{head.rstrip('.')}: {text}"
             said.found.append(_stated("Convention", text, lang))
             return said
     if is_fix(subject) or not routine.real_statement(head):
@@ -311,6 +321,14 @@ def read(message: str, lang: str) -> Said:
     elif reasons:
         said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))
     return said
+
+
+def _restates(head: str, item: str) -> bool:
+    """The list item says what the subject says (a squash merge's first commit, titled as
+    the pull request): most of its words are the subject's."""
+    words = {w for w in re.findall(r"\w+", item.lower()) if w not in CLOSED}
+    title = set(re.findall(r"\w+", head.lower()))
+    return not words or len(words & title) * 2 >= len(words)
 
 
 def _stated(rule: str, text: str, lang: str) -> Candidate:

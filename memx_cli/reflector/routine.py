@@ -179,6 +179,7 @@ def routine(message: str, files: Sequence[tuple[str, str]],
 
 
 PINS_ONLY = "routine: only version pins changed"
+BUMP = "routine: a dependency or pin bump"
 
 
 def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str | None:
@@ -188,7 +189,7 @@ def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str |
     if kind in ROUTINE_TYPES:
         return f"routine: a {kind} commit"
     if scope in DEPENDENCY_SCOPES or BUMP_SUBJECT.search(subject):
-        return "routine: a dependency or pin bump"
+        return BUMP
     if VERSION.search(subject) and RELEASE_WORD.search(subject):
         return "routine: a release"
     if TRIVIAL.search(subject):
@@ -201,9 +202,10 @@ def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str |
     return None
 
 
-# A trailer of a message ("Refs: #12", "Co-authored-by: …"): metadata, not what it says.
+# A trailer of a message ("Refs: #12", "Co-authored-by: …"), and the line ``git
+# cherry-pick -x`` writes ("(cherry picked from commit 664deb6…)"): metadata, not what it says.
 FOOTER = re.compile(r"^\s*(?:[A-Z][\w-]+(?: [\w-]+)?: \S|BREAKING CHANGE: |Co-authored-by: |"
-                    r"Signed-off-by: )")
+                    r"Signed-off-by: |\(cherry picked from commit [0-9a-f]{7,64}\)\s*$)")
 
 
 def _without_footers(message: str) -> str:

@@ -1,0 +1,144 @@
+"""Issue 24, what a commit tells users beside its title (``reflector/commit.py``,
+``commit_fact.py``, ``commit_message.py``, ``routine.py``): a dependency bump that adds its
+own changelog entry ("Minimum supported version of X is 6.0"), a title whose verb is
+"merge", a short title standing on its entry, a rule in the subject explained by the entry,
+git's cherry-pick line, a squash merge's rule under a title naming its platform, and a
+quoted list item that only looks like ``key: value``. Each with the control that stays as
+it was."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from memx_cli.reflector import commit as rules
+
+from .conftest import Memx
+from .test_reflector_commit_changelog import CHANGES, _add, candidates
+from .test_reflector_gitlog import commit
+
+
+def _diff(before: str, after: str, path: str) -> str:
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
+                                        after.splitlines(keepends=True), f"a/{path}",
+                                        f"b/{path}"))
+
+
+def _entry(text: str) -> dict[str, str]:
+    return {"CHANGES.rst": _diff(CHANGES, _add(text), "CHANGES.rst")}
+
+
+MANIFEST = '[project]\nname = "tiles"\ndependencies = [\n    "pillow>=9.1",\n]\n'
+BUMPED = MANIFEST.replace("pillow>=9.1", "pillow>=11")
+
+
+def test_a_bump_the_maintainers_announce_is_kept(memx: Memx, repo: Path) -> None:
+    """"upgrade pillow" is a routine bump, unless the commit adds its own changelog entry
+    about it: a raised floor users must know. A bump without an entry, and one whose only
+    entry is about something else, stay routine."""
+    base = commit(repo, "Start", {"CHANGES.rst": CHANGES, "pyproject.toml": MANIFEST})
+    told = commit(repo, "upgrade pillow", {
+        "pyproject.toml": BUMPED,
+        "CHANGES.rst": _add("-   Minimum supported version of Pillow is 11.0.\n")})
+    quiet = commit(repo, "upgrade pillow again", {"pyproject.toml": MANIFEST})
+    other = commit(repo, "bump pillow", {
+        "pyproject.toml": BUMPED,
+        "CHANGES.rst": _add("-   Tiles are cached per zoom level.\n",
+                            (repo / "CHANGES.rst").read_text())})
+    by_sha = candidates(memx, base)
+    assert by_sha[told]["rule"] == "Fact"
+    assert by_sha[told]["content"] == ("Upgrade pillow: Minimum supported version of Pillow "
+                                       "is 11.0 (in 2.1.0).")
+    assert quiet not in by_sha and other not in by_sha
+
+
+def test_a_title_whose_verb_is_merge_is_no_merge(memx: Memx, repo: Path) -> None:
+    """"merge runs of blank lines" changes what the project does; git's own merge titles
+    ("Merge branch 'x'", "Merge pull request #3 from …") name no change even beside an
+    entry."""
+    base = commit(repo, "Start", {"CHANGES.rst": CHANGES})
+    merged = commit(repo, "merge runs of blank lines", {
+        "CHANGES.rst": _add("-   ``squeeze`` merges any number of blank lines.\n"),
+        "src/text.py": "a = 1\n"})
+    by_sha = candidates(memx, base)
+    assert by_sha[merged]["content"] == ("Merge runs of blank lines: ``squeeze`` merges any "
+                                         "number of blank lines (in 2.1.0).")
+    entry = _entry("-   ``squeeze`` merges any number of blank lines.\n")
+    files = [("M", "src/text.py"), ("M", "CHANGES.rst")]
+    for title in ("Merge branch 'squeeze-lines' into main",
+                  "Merge pull request #31 from someone/squeeze-lines"):
+        kept, _ = rules.reviewed(title, files, "", entry, 0, facts=True)
+        assert kept == []
+
+
+def test_a_short_title_stands_on_its_entry() -> None:
+    """"Initialize _pin" is two words: too little alone, a fact with the entry it adds."""
+    files = [("M", "src/debug.py"), ("M", "CHANGES.rst")]
+    entry = _entry("-   ``Console`` starts with an empty history when ``persist=False``.\n")
+    kept, _ = rules.reviewed("Initialize history", files, "", entry, 0, facts=True)
+    assert [k.candidate.text for k in kept] == [
+        "Initialize history: ``Console`` starts with an empty history when "
+        "``persist=False``."]
+    alone, _ = rules.reviewed("Initialize history", files[:1], "", {}, 0, facts=True)
+    assert alone == []
+
+
+def test_a_rule_in_the_subject_is_explained_by_its_entry() -> None:
+    """"use blake2b instead of md5" with no body: the entry it adds says why. A body that
+    gives the reason keeps it; git's "(cherry picked from commit …)" is no reason."""
+    files = [("M", "src/digest.py"), ("M", "CHANGES.rst")]
+    entry = _entry("-   Use BLAKE2b instead of MD5 for cache keys. MD5 is refused on hosts\n"
+                   "    in FIPS mode.\n")
+    kept, _ = rules.reviewed("use blake2b instead of md5", files, "", entry, 0, facts=True)
+    assert [k.candidate.text for k in kept] == [
+        "Use blake2b instead of md5: Use BLAKE2b instead of MD5 for cache keys. MD5 is "
+        "refused on hosts in FIPS mode."]
+    picked = "use blake2b instead of md5\n\n(cherry picked from commit 0123456789abcdef)"
+    kept, _ = rules.reviewed(picked, files, "", entry, 0, facts=True)
+    assert "cherry" not in kept[0].candidate.text and "FIPS" in kept[0].candidate.text
+    explained = ("use blake2b instead of md5\n\nThe keys are shorter, so the index fits in "
+                 "one page.")
+    kept, _ = rules.reviewed(explained, files, "", entry, 0, facts=True)
+    assert [k.candidate.text for k in kept] == [
+        "Use blake2b instead of md5: The keys are shorter, so the index fits in one page."]
+    alone, _ = rules.reviewed(picked, files[:1], "", {}, 0, facts=True)
+    assert [k.candidate.text for k in alone] == ["Use blake2b instead of md5."]
+
+
+def test_a_squash_rule_carries_the_platform_its_title_names() -> None:
+    """A squash merge titled for a platform or version ("Support Python 3.14"): its rule is
+    for that ("Support Python 3.14: Use …"); a title naming nothing outside the project
+    leaves the item alone, and an item that says the title again is not doubled."""
+    body = ("\n\n* Support Python 3.14\n\n* Use `frame.f_lineno` instead of "
+            "`frame.f_lasti`\n\n* Close the zip file\n")
+    files = [("M", "src/trace.py")]
+    kept, _ = rules.reviewed("Support Python 3.14 (#812)" + body, files, "", {}, 0)
+    assert [k.candidate.text for k in kept] == [
+        "Support Python 3.14: Use `frame.f_lineno` instead of `frame.f_lasti`."]
+    kept, _ = rules.reviewed("Tidy the tracer (#813)" + body.replace("Support Python 3.14",
+                                                                    "Tidy the tracer"),
+                             files, "", {}, 0)
+    assert [k.candidate.text for k in kept] == [
+        "Use `frame.f_lineno` instead of `frame.f_lasti`."]
+
+
+def test_a_quoted_list_item_is_no_setting() -> None:
+    """A warning filter removed from pyproject.toml ("ignore:The 'x' argument is
+    deprecated:…",) is an item of a list: no setting named "ignore". A quoted key closed by
+    its own quote is one."""
+    filters = ('[tool.pytest.ini_options]\nfilterwarnings = [\n    "error",\n'
+               '    "ignore:The \'follow\' argument is deprecated:DeprecationWarning",\n]\n')
+    diff = _diff(filters, filters.replace(
+        '    "ignore:The \'follow\' argument is deprecated:DeprecationWarning",\n', ""),
+        "pyproject.toml")
+    message = "Remove the deprecated follow argument, because callers moved to redirects"
+    kept, dropped = rules.reviewed(message, [("M", "pyproject.toml"), ("M", "src/client.py")],
+                                   "", {"pyproject.toml": diff}, 0, facts=True)
+    assert not [k for k in kept if k.candidate.rule == "ConfigChange"]
+    assert not [d for d in dropped if d.rule == "ConfigChange"]
+    settings = '{\n  "timeout": 30\n}\n'
+    diff = _diff(settings, settings.replace("30", "60"), "app/settings.json")
+    kept, _ = rules.reviewed("Raise the timeout, because uploads are slow",
+                             [("M", "app/settings.json")], "", {"app/settings.json": diff}, 0)
+    assert [k.candidate.rule for k in kept] == ["ConfigChange"]
+    assert "`\"timeout\": 60` (changed from 30)" in kept[0].candidate.text
