@@ -72,7 +72,8 @@ def test_a_title_whose_verb_is_merge_is_no_merge(memx: Memx, repo: Path) -> None
 
 
 def test_a_short_title_stands_on_its_entry() -> None:
-    """"Initialize _pin" is two words: too little alone, a fact with the entry it adds."""
+    """"Initialize _pin" is two words: too little alone, a fact with the entry it adds; a
+    release's version ("Version 2.1.0") is no title that stands on the notes it adds."""
     files = [("M", "src/debug.py"), ("M", "CHANGES.rst")]
     entry = _entry("-   ``Console`` starts with an empty history when ``persist=False``.\n")
     kept, _ = rules.reviewed("Initialize history", files, "", entry, 0, facts=True)
@@ -81,6 +82,15 @@ def test_a_short_title_stands_on_its_entry() -> None:
         "``persist=False``."]
     alone, _ = rules.reviewed("Initialize history", files[:1], "", {}, 0, facts=True)
     assert alone == []
+    # a release titled by its version adds the notes of the changes it ships: others' news
+    notes = [("M", "docs/release-notes.md"), ("M", "src/__init__.py")]
+    shipped = {"docs/release-notes.md": _diff("# Release notes\n", "# Release notes\n\n"
+                                              "## 2.1.0\n\n* Keep the history of a "
+                                              "persistent console.\n",
+                                              "docs/release-notes.md")}
+    for title in ("Version 2.1.0", "v2.1.0"):
+        released, _ = rules.reviewed(title, notes, "", shipped, 0, facts=True)
+        assert released == []
 
 
 def test_a_rule_in_the_subject_is_explained_by_its_entry() -> None:

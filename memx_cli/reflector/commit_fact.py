@@ -219,9 +219,11 @@ def stated(message: str, kind: str, lang: str, entry: Entry | None = None) -> Ca
         return None
     head = msg.core(subject)
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
-    # a short title ("upgrade watchdog") stands on the entry it adds for users
+    # a short title ("upgrade watchdog") stands on the entry it adds for users; a title
+    # that is a release's heading ("Version 0.27.0") adds the release's notes: others' news
     stands = routine.real_statement(head) or bool(entry and news(entry, subject)
-                                                  and routine.real_statement(entry.text))
+                                                  and routine.real_statement(entry.text)
+                                                  and not version_of(head))
     if not stands or MERGE_TITLE.match(msg.PREFIX.sub("", subject, count=1)):
         return None
     # the entry the maintainers wrote for users says what the change means; the body's
