@@ -12,6 +12,7 @@ import difflib
 from pathlib import Path
 
 from memx_cli.reflector import commit as rules
+from memx_cli.reflector import commit_fact
 
 from .conftest import Memx
 from .test_reflector_commit_changelog import CHANGES, _add, candidates
@@ -152,3 +153,49 @@ def test_a_quoted_list_item_is_no_setting() -> None:
                              [("M", "app/settings.json")], "", {"app/settings.json": diff}, 0)
     assert [k.candidate.rule for k in kept] == ["ConfigChange"]
     assert "`\"timeout\": 60` (changed from 30)" in kept[0].candidate.text
+
+
+NESTED = """-   ``Session.retry`` settings were reworked.
+
+    -   ``backoff`` is a float in seconds, not milliseconds. Values over 60
+        are rejected.
+    -   ``attempts`` is ``None`` when not set, rather than ``0``. :issue:`41`
+-   Sessions close their pool on exit.
+"""
+
+
+def test_a_nested_list_is_its_entrys_details() -> None:
+    """An entry that says "… were reworked." over a list indented under it: the first
+    sentence of each nested item follows it, not a neighbour; a list at the entry's own
+    depth stays separate entries (the subject picks its own)."""
+    entry = commit_fact.own_entry(_entry(NESTED), "rework the retry settings")
+    assert entry is not None and entry.text == (
+        "``Session.retry`` settings were reworked. ``backoff`` is a float in seconds, not "
+        "milliseconds. ``attempts`` is ``None`` when not set, rather than ``0``.")
+    flat = NESTED.replace("    -   ``backoff``", "-   ``backoff``").replace(
+        "    -   ``attempts``", "-   ``attempts``")
+    entry = commit_fact.own_entry(_entry(flat), "rework the retry settings")
+    assert entry is not None and entry.text == "``Session.retry`` settings were reworked."
+
+
+def test_a_long_list_in_an_entry_is_shortened_not_dropped() -> None:
+    """The entry's second sentence lists the names it deprecates: the names that fit in
+    the 300 characters are kept with "…", not the whole sentence left out. A sentence
+    without such a list is left out whole, as before."""
+    names = ", ".join(f"``parse_{word}_header``" for word in (
+        "accept", "cache_control", "content_range", "csp", "etags", "if_range", "range",
+        "set", "options", "authorization"))
+    text = ("-   Header classes have a ``from_header`` class method and a ``to_header`` "
+            f"method.\n    The parsing functions are deprecated: {names}.\n")
+    entry = commit_fact.own_entry(_entry(text), "move header parsing to class methods")
+    assert entry is not None
+    assert entry.text.startswith("Header classes have a ``from_header`` class method and a "
+                                 "``to_header`` method. The parsing functions are "
+                                 "deprecated: ``parse_accept_header``, ")
+    assert entry.text.endswith(", …") and len(entry.text) <= 300
+    prose = ("-   Header classes have a ``from_header`` class method and a ``to_header`` "
+             "method.\n    " + "The parsing functions are deprecated and will be removed "
+             "in the next feature release, " * 4 + "so callers should move now.\n")
+    entry = commit_fact.own_entry(_entry(prose), "move header parsing to class methods")
+    assert entry is not None and entry.text == ("Header classes have a ``from_header`` class "
+                                                "method and a ``to_header`` method.")

@@ -151,9 +151,13 @@ def version_of(heading: str) -> str:
 
 def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
     """The entries of a changelog diff's lines marked ``sign`` ("+" added, "-" removed),
-    each with the version of the release heading the diff shows above it."""
+    each with the version of the release heading the diff shows above it. A list nested
+    under an entry (a bullet indented deeper than the entry's own, after "… has been
+    adjusted.") is that entry's details: the first sentence of each item follows it."""
     other = "-" if sign == "+" else "+"
     entries: list[tuple[str, str]] = []
+    parent_of: dict[int, int] = {}  # a nested item's index -> its entry's index
+    parent: tuple[int, int] | None = None  # the last entry opened: index, bullet's indent
     fenced = False
     version = ""
     for line in diff.splitlines():
@@ -169,6 +173,8 @@ def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
         if not line.startswith(sign) or line.startswith(sign * 3):
             if entries and entries[-1][0] and not line.startswith(other):
                 entries.append(("", ""))  # an unchanged line ends the entry
+            if line[1:].strip() and not line.startswith(other):
+                parent = None  # nor can a later item be nested in it
             continue
         text = line[1:]
         if text.lstrip().startswith(("```", "~~~")):
@@ -176,13 +182,24 @@ def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
             continue
         if fenced or HEADING.match(text) or version_of(text):
             continue
+        bullet = msg.BULLET.match(text)
+        indent = len(text) - len(text.lstrip())
         if not text.strip():
             entries.append(("", ""))
-        elif msg.BULLET.match(text) or not entries or not entries[-1][0]:
+        elif bullet and parent is not None and indent > parent[1]:
+            parent_of[len(entries)] = parent[0]
+            entries.append((msg.BULLET.sub("", text).strip(), version))
+        elif bullet or not entries or not entries[-1][0]:
+            parent = (len(entries), indent) if bullet else None
             entries.append((msg.BULLET.sub("", text).strip(), version))
         else:
             entries[-1] = (f"{entries[-1][0]} {text.strip()}", entries[-1][1])
-    return [entry for entry in entries if entry[0]]
+    for index, entry in sorted(parent_of.items()):
+        lead, release = entries[entry]
+        item = msg.SENTENCE.split(TRAILING_ROLES.sub("", entries[index][0]).strip())[0]
+        joint = " " if lead.endswith((".", ":", ";")) or not lead else ". "
+        entries[entry] = (f"{lead}{joint}{item}".strip(), release)
+    return [entry for n, entry in enumerate(entries) if entry[0] and n not in parent_of]
 
 
 def _content(text: str) -> set[str]:
@@ -197,9 +214,26 @@ def _sentences_within(text: str, limit: int) -> str:
     out = ""
     for sentence in msg.SENTENCE.split(text):
         if out and len(out) + 1 + len(sentence) > limit:
-            break
+            listed = _list_within(sentence, limit - len(out) - 1)
+            return f"{out} {listed}" if listed else out
         out = f"{out} {sentence}".strip()
     return out[:limit]
+
+
+def _list_within(sentence: str, room: int) -> str:
+    """A sentence that ends in a list after a colon ("… are deprecated: ``a``, ``b``, …")
+    with as many of its items as fit in ``room`` characters, and "…" for the rest; ""
+    when it has no such list or not even one item fits."""
+    lead, colon, listed = sentence.partition(": ")
+    items = [item.strip() for item in listed.rstrip(".").split(",")]
+    if not colon or len(items) < 3:
+        return ""
+    kept: list[str] = []
+    for item in items:
+        if len(f"{lead}: {', '.join([*kept, item])}, …") > room:
+            break
+        kept.append(item)
+    return f"{lead}: {', '.join(kept)}, …" if kept else ""
 
 
 def stated(message: str, kind: str, lang: str, entry: Entry | None = None) -> Candidate | None:
