@@ -2,8 +2,9 @@
 ``commit_fact.py``, ``commit_message.py``, ``routine.py``): a dependency bump that adds its
 own changelog entry ("Minimum supported version of X is 6.0"), a title whose verb is
 "merge", a short title standing on its entry, a rule in the subject explained by the entry,
-git's cherry-pick line, a squash merge's rule under a title naming its platform, and a
-quoted list item that only looks like ``key: value``. Each with the control that stays as
+git's cherry-pick line, a squash merge's rule under a title naming its platform, a
+quoted list item that only looks like ``key: value``, a list nested under an entry and a
+long list cut to what fits. Each with the control that stays as
 it was."""
 
 from __future__ import annotations
@@ -133,20 +134,23 @@ def test_a_squash_rule_carries_the_platform_its_title_names() -> None:
         "Use `frame.f_lineno` instead of `frame.f_lasti`."]
 
 
-def test_a_quoted_list_item_is_no_setting() -> None:
-    """A warning filter removed from pyproject.toml ("ignore:The 'x' argument is
-    deprecated:…",) is an item of a list: no setting named "ignore". A quoted key closed by
-    its own quote is one."""
+def test_a_quoted_list_item_is_a_setting_of_its_own() -> None:
+    """A warning filter in pyproject.toml ("ignore:The 'x' argument is deprecated:…",) is
+    an item of a list, the setting whole: one filter swapped for another is one added and
+    one removed, not a key "ignore" changed from one to the other ("ignore removed" said
+    nothing). A quoted key closed by its own quote is a key."""
     filters = ('[tool.pytest.ini_options]\nfilterwarnings = [\n    "error",\n'
                '    "ignore:The \'follow\' argument is deprecated:DeprecationWarning",\n]\n')
-    diff = _diff(filters, filters.replace(
-        '    "ignore:The \'follow\' argument is deprecated:DeprecationWarning",\n', ""),
-        "pyproject.toml")
-    message = "Remove the deprecated follow argument, because callers moved to redirects"
-    kept, dropped = rules.reviewed(message, [("M", "pyproject.toml"), ("M", "src/client.py")],
-                                   "", {"pyproject.toml": diff}, 0, facts=True)
-    assert not [k for k in kept if k.candidate.rule == "ConfigChange"]
-    assert not [d for d in dropped if d.rule == "ConfigChange"]
+    swapped = filters.replace("ignore:The 'follow' argument is deprecated",
+                              "ignore:unclosed file:ResourceWarning:spool")  # same ending
+    diff = _diff(filters, swapped, "pyproject.toml")
+    message = "Ignore unclosed spool files, because the follow argument is gone"
+    kept, _ = rules.reviewed(message, [("M", "pyproject.toml")], "", {"pyproject.toml": diff},
+                             0)
+    assert [k.candidate.text for k in kept] == [
+        "In pyproject.toml, `\"ignore:unclosed file:ResourceWarning:spool:DeprecationWarning\"`; "
+        "ignore:The 'follow' argument is deprecated:DeprecationWarning removed (Ignore "
+        "unclosed spool files, because the follow argument is gone)."]
     settings = '{\n  "timeout": 30\n}\n'
     diff = _diff(settings, settings.replace("30", "60"), "app/settings.json")
     kept, _ = rules.reviewed("Raise the timeout, because uploads are slow",

@@ -44,11 +44,13 @@ STEP_KEYS = frozenset(["run", "name", "if", "id", "description", "title", "scrip
 PLATFORM = routine.PLATFORM
 DEPENDENCIES = re.compile(r"\b(?:deps?|dependenc(?:y|ies)|requirements?|packages?|extras?)\b")
 UNIT_ENV = re.compile(r"^\s*Environment\s*=\s*(?=[A-Za-z_]\w*=)")
-# A key and its value; a quoted key is closed by its own quote ("key": 1, 'key' = 1): a
-# string that only starts with a word and a colon is an item of a list, not a setting
-# (a warning filter "ignore:The 'x' argument is deprecated:DeprecationWarning",).
+# A key and its value; a quoted key is closed by its own quote ("key": 1, 'key' = 1).
 SETTING = re.compile(r"^\s*(?:export\s+)?(?P<quote>[\"']?)(?P<key>[A-Za-z_][\w.\-]*)(?P=quote)"
                      r"\s*[:=]\s*(?P<value>.*?)\s*,?$")
+# A string that only starts with a word and a colon is an item of a list (a warning filter
+# "ignore:The 'x' argument is deprecated:DeprecationWarning",): the item is the setting,
+# whole, not a key "ignore" whose values are every filter of the list.
+LIST_ITEM = re.compile(r"^\s*(?P<quote>[\"'])(?P<item>[A-Za-z_][\w.\-]*:.*)(?P=quote)\s*,?\s*$")
 LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
              "bun.lockb": "bun", "bun.lock": "bun", "uv.lock": "uv", "poetry.lock": "poetry",
              "Pipfile.lock": "pipenv", "Cargo.lock": "cargo", "go.sum": "go",
@@ -138,6 +140,10 @@ def _settings(lines: list[str], diff: str = "") -> dict[str, tuple[str, str]]:
             found[f"the {hook} hook"] = (rev.group(1), f"{hook} rev: {rev.group(1)}")
             continue
         line = UNIT_ENV.sub("", line)  # systemd: Environment=KEY=value
+        item = LIST_ITEM.match(line)
+        if item and not SETTING.match(line):
+            found[item.group("item")] = (item.group("item"), line.strip().rstrip(","))
+            continue
         match = SETTING.match(line)
         if match and not line.lstrip().startswith("#"):
             value = match.group("value").strip("\"' ")
