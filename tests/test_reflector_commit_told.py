@@ -9,21 +9,14 @@ it was."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from memx_cli.reflector import commit as rules
 from memx_cli.reflector import commit_fact
 
 from .conftest import Memx
-from .test_reflector_commit_changelog import CHANGES, _add, candidates
+from .test_reflector_commit_changelog import CHANGES, _add, _diff, candidates
 from .test_reflector_gitlog import commit
-
-
-def _diff(before: str, after: str, path: str) -> str:
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True),
-                                        after.splitlines(keepends=True), f"a/{path}",
-                                        f"b/{path}"))
 
 
 def _entry(text: str) -> dict[str, str]:
