@@ -144,6 +144,15 @@ def test_a_quoted_list_item_is_a_setting_of_its_own() -> None:
         "In pyproject.toml, `\"ignore:unclosed file:ResourceWarning:spool:DeprecationWarning\"`; "
         "ignore:The 'follow' argument is deprecated:DeprecationWarning removed (Ignore "
         "unclosed spool files, because the follow argument is gone)."]
+    # named by the kind of item it is ("ignore"), not by a word of its text: "Add clean
+    # coverage" does not name the exclusion "pragma: full coverage"
+    report = '[tool.coverage.report]\nexclude_lines = [\n    "if TYPE_CHECKING:",\n]\n'
+    diff = _diff(report, report.replace(']\n', '    "pragma: full coverage",\n]\n'),
+                 "pyproject.toml")
+    kept, dropped = rules.reviewed("Add clean coverage for the reloader",
+                                   [("M", "pyproject.toml")], "", {"pyproject.toml": diff}, 0)
+    assert kept == [] and [d.reason for d in dropped] == [
+        "a setting changed by the way: the message neither names it nor says why"]
     settings = '{\n  "timeout": 30\n}\n'
     diff = _diff(settings, settings.replace("30", "60"), "app/settings.json")
     kept, _ = rules.reviewed("Raise the timeout, because uploads are slow",

@@ -155,7 +155,10 @@ def _settings(lines: list[str], diff: str = "") -> dict[str, tuple[str, str]]:
 
 
 def _words(key: str) -> set[str]:
-    """The words of a setting's key, singular ("sessions" names SESSION_TTL)."""
+    """The words of a setting's key, singular ("sessions" names SESSION_TTL); a list item
+    ("ignore:… is deprecated:DeprecationWarning") is named by its first word, what kind of
+    item it is, not by the words of its text."""
+    key = key.split(":", 1)[0]
     return {w.rstrip("s") for w in re.split(r"[^a-z0-9]+", key.lower())
             if len(w) >= 4 and w not in ("action", "hook")}
 
