@@ -161,7 +161,7 @@ def test_a_quoted_list_item_is_a_setting_of_its_own() -> None:
     assert "`\"timeout\": 60` (changed from 30)" in kept[0].candidate.text
 
 
-NESTED = """-   ``Session.retry`` settings were reworked.
+NESTED = """-   ``Session.retry`` settings were reworked: :pr:`40`
 
     -   ``backoff`` is a float in seconds, not milliseconds. Values over 60
         are rejected.
@@ -176,12 +176,12 @@ def test_a_nested_list_is_its_entrys_details() -> None:
     depth stays separate entries (the subject picks its own)."""
     entry = commit_fact.own_entry(_entry(NESTED), "rework the retry settings")
     assert entry is not None and entry.text == (
-        "``Session.retry`` settings were reworked. ``backoff`` is a float in seconds, not "
+        "``Session.retry`` settings were reworked: ``backoff`` is a float in seconds, not "
         "milliseconds. ``attempts`` is ``None`` when not set, rather than ``0``.")
     flat = NESTED.replace("    -   ``backoff``", "-   ``backoff``").replace(
         "    -   ``attempts``", "-   ``attempts``")
     entry = commit_fact.own_entry(_entry(flat), "rework the retry settings")
-    assert entry is not None and entry.text == "``Session.retry`` settings were reworked."
+    assert entry is not None and entry.text == "``Session.retry`` settings were reworked:"
 
 
 def test_a_long_list_in_an_entry_is_shortened_not_dropped() -> None:

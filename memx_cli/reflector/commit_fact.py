@@ -196,6 +196,8 @@ def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
             entries[-1] = (f"{entries[-1][0]} {text.strip()}", entries[-1][1])
     for index, entry in sorted(parent_of.items()):
         lead, release = entries[entry]
+        # the entry's own references close it before its details ("… code: :pr:`3099`")
+        lead = TRAILING_ROLES.sub("", PR_REF.sub("", lead)).strip()
         item = msg.SENTENCE.split(TRAILING_ROLES.sub("", entries[index][0]).strip())[0]
         joint = " " if lead.endswith((".", ":", ";")) or not lead else ". "
         entries[entry] = (f"{lead}{joint}{item}".strip(), release)
