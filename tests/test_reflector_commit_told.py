@@ -61,9 +61,13 @@ def test_a_title_whose_verb_is_merge_is_no_merge(memx: Memx, repo: Path) -> None
     entry = _entry("-   ``squeeze`` merges any number of blank lines.\n")
     files = [("M", "src/text.py"), ("M", "CHANGES.rst")]
     for title in ("Merge branch 'squeeze-lines' into main",
-                  "Merge pull request #31 from someone/squeeze-lines"):
+                  "Merge pull request #31 from someone/squeeze-lines",
+                  "Merge develop into main"):
         kept, _ = rules.reviewed(title, files, "", entry, 0, facts=True)
         assert kept == []
+    kept, _ = rules.reviewed("merge blank lines into one line", files, "", entry, 0,
+                             facts=True)
+    assert [k.candidate.rule for k in kept] == ["Fact"]
 
 
 def test_a_short_title_stands_on_its_entry() -> None:

@@ -69,10 +69,11 @@ VERSION_HEADING = re.compile(r"(?i)^(?:#{1,6}\s*)?\[?(?:version\s+|release\s+|v(
                              r"(?=$|\s|[-(:,])")
 HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
 # git's own titles of a merge: "Merge branch 'x'", "Merge pull request #1 from …", "Merge
-# remote-tracking branch …", "Merge tag 'v1'", "Merge commit from fork", "Merge 'x' into y";
-# "merge any number of slashes" is a change whose verb is merge
+# remote-tracking branch …", "Merge tag 'v1'", "Merge commit from fork", "Merge 'x' into y",
+# "Merge develop into main"; "merge any number of slashes" or "merge headers into one dict"
+# is a change whose verb is merge
 MERGE_TITLE = re.compile(r"(?i)^merge\s+(?:(?:remote-tracking\s+)?branch(?:es)?|pull\s+request|"
-                         r"tags?|commits?|changes\s+from|['\"]|[\w.-]+/[\w.-]+\b|\S+\s+into\b)")
+                         r"tags?|commits?|changes\s+from|['\"]|[\w.-]+/[\w.-]+\b|\S+\s+into\s+\S+\s*$)")
 PR_REF = re.compile(r"\s*\((?:[^()]*#\d+[^()]*)\)|\s*\[#\d+\]\([^)]*\)|"
                     r"\s*:(?:issue|pr|user):`[^`]*`|\s+--\s*by\b.*$")
 # Sphinx roles closing an entry, after its last sentence: its references (":issue:`1792`,
