@@ -391,3 +391,43 @@ def test_an_update_keeps_the_graph_it_searched_unless_it_was_replaced(tmp_path: 
     assert mine._view is not graph
     assert next(iter(mine.search(replaced[9], 1))) == 209
     assert 7 not in mine.search(first[7], 5)
+
+
+def test_the_baseline_sample_is_every_step_th_key_of_main_and_delta(tmp_path: Path) -> None:
+    """``sample`` takes every step-th of the stored keys in order (the main file's and
+    the delta's, each once; issue 29: sorted in numpy, not in Python), the delta's row
+    for a key it replaced and nothing for a removed key; keys past 2**63 order as
+    unsigned numbers."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    path = tmp_path / "vectors.usearch"
+    index = vectors.VectorIndex(path)
+    keys = [int(k) for k in rng.integers(1, 2**64 - 1, size=60, dtype=np.uint64)]
+    main = _unit_rows(rng, 60)
+    index.update(16, [], keys, main, rebuild=True)
+
+    def want(size: int, known: dict[int, object]) -> object:
+        ordered = sorted(known)
+        step = max(len(ordered) // size, 1)
+        return np.vstack([known[k] for k in ordered[::step][:size]])
+
+    rows = dict(zip(keys, main))
+    got = vectors.VectorIndex(path).sample(7)
+    assert got.shape == (7, 16)
+    assert np.allclose(got, want(7, rows), atol=1e-3)
+
+    new = _unit_rows(rng, 3)  # one key replaced, two added, one removed
+    index.update(16, [keys[4]], [keys[9], 5, 2**63 + 5], new)
+    assert (tmp_path / "vectors.delta").is_file()
+    rows.update({keys[9]: new[0], 5: new[1], 2**63 + 5: new[2]})
+    del rows[keys[4]]
+    got = vectors.VectorIndex(path).sample(7)
+    # The removed key counts in the stepping (as it did) but has no row.
+    ordered = sorted([*keys, 5, 2**63 + 5])
+    picked = ordered[::max(len(ordered) // 7, 1)][:7]
+    expected = np.vstack([rows[k] for k in picked if k in rows])
+    assert np.allclose(got, expected, atol=1e-3)
+    assert len(got) == len([k for k in picked if k in rows])
+    # Control: a sample as large as the store is all of it, once each.
+    assert len(vectors.VectorIndex(path).sample(1000)) == len(rows)

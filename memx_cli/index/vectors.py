@@ -432,12 +432,16 @@ class VectorIndex:
         cached = getattr(self, "_sample", None)
         if cached is not None and cached[0] is view and cached[1] is delta:
             return cached[2]
-        keys = [int(k) for k in np.asarray(view.keys, dtype=np.uint64)]
-        if delta is not None:
-            keys += [int(k) for k in delta.keys]
-        keys = sorted(set(keys))
+        # Every key once, in order, then each step-th: sorted in numpy (a Python set and
+        # sort of 100k keys were 45 ms of a cold hybrid search at 100k; issue 29).
+        keys = np.asarray(view.keys, dtype=np.uint64)
+        if delta is not None and len(delta.keys):
+            keys = np.concatenate([keys, np.asarray(delta.keys, dtype=np.uint64)])
+        keys = np.sort(keys)
+        if len(keys) > 1:
+            keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
         step = max(len(keys) // size, 1)
-        rows = list(self.get(keys[::step][:size]).values())
+        rows = list(self.get([int(k) for k in keys[::step][:size]]).values())
         matrix = np.vstack(rows) if rows else np.zeros((0, view.ndim), dtype=np.float32)
         self._sample = (view, delta, matrix)
         return matrix
