@@ -173,6 +173,7 @@ def _voices_line(said: dict[str, float | None]) -> str:
         value = said[name]
         return f"{name} off" if value is None else f"{name} {value:.3f}"
 
-    return (f"{added('keyword')}, {added('meaning')}, {added('e5')}, {added('temporal')} "
+    return (f"{added('keyword')} (role {said['role']:.3f}), {added('meaning')}, {added('e5')}, "
+            f"{added('temporal')} "
             f"x{said['temporal_factor']:.2f}, {added('graph')}, feedback "
             f"x{said['feedback']:.2f}, decay x{said['decay']:.3f}")

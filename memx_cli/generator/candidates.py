@@ -76,6 +76,9 @@ def voices(hit: Hit) -> dict[str, Any]:
         "meaning": lay.get("semantic", 0.0),
         # the e5 voice (generator/e5voice.py; None: off)
         "e5": lay.get("e5"),
+        # the role voice (generator/roles.py): part of the keyword score, for a memory
+        # naming a tool of the role the query asks for
+        "role": lay.get("role", 0.0),
         # polyphonic adds a temporal and a graph voice; the blended formula multiplies
         # by recency and by the date factor instead, and has no graph.
         "temporal": lay.get("temporal"),
@@ -99,6 +102,7 @@ class Candidate:
     dated: bool = False  # dated in the range of days the query names
     e5: float | None = None  # the e5 voice's cosine (generator/e5voice.py), when on
     e5_z: float | None = None  # ... in deviations above the query's candidates' mean
+    role: float = 0.0  # the role voice's part of ``keyword`` (generator/roles.py)
 
 
 class Scorer(Protocol):

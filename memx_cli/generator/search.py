@@ -18,8 +18,9 @@ from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
 from memx_cli.freshness import ByTime
-from memx_cli.generator import e5voice, questions
+from memx_cli.generator import e5voice, questions, roles
 from memx_cli.generator.candidates import (
+    EXACT_WEIGHT,
     FIELDS,
     LEXICAL_WEIGHTS,
     META_WEIGHT,
@@ -38,6 +39,7 @@ from memx_cli.generator.fusion import (
     rrf,
 )
 from memx_cli.generator.relevance import RELEVANT, WordEvidence, baseline, combine
+from memx_cli.generator.roles import ROLE_WEIGHT
 from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, SyncReport, memory_key
@@ -115,6 +117,7 @@ class Searcher:
         self.coverage: dict[str, float] | None = None
         # Recall statistics read and counted with the log kept open between searches.
         self.recalls = LiveRecalls()
+        self.roles: list[tuple[str, ...]] = []  # the roles the query says (generator/roles.py)
 
     def search(
         self,
@@ -151,6 +154,9 @@ class Searcher:
         # Issue 25: a question's form words ("how do I", "which ... do we use") are left
         # out of the meaning searched; what they ask for is the prior.
         plain = questions.read(text)[1]
+        # Issue 25: the roles the query says ("package manager"), whose tools each store
+        # names are searched as a weak voice (generator/roles.py).
+        self.roles = roles.asked(text)
         want_vectors = mode != "keyword"
         result.when = resolve(text, now())
 
@@ -333,6 +339,10 @@ class Searcher:
             for key, part in meta.items():
                 text = max(found[key].keyword - part, 0.0)
                 found[key].keyword = text + min(part, text)
+        for key, said in self._role_voice(index, terms, depth, include_archived).items():
+            cand = get(key)
+            cand.role = ROLE_WEIGHT * said
+            cand.keyword += cand.role
         if qvec is not None and index.vectors.exists():
             for key, sim in index.vectors.search(qvec, depth).items():
                 get(key).semantic = sim
@@ -340,6 +350,38 @@ class Searcher:
             for key, sim in index.vectors.similarities(qvec, missing).items():
                 found[key].semantic = sim
         return list(found.values())
+
+    def _role_voice(self, index: StoreIndex, terms: Sequence[str], depth: int,
+                    include_archived: bool) -> dict[int, float]:
+        """The memories of ``index`` that name a tool of a role the query says, with
+        the BM25 score of those names (generator/roles.py); empty when it says none.
+        A ranking voice only: relevance (generator/relevance.py) does not hear it, so it
+        never turns "nothing relevant" into an answer."""
+        if not self.roles or not index.built():
+            return {}
+        catalog = roles.catalog()
+        searcher = index.lexical.searcher()
+
+        def known(part: str) -> bool:
+            return bool(searcher.doc_freq("exact", part) or searcher.doc_freq("meta", part))
+
+        names: list[tuple[str, ...]] = []
+        for role in self.roles:
+            names += roles.present(catalog.names([role]), known, terms)
+        if not names:
+            return {}
+        # the rarest first (their commonest part): a name few memories hold says most
+        names = sorted(set(names), key=lambda name: (max(
+            searcher.doc_freq("exact", part) for part in name), name))[:roles.MAX_NAMES]
+        parts = sorted({part for name in names for part in name})
+        scores = index.lexical.search(parts, [("exact", EXACT_WEIGHT), ("meta", EXACT_WEIGHT)],
+                                      depth, include_archived)
+        if any(len(name) > 1 for name in names):  # a name of parts: in a row in the text
+            docs = index.lexical.fetch(list(scores))
+            scores = {key: score for key, score in scores.items() if key in docs and
+                      roles.names_in(docs[key]["content"] + " " + " ".join(
+                          docs[key].get("tags") or []), names)}
+        return scores
 
     def _explain(self, hits: list[Hit], terms: Sequence[str]) -> None:
         """Split each hit's keyword score into its fields (one query per field): ranking
@@ -429,6 +471,8 @@ class Searcher:
             doc = cand.doc
             assert doc is not None
             layers = {"keyword": cand.keyword}
+            if cand.role:
+                layers["role"] = cand.role
             nk = normalize_keyword(cand.keyword, weights.full_score)
             voiced = self.coverage is not None and mode == "hybrid"
             if voiced:

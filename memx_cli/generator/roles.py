@@ -1,0 +1,163 @@
+"""What well-known developer tools are (issue 25: vocabulary gaps).
+
+People ask for a tool by its role ("which package manager do we use", "what's our
+formatter", "where do errors get reported") of memories that name only the tool ("Use
+pnpm", "ruff format", "Sentry"). The bundled model does not know tools by their role
+(docs/search.md lists every model tried), so memx ships a catalog, ``roles.tsv`` beside
+this module: about 1,900 tool, service and product names of every common stack under
+the general words for what they are. It was written from general knowledge of the
+software ecosystem, not from any evaluation set.
+
+A query that says a role adds, as a weak keyword voice, the names of that role's tools
+that the store's own words contain (a lookup of each name in the text index's term
+dictionary): the memory that names one is found although it shares no word with the
+question. The catalog is read only when a query holds a word some role starts with
+(a first check against a small set of role words), once per process.
+
+A role is said when each of its words (stemmed, stop words aside) is one of the query's:
+"where do errors get reported" says "error reporting". A tool's name is present in a
+store when each of its parts (a name splits at . - _ as the index does) is a word of
+some memory's text, tags or tools; a memory then counts as naming
+it when its text holds the parts in a row.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memx_cli.textproc import query_terms, stem
+
+# The role voice's share of the keyword score: a memory that names a tool of the asked
+# role scores as if it matched the query's words at this fraction of the BM25 of the
+# tool's name. Weak: it orders the memories that name a tool of the role before others
+# that match only the question's other words, and never outvotes the query's own words.
+ROLE_WEIGHT = 0.5
+# At most this many of the asked roles' names present in one store are searched (the
+# rarest first): a store that names forty test tools gains nothing from the fortieth.
+MAX_NAMES = 24
+# A name as the catalog writes it, and a line's shape.
+_NAME = re.compile(r"[a-z0-9][a-z0-9._+/-]*")
+_SECTION = re.compile(r"\[([^\[\]]+)\]")
+# The role text of the file: a section's heading, an entry's own roles.
+_ROLE_TEXT = re.compile(r"^\[([^\[\]\n]+)\]$|\t([^\n]*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Role (its words, sorted) -> the names of its tools as the catalog spells them."""
+
+    roles: dict[tuple[str, ...], frozenset[str]]
+
+    def said(self, query: str) -> list[tuple[str, ...]]:
+        """The roles all of whose words ``query`` holds (stemmed), longest first. A
+        Snowball stem keeps its word's first letters, so only a role whose every word
+        starts as one of the query's does is stemmed (the catalog's ~600 role words are
+        not: ~25 ms)."""
+        terms = query_terms(query)
+        heads = {t[:3] for t in terms}
+        stems: set[str] | None = None
+        found = []
+        for role in self.roles:
+            if not all(word[:3] in heads for word in role):
+                continue
+            if stems is None:
+                stems = {_stem(t) for t in terms}
+            if all(_stem(word) in stems for word in role):
+                found.append(role)
+        return sorted(found, key=lambda role: (-len(role), role))
+
+    def names(self, roles: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
+        """The tools of ``roles``, each as the index's terms of its name."""
+        spelled: set[str] = set()
+        for role in roles:
+            spelled |= self.roles[role]
+        return {tuple(query_terms(name, keep_stop_words=True)) for name in spelled}
+
+
+@functools.cache
+def _stem(word: str) -> str:
+    return stem(word)
+
+
+@functools.cache
+def _roles_of(text: str) -> list[tuple[str, ...]]:
+    """The roles of a section's heading or an entry's own (``role | role``), each as
+    its words (stop words aside), sorted."""
+    return [key for key in (tuple(sorted(set(query_terms(r)))) for r in text.split("|")
+                            if r.strip()) if key]
+
+
+def parse(lines: Iterable[str]) -> Catalog:
+    """The catalog of ``lines`` (roles.tsv's format, described at its top). A line of
+    another shape raises ValueError with its number: the file ships with memx."""
+    roles: dict[tuple[str, ...], set[str]] = {}
+    section: list[tuple[str, ...]] = []
+    for number, raw in enumerate(lines, 1):
+        line = raw.rstrip("\n")
+        if not line.strip() or line.startswith("#"):
+            continue
+        heading = _SECTION.fullmatch(line.strip())
+        if heading:
+            section = _roles_of(heading.group(1))
+            continue
+        names, _, own = line.partition("\t")
+        spellings = [n.strip() for n in names.split(",")]
+        if not section or not all(_NAME.fullmatch(n) for n in spellings):
+            raise ValueError(f"roles catalog line {number}: not 'name, name<TAB>roles'")
+        for role in section + (_roles_of(own) if own else []):
+            roles.setdefault(role, set()).update(spellings)
+    return Catalog({role: frozenset(names) for role, names in roles.items()})
+
+
+@functools.cache
+def _text() -> str:
+    return Path(__file__).with_name("roles.tsv").read_text("utf-8")
+
+
+@functools.cache
+def catalog() -> Catalog:
+    """The shipped catalog, read on first use (~15 ms)."""
+    return parse(_text().splitlines())
+
+
+@functools.cache
+def _role_heads() -> frozenset[str]:
+    """The first three letters of every role word: one pass of a pattern over the file
+    (~2 ms), so a query that says no role does not parse the catalog."""
+    said = " ".join(a or b for a, b in _ROLE_TEXT.findall(_text()))
+    return frozenset(w[:3] for w in query_terms(said))
+
+
+def asked(query: str) -> list[tuple[str, ...]]:
+    """The roles ``query`` says (see the module's docstring)."""
+    if not {t[:3] for t in query_terms(query)} & _role_heads():
+        return []
+    return catalog().said(query)
+
+
+def present(names: Iterable[tuple[str, ...]], has_term: Callable[[str], bool],
+            exclude: Sequence[str] = ()) -> list[tuple[str, ...]]:
+    """The ``names`` a store holds, each part a word of some memory (``has_term``: its
+    text, tags or tools), but none with a part that is one of the query's own words
+    (``exclude``: the query searches those already)."""
+    skip = set(exclude)
+    return sorted(name for name in names
+                  if name and not skip.intersection(name) and all(map(has_term, name)))
+
+
+def names_in(text: str, names: Iterable[tuple[str, ...]]) -> bool:
+    """Whether ``text`` holds one of ``names`` (its parts in a row)."""
+    words = query_terms(text, keep_stop_words=True)
+    for name in names:
+        size = len(name)
+        if size == 1:
+            if name[0] in words:
+                return True
+            continue
+        if any(tuple(words[i:i + size]) == name for i in range(len(words) - size + 1)):
+            return True
+    return False
