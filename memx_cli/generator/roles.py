@@ -32,10 +32,12 @@ from pathlib import Path
 from memx_cli.textproc import query_terms, stem
 
 # The role voice's share of the keyword score: a memory that names a tool of the asked
-# role scores as if it matched the query's words at this fraction of the BM25 of the
-# tool's name. Weak: it orders the memories that name a tool of the role before others
-# that match only the question's other words, and never outvotes the query's own words.
-ROLE_WEIGHT = 0.5
+# role scores a quarter of what the tool's name would score as a word of the query.
+# Weak: it orders the memories that name a tool of the role before others that match
+# only by meaning or by a common word, and never outvotes the query's own rare words
+# (natural development questions, docs/search.md: at 0.5 and 1.0 paraphrases and plain
+# questions lost first places to memories naming a test or build tool).
+ROLE_WEIGHT = 0.25
 # At most this many of the asked roles' names present in one store are searched (the
 # rarest first): a store that names forty test tools gains nothing from the fortieth.
 MAX_NAMES = 24

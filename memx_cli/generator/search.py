@@ -25,6 +25,7 @@ from memx_cli.generator.candidates import (
     LEXICAL_WEIGHTS,
     META_WEIGHT,
     SEMANTIC_Z,
+    STEM_WEIGHT,
     Candidate,
     Hit,
     semantic_floor,
@@ -374,8 +375,9 @@ class Searcher:
         names = sorted(set(names), key=lambda name: (max(
             searcher.doc_freq("exact", part) for part in name), name))[:roles.MAX_NAMES]
         parts = sorted({part for name in names for part in name})
-        scores = index.lexical.search(parts, [("exact", EXACT_WEIGHT), ("meta", EXACT_WEIGHT)],
-                                      depth, include_archived)
+        # scored as a word of the query is in the text (exact and stem, 0.5 + 0.5)
+        scores = index.lexical.search(parts, [("exact", EXACT_WEIGHT + STEM_WEIGHT)], depth,
+                                      include_archived)
         if any(len(name) > 1 for name in names):  # a name of parts: in a row in the text
             docs = index.lexical.fetch(list(scores))
             scores = {key: score for key, score in scores.items() if key in docs and

@@ -1,0 +1,123 @@
+"""Issue 25, vocabulary gaps: a question that names a tool's role ("which error tracking
+service", "what's our formatter") finds the memory that names only the tool, through the
+catalog of what developer tools are (memx_cli/generator/roles.py, roles.tsv)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memx_cli.generator import roles
+
+from .conftest import Memx
+
+
+def test_the_shipped_catalog_reads_and_is_broad() -> None:
+    catalog = roles.catalog()
+    names = {name for spelled in catalog.roles.values() for name in spelled}
+    assert len(names) > 1500 and len(catalog.roles) > 300
+    for role, tool in [("package manager", "pnpm"), ("formatter", "ruff"),
+                       ("error tracking", "sentry"), ("orchestrator", "airflow"),
+                       ("message broker", "rabbitmq"), ("vector database", "qdrant")]:
+        key = tuple(sorted(role.split()))
+        assert tool in catalog.roles[key], role
+
+
+def test_a_line_of_another_shape_is_refused_with_its_number() -> None:
+    good = ["# a comment", "", "[linter | static analysis]", "ruff, ruff-lint\tformatter"]
+    catalog = roles.parse(good)
+    assert catalog.roles[("linter",)] == {"ruff", "ruff-lint"}
+    assert catalog.roles[("formatter",)] == {"ruff", "ruff-lint"}
+    with pytest.raises(ValueError, match="line 2"):
+        roles.parse(["[linter]", "Ruff Lint"])  # a name is lowercase, without spaces
+    with pytest.raises(ValueError, match="line 1"):
+        roles.parse(["ruff"])  # a tool before any section has no role
+
+
+@pytest.mark.parametrize(("query", "role"), [
+    ("which package manager do we use", ("manager", "package")),
+    ("what's our formatter?", ("formatter",)),
+    ("where do errors get reported", ("error", "reporting")),
+    ("Which orchestrator runs the nightly job?", ("orchestrator",)),
+])
+def test_a_role_is_said_by_its_words_stemmed(query: str, role: tuple[str, ...]) -> None:
+    assert role in roles.asked(query)
+
+
+def test_a_query_of_no_role_says_none() -> None:
+    assert roles.asked("the quick brown fox jumps over the lazy dog") == []
+    assert roles.asked("what did Caroline say about her sister last summer?") == []
+
+
+def test_a_name_of_parts_is_named_only_in_a_row() -> None:
+    name = ("github", "actions")
+    assert roles.names_in("CI runs on GitHub Actions, one job per OS", [name])
+    assert not roles.names_in("Actions taken in the incident are kept on GitHub", [name])
+    assert roles.names_in("Errors go to Sentry.", [("sentry",)])
+
+
+STORE = [
+    "Exceptions from the API are sent to Sentry; the project is acme-api",
+    "Each service owns its database; no service reads the tables of another service",
+    "Use UTC in every service and store timestamps as ISO 8601",
+    "We use feature branches and squash merges",
+    "CI runs on GitHub Actions: one workflow per package",
+    "Actions taken during an incident are written down in the incident channel",
+    "Use short-lived tokens for the admin API",
+    "Use the staging database for load tests, never production",
+    "Releases use the date as their version",
+]
+
+
+@pytest.fixture
+def store(memx: Memx) -> Memx:
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in STORE))
+    memx.ok("import", "--raw", "m.jsonl")
+    return memx
+
+
+def _results(memx: Memx, query: str) -> list[dict]:
+    out = json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))
+    return out["results"]
+
+
+def test_a_role_question_finds_the_tool(store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    query = "where do crashes get reported?"
+    found = _results(store, query)
+    assert found[0]["content"] == STORE[0]
+    assert found[0]["explain"]["voices"]["role"] > 0
+    assert "(role " in store.ok("search", query, "--explain", "--closest")
+    # the control: without the catalog no memory shares a word with the question, and
+    # the one about Sentry is not the first by meaning
+    monkeypatch.setattr(roles, "asked", lambda query: [])
+    without = _results(store, query)
+    assert [hit["content"] for hit in without][:1] != [STORE[0]]
+    assert all(hit["explain"]["voices"]["role"] == 0 for hit in without)
+
+
+def test_the_role_voice_never_changes_relevance(store: Memx,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    query = "where do crashes get reported?"
+    said = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    monkeypatch.setattr(roles, "asked", lambda query: [])
+    unsaid = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    assert {c: said[c] for c in unsaid if c in said} == {c: unsaid[c] for c in said
+                                                          if c in unsaid}
+
+
+def test_a_name_of_parts_counts_only_in_a_row(store: Memx) -> None:
+    found = {hit["content"]: hit["explain"]["voices"]["role"]
+             for hit in _results(store, "what do we use for continuous integration?")}
+    assert found[STORE[4]] > 0
+    assert found.get(STORE[5], 0.0) == 0.0  # "actions" alone names no CI system
+
+
+def test_a_role_whose_tools_the_store_lacks_changes_nothing(
+        store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    query = "which message broker carries the order events?"
+    assert roles.asked(query)  # the role is said, and the store names none of its tools
+    said = _results(store, query)
+    monkeypatch.setattr(roles, "asked", lambda query: [])
+    assert said == _results(store, query)
