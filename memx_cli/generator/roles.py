@@ -36,7 +36,7 @@ from memx_cli.textproc import query_terms, stem
 # Weak: it orders the memories that name a tool of the role before others that match
 # only by meaning or by a common word, and never outvotes the query's own rare words
 # (natural development questions, docs/search.md: at 0.5 and 1.0 paraphrases and plain
-# questions lost first places to memories naming a test or build tool).
+# questions lost first places).
 ROLE_WEIGHT = 0.25
 # At most this many of the asked roles' names present in one store are searched (the
 # rarest first): a store that names forty test tools gains nothing from the fortieth.
@@ -50,9 +50,14 @@ _ROLE_TEXT = re.compile(r"^\[([^\[\]\n]+)\]$|\t([^\n]*)$", re.MULTILINE)
 
 @dataclass(frozen=True)
 class Catalog:
-    """Role (its words, sorted) -> the names of its tools as the catalog spells them."""
+    """Role (its words, sorted) -> the groups of names of its tools, as the catalog
+    spells them (a section's names are one group, shared by each of its roles)."""
 
-    roles: dict[tuple[str, ...], frozenset[str]]
+    roles: dict[tuple[str, ...], list[tuple[str, ...]]]
+
+    def spellings(self, role: tuple[str, ...]) -> set[str]:
+        """The names of ``role``'s tools, as the catalog spells them."""
+        return set().union(*self.roles.get(role, ()))
 
     def said(self, query: str) -> list[tuple[str, ...]]:
         """The roles all of whose words ``query`` holds (stemmed), longest first. A
@@ -74,10 +79,17 @@ class Catalog:
 
     def names(self, roles: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
         """The tools of ``roles``, each as the index's terms of its name."""
-        spelled: set[str] = set()
+        out: set[tuple[str, ...]] = set()
         for role in roles:
-            spelled |= self.roles[role]
-        return {tuple(query_terms(name, keep_stop_words=True)) for name in spelled}
+            for group in self.roles[role]:
+                out |= _terms(group)
+        return out
+
+
+@functools.cache
+def _terms(spelled: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    """Names as the index's terms (a warm process splits each role's names once)."""
+    return frozenset(tuple(query_terms(name, keep_stop_words=True)) for name in spelled)
 
 
 @functools.cache
@@ -96,23 +108,33 @@ def _roles_of(text: str) -> list[tuple[str, ...]]:
 def parse(lines: Iterable[str]) -> Catalog:
     """The catalog of ``lines`` (roles.tsv's format, described at its top). A line of
     another shape raises ValueError with its number: the file ships with memx."""
-    roles: dict[tuple[str, ...], set[str]] = {}
+    roles: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     section: list[tuple[str, ...]] = []
+    group: list[str] = []  # the names of the current section
+
+    def close() -> None:
+        if group:
+            for role in section:
+                roles.setdefault(role, []).append(tuple(group))
+
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if not line.strip() or line.startswith("#"):
             continue
         heading = _SECTION.fullmatch(line.strip())
         if heading:
-            section = _roles_of(heading.group(1))
+            close()
+            section, group = _roles_of(heading.group(1)), []
             continue
         names, _, own = line.partition("\t")
         spellings = [n.strip() for n in names.split(",")]
         if not section or not all(_NAME.fullmatch(n) for n in spellings):
             raise ValueError(f"roles catalog line {number}: not 'name, name<TAB>roles'")
-        for role in section + (_roles_of(own) if own else []):
-            roles.setdefault(role, set()).update(spellings)
-    return Catalog({role: frozenset(names) for role, names in roles.items()})
+        group += spellings
+        for role in _roles_of(own) if own else ():
+            roles.setdefault(role, []).append(tuple(spellings))
+    close()
+    return Catalog(roles)
 
 
 @functools.cache
