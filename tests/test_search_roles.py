@@ -122,3 +122,49 @@ def test_a_role_whose_tools_the_store_lacks_changes_nothing(
     said = _results(store, query)
     monkeypatch.setattr(roles, "asked", lambda query: [])
     assert said == _results(store, query)
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("Prod runs in us-east-1 (zone us-east-1a)", ["us-east-1", "us-east-1a"]),
+    ("The cluster is in europe-west4-b, backups in europe-west1", ["europe-west4-b",
+                                                                    "europe-west1"]),
+    ("DR lives in eastus2 and westeurope; the UK copy in uksouth", ["eastus2", "westeurope",
+                                                                     "uksouth"]),
+    ("We moved east in 2021 and the west wing is closed", []),
+    ("the key sub-us-east-1x and us-east-12 are not regions", []),
+])
+def test_a_cloud_region_is_known_by_its_shape(text: str, names: list[str]) -> None:
+    assert [m.group() for m in roles.REGION.finditer(text)] == names
+
+
+def test_a_region_is_asked_for_by_its_words() -> None:
+    assert roles.asks_region("what region is prod in?")
+    assert roles.asks_region("which availability zones does the database use")
+    assert not roles.asks_region("what time zone are timestamps stored in?")
+
+
+REGIONS = [
+    "The cluster runs in europe-west4; nightly backups are copied to europe-west1",
+    "An invoice's region field is the customer's billing country",
+    "We deploy every Tuesday after the standup",
+    "Logs are kept for 30 days",
+]
+
+
+def test_a_region_question_finds_the_region_name(memx: Memx,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in REGIONS))
+    memx.ok("import", "--raw", "m.jsonl")
+    query = "what region do we run in?"
+
+    def roled() -> dict[str, float]:
+        return {hit["content"]: hit["explain"]["voices"]["role"]
+                for hit in _results(memx, query)}
+
+    said = roled()
+    assert said[REGIONS[0]] > 0
+    assert said.get(REGIONS[1], 0.0) == 0.0  # the word "region" is no region's name
+    # the control: a question that does not ask for a region gives it no role
+    monkeypatch.setattr(roles, "asks_region", lambda query: False)
+    assert all(value == 0.0 for value in roled().values())

@@ -185,3 +185,35 @@ def names_in(text: str, names: Iterable[tuple[str, ...]]) -> bool:
         if any(tuple(words[i:i + size]) == name for i in range(len(words) - size + 1)):
             return True
     return False
+
+
+# Cloud regions and zones are named by a shape, not listed: AWS `us-east-1` (and its zone
+# `us-east-1a`), Google Cloud `europe-west4` (`europe-west4-b`), Azure `eastus2`,
+# `westeurope`, `uksouth`. A question that says "region" or "availability zone" is
+# answered by a memory holding one. The index splits `us-east-1` into three words, so
+# the search looks for a word of the shape's compass part (``REGION_TERM``: `east`,
+# `west4`, `eastus2`, `uksouth`) and the memory's text is then checked whole
+# (``REGION``).
+_COMPASS = r"(?:north|south)?(?:east|west)|north|south|central"
+_GEO = (r"uk|japan|australia|canada|brazil|korea|france|germany|switzerland|norway|uae|"
+        r"india|southafrica|sweden|poland|italy|qatar|israel|mexico|spain")
+REGION_TERM = (rf"(?:{_COMPASS})[0-9]{{0,2}}|(?:(?:north|south|west|east)?central|{_COMPASS})"
+               rf"(?:us|europe|asia)[0-9]?|(?:{_GEO})(?:{_COMPASS})[0-9]?")
+REGION = re.compile(
+    rf"(?<![\w-])(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?(?:{_COMPASS})-[0-9][a-f]?"
+    rf"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:{_COMPASS})"
+    rf"[0-9]{{1,2}}(?:-[a-f])?"
+    rf"|(?:(?:north|south|west|east)?central|{_COMPASS})(?:us|europe|asia)[0-9]?"
+    rf"|(?:{_GEO})(?:{_COMPASS})[0-9]?)(?![\w-])", re.IGNORECASE)
+# A query says the role by these words (stemmed).
+_REGION_ROLES = (("region",), ("avail", "zone"))
+
+
+def asks_region(query: str) -> bool:
+    """Whether ``query`` says "region" or "availability zone"."""
+    terms = query_terms(query)
+    if not any(t.startswith(("region", "avail")) for t in terms):
+        return False
+    stems = {_stem(t) for t in terms}
+    return any(stems.issuperset(role) for role in _REGION_ROLES)
+

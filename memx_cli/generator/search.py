@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -119,6 +120,7 @@ class Searcher:
         # Recall statistics read and counted with the log kept open between searches.
         self.recalls = LiveRecalls()
         self.roles: list[tuple[str, ...]] = []  # the roles the query says (generator/roles.py)
+        self.region = False  # ... and whether it asks for a cloud region or zone
 
     def search(
         self,
@@ -158,6 +160,7 @@ class Searcher:
         # Issue 25: the roles the query says ("package manager"), whose tools each store
         # names are searched as a weak voice (generator/roles.py).
         self.roles = roles.asked(text)
+        self.region = roles.asks_region(text)
         want_vectors = mode != "keyword"
         result.when = resolve(text, now())
 
@@ -358,8 +361,9 @@ class Searcher:
         the BM25 score of those names (generator/roles.py); empty when it says none.
         A ranking voice only: relevance (generator/relevance.py) does not hear it, so it
         never turns "nothing relevant" into an answer."""
-        if not self.roles or not index.built():
+        if not (self.roles or self.region) or not index.built():
             return {}
+        scores = self._regions(index, depth, include_archived) if self.region else {}
         catalog = roles.catalog()
         searcher = index.lexical.searcher()
 
@@ -370,20 +374,36 @@ class Searcher:
         for role in self.roles:
             names += roles.present(catalog.names([role]), known, terms)
         if not names:
-            return {}
+            return scores
         # the rarest first (their commonest part): a name few memories hold says most
         names = sorted(set(names), key=lambda name: (max(
             searcher.doc_freq("exact", part) for part in name), name))[:roles.MAX_NAMES]
         parts = sorted({part for name in names for part in name})
         # scored as a word of the query is in the text (exact and stem, 0.5 + 0.5)
-        scores = index.lexical.search(parts, [("exact", EXACT_WEIGHT + STEM_WEIGHT)], depth,
-                                      include_archived)
+        found = index.lexical.search(parts, [("exact", EXACT_WEIGHT + STEM_WEIGHT)], depth,
+                                     include_archived)
         if any(len(name) > 1 for name in names):  # a name of parts: in a row in the text
-            docs = index.lexical.fetch(list(scores))
-            scores = {key: score for key, score in scores.items() if key in docs and
-                      roles.names_in(docs[key]["content"] + " " + " ".join(
-                          docs[key].get("tags") or []), names)}
+            docs = index.lexical.fetch(list(found))
+            found = {key: score for key, score in found.items() if key in docs and
+                     roles.names_in(docs[key]["content"] + " " + " ".join(
+                         docs[key].get("tags") or []), names)}
+        for key, score in found.items():
+            scores[key] = max(scores.get(key, 0.0), score)
         return scores
+
+    def _regions(self, index: StoreIndex, depth: int,
+                 include_archived: bool) -> dict[int, float]:
+        """The memories of ``index`` holding a cloud region's or zone's name (by its
+        shape: generator/roles.py), each scored as a word that those memories alone
+        hold would be (its BM25 idf, as a query word: 0.5 + 0.5)."""
+        keys = index.lexical.shaped("exact", roles.REGION_TERM, depth, include_archived)
+        docs = index.lexical.fetch(keys)
+        held = [key for key in keys if key in docs and roles.REGION.search(docs[key]["content"])]
+        if not held:
+            return {}
+        total = max(index.lexical.num_docs(), 1)
+        idf = math.log(1.0 + (total - len(held) + 0.5) / (len(held) + 0.5))
+        return dict.fromkeys(held, (EXACT_WEIGHT + STEM_WEIGHT) * idf)
 
     def _explain(self, hits: list[Hit], terms: Sequence[str]) -> None:
         """Split each hit's keyword score into its fields (one query per field): ranking

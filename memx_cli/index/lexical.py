@@ -246,6 +246,21 @@ class LexicalIndex:
         keys = self._seen.keys(searcher, [address for _, address in hits])
         return {key: float(score) for key, (score, _) in zip(keys, hits)}
 
+    def shaped(self, field: str, pattern: str, limit: int,
+               include_archived: bool) -> list[int]:
+        """The keys of up to ``limit`` documents holding a term of ``field`` that the
+        regular expression ``pattern`` matches whole (tantivy's regex syntax)."""
+        import tantivy
+
+        schema = self.index.schema
+        clauses = [(tantivy.Occur.Must, tantivy.Query.regex_query(schema, field, pattern))]
+        if not include_archived:
+            live = tantivy.Query.term_query(schema, "archived", 0)
+            clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(live, 0.0)))
+        searcher = self.searcher()
+        hits = searcher.search(tantivy.Query.boolean_query(clauses), limit).hits
+        return self._seen.keys(searcher, [address for _, address in hits])
+
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
         """The words that occur as terms of ``field`` in some document."""
         searcher = self.searcher()
