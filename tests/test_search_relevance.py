@@ -106,8 +106,8 @@ def test_a_tag_alone_does_not_find_a_memory(store: Memx) -> None:
     assert both[0]["explain"]["layers"]["keyword"] > alone[0]["explain"]["layers"]["keyword"]
 
 
-VOICES = {"keyword", "meaning", "e5", "temporal", "temporal_factor", "graph", "feedback", "decay",
-          "relevance"}
+VOICES = {"keyword", "role", "meaning", "e5", "temporal", "temporal_factor", "graph", "feedback",
+          "decay", "relevance"}
 
 
 @pytest.mark.parametrize("fusion", ["blended", "polyphonic"])
