@@ -51,6 +51,20 @@ def test_a_query_of_no_role_says_none() -> None:
     assert roles.asked("what did Caroline say about her sister last summer?") == []
 
 
+@pytest.mark.parametrize(("query", "not_said"), [
+    ("what important values does he teach?", ("imports",)),
+    ("what did he say about a special experience?", ("experiments",)),
+    ("what is his focus in local politics?", ("localization",)),
+    ("when is the group performing?", ("performance",)),
+])
+def test_a_word_of_another_meaning_with_the_same_stem_says_no_role(
+        query: str, not_said: tuple[str, ...]) -> None:
+    """A Snowball stem joins derived words too (important, imports: "import"); a role
+    word counts only as itself or an inflection of it (the control: "imports" says it)."""
+    assert not_said not in roles.asked(query)
+    assert not_said in roles.asked(query + " " + not_said[0])
+
+
 def test_a_name_of_parts_is_named_only_in_a_row() -> None:
     name = ("github", "actions")
     assert roles.names_in("CI runs on GitHub Actions, one job per OS", [name])

@@ -14,8 +14,9 @@ dictionary): the memory that names one is found although it shares no word with 
 question. The catalog is read only when a query holds a word some role starts with
 (a first check against a small set of role words), once per process.
 
-A role is said when each of its words (stemmed, stop words aside) is one of the query's:
-"where do errors get reported" says "error reporting". A tool's name is present in a
+A role is said when each of its words (stop words too) is one of the query's or an
+inflection of it: "where do errors get reported" says "error reporting", "what's
+important" does not say "imports". A tool's name is present in a
 store when each of its parts (a name splits at . - _ as the index does) is a word of
 some memory's text, tags or tools; a memory then counts as naming
 it when its text holds the parts in a row.
@@ -60,21 +61,14 @@ class Catalog:
         return set().union(*self.roles.get(role, ()))
 
     def said(self, query: str) -> list[tuple[str, ...]]:
-        """The roles all of whose words ``query`` holds (stemmed), longest first. A
-        Snowball stem keeps its word's first letters, so only a role whose every word
-        starts as one of the query's does is stemmed (the catalog's ~600 role words are
-        not: ~25 ms)."""
-        terms = query_terms(query)
+        """The roles each of whose words is a query word or its inflection, longest
+        first. A Snowball stem keeps its word's first letters, so only a role whose every
+        word starts as one of the query's does is looked at."""
+        terms = query_terms(query, keep_stop_words=True)
         heads = {t[:3] for t in terms}
-        stems: set[str] | None = None
-        found = []
-        for role in self.roles:
-            if not all(word[:3] in heads for word in role):
-                continue
-            if stems is None:
-                stems = {_stem(t) for t in terms}
-            if all(_stem(word) in stems for word in role):
-                found.append(role)
+        found = [role for role in self.roles
+                 if all(word[:3] in heads for word in role)
+                 and all(any(_inflected(word, t) for t in terms) for word in role)]
         return sorted(found, key=lambda role: (-len(role), role))
 
     def names(self, roles: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
@@ -92,16 +86,33 @@ def _terms(spelled: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(query_terms(name, keep_stop_words=True)) for name in spelled)
 
 
+# What sets two forms of one word apart after their common start: an inflection, a
+# dropped final e, an agent's -er/-or. A stem alone also joins derived words that mean
+# something else (important/imports, experience/experiments, local/localization,
+# performing/performance), and everyday questions are full of those.
+_INFLECTIONS = frozenset({"", "s", "es", "e", "d", "ed", "ing", "er", "ers", "or", "ors",
+                          "ion", "ions"})
+
+
 @functools.cache
-def _stem(word: str) -> str:
-    return stem(word)
+def _inflected(role_word: str, word: str) -> bool:
+    """Whether ``word`` is ``role_word`` or one of its inflections (same stem, and what
+    differs after their common start is an inflection on both sides)."""
+    if role_word == word:
+        return True
+    if stem(role_word) != stem(word):
+        return False
+    common = next((i for i, (a, b) in enumerate(zip(role_word, word)) if a != b),
+                  min(len(role_word), len(word)))
+    return role_word[common:] in _INFLECTIONS and word[common:] in _INFLECTIONS
 
 
 @functools.cache
 def _roles_of(text: str) -> list[tuple[str, ...]]:
     """The roles of a section's heading or an entry's own (``role | role``), each as
-    its words (stop words aside), sorted."""
-    return [key for key in (tuple(sorted(set(query_terms(r)))) for r in text.split("|")
+    its words, sorted (stop words too: "on-call" is not "call")."""
+    return [key for key in (tuple(sorted(set(query_terms(r, keep_stop_words=True))))
+                            for r in text.split("|")
                             if r.strip()) if key]
 
 
@@ -153,12 +164,12 @@ def _role_heads() -> frozenset[str]:
     """The first three letters of every role word: one pass of a pattern over the file
     (~2 ms), so a query that says no role does not parse the catalog."""
     said = " ".join(a or b for a, b in _ROLE_TEXT.findall(_text()))
-    return frozenset(w[:3] for w in query_terms(said))
+    return frozenset(w[:3] for w in query_terms(said, keep_stop_words=True))
 
 
 def asked(query: str) -> list[tuple[str, ...]]:
     """The roles ``query`` says (see the module's docstring)."""
-    if not {t[:3] for t in query_terms(query)} & _role_heads():
+    if not {t[:3] for t in query_terms(query, keep_stop_words=True)} & _role_heads():
         return []
     return catalog().said(query)
 
@@ -214,6 +225,6 @@ def asks_region(query: str) -> bool:
     terms = query_terms(query)
     if not any(t.startswith(("region", "avail")) for t in terms):
         return False
-    stems = {_stem(t) for t in terms}
+    stems = {stem(t) for t in terms}
     return any(stems.issuperset(role) for role in _REGION_ROLES)
 
