@@ -33,12 +33,13 @@ from pathlib import Path
 from memx_cli.textproc import query_terms, stem
 
 # The role voice's share of the keyword score: a memory that names a tool of the asked
-# role scores a quarter of what the tool's name would score as a word of the query.
+# role scores an eighth of what the tool's name would score as a word of the query.
 # Weak: it orders the memories that name a tool of the role before others that match
-# only by meaning or by a common word, and never outvotes the query's own rare words
-# (natural development questions, docs/search.md: at 0.5 and 1.0 paraphrases and plain
-# questions lost first places).
-ROLE_WEIGHT = 0.25
+# only by meaning or by a common word, and never outvotes the query's own rare words.
+# Measured (docs/search.md): at 0.25 vocabulary questions gain more, but a conversation's
+# everyday word that is also a tool's name ("storybook", "cloudinary") cost a LoCoMo
+# question; at 0.5 and 1.0 paraphrases and plain questions lost first places.
+ROLE_WEIGHT = 0.125
 # At most this many of the asked roles' names present in one store are searched (the
 # rarest first): a store that names forty test tools gains nothing from the fortieth.
 MAX_NAMES = 24
