@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.cidiag import SUMMARY, Diagnostic, diagnostics
 from memx_cli.reflector.cisteps import Step, steps, structured
-from memx_cli.reflector.citools import script_runs, spoken
+from memx_cli.reflector.citools import last_words, script_runs, spoken
 
-EXIT = re.compile(r"^Process completed with exit code (\d+)\.?$")
+# the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
+EXIT = re.compile(r"^(?:Process completed with|Job failed:) exit code (\d+)\.?$")
 CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
-TIME_LIMIT = re.compile(r"exceeded the maximum execution time", re.IGNORECASE)
+TIME_LIMIT = re.compile(r"exceeded the maximum execution time|^Job failed: execution took longer than",
+                        re.IGNORECASE)
 BECAUSE_OTHER = re.compile(r"because .{1,200} failed", re.IGNORECASE)
 RESULT = re.compile(r"^\s*(?P<name>[\w][\w .()/&:-]{0,60}?):\s*"
                     r"(?P<result>success|failure|failed|cancelled|canceled|skipped)\s*$",
@@ -109,7 +111,10 @@ def reads(head: bytes, source: str | None) -> bool:
 
 def _command(step: Step) -> str | None:
     """The command that failed, when the script says it: with ``bash -e`` the last command
-    of a straight script; a script with branches could have stopped anywhere."""
+    of a straight script; a script with branches could have stopped anywhere. A runner
+    that echoes each command before running it (GitLab's ``$ cmd``) says which one."""
+    if step.ran is not None:
+        return step.ran[:200]
     if any(BRANCH.search(line) for line in step.script):
         return None
     meaningful = [line.strip() for line in step.script
@@ -237,6 +242,8 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     if not causes and step.failed and not printed:  # a program speaking in its own name
         causes = [Diagnostic(text, number) for number, text in spoken(list(step.output),
                                                                        step.script)][:3]
+        if not causes:  # nor in its own name: the finding it ended on, if it ended on one
+            causes = last_words(list(step.output))
         said.extend(causes)
     if causes:
         keys = Counter(d.key for d in causes)

@@ -5,6 +5,10 @@ Two shapes of a GitHub Actions log, and plain tool output:
 - ``gh run view --log``: ``JOB<TAB>STEP<TAB>TIMESTAMP line``, one job after another;
 - the raw job log (the web UI's download): ``TIMESTAMP line``, where each step opens with
   a top-level ``##[group]Run COMMAND`` and the job ends with ``Post job cleanup.``;
+- a GitLab job log: the runner's stages between ``section_start:TIME:NAME`` and
+  ``section_end:TIME:NAME`` lines, the job's own script (``step_script``, ``build_script``,
+  ``after_script``) echoing each command as ``$ cmd`` before it runs, and the runner's
+  verdict ``ERROR: Job failed: …`` after the last stage;
 - anything else (a saved ``mypy`` or ``npm`` output) is one step with no name.
 
 ``gh`` writes ``UNKNOWN STEP`` in the step column when it could not tell a job's steps
@@ -46,7 +50,16 @@ RAW_POST = "Post job cleanup."
 UNKNOWN_STEP = "UNKNOWN STEP"  # gh's step column when the job's steps are not told apart
 JOB_NAME = re.compile(r"^Complete job name: (.+)$")
 MAX_WARNINGS = 20
+BACKWARDS = 1.0  # seconds a raw log's stamps may go back before it is another run's piece
 STRUCTURED_SHARE = 0.5  # of the first lines, stamped or in gh's columns: a runner log
+# GitLab's runner: its stages open and close with these lines (the ANSI erase codes around
+# them are taken off with the colours); a stage's title may follow a carriage return
+SECTION = re.compile(r"^section_(?P<edge>start|end):\d{1,12}:(?P<name>[\w.-]{1,100})(?:\[[^\]]{0,100}\])?(?:\r.*)?$")
+# the stages that run the job's own script; every other stage is the runner's (preparing
+# the executor, fetching sources, caches, artifacts, cleaning up)
+JOB_SCRIPT = ("step_script", "build_script", "after_script")
+ECHOED = re.compile(r"^\$ (?P<command>\S.*)$")  # the runner echoes each command it runs
+VERDICT = re.compile(r"^ERROR: (?P<said>Job failed\b.*)$")
 
 
 @dataclass
@@ -70,6 +83,7 @@ class Step:
     warned: list[Line] = field(default_factory=list)  # an action's, in the job's own steps
     dropped: int = 0  # output lines beyond the kept tail
     marked: bool = False  # the runner's marks (##[group], ##[error], …) are in it
+    ran: str | None = None  # the last command the runner echoed before running it
 
     @property
     def failed(self) -> bool:
@@ -101,13 +115,17 @@ def _split(raw: str) -> tuple[str | None, str | None, float | None, str, bool]:
 
 
 def structured(lines: Iterable[str]) -> bool:
-    """Do these first lines look like a runner's log (stamped, or gh's columns)?"""
+    """Do these first lines look like a runner's log (stamped, gh's columns, or GitLab's
+    stages)?"""
     seen = stamped = 0
     for raw in lines:
         if not raw.strip():
             continue
         seen += 1
-        stamped += _split(raw)[4]
+        split = _split(raw)
+        if SECTION.match(split[3]):
+            return True
+        stamped += split[4]
     return seen > 0 and stamped >= STRUCTURED_SHARE * seen
 
 
@@ -119,6 +137,10 @@ class _Builder:
         self.invocation = False  # inside the step's Run group
         self.past_script = False
         self.raw_started = False
+        self.gitlab = False  # GitLab's stages were seen: read the log by them
+        self.stage: str | None = None  # the open GitLab stage
+        self.held: list[Step] = []  # the job's script stages, until its verdict is read
+        self.clock: float | None = None  # the raw log's last stamp
 
     def _open(self, number: int, job: str | None, name: str | None, setup: bool) -> Step | None:
         done = self.step
@@ -130,17 +152,26 @@ class _Builder:
         job, name, at, text, stamped = _split(raw)
         done: Step | None = None
         step = self.step
+        if self.gitlab or SECTION.match(text):
+            self._gitlab(number, text, at)
+            return None
         if job is not None and name == UNKNOWN_STEP:  # gh could not split the job's steps
             if step is None or step.job != job:
                 done = self.finish()
                 self.job_name, self.raw_started = job, False
-            done = self._raw(number, text) or done  # a new job opens on an empty builder
+            opened = self._raw(number, text)  # (an empty step, when both open one)
+            done = done if done is not None else opened  # a new job opens on an empty builder
         elif job is not None:  # gh run view --log
             if step is None or (step.job, step.name) != (job, name):
                 setup = name in SETUP_STEPS or bool(name and name.startswith(POST_PREFIX))
                 done = self._open(number, job, name, setup)
         elif stamped:  # the raw job log: steps open with a top-level Run group
-            done = self._raw(number, text)
+            if at is not None and self.clock is not None and at < self.clock - BACKWARDS \
+                    and step is not None:  # pieces of other runs pasted one after another
+                done = self._open(number, self.job_name, None, False)
+            self.clock = at if at is not None else self.clock
+            opened = self._raw(number, text)  # (an empty step, when both open one)
+            done = done if done is not None else opened
         elif step is None:  # plain output: one step
             done = self._open(number, None, None, False)
         assert self.step is not None
@@ -148,15 +179,19 @@ class _Builder:
         return done
 
     def _raw(self, number: int, text: str) -> Step | None:
-        """A line of a raw job log: a top-level ``Run`` group opens a step, the runner's
-        setup ends where it names the job, ``Post job cleanup.`` starts the cleanup."""
+        """A line of a raw job log: a top-level ``Run`` group opens a step (any ``Run``
+        group after the step's ``##[error]`` verdict), the runner's setup ends where it
+        names the job, ``Post job cleanup.`` starts the cleanup."""
         done: Step | None = None
         step = self.step
         mark = MARK.match(text)
         if step is None:  # the runner's setup, unless the log is a job's tail
             done = self._open(number, self.job_name, None, False)
         elif mark and mark.group(1) == "group" and mark.group(2).startswith(RUN_GROUP) \
-                and self.group is None and not (step.setup and self.raw_started):
+                and (self.group is None or step.failed) \
+                and not (step.setup and self.raw_started):
+            # the runner's verdict ends a step: a Run group after it is the next step's,
+            # even where a group left open (a log cut and pasted in pieces) still encloses it
             self.raw_started = True
             done = self._open(number, self.job_name, None, False)
         elif text == RAW_POST:
@@ -205,6 +240,43 @@ class _Builder:
             step.dropped += 1
         step.output.append(line)
 
+    def _gitlab(self, number: int, text: str, at: float | None) -> None:
+        """A line of a GitLab job log: the job's script stages are its steps, each command
+        the runner echoed is the one running; the runner's stages teach nothing, and its
+        verdict after the last stage belongs to the script that failed."""
+        self.gitlab = True
+        section = SECTION.match(text)
+        if section is not None:
+            name = section.group("name")
+            if section.group("edge") == "start" and self.stage is None:
+                self.stage = name
+                if name in JOB_SCRIPT:
+                    self.step = Step(None, name, number, number, marked=True)
+                    self.held.append(self.step)
+            elif section.group("edge") == "end" and name == self.stage:
+                self.stage = None  # a stage the script opened itself stays in the script
+            return
+        verdict = VERDICT.match(text)
+        if verdict is not None and self.stage is None:
+            failing = next((s for s in reversed(self.held) if s.name != "after_script"),
+                           None)  # after_script runs whatever happened before it
+            if failing is not None:
+                failing.errors.append(Line(number, verdict.group("said").strip(), at))
+            return
+        step = self.step
+        if step is None or self.stage not in JOB_SCRIPT:
+            return
+        step.last = number
+        echoed = ECHOED.match(text)
+        if echoed is not None:
+            step.ran = echoed.group("command").strip()[:MAX_FIELD]
+            if len(step.script) < 200:
+                step.script.append(step.ran)
+            return
+        if len(step.output) == step.output.maxlen:
+            step.dropped += 1
+        step.output.append(Line(number, text, at))
+
     def finish(self) -> Step | None:
         done, self.step = self.step, None
         return done
@@ -218,5 +290,7 @@ def steps(lines: Iterable[tuple[int, str]]) -> Iterator[Step]:
         if done is not None:
             yield done
     last = builder.finish()
-    if last is not None:
+    if builder.gitlab:  # the verdict comes after the last stage: the steps wait for it
+        yield from builder.held
+    elif last is not None:
         yield last

@@ -20,6 +20,9 @@ the ones tools of other kinds print, by their structure:
   response says the endpoint accepts;
 - a program that speaks in its own name (``tar: out: Cannot open: …``): read only when
   the step printed no cause in any known format, and only for a program the step ran;
+- the finding a failing step ended on, when nothing above said why: its last line as
+  ``SUBJECT: what is wrong`` (``service web: undefined secret "key"``), or the list of
+  ``- SUBJECT: NAME`` items it closed with, said once with every name;
 - what a package script stands for (``> pkg@1.0.0 typecheck`` then ``> tsc --build``).
 
 It also holds ``Diagnostic``, the one shape every format's verdict is given in.
@@ -77,6 +80,9 @@ SCRIPT_COMMAND = re.compile(r"^> (?P<command>\S.*)$")
 # ``PROG: message`` where PROG is a program the step ran
 SPOKEN = re.compile(r"^(?P<prog>[a-z][\w.+-]{0,30}): (?P<msg>\S.*\S)$")
 NUMBERS = re.compile(r"\d+")
+# what a tool found, in its words: what it is about, a colon, what is wrong with it
+FINDING = re.compile(r"^(?P<item>- )?(?P<subject>[A-Za-z][\w .'\"/@-]{0,60}?): (?P<said>[^\s:]\S*(?: \S+)*)$")
+LISTED = 12  # the items of the list a step ended on, at most
 PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
 COMMAND_WORD = re.compile(r"^\s*(?:sudo\s+)?(?P<word>[a-z][\w.+-]{0,30})(?:\s|$)")
 
@@ -281,3 +287,42 @@ def script_runs(command: str | None, lines: Sequence[Line]) -> str | None:
             run = SCRIPT_COMMAND.match(lines[n + 1].text)
             return run.group("command").strip()[:200] if run else None
     return None
+
+
+def _finding(text: str) -> re.Match[str] | None:
+    hit = FINDING.match(text.strip())
+    if hit is None or LEVELS.match(hit.group("subject")) or "://" in text:
+        return None
+    return hit
+
+
+def last_words(lines: Sequence[Line]) -> list[Diagnostic]:
+    """The finding a failing step ended on, read when it printed no cause in any known
+    format nor in a program's own name: its last line when that states what is wrong with
+    something (``SUBJECT: at least two words``), or the ``- SUBJECT: NAME`` items it closed
+    with (one subject, said once with every name). A last line of another shape (progress,
+    a count, a bare word), or one closing a block of other ``key: value`` lines (a report
+    of settings), is no cause."""
+    said = [line for line in lines if line.text.strip()]
+    if not said:
+        return []
+    last = _finding(said[-1].text)
+    if last is None:
+        return []
+    if last.group("item"):
+        subject, first = last.group("subject"), said[-1]
+        names: list[str] = []
+        for line in reversed(said[-LISTED:]):
+            hit = _finding(line.text)
+            if hit is None or not hit.group("item") or hit.group("subject") != subject:
+                break
+            names.insert(0, hit.group("said"))
+            first = line
+        if len(names) > 1:
+            return [Diagnostic(f"{subject}: {', '.join(names)}", first.number)]
+    if " " not in last.group("said"):
+        return []
+    above = _finding(said[-2].text) if len(said) > 1 else None
+    if above is not None and above.group("subject") != last.group("subject"):
+        return []
+    return [Diagnostic(said[-1].text.strip(), said[-1].number)]
