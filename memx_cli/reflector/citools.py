@@ -21,7 +21,8 @@ the ones tools of other kinds print, by their structure:
 - a program that speaks in its own name (``tar: out: Cannot open: …``): read only when
   the step printed no cause in any known format, and only for a program the step ran;
 - the finding a failing step ended on, when nothing above said why: its last line as
-  ``SUBJECT: what is wrong`` (``service web: undefined secret "key"``), or the list of
+  ``SUBJECT: what is wrong`` (``service web: undefined secret "key"``; a one-word subject
+  is a program's or a level's tag, left to the reading above), or the list of
   ``- SUBJECT: NAME`` items it closed with, said once with every name;
 - what a package script stands for (``> pkg@1.0.0 typecheck`` then ``> tsc --build``).
 
@@ -291,7 +292,8 @@ def script_runs(command: str | None, lines: Sequence[Line]) -> str | None:
 
 def _finding(text: str) -> re.Match[str] | None:
     hit = FINDING.match(text.strip())
-    if hit is None or LEVELS.match(hit.group("subject")) or "://" in text:
+    # a one-word label is a program's or a log level's tag: ``spoken`` decides on those
+    if hit is None or " " not in hit.group("subject").strip() or "://" in text:
         return None
     return hit
 
@@ -299,10 +301,10 @@ def _finding(text: str) -> re.Match[str] | None:
 def last_words(lines: Sequence[Line]) -> list[Diagnostic]:
     """The finding a failing step ended on, read when it printed no cause in any known
     format nor in a program's own name: its last line when that states what is wrong with
-    something (``SUBJECT: at least two words``), or the ``- SUBJECT: NAME`` items it closed
-    with (one subject, said once with every name). A last line of another shape (progress,
-    a count, a bare word), or one closing a block of other ``key: value`` lines (a report
-    of settings), is no cause."""
+    something (``SUBJECT OF SEVERAL WORDS: at least two words``), or the ``- SUBJECT: NAME``
+    items it closed with (one subject, said once with every name). A last line of another
+    shape (progress, a count, a bare word), or one closing a block of other ``key: value``
+    lines (a report of settings), is no cause."""
     said = [line for line in lines if line.text.strip()]
     if not said:
         return []
