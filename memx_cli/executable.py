@@ -70,7 +70,8 @@ def entry() -> None:
         gc.disable()
     if argv and (argv[0] in ("search", "context")
                  or (argv[0] in ("add", "import") and "--raw" not in argv)):
-        _check_ahead()  # with ACE on, the Curator checks the index before it writes
+        # with ACE on, the Curator checks the index before it writes
+        _check_ahead(write=argv[0] in ("add", "import"))
     if start:
         from memx_cli.wire.control import start_for
 
@@ -93,13 +94,13 @@ def _forwardable(argv: list[str]) -> bool:
             and not os.environ.get("MEMX_NO_SERVER"))
 
 
-def _check_ahead() -> None:
+def _check_ahead(write: bool = False) -> None:
     """In process: start the store's change check (git) now, to run while the CLI loads
-    (memx_cli/freshness/ahead.py)."""
+    (memx_cli/freshness/ahead.py); for a write, only if its Curator will need it."""
     try:
         from memx_cli.freshness import ahead
 
-        ahead.start_here(_cwd())
+        ahead.start_here(_cwd(), write)
     except Exception:  # an optimisation only: the check runs later anyway
         pass
 

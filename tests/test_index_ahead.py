@@ -94,8 +94,9 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
     import memx_cli.cli
     import memx_cli.command.search
 
-    started: list[str] = []
-    monkeypatch.setattr(ahead, "start_here", started.append)
+    started: list[tuple[str, bool]] = []
+    monkeypatch.setattr(ahead, "start_here", lambda cwd, write=False: started.append(
+        (cwd, write)))
     monkeypatch.setattr(memx_cli.cli, "entry", lambda: None)
     monkeypatch.setattr(memx_cli.command.search, "lean", lambda args: None)  # declines
     monkeypatch.setenv("MEMX_NO_SERVER", "1")
@@ -104,7 +105,8 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
                  ["import", "f.jsonl"], ["doctor"], ["add", "--raw", "x"]):
         monkeypatch.setattr(sys, "argv", ["memx", *argv])
         client.entry()
-    assert started == [str(repo)] * 4  # not for a raw write: no check before it writes
+    # not for a raw write: no check before it writes; a write's only if it needs it
+    assert started == [(str(repo), False)] * 2 + [(str(repo), True)] * 2
     # the collector, off while a search might take the lean path, is on for the full CLI
     assert gc.isenabled()
 

@@ -175,8 +175,8 @@ class Curator:
             self._index = index or StoreIndex(store, self._model)
             # The index's vectors are found with the Curator's own model only.
             same = similarity_spec(self._model) == self._model
-            self._index_vectors = self._index.sync(
-                want_vectors=self.similarity.encoder is not None and same).vectors and same
+            self._index_vectors = self._index.sync_before_write(
+                self.similarity.encoder is not None and same).vectors and same
 
     # ------------------------------------------------------------ candidates
 

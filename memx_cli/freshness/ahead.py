@@ -34,19 +34,23 @@ STORE_DIR = ".memx"
 _started: dict[str, tuple[Any, int]] = {}
 
 
-def start(root: str) -> bool:
+def start(root: str, write: bool = False) -> bool:
     """Start ``git diff-files`` for the store at ``root`` if its last check recorded a
     basis with git's index (else nothing, and the check runs as before); True when
-    started (or already running)."""
+    started (or already running). ``write``: for a write's Curator, which needs no git
+    while the folders and git's index are as the state left them (``unchanged``)."""
     if root in _started:
         return True
     try:
         with open(os.path.join(root, "cache", "state.json"), "rb") as f:
-            basis = json.loads(f.read()).get("basis")
+            state = json.loads(f.read())
+        basis = state.get("basis")
     except (OSError, ValueError, AttributeError):
         return False
     if (not isinstance(basis, dict) or basis.get("root") != root
             or not isinstance(basis.get("index"), str) or basis.get("loose") is None):
+        return False
+    if write and unchanged(root, _settled(state), basis["index"]):
         return False
     import subprocess
 
@@ -61,7 +65,43 @@ def start(root: str) -> bool:
     return True
 
 
-def start_here(cwd: str) -> bool:
+def _settled(state: dict[str, Any]) -> tuple[Any, Any] | None:
+    """The folders' marks and git's index mark the state vouches for, read as JSON only
+    (``quick.settled`` also checks the look's digest; here a wrong answer only starts
+    git, or leaves the check to start it later)."""
+    written, look = state.get("written"), state.get("look")
+    if isinstance(written, dict):
+        return (state.get("left"), written.get("git")) if state.get("left") else None
+    return (look.get("dirs"), look.get("git")) if isinstance(look, dict) else None
+
+
+def unchanged(root: str, marks: tuple[Any, Any] | None, index: str | None) -> bool:
+    """Whether the memory folders under ``root`` and git's index file (``index``) still
+    have ``marks``: the folders' (inode.mtime, ``-`` missing) and the index's
+    (inode.mtime.size, None without one). A few stats; an edit in place moves none."""
+    if marks is None or not isinstance(marks[0], list) or len(marks[0]) != 2:
+        return False
+    dirs, git = marks
+    now = []
+    for name in ("memories", "archive"):
+        try:
+            st = os.stat(os.path.join(root, name))
+        except FileNotFoundError:
+            now.append("-")
+            continue
+        except OSError:
+            return False
+        now.append(f"{st.st_ino}.{st.st_mtime_ns}")
+    if index is None:
+        return git is None and now == dirs
+    try:
+        st = os.stat(index)
+    except OSError:
+        return False
+    return now == dirs and git == f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}"
+
+
+def start_here(cwd: str, write: bool = False) -> bool:
     """``start`` for the store of the work tree around ``cwd``, found as memx finds it
     (the nearest folder with ``.git``); nothing when git is pointed elsewhere."""
     if "GIT_DIR" in os.environ:
@@ -72,7 +112,7 @@ def start_here(cwd: str) -> bool:
         return False
     while True:
         if os.path.exists(os.path.join(here, ".git")):
-            return start(os.path.join(here, STORE_DIR))
+            return start(os.path.join(here, STORE_DIR), write)
         parent = os.path.dirname(here)
         if parent == here:
             return False

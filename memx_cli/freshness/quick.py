@@ -320,6 +320,38 @@ class Claim(NamedTuple):
         return True
 
 
+def settled(state: dict[str, Any]) -> tuple[tuple[str, str], str | None] | None:
+    """The memory folders' marks and git's index mark (``Look.dirs``, ``Look.git``) at
+    which the index of ``state`` was last known to hold every file memx had written:
+    the look behind its stamp, or, after writes that left a claim, the folders as the
+    last write left them (``left``, with the claim's git index). None when it names
+    neither (the write's Curator then checks as a reader does)."""
+    if state.get("written"):
+        claim = Claim.from_json(state["written"])
+        left = state.get("left")
+        if claim is None or not isinstance(left, list) or len(left) != 2:
+            return None
+        return (str(left[0]), str(left[1])), claim.before.git
+    seen = Look.from_json(state["look"]) if state.get("look") else None
+    if seen is None or seen.digest() != state.get("quick"):
+        return None
+    return seen.dirs, seen.git
+
+
+def unmoved(store: Store, state: dict[str, Any]) -> bool:
+    """Whether no name in the memory folders and nothing in git's index changed since
+    ``settled`` (issue 29): a few stats, for a write's Curator, which then uses the
+    index as it is. Not a reader's check: a file edited in place, or one added within
+    the same tick of the file system's clock as memx's own last write, moves no mark;
+    the Curator reads its candidates' files when their stat differs from the index's,
+    and the next reader's look (``Claim.holds``) still sees both."""
+    on = Basis.from_json(state.get("basis"), store)
+    marks = settled(state)
+    if on is None or on.loose is None or marks is None or "?" in marks[0]:
+        return False
+    return ahead.unchanged(str(store.root), (list(marks[0]), marks[1]), on.git_index)
+
+
 def _names_match(directory: Path, expected: str) -> bool:
     """Whether the memory files in ``directory`` are the ones a fingerprint part
     (``count.times.sizes.names``, index/scan.py) counts: their number and the sum of
@@ -362,7 +394,7 @@ def same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     (``quick``, ``basis``) changes the state file, not the index."""
     if a is None or b is None:
         return a is b
-    skip = ("quick", "basis", "written", "look")
+    skip = ("quick", "basis", "written", "look", "left")
     return ({k: v for k, v in a.items() if k not in skip}
             == {k: v for k, v in b.items() if k not in skip})
 

@@ -24,6 +24,8 @@ from memx_cli.freshness.quick import (
     look,
     memory_path,
     same_index,
+    settled,
+    unmoved,
 )
 from memx_cli.freshness.scan import ListedIds, Seen, scan, shift, stat_ids
 from memx_cli.index.documents import build_documents, stored_memories
@@ -151,7 +153,8 @@ class StoreIndex:
             # Instead a claim the next reader checks with the look it takes anyway
             # (quick.Claim); without one that reader scans in full.
             write_state(self.state_path, fingerprint, self._manifest, None, moved,
-                        self._claim(state, before, now) if moved is not None else None)
+                        self._claim(state, before, now) if moved is not None else None,
+                        left=self._left(state))
             self._last = (None, read_state(self.state_path))
             self._checked = None
         return self._report_problems(report)
@@ -197,6 +200,31 @@ class StoreIndex:
                                          for i, r in rows.items()}:
             return None
         return self._current(state, want_vectors, None)
+
+    def _left(self, state: dict[str, Any]) -> tuple[str, str] | None:
+        """The memory folders' marks after this process's writes when those writes began
+        where ``state`` left the folders (``settled``: nothing else added or removed a
+        file since), else None; either way the writes' marks are taken."""
+        wrote, self.store.wrote = self.store.wrote, None
+        marks = settled(state)
+        if wrote is None or marks is None or wrote[0] != marks[0] or "?" in wrote[1]:
+            return None
+        return wrote[1]
+
+    def sync_before_write(self, want_vectors: bool) -> SyncReport:
+        """``sync`` for a write's Curator (issue 29): when the memory folders and git's
+        index are as the last check or memx write left them (``quick.unmoved``), the
+        index is used as it is, with no look at every file (git's, or a listing); the
+        write's update then leaves its claim for the next reader, which checks it as
+        before. Else, or when vectors are behind, ``sync``."""
+        state = read_state(self.state_path)
+        if (self._last is None and state is not None and self.lexical.path.is_dir()
+                and unmoved(self.store, state)):
+            report = self._current(state, want_vectors, None)
+            if report is not None:
+                self.ids = ListedIds(self.store)
+                return report
+        return self.sync(want_vectors=want_vectors)
 
     def _claim(self, state: dict[str, Any], before: dict[str, Seen],
                now: dict[str, Seen]) -> Claim | None:
@@ -320,7 +348,7 @@ class StoreIndex:
             if read_state(self.state_path) != state:
                 return state
             save_state(self.state_path,
-                       {**{k: v for k, v in state.items() if k != "written"},
+                       {**{k: v for k, v in state.items() if k not in ("written", "left")},
                         "quick": seen.digest(), "look": seen.to_json()})
             now = read_state(self.state_path)
         return now if now is not None else state
@@ -358,7 +386,7 @@ class StoreIndex:
         with self.store.lock():
             if read_state(self.state_path) != state:
                 return  # another process moved the index meanwhile
-            kept = {k: v for k, v in state.items() if k not in ("written", "look")}
+            kept = {k: v for k, v in state.items() if k not in ("written", "look", "left")}
             save_state(self.state_path, {
                 **kept, "quick": quick, "basis": new.to_json() if new is not None else None,
                 **({"look": taken.to_json()} if quick is not None and taken is not None
@@ -487,7 +515,7 @@ class StoreIndex:
                     or now.get("quick") is not None or now.get("basis") != state.get("basis")):
                 return False
             save_state(self.state_path,
-                       {**{k: v for k, v in now.items() if k != "written"}, "quick": before,
+                       {**{k: v for k, v in now.items() if k not in ("written", "left")}, "quick": before,
                         "look": taken.to_json()})
             self._last = (self._last[0], read_state(self.state_path))
         return True

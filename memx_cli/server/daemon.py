@@ -500,6 +500,9 @@ class _Vouched:
         self._freshness.settle([self._index])
         return self._freshness.sync(self._index, **options)
 
+    def sync_before_write(self, want_vectors: bool) -> SyncReport:
+        return self.sync(want_vectors=want_vectors)  # the watcher's check, as above
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._index, name)
 
