@@ -60,6 +60,36 @@ def test_leftover_temporary_files_are_reported_then_removed(memx: Memx, repo: Pa
     assert memx("validate").code == 0
 
 
+def test_the_memory_folders_are_listed_for_leftovers_only_after_they_moved(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: a process's first lock lists memories/ and archive/ for temporaries
+    only when a name there changed since a sweep found none (memx's own writes carry
+    that record forward); an old-style temporary moves the folder and is removed."""
+    from memx_cli.store import files
+
+    memx.ok("add", "deploys go out on Tuesdays", "--raw")
+    memories = repo / ".memx" / "memories"
+    old = time.time_ns() - 10 * 10**9  # a sweep records no folder changed this recently
+    os.utime(memories, ns=(old, old))
+    listed: list[bool] = []
+    original = files.leftovers
+
+    def counted(store: files.Store, beside: bool = True) -> list[Path]:
+        listed.append(beside)
+        return original(store, beside)
+
+    monkeypatch.setattr(files, "leftovers", counted)
+    for text in ("releases are cut on Fridays", "the canary runs in zone b"):
+        monkeypatch.setattr(files, "_swept", set())  # as a new process
+        memx.ok("add", text, "--raw")
+    assert listed == [True, False]  # swept once, then carried by the write
+    old_style = memories / f".01m97pxxxxxxxxxxxxxxxxxxxx.yaml.{DEAD_PID}.tmp"
+    old_style.write_text("half a memo")
+    monkeypatch.setattr(files, "_swept", set())
+    memx.ok("add", "the cache is warmed at nine", "--raw")
+    assert listed == [True, False, True] and not old_style.exists()
+
+
 def test_validate_understands_every_file_memx_keeps(memx: Memx, repo: Path) -> None:
     store = repo / ".memx"
     memory_id = memx.ok("add", "a memory").strip()

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import logging
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +63,10 @@ class Store:
         self.masker = masker or _builtin_mask
         self._aside_dir: Path | bool | None = None  # _aside(): None until first asked
         self._joined: tuple[Path, Path, Path] | None = None  # _folders()
+        # The memory folders' marks (``folder_marks``) just before this process's
+        # ``write_many`` and just after it, chained over several; the index's update
+        # takes them (issue 29: the next write then needs no store-wide check).
+        self.wrote: tuple[tuple[str, str], tuple[str, str]] | None = None
 
     # ------------------------------------------------------------ layout
 
@@ -80,6 +86,24 @@ class Store:
         if folders is None or folders[0] is not self.root:
             folders = self._joined = (self.root, self.root / "memories", self.root / "archive")
         return folders
+
+    def folder_marks(self) -> tuple[str, str]:
+        """The memories and archive folders' inode and modification time (``-``:
+        missing, ``?``: unreadable): a mark moves whenever a name in the folder is added,
+        removed or replaced (memx's renames, git's checkouts, an editor that saves by
+        rename), not when a file is written in place."""
+        marks = []
+        for directory in (self.memories_dir, self.archive_dir):
+            try:
+                st = os.stat(directory)
+            except FileNotFoundError:
+                marks.append("-")
+                continue
+            except OSError:
+                marks.append("?")
+                continue
+            marks.append(f"{st.st_ino}.{st.st_mtime_ns}")
+        return marks[0], marks[1]
 
     @property
     def local_dir(self) -> Path:
@@ -300,7 +324,13 @@ class Store:
         data = {i: known.get(i) or memfmt.dump(m) for i, m in final.items()}
         paths = {i: self.path_for(i) for i in final}
         with self.lock():
+            before = self.folder_marks()
             stats = atomic_write_many([(paths[i], d) for i, d in data.items()], self.tmp_dir)
+            chain, after = self.wrote, self.folder_marks()
+            self.wrote = (chain[0] if chain is not None and chain[1] == before else before,
+                          after)
+            if _swept_marks(self) == list(before):  # only memory files added: still swept
+                _record_swept(self, after)
         return {i: Written(m, data[i], *stats[paths[i]]) for i, m in final.items()}
 
     def remove(self, memory_id: str) -> Path:
@@ -316,11 +346,34 @@ class Store:
 _swept: set[Path] = set()  # stores whose leftovers this process removed already
 
 
-def leftovers(store: Store) -> list[Path]:
+SWEPT_FILE = "swept.json"
+# A folder changed this recently may change again within the same tick of the file
+# system's clock without its time moving: its marks are not recorded as swept then.
+SWEPT_RACY_NS = 2_000_000_000
+
+
+def _swept_marks(store: Store) -> list[str] | None:
+    try:
+        marks = json.loads((store.local_dir / SWEPT_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return [str(m) for m in marks] if isinstance(marks, list) and len(marks) == 2 else None
+
+
+def _record_swept(store: Store, marks: tuple[str, str]) -> None:
+    if "?" not in marks:
+        with contextlib.suppress(OSError):
+            atomic_write(store.local_dir / SWEPT_FILE, json.dumps(marks).encode(),
+                         durable=False, tmp_dir=store.tmp_dir)
+
+
+def leftovers(store: Store, beside: bool = True) -> list[Path]:
     """Temporary files of writes that were killed: ``.NAME.PID.tmp`` whose process is
-    gone, in local/tmp/ and (from older versions) beside the memories."""
+    gone, in local/tmp/ and (from older versions, and the repair of an interrupted
+    supersede) beside the memories when ``beside``."""
     found = []
-    for directory in (store.tmp_dir, store.memories_dir, store.archive_dir):
+    folders = (store.tmp_dir, store.memories_dir, store.archive_dir)
+    for directory in folders if beside else folders[:1]:
         try:
             names = os.listdir(directory)
         except OSError:
@@ -332,12 +385,22 @@ def leftovers(store: Store) -> list[Path]:
 
 
 def remove_leftovers(store: Store) -> list[Path]:
-    """Delete what ``leftovers`` finds (run under the store lock, once per process)."""
+    """Delete what ``leftovers`` finds (run under the store lock, once per process).
+    The memory folders are listed only when their marks moved since a sweep found them
+    clean (``local/swept.json``; memx's own writes carry the record forward): a listing
+    of 100k names was a tenth of a `memx add` at 100k (issue 29). A temporary file
+    created there moves the folder's time, so the next process lists it again."""
+    marks = store.folder_marks()
+    beside = list(marks) != _swept_marks(store)
     removed = []
-    for path in leftovers(store):
+    for path in leftovers(store, beside):
         with contextlib.suppress(OSError):
             path.unlink()
             removed.append(path)
+    settled = time.time_ns() - SWEPT_RACY_NS
+    if beside and not any(p.parent != store.tmp_dir for p in removed) and all(
+            m == "-" or (m != "?" and int(m.partition(".")[2]) < settled) for m in marks):
+        _record_swept(store, marks)
     return removed
 
 
