@@ -218,18 +218,10 @@ def look(store: Store, on: Basis) -> Look | None:
         # git's look may have begun earlier (``ahead.start``): the times are then judged
         # against that moment, which can only find more of them too recent.
         out, now = _diff_files(store, now)
-    dirs = []
-    for directory in (store.memories_dir, store.archive_dir):
-        try:
-            st = os.stat(directory)
-        except FileNotFoundError:
-            dirs.append("-")
-            continue
-        except OSError:
+    dirs = store.folder_marks()
+    for mark in dirs:
+        if mark == "?" or (mark != "-" and _racy(int(mark.partition(".")[2]), now)):
             return None
-        if _racy(st.st_mtime_ns, now):
-            return None
-        dirs.append(f"{st.st_ino}.{st.st_mtime_ns}")
     listed: list[str] = []
     index = None
     if on.git_index is not None:
@@ -252,7 +244,7 @@ def look(store: Store, on: Basis) -> Look | None:
                 return None
             parts[path] = part
         groups.append(parts)
-    return Look((dirs[0], dirs[1]), index, groups[0], groups[1])
+    return Look(dirs, index, groups[0], groups[1])
 
 
 class Claim(NamedTuple):
