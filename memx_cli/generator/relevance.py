@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,12 +127,15 @@ class WordEvidence:
                 return name
         return None
 
-    def share(self, text: str) -> float:
+    def share(self, text: str, also: Iterable[str] | None = None) -> float:
+        """The share of the query's information in ``text``, ``also`` (words the text
+        counts as holding: the role words its tools answer) counted as its words."""
         if self.total <= 0:
             return 0.0
         initials = self.initials
         present = {stem(t) for t in query_terms(text, keep_stop_words=True)
                    if t[:1] in initials}
+        present.update(stem(word) for word in also or ())
         return sum(w for root, w in self.weights.items() if root in present) / self.total
 
 

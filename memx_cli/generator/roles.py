@@ -40,6 +40,9 @@ from memx_cli.textproc import query_terms, stem
 # everyday word that is also a tool's name ("storybook", "cloudinary") cost a LoCoMo
 # question; at 0.5 and 1.0 paraphrases and plain questions lost first places.
 ROLE_WEIGHT = 0.125
+# Whether relevance (generator/relevance.py) counts a memory that writes a tool of the
+# asked role as a tool as holding the role's words.
+ROLE_EVIDENCE = True
 # At most this many of the asked roles' names present in one store are searched (the
 # rarest first): a store that names forty test tools gains nothing from the fortieth.
 MAX_NAMES = 24
@@ -176,27 +179,19 @@ def asked(query: str) -> list[tuple[str, ...]]:
 
 
 def present(names: Iterable[tuple[str, ...]], has_term: Callable[[str], bool],
-            exclude: Sequence[str] = ()) -> list[tuple[str, ...]]:
+            exclude: Sequence[str] = (), suffixes: Sequence[str] = ()) -> list[tuple[str, ...]]:
     """The ``names`` a store holds, each part a word of some memory (``has_term``: its
-    text, tags or tools), but none with a part that is one of the query's own words
-    (``exclude``: the query searches those already)."""
+    text, tags or tools; a one-word name also by its own files' words, the name with one
+    of ``suffixes``: `gradlew`), but none with a part that is one of the query's own
+    words (``exclude``: the query searches those already)."""
     skip = set(exclude)
-    return sorted(name for name in names
-                  if name and not skip.intersection(name) and all(map(has_term, name)))
 
-
-def names_in(text: str, names: Iterable[tuple[str, ...]]) -> bool:
-    """Whether ``text`` holds one of ``names`` (its parts in a row)."""
-    words = query_terms(text, keep_stop_words=True)
-    for name in names:
-        size = len(name)
-        if size == 1:
-            if name[0] in words:
-                return True
-            continue
-        if any(tuple(words[i:i + size]) == name for i in range(len(words) - size + 1)):
+    def held(name: tuple[str, ...]) -> bool:
+        if all(map(has_term, name)):
             return True
-    return False
+        return len(name) == 1 and any(has_term(name[0] + suffix) for suffix in suffixes)
+
+    return sorted(name for name in names if name and not skip.intersection(name) and held(name))
 
 
 # Cloud regions and zones are named by a shape, not listed: AWS `us-east-1` (and its zone
@@ -217,8 +212,9 @@ REGION = re.compile(
     rf"[0-9]{{1,2}}(?:-[a-f])?"
     rf"|(?:(?:north|south|west|east)?central|{_COMPASS})(?:us|europe|asia)[0-9]?"
     rf"|(?:{_GEO})(?:{_COMPASS})[0-9]?)(?![\w-])", re.IGNORECASE)
-# A query says the role by these words (stemmed).
+# A query says the role by these words (stemmed), and relevance hears these.
 _REGION_ROLES = (("region",), ("avail", "zone"))
+REGION_WORDS = frozenset({"region", "availability", "zone"})
 
 
 def asks_region(query: str) -> bool:
@@ -229,3 +225,99 @@ def asks_region(query: str) -> bool:
     stems = {stem(t) for t in terms}
     return any(stems.issuperset(role) for role in _REGION_ROLES)
 
+
+
+# ---------------------------------------------------------------- a name written as a tool
+#
+# Many tools are named by everyday words (black, render, yarn, poetry, stripe, spring): a
+# conversation's "a black dog" or "render the scene" names no formatter or host. A memory
+# counts as naming a tool only where it writes the name as a tool is written, read from
+# the shape of its own text (what follows is checked per occurrence):
+# - in code: inside a code span or block (an odd number of backticks before it);
+# - in a path, file or address: its token holds a '/' or a '.' before a letter
+#   (`pnpm-lock.yaml`, `.eslintrc.json`, `src/black`, `sentry.io`), or it is the name
+#   with the suffix of a tool's own file: a wrapper script (`gradlew`, `mvnw`), a run
+#   commands file (`.eslintrc`, `.nvmrc`) or a build file (`Dockerfile`, `Jenkinsfile`);
+# - beside a version: `Airflow 2.9`, `node 20`, `ruff@0.4`, `v3`;
+# - as a command: followed by a flag (`black --check`) or after another tool's name,
+#   a flag between or not (`pnpm dlx x`, `pip -m x`);
+# - as a proper name: capitalised inside a sentence (`we use Black`), or with a capital
+#   inside (`GitHub`), or an acronym;
+# - or anywhere when the name is no everyday word: the bundled model's vocabulary (its
+#   tokenizer's whole words, some 50,000 of many languages) does not hold it ("pnpm",
+#   "sentry", "rubocop"); "black", "render", "yarn" it holds.
+
+# A tool's own files: its wrapper script, its run commands file, its build file.
+FILE_SUFFIXES = ("w", "rc", "file")
+_VERSION = re.compile(r"(?:\s+|@|==|>=|~>|\^)v?[0-9]+(?:\.[0-9]+)*(?![\w.])")
+_FLAG = re.compile(r"\s+--?[a-z]", re.IGNORECASE)
+# The word before an occurrence, a flag between or not (`python -m pytest`).
+_BEFORE = re.compile(r"([\w.+-]+)\s+(?:--?[\w-]+\s+)?$")
+_PATHLIKE = re.compile(r"[/\\]|\.[^\W\d_]")
+_EDGE = "\"'()[]{}<>,;:!?*"
+
+
+@functools.cache
+def _vocabulary() -> str:
+    """The bundled model's tokenizer file (a dictionary of whole words), or ''."""
+    path = Path(__file__).resolve().parents[1] / "model" / "tokenizer.json"
+    try:
+        return path.read_text("utf-8")
+    except OSError:
+        return ""
+
+
+@functools.cache
+def everyday(part: str) -> bool:
+    """Whether ``part`` is a whole word of the bundled model's vocabulary (an entry
+    ``"part": id`` of its WordPiece vocabulary; a piece inside a word has ``##``)."""
+    return f'"{part}":' in _vocabulary()
+
+
+@functools.cache
+def _single_names() -> frozenset[str]:
+    """Every one-word name of the catalog (a command's wrapper is often one)."""
+    return frozenset(name for spelled in catalog().roles.values() for group in spelled
+                     for name in group if name.isalnum())
+
+
+@functools.cache
+def _occurrence(name: tuple[str, ...]) -> re.Pattern[str]:
+    """An occurrence of a name of the index's terms in raw text: its parts joined as the
+    index splits them, a one-word name with a tool's file suffix or not."""
+    body = r"[\s._'’-]+".join(map(re.escape, name))
+    suffix = "(?P<suffix>" + "|".join(FILE_SUFFIXES) + ")?" if len(name) == 1 else ""
+    return re.compile(rf"(?<![^\W_]){body}{suffix}(?![^\W_])", re.IGNORECASE)
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'(*#>-")
+    return not before or before[-1] in ".!?:;\n"
+
+
+def as_tool(text: str, name: tuple[str, ...]) -> bool:
+    """Whether ``text`` writes ``name`` (the index's terms of a catalog name) as a tool
+    somewhere (see above)."""
+    coined = not all(everyday(part) for part in name)
+    for match in _occurrence(name).finditer(text):
+        start, end = match.span()
+        if coined or match.groupdict().get("suffix"):
+            return True
+        if text.count("`", 0, start) % 2:
+            return True
+        left = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
+        right = min((i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0),
+                    default=len(text))
+        token = text[left:right].strip(_EDGE).rstrip(".")
+        if token.lower() != match.group().lower() and _PATHLIKE.search(token):
+            return True
+        if _VERSION.match(text, end) or _FLAG.match(text, end):
+            return True
+        before = _BEFORE.search(text, 0, start)
+        if before and before.group(1).lower() in _single_names():
+            return True
+        written = match.group()
+        if (any(c.isupper() for c in written[1:]) or (written.isupper() and len(written) > 2)
+                or (written[0].isupper() and not _starts_sentence(text, start))):
+            return True
+    return False

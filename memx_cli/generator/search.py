@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import heapq
 import logging
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,14 +18,12 @@ from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
 from memx_cli.freshness import ByTime
-from memx_cli.generator import e5voice, questions, roles
+from memx_cli.generator import e5voice, questions, roles, rolevoice
 from memx_cli.generator.candidates import (
-    EXACT_WEIGHT,
     FIELDS,
     LEXICAL_WEIGHTS,
     META_WEIGHT,
     SEMANTIC_Z,
-    STEM_WEIGHT,
     Candidate,
     Hit,
     semantic_floor,
@@ -41,7 +38,7 @@ from memx_cli.generator.fusion import (
     rrf,
 )
 from memx_cli.generator.relevance import RELEVANT, WordEvidence, baseline, combine
-from memx_cli.generator.roles import ROLE_WEIGHT
+from memx_cli.generator.roles import ROLE_EVIDENCE, ROLE_WEIGHT
 from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, SyncReport, memory_key
@@ -121,6 +118,9 @@ class Searcher:
         self.recalls = LiveRecalls()
         self.roles: list[tuple[str, ...]] = []  # the roles the query says (generator/roles.py)
         self.region = False  # ... and whether it asks for a cloud region or zone
+        # ... and the role words each memory's names answer, by (store, key): relevance
+        # counts them as the memory's own words (generator/rolevoice.py)
+        self.role_words: dict[tuple[str, int], frozenset[str]] = {}
 
     def search(
         self,
@@ -161,6 +161,7 @@ class Searcher:
         # names are searched as a weak voice (generator/roles.py).
         self.roles = roles.asked(text)
         self.region = roles.asks_region(text)
+        self.role_words = {}
         want_vectors = mode != "keyword"
         result.when = resolve(text, now())
 
@@ -278,7 +279,8 @@ class Searcher:
                 if absent is not None:
                     meaning = 0.0
                     hit.layers["subject_absent"] = 1.0
-                share = words.share(hit.doc["content"])
+                said = self.role_words.get((index.store.label, memory_key(hit.id)))
+                share = words.share(hit.doc["content"], said if ROLE_EVIDENCE else None)
                 hit.relevance = combine(meaning, share)
                 hit.layers.update({"meaning_relevance": meaning, "word_share": share,
                                    "relevance": hit.relevance})
@@ -343,10 +345,12 @@ class Searcher:
             for key, part in meta.items():
                 text = max(found[key].keyword - part, 0.0)
                 found[key].keyword = text + min(part, text)
-        for key, said in self._role_voice(index, terms, depth, include_archived).items():
+        for key, said in rolevoice.voice(index, self.roles, self.region, terms, depth,
+                                         include_archived).items():
             cand = get(key)
-            cand.role = ROLE_WEIGHT * said
+            cand.role = ROLE_WEIGHT * said.score
             cand.keyword += cand.role
+            self.role_words[(index.store.label, key)] = said.words
         if qvec is not None and index.vectors.exists():
             for key, sim in index.vectors.search(qvec, depth).items():
                 get(key).semantic = sim
@@ -354,56 +358,6 @@ class Searcher:
             for key, sim in index.vectors.similarities(qvec, missing).items():
                 found[key].semantic = sim
         return list(found.values())
-
-    def _role_voice(self, index: StoreIndex, terms: Sequence[str], depth: int,
-                    include_archived: bool) -> dict[int, float]:
-        """The memories of ``index`` that name a tool of a role the query says, with
-        the BM25 score of those names (generator/roles.py); empty when it says none.
-        A ranking voice only: relevance (generator/relevance.py) does not hear it, so it
-        never turns "nothing relevant" into an answer."""
-        if not (self.roles or self.region) or not index.built():
-            return {}
-        scores = self._regions(index, depth, include_archived) if self.region else {}
-        catalog = roles.catalog()
-        searcher = index.lexical.searcher()
-
-        def known(part: str) -> bool:
-            return bool(searcher.doc_freq("exact", part) or searcher.doc_freq("meta", part))
-
-        names: list[tuple[str, ...]] = []
-        for role in self.roles:
-            names += roles.present(catalog.names([role]), known, terms)
-        if not names:
-            return scores
-        # the rarest first (their commonest part): a name few memories hold says most
-        names = sorted(set(names), key=lambda name: (max(
-            searcher.doc_freq("exact", part) for part in name), name))[:roles.MAX_NAMES]
-        parts = sorted({part for name in names for part in name})
-        # scored as a word of the query is in the text (exact and stem, 0.5 + 0.5)
-        found = index.lexical.search(parts, [("exact", EXACT_WEIGHT + STEM_WEIGHT)], depth,
-                                     include_archived)
-        if any(len(name) > 1 for name in names):  # a name of parts: in a row in the text
-            docs = index.lexical.fetch(list(found))
-            found = {key: score for key, score in found.items() if key in docs and
-                     roles.names_in(docs[key]["content"] + " " + " ".join(
-                         docs[key].get("tags") or []), names)}
-        for key, score in found.items():
-            scores[key] = max(scores.get(key, 0.0), score)
-        return scores
-
-    def _regions(self, index: StoreIndex, depth: int,
-                 include_archived: bool) -> dict[int, float]:
-        """The memories of ``index`` holding a cloud region's or zone's name (by its
-        shape: generator/roles.py), each scored as a word that those memories alone
-        hold would be (its BM25 idf, as a query word: 0.5 + 0.5)."""
-        keys = index.lexical.shaped("exact", roles.REGION_TERM, depth, include_archived)
-        docs = index.lexical.fetch(keys)
-        held = [key for key in keys if key in docs and roles.REGION.search(docs[key]["content"])]
-        if not held:
-            return {}
-        total = max(index.lexical.num_docs(), 1)
-        idf = math.log(1.0 + (total - len(held) + 0.5) / (len(held) + 0.5))
-        return dict.fromkeys(held, (EXACT_WEIGHT + STEM_WEIGHT) * idf)
 
     def _explain(self, hits: list[Hit], terms: Sequence[str]) -> None:
         """Split each hit's keyword score into its fields (one query per field): ranking
