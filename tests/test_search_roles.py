@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from memx_cli.generator import roles
+from memx_cli.generator import roles, rolevoice
 
 from .conftest import Memx
 
@@ -65,11 +65,32 @@ def test_a_word_of_another_meaning_with_the_same_stem_says_no_role(
     assert not_said in roles.asked(query + " " + not_said[0])
 
 
-def test_a_name_of_parts_is_named_only_in_a_row() -> None:
-    name = ("github", "actions")
-    assert roles.names_in("CI runs on GitHub Actions, one job per OS", [name])
-    assert not roles.names_in("Actions taken in the incident are kept on GitHub", [name])
-    assert roles.names_in("Errors go to Sentry.", [("sentry",)])
+@pytest.mark.parametrize(("text", "name"), [
+    ("run `black .` before pushing", "black"),  # in code
+    ("black --check src", "black"),  # a command: a flag follows
+    ("pinned black 24.3 in CI", "black"),  # beside a version
+    ("we format with Black since 2023", "black"),  # a proper name inside a sentence
+    ("Deploys go to Render.", "render"),
+    ("the lockfile is poetry.lock", "poetry"),  # in a file's name
+    ("Always build through the wrapper (`./gradlew`)", "gradle"),  # its wrapper script
+    ("The Dockerfile uses alpine", "docker"),  # its build file
+    ("lint settings are in .eslintrc", "eslint"),  # its run commands file
+    ("Use pnpm, never npm", "pnpm"),  # no everyday word: written anywhere
+    ("CI runs on GitHub Actions", "github-actions"),
+])
+def test_a_name_written_as_a_tool(text: str, name: str) -> None:
+    assert roles.as_tool(text, tuple(roles.query_terms(name)))
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("a black dog sleeps on the mat", "black"),
+    ("Black coffee, no sugar", "black"),  # capitalised as a sentence starts
+    ("render the scene again", "render"),
+    ("poetry reading tonight", "poetry"),
+    ("Actions taken in the incident are kept on GitHub", "github-actions"),  # not in a row
+])
+def test_an_everyday_word_is_no_tool(text: str, name: str) -> None:
+    assert not roles.as_tool(text, tuple(roles.query_terms(name)))
 
 
 STORE = [
@@ -112,14 +133,62 @@ def test_a_role_question_finds_the_tool(store: Memx, monkeypatch: pytest.MonkeyP
     assert all(hit["explain"]["voices"]["role"] == 0 for hit in without)
 
 
-def test_the_role_voice_never_changes_relevance(store: Memx,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_role_words_count_in_relevance_only_when_asked_to(
+        store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off by default (ROLE_EVIDENCE 0: the role voice ranks, relevance does not hear
+    it); at 1.0 the memory naming the tool is as relevant as if it said "crashes
+    reported" itself, and the others' relevance does not move."""
     query = "where do crashes get reported?"
-    said = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
-    monkeypatch.setattr(roles, "asked", lambda query: [])
     unsaid = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
-    assert {c: said[c] for c in unsaid if c in said} == {c: unsaid[c] for c in said
-                                                          if c in unsaid}
+    monkeypatch.setattr(roles, "asked", lambda query: [])
+    unheard = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    assert {c: unsaid[c] for c in unheard if c in unsaid} == {
+        c: unheard[c] for c in unsaid if c in unheard}
+    monkeypatch.undo()
+    monkeypatch.setattr(rolevoice, "ROLE_EVIDENCE", 1.0)
+    said = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    assert said[STORE[0]] > unsaid[STORE[0]]
+    assert {c: said[c] for c in unsaid if c != STORE[0] and c in said} == {
+        c: unsaid[c] for c in said if c != STORE[0] and c in unsaid}
+
+
+EVERYDAY = [
+    "Format the Python code with `black`; CI runs it with --check",
+    "A black dog sleeps on the mat by the door every afternoon",
+    "The release notes are written by hand every Friday",
+]
+
+
+@pytest.mark.parametrize(("dog", "heard"), [
+    (EVERYDAY[1], False),
+    ("We format with Black since the dog ate the old config", True),  # the control
+])
+def test_an_everyday_word_is_heard_only_where_written_as_a_tool(
+        memx: Memx, dog: str, heard: bool) -> None:
+    texts = [EVERYDAY[0], dog, EVERYDAY[2]]
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in texts))
+    memx.ok("import", "--raw", "m.jsonl")
+    found = {hit["content"]: hit["explain"]["voices"]["role"]
+             for hit in _results(memx, "which formatter do we use?")}
+    assert found[EVERYDAY[0]] > 0
+    assert (found.get(dog, 0.0) > 0) is heard
+
+
+@pytest.mark.parametrize("suffixes", [roles.FILE_SUFFIXES, ()])
+def test_a_tool_is_found_by_its_wrapper_script(memx: Memx, monkeypatch: pytest.MonkeyPatch,
+                                               suffixes: tuple[str, ...]) -> None:
+    """`./gradlew` names Gradle, though the store never says "gradle" (the control:
+    without the tools' file suffixes nothing is found by the role)."""
+    texts = ["Always build through the wrapper: `./gradlew assembleDebug`",
+             "The design review happens on Thursdays", "Screenshots go in docs/img"]
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in texts))
+    memx.ok("import", "--raw", "m.jsonl")
+    monkeypatch.setattr(roles, "FILE_SUFFIXES", suffixes)
+    found = {hit["content"]: hit["explain"]["voices"]["role"]
+             for hit in _results(memx, "which build tool does the app use?")}
+    assert (found.get(texts[0], 0.0) > 0) is bool(suffixes)
 
 
 def test_a_name_of_parts_counts_only_in_a_row(store: Memx) -> None:

@@ -127,16 +127,18 @@ class WordEvidence:
                 return name
         return None
 
-    def share(self, text: str, also: Iterable[str] | None = None) -> float:
-        """The share of the query's information in ``text``, ``also`` (words the text
-        counts as holding: the role words its tools answer) counted as its words."""
+    def share(self, text: str, also: Iterable[str] = (), part: float = 0.0) -> float:
+        """The share of the query's information in ``text``; ``also`` (words the text
+        does not hold but answers: the role words its tools are for) count at ``part``
+        of their weight."""
         if self.total <= 0:
             return 0.0
         initials = self.initials
         present = {stem(t) for t in query_terms(text, keep_stop_words=True)
                    if t[:1] in initials}
-        present.update(stem(word) for word in also or ())
-        return sum(w for root, w in self.weights.items() if root in present) / self.total
+        answered = {stem(word) for word in also} - present
+        return sum(w * (1.0 if root in present else part if root in answered else 0.0)
+                   for root, w in self.weights.items()) / self.total
 
 
 # A word as written: its letters and digits.

@@ -32,17 +32,15 @@ from pathlib import Path
 
 from memx_cli.textproc import query_terms, stem
 
-# The role voice's share of the keyword score: a memory that names a tool of the asked
-# role scores an eighth of what the tool's name would score as a word of the query.
-# Weak: it orders the memories that name a tool of the role before others that match
-# only by meaning or by a common word, and never outvotes the query's own rare words.
-# Measured (docs/search.md): at 0.25 vocabulary questions gain more, but a conversation's
-# everyday word that is also a tool's name ("storybook", "cloudinary") cost a LoCoMo
-# question; at 0.5 and 1.0 paraphrases and plain questions lost first places.
-ROLE_WEIGHT = 0.125
-# Whether relevance (generator/relevance.py) counts a memory that writes a tool of the
-# asked role as a tool as holding the role's words.
-ROLE_EVIDENCE = True
+# The role voice's share of the keyword score: a memory that writes a tool of the asked
+# role as a tool scores a quarter of what the tool's name would score as a word of the
+# query. Weak: it orders the memories that name a tool of the role before others that
+# match only by meaning or by a common word, and never outvotes the query's own rare
+# words. Measured (docs/search.md): 0.125 gains half as much on vocabulary questions; at
+# 0.5 and 1.0 paraphrases and plain questions lost first places. Before a name had to be
+# written as a tool (as_tool), 0.25 cost a LoCoMo question to a conversation's everyday
+# word that is also a tool's name; with it LoCoMo is unchanged at 0.25.
+ROLE_WEIGHT = 0.25
 # At most this many of the asked roles' names present in one store are searched (the
 # rarest first): a store that names forty test tools gains nothing from the fortieth.
 MAX_NAMES = 24

@@ -5,9 +5,8 @@ tool; docs/search.md, "Tools known by their role").
 
 A memory is heard only where its text writes a name as a tool (``roles.as_tool``): "a
 black dog" names no formatter. What it is heard for, beside its score, is the role
-words of the query its names answer: relevance (generator/relevance.py) counts those
-words as the memory's own (the memory that says `ruff format` answers "which formatter"
-as if it said "formatter").
+words of the query its names answer, which relevance (generator/relevance.py) can count
+as the memory's own at ROLE_EVIDENCE of their weight (off: see there).
 """
 
 from __future__ import annotations
@@ -20,6 +19,13 @@ from typing import Any
 from memx_cli.generator import roles
 from memx_cli.generator.candidates import EXACT_WEIGHT, STEM_WEIGHT
 
+# The share of a role word's weight that relevance (generator/relevance.py) counts for
+# a memory writing a tool of that role as a tool (the word itself counts 1). Off:
+# measured on the natural development set (docs/search.md), at 1.0 one answerable
+# question regained its answer and one unanswerable question lost its "nothing
+# relevant" (a deploy memory's `git push` answered "who approves pull requests"); at
+# 0.5 nothing moved.
+ROLE_EVIDENCE = 0.0
 # A name's parts are scored as a query word is in the text (exact and stem).
 _AS_WORD = EXACT_WEIGHT + STEM_WEIGHT
 

@@ -38,7 +38,7 @@ from memx_cli.generator.fusion import (
     rrf,
 )
 from memx_cli.generator.relevance import RELEVANT, WordEvidence, baseline, combine
-from memx_cli.generator.roles import ROLE_EVIDENCE, ROLE_WEIGHT
+from memx_cli.generator.roles import ROLE_WEIGHT
 from memx_cli.generator.temporal import DateRange, resolve
 from memx_cli.generator.temporal import apply as apply_dates
 from memx_cli.index import StoreIndex, SyncReport, memory_key
@@ -279,8 +279,8 @@ class Searcher:
                 if absent is not None:
                     meaning = 0.0
                     hit.layers["subject_absent"] = 1.0
-                said = self.role_words.get((index.store.label, memory_key(hit.id)))
-                share = words.share(hit.doc["content"], said if ROLE_EVIDENCE else None)
+                said = self.role_words.get((index.store.label, memory_key(hit.id)), ())
+                share = words.share(hit.doc["content"], said, rolevoice.ROLE_EVIDENCE)
                 hit.relevance = combine(meaning, share)
                 hit.layers.update({"meaning_relevance": meaning, "word_share": share,
                                    "relevance": hit.relevance})
