@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from memx_cli.errors import MemxError
@@ -41,6 +42,12 @@ _SHA_LINE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 # delta bases (defaults: the whole pack, 96 MiB)
 _BOUNDED = ["-c", "core.packedGitWindowSize=4m", "-c", "core.packedGitLimit=32m",
             "-c", "core.deltaBaseCacheLimit=16m"]
+
+
+# git's own Markdown driver names the heading above each hunk in its header ("@@ … @@ ###
+# Performance"): the section a changelog entry is filed under, however many entries
+# stand between them (``commit_fact.filed``). A repository's own attributes still win.
+HEADINGS = "*.md diff=markdown\n*.markdown diff=markdown\n"
 
 
 class GitLogError(MemxError):
@@ -83,15 +90,15 @@ def _failure(stderr: str, command: str, what: str) -> str:
 
 @contextlib.contextmanager
 def _git(repo: Repo, args: list[str], stdin: IO[bytes] | None = None,
-         what: str = "") -> Iterator[io.TextIOWrapper]:
+         what: str = "", config: tuple[str, ...] = ()) -> Iterator[io.TextIOWrapper]:
     """``git ARGS`` (``stdin`` read from its start) with its output as a text stream; a
-    failure is raised once the output is read."""
+    failure is raised once the output is read. ``config``: ``-c`` settings of this run."""
     if stdin is not None:
         stdin.flush()
         stdin.seek(0)
     with tempfile.TemporaryFile() as errors:
         try:
-            proc = subprocess.Popen(["git", *_BOUNDED, *args], cwd=repo.worktree,
+            proc = subprocess.Popen(["git", *_BOUNDED, *config, *args], cwd=repo.worktree,
                                     stdin=subprocess.DEVNULL if stdin is None else stdin,
                                     stdout=subprocess.PIPE, stderr=errors)
         except OSError as exc:
@@ -252,11 +259,14 @@ def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool]
                 and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < MAX_DIFFS:
             current.diffs[path] = "\n".join(lines) + "\n"
 
-    with tempfile.TemporaryFile() as stdin:
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryDirectory() as scratch:
         stdin.write("".join(f"{c.sha}\n" for c in wanted).encode())
+        attributes = Path(scratch) / "attributes"
+        attributes.write_text(HEADINGS, encoding="utf-8")
         # --always: every commit's sha line, so a failure is placed
         with _git(repo, ["diff-tree", "--stdin", "--root", "--always", "-r", "-p", "-M",
-                         "--no-color", "--no-ext-diff"], stdin) as reader:
+                         "--no-color", "--no-ext-diff"], stdin,
+                  config=("-c", f"core.attributesFile={attributes}")) as reader:
             for raw in reader:
                 for line in raw.splitlines():
                     if len(line) in (40, 64) and _SHA_LINE.match(line):

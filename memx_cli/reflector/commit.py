@@ -454,7 +454,8 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     users = entry is not None
     # what the maintainers told users is read from the message and the entry, not from
     # the diff: a setting or a dependency changed beside it gains nothing
-    rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES), n, c)
+    filed = commit_fact.filed(entry)
+    rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES, filed), n, c)
                     for n, c in enumerate(found)),
                    key=lambda e: (-e[0], e[1]))
     kept: list[Scored] = []

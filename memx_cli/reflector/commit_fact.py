@@ -29,7 +29,10 @@ users about: its Fact is read even when the rules found a setting or a dependenc
 diff (the two compete on their value), it has a weak why at least (``commit_value``), and a
 fix's title whose entry gives the reason ("…, to avoid issues with names that contain
 f-string syntax") is kept as one (``from_entry``). Without an entry, a title's value has no
-reason to add, so under the history budget it ranks below what explains itself.
+reason to add, so under the history budget it ranks below what explains itself. The kind
+an entry is filed under (``filed``: a towncrier type, a section heading above it) says
+whether users must act on it (deprecated, removed, breaking, security) or nothing they do
+changes (performance, documentation, misc).
 """
 
 from __future__ import annotations
@@ -68,6 +71,17 @@ VERSION_HEADING = re.compile(r"(?i)^(?:#{1,6}\s*)?\[?(?:version\s+|release\s+|v(
                              r"(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|\.dev|\.post)\d+)?)\]?"
                              r"(?=$|\s|[-(:,])")
 HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
+MD_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+UNDERLINE = re.compile(r"^([=~^*-])\1{2,}\s*$")
+# The kinds of a changelog's sections and fragments, the whole heading ("### Deprecated",
+# "Removals and backward incompatible breaking changes", "Performance improvements"):
+# words inside an entry's prose never are one.
+ACT, ROUTINE = "act", "routine"
+ACT_SECTION = re.compile(r"(?i)^\W*(?:deprecat\w*|remov\w*|breaking|security|backwards?[- ]"
+                         r"incompatible|incompatible)\b[\w ,&-]{0,60}$")
+ROUTINE_SECTION = re.compile(r"(?i)^\W*(?:improved )?(?:perf|performance|docs?|documentation|misc|"
+                             r"miscellaneous|trivial|internal|chores?|contrib)\b"
+                             r"(?: (?:changes|improvements|updates|and \w+))?\W*$")
 # git's own titles of a merge: "Merge branch 'x'", "Merge pull request #1 from …", "Merge
 # remote-tracking branch …", "Merge tag 'v1'", "Merge commit from fork", "Merge 'x' into y",
 # "Merge develop into main"; "merge any number of slashes" or "merge headers into one dict"
@@ -94,6 +108,7 @@ class Entry:
     text: str
     path: str
     version: str = ""  # the release heading above it, when the diff shows one
+    section: str = ""  # the kind it is filed under, when the changelog says (``filed``)
 
 
 def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
@@ -110,8 +125,9 @@ def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
     for path, diff in diffs.items():
         if not is_changelog(path):
             continue
-        removed = [_content(text) for text, _ in _entries(diff, "-")]
-        for text, version in _entries(diff, "+"):
+        removed = [_content(text) for text, _, _ in _entries(diff, "-")]
+        fragment = _fragment_type(path)
+        for text, version, section in _entries(diff, "+"):
             text = TRAILING_ROLES.sub("", PR_REF.sub("", text)).strip()
             if not routine.real_statement(text) or msg.code_like(text):
                 continue
@@ -119,7 +135,7 @@ def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
             if any(len(words & old) >= REWORDED * len(words | old)
                    and not (words - old) & title for old in removed):
                 continue  # reworded, and not to say what the subject does
-            found.append(Entry(text, path, version))
+            found.append(Entry(text, path, version, fragment or section))
     if not found:
         return None
     best = max(found, key=lambda entry: len(_content(entry.text) & title))
@@ -150,30 +166,39 @@ def version_of(heading: str) -> str:
     return match.group(1) if match else ""
 
 
-def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
+def _entries(diff: str, sign: str) -> list[tuple[str, str, str]]:
     """The entries of a changelog diff's lines marked ``sign`` ("+" added, "-" removed),
-    each with the version of the release heading the diff shows above it. A list nested
-    under an entry (a bullet indented deeper than the entry's own, after "… has been
-    adjusted.") is that entry's details: the first sentence of each item follows it."""
+    each with the version of the release heading the diff shows above it and the
+    section heading it is filed under ("### Deprecated", "Bug fixes" underlined; "" when
+    the diff shows none). A list nested under an entry (a bullet indented deeper than the
+    entry's own, after "… has been adjusted.") is that entry's details: the first
+    sentence of each item follows it."""
     other = "-" if sign == "+" else "+"
-    entries: list[tuple[str, str]] = []
+    entries: list[tuple[str, str, str]] = []
     parent_of: dict[int, int] = {}  # a nested item's index -> its entry's index
     parent: tuple[int, int] | None = None  # the last entry opened: index, bullet's indent
     fenced = False
-    version = ""
+    version = section = previous = ""
     for line in diff.splitlines():
         hunk = HUNK.match(line)
         if hunk:  # git names the heading above the hunk when it starts with a letter
             version = version_of(hunk.group(1))
+            section = "" if version else hunk.group(1).strip()
         elif line[:1] in (" ", "+") and not line.startswith("+++"):
             text = line[1:]
+            heading = MD_HEADING.match(text)
             if version_of(text):
-                version = version_of(text)
-            elif re.match(r"#{1,2}\s", text):
-                version = ""  # a section of its own ("## Unreleased", "## Fixed" under none)
+                version, section = version_of(text), ""
+            elif UNDERLINE.match(text) and previous and not version_of(previous):
+                section = previous  # an rst heading: its text, then a line of = - ~ ^
+            elif heading:
+                section = heading.group(2).strip()
+                if len(heading.group(1)) <= 2:
+                    version = ""  # a section of its own ("## Unreleased", "## Fixed" under none)
+            previous = text.strip()
         if not line.startswith(sign) or line.startswith(sign * 3):
             if entries and entries[-1][0] and not line.startswith(other):
-                entries.append(("", ""))  # an unchanged line ends the entry
+                entries.append(("", "", ""))  # an unchanged line ends the entry
             if line[1:].strip() and not line.startswith(other):
                 parent = None  # nor can a later item be nested in it
             continue
@@ -186,23 +211,46 @@ def _entries(diff: str, sign: str) -> list[tuple[str, str]]:
         bullet = msg.BULLET.match(text)
         indent = len(text) - len(text.lstrip())
         if not text.strip():
-            entries.append(("", ""))
+            entries.append(("", "", ""))
         elif bullet and parent is not None and indent > parent[1]:
             parent_of[len(entries)] = parent[0]
-            entries.append((msg.BULLET.sub("", text).strip(), version))
+            entries.append((msg.BULLET.sub("", text).strip(), version, section))
         elif bullet or not entries or not entries[-1][0]:
             parent = (len(entries), indent) if bullet else None
-            entries.append((msg.BULLET.sub("", text).strip(), version))
+            entries.append((msg.BULLET.sub("", text).strip(), version, section))
         else:
-            entries[-1] = (f"{entries[-1][0]} {text.strip()}", entries[-1][1])
+            last, release, filed_under = entries[-1]
+            entries[-1] = (f"{last} {text.strip()}", release, filed_under)
     for index, entry in sorted(parent_of.items()):
-        lead, release = entries[entry]
+        lead, release, filed_under = entries[entry]
         # the entry's own references close it before its details ("… code: :pr:`3099`")
         lead = TRAILING_ROLES.sub("", PR_REF.sub("", lead)).strip()
         item = msg.SENTENCE.split(TRAILING_ROLES.sub("", entries[index][0]).strip())[0]
         joint = " " if lead.endswith((".", ":", ";")) or not lead else ". "
-        entries[entry] = (f"{lead}{joint}{item}".strip(), release)
+        entries[entry] = (f"{lead}{joint}{item}".strip(), release, filed_under)
     return [entry for n, entry in enumerate(entries) if entry[0] and n not in parent_of]
+
+
+def _fragment_type(path: str) -> str:
+    """A towncrier fragment's type, named in its file name after the issue number
+    ("changelog/1234.removal.rst", "changelog.d/1856.bugfix.2.md"): "" for a changelog."""
+    folder, _, name = path.rpartition("/")
+    if not folder or is_changelog(name):
+        return ""
+    kinds = [part for part in name.split(".")[1:-1] if part.isalpha()]
+    return kinds[0].lower() if kinds else ""
+
+
+def filed(entry: Entry | None) -> str:
+    """What the kind an entry is filed under says of it (its section or fragment type,
+    named as the common conventions name them: Keep a Changelog, towncrier's types):
+    ``ACT`` when users must act on it (deprecated, removed, breaking, security),
+    ``ROUTINE`` when it changes nothing users do (performance, documentation, misc,
+    trivial, internal), else "" (added, fixed, a feature, any other heading or none)."""
+    section = entry.section if entry else ""
+    if ACT_SECTION.match(section):
+        return ACT
+    return ROUTINE if ROUTINE_SECTION.match(section) else ""
 
 
 def _content(text: str) -> set[str]:

@@ -18,7 +18,10 @@ says. So:
                         — a commit that adds its own changelog entry
                         (``commit_fact.own_entry``) has a weak why at least (12): the
                         maintainers judged the change worth telling users; not for a
-                        setting or a dependency read from the diff beside it
+                        setting or a dependency read from the diff beside it; 25 when
+                        the entry is filed as deprecated, removed, breaking or security,
+                        none when filed as performance, documentation or misc
+                        (``commit_fact.filed``)
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
@@ -44,8 +47,8 @@ from __future__ import annotations
 
 import re
 
+from memx_cli.reflector import commit_fact, outside, routine
 from memx_cli.reflector import lexicons as lx
-from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import BULLET, is_norm, sentences
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, tools_in
@@ -77,10 +80,11 @@ BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
 
 
 def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
-          users: bool = False) -> int:
+          users: bool = False, filed: str = "") -> int:
     """The lesson value of ``candidate``, one of the candidates of the commit ``message``;
     ``own``: the project's own names the commit shows (``outside.own_names``); ``users``:
-    the commit adds its own changelog entry (``commit_fact.own_entry``)."""
+    the commit adds its own changelog entry (``commit_fact.own_entry``); ``filed``: what
+    the kind that entry is filed under says (``commit_fact.filed``)."""
     text = CHANGED.sub("", "\n".join(p for p in (candidate.error, candidate.cause,
                                                  candidate.fix) if p))
     lines = message.strip().splitlines()
@@ -99,8 +103,12 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
         reason = max(reason, 12)
     if routine.breaking(message):  # "feat!:", "BREAKING CHANGE:": users must know it
         reason = 25
-    if users:  # the maintainers told users about this change: judged worth knowing by
-        reason = max(reason, USERS)  # those who know it best, a weak why at least
+    if users and filed == commit_fact.ACT:  # filed as deprecated, removed, breaking or a
+        reason = 25  # security fix: what users must act on, as a change marked breaking
+    elif users and filed != commit_fact.ROUTINE:  # the maintainers told users about this
+        # change: judged worth knowing by those who know it best, a weak why at least; not
+        # one they file as performance, documentation or misc (nothing users do changes)
+        reason = max(reason, USERS)
     points += reason
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
     prose = from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
