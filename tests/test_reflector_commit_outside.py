@@ -144,3 +144,23 @@ def test_a_commit_adding_notes_about_a_version_is_a_release(memx: Memx, repo: Pa
     found = dry(memx, base)
     kept = {str(c["sha"]) for c in found["candidates"]}
     assert notes not in kept and other in kept
+
+
+def test_a_name_outside_the_project_outweighs_a_weak_link_not_a_cause() -> None:
+    """What Windows does, the code does not say: a body naming the platform ranks above
+    the same shape of body that says "so that" about the project's own module, and
+    below one that gives a cause ("because") about it."""
+    from memx_cli.reflector import commit as rules
+
+    files = [("M", "src/relay/writer.py")]
+
+    def scored(body: str) -> int:
+        kept, _ = rules.reviewed(f"Flush the relay log before the exit\n\n{body}", files, "",
+                                 {}, 0, facts=True)
+        assert len(kept) == 1 and body in kept[0].candidate.text
+        return kept[0].score
+
+    world = scored("On Windows the console drops the last line of the relay log at exit.")
+    weak = scored("The writer keeps the last line of the relay log, so that it reaches disk.")
+    cause = scored("The writer drops the last line of the relay log because it buffers.")
+    assert weak < world < cause
