@@ -146,21 +146,23 @@ def test_a_commit_adding_notes_about_a_version_is_a_release(memx: Memx, repo: Pa
     assert notes not in kept and other in kept
 
 
-def test_a_name_outside_the_project_outweighs_a_weak_link_not_a_cause() -> None:
-    """What Windows does, the code does not say: a body naming the platform ranks above
-    the same shape of body that says "so that" about the project's own module, and
-    below one that gives a cause ("because") about it."""
-    from memx_cli.reflector import commit as rules
+def test_a_name_outside_the_project_is_worth_a_weak_link_not_a_cause() -> None:
+    """What Windows does, the code does not say: a memory naming the platform is worth as
+    much as the same memory saying "so that" about the project's own module, and less
+    than one giving a cause ("because") about it."""
+    from memx_cli.reflector.candidate import Candidate
 
-    files = [("M", "src/relay/writer.py")]
+    own = outside.own_names(["src/relay/writer.py"])
+    title = "Flush the relay log before the exit"
 
     def scored(body: str) -> int:
-        kept, _ = rules.reviewed(f"Flush the relay log before the exit\n\n{body}", files, "",
-                                 {}, 0, facts=True)
-        assert len(kept) == 1 and body in kept[0].candidate.text
-        return kept[0].score
+        text = f"{title}: {body}"
+        return commit_value.value(Candidate("Decision", 1, 1, "en", text),
+                                  f"{title}\n\n{body}", own)
 
-    world = scored("On Windows the console drops the last line of the relay log at exit.")
-    weak = scored("The writer keeps the last line of the relay log, so that it reaches disk.")
-    cause = scored("The writer drops the last line of the relay log because it buffers.")
-    assert weak < world < cause
+    # each names one thing: the platform, or the project's own class
+    world = scored("On Windows the console drops the last line of the log at the exit.")
+    weak = scored("The RelayWriter keeps the last line of the log, so that it is written.")
+    plain = scored("The RelayWriter keeps the last line of the log until it is written.")
+    cause = scored("The RelayWriter drops the last line of the log because it buffers.")
+    assert plain < world == weak < cause

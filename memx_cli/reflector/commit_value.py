@@ -25,7 +25,7 @@ says. So:
     + prose             10 when the memory carries a sentence of the body, not the title only
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
-    + outside           16 when one of them is outside the project (``outside``: a
+    + outside           12 when one of them is outside the project (``outside``: a
                         platform, a standard, another tool or library, a module of
                         the standard library, a name with its version), not only the
                         project's own modules and commands; not for a short memory

@@ -40,7 +40,7 @@ NOT_A_NAME = frozenset(["a", "an", "and", "as", "at", "before", "below", "above"
 # "tarfile.data_filter", "asyncio.iscoroutinefunction")
 DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_]\w*")
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
-OUTSIDE = 16  # the lesson value a name outside the project adds (``commit_value``)
+OUTSIDE = 12  # the lesson value a name outside the project adds (``commit_value``)
 
 
 def own_names(paths: Iterable[str]) -> frozenset[str]:
