@@ -243,7 +243,7 @@ RAW_WRITERS = {
     "memx_cli/operations/review.py": "a copy of a rejected memory file, as stored",
     "memx_cli/operations/gitlog.py": "shas of the commits read",
     "memx_cli/operations/gitlog_read.py": "a temporary attributes file for git: fixed lines "
-    "naming its Markdown diff driver",
+    "naming a diff driver for Markdown files",
     "memx_cli/operations/merge_driver.py": ".memx/.gitattributes lines; paths of conflict copies",
     "memx_cli/operations/merge_file.py": "merges two committed memory files field by field",
     "memx_cli/store/sources.py": "the lock's URLs (credentials refused) and commits; a "

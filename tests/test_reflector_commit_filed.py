@@ -156,3 +156,22 @@ def test_the_history_ingest_reads_a_heading_far_above_the_entry(memx: Memx,
     since = commit(repo, "Keep attributes", {".gitattributes": "*.md diff=none\n"})
     fast, fixed = pair(since, "cookies")
     assert fixed == fast
+
+
+def test_a_setext_release_heading_far_above_is_still_named(memx: Memx, repo: Path) -> None:
+    """The Markdown hunk header names a "#" heading and, as git's default does, a line
+    that starts with a letter: a CHANGES.md whose release is a setext heading ("Version
+    2.1.0" over a line of dashes) six entries above the new one still names its release
+    (git's own Markdown driver would name none)."""
+    listed = "".join(f"- Entry number {n} about another part of the reader.\n"
+                     for n in range(6))
+    start = f"Version 2.1.0\n-------------\n\n{listed}\nVersion 2.0.0\n-------------\n\n- Old.\n"
+    base = commit(repo, "Start", {"CHANGES.md": start, "src/reader.py": "a = 1\n"})
+    sha = commit(repo, "Cache parsed headers per request", {
+        "CHANGES.md": start.replace(listed, f"{listed}- Parsed headers are cached for each "
+                                            "request.\n"),
+        "src/headers.py": "b = 2\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--budget", "0"))
+    content = {c["sha"]: c["content"] for c in found["candidates"]}
+    assert content[sha].endswith("(in 2.1.0).")

@@ -44,10 +44,13 @@ _BOUNDED = ["-c", "core.packedGitWindowSize=4m", "-c", "core.packedGitLimit=32m"
             "-c", "core.deltaBaseCacheLimit=16m"]
 
 
-# git's own Markdown driver names the heading above each hunk in its header ("@@ … @@ ###
-# Performance"): the section a changelog entry is filed under, however many entries
-# stand between them (``commit_fact.filed``). A repository's own attributes still win.
-HEADINGS = "*.md diff=markdown\n*.markdown diff=markdown\n"
+# A hunk header of a Markdown file names the nearest heading above it ("@@ … @@ ###
+# Performance"): the section a changelog entry is filed under, however many entries stand
+# between them (``commit_fact.filed``), or, as git's default does, the nearest line that
+# starts with a letter (a setext "Version 2.1.0" above its underline). A repository's own
+# attributes still win.
+HEADINGS = "*.md diff=memx-headings\n*.markdown diff=memx-headings\n"
+HEADING_LINE = r"^( {0,3}#{1,6}[ \t].*|[A-Za-z_$].*)$"
 
 
 class GitLogError(MemxError):
@@ -266,7 +269,8 @@ def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool]
         # --always: every commit's sha line, so a failure is placed
         with _git(repo, ["diff-tree", "--stdin", "--root", "--always", "-r", "-p", "-M",
                          "--no-color", "--no-ext-diff"], stdin,
-                  config=("-c", f"core.attributesFile={attributes}")) as reader:
+                  config=("-c", f"core.attributesFile={attributes}", "-c",
+                          f"diff.memx-headings.xfuncname={HEADING_LINE}")) as reader:
             for raw in reader:
                 for line in raw.splitlines():
                     if len(line) in (40, 64) and _SHA_LINE.match(line):
