@@ -93,6 +93,9 @@ class Failure:
 
 
 COMMAND_LOG = re.compile(r"^(?:\$ |\[exit \d+\]$)", re.MULTILINE)
+# Gradle's header of each task it runs, with the task's outcome when it did no work
+BUILD_TASK = re.compile(r"^> Task :[\w:.-]+(?: [A-Z][A-Z-]+)?\s*$")
+BUILD_TASKS = 3  # task headers that make the input a build's console, not a note about one
 
 
 def looks_like_ci(head: bytes) -> bool:
@@ -100,11 +103,18 @@ def looks_like_ci(head: bytes) -> bool:
     return structured(text.splitlines()[:200])
 
 
+def _build_console(head: bytes) -> bool:
+    """Is this a build tool's console saved as it was (a local Gradle run kept as
+    evidence): its own task headers among the first lines?"""
+    lines = head.decode("utf-8", "replace").splitlines()[:200]
+    return sum(1 for line in lines if BUILD_TASK.match(line.strip("\ufeff"))) >= BUILD_TASKS
+
+
 def reads(head: bytes, source: str | None) -> bool:
-    """Is this input read as a CI log: a runner's log, or a tool's output given as one?
-    A log of commands (``$ cmd`` … ``[exit 1]``) goes to the episode reader instead: it
-    can hold the rerun that fixed the failure."""
-    if looks_like_ci(head):
+    """Is this input read as a CI log: a runner's log, a build tool's console, or a
+    tool's output given as one? A log of commands (``$ cmd`` … ``[exit 1]``) goes to the
+    episode reader instead: it can hold the rerun that fixed the failure."""
+    if looks_like_ci(head) or _build_console(head):
         return True
     return source == "ci" and not COMMAND_LOG.search(head.decode("utf-8", "replace"))
 
@@ -246,10 +256,11 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             causes = last_words(list(step.output))
         said.extend(causes)
     if causes:
-        keys = Counter(d.key for d in causes)
+        keys = _spread(causes)
         placed = {d.key for d in causes if d.where}
-        # the most frequent error; among equals, the first that names a place in the
-        # project (a runner's closing "test failed" says less than the panic above it)
+        # the error that hit the most files (the same undefined name used 38 times in one
+        # file is one slip), then the most frequent; among equals, the first that names a
+        # place in the project (a runner's closing "test failed" says less than the panic)
         top = max(keys, key=lambda k: (keys[k], k in placed))
         group = [d for d in causes if d.key == top]
         found.main = next((d for d in group if d.where and d.kind != "test"), group[0])
@@ -264,7 +275,7 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         # words of its own ("failed") adds nothing to the cause above it
         ranked = sorted(said, key=lambda d: (d.kind == "summary",
                                              d.kind not in ("crash", "coverage"),
-                                             -keys.get(d.key, 0)))
+                                             tuple(-n for n in keys.get(d.key, (0, 0)))))
         for d in ranked:
             if d.key not in seen and d.kind not in seen and d.kind != "summary" \
                     and d.key not in UNSAID and len(found.also) < 2:
@@ -286,6 +297,16 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     if found.main is None and found.note is None and found.earlier is None:
         return None
     return found
+
+
+def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
+    """For each cause's key: how many files (or tests) it hit, and how many times."""
+    places: dict[str, set[str | int]] = {}
+    times: Counter[str] = Counter()
+    for d in causes:
+        places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else d.number)
+        times[d.key] += 1
+    return {key: (len(where), times[key]) for key, where in places.items()}
 
 
 def _stopped(item: Failure) -> str:

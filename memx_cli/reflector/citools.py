@@ -85,6 +85,21 @@ NUMBERS = re.compile(r"\d+")
 FINDING = re.compile(r"^(?P<item>- )?(?P<subject>[A-Za-z][\w .'\"/@-]{0,60}?): (?P<said>[^\s:]\S*(?: \S+)*)$")
 LISTED = 12  # the items of the list a step ended on, at most
 PLACE = re.compile(r"[\w./\\-]+\.\w{1,6}:\d+(?::\d+)?")
+# a path the message quotes (``'package:app/a.g.dart'``, ``'./util'``): the same error
+# about another file is the same cause, as it is at another line
+QUOTED_FILE = re.compile(r"(?P<q>['\"`])[^'\"`\s/]*/[^'\"`\s]*(?P=q)")
+# Gradle's test report on the console (JUnit, Android instrumentation):
+# ``CLASS > TEST[DEVICE] FAILED`` (``Test Run > … > CLASS > TEST`` at a finer granularity),
+# then, indented, the exception (``X: message``, its ``at`` frames and ``Caused by:``) or,
+# in the short format, ``X at File.kt:26``
+JVM_TEST = re.compile(r"^(?P<id>[\w$][^>]*?(?: > [^>]+?)+) FAILED\s*$")
+JVM_FRAME = re.compile(r"^\s+at (?P<frame>\S+?)(?:\((?P<file>[^()]*)\))?\s*$")
+JVM_SHORT = re.compile(r"^\s+(?P<name>[\w.$]+) at (?P<file>\S+:\d+)\s*$")
+JVM_CAUSE = re.compile(r"^\s+Caused by: (?P<msg>\S.*)$")
+# ``a.b.XException: a.b.YException: message``: the innermost is the one said
+JVM_WRAPPED = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Exception|Error|Throwable): (?=(?:[\w$]+\.)*[\w$]*"
+                         r"(?:Exception|Error|Throwable)\b)")
+JVM_LINES = 40  # the indented block under a failed test, read at most
 COMMAND_WORD = re.compile(r"^\s*(?:sudo\s+)?(?P<word>[a-z][\w.+-]{0,30})(?:\s|$)")
 
 
@@ -102,7 +117,7 @@ class Diagnostic:
 
     @property
     def key(self) -> str:
-        text = PLACE.sub("", self.message.lower())
+        text = PLACE.sub("", QUOTED_FILE.sub(r"\g<q>…\g<q>", self.message.lower()))
         return " ".join(NUMBERS.sub("#", text).split()).rstrip(".:;")[:120]
 
 
@@ -191,7 +206,42 @@ def early(lines: Sequence[Line], i: int, text: str,
                              where=f"{hit.group('path')}:{hit.group('line')}", shape="dart")
     if audit and (hit := ADVISORY.match(text)) is not None:
         return _advisory(lines, i, hit)
+    if (hit := JVM_TEST.match(text)) is not None and i + 1 < len(lines) \
+            and lines[i + 1].text[:1].isspace() and lines[i + 1].text.strip():
+        return _jvm_test(lines, i, hit.group("id").strip())
     return None
+
+
+def _unwrapped(said: str) -> str:
+    """The innermost of exceptions wrapping each other on one line."""
+    while (hit := JVM_WRAPPED.match(said)) is not None:
+        said = said[hit.end():]
+    return said
+
+
+def _jvm_test(lines: Sequence[Line], i: int, test: str) -> tuple[int, Diagnostic]:
+    """A test Gradle reports failed, with the exception indented under it: its innermost
+    cause (the last ``Caused by:``, else the exception's own line) and the frame that
+    threw it (the first ``at``), or the short format's ``X at File.kt:26``."""
+    said = frame = None
+    end = i + 1
+    while end < len(lines) and end - i <= JVM_LINES and lines[end].text[:1].isspace() \
+            and lines[end].text.strip():
+        text = lines[end].text
+        if (short := JVM_SHORT.match(text)) is not None and said is None:
+            said, frame = short.group("name"), short.group("file")
+        elif (at := JVM_FRAME.match(text)) is not None:
+            if frame is None:
+                frame = f"{at.group('frame')}" + (f", {at.group('file')}" if at.group("file") else "")
+        elif (cause := JVM_CAUSE.match(text)) is not None:
+            said = cause.group("msg")
+        elif said is None:
+            said = text.strip()
+        end += 1
+    message = _unwrapped(said or "failed")
+    if frame:
+        message = f"{message.rstrip()} (thrown at {frame})"
+    return end - i, Diagnostic(message, lines[i].number, "test", test, shape="junit")
 
 
 def _status(text: str) -> int | None:
