@@ -95,7 +95,7 @@ QUOTED_FILE = re.compile(r"(?P<q>['\"`])[^'\"`\s/]*/[^'\"`\s]*(?P=q)")
 JVM_TEST = re.compile(r"^(?P<id>[\w$][^>]*?(?: > [^>]+?)+) FAILED\s*$")
 JVM_FRAME = re.compile(r"^\s+at (?P<frame>\S+?)(?:\((?P<file>[^()]*)\))?\s*$")
 JVM_SHORT = re.compile(r"^\s+(?P<name>[\w.$]+) at (?P<file>\S+:\d+)\s*$")
-JVM_CAUSE = re.compile(r"^\s+Caused by: (?P<msg>\S.*)$")
+JVM_CAUSE = re.compile(r"^\s+Caused by:(?P<msg>.*)$")
 # ``a.b.XException: a.b.YException: message``: the innermost is the one said
 JVM_WRAPPED = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Exception|Error|Throwable): (?=(?:[\w$]+\.)*[\w$]*"
                          r"(?:Exception|Error|Throwable)\b)")
@@ -221,26 +221,35 @@ def _unwrapped(said: str) -> str:
 
 def _jvm_test(lines: Sequence[Line], i: int, test: str) -> tuple[int, Diagnostic]:
     """A test Gradle reports failed, with the exception indented under it: its innermost
-    cause (the last ``Caused by:``, else the exception's own line) and the frame that
-    threw it (the first ``at``), or the short format's ``X at File.kt:26``."""
+    cause (the last ``Caused by:``, its exception on the same line or the next, else the
+    exception's own line) and the first frame (``at``), or the short format's
+    ``X at File.kt:26``. Blank lines inside the indented block do not end it."""
     said = frame = None
+    caused = False
     end = i + 1
-    while end < len(lines) and end - i <= JVM_LINES and lines[end].text[:1].isspace() \
-            and lines[end].text.strip():
+    while end < len(lines) and end - i <= JVM_LINES:
         text = lines[end].text
+        if not text.strip():
+            if end + 1 < len(lines) and lines[end + 1].text[:1].isspace() \
+                    and lines[end + 1].text.strip():
+                end += 1
+                continue
+            break
+        if not text[:1].isspace():
+            break
         if (short := JVM_SHORT.match(text)) is not None and said is None:
             said, frame = short.group("name"), short.group("file")
         elif (at := JVM_FRAME.match(text)) is not None:
             if frame is None:
-                frame = f"{at.group('frame')}" + (f", {at.group('file')}" if at.group("file") else "")
+                frame = at.group("frame") + (f", {at.group('file')}" if at.group("file") else "")
         elif (cause := JVM_CAUSE.match(text)) is not None:
-            said = cause.group("msg")
-        elif said is None:
-            said = text.strip()
+            said, caused = cause.group("msg").strip() or said, not cause.group("msg").strip()
+        elif said is None or caused:
+            said, caused = text.strip(), False
         end += 1
     message = _unwrapped(said or "failed")
     if frame:
-        message = f"{message.rstrip()} (thrown at {frame})"
+        message = f"{message.rstrip()} (at {frame})"
     return end - i, Diagnostic(message, lines[i].number, "test", test, shape="junit")
 
 
