@@ -11,6 +11,8 @@ the ones tools of other kinds print, by their structure:
 - the Dart and Flutter analyzer: ``SEVERITY • message • PATH:L:C • rule`` (or with
   `` - `` between the parts); only ``error`` fails the run, ``warning`` and ``info`` are
   passed over;
+- Gradle's failed tests (``CLASS > TEST FAILED`` with the exception indented under it):
+  the innermost exception and the first frame, or the short format's ``X at File:N``;
 - a dependency audit (``bun audit``, ``npm audit``): ``NAME  RANGE`` with the advisory's
   severity and title under it, read only where the step prints the audit's summary
   (``N vulnerabilities``); the packages that pull it in are named;
