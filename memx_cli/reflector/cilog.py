@@ -8,8 +8,8 @@ else the same step reported (a coverage gate after failing tests).
 - Only failing steps are read (``##[error]`` from the runner; for plain tool output, the
   whole output when it holds diagnostics): setup, checkout and passing steps teach nothing.
 - One cause, one memory: the diagnostics of a step are grouped by key, the error that hit
-  the most files (then the most frequent) is the cause; the same cause in several jobs (a matrix) is one memory. Plain
-  output holding several tools' diagnostics is one failure per tool format.
+  the most files (then the most frequent) is the cause, the others follow by how often;
+  the same cause in several jobs (a matrix) is one memory. Plain output holding several tools' diagnostics is one failure per tool format.
 - A cancelled step says how long it had been silent (a hang up to the job's time limit).
 - A job that only reports other jobs' results (``Lint: failure``), or was cancelled
   because another job failed, is a cascade: context for the real failure, never a memory
@@ -275,7 +275,8 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         # words of its own ("failed") adds nothing to the cause above it
         ranked = sorted(said, key=lambda d: (d.kind == "summary",
                                              d.kind not in ("crash", "coverage"),
-                                             tuple(-n for n in keys.get(d.key, (0, 0)))))
+                                             # the others by how often, then how widely
+                                             tuple(-n for n in keys.get(d.key, (0, 0))[::-1])))
         for d in ranked:
             if d.key not in seen and d.kind not in seen and d.kind != "summary" \
                     and d.key not in UNSAID and len(found.also) < 2:
