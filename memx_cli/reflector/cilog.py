@@ -9,7 +9,8 @@ else the same step reported (a coverage gate after failing tests).
   whole output when it holds diagnostics): setup, checkout and passing steps teach nothing.
 - One cause, one memory: the diagnostics of a step are grouped by key, the error that hit
   the most files (then the most frequent) is the cause, the others follow by how often;
-  the same cause in several jobs (a matrix) is one memory. Plain output holding several tools' diagnostics is one failure per tool format.
+  the same cause in several jobs (a matrix) is one memory. Plain output holding several
+  tools' diagnostics is one failure per tool format.
 - A cancelled step says how long it had been silent (a hang up to the job's time limit).
 - A job that only reports other jobs' results (``Lint: failure``), or was cancelled
   because another job failed, is a cascade: context for the real failure, never a memory
