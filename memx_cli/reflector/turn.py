@@ -33,6 +33,9 @@ class Turn:
     planned: bool = False
     # tool_result: the files of the edit call it answers, when the tool accepted the edit
     applied: tuple[str, ...] = ()
+    # A tool call that only reads (a file read, a search) and its tool_result: the path or
+    # pattern it read, so what the agent then says can be traced to the output it read.
+    looked: str | None = None
 
     @property
     def last(self) -> int:
