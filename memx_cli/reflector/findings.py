@@ -16,8 +16,12 @@ it:
 - it states, unhedged, in the present: no question, no plan or narration ("Let me…",
   "Now…", "I'll…", any first person), no hedge ("might", "probably", "likely"), no
   announcement ending in a colon, no report of the agent's own change (a sentence that
-  opens with a past participle, "Added `x`", or says what is so "now"), no reaction
-  opening it ("Good, …", "Perfect!");
+  opens with a past participle, "Added `x`", or says what is so "now"), nothing going on
+  at the moment ("the linter is flagging …"), no reaction opening it ("Good, …",
+  "Perfect!"), no walk through what it reads ("Looking at …", "Line 64: …"), and it opens
+  with its subject (a determiner, a pronoun or a piece of code), not a verb;
+- its turn is about nothing a finding of the session named already: the same function
+  said again in other words, with what else the agent saw, is one memory;
 - it is borne out: an edit the tool accepted follows it before the user speaks again
   (the agent acted on it), no tool call is turned down before that edit, and the user's
   next message neither turns the work down, denies it nor says "still" (or the session
@@ -59,10 +63,13 @@ FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I'll|I’ll|I've|I’ve|
                           r"[Ll]et's|[Ll]et’s|[Ll]et\s+me)(?![\w'’])")
 # A state the agent's own work brought about ("`x` is now unused").
 NOW = re.compile(r"(?i)\b(?:now|currently)\b")
+# What is going on at the moment ("the linter is flagging three parameters"), not what the
+# code does.
+PROGRESSIVE = re.compile(r"(?i)\b(?:is|are|am)\s+(?:\w+ly\s+)?\w{3,}ing\b")
 # A statement opens with its subject: a determiner or pronoun, a piece of code or a
 # number, after an optional label ("Locally: …"). An imperative ("Keep HEAD's field",
 # "Update the test case") or a fragment ("origin/main's extra parameter") does not.
-SUBJECT = re.compile(r"(?i)^\W*(?:(?:[\w ]{1,20}|`[^`\n]+`):\s+)?(?:`(?![^`\n]*`:)|\d|(?:the|a|an|this|that|these|those|"
+SUBJECT = re.compile(r"(?i)^\W*(?:(?:[\w ]{1,20}|`[^`\n]+`)\**:\s+)?(?:`(?![^`\n]*`\**:)|\d|(?:the|a|an|this|that|these|those|"
                      r"its|their|our|your|each|every|both|all|no|only|there|it|they|one|"
                      r"any|some|neither|either)\b)")
 # A sentence that opens with a past participle reports a change made ("Added `x` to …",
@@ -167,12 +174,14 @@ class Findings:
             if number in denied or number in hedged or sig.is_question(number):
                 continue
             said = " ".join(sig.sentence(number).split())
+            terms = _terms(said)
+            if terms & named:
+                return  # the turn tells what a finding of the session is about again
             if not _declares(said):
                 continue
-            terms = _terms(said)
             where = self._read_in(terms)
-            if where is None or terms <= named:
-                continue  # nothing read, or a finding of the session said again
+            if where is None:
+                continue
             source = source or where
             quoted |= terms
             found.append(said)
@@ -214,7 +223,8 @@ def _declares(said: str) -> bool:
         and code <= MAX_CODE_SHARE * len(said) \
         and not NARRATED.match(said) and not ANNOUNCING.match(said) \
         and not FIRST_PERSON.search(said) and not MODAL.search(said) \
-        and not NOW.search(said) and not REPORTED.match(said) \
+        and not NOW.search(said) and not PROGRESSIVE.search(said) \
+        and not REPORTED.match(said) \
         and not REACTION.match(said) and not READING.match(said) and bool(SUBJECT.match(said))
 
 

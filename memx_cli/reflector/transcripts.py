@@ -328,7 +328,7 @@ def _gemini_result(result: Any) -> str:
 EDIT_NAMES = ("edit", "write", "patch", "replace", "create", "insert")
 EDIT_KEYS = ("new_string", "content", "new_str", "file_text", "patch", "diff")
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.MULTILINE)
-LOOK_KEYS = ("file_path", "notebook_path", "path", "pattern", "url")
+LOOK_KEYS = ("file_path", "notebook_path", "pattern", "path", "url")  # a search: its pattern
 MAX_LOOKED = 200
 MAX_CHANGE = 120
 MAX_EDITS = 32
