@@ -10,8 +10,9 @@
 - An agent's diagnosis the session bears out (``diagnosis.py``) and a passing run the
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
-- Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
-  a user's factual correction the agent accepts (``corrected.py``).
+- Rules an accepted edit writes into an agent instruction file (``instructions.py``), a
+  user's factual correction the agent accepts (``corrected.py``) and what the agent found
+  out from the output it read and then acted on (``findings.py``).
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
   episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
