@@ -132,18 +132,28 @@ def test_a_finding_said_again_is_one_memory(memx: Memx, repo: Path) -> None:
     assert stored(repo) == [("knowledge", MEMORY)]
 
 
-def test_a_command_output_is_named_by_its_command(memx: Memx, repo: Path) -> None:
+def listing(failed: bool) -> Reading:
     name = Reading().user("Why is the release build missing the icons?")
     name.run("tar -tzf dist/app-1.4.tar.gz | head", "app-1.4/setup.py\napp-1.4/app/__init__.py\n"
-             "app-1.4/MANIFEST.in", False)
+             "app-1.4/MANIFEST.in", failed)
     name.say("The sdist holds `MANIFEST.in` but no icon files, so the package data is "
              "left out of the archive.")
     name.edit("/repo/MANIFEST.in", "include README.md", "include README.md\n"
               "recursive-include app/icons *.png")
-    memx.ok("ingest", name.user("Thanks, that's it.").write(repo))
+    return name.user("Thanks, that's it.")
+
+
+def test_a_command_output_is_named_by_its_command(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", listing(False).write(repo))
     assert stored(repo) == [(
         "knowledge", "Found in `tar -tzf dist/app-1.4.tar.gz | head`: The sdist holds "
         "`MANIFEST.in` but no icon files, so the package data is left out of the archive.")]
+
+
+def test_what_a_failing_run_printed_gives_no_finding(memx: Memx, repo: Path) -> None:
+    """The control: the same output from a run that failed is error evidence."""
+    memx.ok("ingest", listing(True).write(repo))
+    assert stored(repo) == []
 
 
 def parsing(said: str) -> Reading:

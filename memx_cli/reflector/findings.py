@@ -9,8 +9,8 @@ nothing, so a sentence is kept as a *Fact* only when the session's structure vou
 it:
 
 - it is the assistant's, after a tool result it read since the user last spoke (a file
-  read, a search, a command's output; not the result of an edit, which echoes the agent's
-  own text), and it quotes a piece of code (back-quoted, at least ``MIN_TERM``
+  read, a search, a passing command's output; not the result of an edit, which echoes the
+  agent's own text, nor a failing run's, which is a diagnosis's), and it quotes a piece of code (back-quoted, at least ``MIN_TERM``
   characters) that occurs word for word in that output, is not in what the user asked
   and is not text the agent itself wrote in an edit;
 - it states, unhedged, in the present: no cause ("The issue is that …", "due to": a
@@ -123,7 +123,10 @@ class Findings:
             if turn.applied:
                 for held in self.held:
                     held.acted = True
-            elif not turn.files and (turn.looked or turn.command) and turn.text.strip():
+            elif not turn.files and not turn.failed and (turn.looked or turn.command) \
+                    and turn.text.strip():
+                # a failing run's output is error evidence: what the agent says of it is a
+                # diagnosis (diagnosis.py, episodes.py), not a fact of the project
                 source = turn.looked or turn.command or ""
                 self.seen.append((source, turn.text[:MAX_SEEN_TEXT]))
             return []
