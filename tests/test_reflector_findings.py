@@ -181,3 +181,20 @@ def test_what_a_diagnosis_tells_is_one_memory(memx: Memx, repo: Path, said: str)
     kept = stored(repo)
     assert [kind for kind, _ in kept] == ["pitfall"]
     assert said.split(" ", 1)[1][:30] in kept[0][1]
+
+
+def test_a_search_is_named_by_its_pattern(memx: Memx, repo: Path) -> None:
+    name = Reading().user("The nightly import stops after the first batch.")
+    name.calls += 1
+    name._add("assistant", [{"type": "tool_use", "id": "toolu_grep", "name": "Grep",
+                             "input": {"pattern": "def next_batch", "path": "/repo/importer"}}])
+    name._add("user", [{"type": "tool_result", "tool_use_id": "toolu_grep", "content":
+                        "importer/batches.py:41:def next_batch(cursor, size=500):"}])
+    name.say("The `next_batch(cursor, size=500)` helper takes the cursor the caller passes "
+             "and never advances it.")
+    name.edit("/repo/importer/batches.py", "return rows", "cursor.advance(len(rows))\n"
+              "    return rows")
+    memx.ok("ingest", name.user("Thanks. Next: the CSV export.").write(repo))
+    assert stored(repo) == [(
+        "knowledge", "Found searching for `def next_batch`: The `next_batch(cursor, size=500)` "
+        "helper takes the cursor the caller passes and never advances it.")]

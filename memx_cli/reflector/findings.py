@@ -30,7 +30,8 @@ it:
   ends).
 
 The memory names where it was read: "Found in `.golangci.yaml`: …" (a read's path, or
-the command whose output it was: the output holding most of the pieces quoted). At most ``MAX_PER_TURN`` sentences a turn and
+the command whose output it was: the output holding most of the pieces quoted), or
+"Found searching for `pattern`: …" for a search. At most ``MAX_PER_TURN`` sentences a turn and
 ``MAX_PER_SESSION`` findings a session; the detector drops one whose words another memory
 of the session already holds (a diagnosis's cause).
 """
@@ -48,6 +49,7 @@ from memx_cli.reflector.names import CODE_SPAN
 from memx_cli.reflector.narrative import STILL
 from memx_cli.reflector.said import denied_sentences, rejects
 from memx_cli.reflector.signals import Signals
+from memx_cli.reflector.turn import SEARCHED
 
 MAX_SEEN = 8  # tool outputs since the user last spoke
 MAX_SEEN_TEXT = 24000
@@ -197,7 +199,8 @@ class Findings:
                 break
         if found:
             text = " ".join(found)
-            label = f"Found in `{_short(source)}`: "
+            label = f"Found searching for `{_short(source[len(SEARCHED):])}`: " \
+                if source.startswith(SEARCHED) else f"Found in `{_short(source)}`: "
             room = MAX_FINDING - len(label)
             if len(text) > room:
                 text = text[:room - 1].rsplit(" ", 1)[0] + "…"

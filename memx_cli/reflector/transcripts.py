@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memx_cli.reflector.reruns import stage_error, unfiltered
-from memx_cli.reflector.turn import EDIT_TEXT, Turn, clip
+from memx_cli.reflector.turn import EDIT_TEXT, SEARCHED, Turn, clip
 
 EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
                      r"[:\s]+(-?\d+)", re.IGNORECASE)
@@ -375,8 +375,11 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
     looked: str | None = None
     if not files and command is None and isinstance(args, dict):
         # a call that only reads: the file, folder or pattern it names
-        looked = next((_within(args[k], state.cwd)[:MAX_LOOKED] for k in LOOK_KEYS
-                       if isinstance(args.get(k), str) and args[k].strip()), None)
+        named = next((k for k in LOOK_KEYS if isinstance(args.get(k), str)
+                      and args[k].strip()), None)
+        if named is not None:
+            looked = (SEARCHED if named == "pattern" else "") \
+                + _within(args[named], state.cwd)[:MAX_LOOKED]
         state.look(call_id, looked)
     state.remember(call_id, command, tuple(files))
     state.ask(call_id, args)
