@@ -147,7 +147,7 @@ class Findings:
         out = self._released(sig)
         self.seen.clear()
         self.written.clear()
-        self.asked = turn.text
+        self.asked = turn.text[:MAX_SEEN_TEXT]
         return out
 
     def finish(self) -> list[Candidate]:
