@@ -10,9 +10,8 @@
 - An agent's diagnosis the session bears out (``diagnosis.py``) and a passing run the
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
-- Rules an accepted edit writes into an agent instruction file (``instructions.py``), a
-  user's factual correction the agent accepts (``corrected.py``) and what the agent found
-  out from the output it read and then acted on (``findings.py``).
+- Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
+  a user's factual correction the agent accepts (``corrected.py``).
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
   episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
@@ -29,7 +28,6 @@ diagnoses and as many reports waiting for the end.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import replace
 
 from memx_cli.privacy.sanitizer import Sanitizer, cached
@@ -38,7 +36,6 @@ from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.episodes import Tracker
-from memx_cli.reflector.findings import Findings
 from memx_cli.reflector.instructions import Instructions
 from memx_cli.reflector.plans import Plans
 from memx_cli.reflector.redo import Redos
@@ -88,18 +85,8 @@ class PatternDetector:
         self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
         self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
         self.plans = Plans()  # a plan the user approved, once carried out
-        # What the agent found out from the output it read, acted on; kept to the end, when
-        # one another memory already tells (a diagnosis's cause) is dropped.
-        self.findings = Findings()
-        self._found: list[Candidate] = []
-        self._told: deque[str] = deque(maxlen=64)  # the texts of the memories returned
 
     def feed(self, turn: Turn) -> list[Candidate]:
-        found = self._fed(turn)
-        self._told.extend(c.text for c in found)
-        return found
-
-    def _fed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
             turn = replace(turn, text=self.sanitizer.sanitize(turn.text))
         self._agent = self._agent or turn.kind == "tool_use"
@@ -107,7 +94,6 @@ class PatternDetector:
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
         sig = analyse(turn)
-        self._found += self.findings.feed(sig)
         corrected = self.corrections.feed(sig) + self.plans.feed(sig)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
@@ -220,13 +206,9 @@ class PatternDetector:
         found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []
         episodic, self._episodic = self._episodic, []
-        found = found + episodic + [r for r in reported if not any(
+        return found + episodic + [r for r in reported if not any(
             first <= r.last and r.first <= last and first <= r.first
             for first, last in self._spans)] + self.instructions.finish()
-        told = [*self._told, *(c.text for c in found)]
-        self._told.clear()
-        findings, self._found = self._found + self.findings.finish(), []
-        return found + [f for f in findings if not _told(f, told)]
 
     # ------------------------------------------------------------ one-turn rules
 
@@ -255,12 +237,6 @@ def _same_problem(earlier: Candidate, later: Candidate) -> bool:
     the same error. Its fix is the one that stood; the earlier fix was overturned."""
     return bool(earlier.commands) and earlier.commands == later.commands \
         and bool(earlier.error) and evidence.same_error(earlier.error or "", later.error or "")
-
-
-def _told(finding: Candidate, told: list[str]) -> bool:
-    """Another memory of the session already holds the finding's first words."""
-    said = finding.fix.split(": ", 1)[-1][:60]
-    return any(said in text for text in told)
 
 
 def _outcome_sentence(sig: Signals, number: int) -> bool:

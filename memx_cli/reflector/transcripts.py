@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memx_cli.reflector.reruns import stage_error, unfiltered
-from memx_cli.reflector.turn import EDIT_TEXT, SEARCHED, Turn, clip
+from memx_cli.reflector.turn import EDIT_TEXT, Turn, clip
 
 EXIT_RE = re.compile(r"(?:exit code|exit status|exited with code|Process exited with code)"
                      r"[:\s]+(-?\d+)", re.IGNORECASE)
@@ -85,8 +85,6 @@ class State:
     # question prompts waiting for their answer: call id -> [(question, {label: description})]
     asked: OrderedDict[str, list[tuple[str, dict[str, str]]]] = field(
         default_factory=OrderedDict)
-    # calls that only read: call id -> the path or pattern read
-    looks: OrderedDict[str, str] = field(default_factory=OrderedDict)
 
     def remember(self, call_id: Any, command: str | None,
                  files: tuple[str, ...] = ()) -> None:
@@ -98,12 +96,6 @@ class State:
                 self.edits[call_id] = files
                 while len(self.edits) > MAX_TOOL_IDS:
                     self.edits.popitem(last=False)
-
-    def look(self, call_id: Any, looked: str | None) -> None:
-        if isinstance(call_id, str) and looked:
-            self.looks[call_id] = looked
-            while len(self.looks) > MAX_TOOL_IDS:
-                self.looks.popitem(last=False)
 
     def ask(self, call_id: Any, args: Any) -> None:
         """A question prompt: the questions and their options, by shape (``questions``: a
@@ -166,8 +158,7 @@ def _message(msg: dict[str, Any], number: int, state: State) -> list[Turn] | Non
         text = _plain(content)
         command = state.commands.get(msg.get("tool_call_id", ""))
         return [Turn(number, "tool", clip(text), "tool_result", command=command,
-                     failed=_failed(text, None),
-                     looked=state.looks.pop(msg.get("tool_call_id", ""), None))]
+                     failed=_failed(text, None))]
     if isinstance(content, str):
         if not (role == "user" and HARNESS.match(content)):
             turns.append(_said(number, role, content))
@@ -206,7 +197,6 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
             return [Turn(number, "user", t, picked=True) for t in answers(asked, text)]
         error = block.get("is_error")
         command = state.commands.get(block.get("tool_use_id", ""))
-        looked = state.looks.pop(block.get("tool_use_id", ""), None)
         edited = state.edits.pop(block.get("tool_use_id", ""), ())
         if edited and error is True:
             # the tool refused the edit ("String to replace not found in file"): the file
@@ -219,8 +209,7 @@ def _block(block: Any, role: str, number: int, state: State) -> list[Turn]:
         if not failed and command and stage_error(command, text):
             failed = True  # `… | grep -oP x | …`: "grep: invalid option -- P", status 0
         return [Turn(number, "tool", clip(text), "tool_result", command=command,
-                     failed=failed, applied=edited if error is not True else (),
-                     looked=looked)]
+                     failed=failed, applied=edited if error is not True else ())]
     return []  # thinking, images, documents: nothing to learn from here
 
 
@@ -328,8 +317,6 @@ def _gemini_result(result: Any) -> str:
 EDIT_NAMES = ("edit", "write", "patch", "replace", "create", "insert")
 EDIT_KEYS = ("new_string", "content", "new_str", "file_text", "patch", "diff")
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.MULTILINE)
-LOOK_KEYS = ("file_path", "notebook_path", "pattern", "path", "url")  # a search: its pattern
-MAX_LOOKED = 200
 MAX_CHANGE = 120
 MAX_EDITS = 32
 
@@ -372,20 +359,11 @@ def _tool_use(name: Any, args: Any, call_id: Any, number: int, state: State) -> 
             elif isinstance(args.get("edits"), list):
                 edited = _multi(args["edits"])
     files = [_within(f, state.cwd) for f in files]
-    looked: str | None = None
-    if not files and command is None and isinstance(args, dict):
-        # a call that only reads: the file, folder or pattern it names
-        named = next((k for k in LOOK_KEYS if isinstance(args.get(k), str)
-                      and args[k].strip()), None)
-        if named is not None:
-            looked = (SEARCHED if named == "pattern" else "") \
-                + _within(args[named], state.cwd)[:MAX_LOOKED]
-        state.look(call_id, looked)
     state.remember(call_id, command, tuple(files))
     state.ask(call_id, args)
     text = f"{tool}: {command}" if command else f"{tool} {' '.join(files)}".strip()
     return Turn(number, "assistant", text, "tool_use", command=command, files=tuple(files),
-                change=change, replaced=replaced, edited=edited, looked=looked)
+                change=change, replaced=replaced, edited=edited)
 
 
 def _multi(edits: list[Any]) -> tuple[str, str] | None:

@@ -33,10 +33,6 @@ class Turn:
     planned: bool = False
     # tool_result: the files of the edit call it answers, when the tool accepted the edit
     applied: tuple[str, ...] = ()
-    # A tool call that only reads (a file read, a search) and its tool_result: the path it
-    # read, or SEARCHED and the pattern it searched for, so what the agent then says can be
-    # traced to the output it read.
-    looked: str | None = None
 
     @property
     def last(self) -> int:
@@ -44,7 +40,6 @@ class Turn:
 
 
 EDIT_TEXT = 4000
-SEARCHED = "search for "  # ``looked`` of a search: this, then its pattern
 
 
 def clip(text: str, head: int = 8000, tail: int = 16000) -> str:
