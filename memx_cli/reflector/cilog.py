@@ -28,6 +28,7 @@ from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.cidiag import SUMMARY, Diagnostic, diagnostics
 from memx_cli.reflector.cisteps import Step, steps, structured
 from memx_cli.reflector.citools import last_words, script_runs, spoken
+from memx_cli.reflector.ciwarn import Warned, gather, ranked
 
 # the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
 EXIT = re.compile(r"^(?:Process completed with|Job failed:) exit code (\d+)\.?$")
@@ -43,6 +44,7 @@ SILENT = 300  # seconds without output before a cancel: the command hung
 MAX_FAILURES = 20
 MEMORIES_PER_LOG = 4
 WARNINGS_PER_LOG = 2
+TOOL_WARNINGS = 2  # what a run's tools warned about its build, at most, the most specific first
 SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
                          r"return\b|if\b|elif\b|for\b|while\b|case\b|\[\[?\s|fi$|done$|"
                          r"else$|then$|esac$|true$|:$|[{}()]$|[A-Za-z_]\w*=)")
@@ -442,6 +444,38 @@ def _warned(warned: dict[str, tuple[list[str], int, str]]) -> Iterator[Candidate
                         veracity="tool")
 
 
+def _steps_said(places: list[tuple[str | None, str | None, str | None]]) -> tuple[str, str]:
+    """(the jobs, the steps with the command when one step said it) of a warning."""
+    jobs = list(dict.fromkeys(job for job, _, _ in places if job))
+    names = list(dict.fromkeys(name for _, name, _ in places if name))
+    commands = list(dict.fromkeys(c for _, _, c in places))
+    command = commands[0] if len(commands) == 1 else None
+    where = f"step {_quote(names)}" + (f" (`{command}`)" if command else "") \
+        if len(names) == 1 else f"steps {_quote(names)}" if names else \
+        f"step `{command}`" if command else "steps"
+    return (f"CI job {_quote(jobs)}" if jobs else "The CI run"), where
+
+
+def _tools_warned(warned: list[Warned], passed: bool, room: int) -> Iterator[Candidate]:
+    """What the run's tools warned about its build (a deprecation, a configuration), the
+    most specific first: in a green run at most TOOL_WARNINGS; in a failing run only in the
+    room its failures left, after them."""
+    for item in ranked(warned, min(room, TOOL_WARNINGS), passed):
+        jobs, where = _steps_said(item.steps)
+        said = item.said().rstrip(".")
+        if item.where and item.where not in said:
+            said += f" (at {item.where})" if item.placed else f" (in {item.where})"
+        if item.inputs:
+            said += f"; from {', '.join(item.inputs[:3])}"
+        times = f" ({item.count} times)" if item.count > len(item.steps) \
+            and item.kind != "package" else ""
+        text = (f"{jobs} passed; its {where} warned{times}: {said}." if passed else
+                f"Besides the failure, {jobs}, {where} warned{times}: {said}.")
+        files = (item.where.split(":")[0],) if item.where and item.placed else ()
+        yield Candidate("Fact", item.number, item.number, "en", text, files=files,
+                        veracity="tool")
+
+
 def read(lines: Iterable[tuple[int, str]], head: bytes) -> tuple[list[Candidate], int]:
     """The memories a CI log holds (its failures, each with its diagnosis), and how many
     steps it has."""
@@ -458,6 +492,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     limits: dict[str | None, str] = {}
     before: Step | None = None
     warned: dict[str, tuple[list[str], int, str]] = {}
+    tools: dict[str, Warned] = {}  # what the tools of its passing steps warned about
     unmarked: list[Failure] = []  # read as plain output: kept if the log has no marks at all
     last: dict[str, Failure] = {}  # each job's last failure
     marked = False
@@ -490,6 +525,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
             after.then = f"After it, step {name} warned: {step.warned[0].text.rstrip('.')}."
         if not step.setup:
             before = step
+            gather(tools, step, _command(step))
         for warning in step.warnings:
             key = Diagnostic(warning.text, warning.number).key
             jobs = warned.setdefault(key, ([], warning.number, warning.text))[0]
@@ -508,8 +544,9 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     if not real:
         real, cascades = [f for f in cascades if f.peers], []
     if not found:
-        if not failed:  # a green run: what the runner itself warned about the workflow
+        if not failed:  # a green run: what the runner and the tools warned about
             yield from _warned(warned)
+            yield from _tools_warned(list(tools.values()), True, TOOL_WARNINGS)
         return  # a failure whose cause the log does not show is no "passed"
     kept = real[:MEMORIES_PER_LOG]
     # the cascades are said once, beside the first failure they fit with in a memory
@@ -522,3 +559,5 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         yield Candidate("CIFailure", item.first, item.last, "en", text,
                         commands=(item.command,) if item.command else (),
                         files=tuple(dict.fromkeys(files)), veracity="tool")
+    # the failures told first, the tools' warnings in the room they left
+    yield from _tools_warned(list(tools.values()), False, MEMORIES_PER_LOG - len(kept))
