@@ -444,12 +444,23 @@ def _warned(warned: dict[str, tuple[list[str], int, str]]) -> Iterator[Candidate
                         veracity="tool")
 
 
+def _shared(commands: list[str | None]) -> str | None:
+    """The words a matrix's commands share (``vitest run --shard=2/5``, ``--shard=3/5``)."""
+    if not commands or None in commands:
+        return None
+    words = [str(c).split() for c in commands]
+    shared = [w[0] for w in zip(*words, strict=False) if len(set(w)) == 1]
+    if len(shared) < 2 or shared != words[0][:len(shared)]:
+        return None
+    return " ".join(shared) + " …"
+
+
 def _steps_said(places: list[tuple[str | None, str | None, str | None]]) -> tuple[str, str]:
     """(the jobs, the steps with the command when one step said it) of a warning."""
     jobs = list(dict.fromkeys(job for job, _, _ in places if job))
     names = list(dict.fromkeys(name for _, name, _ in places if name))
     commands = list(dict.fromkeys(c for _, _, c in places))
-    command = commands[0] if len(commands) == 1 else None
+    command = commands[0] if len(commands) == 1 else _shared(commands)
     where = f"step {_quote(names)}" + (f" (`{command}`)" if command else "") \
         if len(names) == 1 else f"steps {_quote(names)}" if names else \
         f"step `{command}`" if command else "steps"

@@ -218,16 +218,20 @@ def _kept(message: str, where: str | None, deprecated: bool) -> Warned | None:
 def _npm_block(lines: Sequence[Line], i: int, message: str) -> tuple[int, str]:
     """npm's warning block: its code and words, then the facts it lists under them."""
     facts: list[str] = []
+    label: str | None = None  # a fact whose words are on the line under it
     end = i + 1
     while end < len(lines) and (hit := NPM.match(lines[end].text.strip())) is not None:
         said = hit.group("msg").split(None, 1)
-        words = said[1] if len(said) > 1 and said[0].isupper() and said[0].startswith("E") \
-            else hit.group("msg")
-        fact = NPM_FACT.match(words.strip())
-        if fact is None and DEPRECATED_PACKAGE.match(words.strip()):
+        words = (said[1] if len(said) > 1 and said[0].isupper() and said[0].startswith("E")
+                 else hit.group("msg")).strip()
+        fact = NPM_FACT.match(words)
+        if fact is None and DEPRECATED_PACKAGE.match(words):
             break
-        if fact is not None and fact.group("said").strip() not in ("", "{"):
-            facts.append(words.strip().rstrip(","))
+        if label is not None and fact is None:
+            facts.append(f"{label} {words}")
+        elif fact is not None and fact.group("said").strip() not in ("", "{"):
+            facts.append(words.rstrip(","))
+        label = words if fact is not None and not fact.group("said").strip() else None
         end += 1
     if facts:
         message = message.rstrip(" {") + " — " + "; ".join(facts[:3])
@@ -281,7 +285,7 @@ def _read(lines: Sequence[Line], i: int) -> tuple[int, Warned | None]:
         end, said = _under(lines, i, 1 if where else CONTINUED)
         message = (message.rstrip() + " " + " ".join(said)).strip()
     if shape in ("npm", "pnpm", "yarn") and (package := DEPRECATED_PACKAGE.match(message)):
-        found = Warned(f"{package.group('package')} ({_clean(package.group('why'))})",
+        found = Warned(f"{package.group('package')} ({_clean(package.group('why')).rstrip('.')})",
                        lines[i].number, "package", named=1)
         return end - i, found
     if shape == "pnpm" and "peer dep" in message.lower():
@@ -302,8 +306,9 @@ def _prose(lines: Sequence[Line], i: int, text: str) -> tuple[int, Warned | None
             or ADVICE.match(text) or not DEPRECATION.search(text):
         return 1, None
     sentences = [part for part in SENTENCES.split(text) if not ADVICE.match(part)]
-    told = next((part for part in sentences if DEPRECATION.search(part)), sentences[0])
-    said = " ".join(dict.fromkeys([sentences[0], told]))  # what it is, and what will come
+    told = next((n for n, part in enumerate(sentences) if DEPRECATION.search(part)), 0)
+    # what it is, and what will come (or what replaces it, when the first sentence said so)
+    said = " ".join(dict.fromkeys(sentences[:1] + sentences[told:told + 1 + (told == 0)]))
     end, listed = _inputs(lines, i + 1)
     found = Warned(_clean(said), 0, "deprecation", None, _named(said, None), inputs=listed)
     found.named += len(listed)
@@ -326,6 +331,8 @@ def read(step: Step) -> list[Warned]:
                 found[warned.key] = warned
             else:
                 same.count += 1
+                if warned.kind == PACKAGE and warned.message not in same.packages:
+                    same.packages.append(warned.message)
         i += max(1, spans)
     return list(found.values())
 
