@@ -147,3 +147,22 @@ def test_a_package_manager_s_peer_check_and_its_deprecated_packages() -> None:
     assert any(m.startswith("Besides the failure, CI job 'web', step 'Install' (`npm ci`) "
                             "warned: ERESOLVE overriding peer dependency") for m in memories)
     assert not any("glob@7.2.3" in m for m in memories)
+
+
+def test_pip_s_deprecation_is_kept_and_a_scala_code_warning_under_sbt_s_level_is_not() -> None:
+    sbt = green("jvm", step("jvm", "Compile", "sbt compile", [
+        f"[warn] -- Warning: {WORK}/core/src/main/scala/kite/Pool.scala:18:42 ",
+        "[warn] 18 |  private var slots: Array[Int] = _",
+        "[warn]    |                                  ^",
+        "[warn]    |`_` is deprecated for wildcard arguments of types: use `?` instead",
+        "[success] Total time: 41 s"]))
+    assert learned(sbt) == []
+    # control: the installer's own deprecation of a way the project installs is kept
+    pip = green("py", step("py", "Install", "pip install -e .", [
+        "Obtaining file:///home/runner/work/kite/kite",
+        "DEPRECATION: Legacy editable install of kite==0.3.0 (setup.py develop) is "
+        "deprecated. pip 25.1 will enforce this behaviour change.",
+        "Successfully installed kite-0.3.0"]))
+    [memory] = learned(pip)
+    assert memory.startswith("CI job 'py' passed; its step 'Install' (`pip install -e .`) "
+                             "warned: Legacy editable install of kite==0.3.0 (setup.py develop)")
