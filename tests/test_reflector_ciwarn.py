@@ -166,3 +166,18 @@ def test_pip_s_deprecation_is_kept_and_a_scala_code_warning_under_sbt_s_level_is
     [memory] = learned(pip)
     assert memory.startswith("CI job 'py' passed; its step 'Install' (`pip install -e .`) "
                              "warned: Legacy editable install of kite==0.3.0 (setup.py develop)")
+
+
+def test_a_failing_run_with_no_room_left_keeps_only_its_failures() -> None:
+    def broken(name: str, n: int) -> str:
+        return step("web", name, f"./check-{n}.sh", [
+            f"error: fixture table_{n}.csv has {n} columns too many",
+            "##[error]Process completed with exit code 1."])
+    install = step("web", "Install", "npm ci", NPM_INSTALL)
+    memories = learned(setup("web") + install + "".join(broken(f"Check {n}", n)
+                                                        for n in range(1, 5)) + post("web"))
+    assert len(memories) == 4 and not any("ERESOLVE" in m for m in memories)
+    # control: with three failures, the peer check takes the one place left
+    memories = learned(setup("web") + install + "".join(broken(f"Check {n}", n)
+                                                        for n in range(1, 4)) + post("web"))
+    assert len(memories) == 4 and sum("ERESOLVE" in m for m in memories) == 1
