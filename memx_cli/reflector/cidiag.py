@@ -123,6 +123,17 @@ GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<ms
 ESLINT = re.compile(r"^\s+(?P<line>\d+):\d+\s+error\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$")
 PANIC = re.compile(r"^\s*thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
                    r"(?P<where>[^\s:]+:\d+)(?::\d+)?:?\s*(?P<msg>.*)$")
+# a Go program's panic: ``panic: MESSAGE`` (`` [recovered]`` when a test harness re-panics),
+# then ``goroutine N [running]:`` and its frames, innermost first: the function's line,
+# then a tab and ``PATH:LINE +0x…``
+GO_PANIC = re.compile(r"^panic: (?P<msg>\S.*?)(?: \[recovered\])?$")
+GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]]{1,60}\]:$")
+GO_FRAME = re.compile(r"^\t(?P<path>\S+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?$")
+GO_PANIC_LINES = 8  # from the panic to its goroutine's header, at most
+GO_FRAMES = 40  # frame lines read, at most
+MODULE_CACHE = re.compile(r"/pkg/mod/")  # a dependency's source, never the project's
+# curl's own error line: ``curl: (7) Failed to connect to …`` (its exit code in brackets)
+CURL_ERROR = re.compile(r"^curl: \(\d{1,3}\) \S")
 OPERAND = re.compile(r"^\s*(?:left|right)\s*:\s*\S")
 MARKED = re.compile(r"^\s*(?:[×✖✗✘❌]|\[!\])\s*(?P<msg>\S.*)$")  # [!]: fastlane, CocoaPods
 HEADER_PATH = re.compile(r"(?P<path>[\w./\\-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?)?\b")
@@ -133,8 +144,13 @@ GATE = re.compile(r"fail[-_]under|threshold|not (?:reached|met)|does not meet|le
 SUMMARY = re.compile(r"could not compile|aborting due to|previous errors?|build failed|"
                      r"\d+ problems? \(|^make(?:\[\d+\])?: \*\*\*|"
                      r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in|"
-                     r"did not complete successfully|\bexit status \d+$",
+                     r"did not complete successfully|"
+                     # a wrapper's verdict that only names its child's exit status
+                     r"\b(?:exit code|exit status|exited with(?: code| status)?) -?\d+\.?$",
                      re.IGNORECASE)
+# the exit status such a verdict names
+EXIT_SAID = re.compile(r"\b(?:exit code|exit status|exited with(?: code| status)?) (?P<code>-?\d+)\.?$",
+                       re.IGNORECASE)
 MAKE = re.compile(r"^make(?:\[\d+\])?: \*\*\* ")
 FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|would reformat (?P<black>\S+)"
                          r"|Would reformat: (?P<ruff>\S+)|\[warn\] (?P<prettier>[^\s\[\]]+\.\w+))\s*$")
@@ -289,6 +305,28 @@ def _panicked(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
                       where=relative(hit.group("where")))
 
 
+def _go_panic(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic] | None:
+    """A Go panic, when its goroutine's trace follows: what it said, and the innermost
+    frame of the project's own code (not a module's from the module cache, nor the
+    standard library's: an import path whose first element has no dot, other than main)."""
+    head = next((j for j in range(i + 1, min(i + GO_PANIC_LINES, len(lines)))
+                 if GOROUTINE.match(lines[j].text)), None)
+    if head is None:
+        return None
+    diag = Diagnostic(_clip(f"panic: {hit.group('msg')}"), lines[i].number, "crash")
+    end = head + 1
+    while end < min(head + 1 + GO_FRAMES, len(lines)) and lines[end].text.strip():
+        frame = GO_FRAME.match(lines[end].text)
+        called = lines[end - 1].text.split("(", 1)[0]
+        package = called.rsplit("/", 1)[-1].split(".", 1)[0]
+        first = called.split("/", 1)[0] if "/" in called else package
+        if frame and diag.where is None and not MODULE_CACHE.search(frame.group("path")) \
+                and ("." in first or package == "main"):
+            diag.where = f"{relative(frame.group('path'))}:{frame.group('line')}"
+        end += 1
+    return end - i, diag
+
+
 def _scala(lines: Sequence[Line], i: int, hit: re.Match[str]) -> Diagnostic:
     """Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and the words in the gutter
     (``|``) under it, without the quoted code, its carets and the hint to ``-explain``."""
@@ -330,7 +368,11 @@ def _tail(lines: Sequence[Line], i: int) -> list[str]:
     if len(lines) - i > 40:  # far from the end: not a gate's last words (and no rescans)
         return []
     rest = [ln.text.strip() for ln in lines[i + 1:] if ln.text.strip()]
-    return rest if len(rest) <= 8 else []
+    if len(rest) > 8:
+        return []
+    # they end where another tool's verdict starts (the wrapper's error that ran the gate)
+    other = next((n for n, text in enumerate(rest) if _shape(text) != "other"), len(rest))
+    return rest[:other]
 
 
 def _e_block(lines: Sequence[Line], i: int) -> tuple[int, Diagnostic]:
@@ -610,6 +652,9 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                               where=f"{path}:{hit.group('line')}" if path else None)
         elif (hit := PANIC.match(text)) is not None:
             diag = _panicked(lines, i, hit)
+        elif (hit := GO_PANIC.match(text)) is not None \
+                and (panicked := _go_panic(lines, i, hit)) is not None:
+            step, diag = panicked
         elif (hit := LINT_CODE.match(text)) is not None:
             diag = Diagnostic(_clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
@@ -686,6 +731,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(_clip(text.strip()), line.number, "summary")
         elif (told := citools.late(lines, i, text)) is not None:
             step, diag = told[0], _told(told[1])
+        elif (hit := CURL_ERROR.match(text)) is not None:
+            diag = Diagnostic(_clip(text.strip()), line.number, shape="curl")
         if diag is not None:
             diag.shape = diag.shape or _shape(text)
             if diag.kind != "summary" and i + step < len(lines) and \

@@ -25,9 +25,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.cidiag import SUMMARY, Diagnostic, diagnostics
+from memx_cli.reflector.cidiag import ABSOLUTE, EXIT_SAID, SUMMARY, Diagnostic, diagnostics
 from memx_cli.reflector.cisteps import Step, steps, structured
-from memx_cli.reflector.citools import last_words, script_runs, spoken
+from memx_cli.reflector.citools import exited, last_words, script_runs, spoken
 from memx_cli.reflector.ciwarn import Warned, gather, ranked
 
 # the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
@@ -50,6 +50,8 @@ SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set
                          r"else$|then$|esac$|true$|:$|[{}()]$|[A-Za-z_]\w*=)")
 CD_THEN = re.compile(r"^cd\s+\S+\s*&&\s*")  # `cd DIR && cmd` runs cmd: it is no mere cd
 BRANCH = re.compile(r"^\s*(?:if|for|while|until|case|function)\b|\|\|\s*\{|&&\s*\{|\bthen$")
+# an assignment from a command substitution runs the command and exits with its status
+SUBSTITUTED = re.compile(r"^[A-Za-z_]\w*=[\"']?\$\(")
 PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
 # the causes one tool's format names; a traceback names no tool (the run that crashed is
 # whatever ran last), so it stays with the first cause as before
@@ -89,6 +91,8 @@ class Failure:
     test: str | None = None  # the one test the cause failed, when the runner repeats it
     runs: str | None = None  # what the package script it ran stands for
     then: str | None = None  # what a later step of the job warned of, after the failure
+    code: int | None = None  # the exit code the runner's verdict names
+    coded: bool = False  # worth saying: a wrapper in the step relayed it, or it says why
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -129,7 +133,14 @@ def _command(step: Step) -> str | None:
     if step.ran is not None:
         return step.ran[:200]
     if any(BRANCH.search(line) for line in step.script):
-        return None
+        # a script with branches that runs one program, its output kept in a variable
+        # (``OUT="$(gofmt -l .)"``: with ``bash -e`` the assignment fails with it), failed
+        # in it or on what it printed
+        runs = [line.strip() for line in step.script
+                if SUBSTITUTED.match(line.strip()) or not (
+                    not line.strip() or BRANCH.search(line)
+                    or SHELL_NOISE.match(CD_THEN.sub("", line.strip())))]
+        return runs[0][:200] if len(runs) == 1 else None
     meaningful = [line.strip() for line in step.script
                   if line.strip() and not SHELL_NOISE.match(CD_THEN.sub("", line.strip()))]
     if not meaningful or len(meaningful) > PLAIN_COMMAND + 3:
@@ -230,7 +241,9 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         told = diagnostics([error])
         if not told and (CANCELLED.search(error.text) or TIME_LIMIT.search(error.text)):
             verdicts.append(error)
-        elif not EXIT.match(error.text):
+        elif (ended := EXIT.match(error.text)) is not None:
+            found.code = int(ended.group(1))
+        else:
             said.extend(told or [Diagnostic(
                 error.text[:220], error.number,  # a verdict restating the tool's is no cause
                 "summary" if SUMMARY.search(error.text) else "error")])
@@ -252,15 +265,26 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         found.cascade, found.peers = True, peers
         return found
     causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
+    # a wrapper that ran the failing command said which exit code it passed on (``Job 94c0
+    # failed with exit code 255``): the code the step fails with comes from the wrapper
+    found.coded = found.code is not None and any(
+        d.kind == "summary" and (relayed := EXIT_SAID.search(d.message)) is not None
+        and int(relayed.group("code")) == found.code for d in said)
     if not causes and step.failed and not printed:  # a program speaking in its own name
         causes = [Diagnostic(text, number) for number, text in spoken(list(step.output),
                                                                        step.script)][:3]
         if not causes:  # nor in its own name: the finding it ended on, if it ended on one
             causes = last_words(list(step.output))
+        if not causes and (meant := exited(step.script, found.code)) is not None:
+            # nor that: what its exit code means for the one program that documents it
+            found.command = found.command or meant[0]
+            found.coded = True
+            causes = [Diagnostic(meant[1], step.errors[-1].number)]
         said.extend(causes)
     if causes:
         keys = _spread(causes)
-        placed = {d.key for d in causes if d.where}
+        # (a place outside the checkout, a wrapper script's own line, is none)
+        placed = {d.key for d in causes if d.where and not ABSOLUTE.match(d.where)}
         # the error that hit the most files (the same undefined name used 38 times in one
         # file is one slip), then the most frequent; among equals, the first that names a
         # place in the project (a runner's closing "test failed" says less than the panic)
@@ -376,6 +400,8 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
     if item.main is not None:
         main = item.main
         verb = (" failed" if where else " reports") if not item.note else "; before that"
+        if verb == " failed" and item.coded:
+            verb += f" with exit code {item.code}"
         said = f"{verb}: {main.message}"
         if main.where and main.kind != "test":
             said = said.rstrip(".:") + f" at {main.where}" \

@@ -60,6 +60,9 @@ SECTION = re.compile(r"^section_(?P<edge>start|end):\d{1,12}:(?P<name>[\w.-]{1,1
 JOB_SCRIPT = ("step_script", "build_script", "after_script")
 ECHOED = re.compile(r"^\$ (?P<command>\S.*)$")  # the runner echoes each command it runs
 VERDICT = re.compile(r"^ERROR: (?P<said>Job failed\b.*)$")
+# a colour code whose escape byte was saved in caret notation (``^[[36;1m``, as ``cat -v``
+# and terminals show it): the runner's echo of a step's script is coloured this way
+CARET_SGR = re.compile(r"\^\[\[\d{1,3}(?:;\d{1,3})*[mK]")
 
 
 @dataclass
@@ -111,6 +114,8 @@ def _split(raw: str) -> tuple[str | None, str | None, float | None, str, bool]:
         line = line[stamp.end():]
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
+    if "^[[" in line:
+        line = CARET_SGR.sub("", line)
     return job, step, at, line.rstrip(), bool(stamp)
 
 

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 
 from memx_cli.reflector.cisteps import Line
 
-# a tag in brackets before a line, and the date a logger writes after it
-TAG = re.compile(r"^\[(?P<tag>[^\]\[\s]{1,40})\]:?[ \t]+")
+# a tag in brackets before a line, and the date a logger writes after it; or the service
+# name ``docker compose logs`` puts before each line of its containers (``api    | ``)
+TAG = re.compile(r"^(?:\[(?P<tag>[^\]\[\s]{1,40})\]:?[ \t]+|(?P<service>[A-Za-z0-9][\w.-]{0,62}) +\| ?)")
 DATED = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[ \t]+")
 LEVELS = re.compile(r"^(?:error|err|warn|warning|info|debug|notice|fatal|trace|verbose|"
                     r"success|ok|fail|failed|skip|!)$", re.IGNORECASE)
@@ -102,6 +103,18 @@ JVM_CAUSE = re.compile(r"^\s+Caused by:(?P<msg>.*)$")
 JVM_WRAPPED = re.compile(r"^(?:[\w$]+\.)*[\w$]*(?:Exception|Error|Throwable): (?=(?:[\w$]+\.)*[\w$]*"
                          r"(?:Exception|Error|Throwable)\b)")
 JVM_LINES = 40  # the indented block under a failed test, read at most
+# curl's exit codes (its manual's EXIT CODES) that say why, when it printed nothing
+CURL_HTTP = 22
+CURL_EXITS = {6: "curl could not resolve the host", 7: "curl could not connect to the host",
+              CURL_HTTP: "the server answered with an HTTP status of 400 or above, which "
+                         "curl's `--fail` turns into this exit code without printing the "
+                         "response",
+              28: "curl's request timed out", 35: "curl's TLS handshake failed",
+              60: "curl could not verify the server's certificate"}
+CURL_RUN = re.compile(r"(?:^|[|;&(]\s*|\$\(\s*|\b(?:if|then|do|!)\s+)curl\s")
+FAIL_FLAG = re.compile(r"\s(?:-[a-zA-Z]*f[a-zA-Z]*|--fail(?:-with-body)?)(?=\s|$)")
+CONTINUED = re.compile(r"\\\s*$")
+CURL_SHOWN = 80  # characters of the curl command named (its headers and body run long)
 COMMAND_WORD = re.compile(r"^\s*(?:sudo\s+)?(?P<word>[a-z][\w.+-]{0,30})(?:\s|$)")
 
 
@@ -125,9 +138,10 @@ class Diagnostic:
 
 def _tag_key(text: str) -> str | None:
     hit = TAG.match(text)
-    if hit is None or LEVELS.match(hit.group("tag")):
+    tag = hit.group("tag") or hit.group("service") if hit is not None else None
+    if tag is None or LEVELS.match(tag):
         return None
-    return DIGITS.sub("#", hit.group("tag"))
+    return DIGITS.sub("#", tag)
 
 
 def untagged(lines: Sequence[Line]) -> Sequence[Line]:
@@ -335,6 +349,37 @@ def spoken(lines: Sequence[Line], script: Iterable[str]) -> list[tuple[int, str]
                 and not LEVELS.match(hit.group("prog")):  # ``warning: …`` is no program
             found.append((line.number, line.text.strip()))
     return found
+
+
+def _commands(script: Iterable[str]) -> list[str]:
+    """The script's commands, a line continued with a trailing backslash joined to the
+    next."""
+    out: list[str] = []
+    held = ""
+    for line in script:
+        text = held + " " + line.strip() if held else line.strip()
+        if CONTINUED.search(text):
+            held = CONTINUED.sub("", text).rstrip()
+            continue
+        held = ""
+        if text:
+            out.append(text)
+    return out + ([held] if held else [])
+
+
+def exited(script: Sequence[str], code: int | None) -> tuple[str, str] | None:
+    """What the step's exit code says, when it printed no words of its own: a script that
+    runs curl once, and curl's documented meaning of that code (22 only under ``--fail``,
+    which prints no response body; ``-s`` keeps curl's own error out of the log too).
+    The curl command and the meaning, or None."""
+    if code is None or code not in CURL_EXITS:
+        return None
+    runs = [command for command in _commands(script) if CURL_RUN.search(command)]
+    if len(runs) != 1 or (code == CURL_HTTP and not FAIL_FLAG.search(runs[0])):
+        return None
+    command = runs[0]
+    shown = command if len(command) <= CURL_SHOWN else command[:CURL_SHOWN - 1].rstrip() + "…"
+    return shown, CURL_EXITS[code]
 
 
 def script_runs(command: str | None, lines: Sequence[Line]) -> str | None:
