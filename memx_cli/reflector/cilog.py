@@ -267,9 +267,9 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
     # a wrapper that ran the failing command said which exit code it passed on (``Job 94c0
     # failed with exit code 255``): the code the step fails with comes from the wrapper
-    found.coded = found.code is not None and any(
-        d.kind == "summary" and (relayed := EXIT_SAID.search(d.message)) is not None
-        and int(relayed.group("code")) == found.code for d in said)
+    found.coded = found.code not in (None, 0, 1) and any(  # 1 says only "failed"
+        (relayed := EXIT_SAID.search(line.text.rstrip())) is not None
+        and int(relayed.group("code")) == found.code for line in step.output)
     if not causes and step.failed and not printed:  # a program speaking in its own name
         causes = [Diagnostic(text, number) for number, text in spoken(list(step.output),
                                                                        step.script)][:3]
@@ -277,7 +277,7 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             causes = last_words(list(step.output))
         if not causes and (meant := exited(step.script, found.code)) is not None:
             # nor that: what its exit code means for the one program that documents it
-            found.command = found.command or meant[0]
+            found.command = meant[0]  # (with ``bash -e`` the script stopped there)
             found.coded = True
             causes = [Diagnostic(meant[1], step.errors[-1].number)]
         said.extend(causes)

@@ -7,7 +7,8 @@ the ones tools of other kinds print, by their structure:
   tool's ``[altool] `` and the date its own logger adds): the tag is taken off, so that
   ``ERROR:`` after it is read as anywhere else. A tag is the tool's when it opens several
   lines (times alike once their digits are blanked); a log level in brackets
-  (``[error]``, ``[warn]``) is a format of its own and stays;
+  (``[error]``, ``[warn]``) is a format of its own and stays; so is the service name
+  ``docker compose logs`` puts before its containers' lines (``web-1   | ``);
 - the Dart and Flutter analyzer: ``SEVERITY • message • PATH:L:C • rule`` (or with
   `` - `` between the parts); only ``error`` fails the run, ``warning`` and ``info`` are
   passed over;
@@ -26,6 +27,8 @@ the ones tools of other kinds print, by their structure:
   ``SUBJECT: what is wrong`` (``service web: undefined secret "key"``; a one-word subject
   is a program's or a level's tag, left to the reading above), or the list of
   ``- SUBJECT: NAME`` items it closed with, said once with every name;
+- what the exit code means when the step printed nothing that says why: for a script
+  that runs curl once, its manual's exit codes (22 only under ``--fail``);
 - what a package script stands for (``> pkg@1.0.0 typecheck`` then ``> tsc --build``).
 
 It also holds ``Diagnostic``, the one shape every format's verdict is given in.
