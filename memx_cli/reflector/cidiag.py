@@ -9,9 +9,11 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   node, git), ``npm error`` / ``npm ERR!`` blocks;
 - a Python traceback (its exception and the deepest frame inside the project), pytest's
   ``FAILED id - message`` / ``E   message`` lines, ``--- FAIL:`` (go test), ``●`` (jest), a Rust panic (``thread 'NAME' [(ID)] panicked at
-  PATH:L:C:``, its message and a failed ``assert_eq!``'s ``left:``/``right:`` values);
+  PATH:L:C:``, its message and a failed ``assert_eq!``'s ``left:``/``right:`` values), a Go
+  panic with its goroutine trace (the innermost frame of the project's own code), curl's
+  ``curl: (N) message``;
 - a block opened by a mark (``×``, ``✖``, ``❌``), with the header above it that names the
-  file (Biome, ESLint, shell gates);
+  file (Biome, ESLint, shell gates), its words ending where another tool's verdict starts;
 - a coverage gate (``fail-under``, threshold not met), a denied permission;
 - a formatter's check that found unformatted files (``Diff in PATH:L:`` of rustfmt,
   ``would reformat PATH`` of black, ``Would reformat: PATH`` of ruff, ``[warn] PATH`` of

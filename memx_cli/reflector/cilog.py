@@ -11,6 +11,9 @@ else the same step reported (a coverage gate after failing tests).
   the most files (then the most frequent) is the cause, the others follow by how often;
   the same cause in several jobs (a matrix) is one memory. Plain output holding several
   tools' diagnostics is one failure per tool format.
+- The command that failed is named when the script says it (``bash -e``: the last command
+  of a straight script, the one program a branching script runs); the exit code is said
+  when a wrapper in the step relayed it, or when it is all that says why (a silent curl).
 - A cancelled step says how long it had been silent (a hang up to the job's time limit).
 - A job that only reports other jobs' results (``Lint: failure``), or was cancelled
   because another job failed, is a cascade: context for the real failure, never a memory

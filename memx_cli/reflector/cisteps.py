@@ -16,6 +16,7 @@ apart: such a job is read as a raw job log of its own. A stamped log with none o
 runner's marks (``##[group]``, ``##[error]``: a deploy platform's build log) is not a
 runner's log at all: its steps are ``marked`` never, and it is read as plain output.
 
+Colour codes are no text, their escape byte kept or saved in caret notation (``^[[36;1m``).
 The runner's own lines are structure, not content: the ``Run`` group that echoes the
 step's script, its ``with:`` inputs and ``env:`` block; the steps that set up the job
 (runner image, token permissions, action downloads), the ``Post`` steps and ``Complete
