@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 READS = frozenset({"search", "context", "list"})
 WRITES = frozenset({"add", "feedback", "remember"})
 FORWARDED = READS | WRITES
+# the commands a cold process runs without click when it can read their arguments itself
+LEAN = {"search": "memx_cli.command.search", "add": "memx_cli.command.add"}
 DEFAULT_TIMEOUT = 5.0
 WRITE_TIMEOUT = 120.0
 OUTCOME_TIMEOUT = 30.0  # the wait for the answer about a write that gave none
@@ -60,13 +62,14 @@ def entry() -> None:
             reply, start = None, False
         if reply is not None:
             _finish(*reply)
-    lean = bool(argv) and argv[0] == "search"  # the usual arguments, read without click
+    lean = bool(argv) and argv[0] in LEAN  # the usual arguments, read without click
     if lean:
-        # The cyclic garbage collector is off while a cold search loads and runs: it
-        # allocates mostly what its imports keep for the life of the process, which the
-        # collector walked 30-60 times for nothing (5-14 ms of CPU at 10k, measured);
-        # one search leaves little garbage in cycles and its process ends with it (peak
-        # RSS +0.3 MB at 10k). On for the full CLI, should the lean path decline.
+        # The cyclic garbage collector is off while a cold search or add loads and runs:
+        # it allocates mostly what its imports keep for the life of the process, which
+        # the collector walked 30-60 times for nothing (5-14 ms of a search's CPU at 10k,
+        # measured); one command leaves little garbage in cycles and its process ends
+        # with it (peak RSS +0.3 MB at 10k). On for the full CLI, should the lean path
+        # decline.
         gc.disable()
     if argv and (argv[0] in ("search", "context")
                  or (argv[0] in ("add", "import") and "--raw" not in argv)):
@@ -77,9 +80,9 @@ def entry() -> None:
 
         start_for(_cwd())
     if lean:
-        from memx_cli.command.search import lean as lean_search
+        import importlib
 
-        code = lean_search(argv[1:])
+        code = importlib.import_module(LEAN[argv[0]]).lean(argv[1:])
         if code is not None:
             sys.exit(code)
         gc.enable()

@@ -92,6 +92,7 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
     """search and context, and add and import with ACE on (the Curator checks the
     index before it writes), not the commands that never check the index."""
     import memx_cli.cli
+    import memx_cli.command.add
     import memx_cli.command.search
 
     started: list[tuple[str, bool]] = []
@@ -99,6 +100,7 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
         (cwd, write)))
     monkeypatch.setattr(memx_cli.cli, "entry", lambda: None)
     monkeypatch.setattr(memx_cli.command.search, "lean", lambda args: None)  # declines
+    monkeypatch.setattr(memx_cli.command.add, "lean", lambda args: None)
     monkeypatch.setenv("MEMX_NO_SERVER", "1")
     monkeypatch.chdir(repo)
     for argv in (["search", "x"], ["context", "x"], ["list"], ["add", "x"],
@@ -107,7 +109,7 @@ def test_the_thin_client_starts_it_for_reads_and_writes_in_process(
         client.entry()
     # not for a raw write: no check before it writes; a write's only if it needs it
     assert started == [(str(repo), False)] * 2 + [(str(repo), True)] * 2
-    # the collector, off while a search might take the lean path, is on for the full CLI
+    # the collector, off while a search or an add might take the lean path, is on for the full CLI
     assert gc.isenabled()
 
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import click
 
 from memx_cli.cli import State
-from memx_cli.cli._output import emit_json, read_text_arg
-from memx_cli.jsonout import write_json
+from memx_cli.cli._output import read_text_arg
 
 
 @click.command("add")
@@ -36,21 +35,8 @@ def add_cmd(state: State, text: str, tags: tuple[str, ...], scope: str, kind: st
     With a role ($MEMX_ROLE), the domain must be granted 'write' to it in
     .memx/access.yaml (docs/agents.md).
     """
-    from memx_cli.privacy import new_kinds
+    # the body is memx_cli/command/add.py's, which a cold `memx add` runs without click
+    from memx_cli.command.add import run
 
-    given = read_text_arg(text)
-    result = state.memx().add(given, kind=kind, domain=domain, topic=topic,
-                              tags=tags, scope=scope, anchors=anchor_specs, cwd=state.cwd,
-                              raw=raw)
-    # as `memx edit` does: say which kinds the privacy gate took out (never the values)
-    masked = ([] if result.action in ("skipped", "merged into")  # an older memory's text
-              else new_kinds(given, result.memory.content))
-    if masked:
-        click.echo(f"memx: masked {len(masked)} secret{'s' if len(masked) > 1 else ''}: "
-                   f"{', '.join(sorted(set(masked)))}", err=True)
-    if as_json:
-        emit_json(write_json(result))
-    else:
-        click.echo(result.memory.id)
-        if result.action != "added":
-            click.echo(result.message, err=True)
+    run(state, read_text_arg(text), tags=tags, scope=scope, kind=kind, domain=domain,
+        topic=topic, anchor_specs=anchor_specs, raw=raw, as_json=as_json)

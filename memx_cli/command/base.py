@@ -6,7 +6,9 @@ server (memx_cli/command/search.py) needs none of it: it uses the parts kept her
 the click CLI uses too, so both print, fail and exit alike: ``echo`` (click.echo's
 output for the streams a process is given), the per-invocation ``State``, the
 notice handler, the error boundary's report of a failure (``failed``) and the exit
-that skips the interpreter's shutdown.
+that skips the interpreter's shutdown; and for the lean commands (``memx search`` and
+``memx add`` without the server), the reading of their usual arguments (``read_args``)
+and the run around their body (``run_lean``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import io
 import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -220,3 +222,69 @@ def link_marks(supersedes: Sequence[str], superseded_by: str | None,
     marks += [f"supersedes {ids(supersedes)}"] if supersedes else []
     marks += [f"conflicts with {ids(conflicts_with)}"] if conflicts_with else []
     return "".join(f" ({m})" for m in marks)
+
+
+# option -> (keyword of the command's body, how its value is read; None: a flag)
+Options = Mapping[str, tuple[str, Any]]
+
+
+def read_args(args: list[str], options: Options,
+              repeatable: frozenset[str] = frozenset()) -> tuple[str, dict[str, Any]] | None:
+    """A lean command's one argument and the ``options`` given (a ``repeatable`` keyword
+    as a tuple of its values, in order), or None when click's reading is needed to be
+    sure: help, ``-`` (standard input), ``--``, ``--name=value``, ``-n5``, an unknown
+    option, another option repeated, an option's value that is missing or looks like an
+    option or is not a number, no argument or a second one."""
+    found: dict[str, Any] = {}
+    given: str | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg.startswith("-"):
+            if arg not in options:
+                return None
+            name, kind = options[arg]
+            if name in found and name not in repeatable:
+                return None
+            if kind is None:
+                found[name] = True
+            else:
+                if i + 1 == len(args) or args[i + 1].startswith("-"):
+                    return None
+                i += 1
+                try:
+                    value = kind(args[i])
+                except ValueError:
+                    return None
+                found[name] = (*found.get(name, ()), value) if name in repeatable else value
+        elif given is None:
+            given = arg
+        else:
+            return None  # click's "Got unexpected extra argument"
+        i += 1
+    return None if given is None else (given, found)
+
+
+def run_lean(args: list[str], body: Callable[..., None], keywords: dict[str, Any]) -> int:
+    """Run a lean command's ``body(State, **keywords)`` as the click CLI would around it
+    (notices, the error boundary's report, the exit code): only for a process of its own
+    (the ``memx`` executable), which a success leaves through ``fast_exit``."""
+    from memx_cli.embed import one_blas_thread
+
+    one_blas_thread()
+    verbose = verbose_asked(args)
+    try:
+        setup_logging(verbose)
+        body(State(None, verbose), **keywords)
+    except BaseException as exc:
+        if isinstance(exc, (SystemExit, GeneratorExit)):
+            raise
+        # what click's main does around a command before memx's boundary sees it
+        if isinstance(exc, (KeyboardInterrupt, EOFError)):
+            echo("", err=True)  # the blank line that closes the terminal's ^C
+            return aborted(exc)
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+            os._exit(1)  # the reader went away: exit 1, nothing more can be written
+        return failed(exc, verbose)
+    fast_exit()
+    return 0

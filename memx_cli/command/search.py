@@ -13,15 +13,23 @@ left to the full CLI: ``lean`` returns None before it has printed or done anythi
 
 from __future__ import annotations
 
-import errno
-import os
 from typing import Any
 
-from memx_cli.command.base import State, echo, emit_json, link_marks, one_line, terminal_width
+from memx_cli.command.base import (
+    Options,
+    State,
+    clean_args,
+    echo,
+    emit_json,
+    link_marks,
+    one_line,
+    read_args,
+    run_lean,
+    terminal_width,
+)
 
 MODES = ("keyword", "semantic", "hybrid")
-# option -> (keyword of ``run``, how its value is read; None: a flag)
-OPTIONS: dict[str, tuple[str, Any]] = {
+OPTIONS: Options = {
     "-n": ("limit", int), "--limit": ("limit", int),
     "--scope": ("scope", str),
     "--mode": ("mode", str),
@@ -36,34 +44,10 @@ OPTIONS: dict[str, tuple[str, Any]] = {
 def parse(args: list[str]) -> dict[str, Any] | None:
     """The keywords of ``run`` for ``memx search ARGS`` (after the command's name), or
     None when click's reading is needed to be sure (see the module's docstring)."""
-    found: dict[str, Any] = {}
-    query: str | None = None
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg.startswith("-"):
-            if arg not in OPTIONS:
-                return None  # help, "-", "--", --name=value, -n5, an unknown option
-            name, kind = OPTIONS[arg]
-            if name in found:
-                return None
-            if kind is None:
-                found[name] = True
-            else:
-                if i + 1 == len(args) or args[i + 1].startswith("-"):
-                    return None
-                i += 1
-                try:
-                    found[name] = kind(args[i])
-                except ValueError:
-                    return None
-        elif query is None:
-            query = arg
-        else:
-            return None  # click's "Got unexpected extra argument"
-        i += 1
-    if query is None or found.get("mode", "hybrid") not in MODES:
+    read = read_args(args, OPTIONS)
+    if read is None or read[1].get("mode", "hybrid") not in MODES:
         return None
+    query, found = read
     return {"query": query, "limit": None, "scope": None, "mode": "hybrid", "budget": None,
             "include_archived": False, "explain": False, "closest": False, "as_json": False,
             **found}
@@ -73,31 +57,9 @@ def lean(args: list[str]) -> int | None:
     """Run ``memx search ARGS`` in this process without click: its exit code, or None
     (nothing done) when the full CLI must read these arguments. Only for a process of
     its own (the ``memx`` executable): a success leaves through base.fast_exit."""
-    from memx_cli.command import base
-
-    args = base.clean_args(args)
+    args = clean_args(args)
     keywords = parse(args)
-    if keywords is None:
-        return None
-    from memx_cli.embed import one_blas_thread
-
-    one_blas_thread()
-    verbose = base.verbose_asked(args)
-    try:
-        base.setup_logging(verbose)
-        run(State(None, verbose), **keywords)
-    except BaseException as exc:
-        if isinstance(exc, (SystemExit, GeneratorExit)):
-            raise
-        # what click's main does around a command before memx's boundary sees it
-        if isinstance(exc, (KeyboardInterrupt, EOFError)):
-            echo("", err=True)  # the blank line that closes the terminal's ^C
-            return base.aborted(exc)
-        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
-            os._exit(1)  # the reader went away: exit 1, nothing more can be written
-        return base.failed(exc, verbose)
-    base.fast_exit()
-    return 0
+    return None if keywords is None else run_lean(args, run, keywords)
 
 
 def run(state: State, query: str, limit: int | None, scope: str | None, mode: str,
