@@ -24,8 +24,8 @@ LEAN = ("import sys\nsys.setprofile(lambda *a: None)\nfrom memx_cli.executable i
         "sys.argv = ['memx', *sys.argv[1:]]\n"
         "try:\n    entry()\nexcept SystemExit as exc:\n    code = exc.code\n"
         "else:\n    code = 0\n"
-        "sys.stderr.write('LOADED ' + ' '.join(m for m in ('click', 'memx_cli.cli')"
-        " if m in sys.modules) + '\\n')\n"
+        "sys.stderr.write('LOADED ' + ' '.join(m for m in ('click', 'memx_cli.cli',"
+        " 'memx_cli.jsonout', 'memx_cli.reflector.names') if m in sys.modules) + '\\n')\n"
         "sys.exit(code)\n")
 MINTED = re.compile(r"\b[0-9a-z]{26}\b")
 
@@ -89,7 +89,9 @@ def test_the_lean_path_answers_as_the_full_cli(stores: tuple[Path, Path],
     lean_store, full_store = stores
     code, out, err, stored, loaded = _lean(args, lean_store)
     assert (code, out, err, stored) == _full(args, full_store)
-    assert loaded == []  # it was the lean path that answered: no click, no CLI package
+    # it was the lean path that answered: no click, no CLI package, no Reflector
+    # patterns; the JSON shapes only for --json
+    assert loaded == (["memx_cli.jsonout"] if "--json" in args else [])
 
 
 @pytest.mark.parametrize(("args", "stdin"), [

@@ -52,7 +52,6 @@ def run(state: State, text: str, tags: tuple[str, ...], scope: str, kind: str,
         domain: str | None, topic: str | None, anchor_specs: tuple[str, ...], raw: bool,
         as_json: bool) -> None:
     """Remember ``text`` (already read: never ``-``) and print what became of it."""
-    from memx_cli.jsonout import write_json
     from memx_cli.privacy import new_kinds
 
     result = state.memx().add(text, kind=kind, domain=domain, topic=topic, tags=tags,
@@ -64,6 +63,8 @@ def run(state: State, text: str, tags: tuple[str, ...], scope: str, kind: str,
         echo(f"memx: masked {len(masked)} secret{'s' if len(masked) > 1 else ''}: "
              f"{', '.join(sorted(set(masked)))}", err=True)
     if as_json:
+        from memx_cli.jsonout import write_json  # and the search's shapes: only for --json
+
         emit_json(write_json(result))
     else:
         echo(result.memory.id)

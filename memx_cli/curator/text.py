@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
-from memx_cli.reflector.names import KNOWN_TOOLS
+from memx_cli.reflector.tools import KNOWN_TOOLS
 from memx_cli.textproc import _CJK, STOP_WORDS, WORD_BODY, stem
 
 
