@@ -121,6 +121,7 @@ def run(state: State, query: str, limit: int | None, scope: str | None, mode: st
                 + (f" x verification {fac['verification']:.2f}" if "verification" in fac else "")
                 + (f" x date {fac['date']:.2f}" if "date" in fac else "")
                 + (f" x question {fac['question']:.2f}" if "question" in fac else "")
+                + (f" x symptom {fac['symptom']:.2f}" if "symptom" in fac else "")
                 + (f" x feedback {fac['feedback']:.2f}" if fac.get("feedback", 1.0) != 1.0 else "")
                 + f" = {hit.composite:.3f} (score {hit.score:.3f})")
             echo("    voices: " + _voices_line(voices(hit)))

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memx_cli.generator.fusion import final_score
+from memx_cli.textproc import STOP_WORDS
 
 if TYPE_CHECKING:
     from memx_cli.generator.candidates import Hit
@@ -195,17 +197,114 @@ def answers(asked: str, text: str) -> bool:
     return _shape_pattern(asked).search(text.lower()) is not None
 
 
+# A symptom: what someone sees go wrong, told as a statement ("the nightly export dies
+# with OOM", "login returns 500 after deploy", "tests pass locally but fail in CI"). It
+# asks for a cause or a fix as "why does ... fail" does, though no question word says so.
+# Read from the statement's form: an exception's name, an HTTP status of failure, a
+# non-zero exit, or a predicate of malfunction. The predicates are general English for
+# something not working (failing, stopping, hanging, being slow, leaking, losing or
+# repeating what it should keep once, refusing), written from no project's words.
+_FAILING = (
+    r"fail(?:s|ed|ing|ures?)?|crash(?:es|ed|ing)?|error(?:s|ed)?|errors? out|exceptions?"
+    r"|traceback|stack ?trace|segfault(?:s|ed)?|panic(?:s|ked)?|abort(?:s|ed)?|broken|breaks"
+    r"|broke|die[sd]|dying|killed|hang(?:s|ing)?|hung|freez(?:es|ing)|froze(?:n)?|stuck"
+    r"|deadlock(?:s|ed)?|unresponsive|time[sd]? ?out|timing out|timeouts?"
+    r"|slow(?:er|ly|s|ness)?|sluggish|lag(?:s|gy|ging)?|stutter(?:s|ing)?|jank(?:y)?"
+    r"|takes? (?:ages|forever)|leak(?:s|ed|ing)?|oom|out of memory|runs? out of"
+    r"|missing|lost|los(?:es|ing)|vanish(?:es|ed|ing)?|disappear(?:s|ed|ing)?|blank"
+    r"|nothing happens|does nothing|wrong|incorrect|duplicat(?:e|es|ed|ing)|twice"
+    r"|corrupt(?:s|ed|ion)?|garbled|refus(?:e|es|ed|ing)|reject(?:s|ed|ing)?|denied"
+    r"|complain(?:s|ed|ing)?|flak(?:y|es|iness)|intermittent(?:ly)?|regress(?:ed|ion)"
+    r"|not working|(?:does|do|did|is|are|was|were|can|could|will|would)(?:n't| not) work"
+    r"|won't|can't|cannot|unable to|no longer|never (?:show|appear|arrive|run|start|load"
+    r"|finish|complete|return|get)s?"
+    r"|stop(?:s|ped)? \w+ing"
+)
+_SYMPTOM = (r"\b(?:" + _FAILING + r")\b"
+            # a status of failure ("returns 500", "a 404 response") or a non-zero exit
+            r"|\b(?:returns?|returned|returning|status|http|got|gets|throws?|with|an?)"
+            r" +[45]\d\d\b|\b[45]\d\d +(?:errors?|responses?|status)\b"
+            r"|\bexit(?:s|ed)?(?: with)? (?:code|status) [1-9]|\bnon-?zero exit\b")
+# A symptom ranks the memories that state a cause or a fix x SYMPTOM_FACTOR, among the
+# first QUESTION_WINDOW, as a question's prior does (the same factor: not fitted anew).
+# Stating is narrower than CAUSE's shape, which also takes a memory that only says
+# "fails" or "error": the symptom's own failure words already find those by the keyword
+# layers, what they cannot find is the memory giving the reason or the remedy.
+SYMPTOM_FACTOR = QUESTION_FACTOR
+_CAUSAL = (r"\b(?:because|causes?|caused|due to|the fix|fix(?:ed|es)? (?:it )?(?:by|with)"
+           r"|fix it|workaround|otherwise|so that)\b")
+
+
+@functools.cache
+def _symptom() -> re.Pattern[str]:
+    return re.compile(_SYMPTOM)
+
+
+def symptom(query: str) -> bool:
+    """Whether ``query`` tells of something going wrong (an English statement: a
+    question's own form, read by ``intent``, comes first)."""
+    return _exception().search(query) is not None \
+        or _symptom().search(query.lower()) is not None
+
+
+@functools.cache
+def _causal() -> re.Pattern[str]:
+    return re.compile(_CAUSAL)
+
+
+def states_cause(text: str) -> bool:
+    """Whether a memory's text gives a cause or a fix: a causal or remedial phrase
+    ("because", "caused by", "due to", "fixed with", "workaround"), or an exception's name
+    (what the failure is called, with what explains it)."""
+    return _exception().search(text) is not None or _causal().search(text.lower()) is not None
+
+
+# An exception's name runs the words of its cause together: ConnectionTimeoutError,
+# OutOfMemoryError. A memory stating the cause in prose ("could not obtain a connection
+# from the pool") has its words, not the name.
+_ERROR_NAME = r"\b[A-Za-z][A-Za-z0-9]*?[a-z0-9](?:Error|Exception|Timeout|Failure)\b"
+_CAMEL_PART = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
+
+
+@functools.cache
+def _error_name() -> re.Pattern[str]:
+    return re.compile(_ERROR_NAME)
+
+
+@functools.cache
+def _camel_part() -> re.Pattern[str]:
+    return re.compile(_CAMEL_PART)
+
+
+def error_words(query: str) -> list[str]:
+    """The words of each exception's name in ``query``, lowercased, its closing class
+    word left out (the name itself is searched as written): ConnectionTimeoutError gives
+    connection, timeout."""
+    found: list[str] = []
+    for name in _error_name().findall(query):
+        parts = _camel_part().findall(name)
+        found.extend(part.lower() for part in parts[:-1])
+    return [word for word in dict.fromkeys(found) if word not in STOP_WORDS]
+
+
 def apply(hits: list[Hit], query: str) -> list[Hit]:
     """Each hit of the shape the question asks for gets the ``question`` factor (shown by
-    --explain), re-ranked; unchanged when the query is no question memx reads."""
+    --explain); a symptom told as a statement gives the memories stating a cause or a fix
+    the ``symptom`` factor. Re-ranked; unchanged when the query is neither."""
     asked = intent(query)
-    if asked is None:
-        return hits
+    if asked is not None:
+        return _favour(hits, lambda text: answers(asked, text), "question", QUESTION_FACTOR)
+    if symptom(query):
+        return _favour(hits, states_cause, "symptom", SYMPTOM_FACTOR)
+    return hits
+
+
+def _favour(hits: list[Hit], shaped: Callable[[str], bool], name: str,
+            factor: float) -> list[Hit]:
     for hit in hits[:QUESTION_WINDOW]:
-        if answers(asked, str(hit.doc.get("content", ""))):
-            hit.factors["question"] = QUESTION_FACTOR
-            hit.composite *= QUESTION_FACTOR
+        if shaped(str(hit.doc.get("content", ""))):
+            hit.factors[name] = factor
+            hit.composite *= factor
             hit.score = final_score(hit.composite)
     hits.sort(key=lambda h: (-h.composite, h.id))
     return hits
-

@@ -157,6 +157,12 @@ class Searcher:
         # Issue 25: a question's form words ("how do I", "which ... do we use") are left
         # out of the meaning searched; what they ask for is the prior.
         plain = questions.read(text)[1]
+        # An exception's name is searched by its words too (ConnectionTimeoutError:
+        # connection, timeout), by the keyword layers only: relevance weighs the query's
+        # own terms, and the meaning embeds the query as written (with the words added to
+        # it, the right answer's meaning evidence fell under the threshold).
+        spelled = questions.error_words(text)
+        ranking = list(dict.fromkeys(terms + spelled))[:MAX_QUERY_TERMS]
         # Issue 25: the roles the query says ("package manager"), whose tools each store
         # names are searched as a weak voice (generator/roles.py).
         self.roles = roles.asked(text)
@@ -186,7 +192,7 @@ class Searcher:
         # deep, so a longer list drew other candidates (and another floor for meaning-only
         # ones) and reordered the first results; now any --limit up to CANDIDATES ranks
         # the same candidates, and a longer list searches just deep enough to fill it.
-        ranked = self._rank(text, terms, mode, current, qvec, noise, vectored,
+        ranked = self._rank(text, ranking, mode, current, qvec, noise, vectored,
                             include_archived, result.when, allow, limit,
                             max(CANDIDATES, limit))
         uncalibrated, result.absent = self._relevance(ranked, text, terms, qvec)
@@ -198,7 +204,7 @@ class Searcher:
         result.hits, result.over_budget = self._fill(ranked, limit, budget,
                                                      cfg["ace.verification.policy"])
         if explain:
-            self._explain(result.hits, terms)
+            self._explain(result.hits, ranking)
         if record_recalls:
             by_store: dict[str, list[str]] = {}
             for hit in result.hits:

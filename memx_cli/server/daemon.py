@@ -556,6 +556,7 @@ def _through_cli(worktree: Path, searcher: Searcher) -> None:
     stem("warm")
     temporal.resolve("since May 2020", datetime.now(UTC))
     questions.intent("why 为什么")
+    questions.symptom("warm")
     query_terms("warm 部署")
     words("warm 部署")
     with captured({}), contextlib.suppress(SystemExit):

@@ -1,0 +1,143 @@
+"""Issue 25: symptoms. People tell what they see go wrong ("the nightly export dies with
+OOM", "login returns 500 after deploy") and the memory that answers gives the cause or the
+fix in other words. A symptom told as a statement is a mild prior toward the memories
+stating a cause or a fix; an exception's name is also searched by the words it runs
+together (ConnectionTimeoutError: connection, timeout)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memx_cli.generator import questions
+from memx_cli.generator.questions import error_words, states_cause, symptom
+
+from .conftest import Memx
+
+
+@pytest.mark.parametrize(("query", "told"), [
+    ("the nightly export job dies with OOM", True),
+    ("tests pass locally but fail in CI", True),
+    ("docker build is slow on the new laptops", True),
+    ("login returns 500 after deploy", True),
+    ("a 404 response from the billing API", True),
+    ("the worker exits with code 137", True),
+    ("workers throw ActiveRecord::ConnectionTimeoutError under load", True),
+    ("the dashboard stopped updating", True),
+    ("my new page never shows up in the sitemap", True),
+    ("clicking save does nothing", True),
+    # no failure told: a topic, a command, a rule, a number that is no status
+    ("deploy to staging", False),
+    ("nightly export rows per tenant", False),
+    ("never commit a .env file", False),
+    ("the API serves 500 customers", False),
+    ("ActiveRecord adapter for feature flags", False),
+])
+def test_a_symptom_is_a_failure_told(query: str, told: bool) -> None:
+    assert symptom(query) is told
+
+
+def test_a_question_keeps_its_own_form() -> None:
+    """"why does ... fail" is a question (its prior is the question's); a statement of the
+    same failure is a symptom."""
+    assert questions.intent("why does the export fail?") == questions.CAUSE
+    assert questions.intent("the export fails") is None and symptom("the export fails")
+
+
+@pytest.mark.parametrize(("text", "stated"), [
+    ("The export ran out of memory because it loaded every row", True),
+    ("Timeouts were caused by a pool smaller than the thread count", True),
+    ("Fixed with the jemalloc buildpack and two workers", True),
+    ("Workaround: pin the driver to 2.3", True),
+    ("Release-only crash: SerializationException for TripDto", True),
+    # a failure named without its reason or remedy; a plain fact
+    ("The export fails now and then", False),
+    ("Error pages are rendered by the errors controller", False),
+    ("The export writes one CSV per tenant", False),
+])
+def test_a_memory_stating_a_cause_or_a_fix(text: str, stated: bool) -> None:
+    assert states_cause(text) is stated
+
+
+def test_an_exception_name_spelled_as_words() -> None:
+    assert error_words("workers throw ActiveRecord::ConnectionTimeoutError") == [
+        "connection", "timeout"]
+    assert error_words("java.lang.OutOfMemoryError: Java heap space") == ["memory"]
+    assert error_words("raise ModuleNotFoundError") == ["module", "found"]
+    # the control: names that are no exception, and a bare class word
+    assert error_words("ActiveRecord adapter, LazyColumn, Error, Exception") == []
+
+
+# On each subject two memories: one tells what the thing is, the other why it failed.
+STORE = [
+    "The nightly export writes one CSV per tenant into the exports bucket and mails "
+    "finance a summary",
+    "The nightly export ran out of memory because it loaded every row at once; it now "
+    "streams rows in batches of 1,000",
+    "Feature flags use the ActiveRecord adapter and live in the flags table",
+    "database.yml sets the pool to 10; a connection timeout on workers means the pool is "
+    "smaller than their thread count",
+    "Deploys go out from main through the release pipeline, announced in the releases "
+    "channel",
+    "Sidekiq workers run on the low and default queues; the web dynos serve requests",
+    "Logs are kept for thirty days in the log drain",
+    "Tests are RSpec; run the suite with bin/rspec before pushing",
+    "Timestamps are stored in UTC and shown in the account's time zone",
+    "Staging mirrors production with smaller dynos",
+]
+
+
+@pytest.fixture
+def store(memx: Memx) -> Memx:
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in STORE))
+    memx.ok("import", "--raw", "m.jsonl")
+    return memx
+
+
+def _results(memx: Memx, query: str) -> list[dict]:
+    out = json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))
+    assert out["results"], query
+    return out["results"]
+
+
+def test_a_symptom_prefers_the_cause(store: Memx) -> None:
+    """Before: the export's description ranked first (0.50 against 0.46)."""
+    top = _results(store, "the nightly export dies with OOM")[0]
+    assert top["content"] == STORE[1]
+    assert top["explain"]["factors"]["symptom"] == questions.SYMPTOM_FACTOR
+    assert "x symptom 1.15" in store.ok("search", "the nightly export dies with OOM",
+                                        "--explain")
+    # the control: the same subject with no failure told gets no prior, the words decide
+    plain = _results(store, "the nightly export at night")
+    assert plain[0]["content"] == STORE[0]
+    assert not any("symptom" in r["explain"]["factors"] for r in plain)
+
+
+def test_the_symptom_prior_orders_but_never_makes_relevant(store: Memx,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    def relevance() -> dict[str, float]:
+        return {r["content"]: r["relevance"]
+                for r in _results(store, "the nightly export dies with OOM")}
+
+    told = relevance()
+    monkeypatch.setattr(questions, "symptom", lambda query: False)
+    assert relevance() == told
+
+
+def test_an_exception_is_searched_by_its_words(store: Memx,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool memory says "connection timeout", not the exception's name; the feature
+    flags memory shares the name's namespace, ActiveRecord, a rarer word."""
+    query = "workers throw ActiveRecord::ConnectionTimeoutError under load"
+    spelled = _results(store, query)
+    assert spelled[0]["content"] == STORE[3]
+    # the control: without the words of the name the namespace wins (as before), and
+    # relevance is the same both ways (it weighs the query's own terms)
+    monkeypatch.setattr(questions, "error_words", lambda query: [])
+    written = _results(store, query)
+    assert written[0]["content"] == STORE[2]
+    assert {r["content"]: r["relevance"] for r in written} \
+        == {r["content"]: r["relevance"] for r in spelled}
