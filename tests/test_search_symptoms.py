@@ -33,6 +33,10 @@ from .conftest import Memx
     ("never commit a .env file", False),
     ("the API serves 500 customers", False),
     ("ActiveRecord adapter for feature flags", False),
+    # a yes/no question tells it too; a question asking for a time or a thing does not
+    ("does the export fail on arm runners?", True),
+    ("when has Dana lost her keys?", False),
+    ("what does she say she won't do?", False),
 ])
 def test_a_symptom_is_a_failure_told(query: str, told: bool) -> None:
     assert symptom(query) is told

@@ -241,10 +241,19 @@ def _symptom() -> re.Pattern[str]:
 
 
 def symptom(query: str) -> bool:
-    """Whether ``query`` tells of something going wrong (an English statement: a
-    question's own form, read by ``intent``, comes first)."""
+    """Whether ``query`` tells of something going wrong: a statement, or a yes/no question
+    ("does the export fail on arm?"). A question's own form, read by ``intent``, comes
+    first, and a question opening with another question word asks for something else
+    ("when did he lose his job?" for a date)."""
+    if _asks_else().match(query):
+        return False
     return _exception().search(query) is not None \
         or _symptom().search(query.lower()) is not None
+
+
+@functools.cache
+def _asks_else() -> re.Pattern[str]:
+    return re.compile(_LEAD + r"(?:when|what|who|whom|whose|which|where|how)\b", re.IGNORECASE)
 
 
 @functools.cache
