@@ -4,6 +4,7 @@ and a runner that drives the CLI through its real entry point (``memx_cli.cli.ma
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -112,6 +113,19 @@ class Memx:
         result = self(*args, **kwargs)  # type: ignore[arg-type]
         assert result.code == 0, f"memx {' '.join(args)} failed: {result.err}"
         return result.out
+
+
+def import_texts(memx: Memx, texts: list[str]) -> Memx:
+    """Each text a memory, imported raw (as written) into ``memx``'s store."""
+    (memx.cwd / "m.jsonl").write_text(
+        "".join(json.dumps({"content": text}) + "\n" for text in texts))
+    memx.ok("import", "--raw", "m.jsonl")
+    return memx
+
+
+def explained(memx: Memx, query: str) -> list[dict]:
+    """The results of ``memx search QUERY --json --explain --closest``."""
+    return json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))["results"]
 
 
 @pytest.fixture

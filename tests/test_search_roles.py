@@ -4,13 +4,11 @@ catalog of what developer tools are (memx_cli/generator/roles.py, roles.tsv)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from memx_cli.generator import roles, rolevoice
 
-from .conftest import Memx
+from .conftest import Memx, explained, import_texts
 
 
 def test_the_shipped_catalog_reads_and_is_broad() -> None:
@@ -108,27 +106,19 @@ STORE = [
 
 @pytest.fixture
 def store(memx: Memx) -> Memx:
-    (memx.cwd / "m.jsonl").write_text(
-        "".join(json.dumps({"content": text}) + "\n" for text in STORE))
-    memx.ok("import", "--raw", "m.jsonl")
-    return memx
-
-
-def _results(memx: Memx, query: str) -> list[dict]:
-    out = json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))
-    return out["results"]
+    return import_texts(memx, STORE)
 
 
 def test_a_role_question_finds_the_tool(store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
     query = "where do crashes get reported?"
-    found = _results(store, query)
+    found = explained(store, query)
     assert found[0]["content"] == STORE[0]
     assert found[0]["explain"]["voices"]["role"] > 0
     assert "(role " in store.ok("search", query, "--explain", "--closest")
     # the control: without the catalog no memory shares a word with the question, and
     # the one about Sentry is not the first by meaning
     monkeypatch.setattr(roles, "asked", lambda query: [])
-    without = _results(store, query)
+    without = explained(store, query)
     assert [hit["content"] for hit in without][:1] != [STORE[0]]
     assert all(hit["explain"]["voices"]["role"] == 0 for hit in without)
 
@@ -139,14 +129,14 @@ def test_the_role_words_count_in_relevance_only_when_asked_to(
     it); at 1.0 the memory naming the tool is as relevant as if it said "crashes
     reported" itself, and the others' relevance does not move."""
     query = "where do crashes get reported?"
-    unsaid = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    unsaid = {hit["content"]: hit["relevance"] for hit in explained(store, query)}
     monkeypatch.setattr(roles, "asked", lambda query: [])
-    unheard = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    unheard = {hit["content"]: hit["relevance"] for hit in explained(store, query)}
     assert {c: unsaid[c] for c in unheard if c in unsaid} == {
         c: unheard[c] for c in unsaid if c in unheard}
     monkeypatch.undo()
     monkeypatch.setattr(rolevoice, "ROLE_EVIDENCE", 1.0)
-    said = {hit["content"]: hit["relevance"] for hit in _results(store, query)}
+    said = {hit["content"]: hit["relevance"] for hit in explained(store, query)}
     assert said[STORE[0]] > unsaid[STORE[0]]
     assert {c: said[c] for c in unsaid if c != STORE[0] and c in said} == {
         c: unsaid[c] for c in said if c != STORE[0] and c in unsaid}
@@ -166,11 +156,9 @@ EVERYDAY = [
 def test_an_everyday_word_is_heard_only_where_written_as_a_tool(
         memx: Memx, dog: str, heard: bool) -> None:
     texts = [EVERYDAY[0], dog, EVERYDAY[2]]
-    (memx.cwd / "m.jsonl").write_text(
-        "".join(json.dumps({"content": text}) + "\n" for text in texts))
-    memx.ok("import", "--raw", "m.jsonl")
+    import_texts(memx, texts)
     found = {hit["content"]: hit["explain"]["voices"]["role"]
-             for hit in _results(memx, "which formatter do we use?")}
+             for hit in explained(memx, "which formatter do we use?")}
     assert found[EVERYDAY[0]] > 0
     assert (found.get(dog, 0.0) > 0) is heard
 
@@ -182,18 +170,16 @@ def test_a_tool_is_found_by_its_wrapper_script(memx: Memx, monkeypatch: pytest.M
     without the tools' file suffixes nothing is found by the role)."""
     texts = ["Always build through the wrapper: `./gradlew assembleDebug`",
              "The design review happens on Thursdays", "Screenshots go in docs/img"]
-    (memx.cwd / "m.jsonl").write_text(
-        "".join(json.dumps({"content": text}) + "\n" for text in texts))
-    memx.ok("import", "--raw", "m.jsonl")
+    import_texts(memx, texts)
     monkeypatch.setattr(roles, "FILE_SUFFIXES", suffixes)
     found = {hit["content"]: hit["explain"]["voices"]["role"]
-             for hit in _results(memx, "which build tool does the app use?")}
+             for hit in explained(memx, "which build tool does the app use?")}
     assert (found.get(texts[0], 0.0) > 0) is bool(suffixes)
 
 
 def test_a_name_of_parts_counts_only_in_a_row(store: Memx) -> None:
     found = {hit["content"]: hit["explain"]["voices"]["role"]
-             for hit in _results(store, "what do we use for continuous integration?")}
+             for hit in explained(store, "what do we use for continuous integration?")}
     assert found[STORE[4]] > 0
     assert found.get(STORE[5], 0.0) == 0.0  # "actions" alone names no CI system
 
@@ -202,9 +188,9 @@ def test_a_role_whose_tools_the_store_lacks_changes_nothing(
         store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
     query = "which message broker carries the order events?"
     assert roles.asked(query)  # the role is said, and the store names none of its tools
-    said = _results(store, query)
+    said = explained(store, query)
     monkeypatch.setattr(roles, "asked", lambda query: [])
-    assert said == _results(store, query)
+    assert said == explained(store, query)
 
 
 @pytest.mark.parametrize(("text", "names"), [
@@ -236,14 +222,12 @@ REGIONS = [
 
 def test_a_region_question_finds_the_region_name(memx: Memx,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    (memx.cwd / "m.jsonl").write_text(
-        "".join(json.dumps({"content": text}) + "\n" for text in REGIONS))
-    memx.ok("import", "--raw", "m.jsonl")
+    import_texts(memx, REGIONS)
     query = "what region do we run in?"
 
     def roled() -> dict[str, float]:
         return {hit["content"]: hit["explain"]["voices"]["role"]
-                for hit in _results(memx, query)}
+                for hit in explained(memx, query)}
 
     said = roled()
     assert said[REGIONS[0]] > 0

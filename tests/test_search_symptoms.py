@@ -6,14 +6,12 @@ together (ConnectionTimeoutError: connection, timeout)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from memx_cli.generator import questions
 from memx_cli.generator.questions import error_words, states_cause, symptom
 
-from .conftest import Memx
+from .conftest import Memx, explained, import_texts
 
 
 @pytest.mark.parametrize(("query", "told"), [
@@ -94,16 +92,13 @@ STORE = [
 
 @pytest.fixture
 def store(memx: Memx) -> Memx:
-    (memx.cwd / "m.jsonl").write_text(
-        "".join(json.dumps({"content": text}) + "\n" for text in STORE))
-    memx.ok("import", "--raw", "m.jsonl")
-    return memx
+    return import_texts(memx, STORE)
 
 
 def _results(memx: Memx, query: str) -> list[dict]:
-    out = json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))
-    assert out["results"], query
-    return out["results"]
+    found = explained(memx, query)
+    assert found, query
+    return found
 
 
 def test_a_symptom_prefers_the_cause(store: Memx) -> None:
