@@ -131,3 +131,20 @@ def test_parse_reads_only_what_it_is_sure_of() -> None:
                      ["t", "--kind=fact"], [], ["--json"], ["t", "--kind", "note"],
                      ["t", "-h"], ["t", "u"]):
         assert parse(declined) is None, declined
+
+
+def test_a_closed_stdout_still_remembers(stores: tuple[Path, Path]) -> None:
+    """`memx add ... >&-` (no standard output: Python's sys.stdout is None) stores the
+    memory and exits 0 on both paths; base.fast_exit flushed None and exited 1 with an
+    AttributeError's traceback. The control: the same add with the output open."""
+    plain = ("import sys\nfrom memx_cli.executable import entry\n"
+             "sys.argv = ['memx', *sys.argv[1:]]\nentry()\n")
+    for argv, store in (([sys.executable, "-c", plain], stores[0]),
+                        ([sys.executable, "-m", "memx_cli"], stores[1])):
+        before = len(_stored(store))
+        closed = _run(["sh", "-c", 'exec "$@" >&-', "sh", *argv, "add",
+                       "Nightly builds publish to the staging bucket"], store)
+        assert (closed.returncode, closed.stderr) == (0, "")
+        shown = _run([*argv, "add", "Pull requests need two approvals"], store)
+        assert shown.returncode == 0 and MINTED.fullmatch(shown.stdout.strip())
+        assert len(_stored(store)) == before + 2

@@ -172,12 +172,14 @@ def fast_exit() -> None:
     teardown, the native libraries' destructors) cost 24-62 ms per command in issue 15.
     Only for a finished command (its files are closed); a stream that cannot be flushed
     (a closed pipe) takes the ordinary exit, and so does a run under a profiler or a
-    coverage tracer, which write their results at exit."""
+    coverage tracer, which write their results at exit. A stream the process was started
+    without (``memx add ... >&-``: Python's is None) has nothing to flush."""
     if observed():
         return
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
     except (OSError, ValueError):
         return
     os._exit(0)
