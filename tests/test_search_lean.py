@@ -5,6 +5,7 @@ its recalls, so each path gets a store with the same history)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -136,3 +137,41 @@ def test_a_closed_pipe_ends_both_paths_alike(stores: tuple[Path, Path]) -> None:
         os.close(write)
         answers.append((proc.returncode, proc.stderr.partition("LOADED ")[0]))
     assert answers[0] == answers[1] == (1, "")
+
+
+@pytest.mark.parametrize("limit", ["9999999999", "99999999999999999999"])
+def test_a_limit_beyond_what_the_store_holds_lists_what_there_is(
+        stores: tuple[Path, Path], limit: str) -> None:
+    """tantivy reserves room for every hit asked for: a limit of 10**10 aborted both paths
+    (a failed 160 GB allocation, exit 134) and one past 2**64 was an internal error. The
+    index is asked for no more hits than it holds; -n 1 is the control."""
+    lean_store, full_store = stores
+    args = ["docker", "--mode", "keyword", "--json", "-n", limit]
+    code, out, err, loaded = _lean(args, lean_store)
+    assert (code, out, err) == _full(args, full_store)
+    assert code == 0 and "click" not in loaded
+    assert len(json.loads(out)["results"]) == 2  # the two memories saying docker
+    code, out, _, _ = _lean([*args[:-1], "1"], lean_store)
+    assert code == 0 and len(json.loads(out)["results"]) == 1
+
+
+# The executable's entry without the profile hook: base.fast_exit flushes and leaves.
+PLAIN = ("import sys\nfrom memx_cli.executable import entry\n"
+         "sys.argv = ['memx', *sys.argv[1:]]\nentry()\n")
+
+
+def test_a_closed_stdout_ends_both_paths_alike(stores: tuple[Path, Path]) -> None:
+    """Started without a standard output (`memx search ... >&-`, Python's sys.stdout is
+    None), a search succeeds on both paths: fast_exit flushed None and failed with an
+    AttributeError's traceback, exit 1. With the output open (the control) the result is
+    printed."""
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    args = ["search", "docker", "--mode", "keyword"]
+    for argv, store in (([sys.executable, "-c", PLAIN], stores[0]),
+                        ([sys.executable, "-m", "memx_cli"], stores[1])):
+        closed = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *argv, *args],
+                                cwd=store, capture_output=True, text=True, env=env)
+        assert (closed.returncode, closed.stderr) == (0, "")
+        shown = subprocess.run([*argv, *args], cwd=store, capture_output=True, text=True,
+                               env=env)
+        assert shown.returncode == 0 and "docker compose" in shown.stdout

@@ -242,7 +242,7 @@ class LexicalIndex:
             chosen = tantivy.Query.term_set_query(schema, "key", list(keys))
             clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(chosen, 0.0)))
         searcher = self.searcher()
-        hits = searcher.search(tantivy.Query.boolean_query(clauses), limit).hits
+        hits = _top(searcher, tantivy.Query.boolean_query(clauses), limit)
         keys = self._seen.keys(searcher, [address for _, address in hits])
         return {key: float(score) for key, (score, _) in zip(keys, hits)}
 
@@ -258,7 +258,7 @@ class LexicalIndex:
             live = tantivy.Query.term_query(schema, "archived", 0)
             clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(live, 0.0)))
         searcher = self.searcher()
-        hits = searcher.search(tantivy.Query.boolean_query(clauses), limit).hits
+        hits = _top(searcher, tantivy.Query.boolean_query(clauses), limit)
         return self._seen.keys(searcher, [address for _, address in hits])
 
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
@@ -353,3 +353,12 @@ class Seen:
             del self.docs[next(iter(self.docs))]
         self.docs[key] = doc
         return doc
+
+
+def _top(searcher: Any, query: Any, limit: int) -> list[tuple[float, Any]]:
+    """The best ``limit`` hits of ``query``, asked for no more than the index holds:
+    tantivy reserves room for ``limit`` hits up front, and `memx search -n 9999999999`
+    aborted the process (a failed allocation of 160 GB; 2**64 overflowed)."""
+    wanted = max(1, min(limit, searcher.num_docs))
+    hits: list[tuple[float, Any]] = searcher.search(query, wanted).hits
+    return hits
