@@ -25,6 +25,7 @@ outcome is unknown and how to check.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -330,12 +331,19 @@ def _terminal_size() -> tuple[int, int]:
 
 
 def _finish(code: int, out: bytes, err: bytes) -> None:
-    """Write what the server's command wrote, flush, and leave at once."""
+    """Write what the server's command wrote, flush, and leave at once. A stream the
+    process was started without (`memx add ... >&-`) has nothing to write to: the command
+    ran, and its exit code stands, as in process (command/base.fast_exit)."""
     try:
         for fd, data in ((2, err), (1, out)):
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                try:
+                    view = view[os.write(fd, view):]
+                except OSError as exc:
+                    if exc.errno != errno.EBADF:
+                        raise
+                    break
     except BrokenPipeError:
         code = 0  # `memx list | head`: as the CLI, not an error of ours
     except OSError:

@@ -111,6 +111,23 @@ def served(memx: Memx, repo: Path) -> Iterator[Path]:
             pass
 
 
+def test_a_closed_stdout_through_the_server_ends_as_in_process(served: Path) -> None:
+    """`memx add ... >&-` answered by the server: the write to the closed descriptor has
+    nowhere to go, and the command's own exit code stands (0), as it does in process; it
+    was 1 with nothing said. The control: the same add with its output open prints the
+    id, and both memories are stored."""
+    before = requests_served()
+    code, out, err = run(["sh", "-c", 'exec "$@" >&-', "sh", *THIN, "add",
+                          "Release notes are written in CHANGES.md"], served)
+    assert (code, err) == (0, b"")
+    assert requests_served() > before  # the server ran it
+    code, out, err = run([*THIN, "add", "Tags are signed with the release key"], served)
+    assert code == 0 and out.strip()
+    code, out, _ = run([*FULL, "list"], served)
+    assert b"Release notes are written in CHANGES.md" in out
+    assert b"Tags are signed with the release key" in out
+
+
 def requests_served() -> int:
     return int(status()["requests"])
 
