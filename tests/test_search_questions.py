@@ -21,7 +21,7 @@ from memx_cli.generator.questions import (
     read,
 )
 
-from .conftest import Memx
+from .conftest import Memx, explained, import_texts
 
 
 @pytest.mark.parametrize(("query", "asked"), [
@@ -137,22 +137,15 @@ STORE = [
 ]
 
 
-def _imported(memx: Memx, texts: list[str]) -> Memx:
-    (memx.cwd / "m.jsonl").write_text(
-        "".join(json.dumps({"content": text}) + "\n" for text in texts))
-    memx.ok("import", "--raw", "m.jsonl")
-    return memx
-
-
 @pytest.fixture
 def store(memx: Memx) -> Memx:
-    return _imported(memx, STORE)
+    return import_texts(memx, STORE)
 
 
 def _first(memx: Memx, query: str) -> dict:
-    found = json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))
-    assert found["results"], query
-    return found["results"][0]
+    found = explained(memx, query)
+    assert found, query
+    return found[0]
 
 
 def test_a_how_question_prefers_the_command(store: Memx) -> None:
@@ -199,7 +192,7 @@ FORMS = [
 
 @pytest.fixture
 def forms(memx: Memx) -> Memx:
-    return _imported(memx, FORMS)
+    return import_texts(memx, FORMS)
 
 
 def _ranking(memx: Memx, query: str) -> list[str]:
