@@ -332,3 +332,69 @@ def test_a_hedged_cause_is_a_guess_and_no_diagnosis(memx: Memx, repo: Path) -> N
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+# The agent says it has found the problem in a sentence of its own, and the sentences after
+# it state the cause (no "the issue is" anywhere): the session's structure, not a phrase,
+# carries the cause — edit, then a passing check.
+FOUND = ("Now I understand the problem. When the cache is rebuilt after midnight, "
+         "`cacheKey()` takes today's date while `LookupEntry()` keeps the key it was created "
+         "with, so the two never meet. Let me fix that in the store.")
+STORE_REPORT = ("Done. `Store.Put` now builds its key with `keyFromEntry(entry)`, which keeps "
+                "the entry's own date, so an entry written before midnight is found after it.")
+
+
+def rebuilt_cache(first_words: str) -> Replies:
+    return (Replies().user("Entries written just before midnight cannot be found the next "
+                           "morning. Can you look at the store?")
+            .say(first_words)
+            .edit("/home/dev/kv/store/put.go", "key := cacheKey(time.Now(), e.ID)",
+                  "key := keyFromEntry(e)")
+            .run("go test ./store/...", "ok  \texample.com/kv/store\t0.04s", False))
+
+
+def test_a_cause_after_the_agent_says_it_found_it_is_the_reports_why(
+        memx: Memx, repo: Path) -> None:
+    """The report tells what was done; the cause the agent announced before its edit is its
+    Why: one memory."""
+    name = rebuilt_cache(FOUND).say(STORE_REPORT).user("Thanks, now the release notes.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("knowledge", (
+        STORE_REPORT + " (checked: `go test ./store/...` passed). Why: When the cache is "
+        "rebuilt after midnight, `cacheKey()` takes today's date while `LookupEntry()` keeps "
+        "the key it was created with, so the two never meet."))]
+
+
+def test_sentences_after_no_announcement_or_a_rejected_edit_give_no_why(
+        memx: Memx, repo: Path) -> None:
+    """Controls: the same sentences after a look-around ("Let me read the store.") are
+    narration, the report stands alone; an edit the user turned down keeps nothing."""
+    turned_down = (Replies().user("Entries written just before midnight cannot be found the "
+                                  "next morning. Can you look at the store?")
+                   .say(FOUND)
+                   .rejected_edit("/home/dev/kv/store/put.go", "key := keyFromEntry(e)",
+                                  "no, the date must stay in the key")
+                   .user("Let's look at the release notes instead."))
+    memx.ok("ingest", turned_down.write(repo))
+    assert all("midnight" not in text for _, text in stored(repo))
+    plain = FOUND.replace("Now I understand the problem.", "Let me read the store.")
+    name = rebuilt_cache(plain).say(STORE_REPORT).user("Thanks, now the release notes.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert [m for m in stored(repo) if "keyFromEntry" in m[1]] == [
+        ("knowledge", STORE_REPORT + " (checked: `go test ./store/...` passed).")]
+
+
+def test_a_found_cause_with_no_report_names_the_edit_not_the_next_step(
+        memx: Memx, repo: Path) -> None:
+    """No report after the check: the diagnosis stands, its fix is the edit, never the
+    assistant's announcement of what it does next ("Let me run the tests")."""
+    name = (rebuilt_cache(FOUND)
+            .say("Let me also run `go vet ./store/...` to be sure.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [("pitfall", (
+        "edited put.go: `key := keyFromEntry(e)`. Why: When the cache is rebuilt after "
+        "midnight, `cacheKey()` takes today's date while `LookupEntry()` keeps the key it was "
+        "created with, so the two never meet."))]

@@ -27,6 +27,10 @@ class Candidate:
     # An episode's fix shows something a reader could do again (a change, another command);
     # False: only a file rewritten unseen and the failing check run again.
     shown: bool = True
+    # A diagnosis whose cause the agent announced finding ("Now I see the issue.") but
+    # whose fix it did not name: the report of the same work tells the fix better, and
+    # takes this cause as its why when there is one.
+    lends: bool = False
 
     def __post_init__(self) -> None:
         if not self.confidence:

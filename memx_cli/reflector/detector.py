@@ -35,6 +35,7 @@ from memx_cli.reflector import evidence, knowledge
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.diagnosis import Diagnoses
+from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.episodes import Tracker
 from memx_cli.reflector.instructions import Instructions
 from memx_cli.reflector.plans import Plans
@@ -51,6 +52,7 @@ RULES = NAMES
 CONFIDENCE = {name: rule.confidence for name, rule in RULE_TABLE.items()}
 __all__ = ["CONFIDENCE", "RULES", "Candidate", "PatternDetector"]
 MAX_DIAGNOSED = 16
+MAX_LENT = 480  # a report and the why a diagnosis lends it, together
 
 
 class PatternDetector:
@@ -203,8 +205,9 @@ class PatternDetector:
             + self.replies.finish() + self.redos.finish() + self.corrections.finish() \
             + self.plans.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
-        found = self._spanned(found + diagnosed)
         reported, self._reported = self._reported + self.reports.finish(), []
+        diagnosed, reported = _lent(diagnosed, reported)
+        found = self._spanned(found + diagnosed)
         episodic, self._episodic = self._episodic, []
         return found + episodic + [r for r in reported if not any(
             first <= r.last and r.first <= last and first <= r.first
@@ -230,6 +233,27 @@ class PatternDetector:
             text = " ".join(sig.sentence(n) for n in sig.repeat[:2])
             return Candidate("RepetitiveOp", index, last, sig.lang, text, context=sig.text[:1500])
         return None
+
+
+def _lent(diagnosed: list[Candidate],
+          reported: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+    """A diagnosis that only lends its cause (``Candidate.lends``) gives it to the agent's
+    report of the same work, which tells what was done: one memory, the report with its
+    why. With no such report the diagnosis stands on its own."""
+    kept: list[Candidate] = []
+    for diagnosis in diagnosed:
+        at = next((n for n, r in enumerate(reported) if diagnosis.lends and not r.cause
+                   and r.first <= diagnosis.last and diagnosis.first <= r.last), None)
+        if at is None:
+            kept.append(diagnosis)
+            continue
+        report = reported[at]
+        cut = report.fix.rfind(" (checked: ")
+        said, checked = (report.fix[:cut], report.fix[cut:]) if cut > 0 else (report.fix, "")
+        # room for the why in one memory (ace.reflector.max_content_length, 500 by default)
+        said = shorten(said, max(MAX_LENT - len(checked) - len(diagnosis.cause or ""), 120))
+        reported[at] = replace(report, fix=said.rstrip(" ;,") + checked, cause=diagnosis.cause)
+    return kept, reported
 
 
 def _same_problem(earlier: Candidate, later: Candidate) -> bool:

@@ -65,6 +65,16 @@ NARRATED = re.compile(r"(?i)^\W*(?:I\b|I'|let\b|let's|now\b|next\b|then\b|first\
                       r"we\s+will|we\s+need|we\s+should)")
 ELLIPSIS = re.compile(r"\.\.\.|…")
 MIN_QUOTE = 3  # characters of a quoted piece of code compared with the edit
+# A sentence that only says the agent has found what is wrong ("Now I understand the
+# issue.", "Found the bug!", "I see the problem:"): it names nothing itself, the sentences
+# after it state the cause. A perception verb in the first person (or none: "Found it"),
+# the problem as its object, and nothing after but the sentence's end.
+FOUND = re.compile(r"(?i)^\W*(?:(?:now|ok(?:ay)?|ah+|aha|so|right)\b[,!.]?\s+)*"
+                   r"(?:i\s+(?:can\s+)?(?:now\s+)?(?:see|understand)|"
+                   r"(?:i(?:'ve|\s+have)?\s+)?(?:now\s+)?found|"
+                   r"i(?:'ve|\s+have)?\s+(?:now\s+)?(?:spotted|identified|pinpointed))\s+"
+                   r"(?:(?:what(?:'s|\s+is)?\s+)?the\s+(?:\w+\s+)?(?:issue|problem|bug|cause|culprit)|it)"
+                   r"(?:\s+(?:now|clearly|here))*\W*$")
 ANNOUNCING = re.compile(r"(?i)^\W*(?:the\s+)?(?:fix|solution)(?:\s+(?:is|was)(?:\s+to)?)?"
                         r"\s*[:：]?\s*")
 
@@ -86,6 +96,9 @@ class Held:
     # a statement held for what it quotes: the next edit must take out one of these
     # pieces of code and bring in another, or the statement was about something else
     quoted: tuple[str, ...] = ()
+    # the cause follows "I found the issue": the agent names no fix, so its report of the
+    # same work tells what was done (the detector lends the cause to that report)
+    found: bool = False
 
 
 class Diagnoses:
@@ -187,12 +200,14 @@ class Diagnoses:
                 out.append(_lesson(held, sig.turn.last))
                 self.held = held = None
             elif held.after is None:
-                held.after = proposal(sig, limit=1)
-        cause, remedy = statement(sig)
+                # what it said of its edit, not its next step ("Let me run the tests")
+                held.after = proposal(sig, limit=1, skip={
+                    n for n in range(len(sig.spans)) if NARRATED.match(sig.sentence(n))})
+        cause, remedy, found = statement(sig)
         if cause is not None or (remedy is not None and self.problem is not None):
             # a fix announced with no problem in sight is a design, not a diagnosis
             self.held = Held(sig.turn.index, cause, remedy, sig.lang, self.problem,
-                             self.problem_first, sig.turn.index)
+                             self.problem_first, sig.turn.index, found=found and not remedy)
         elif held is None or not held.edits:
             quoted = quoting(sig)
             if quoted is not None:
@@ -219,9 +234,10 @@ def _introduces(text: str, hit: Hit) -> bool:
         or not NAMES_ONE.match(text, hit.end)
 
 
-def statement(sig: Signals) -> tuple[str | None, str | None]:
+def statement(sig: Signals) -> tuple[str | None, str | None, bool]:
     """The sentences of an assistant's text that state a cause (with the concrete
-    sentence before the first of them), and the one that announces a fix."""
+    sentence before the first of them), the one that announces a fix, and whether the
+    cause follows a sentence that only says the agent found it ("Now I see the issue.")."""
     denied = denied_sentences(sig)
     # a cause the agent hedges ("likely due to subtle differences") is its guess
     hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
@@ -231,6 +247,9 @@ def statement(sig: Signals) -> tuple[str | None, str | None]:
                       if not sig.is_question(n) and n not in denied and n not in hedged)
 
     causes = usable({sig.sentence_of(h.start) for h in sig.cause})
+    found = not causes
+    if found:
+        causes = _found(sig, usable(set(range(len(sig.spans)))))
     remedies = usable({sig.sentence_of(h.start) for h in sig.remedy
                        if h.phrase.lower() in ANNOUNCED and _introduces(sig.text, h)})
     cause = remedy = None
@@ -256,7 +275,22 @@ def statement(sig: Signals) -> tuple[str | None, str | None]:
         cause = None
     if remedy is not None and not concrete(remedy):
         remedy = None
-    return cause, remedy
+    return cause, remedy, found and cause is not None
+
+
+def _found(sig: Signals, usable: list[int]) -> list[int]:
+    """The sentences after one that says the agent found what is wrong, up to its next
+    step ("Let me add …"), a question or a denial: they state the cause."""
+    for number in usable:
+        if not FOUND.match(sig.sentence(number)):
+            continue
+        said = []
+        for after in range(number + 1, min(number + 1 + MAX_STATEMENT, len(sig.spans))):
+            if after not in usable or NARRATED.match(sig.sentence(after)):
+                break
+            said.append(after)
+        return said
+    return []
 
 
 def quoting(sig: Signals) -> tuple[str, tuple[str, ...]] | None:
@@ -309,7 +343,8 @@ def _lesson(held: Held, last: int) -> Candidate:
     first = held.problem_first if held.problem_first is not None else held.first
     problem = shorten(held.problem, MAX_PROBLEM) if held.problem else None
     return Candidate("ErrorFix", first, last, held.lang, shorten(fix, MAX_FIX), problem,
-                     files=tuple(held.files), cause=shorten(cause, MAX_CAUSE) if cause else None)
+                     files=tuple(held.files), cause=shorten(cause, MAX_CAUSE) if cause else None,
+                     lends=held.found)
 
 
 def _cut(detail: str, room: int) -> str:
