@@ -353,6 +353,14 @@ def rebuilt_cache(first_words: str) -> Replies:
             .run("go test ./store/...", "ok  \texample.com/kv/store\t0.04s", False))
 
 
+def another_session(session: Replies, name: str) -> Replies:
+    """The session under another id: ingested into the same repository, it is read from
+    its start, not resumed after the turns of the session ingested before it."""
+    for record in session.records:
+        record["sessionId"] = name
+    return session
+
+
 def test_a_cause_after_the_agent_says_it_found_it_is_the_reports_why(
         memx: Memx, repo: Path) -> None:
     """The report tells what was done; the cause the agent announced before its edit is its
@@ -379,8 +387,8 @@ def test_sentences_after_no_announcement_or_a_rejected_edit_give_no_why(
     memx.ok("ingest", turned_down.write(repo))
     assert all("midnight" not in text for _, text in stored(repo))
     plain = FOUND.replace("Now I understand the problem.", "Let me read the store.")
-    name = rebuilt_cache(plain).say(STORE_REPORT).user("Thanks, now the release notes.") \
-        .write(repo)
+    plain_session = rebuilt_cache(plain).say(STORE_REPORT).user("Thanks, now the release notes.")
+    name = another_session(plain_session, "sess-8").write(repo)
     memx.ok("ingest", name)
     assert [m for m in stored(repo) if "keyFromEntry" in m[1]] == [
         ("knowledge", STORE_REPORT + " (checked: `go test ./store/...` passed).")]
@@ -398,3 +406,19 @@ def test_a_found_cause_with_no_report_names_the_edit_not_the_next_step(
         "edited put.go: `key := keyFromEntry(e)`. Why: When the cache is rebuilt after "
         "midnight, `cacheKey()` takes today's date while `LookupEntry()` keeps the key it was "
         "created with, so the two never meet."))]
+
+
+def test_a_finding_said_in_one_sentence_is_the_cause(memx: Memx, repo: Path) -> None:
+    """"I can see that X" states the cause itself: the lead-in is dropped. Control first:
+    the same words as the agent's plan ("I will check that …") are narration, no cause."""
+    seen = ("Reading put.go, I can see that the store keys every entry by today's date in "
+            "`cacheKey()`, never by the entry's own date.")
+    planned = seen.replace("I can see that", "I will check that")
+    memx.ok("ingest", rebuilt_cache(planned).say("Let me also run `go vet ./store/...`.")
+            .write(repo))
+    assert stored(repo) == []
+    seen_session = rebuilt_cache(seen).say("Let me also run `go vet ./store/...`.")
+    memx.ok("ingest", another_session(seen_session, "sess-8").write(repo))
+    assert stored(repo) == [("pitfall", (
+        "edited put.go: `key := keyFromEntry(e)`. Why: The store keys every entry by today's "
+        "date in `cacheKey()`, never by the entry's own date."))]

@@ -75,6 +75,9 @@ FOUND = re.compile(r"(?i)^\W*(?:(?:now|ok(?:ay)?|ah+|aha|so|right)\b[,!.]?\s+)*"
                    r"i(?:'ve|\s+have)?\s+(?:now\s+)?(?:spotted|identified|pinpointed))\s+"
                    r"(?:(?:what(?:'s|\s+is)?\s+)?the\s+(?:\w+\s+)?(?:issue|problem|bug|cause|culprit)|it)"
                    r"(?:\s+(?:now|clearly|here))*\W*$")
+# The same finding said in one sentence: "I can see that `Install` ignores the flag".
+SEES_THAT = re.compile(r"(?i)^.{0,40}?\bi(?:'ve|\s+have)?\s+(?:can\s+)?(?:now\s+)?"
+                       r"(?:see|found|noticed|spotted)\s+that\s+")
 ANNOUNCING = re.compile(r"(?i)^\W*(?:the\s+)?(?:fix|solution)(?:\s+(?:is|was)(?:\s+to)?)?"
                         r"\s*[:：]?\s*")
 
@@ -268,6 +271,9 @@ def statement(sig: Signals) -> tuple[str | None, str | None, bool]:
             # it says what ("The regex `[…]` matches `key=…` as one token")
             chosen.append(after)
         cause = " ".join(sig.sentence(n) for n in chosen[:MAX_STATEMENT])
+        if found:  # "I can see that X does Y": X does Y
+            cause = SEES_THAT.sub("", cause, count=1)
+            cause = cause[:1].upper() + cause[1:]
     if remedies:
         remedy = ANNOUNCING.sub("", sig.sentence(remedies[0]), count=1)
         remedy = remedy[:1].upper() + remedy[1:]
@@ -282,9 +288,10 @@ def _found(sig: Signals, usable: list[int]) -> list[int]:
     """The sentences after one that says the agent found what is wrong, up to its next
     step ("Let me add …"), a question or a denial: they state the cause."""
     for number in usable:
-        if not FOUND.match(sig.sentence(number)):
+        sees = SEES_THAT.match(sig.sentence(number)) is not None
+        if not sees and not FOUND.match(sig.sentence(number)):
             continue
-        said = []
+        said = [number] if sees else []
         for after in range(number + 1, min(number + 1 + MAX_STATEMENT, len(sig.spans))):
             if after not in usable or NARRATED.match(sig.sentence(after)):
                 break
