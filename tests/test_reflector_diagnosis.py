@@ -408,6 +408,17 @@ def test_a_found_cause_with_no_report_names_the_edit_not_the_next_step(
         "created with, so the two never meet."))]
 
 
+def test_a_lead_in_to_a_quote_after_found_it_is_no_cause(memx: Memx, repo: Path) -> None:
+    """"Found it. The failing test is:" introduces the failure, not its cause: the report
+    stands alone."""
+    quoted = ("Found it. The failing test is:\n\n```\nTestLookup/after_midnight: entry not "
+              "found\n```")
+    memx.ok("ingest", rebuilt_cache(quoted).say(STORE_REPORT)
+            .user("Thanks, now the release notes.").write(repo))
+    assert stored(repo) == [("knowledge",
+                             STORE_REPORT + " (checked: `go test ./store/...` passed).")]
+
+
 def test_a_finding_said_in_one_sentence_is_the_cause(memx: Memx, repo: Path) -> None:
     """"I can see that X" states the cause itself: the lead-in is dropped. Control first:
     the same words as the agent's plan ("I will check that …") are narration, no cause."""

@@ -286,15 +286,17 @@ def statement(sig: Signals) -> tuple[str | None, str | None, bool]:
 
 def _found(sig: Signals, usable: list[int]) -> list[int]:
     """The sentences after one that says the agent found what is wrong, up to its next
-    step ("Let me add …"), a question or a denial: they state the cause."""
+    step ("Let me add …"), a question, a denial or a lead-in ending in a colon: they state
+    the cause. A finding said in one sentence ("I can see that X") is one of them."""
     for number in usable:
         sees = SEES_THAT.match(sig.sentence(number)) is not None
         if not sees and not FOUND.match(sig.sentence(number)):
             continue
         said = [number] if sees else []
         for after in range(number + 1, min(number + 1 + MAX_STATEMENT, len(sig.spans))):
-            if after not in usable or NARRATED.match(sig.sentence(after)):
-                break
+            said_next = sig.sentence(after).rstrip()
+            if after not in usable or NARRATED.match(said_next) or said_next.endswith(":"):
+                break  # its next step, or a lead-in to what it quotes ("The failing test is:")
             said.append(after)
         return said
     return []
