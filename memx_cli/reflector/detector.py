@@ -42,6 +42,7 @@ from memx_cli.reflector.plans import Plans
 from memx_cli.reflector.redo import Redos
 from memx_cli.reflector.replies import Replies
 from memx_cli.reflector.reports import Reports
+from memx_cli.reflector.reversals import Reversals
 from memx_cli.reflector.rules import EPISODES, NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
 from memx_cli.reflector.said import concrete, rejects
@@ -87,6 +88,7 @@ class PatternDetector:
         self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
         self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
         self.plans = Plans()  # a plan the user approved, once carried out
+        self.reversals = Reversals()  # a request overturned once done, by the next one
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -96,7 +98,7 @@ class PatternDetector:
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
         sig = analyse(turn)
-        corrected = self.corrections.feed(sig) + self.plans.feed(sig)
+        corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
             # and what it means to set are proposals nothing has borne out yet. The user has
