@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .conftest import Memx
+from .test_reflector_diagnosis import another_session
 from .test_reflector_replies import Replies, stored
 
 EARLIER = "let's mark the legacy sync endpoint as deprecated"
@@ -58,14 +59,10 @@ def test_work_that_builds_on_it_or_restates_it_overturns_nothing(memx: Memx, rep
     restated = (deprecated_endpoint()
                 .user(EARLIER + " and remove it from the docs index")
                 .run("git rm api/handlers/sync.go", "rm 'api/handlers/sync.go'", False))
-    for record in restated.records:
-        record["sessionId"] = "sess-8"
-    memx.ok("ingest", restated.write(repo))
+    memx.ok("ingest", another_session(restated, "sess-8").write(repo))
     refused = (Replies().user(EARLIER)
                .rejected_edit("/home/dev/api/handlers/sync.go", DEPRECATED, None)
                .user("on second thought, drop the legacy sync endpoint entirely")
                .run("git rm api/handlers/sync.go", "rm 'api/handlers/sync.go'", False))
-    for record in refused.records:
-        record["sessionId"] = "sess-9"
-    memx.ok("ingest", refused.write(repo))
+    memx.ok("ingest", another_session(refused, "sess-9").write(repo))
     assert [text for _, text in stored(repo) if text.startswith("Changed course")] == []
