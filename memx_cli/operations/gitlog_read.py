@@ -251,6 +251,8 @@ def _readable(repo: Repo, found: Commit, wants_diff: Callable[[str], bool]) -> b
 
 def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool],
              started: list[Commit]) -> None:
+    from memx_cli.reflector import commit_ci
+
     by_sha = {c.sha: c for c in wanted}
     current: Commit | None = None
     path: str | None = None
@@ -258,8 +260,12 @@ def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool]
     lines: list[str] = []
 
     def flush() -> None:
+        # a CI workflow the commit adds is read beyond the others' limit: what it runs is
+        # the commit's tool (``commit_ci``), whatever config it also touched
+        room = MAX_DIFFS * 2 if commit_ci.is_pipeline(path or "") and any(
+            line.startswith("new file mode") for line in lines[:3]) else MAX_DIFFS
         if current is not None and path is not None and keep \
-                and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < MAX_DIFFS:
+                and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < room:
             current.diffs[path] = "\n".join(lines) + "\n"
 
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryDirectory() as scratch:

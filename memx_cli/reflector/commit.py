@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from memx_cli.reflector import commit_fact, commit_value, outside, routine
+from memx_cli.reflector import commit_ci, commit_fact, commit_value, outside, routine
 from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
@@ -530,6 +530,11 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             out.append(Candidate("NewTool", 1, 1, lang, f"Started using {tool} ({path} "
                                  f"added): {subject}", commands=(tool,), files=(path,)))
             continue
+        pipeline = commit_ci.new_pipeline(path, diff, subject, lang) if (
+            status.startswith("A") and diff and commit_ci.is_pipeline(path)) else None
+        if pipeline is not None:  # a workflow added: what it runs, not its settings
+            out.append(pipeline)
+            continue
         manifest = _manifest_kind(path)
         if manifest and diff:
             before = _dependencies(manifest, _lines(diff, "-"), diff)
@@ -577,7 +582,8 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     told_users = diff_only and entry is not None
     if facts and (not out or told_users) and not fixed and not docs_only \
             and not TRIVIAL.search(subject):
-        fact = commit_fact.stated(message, kind, lang, entry)  # a title that is the fact
+        fact = commit_fact.stated(message, kind, lang, entry,  # a title that is the fact
+                                  outside.own_names(p for _, p in files))
         if fact and _plumbing(files) and not commit_value.from_body(
                 fact.text, "\n".join(message.strip().splitlines()[1:]), subject):
             dropped.append(Dropped("Fact", fact.text, "a title about the project's tests, "

@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from memx_cli.reflector import commit_message as msg
-from memx_cli.reflector import routine
+from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
 
 # Conventional Commits types and subject tags of housekeeping: what they change is the
@@ -56,6 +56,13 @@ TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
 TITLE_AGAIN = 0.8  # a sentence whose words are mostly the title's says it again
 MAX_ENTRY = 300
+# a sentence that goes on against the one before: what still works, what to do instead
+CONTRAST = re.compile(r"^(?:But|However|Instead|Yet)\b")
+# a sentence about the commit's own change ("These tests exist to …"), not the outside
+THE_CHANGE = re.compile(r"^(?:This|These|That|Those)\b")
+OUTSIDE_SENTENCES = 6  # a housekeeping body's first sentences read for an outside fact
+# an exception's name: what a platform or library raised ("… with SyntaxError")
+EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 REWORDED = 0.5  # an added entry sharing half its words with a removed one rewords it
 STEM = 5
 # A changelog by its name (keep-a-changelog, GNU NEWS, …) or a fragment in a changelog
@@ -287,21 +294,27 @@ def _list_within(sentence: str, room: int) -> str:
     return f"{lead}: {', '.join(kept)}, …" if kept else ""
 
 
-def stated(message: str, kind: str, lang: str, entry: Entry | None = None) -> Candidate | None:
+def stated(message: str, kind: str, lang: str, entry: Entry | None = None,
+           own: frozenset[str] = frozenset()) -> Candidate | None:
     """The fact a commit's subject states, with its body's first sentences; None when the
     commit is of a kind whose title teaches nothing (see the module's docstring). ``kind``:
     the subject's Conventional Commits type, lower case ("" when it has none); ``entry``:
-    the commit's own changelog entry (``own_entry``), if any; the caller has left out
-    fixes, typo fixes and commits of documentation only."""
+    the commit's own changelog entry (``own_entry``), if any; ``own``: the project's own
+    names (``outside.own_names``); the caller has left out fixes, typo fixes and commits
+    of documentation only."""
     lines = message.strip().splitlines()
     if not lines:
         return None
     subject = lines[0].strip()
     tags = {t.strip().lower() for t in TAGS.findall(subject[:80])}
     housekeeping = bool(kind in HOUSEKEEPING or tags & HOUSEKEEPING)
-    # a breaking change of any type is what users must know
-    if (housekeeping and not routine.breaking(message)) or msg.REVERT.match(subject):
+    if msg.REVERT.match(subject):
         return None
+    if housekeeping and not routine.breaking(message):
+        # a breaking change of any type is what users must know; else the title of a
+        # test, CI or refactoring commit teaches nothing, but its body may say what the
+        # platform or a library does that made the change necessary
+        return outside_fact(message, lang, own)
     head = msg.core(subject)
     # "Merge commit from fork", "Merge branch 'x'": a merge's title names no change
     # a short title ("upgrade watchdog") stands on the entry it adds for users; a title
@@ -315,6 +328,37 @@ def stated(message: str, kind: str, lang: str, entry: Entry | None = None) -> Ca
     # prose, written for reviewers, tells it when there is none
     told = "" if entry else _first_prose(lines[1:], head)
     return _memory(head, entry, told, lang)
+
+
+def outside_fact(message: str, lang: str, own: frozenset[str] = frozenset()) -> Candidate | None:
+    """A housekeeping commit's body sentence about something outside the project that
+    made the change necessary ("testing: fix … for Python 3.15" + "Python 3.15b1 no longer
+    sets `module.__cached__`."): a sentence of its prose (before any list of commits, no
+    quoted code) that names a platform, a standard, a tool, a module or a versioned name
+    other than the project's own and says why, what broke or what went away, or names
+    the exception it raised. None when no sentence does: a refactoring's or a test's own
+    account ("Extract marker line parsing into …") is the project's code again."""
+    lines = message.strip().splitlines()
+    head = msg.core(lines[0]) if lines else ""
+    prose: list[str] = []
+    for line in lines[1:]:
+        if msg.BULLET.match(line):
+            break  # a squash merge's list of commits: each item is a commit's own title
+        prose.append(line)
+    told = [s for s in msg.sentences("\n".join(prose))
+            if len(s) >= MIN_SENTENCE and not msg.code_like(s)][:OUTSIDE_SENTENCES]
+    for n, sentence in enumerate(told):
+        if THE_CHANGE.match(sentence) or not (outside.named(sentence, own) and (routine.gives_reason(sentence)
+                                                  or EXCEPTION_NAME.search(sentence))):
+            continue
+        # the sentence after it, when it goes on about the same thing ("But
+        # `module.__spec__.cached` is still set, …"): what to do instead
+        after = told[n + 1] if n + 1 < len(told) else ""
+        more = after if msg.LEANS.search(after) or CONTRAST.match(after) else ""
+        said = f"{sentence} {more}".strip() if len(sentence) + len(more) < MAX_ENTRY else sentence
+        text = f"{head.rstrip('.:; ')}: {said}" if head else said
+        return Candidate("Fact", 1, 1, lang, text, veracity="stated")
+    return None
 
 
 def from_entry(message: str, entry: Entry, lang: str) -> Candidate:
