@@ -136,3 +136,22 @@ def test_reading_a_workflow() -> None:
     assert commit_ci.read(["on: [push, pull_request]"])[1] == ["push", "pull_request"]
     assert commit_ci.is_pipeline(".github/workflows/a.yaml")
     assert not commit_ci.is_pipeline(".github/dependabot.yml")
+
+
+def test_an_added_workflow_is_the_commits_one_tool(memx: Memx, repo: Path) -> None:
+    """A workflow added beside a setting the message explains is one memory, the better
+    valued, not a pair; a setting changed beside a dependency added with it (control)
+    stays two, as before."""
+    base = commit(repo, "Start", {"tox.ini": "[testenv]\ntimeout = 30\n",
+                                  "requirements.txt": "click==8.1\n"})
+    workflow = commit(repo, "ci: scan the workflows, with a longer timeout because the "
+                            "scan is slow", {
+        "tox.ini": "[testenv]\ntimeout = 90\n",
+        ".github/workflows/scan.yml": ("on: push\njobs:\n  scan:\n    steps:\n"
+                                       "      - uses: example-org/scan-action@v1\n")})
+    paired = commit(repo, "Raise the timeout because the report plugin is slow", {
+        "tox.ini": "[testenv]\ntimeout = 120\n",
+        "requirements.txt": "click==8.1\npytest-report==2.0\n"})
+    found = by_sha(dry(memx, base))
+    assert len(found[workflow]) == 1
+    assert sorted(c.split(":")[0] for c in found[paired]) == ["ConfigChange", "NewTool"]

@@ -464,15 +464,23 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    f"lesson value {points} below {min_score}: "
                                    f"{_short_of(candidate, message)}", points))
-        elif kept and not (candidate.rule in DIFF_RULES and len(kept) == 1
-                           and kept[0].candidate.rule in DIFF_RULES
-                           and kept[0].candidate.rule != candidate.rule):
+        elif kept and not (len(kept) == 1 and _pair(kept[0].candidate, candidate)):
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "another candidate of the same commit scored higher",
                                    points))
         else:
             kept.append(Scored(candidate, points, *classify(candidate)))
     return kept, dropped
+
+
+def _pair(first: Candidate, second: Candidate) -> bool:
+    """A changed setting and the dependency added with it: two memories of one commit, both
+    read from its diff. A workflow the commit adds is the commit's tool on its own: the
+    settings it moved elsewhere are by the way."""
+    return (first.rule in DIFF_RULES and second.rule in DIFF_RULES
+            and first.rule != second.rule
+            and not any(commit_ci.is_pipeline(path) for c in (first, second)
+                        if c.rule == "NewTool" for path in c.files))
 
 
 def _short_of(candidate: Candidate, message: str) -> str:
