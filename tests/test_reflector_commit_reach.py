@@ -6,18 +6,13 @@ file says what the project now runs). Real temporary repositories through
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memx_cli.reflector import commit_ci
 
 from .conftest import Memx
+from .test_reflector_commit_outside import dry
 from .test_reflector_gitlog import commit
-
-
-def dry(memx: Memx, base: str) -> dict[str, list[dict[str, object]]]:
-    return json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
-                              "--budget", "0"))
 
 
 def by_sha(found: dict[str, list[dict[str, object]]]) -> dict[str, list[str]]:
