@@ -28,9 +28,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.cidiag import ABSOLUTE, EXIT_SAID, SUMMARY, Diagnostic, diagnostics
+from memx_cli.reflector.cidiag import (
+    ABSOLUTE,
+    CHECKOUT,
+    EXIT_SAID,
+    SUMMARY,
+    Diagnostic,
+    diagnostics,
+)
 from memx_cli.reflector.cisteps import Step, steps, structured
-from memx_cli.reflector.citools import exited, last_words, script_runs, spoken
+from memx_cli.reflector.citools import exited, last_words, script_runs, skipped, spoken
 from memx_cli.reflector.ciwarn import Warned, gather, ranked
 
 # the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
@@ -96,6 +103,7 @@ class Failure:
     then: str | None = None  # what a later step of the job warned of, after the failure
     code: int | None = None  # the exit code the runner's verdict names
     coded: bool = False  # worth saying: a wrapper in the step relayed it, or it says why
+    skipped: list[str] = field(default_factory=list)  # targets the runner left out, and why
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -288,10 +296,15 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         keys = _spread(causes)
         # (a place outside the checkout, a wrapper script's own line, is none)
         placed = {d.key for d in causes if d.where and not ABSOLUTE.match(d.where)}
+        crashed = {d.key for d in causes if d.kind == "crash"}
         # the error that hit the most files (the same undefined name used 38 times in one
-        # file is one slip), then the most frequent; among equals, the first that names a
-        # place in the project (a runner's closing "test failed" says less than the panic)
-        top = max(keys, key=lambda k: (keys[k], k in placed))
+        # file is one slip), then the most frequent; a line said again and again without
+        # a place (a wait loop's ``curl: (7)``) is one cause, however often: a retry is a
+        # symptom, and among equals a crash (the panic that left nothing to connect to)
+        # comes first, then the first that names a place in the project (a runner's
+        # closing "test failed" says less than the panic)
+        top = max(keys, key=lambda k: (keys[k][0], keys[k][1] if k in placed else 1,
+                                       k in crashed, k in placed, keys[k][1]))
         group = [d for d in causes if d.key == top]
         found.main = next((d for d in group if d.where and d.kind != "test"), group[0])
         if found.main.kind == "test":
@@ -327,15 +340,18 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             main.notes.append(f"it was fetching {fetched}")
     if found.main is None and found.note is None and found.earlier is None:
         return None
+    if found.main is not None:
+        found.skipped = skipped(step.output)
     return found
 
 
 def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
-    """For each cause's key: how many files (or tests) it hit, and how many times."""
-    places: dict[str, set[str | int]] = {}
+    """For each cause's key: how many files (or tests) it hit, and how many times; the
+    same words said again without a place (a retry loop's) hit one place."""
+    places: dict[str, set[str]] = {}
     times: Counter[str] = Counter()
     for d in causes:
-        places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else d.number)
+        places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else "")
         times[d.key] += 1
     return {key: (len(where), times[key]) for key, where in places.items()}
 
@@ -418,6 +434,8 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
             said += f" ({item.count} times)"
         if main.notes:
             said += " — " + "; ".join(main.notes)
+        if item.skipped:
+            said = said.rstrip(".") + ". The run skipped " + ", ".join(item.skipped)
         parts.append(said)
     if item.main is None and item.earlier is not None:
         parts.append(" failed without an error of its own")
@@ -498,9 +516,10 @@ def _steps_said(places: list[tuple[str | None, str | None, str | None]]) -> tupl
 
 def _tools_warned(warned: list[Warned], passed: bool, room: int) -> Iterator[Candidate]:
     """What the run's tools warned about its build (a deprecation, a configuration), the
-    most specific first: in a green run at most TOOL_WARNINGS; in a failing run only in the
-    room its failures left, after them."""
-    for item in ranked(warned, min(room, TOOL_WARNINGS), passed):
+    most specific first: at most TOOL_WARNINGS, and past that those about a file of the
+    project, in the room the log's other memories left (in a failing run, after its
+    failures)."""
+    for item in ranked(warned, room, passed, TOOL_WARNINGS):
         jobs, where = _steps_said(item.steps)
         said = item.said().rstrip(".")
         if item.where and item.where not in said:
@@ -537,40 +556,45 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     last: dict[str, Failure] = {}  # each job's last failure
     marked = False
     failed = False  # a step failed, whether or not its cause could be read
-    for step in steps(lines):
-        if counted is not None:
-            counted[0] += 1
-        if before is not None and before.job != step.job:
-            before = None
-        limit = next((e for e in step.errors if TIME_LIMIT.search(e.text)), None)
-        if limit is not None:
-            limits[step.job] = limit.text.rstrip(".")
-        # a stamped log without any of the runner's marks (a deploy platform's build log)
-        # is plain output: read whole when it holds diagnostics
-        marked = marked or step.marked
-        failed = failed or (step.failed and not step.setup)
-        bare = plain or (step.job is None and not step.marked)
-        kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
-        items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \
-            if len(kinds) > 1 else [failure(step, bare, before=before)]
-        for item in items:
-            if item is not None and len(found) + len(unmarked) < MAX_FAILURES:
-                (found if plain or step.marked else unmarked).append(item)
-                if step.job is not None and not item.cascade:
-                    last[step.job] = item
-        after = last.get(step.job) if step.job is not None else None
-        if after is not None and after.then is None and step.warned and not step.failed:
-            # a step that ran after the failure (``if: always()``) and found nothing to do
-            name = f"'{step.name}'" if step.name else f"`{_command(step) or 'the next'}`"
-            after.then = f"After it, step {name} warned: {step.warned[0].text.rstrip('.')}."
-        if not step.setup:
-            before = step
-            gather(tools, step, _command(step))
-        for warning in step.warnings:
-            key = Diagnostic(warning.text, warning.number).key
-            jobs = warned.setdefault(key, ([], warning.number, warning.text))[0]
-            if step.job and step.job not in jobs:
-                jobs.append(step.job)
+    outer = CHECKOUT.set(None)
+    try:
+        for step in steps(lines):
+            CHECKOUT.set(step.home)  # the paths it prints, cut to the project's
+            if counted is not None:
+                counted[0] += 1
+            if before is not None and before.job != step.job:
+                before = None
+            limit = next((e for e in step.errors if TIME_LIMIT.search(e.text)), None)
+            if limit is not None:
+                limits[step.job] = limit.text.rstrip(".")
+            # a stamped log without any of the runner's marks (a deploy platform's build log)
+            # is plain output: read whole when it holds diagnostics
+            marked = marked or step.marked
+            failed = failed or (step.failed and not step.setup)
+            bare = plain or (step.job is None and not step.marked)
+            kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
+            items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \
+                if len(kinds) > 1 else [failure(step, bare, before=before)]
+            for item in items:
+                if item is not None and len(found) + len(unmarked) < MAX_FAILURES:
+                    (found if plain or step.marked else unmarked).append(item)
+                    if step.job is not None and not item.cascade:
+                        last[step.job] = item
+            after = last.get(step.job) if step.job is not None else None
+            if after is not None and after.then is None and step.warned and not step.failed:
+                # a step that ran after the failure (``if: always()``) and found nothing to do
+                name = f"'{step.name}'" if step.name else f"`{_command(step) or 'the next'}`"
+                after.then = f"After it, step {name} warned: {step.warned[0].text.rstrip('.')}."
+            if not step.setup:
+                before = step
+                gather(tools, step, _command(step))
+            for warning in step.warnings:
+                key = Diagnostic(warning.text, warning.number).key
+                jobs = warned.setdefault(key, ([], warning.number, warning.text))[0]
+                if step.job and step.job not in jobs:
+                    jobs.append(step.job)
+    finally:
+        CHECKOUT.reset(outer)
     if not marked:
         found += unmarked
     _timed_out(found, limits)
@@ -585,8 +609,9 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         real, cascades = [f for f in cascades if f.peers], []
     if not found:
         if not failed:  # a green run: what the runner and the tools warned about
-            yield from _warned(warned)
-            yield from _tools_warned(list(tools.values()), True, TOOL_WARNINGS)
+            runner = list(_warned(warned))
+            yield from runner
+            yield from _tools_warned(list(tools.values()), True, MEMORIES_PER_LOG - len(runner))
         return  # a failure whose cause the log does not show is no "passed"
     kept = real[:MEMORIES_PER_LOG]
     # the cascades are said once, beside the first failure they fit with in a memory

@@ -61,6 +61,14 @@ SECTION = re.compile(r"^section_(?P<edge>start|end):\d{1,12}:(?P<name>[\w.-]{1,1
 JOB_SCRIPT = ("step_script", "build_script", "after_script")
 ECHOED = re.compile(r"^\$ (?P<command>\S.*)$")  # the runner echoes each command it runs
 VERDICT = re.compile(r"^ERROR: (?P<said>Job failed\b.*)$")
+# the checkout's folder, where the log names it: git creating the repository a GitLab
+# runner fetches into, actions/checkout saying where it works
+HOME = re.compile(r"^(?:Initialized empty|Reinitialized existing) Git repository in (?P<dir>/\S+?|"
+                  r"[A-Za-z]:[/\\]\S+?)[/\\]\.git[/\\]?$|^Working directory is '(?P<quoted>[^']{2,300})'$")
+# a GitLab job's own name: its log names it only where a client wrote a header over it
+# (``glab ci trace``: ``Showing logs for NAME job #ID``) or a debug trace exports it
+GITLAB_JOB = re.compile(r"^Showing logs for (?P<name>\S.{0,200}?) job #\d+\.?$|"
+                        r"^(?:\++ )?export CI_JOB_NAME=(?P<q>['\"]?)(?P<var>[^'\"]{1,200})(?P=q)$")
 # a colour code whose escape byte was saved in caret notation (``^[[36;1m``, as ``cat -v``
 # and terminals show it): the runner's echo of a step's script is coloured this way
 CARET_SGR = re.compile(r"\^\[\[\d{1,3}(?:;\d{1,3})*[mK]")
@@ -88,6 +96,7 @@ class Step:
     dropped: int = 0  # output lines beyond the kept tail
     marked: bool = False  # the runner's marks (##[group], ##[error], …) are in it
     ran: str | None = None  # the last command the runner echoed before running it
+    home: str | None = None  # the checkout's folder, when the log named it
 
     @property
     def failed(self) -> bool:
@@ -147,10 +156,12 @@ class _Builder:
         self.stage: str | None = None  # the open GitLab stage
         self.held: list[Step] = []  # the job's script stages, until its verdict is read
         self.clock: float | None = None  # the raw log's last stamp
+        self.home: str | None = None  # the checkout's folder the log named
+        self.gitlab_job: str | None = None  # a GitLab job's name, where a header gave it
 
     def _open(self, number: int, job: str | None, name: str | None, setup: bool) -> Step | None:
         done = self.step
-        self.step = Step(job, name, number, number, setup)
+        self.step = Step(job, name, number, number, setup, home=self.home)
         self.group, self.invocation, self.past_script = None, False, False
         return done
 
@@ -158,6 +169,14 @@ class _Builder:
         job, name, at, text, stamped = _split(raw)
         done: Step | None = None
         step = self.step
+        if (home := HOME.match(text.strip())) is not None:
+            self.home = (home.group("dir") or home.group("quoted")).rstrip("/\\")
+            if step is not None:
+                step.home = self.home
+        if (named := GITLAB_JOB.match(text)) is not None and self.gitlab_job is None:
+            self.gitlab_job = (named.group("name") or named.group("var")).strip()[:MAX_FIELD]
+            for held in self.held:  # (a debug trace exports it inside the stage)
+                held.job = held.job or self.gitlab_job
         if self.gitlab or SECTION.match(text):
             self._gitlab(number, text, at)
             return None
@@ -257,7 +276,8 @@ class _Builder:
             if section.group("edge") == "start" and self.stage is None:
                 self.stage = name
                 if name in JOB_SCRIPT:
-                    self.step = Step(None, name, number, number, marked=True)
+                    self.step = Step(self.gitlab_job, name, number, number, marked=True,
+                                     home=self.home)
                     self.held.append(self.step)
             elif section.group("edge") == "end" and name == self.stage:
                 self.stage = None  # a stage the script opened itself stays in the script

@@ -114,6 +114,12 @@ CURL_EXITS = {6: "curl could not resolve the host", 7: "curl could not connect t
                          "response",
               28: "curl's request timed out", 35: "curl's TLS handshake failed",
               60: "curl could not verify the server's certificate"}
+# a test runner leaving one of its targets out, and why (the Android Gradle plugin's
+# connected tests: ``Skipping device 'emulator-5554' (emulator-5554): Device is OFFLINE.``):
+# the run tested fewer targets than it was given
+SKIPPED_TARGET = re.compile(r"^Skipping (?P<kind>[a-z]{2,20}) '(?P<name>[^']{1,80})'"
+                            r"(?: \([^()]{0,80}\))?: (?P<why>\S.{0,160}?)\.?$")
+SKIPPED_SAID = 2  # targets named, at most
 CURL_RUN = re.compile(r"(?:^|[|;&(]\s*|\$\(\s*|\b(?:if|then|do|!)\s+)curl\s")
 FAIL_FLAG = re.compile(r"\s(?:-[a-zA-Z]*f[a-zA-Z]*|--fail(?:-with-body)?)(?=\s|$)")
 CONTINUED = re.compile(r"\\\s*$")
@@ -437,3 +443,17 @@ def last_words(lines: Sequence[Line]) -> list[Diagnostic]:
     if above is not None and above.group("subject") != last.group("subject"):
         return []
     return [Diagnostic(said[-1].text.strip(), said[-1].number)]
+
+
+def skipped(lines: Iterable[Line]) -> list[str]:
+    """The targets a failing step's runner left out, with its reason, each once."""
+    said: list[str] = []
+    for line in lines:
+        hit = SKIPPED_TARGET.match(line.text.strip())
+        if hit is not None:
+            told = f"{hit.group('kind')} '{hit.group('name')}' ({hit.group('why')})"
+            if told not in said:
+                said.append(told)
+            if len(said) == SKIPPED_SAID:
+                break
+    return said

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from memx_cli.reflector.cidiag import OUTSIDE, RUST_AT, WORKSPACE, relative
+from memx_cli.reflector.cidiag import OUTSIDE, RUST_AT, inside, relative
 from memx_cli.reflector.cisteps import Line, Step
 from memx_cli.reflector.citools import Diagnostic
 from memx_cli.reflector.routine import CONFIG_EXT
@@ -102,6 +102,7 @@ class Warned:
     steps: list[tuple[str | None, str | None, str | None]] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
     placed: bool = False  # ``where`` is a file of the project
+    owned: bool = False  # one of its inputs is a file of the project
     packages: list[str] = field(default_factory=list)  # the other deprecated packages
 
     def said(self) -> str:
@@ -179,22 +180,24 @@ def _short(path: str) -> str:
     return path if len(parts) <= 3 else f"{parts[0]}/…/{parts[-1]}"
 
 
-def _inputs(lines: Sequence[Line], i: int) -> tuple[int, list[str]]:
+def _inputs(lines: Sequence[Line], i: int) -> tuple[int, list[str], bool]:
     """The files a warning lists under an ``Inputs:``-like label: the project's by their
-    path, the others by the package they come from."""
+    path, the others by the package they come from; and whether one is the project's."""
     end = i
     if end < len(lines) and lines[end].text.strip().endswith(":") \
             and len(lines[end].text.split()) == 1:
         end += 1
     found: list[str] = []
+    owned = False
     while end < len(lines) and (item := ITEM.match(lines[end].text)) is not None:
         path = item.group("item").strip()
-        inside = WORKSPACE.match(path) is not None
-        name = _short(relative(path)) if inside else _outside(path)
+        own = inside(path)
+        name = _short(relative(path)) if own else _outside(path)
         if name and name not in found:
             found.append(name)
+            owned = owned or own
         end += 1
-    return (end, found) if found else (i, [])
+    return (end, found, owned) if found else (i, [], False)
 
 
 def _named(message: str, where: str | None) -> int:
@@ -309,8 +312,9 @@ def _prose(lines: Sequence[Line], i: int, text: str) -> tuple[int, Warned | None
     told = next((n for n, part in enumerate(sentences) if DEPRECATION.search(part)), 0)
     # what it is, and what will come (or what replaces it, when the first sentence said so)
     said = " ".join(dict.fromkeys(sentences[:1] + sentences[told:told + 1 + (told == 0)]))
-    end, listed = _inputs(lines, i + 1)
-    found = Warned(_clean(said), 0, "deprecation", None, _named(said, None), inputs=listed)
+    end, listed, owned = _inputs(lines, i + 1)
+    found = Warned(_clean(said), 0, "deprecation", None, _named(said, None), inputs=listed,
+                   owned=owned)
     found.named += len(listed)
     return max(1, end - i), found
 
@@ -350,14 +354,17 @@ def gather(into: dict[str, Warned], step: Step, command: str | None) -> None:
             same.steps.append(place)
 
 
-def ranked(warned: Iterable[Warned], room: int, passed: bool) -> list[Warned]:
+def ranked(warned: Iterable[Warned], room: int, passed: bool, most: int) -> list[Warned]:
     """The most specific first: placed in a file of the project, then naming its
     configuration (a file, a setting), then naming the most, a list of deprecated packages
-    last; among equals the first said; at most ``room``. A package manager lists every
-    deprecated package of the tree, mostly ones the project never chose: beside a failure
-    such a list is no lesson."""
+    last; among equals the first said; at most ``most``, and past that only those about a
+    file of the project (placed in it, or listing it among their inputs: a native library
+    packaged twice), all within ``room``. A package manager lists every deprecated package
+    of the tree, mostly ones the project never chose: beside a failure such a list is no
+    lesson."""
     kept = [item for item in warned if passed or item.kind != PACKAGE]
-    order = sorted(enumerate(kept), key=lambda pair: (
+    order = [item for _, item in sorted(enumerate(kept), key=lambda pair: (
         pair[1].kind == PACKAGE, not pair[1].placed, not CONFIG_NAME.search(DOMAIN.sub("", pair[1].message)),
-        -pair[1].named, pair[0]))
-    return [item for _, item in order][:max(0, room)]
+        -pair[1].named, pair[0]))]
+    return [item for n, item in enumerate(order)
+            if n < most or item.placed or item.owned][:max(0, room)]

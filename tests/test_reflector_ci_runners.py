@@ -1,0 +1,143 @@
+"""CI logs as other runners and retries leave them (issue 24): a retried line is one cause
+and a crash outranks it, a self-hosted runner's or a GitLab checkout's paths cut to the
+project's, a GitLab job named where a header gives its name, the targets a test runner
+skipped, and a third warning about a file of the project; each with a control."""
+
+from __future__ import annotations
+
+from .test_reflector_ci_gitlab import gitlab
+from .test_reflector_ci_wrapped import run_group
+from .test_reflector_cilog import gh, learned, post, raw, setup
+from .test_reflector_ciwarn import green, step
+
+WAIT = ["until curl -fsS http://localhost:8000/healthz; do", "  sleep 5", "done"]
+REFUSED = "curl: (7) Failed to connect to localhost port 8000 after 2 ms: Connection refused"
+# a Python service crashing at import, read through the prefix docker compose puts on it
+CRASH = ["api-1  | Traceback (most recent call last):",
+         'api-1  |   File "/srv/app/main.py", line 4, in <module>',
+         "api-1  |     from app.settings import DATABASE_URL",
+         "api-1  | ImportError: cannot import name 'DATABASE_URL' from 'app.settings'"]
+
+
+def waited(crash: list[str]) -> str:
+    return raw(["##[group]Run actions/checkout@v4", "##[endgroup]",
+                *run_group(WAIT + ["docker compose logs api"], caret=False),
+                *[REFUSED] * 9, *crash, "##[error]Process completed with exit code 1."])
+
+
+def test_a_retried_line_is_one_cause_and_the_crash_it_waits_on_comes_first() -> None:
+    [memory] = learned(waited(CRASH))
+    assert "reports: ImportError: cannot import name 'DATABASE_URL' from 'app.settings'" \
+        in memory
+    assert "Also: curl: (7) Failed to connect" in memory and "9 times" not in memory
+    # control: without the crash the retried line is all there is, said with its count
+    [memory] = learned(waited([]))
+    assert "reports: curl: (7) Failed to connect to localhost port 8000" in memory
+    assert "(9 times)" in memory and "ImportError" not in memory
+
+
+TSC = "{}src/cart.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
+
+
+def test_a_self_hosted_runner_s_checkout_is_cut_to_the_project_s_paths() -> None:
+    for prefix in ("/home/runner/_work/shop/shop/", "/srv/actions-runner/_work/shop/shop/",
+                   "C:\\actions-runner\\_work\\shop\\shop\\"):
+        log = setup("web") + gh("web", "Types", [
+            "##[group]Run npx tsc --noEmit", "npx tsc --noEmit", "##[endgroup]",
+            TSC.format(prefix), "##[error]Process completed with exit code 2."]) + post("web")
+        [memory] = learned(log)
+        assert "at src/cart.ts:12." in memory, prefix
+    # control: a folder under the work folder that is not the checkout stays whole
+    log = setup("web") + gh("web", "Types", [
+        "##[group]Run npx tsc --noEmit", "npx tsc --noEmit", "##[endgroup]",
+        TSC.format("/home/runner/_work/shop/tools/"),
+        "##[error]Process completed with exit code 2."]) + post("web")
+    [memory] = learned(log)
+    assert "at /home/runner/_work/shop/tools/src/cart.ts:12." in memory
+
+
+def fetched(into: str | None) -> str:
+    """A GitLab job whose runner said where it fetched the repository (or did not)."""
+    log = gitlab(["$ mypy billing",
+                  "/builds/acme/payments/billing/billing/ledger.py:8: error: Name \"Entry\" "
+                  "is not defined  [name-defined]", "Found 1 error in 1 file"])
+    if into is None:
+        return log
+    return log.replace("Fetching changes with git depth set to 20...\n",
+                       "Fetching changes with git depth set to 20...\n"
+                       f"Initialized empty Git repository in {into}/.git/\n")
+
+
+def test_a_gitlab_checkout_is_cut_where_the_runner_says_it_fetched_into() -> None:
+    # the group path has no fixed depth (a subgroup here): the log's own word decides
+    [memory] = learned(fetched("/builds/acme/payments/billing"))
+    assert "at billing/ledger.py:8." in memory
+    # control: a log that does not say where it fetched keeps the path whole
+    [memory] = learned(fetched(None))
+    assert "at /builds/acme/payments/billing/billing/ledger.py:8." in memory
+
+
+def test_a_gitlab_job_is_named_where_a_header_over_its_log_gives_the_name() -> None:
+    log = gitlab(["$ ./scripts/publish.sh", "Uploading billing-1.4.0.tar.gz",
+                  "repository billing-internal: unknown credential \"deploy_token\""])
+    # glab ci trace writes its own header over the runner's log
+    [memory] = learned("Getting job trace...\nShowing logs for release-pypi job #8812.\n" + log)
+    assert memory.startswith("CI job 'release-pypi', step 'step_script' (`./scripts/publish.sh`)")
+    # a debug trace exports the job's name in the stage it runs
+    traced = log.replace("Executing \"step_script\" stage of the job script\n",
+                         "Executing \"step_script\" stage of the job script\n"
+                         "++ export CI_JOB_NAME=release-pypi\n")
+    assert learned(traced)[0].startswith("CI job 'release-pypi', step 'step_script'")
+    # control: the runner's own log names no job
+    [memory] = learned(log)
+    assert memory.startswith("step 'step_script' (`./scripts/publish.sh`)")
+
+
+INSTRUMENTED = ["> Task :app:connectedDebugAndroidTest",
+                "Starting 2 tests on Galaxy Tab S9 - 14", "",
+                "org.acme.ScanTest > scansBarcode[Galaxy Tab S9 - 14] FAILED",
+                "\tjava.lang.SecurityException: camera permission not granted",
+                "\tat org.acme.Scanner.open(Scanner.kt:22)", "",
+                "> Task :app:connectedDebugAndroidTest FAILED", "", "BUILD FAILED in 40s"]
+
+
+def test_the_targets_a_test_runner_skipped_are_said_with_the_failure() -> None:
+    skipping = ["Skipping device 'Pixel_7_API_34' (emulator-5556): Device is UNAUTHORIZED."]
+    log = "".join(f"{line}\n" for line in [*INSTRUMENTED[:1], *skipping, *INSTRUMENTED[1:]])
+    [memory] = learned(log)
+    assert "camera permission not granted" in memory
+    assert "The run skipped device 'Pixel_7_API_34' (Device is UNAUTHORIZED)." in memory
+    # control: a task Gradle skips for want of work is no target left out
+    log = "".join(f"{line}\n" for line in [
+        *INSTRUMENTED[:1], "Skipping task ':app:lintVital' as it has no source files.",
+        *INSTRUMENTED[1:]])
+    [memory] = learned(log)
+    assert "skipped" not in memory
+
+
+PACKAGED = ["> Task :app:mergeDebugNativeLibs",
+            "2 files found for path 'lib/x86_64/libscan.so'. Future versions of the Android "
+            "Gradle Plugin may throw an error in this case.", "Inputs:",
+            " - /home/runner/work/acme/acme/app/src/main/jniLibs/x86_64/libscan.so",
+            " - /home/runner/.gradle/caches/transforms-4/ab12/transformed/scanner-v2.4.0/jni/"
+            "x86_64/libscan.so"]
+BUILD = ["WARNING: Some problems were found with the signing setup:",
+         "Location: keystore.path property in signing.properties file. Problem: File is missing",
+         "> Task :app:processDebugMainManifest",
+         "/home/runner/work/acme/acme/app/src/main/AndroidManifest.xml:9:5-40 Warning:",
+         "\tandroid:debuggable should not be hardcoded in the manifest.",
+         "Deprecated Gradle features were used in this build, making it incompatible with "
+         "Gradle 9.0."]
+
+
+def test_a_third_warning_about_a_file_of_the_project_is_kept_the_others_are_not() -> None:
+    memories = learned(green("android", step("android", "Assemble", "./gradlew assembleDebug",
+                                             BUILD + PACKAGED)))
+    assert len(memories) == 3
+    assert "libscan.so" in memories[2] and "app/…/libscan.so, scanner-v2.4.0" in memories[2]
+    assert not any("Gradle 9.0" in m for m in memories)
+    # control: the same warning listing only other packages' files is cut at two
+    foreign = PACKAGED[:3] + [PACKAGED[4], PACKAGED[4].replace("scanner-v2.4.0", "cam-v1.1.0")]
+    memories = learned(green("android", step("android", "Assemble", "./gradlew assembleDebug",
+                                             BUILD + foreign)))
+    assert len(memories) == 2 and not any("libscan.so" in m for m in memories)
