@@ -141,3 +141,28 @@ def test_a_third_warning_about_a_file_of_the_project_is_kept_the_others_are_not(
     memories = learned(green("android", step("android", "Assemble", "./gradlew assembleDebug",
                                              BUILD + foreign)))
     assert len(memories) == 2 and not any("libscan.so" in m for m in memories)
+
+
+def copied(*output: str) -> str:
+    """A step copied from a run's web page: its title, its output, the runner's verdict as
+    the page shows it."""
+    return "".join(f"{line}\n" for line in ["Run npm run test:integration", *output])
+
+
+# a Unix shell's variable assignment, which cmd.exe (a Windows job's shell) reads as a program
+NOT_RECOGNIZED = ["> audio@1.2.0 test:integration", "> SUITE=integration mocha test",
+                  "'SUITE' is not recognized as an internal or external command,",
+                  "operable program or batch file."]
+
+
+def test_a_step_copied_from_the_run_s_page_is_read_with_its_title_and_verdict() -> None:
+    [memory] = learned(copied(*NOT_RECOGNIZED, "Error: Process completed with exit code 1."))
+    assert memory == ("The log (`npm run test:integration`, which runs `SUITE=integration mocha "
+                      "test`) reports: 'SUITE' is not recognized as an internal or external "
+                      "command, operable program or batch file.")
+    # control: without the runner's verdict the first line is no step's title
+    [memory] = learned(copied(*NOT_RECOGNIZED))
+    assert "npm run test:integration" not in memory and "is not recognized" in memory
+    # control: a verdict with no words of a tool above it says nothing worth keeping
+    assert learned(copied("Running tests...", "Tests completed with expected failures",
+                          "Error: Process completed with exit code 1.")) == []

@@ -31,7 +31,8 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   error block with the facts it lists (``While resolving:``, ``Found:``, ``Could not
   resolve dependency:`` and the line under it);
 - ``go test -v``'s ``file.go:N:`` lines above its ``--- FAIL``, tsc indented (ts-jest),
-  cargo's ``... required by package`` chain, a located ``PATH:L:C Error:`` with its words
+  cargo's ``... required by package`` chain, cmd.exe's ``'NAME' is not recognized as an
+  internal or external command,``, a located ``PATH:L:C Error:`` with its words
   on the indented line under it (Android's manifest merger), and the tool's own advice
   (``run `CMD` ``) on the line after an error.
 
@@ -80,6 +81,11 @@ RUST_ID = re.compile(r"^\s*├ ID:\s*(?P<id>\S+)")
 RUSTC_CODE = re.compile(r"^E\d+$")
 # a shell's own error: ``SCRIPT: line N: message`` (bash), ``SCRIPT: N: message`` (dash)
 SHELL = re.compile(r"^(?P<path>[^\s:]*[/.][^\s:]*): (?:line )?(?P<line>\d+): (?P<msg>\S.*)$")
+# cmd.exe's own error for a word it cannot run (a Windows job's default shell for
+# ``shell: cmd``): ``'NAME' is not recognized as an internal or external command,`` with
+# ``operable program or batch file.`` on the line under it
+CMD_UNKNOWN = re.compile(r"^'(?P<name>[^']{1,120})' is not recognized as an internal or external "
+                         r"command,?\s*$")
 RUNNER_TEMP = re.compile(r"[/\\]_temp[/\\]")  # the step's own script, written by the runner
 CAUSED_BY = re.compile(r"^Caused by: (?P<msg>\S.*)$")
 # codespell: ``PATH:L: word ==> suggestion``; ktlint: ``PATH:L:C: message (ruleset:rule)``
@@ -638,6 +644,12 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             quoted = LEVEL.sub("", lines[i + 1].text).strip() if i + 1 < len(lines) else ""
             if quoted and LEVEL.match(lines[i + 1].text) and not LEVELED.match(quoted):
                 diag.code = quoted
+        elif (hit := CMD_UNKNOWN.match(text)) is not None:
+            words = [text.strip()]
+            if i + 1 < len(lines) and lines[i + 1].text.strip().startswith("operable program"):
+                words.append(lines[i + 1].text.strip())
+            diag = Diagnostic(_clip(" ".join(words).rstrip(".,")), line.number, shape="cmd")
+            step = len(words)
         elif (hit := SHELL.match(text)) is not None:
             diag = Diagnostic(_clip(hit.group("msg")), line.number,
                               where=None if RUNNER_TEMP.search(hit.group("path")) else

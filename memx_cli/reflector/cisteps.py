@@ -9,6 +9,8 @@ Two shapes of a GitHub Actions log, and plain tool output:
   ``section_end:TIME:NAME`` lines, the job's own script (``step_script``, ``build_script``,
   ``after_script``) echoing each command as ``$ cmd`` before it runs, and the runner's
   verdict ``ERROR: Job failed: …`` after the last stage;
+- a step copied from the run's web page: its title ``Run COMMAND``, its output, and the
+  runner's verdict as the page writes it (``Error: Process completed with exit code 1.``);
 - anything else (a saved ``mypy`` or ``npm`` output) is one step with no name.
 
 ``gh`` writes ``UNKNOWN STEP`` in the step column when it could not tell a job's steps
@@ -69,6 +71,10 @@ HOME = re.compile(r"^(?:Initialized empty|Reinitialized existing) Git repository
 # (``glab ci trace``: ``Showing logs for NAME job #ID``) or a debug trace exports it
 GITLAB_JOB = re.compile(r"^Showing logs for (?P<name>\S.{0,200}?) job #\d+\.?$|"
                         r"^(?:\++ )?export CI_JOB_NAME=(?P<q>['\"]?)(?P<var>[^'\"]{1,200})(?P=q)$")
+# a step as the run's web page shows it, copied from there: its title, then its output,
+# and the runner's ``##[error]`` verdict written as the page writes annotations
+UI_RUN = re.compile(r"^Run (?P<command>\S.*)$")
+UI_VERDICT = re.compile(r"^Error: (?P<said>Process completed with exit code \d+\.)$")
 # a colour code whose escape byte was saved in caret notation (``^[[36;1m``, as ``cat -v``
 # and terminals show it): the runner's echo of a step's script is coloured this way
 CARET_SGR = re.compile(r"\^\[\[\d{1,3}(?:;\d{1,3})*[mK]")
@@ -158,6 +164,7 @@ class _Builder:
         self.clock: float | None = None  # the raw log's last stamp
         self.home: str | None = None  # the checkout's folder the log named
         self.gitlab_job: str | None = None  # a GitLab job's name, where a header gave it
+        self.title: str | None = None  # a copied step's ``Run COMMAND`` title
 
     def _open(self, number: int, job: str | None, name: str | None, setup: bool) -> Step | None:
         done = self.step
@@ -200,8 +207,24 @@ class _Builder:
         elif step is None:  # plain output: one step
             done = self._open(number, None, None, False)
         assert self.step is not None
+        if job is None and not stamped and self._copied(self.step, number, text, at):
+            return done
         self._line(self.step, Line(number, text, at))
         return done
+
+    def _copied(self, step: Step, number: int, text: str, at: float | None) -> bool:
+        """A step copied from the web page of a run: its title ``Run COMMAND`` on its
+        first line (the script it echoes folded away), the runner's verdict shown as
+        ``Error: Process completed with exit code N.``; both are the runner's, no output."""
+        if not step.output and self.title is None and (run := UI_RUN.match(text)) is not None:
+            self.title = run.group("command").strip()[:MAX_FIELD]
+            return True
+        if (verdict := UI_VERDICT.match(text)) is not None:
+            step.errors.append(Line(number, verdict.group("said"), at))
+            if self.title is not None and not step.script:  # the title was the step's
+                step.script.append(self.title)
+            return True
+        return False
 
     def _raw(self, number: int, text: str) -> Step | None:
         """A line of a raw job log: a top-level ``Run`` group opens a step (any ``Run``
