@@ -5,6 +5,11 @@ skipped, and a third warning about a file of the project; each with a control.""
 
 from __future__ import annotations
 
+import io
+
+from memx_cli.reflector import cilog
+from memx_cli.reflector.inputs import Reader
+
 from .test_reflector_ci_gitlab import gitlab
 from .test_reflector_ci_wrapped import run_group
 from .test_reflector_cilog import gh, learned, post, raw, setup
@@ -166,3 +171,36 @@ def test_a_step_copied_from_the_run_s_page_is_read_with_its_title_and_verdict() 
     # control: a verdict with no words of a tool above it says nothing worth keeping
     assert learned(copied("Running tests...", "Tests completed with expected failures",
                           "Error: Process completed with exit code 1.")) == []
+
+
+def paged(script: list[str], after: list[str] | None = None) -> str:
+    """A GitLab job log copied from the job's page: the stages by their titles, each with
+    the time it took under it, no section lines; artifacts uploaded after the failure."""
+    lines = ["Running with gitlab-runner 17.9.2 (14c5775c)", "  on shared-4 Ab12Cd34",
+             'Preparing the "docker" executor', "00:01", "Using Docker executor with image x",
+             "Getting source from Git repository", "00:03",
+             "Initialized empty Git repository in /builds/acme/platform/billing/.git/",
+             "Checking out 629d5aa4 as detached HEAD (ref is main)...",
+             'Executing "step_script" stage of the job script', "00:08", *script]
+    if after is not None:
+        lines += ["Running after_script", "00:01", *after]
+    lines += ["Uploading artifacts for failed job", "00:00", "Uploading artifacts...",
+              "WARNING: build.env: no matching files. Ensure that the artifact path is "
+              "relative to the working directory (/builds/acme/platform/billing)",
+              "ERROR: No files to upload", "Cleaning up project directory and file based "
+              "variables", "00:01", "ERROR: Job failed: exit code 1"]
+    return "".join(f"{line}\n" for line in lines)
+
+
+MYPY = ["$ mypy billing", "/builds/acme/platform/billing/billing/ledger.py:8: error: Name "
+        "\"Entry\" is not defined  [name-defined]", "Found 1 error in 1 file"]
+
+
+def test_a_gitlab_log_copied_from_its_page_is_read_by_its_stage_titles() -> None:
+    [memory] = learned(paged(MYPY, after=["$ echo cleanup", "cleanup"]), source=None)
+    assert memory == ("step 'step_script' (`mypy billing`) failed: Name \"Entry\" is not "
+                      "defined [name-defined] at billing/ledger.py:8.")
+    # control: the same lines with no runner's banner are no runner's log: a log of
+    # commands (``$ cmd``), left to the episode reader
+    plain = paged(MYPY).split("\n", 2)[2].encode()
+    assert not cilog.reads(Reader(io.BytesIO(plain), "auto", "ci.log").prepare(), "ci")

@@ -8,7 +8,10 @@ Two shapes of a GitHub Actions log, and plain tool output:
 - a GitLab job log: the runner's stages between ``section_start:TIME:NAME`` and
   ``section_end:TIME:NAME`` lines, the job's own script (``step_script``, ``build_script``,
   ``after_script``) echoing each command as ``$ cmd`` before it runs, and the runner's
-  verdict ``ERROR: Job failed: …`` after the last stage;
+  verdict ``ERROR: Job failed: …`` after the last stage; copied from the job's page, the
+  log has no section lines and shows each stage by its title (``Executing "step_script"
+  stage of the job script``, ``Uploading artifacts for failed job``) with the time it took
+  under it, after the runner's banner (``Running with gitlab-runner …``): read the same;
 - a step copied from the run's web page: its title ``Run COMMAND``, its output, and the
   runner's verdict as the page writes it (``Error: Process completed with exit code 1.``);
 - anything else (a saved ``mypy`` or ``npm`` output) is one step with no name.
@@ -63,6 +66,18 @@ SECTION = re.compile(r"^section_(?P<edge>start|end):\d{1,12}:(?P<name>[\w.-]{1,1
 JOB_SCRIPT = ("step_script", "build_script", "after_script")
 ECHOED = re.compile(r"^\$ (?P<command>\S.*)$")  # the runner echoes each command it runs
 VERDICT = re.compile(r"^ERROR: (?P<said>Job failed\b.*)$")
+# a GitLab job log copied from its web page, which shows the stages by their titles (each
+# with the time it took on the line under it) and leaves the section lines out; the runner
+# opens it with its banner
+BANNER = re.compile(r"^Running with gitlab-runner \S")
+STAGE_TITLE = re.compile(r'^(?:Executing "(?P<script>\w{1,40})" stage of the job script|Running '
+                         r'(?P<after>after_script)|Preparing the "[^"]{1,40}" executor|Preparing '
+                         r"environment|Getting source from Git repository|Restoring cache|"
+                         r"Downloading artifacts|Saving cache for (?:successful|failed) job|"
+                         r"Uploading artifacts for (?:successful|failed) job|Cleaning up "
+                         r"(?:project directory and )?file based variables|Resolving secrets)$")
+DURATION = re.compile(r"^\d{1,3}:\d\d$")
+HEADER_LINES = 3  # lines a client writes over the runner's log (glab's "Showing logs for")
 # the checkout's folder, where the log names it: git creating the repository a GitLab
 # runner fetches into, actions/checkout saying where it works
 HOME = re.compile(r"^(?:Initialized empty|Reinitialized existing) Git repository in (?P<dir>/\S+?|"
@@ -144,7 +159,7 @@ def structured(lines: Iterable[str]) -> bool:
             continue
         seen += 1
         split = _split(raw)
-        if SECTION.match(split[3]):
+        if SECTION.match(split[3]) or (seen <= HEADER_LINES + 1 and BANNER.match(split[3])):
             return True
         stamped += split[4]
     return seen > 0 and stamped >= STRUCTURED_SHARE * seen
@@ -165,6 +180,8 @@ class _Builder:
         self.home: str | None = None  # the checkout's folder the log named
         self.gitlab_job: str | None = None  # a GitLab job's name, where a header gave it
         self.title: str | None = None  # a copied step's ``Run COMMAND`` title
+        self.titled = False  # a GitLab log read by its stages' titles (copied from its page)
+        self.timed = False  # the line after a stage's title may be the time it took
 
     def _open(self, number: int, job: str | None, name: str | None, setup: bool) -> Step | None:
         done = self.step
@@ -184,6 +201,10 @@ class _Builder:
             self.gitlab_job = (named.group("name") or named.group("var")).strip()[:MAX_FIELD]
             for held in self.held:  # (a debug trace exports it inside the stage)
                 held.job = held.job or self.gitlab_job
+        if not self.gitlab and job is None and BANNER.match(text) and (
+                step is None or (not step.marked and len(step.output) <= HEADER_LINES)):
+            self.gitlab = self.titled = True  # (a header over it is no step)
+            self.step = None
         if self.gitlab or SECTION.match(text):
             self._gitlab(number, text, at)
             return None
@@ -293,17 +314,11 @@ class _Builder:
         the runner echoed is the one running; the runner's stages teach nothing, and its
         verdict after the last stage belongs to the script that failed."""
         self.gitlab = True
+        if self.titled and self._titled(number, text):
+            return
         section = SECTION.match(text)
         if section is not None:
-            name = section.group("name")
-            if section.group("edge") == "start" and self.stage is None:
-                self.stage = name
-                if name in JOB_SCRIPT:
-                    self.step = Step(self.gitlab_job, name, number, number, marked=True,
-                                     home=self.home)
-                    self.held.append(self.step)
-            elif section.group("edge") == "end" and name == self.stage:
-                self.stage = None  # a stage the script opened itself stays in the script
+            self._edge(number, section.group("edge"), section.group("name"))
             return
         verdict = VERDICT.match(text)
         if verdict is not None and self.stage is None:
@@ -325,6 +340,35 @@ class _Builder:
         if len(step.output) == step.output.maxlen:
             step.dropped += 1
         step.output.append(Line(number, text, at))
+
+    def _titled(self, number: int, text: str) -> bool:
+        """A line of a GitLab log copied from its page: a stage's title ends the stage
+        before and opens its own (the time under it is no output), the verdict ends the
+        last one; is the line read?"""
+        timed, self.timed = self.timed, False
+        if timed and DURATION.match(text.strip()):
+            return True
+        title = STAGE_TITLE.match(text.strip())
+        if title is None and not (VERDICT.match(text) and self.stage is not None):
+            return False
+        if self.stage is not None:
+            self._edge(number, "end", self.stage)
+        if title is None:
+            return False  # the verdict, read after the stage it ends
+        self._edge(number, "start", title.group("script") or title.group("after") or "runner")
+        self.timed = True
+        return True
+
+    def _edge(self, number: int, edge: str, name: str) -> None:
+        """A stage opening or closing: the job's script stages are its steps."""
+        if edge == "start" and self.stage is None:
+            self.stage = name
+            if name in JOB_SCRIPT:
+                self.step = Step(self.gitlab_job, name, number, number, marked=True,
+                                 home=self.home)
+                self.held.append(self.step)
+        elif edge == "end" and name == self.stage:
+            self.stage = None  # a stage the script opened itself stays in the script
 
     def finish(self) -> Step | None:
         done, self.step = self.step, None
