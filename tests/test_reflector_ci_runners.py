@@ -204,3 +204,22 @@ def test_a_gitlab_log_copied_from_its_page_is_read_by_its_stage_titles() -> None
     # commands (``$ cmd``), left to the episode reader
     plain = paged(MYPY).split("\n", 2)[2].encode()
     assert not cilog.reads(Reader(io.BytesIO(plain), "auto", "ci.log").prepare(), "ci")
+
+
+SCRIPT_FAILED = ["$ gradle build", "FAILURE: Build failed with an exception.", "",
+                 "* Where:", "Build file '/builds/acme/platform/billing/build.gradle' line: 18",
+                 "", "* What went wrong:",
+                 "Could not compile build file '/builds/acme/platform/billing/build.gradle'.",
+                 "> startup failed:", "", "* Try:", "> Run with --stacktrace option.",
+                 "BUILD FAILED in 5s"]
+
+
+def test_a_build_script_gradle_could_not_compile_is_placed_at_its_line() -> None:
+    [memory] = learned(paged(SCRIPT_FAILED), source=None)
+    assert memory.endswith("Could not compile build file "
+                           "'/builds/acme/platform/billing/build.gradle'. startup failed at "
+                           "build.gradle:18.")
+    # control: a failure Gradle names no script for is placed nowhere
+    [memory] = learned(paged([line for line in SCRIPT_FAILED if "line: 18" not in line
+                              and line != "* Where:"]), source=None)
+    assert memory.endswith("startup failed.")  # (its colon announced nothing)

@@ -19,7 +19,8 @@ Tools write their verdicts in a few shapes, and these are read, not their words:
   ``would reformat PATH`` of black, ``Would reformat: PATH`` of ruff, ``[warn] PATH`` of
   prettier): one diagnostic naming the files, however many hunks it printed;
 - Kotlin's ``e: [file://]PATH:L:C message`` (or ``PATH: (L, C): message``) and Gradle's
-  ``* What went wrong:`` block (a summary: the compiler's lines above it say why);
+  ``* What went wrong:`` block (a summary: the compiler's lines above it say why; placed
+  at the script its ``* Where:`` block names);
 - Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and its gutter's words, Maven's
   ``PATH:[L,C] message`` (sbt's ``[error]`` and Maven's ``[ERROR]`` markers are read
   through); pip's "No matching distribution found for NAME==V" with the Python V needs;
@@ -173,6 +174,9 @@ FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|wou
 KOTLIN = re.compile(r"^e: (?:file://)?(?P<path>[^\s:]+?\.kts?)(?::(?P<line>\d+):\d+|: \((?P<line2>\d+), "
                     r"\d+\):) (?P<msg>\S.*)$")
 WENT_WRONG = re.compile(r"^\* What went wrong:\s*$")
+# the ``* Where:`` block above it: the build script Gradle failed in, and the line
+GRADLE_WHERE = re.compile(r"^(?:(?:Build|Settings|Init) file|Script) '(?P<path>[^']{1,300})' "
+                          r"line: (?P<line>\d+)$")
 LEVEL = re.compile(r"^\[(?:error|ERROR)\] ?")  # sbt's and Maven's level marker
 # under that marker, ``PATH:L[:C]: message`` is the compiler's (scalac 2, javac via sbt)
 LEVELED = re.compile(r"^(?P<path>[^\s:]+?\.\w+):(?P<line>\d+)(?::\d+)?:\s*(?P<msg>\S.*)$")
@@ -473,13 +477,22 @@ def _unformatted(lines: Sequence[Line], i: int) -> Diagnostic:
 
 
 def _went_wrong(lines: Sequence[Line], i: int) -> Diagnostic | None:
+    """Gradle's ``* What went wrong:`` block, placed at the build script and line its
+    ``* Where:`` block above names (a script that does not compile)."""
     said: list[str] = []
     for line in lines[i + 1:i + 8]:
         text = line.text.strip()
         if not text or text.startswith("* "):
             break
         said.append(text.lstrip("> ").strip())
-    return Diagnostic(_clip(" ".join(said)), lines[i].number, "summary") if said else None
+    if not said:
+        return None
+    diag = Diagnostic(_clip(" ".join(said)), lines[i].number, "summary")
+    above = [line.text.strip() for line in lines[max(0, i - 4):i] if line.text.strip()][-2:]
+    if len(above) == 2 and above[0] == "* Where:" \
+            and (at := GRADLE_WHERE.match(above[1])) is not None:
+        diag.where = f"{relative(at.group('path'))}:{at.group('line')}"
+    return diag
 
 
 def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic]:

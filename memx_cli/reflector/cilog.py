@@ -439,7 +439,7 @@ def _statement(item: Failure, cascades: list[Failure]) -> str:
         parts.append(said)
     if item.main is None and item.earlier is not None:
         parts.append(" failed without an error of its own")
-    text = "".join(parts).rstrip(".") + "."
+    text = "".join(parts).rstrip(".:") + "."  # (a dangling colon announced nothing)
     for other in item.also:
         if item.main is not None and _restates(other.message, item.main.message):
             continue  # the runner repeating the tool's words
