@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 
 from memx_cli.reflector import cilog
+from memx_cli.reflector.cisteps import _split
 from memx_cli.reflector.inputs import Reader
 
 from .test_reflector_ci_gitlab import gitlab
@@ -223,3 +224,14 @@ def test_a_build_script_gradle_could_not_compile_is_placed_at_its_line() -> None
     [memory] = learned(paged([line for line in SCRIPT_FAILED if "line: 18" not in line
                               and line != "* Where:"]), source=None)
     assert memory.endswith("startup failed.")  # (its colon announced nothing)
+
+
+def test_a_stamped_gitlab_trace_reads_as_the_trace_without_stamps() -> None:
+    trace = gitlab(["$ ./scripts/publish.sh", "Uploading billing-1.4.0.tar.gz",
+                    "repository billing-internal: unknown credential \"deploy_token\""])
+    # FF_TIMESTAMPS: each line's stamp, then its stream and whether it continues the line
+    stamped = "".join(f"2024-11-15T13:54:{n % 60:02d}.458225Z 00O{'+' if n % 3 else ' '}{line}\n"
+                      for n, line in enumerate(trace.splitlines()))
+    assert learned(stamped) == learned(trace) != []
+    # control: the same letters at the start of a line with no stamp before them are text
+    assert _split("00O  rows copied\n")[3] == "00O  rows copied"

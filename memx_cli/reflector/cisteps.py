@@ -12,6 +12,7 @@ Two shapes of a GitHub Actions log, and plain tool output:
   log has no section lines and shows each stage by its title (``Executing "step_script"
   stage of the job script``, ``Uploading artifacts for failed job``) with the time it took
   under it, after the runner's banner (``Running with gitlab-runner …``): read the same;
+  stamped (``FF_TIMESTAMPS``), each line has its stamp and its stream (``00O ``) before it;
 - a step copied from the run's web page: its title ``Run COMMAND``, its output, and the
   runner's verdict as the page writes it (``Error: Process completed with exit code 1.``);
 - anything else (a saved ``mypy`` or ``npm`` output) is one step with no name.
@@ -77,6 +78,9 @@ STAGE_TITLE = re.compile(r'^(?:Executing "(?P<script>\w{1,40})" stage of the job
                          r"Uploading artifacts for (?:successful|failed) job|Cleaning up "
                          r"(?:project directory and )?file based variables|Resolving secrets)$")
 DURATION = re.compile(r"^\d{1,3}:\d\d$")
+# a GitLab runner's stamped log (``FF_TIMESTAMPS``) writes after each stamp the stream the
+# line came from and whether it continues the line before: ``00O ``, ``01E ``, ``00O+``
+STREAM = re.compile(r"^\d{2}[OE][ +]")
 HEADER_LINES = 3  # lines a client writes over the runner's log (glab's "Showing logs for")
 # the checkout's folder, where the log names it: git creating the repository a GitLab
 # runner fetches into, actions/checkout saying where it works
@@ -143,6 +147,7 @@ def _split(raw: str) -> tuple[str | None, str | None, float | None, str, bool]:
     if stamp:
         at = _seconds(stamp.group(1))
         line = line[stamp.end():]
+        line = STREAM.sub("", line, count=1)
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
     if "^[[" in line:
@@ -314,9 +319,10 @@ class _Builder:
         the runner echoed is the one running; the runner's stages teach nothing, and its
         verdict after the last stage belongs to the script that failed."""
         self.gitlab = True
+        section = SECTION.match(text)
+        self.titled = self.titled and section is None  # the section lines say it all
         if self.titled and self._titled(number, text):
             return
-        section = SECTION.match(text)
         if section is not None:
             self._edge(number, section.group("edge"), section.group("name"))
             return
