@@ -22,8 +22,10 @@ Generated from `--help` by `scripts/gen_cli_docs.py`; do not edit by hand.
 
 Every command also runs as `git memx ...`. Global options come before the command:
 `memx -C PATH -v COMMAND ...`. Exit codes: 0 success, 1 a check failed, 2 bad usage or
-bad input, 3 internal error. Listing and search commands take `--json` and print an
-object with a top-level key (for example `{"memories": [...]}`).
+bad input, 3 internal error; a reader that stops reading (`memx list | head`) ends a
+command with 0. Listing and search commands take `--json` and print an object with a
+top-level key (for example `{"memories": [...]}`), in \\u escapes where the output's
+encoding cannot hold a character (text output writes such a character as an escape).
 """
 
 

@@ -128,6 +128,32 @@ def test_a_closed_stdout_through_the_server_ends_as_in_process(served: Path) -> 
     assert b"Tags are signed with the release key" in out
 
 
+def test_a_reader_gone_and_a_narrow_encoding_through_the_server(served: Path) -> None:
+    """Answered by the server, as in process (tests/test_output_streams.py): a reader
+    gone ends a search with 0 and nothing said; an output declared latin-1 gets the
+    memory's → as an escape, the JSON as \\u escapes. The control: UTF-8 writes it."""
+    added = run([*FULL, "add", "--raw", "Webhook retries → exponential backoff"], served)
+    assert added[0] == 0
+    before = requests_served()
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run([*THIN, "search", "webhook", "-n", "50"], cwd=served,
+                              stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    assert (gone.returncode, gone.stderr) == (0, b"")
+    latin = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    code, out, err = run([*THIN, "search", "webhook backoff", "-n", "1"], served, latin)
+    assert (code, err) == (0, b"") and b"retries \\u2192 exponential" in out
+    code, out, err = run([*THIN, "search", "webhook backoff", "-n", "1", "--json"], served,
+                         latin)
+    assert code == 0 and out.isascii() and b"\\u2192" in out
+    assert requests_served() >= before + 3  # the server ran them
+    code, out, _ = run([*THIN, "search", "webhook backoff", "-n", "1"], served)
+    assert code == 0 and "retries → exponential" in out.decode("utf-8")
+
+
 def requests_served() -> int:
     return int(status()["requests"])
 

@@ -7,10 +7,12 @@ errors become ``memx: error: <message>`` with the exit codes of SPEC 7.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +24,7 @@ from memx_cli.command.base import (
     failed,
     fast_exit,
     setup_logging,
+    tolerant_streams,
     verbose_asked,
 )
 from memx_cli.errors import EXIT_USAGE, MemxError
@@ -76,8 +79,29 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 HIDDEN = frozenset({"hook-impl", "agent-hook", "merge-file"})
 
 
+class _Unread(Exception):
+    """A broken pipe carried past click's main, which would end it with exit 1 whatever
+    broke; ``main`` hands the pipe's error to ``failed`` (a reader gone: exit 0)."""
+
+
+@contextlib.contextmanager
+def _pipe_carried() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError as exc:
+        raise _Unread() from exc
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _pipe_carried():  # (--help is written while the context is made)
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _pipe_carried():
+            return super().invoke(ctx)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name in COMMANDS if name not in HIDDEN]
@@ -133,6 +157,7 @@ def main(argv: list[str] | None = None, services: Services | None = None) -> Non
     host's warm parts for the command (the memx server's), else None."""
     args = clean_args(sys.argv[1:] if argv is None else argv)
     verbose = verbose_asked(args)
+    tolerant_streams()
     try:
         code = cli.main(args=args, prog_name="memx", standalone_mode=False, obj=services)
     except click.exceptions.Abort as exc:
@@ -146,5 +171,5 @@ def main(argv: list[str] | None = None, services: Services | None = None) -> Non
     except BaseException as exc:
         if isinstance(exc, (SystemExit, GeneratorExit)):
             raise
-        code = failed(exc, verbose)
+        code = failed((exc.__cause__ or exc) if isinstance(exc, _Unread) else exc, verbose)
     sys.exit(code if isinstance(code, int) else 0)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from typing import Any
 
 import click
 
-from memx_cli.command.base import emit_json, link_marks, one_line, terminal_width
+from memx_cli.command.base import emit_json, json_text, link_marks, one_line, terminal_width
 from memx_cli.store.memory import Memory, Problem
 
 __all__ = ["counted", "emit_json", "emit_json_rows", "link_marks", "one_line", "read_text_arg",
@@ -24,12 +23,12 @@ def counted(count: int, one: str, many: str | None = None) -> str:
 def emit_json_rows(payload: dict[str, Any], key: str, rows: Iterable[Any]) -> None:
     """``emit_json`` of ``payload`` with its ``key`` set to ``rows``, the same text, written a
     row at a time: a list as long as a history is never held whole, nor its JSON."""
-    text = json.dumps({**payload, key: []}, ensure_ascii=False, indent=2)
-    head, tail = text.split(f"\n  {json.dumps(key, ensure_ascii=False)}: []", 1)
-    click.echo(f"{head}\n  {json.dumps(key, ensure_ascii=False)}: [", nl=False)
+    text = json_text({**payload, key: []}, indent=2)
+    head, tail = text.split(f"\n  {json_text(key)}: []", 1)
+    click.echo(f"{head}\n  {json_text(key)}: [", nl=False)
     first = True
     for row in rows:
-        lines = json.dumps(row, ensure_ascii=False, indent=2).split("\n")
+        lines = json_text(row, indent=2).split("\n")
         click.echo(("\n" if first else ",\n") + "\n".join("    " + line for line in lines),
                    nl=False)
         first = False

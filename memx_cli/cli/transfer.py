@@ -128,6 +128,7 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
     """Write every memory this repository sees to standard output.
 
     JSON is {"memories": [...]}; `memx import` reads all three machine formats back.
+    They are written in UTF-8, whatever encoding the output declares.
 
     agents-md, claude-md and cursor-rules (for agents without MCP) instead write the
     active policies and the best facts into a block between `<!-- memx:begin -->` and
@@ -157,5 +158,11 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
 
     memories, problems = state.memx().export(include_archived)
     warn_problems(problems)
+    # UTF-8 whatever the output's declared encoding: the file `memx import` reads back
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
     for chunk in export_text(memories, fmt):
-        sys.stdout.write(chunk)
+        if out is None:
+            sys.stdout.write(chunk)
+        else:
+            out.write(chunk.encode("utf-8"))

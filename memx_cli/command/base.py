@@ -14,7 +14,9 @@ and the run around their body (``run_lean``).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import errno
+import functools
 import io
 import logging
 import os
@@ -45,6 +47,42 @@ def echo(message: str, err: bool = False, nl: bool = True) -> None:
         return
     stream.write(text)
     stream.flush()
+
+
+def tolerant_streams() -> None:
+    """What the standard streams' encoding cannot hold is written as an escape
+    (``\\u2192``) rather than failing the command: memory text is any Unicode, and an
+    output may be declared latin-1 or a legacy code page (``PYTHONIOENCODING``, a
+    terminal's locale). A stream with an error handler of its own keeps it."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
+
+
+def whole_unicode(stream: object) -> bool:
+    """Whether ``stream``'s encoding holds every character (UTF-8, UTF-16, GB 18030...;
+    a text stream that encodes nothing, as io.StringIO): a JSON output keeps its text as
+    it is there, and writes \\u escapes elsewhere."""
+    encoding = getattr(stream, "encoding", None)
+    return _holds_all(encoding) if isinstance(encoding, str) else True
+
+
+@functools.cache
+def _holds_all(encoding: str) -> bool:
+    try:
+        "\u00e9\u2192\u90e8\U0001f680\U0010fffd".encode(encoding)
+    except (LookupError, UnicodeError):
+        return False
+    return True
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON for the standard output: its text as it is where the output's
+    encoding holds every character, else ASCII with \\u escapes (never lossy, never an
+    encoding error)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=not whole_unicode(sys.stdout), indent=indent)
 
 
 def _plain(stream: object) -> bool:
@@ -146,9 +184,11 @@ def failed(exc: BaseException, verbose: bool) -> int:
     if isinstance(exc, KeyboardInterrupt):
         echo("memx: interrupted", err=True)
         return 130
-    if isinstance(exc, BrokenPipeError):
-        # `memx list | head`: the reader went away; that is not an error of ours.
-        sys.stderr.close()
+    if isinstance(exc, BrokenPipeError) and reader_gone():
+        # `memx list | head`: the reader stopped reading, which is no error of ours: exit
+        # 0, as ripgrep does (git dies of SIGPIPE, 141 in the shell; Python exits 1), so a
+        # script under `set -o pipefail` goes on; nothing more is written.
+        drop_output()
         return 0
     # (BaseException because Rust panics inside tantivy arrive as pyo3's
     # PanicException, which derives from BaseException.)
@@ -167,22 +207,56 @@ def failed(exc: BaseException, verbose: bool) -> int:
     return EXIT_INTERNAL
 
 
+def reader_gone() -> bool:
+    """Whether the standard output or error is a pipe (or socket) whose reader has gone:
+    its end polls as an error. A broken pipe of another kind (a child process's input)
+    is the command's failure, not its reader's choice."""
+    import select
+
+    poll = getattr(select, "poll", None)
+    if poll is None:  # no poll(2): trust the error
+        return True
+    poller = poll()
+    for fd in (1, 2):
+        poller.register(fd, 0)
+    try:
+        ready = poller.poll(0)
+    except OSError:
+        return False
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in ready)
+
+
+def drop_output() -> None:
+    """Send whatever the standard streams still hold, and anything written after, to
+    the null device: their reader has gone, and the interpreter's last flush must not
+    fail over it."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd)
+    os.close(null)
+
+
 def fast_exit() -> None:
     """Leave at once after flushing the standard streams: interpreter shutdown (module
     teardown, the native libraries' destructors) cost 24-62 ms per command in issue 15.
     Only for a finished command (its files are closed); a stream that cannot be flushed
-    (a closed pipe) takes the ordinary exit, and so does a run under a profiler or a
-    coverage tracer, which write their results at exit. A stream the process was started
-    without (``memx add ... >&-``: Python's is None) has nothing to flush."""
-    if observed():
-        return
+    takes the ordinary exit, and so does a run under a profiler or a coverage tracer,
+    which write their results at exit. A stream the process was started without
+    (``memx add ... >&-``: Python's is None) has nothing to flush; one whose reader has
+    gone (``memx export | head``) has its rest dropped, as ``failed`` does."""
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
+    except BrokenPipeError:
+        if not reader_gone():
+            return
+        drop_output()  # the command ran; its reader left before the end (see ``failed``)
     except (OSError, ValueError):
         return
-    os._exit(0)
+    if not observed():
+        os._exit(0)
 
 
 def observed() -> bool:
@@ -197,9 +271,7 @@ def observed() -> bool:
 
 def emit_json(payload: dict[str, Any]) -> None:
     """Every JSON output is an object with a top-level key, so it can grow."""
-    import json
-
-    echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    echo(json_text(payload, indent=2))
 
 
 def one_line(text: str, width: int) -> str:
@@ -275,6 +347,7 @@ def run_lean(args: list[str], body: Callable[..., None], keywords: dict[str, Any
 
     one_blas_thread()
     verbose = verbose_asked(args)
+    tolerant_streams()
     try:
         setup_logging(verbose)
         body(State(None, verbose), **keywords)
@@ -285,8 +358,6 @@ def run_lean(args: list[str], body: Callable[..., None], keywords: dict[str, Any
         if isinstance(exc, (KeyboardInterrupt, EOFError)):
             echo("", err=True)  # the blank line that closes the terminal's ^C
             return aborted(exc)
-        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
-            os._exit(1)  # the reader went away: exit 1, nothing more can be written
-        return failed(exc, verbose)
+        return failed(exc, verbose)  # (a reader gone: 0, as the click path)
     fast_exit()
     return 0
