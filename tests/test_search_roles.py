@@ -4,6 +4,9 @@ catalog of what developer tools are (memx_cli/generator/roles.py, roles.tsv)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from memx_cli.generator import roles, rolevoice
@@ -20,6 +23,32 @@ def test_the_shipped_catalog_reads_and_is_broad() -> None:
                        ("message broker", "rabbitmq"), ("vector database", "qdrant")]:
         key = tuple(sorted(role.split()))
         assert tool in catalog.spellings(key), role
+
+
+def test_the_compiled_catalog_is_the_tsv_parsed(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query reads roles.json, built from roles.tsv by scripts/gen_roles.py: the same
+    roles, groups and role words' heads as parsing the .tsv. The control: a catalog
+    with one more role builds another file, and the script's check says it is stale."""
+    text = roles.COMPILED.with_name("roles.tsv").read_text("utf-8")
+    assert roles.COMPILED.read_text("utf-8") == roles.build(text)
+    assert roles.catalog() == roles.parse(text.splitlines())
+    said = " ".join(a or b for a, b in roles._ROLE_TEXT.findall(text))
+    assert roles._role_heads() == {w[:3] for w in roles.query_terms(said,
+                                                                    keep_stop_words=True)}
+    grown = text + "\n[quantum compiler]\nqiskit\n"
+    assert roles.build(grown) != roles.build(text) and "qua" in roles.build(grown)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    try:
+        import gen_roles
+    finally:
+        sys.path.pop(0)
+    assert gen_roles.main(["--check"]) == 0
+    stale = tmp_path / "roles.json"
+    stale.write_text(roles.build(grown), "utf-8")
+    (tmp_path / "roles.tsv").write_text(text, "utf-8")
+    monkeypatch.setattr(roles, "COMPILED", stale)
+    assert gen_roles.main(["--check"]) == 1
 
 
 def test_a_line_of_another_shape_is_refused_with_its_number() -> None:
