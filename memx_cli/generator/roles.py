@@ -29,7 +29,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memx_cli.textproc import query_terms, stem
 
@@ -158,9 +157,10 @@ COMPILED = Path(__file__).with_name("roles.json")
 
 
 def build(text: str) -> str:
-    """roles.json's text for the catalog ``text`` (roles.tsv's format): the first three
-    letters of every role word (``heads``), the groups of names, and each role (its
-    words) with its groups' numbers; a group or role a line, in the catalog's order."""
+    """roles.json's text for the catalog ``text`` (roles.tsv's format). Its first line
+    is a JSON list of the first three letters of every role word (all a query that
+    says none needs); the rest a JSON object: the groups of names and each role (its
+    words) with its groups' numbers, a group or role a line, in the catalog's order."""
     import json
 
     built = parse(text.splitlines())
@@ -174,24 +174,24 @@ def build(text: str) -> str:
     def lines(rows: Iterable[object]) -> str:
         return ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
 
-    return (f'{{"heads": {json.dumps(heads)},\n"groups": [\n{lines(number)}],\n'
-            f'"roles": [\n'
-            f'{lines([list(role), [number[g] for g in groups]] for role, groups in built.roles.items())}'
-            f']}}\n')
+    roles = [[list(role), [number[g] for g in groups]] for role, groups in built.roles.items()]
+    return (f'{json.dumps(heads)}\n{{"groups": [\n{lines(number)}],\n'
+            f'"roles": [\n{lines(roles)}]}}\n')
 
 
 @functools.cache
-def _compiled() -> dict[str, Any]:
-    import json
-
-    data: dict[str, Any] = json.loads(COMPILED.read_bytes())
-    return data
+def _compiled() -> tuple[bytes, bytes]:
+    """roles.json's first line (the heads) and the rest (the catalog)."""
+    heads, _, rest = COMPILED.read_bytes().partition(b"\n")
+    return heads, rest
 
 
 @functools.cache
 def catalog() -> Catalog:
     """The shipped catalog, read on first use."""
-    data = _compiled()
+    import json
+
+    data = json.loads(_compiled()[1])
     groups = [tuple(group) for group in data["groups"]]
     return Catalog({tuple(role): [groups[i] for i in numbers]
                     for role, numbers in data["roles"]})
@@ -200,8 +200,10 @@ def catalog() -> Catalog:
 @functools.cache
 def _role_heads() -> frozenset[str]:
     """The first three letters of every role word, so a query that says no role does
-    not read the catalog's roles."""
-    return frozenset(_compiled()["heads"])
+    not read the catalog."""
+    import json
+
+    return frozenset(json.loads(_compiled()[0]))
 
 
 def asked(query: str) -> list[tuple[str, ...]]:
