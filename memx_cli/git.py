@@ -19,6 +19,17 @@ from typing import IO
 from memx_cli import external
 from memx_cli.errors import MemxError, NotARepoError
 
+MISSING = "git is not installed or not on PATH"
+
+
+def require() -> None:
+    """Fail in one line unless a ``git`` is on PATH: for a command that needs git after
+    it has begun to change things (``memx init`` registers its merge driver last)."""
+    import shutil
+
+    if shutil.which("git") is None:
+        raise MemxError(MISSING)
+
 
 def run(args: list[str], cwd: Path, check: bool = True) -> str:
     try:
@@ -27,7 +38,7 @@ def run(args: list[str], cwd: Path, check: bool = True) -> str:
             check=False,
         )
     except FileNotFoundError:
-        raise MemxError("git is not installed or not on PATH") from None
+        raise MemxError(MISSING) from None
     if check and proc.returncode != 0:
         raise MemxError(f"git {args[0]} failed: {_cause(proc.stderr) or proc.returncode}")
     return proc.stdout
@@ -163,7 +174,7 @@ def run_bytes(args: list[str], cwd: Path, stdin: bytes | None = None,
         proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True,
                               check=False)
     except FileNotFoundError:
-        raise MemxError("git is not installed or not on PATH") from None
+        raise MemxError(MISSING) from None
     if check and proc.returncode != 0:
         detail = _cause(proc.stderr.decode("utf-8", "replace"))
         raise MemxError(f"git {args[0]} failed: {detail or proc.returncode}")
@@ -178,7 +189,7 @@ def stream(args: list[str], cwd: Path) -> Iterator[IO[bytes]]:
         proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except FileNotFoundError:
-        raise MemxError("git is not installed or not on PATH") from None
+        raise MemxError(MISSING) from None
     assert proc.stdout is not None
     try:
         yield proc.stdout

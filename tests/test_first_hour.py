@@ -202,3 +202,21 @@ def test_init_from_a_subdirectory_names_the_store_where_it_is(
     assert (bare_repo / ".memx" / "config.yaml").is_file()
     assert runner.ok("init") == "memx store already initialized in ../../.memx/\n"
     assert runner.ok("init", cwd=bare_repo) == "memx store already initialized in .memx/\n"
+
+
+def test_init_without_git_on_path_says_so_and_makes_nothing(
+        bare_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a clone whose git is not on PATH, `memx init` created .memx/ and then failed in
+    GitPython's many-line import error ("GitPython is not installed (Failed to
+    initialize: Bad git executable. ..."). It says git is missing in one line, exit 2,
+    and makes nothing; the control, with git on PATH, makes the store."""
+    memx = Memx(bare_repo, monkeypatch)
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    with monkeypatch.context() as m:
+        m.setenv("PATH", str(empty))
+        result = memx("init")
+    assert (result.code, result.err) == (2, "memx: error: git is not installed or not on PATH\n")
+    assert not (bare_repo / ".memx").exists()
+    assert memx.ok("init").startswith("Initialized memx store in .memx/")
+    assert (bare_repo / ".memx" / ".gitattributes").is_file()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from memx_cli.errors import MemxError
+from memx_cli.git import MISSING
 
 if TYPE_CHECKING:
     from memx_cli.store.repo import Repo
@@ -104,6 +105,8 @@ def _git(repo: Repo, args: list[str], stdin: IO[bytes] | None = None,
             proc = subprocess.Popen(["git", *_BOUNDED, *config, *args], cwd=repo.worktree,
                                     stdin=subprocess.DEVNULL if stdin is None else stdin,
                                     stdout=subprocess.PIPE, stderr=errors)
+        except FileNotFoundError:
+            raise GitLogError(MISSING) from None
         except OSError as exc:
             raise GitLogError(f"cannot run git: {exc.strerror}") from None
         assert proc.stdout is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memx_cli import git
 from memx_cli.operations import merge_driver
 from memx_cli.store.repo import Repo, init
 
@@ -11,6 +12,7 @@ from memx_cli.store.repo import Repo, init
 def initialize(repo: Repo) -> list[Path]:
     """Create ``.memx/`` (idempotent) and register the merge driver. Returns the paths that
     were newly created."""
+    git.require()  # (the driver is registered last: no half-made store without git)
     made = init(repo)
     attributes = repo.store.root / ".gitattributes"
     existed = attributes.exists()

@@ -83,8 +83,11 @@ def _repository(worktree: Path) -> Any:
     never on a hook's or a search's path)."""
     try:
         import git as gitpython
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        raise MemxError(f"GitPython is not installed ({exc}); reinstall memx") from None
+    except ImportError as exc:
+        git.require()  # GitPython refuses to import without a git to run
+        first = str(exc).strip().splitlines()[:1]  # (its message spans many lines)
+        raise MemxError(f"GitPython cannot be imported ({' '.join(first)}); "
+                        "reinstall memx") from None
     try:
         return gitpython.Repo(worktree)
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
