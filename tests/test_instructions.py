@@ -5,6 +5,7 @@ their source file and line; --dry-run writes nothing; re-importing changes nothi
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,29 @@ def test_the_facade_checks_the_grants_of_a_markdown_import(memx: Memx, repo: Pat
     assert not list((repo / ".memx" / "memories").glob("*.yaml"))
     found, results = Facade.open(repo).import_instructions([repo / "AGENTS.md"])
     assert len(results) == len(found) == 4
+
+
+def test_a_folder_gone_while_the_import_walks_is_passed_over(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memx import /tmp` was an internal error when a folder under it went away between
+    its listing and its reading (pathlib's rglob raised FileNotFoundError). The walk
+    passes over it and imports the rest; the folders that are there (the control) are
+    read, .git and .memx are not."""
+    rules = repo / "rules"
+    (rules / "gone").mkdir(parents=True)
+    (rules / "kept").mkdir()
+    (rules / "gone" / "a.md").write_text("- Never commit generated files\n")
+    (rules / "kept" / "b.md").write_text("- Always run the linter before pushing\n")
+    (rules / ".memx").mkdir()
+    (rules / ".memx" / "c.md").write_text("- An agent's private note\n")
+    scandir = os.scandir
+
+    def vanishing(path: object = ".") -> object:
+        if Path(str(path)).name == "gone":
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", vanishing)
+    out = memx.ok("import", "rules", "--dry-run")
+    assert "Always run the linter" in out
+    assert "generated files" not in out and "private note" not in out

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -95,9 +96,15 @@ def _walk(folder: Path) -> list[Path]:
     private notes live in .memx/local/) and without what git ignores there."""
     from memx_cli import git
 
-    files = sorted(p for p in folder.rglob("*") if p.is_file()
-                   and not {".git", ".memx"} & set(p.relative_to(folder).parts[:-1])
-                   and (p.suffix.lower() in SUFFIXES or p.name in NAMES))
+    files = []
+    # os.walk passes over a folder that goes away or cannot be read while it walks
+    # (pathlib's rglob raised: `memx import /tmp` was an internal error)
+    for root, folders, names in os.walk(folder):
+        folders[:] = [name for name in folders if name not in (".git", ".memx")]
+        files += [Path(root, name) for name in names
+                  if (os.path.splitext(name)[1].lower() in SUFFIXES or name in NAMES)
+                  and os.path.isfile(os.path.join(root, name))]
+    files.sort()
     if not files:
         return files
     try:  # outside a repository git answers nothing, and nothing is left out
