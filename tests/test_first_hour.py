@@ -220,3 +220,17 @@ def test_init_without_git_on_path_says_so_and_makes_nothing(
     assert not (bare_repo / ".memx").exists()
     assert memx.ok("init").startswith("Initialized memx store in .memx/")
     assert (bare_repo / ".memx" / ".gitattributes").is_file()
+
+
+@pytest.mark.parametrize("group", [[], ["config"]])
+def test_a_group_given_no_command_shows_its_help_not_an_error(memx: Memx,
+                                                              group: list[str]) -> None:
+    """`memx` alone printed its usage, then the whole help again as "memx: error: Usage:
+    ..."; it is the help once, as click shows it (stderr, exit 2). The control: an
+    unknown command is still a one-line error."""
+    result = memx(*group)
+    assert result.code == 2 and "memx: error" not in result.err
+    assert result.err.startswith(f"Usage: memx {' '.join([*group, '[OPTIONS]'])} COMMAND")
+    assert result.err.count("Usage:") == 1 and "Commands:" in result.err
+    result = memx(*group, "frobnicate")
+    assert result.code == 2 and "memx: error: No such command 'frobnicate'." in result.err

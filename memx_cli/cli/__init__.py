@@ -79,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 HIDDEN = frozenset({"hook-impl", "agent-hook", "merge-file"})
 
 
+# click 8.2+ raises this for a group given no command (8.1 printed the help, exit 0)
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class _Unread(Exception):
     """A broken pipe carried past click's main, which would end it with exit 1 whatever
     broke; ``main`` hands the pipe's error to ``failed`` (a reader gone: exit 0)."""
@@ -164,9 +168,14 @@ def main(argv: list[str] | None = None, services: Services | None = None) -> Non
         # click turns Ctrl-C into Abort: still an interrupt (130), not a declined prompt
         code = aborted(exc.__cause__ or exc.__context__)
     except click.exceptions.ClickException as exc:
-        if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
-            click.echo(exc.ctx.get_usage(), err=True)
-        click.echo(f"memx: error: {exc.format_message()}", err=True)
+        if isinstance(exc, _NO_ARGS):
+            # `memx`, `memx config` with nothing after it (click 8.2+): the help, as
+            # click shows it (stderr, exit 2), not the whole help as an error's message
+            exc.show()
+        else:
+            if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
+                click.echo(exc.ctx.get_usage(), err=True)
+            click.echo(f"memx: error: {exc.format_message()}", err=True)
         code = EXIT_USAGE if isinstance(exc, click.exceptions.UsageError) else exc.exit_code
     except BaseException as exc:
         if isinstance(exc, (SystemExit, GeneratorExit)):
