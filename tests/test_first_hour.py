@@ -3,9 +3,12 @@ test is one finding, through the real CLI, with the exact text the user now sees
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+
+from memx_cli.command.base import failed
 
 from .conftest import Memx
 
@@ -234,3 +237,40 @@ def test_a_group_given_no_command_shows_its_help_not_an_error(memx: Memx,
     assert result.err.count("Usage:") == 1 and "Commands:" in result.err
     result = memx(*group, "frobnicate")
     assert result.code == 2 and "memx: error: No such command 'frobnicate'." in result.err
+
+
+@pytest.mark.parametrize(("stray", "args"), [
+    (".memx/local", ["add", "The cache is warmed on deploy"]),
+    (".memx/cache", ["search", "cache", "--mode", "keyword"]),
+    (".git/hooks", ["hooks", "install"]),
+    (".cursor", ["export", "--format", "cursor-rules"]),
+])
+def test_a_file_where_memx_needs_a_folder_is_named_in_one_line(
+        memx: Memx, repo: Path, stray: str, args: list[str]) -> None:
+    """A file standing where memx makes or reads a folder was an internal error
+    (FileExistsError, NotADirectoryError: exit 3, "please report it"). It is named, exit
+    2, and nothing is stored; the control: with the file moved away the command runs."""
+    memx.ok("add", "The build cache lives in .cache/build")
+    path = repo / stray
+    if path.is_dir():
+        shutil.rmtree(path)
+    path.write_text("")
+    before = sorted((repo / ".memx" / "memories").iterdir())
+    result = memx(*args)
+    assert (result.code, result.err) == (
+        2, f"memx: error: {path} is a file where memx needs a folder; move it away, "
+           "then run the command again\n")
+    assert sorted((repo / ".memx" / "memories").iterdir()) == before
+    path.unlink()
+    memx.ok(*args)
+
+
+def test_a_folder_that_exists_is_no_stray_file(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The control of the above: FileExistsError over a folder (a bug, not the layout)
+    stays an internal error."""
+    try:
+        raise FileExistsError(17, "File exists", str(tmp_path))
+    except FileExistsError as exc:
+        assert failed(exc, verbose=False) == 3
+    assert "internal error: FileExistsError" in capsys.readouterr().err

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memx_cli.errors import EXIT_INTERNAL, MemxError
+from memx_cli.errors import EXIT_INTERNAL, EXIT_USAGE, MemxError
 from memx_cli.textproc import clean_text
 
 if TYPE_CHECKING:
@@ -198,6 +198,12 @@ def failed(exc: BaseException, verbose: bool) -> int:
         echo(f"memx: error: {exc.strerror}{where} "
              f"({ENVIRONMENT_ERRORS[exc.errno]})", err=True)
         return EXIT_INTERNAL
+    stray = _file_for_folder(exc)
+    if stray is not None:
+        # `.memx/cache` or `.git/hooks` made a file: the layout on disk, not a bug of memx
+        echo(f"memx: error: {stray} is a file where memx needs a folder; move it away, "
+             "then run the command again", err=True)
+        return EXIT_USAGE
     if verbose:
         import traceback
 
@@ -205,6 +211,22 @@ def failed(exc: BaseException, verbose: bool) -> int:
     echo(f"memx: error: internal error: {type(exc).__name__}: {exc} "
          "(run with -v for the traceback and please report it)", err=True)
     return EXIT_INTERNAL
+
+
+def _file_for_folder(exc: BaseException) -> str | None:
+    """The file that stands where a folder was needed, when that is why ``exc`` was
+    raised: a folder made over a file (FileExistsError: nothing else memx does raises
+    it unhandled), or a path through a file (NotADirectoryError); else None."""
+    if not isinstance(exc, (FileExistsError, NotADirectoryError)) or not exc.filename:
+        return None
+    path = os.fsdecode(exc.filename)
+    chain = [path]
+    while os.path.dirname(chain[-1]) not in ("", chain[-1]):
+        chain.append(os.path.dirname(chain[-1]))
+    for candidate in reversed(chain):  # from the root down: the first file on the way
+        if os.path.lexists(candidate) and not os.path.isdir(candidate):
+            return candidate
+    return None
 
 
 def reader_gone() -> bool:
