@@ -274,3 +274,12 @@ def test_a_folder_that_exists_is_no_stray_file(tmp_path: Path,
     except FileExistsError as exc:
         assert failed(exc, verbose=False) == 3
     assert "internal error: FileExistsError" in capsys.readouterr().err
+
+
+def test_ingesting_an_empty_file_name_shows_the_name(memx: Memx) -> None:
+    """`memx ingest ""` said "cannot read : No such file or directory"; the empty name is
+    shown quoted. The control: a missing file is named as it was given."""
+    assert memx("ingest", "").err == (
+        "memx: error: cannot read '': No such file or directory\n")
+    assert memx("ingest", "missing.log").err == (
+        "memx: error: cannot read missing.log: No such file or directory\n")

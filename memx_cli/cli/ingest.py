@@ -19,7 +19,7 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
     except OSError as exc:
-        raise MemxError(f"cannot read {path}: {exc.strerror}") from None
+        raise MemxError(f"cannot read {path or repr(path)}: {exc.strerror}") from None
     try:
         size = os.fstat(handle.fileno()).st_size
     except OSError:
