@@ -239,10 +239,10 @@ def test_the_facade_checks_the_grants_of_a_markdown_import(memx: Memx, repo: Pat
 
 def test_a_folder_gone_while_the_import_walks_is_passed_over(
         memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`memx import /tmp` was an internal error when a folder under it went away between
-    its listing and its reading (pathlib's rglob raised FileNotFoundError). The walk
-    passes over it and imports the rest; the folders that are there (the control) are
-    read, .git and .memx are not."""
+    """Importing a busy shared folder was an internal error when a folder under it went
+    away between its listing and its reading (pathlib's rglob raised FileNotFoundError).
+    The walk passes over it and imports the rest; the folders that are there (the
+    control) are read, .git and .memx are not."""
     rules = repo / "rules"
     (rules / "gone").mkdir(parents=True)
     (rules / "kept").mkdir()

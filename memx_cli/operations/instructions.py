@@ -98,7 +98,7 @@ def _walk(folder: Path) -> list[Path]:
 
     files = []
     # os.walk passes over a folder that goes away or cannot be read while it walks
-    # (pathlib's rglob raised: `memx import /tmp` was an internal error)
+    # (pathlib's rglob raised: importing a busy shared folder was an internal error)
     for root, folders, names in os.walk(folder):
         folders[:] = [name for name in folders if name not in (".git", ".memx")]
         files += [Path(root, name) for name in names
