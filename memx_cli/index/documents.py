@@ -4,7 +4,7 @@ metadata, and (for the vector index) its embedding mixed with its neighbours'.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from memx_cli.index.keys import memory_key, source_group
@@ -22,14 +22,21 @@ ENCODE_BATCH = 1024
 VECTOR_NEIGHBOUR_WEIGHT = 0.25
 
 
+def order_key(memories: Mapping[str, Memory]) -> Callable[[str], tuple[str, str]]:
+    """The order of a source group's members: by time, then id (one without a memory
+    first)."""
+    return lambda i: (memories[i].created_at if i in memories else "", i)
+
+
 def build_documents(store: Store, ids: Iterable[str], memories: dict[str, Memory],
                     files: dict[str, FileState],
                     members: dict[str, list[str]]) -> list[IndexDoc]:
     """The index documents of ``ids``: each memory with its neighbours' text as context."""
     ordered: dict[str, list[str]] = {}
+    places: dict[str, int] = {}  # where each member stands in its group's order
     for group, group_ids in members.items():
-        ordered[group] = sorted(
-            group_ids, key=lambda i: (memories[i].created_at if i in memories else "", i))
+        ordered[group] = sorted(group_ids, key=order_key(memories))
+        places.update((memory_id, at) for at, memory_id in enumerate(ordered[group]))
     docs = []
     for memory_id in sorted(ids):
         mem = memories.get(memory_id)
@@ -39,7 +46,7 @@ def build_documents(store: Store, ids: Iterable[str], memories: dict[str, Memory
         context = ""
         if state.group is not None:
             order = ordered[state.group]
-            at = order.index(memory_id)
+            at = places[memory_id]
             around = order[max(0, at - CONTEXT_WINDOW):at] + order[at + 1:at + 1 + CONTEXT_WINDOW]
             context = "\n".join(memories[i].content for i in around if i in memories)
         stored = mem.to_dict()

@@ -43,7 +43,12 @@ class Plan:
     memories: dict[str, Memory] = field(default_factory=dict)
     states: dict[str, FileState] = field(default_factory=dict)  # every id to index
     members: dict[str, list[str]] = field(default_factory=dict)  # group -> ids
+    # Text documents to write again: the changed memories and the neighbours whose
+    # context they change (issue 29: not a whole session for one turn added to it).
     reindex: set[str] = field(default_factory=set)
+    # Vectors to compute again: whole groups (a vector mixes its neighbours' own
+    # embeddings, which a batch must hold).
+    embed: set[str] = field(default_factory=set)
 
 
 def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
@@ -121,14 +126,16 @@ def _still(mine: Written | None, path: Path, now: Seen) -> Written | None:
 
 def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
                  old_files: dict[str, FileState], indexed: Indexed | None = None) -> None:
-    """Neighbours of a changed memory get new context text: re-index whole groups.
-    The unchanged ones are taken from ``indexed`` (the index holds them as their
+    """Neighbours of a changed memory get new context text and vectors: the vectors of
+    whole groups are computed again, the text documents of the changed memories and of
+    the neighbours whose context window moved (``_near_changes``). The unchanged ones are taken from ``indexed`` (the index holds them as their
     manifest rows say), and read from their files only when it has not them."""
     moved = plan.changed | plan.removed
     groups = {old_files[i].group for i in moved if i in old_files}
     groups |= {plan.states[i].group for i in plan.changed}
     groups.discard(None)
     rows = manifest.members(g for g in groups if g is not None) if groups else {}
+    before = dict(rows)  # the groups' members as the index has them
     for memory_id in moved:
         rows.pop(memory_id, None)  # as they are now, below
     for memory_id in plan.changed:
@@ -138,8 +145,8 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
     for memory_id, state in rows.items():
         plan.members.setdefault(state.group or "", []).append(memory_id)
         plan.states.setdefault(memory_id, state)
-    plan.reindex = plan.changed | rows.keys()
-    wanted = [i for i in sorted(plan.reindex) if i not in plan.memories
+    plan.embed = plan.changed | rows.keys()
+    wanted = [i for i in sorted(plan.embed) if i not in plan.memories
               and not plan.states[i].digest.startswith("!")]
     if wanted and indexed is not None:
         plan.memories.update(indexed(wanted))
@@ -149,3 +156,33 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
             with contextlib.suppress(InvalidMemoryError, OSError):
                 plan.memories[memory_id] = store.read_file(
                     store.path_for(memory_id, state.archived))
+    plan.reindex = plan.changed | _near_changes(plan, before, moved, indexed)
+
+
+def _near_changes(plan: Plan, before: dict[str, FileState], moved: set[str],
+                  indexed: Indexed | None) -> set[str]:
+    """The unchanged members whose indexed context a change alters: those within
+    ``CONTEXT_WINDOW`` of a changed memory in their group's new order, or of a changed
+    or removed one in its old order (where the index has its old version). Any other
+    member's window holds the same unchanged memories before and after, so its document
+    stays as it is. A group whose old order is not known is taken whole."""
+    from memx_cli.index.documents import CONTEXT_WINDOW, order_key
+
+    olds = [i for i in moved if i in before]
+    old_versions = indexed(olds) if olds and indexed is not None else {}
+    near: set[str] = set()
+    for group, member_ids in plan.members.items():
+        old_ids = [i for i, row in before.items() if row.group == group]
+        if any(i in moved and i not in old_versions for i in old_ids):
+            near.update(member_ids)  # a changed member's old place is unknown
+            continue
+        was = {**plan.memories, **{i: old_versions[i] for i in old_ids if i in moved}}
+        found: set[str] = set()
+        for order, changed in ((sorted(member_ids, key=order_key(plan.memories)),
+                                plan.changed),
+                               (sorted(old_ids, key=order_key(was)), moved)):
+            for at, memory_id in enumerate(order):
+                if memory_id in changed:
+                    found.update(order[max(0, at - CONTEXT_WINDOW):at + CONTEXT_WINDOW + 1])
+        near |= found & set(member_ids)
+    return near - plan.changed

@@ -19,15 +19,16 @@ log = logging.getLogger("memx")
 def update_vectors(manifest: Manifest, docs: list[IndexDoc], remove: set[str], *,
                    want: bool, rebuilt: bool, fingerprint: str | None,
                    encoder: Callable[[], Any], lexical: LexicalIndex, vectors: VectorIndex,
-                   where: str) -> bool:
+                   where: str, fresh: set[str] | None = None) -> bool:
     """Update ``vectors`` for ``docs`` (re-indexed) and ``remove`` (gone); True when the
     vectors are current for the model ``fingerprint`` afterwards. ``manifest``'s model and
-    pending lists are set, not written."""
+    pending lists are set, not written. ``fresh``: the ids whose vectors are behind when
+    they are not computed now (``want`` false), when ``docs`` does not hold them all."""
     if not want:
         # A keyword-only read updated the text index: remember which vectors are now
         # behind, so the next semantic search embeds those only.
         if manifest.model is not None:
-            fresh = {d.memory_id for d in docs}
+            fresh = {d.memory_id for d in docs} if fresh is None else fresh
             manifest.pending = sorted(set(manifest.pending) | fresh)
             manifest.pending_removed = sorted(set(manifest.pending_removed) | (remove - fresh))
         return False

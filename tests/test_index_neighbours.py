@@ -1,0 +1,129 @@
+"""A change to a source group rewrites the text documents of the changed memories and of
+the neighbours whose context window it moves, not the whole group (issue 29): a turn
+appended to a long session rewrote every turn of it. What the index holds afterwards is
+what a full rebuild from the files holds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from memx_cli.index.documents import stored_documents
+from memx_cli.index.lexical import IndexDoc, LexicalIndex
+from memx_cli.store.ids import new_id
+
+from .conftest import Memx
+
+START = 1_780_000_000_000
+
+
+def _turns(numbers: range, session: str = "long") -> list[dict[str, object]]:
+    """Turns of one session, a minute apart, each with a word of its own (w007)."""
+    return [{"id": new_id(START + n), "content": f"turn w{n:03d} of the deploy talk",
+             "created_at": f"2026-05-01T{n // 60:02d}:{n % 60:02d}:00Z",
+             "source": {"type": "transcript", "session": session}} for n in numbers]
+
+
+def _import(memx: Memx, repo: Path, records: list[dict[str, object]]) -> None:
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r) for r in records))
+    memx.ok("import", "--raw", str(payload))
+
+
+@pytest.fixture
+def written(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The ids of the text documents the index writes."""
+    ids: list[str] = []
+    real = LexicalIndex.apply
+
+    def apply(self: LexicalIndex, remove_ids: Sequence[str], add: Sequence[IndexDoc]) -> None:
+        ids.extend(d.memory_id for d in add)
+        real(self, remove_ids, add)
+
+    monkeypatch.setattr(LexicalIndex, "apply", apply)
+    yield ids
+
+
+def _index(repo: Path) -> tuple[list[IndexDoc], dict[str, list[int]]]:
+    """The stored documents, and per turn word the documents whose context holds it."""
+    lexical = LexicalIndex(repo / ".memx" / "cache" / "lexical")
+    docs = sorted(stored_documents(lexical), key=lambda d: d.memory_id)
+    words = {d.content.split()[1] for d in docs}
+    context = {w: sorted(lexical.search([w], [("context", 1.0)], 100, True)) for w in words}
+    return docs, context
+
+
+def _same_as_rebuilt(memx: Memx, repo: Path) -> None:
+    now = _index(repo)
+    assert any(now[1].values())  # the context field is searched, not empty
+    memx.ok("reindex", "--full")
+    assert _index(repo) == now
+
+
+def test_turns_appended_to_a_session_rewrite_only_their_neighbours(
+        memx: Memx, repo: Path, written: list[str]) -> None:
+    first = _turns(range(30))
+    _import(memx, repo, first)
+    memx.ok("search", "deploy", "--mode", "keyword")  # the store is indexed
+    written.clear()
+    appended = _turns(range(30, 33))
+    _import(memx, repo, appended)
+    # The three new turns and the two last ones, whose context now holds new turns.
+    assert sorted(written) == sorted(str(r["id"]) for r in first[-2:] + appended)
+    _same_as_rebuilt(memx, repo)
+
+
+def test_a_turn_inserted_mid_session_rewrites_two_on_each_side(
+        memx: Memx, repo: Path, written: list[str]) -> None:
+    """Control: the window around a change in the middle of the order, and a record of
+    no session, which rewrites only itself."""
+    turns = _turns(range(0, 40, 2))  # even minutes
+    _import(memx, repo, turns)
+    memx.ok("search", "deploy", "--mode", "keyword")
+    written.clear()
+    inserted = _turns(range(21, 22))  # between minutes 20 and 22
+    alone = {"id": new_id(START + 500), "content": "the cache is cleared nightly"}
+    _import(memx, repo, [*inserted, alone])
+    neighbours = [str(r["id"]) for r in turns[9:13]]  # minutes 18, 20, 22, 24
+    assert sorted(written) == sorted([*neighbours, str(inserted[0]["id"]), str(alone["id"])])
+    _same_as_rebuilt(memx, repo)
+
+
+def test_a_moved_and_a_removed_turn_rewrite_their_old_and_new_neighbours(
+        memx: Memx, repo: Path, written: list[str]) -> None:
+    """A file edited behind memx (a turn's time moved to the session's end) and one
+    deleted: the next read rewrites the windows around their old places (from the
+    index's old documents) and the new one, and no other turn."""
+    turns = _turns(range(20))
+    _import(memx, repo, turns)
+    memx.ok("search", "deploy", "--mode", "keyword")
+    written.clear()
+    memories = repo / ".memx" / "memories"
+    moved = memories / f"{turns[5]['id']}.yaml"
+    moved.write_text(moved.read_text().replace("2026-05-01T00:05:00Z", "2026-05-01T00:59:00Z"))
+    (memories / f"{turns[12]['id']}.yaml").unlink()
+    memx.ok("search", "deploy", "--mode", "keyword")
+    around = [3, 4, 5, 6, 7, 10, 11, 13, 14, 18, 19]  # old places of 5 and 12, 5's new one
+    assert sorted(written) == sorted(str(turns[n]["id"]) for n in around)
+    _same_as_rebuilt(memx, repo)
+
+
+def test_without_the_old_documents_the_whole_group_is_rewritten(
+        memx: Memx, repo: Path, written: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Control: where the index cannot give a moved turn's old version, its old place is
+    unknown and every turn of the session is written again, as before."""
+    from memx_cli.index import sync
+
+    turns = _turns(range(12))
+    _import(memx, repo, turns)
+    memx.ok("search", "deploy", "--mode", "keyword")
+    written.clear()
+    monkeypatch.setattr(sync, "stored_memories", lambda lexical, ids: {})
+    (repo / ".memx" / "memories" / f"{turns[3]['id']}.yaml").unlink()
+    memx.ok("search", "deploy", "--mode", "keyword")
+    assert sorted(written) == sorted(str(r["id"]) for r in turns if r is not turns[3])
+    monkeypatch.undo()
+    _same_as_rebuilt(memx, repo)
