@@ -127,3 +127,38 @@ def test_without_the_old_documents_the_whole_group_is_rewritten(
     assert sorted(written) == sorted(str(r["id"]) for r in turns if r is not turns[3])
     monkeypatch.undo()
     _same_as_rebuilt(memx, repo)
+
+
+def _vectors(repo: Path) -> dict[int, list[float]]:
+    from memx_cli.index.vectors import VectorIndex
+
+    lexical = LexicalIndex(repo / ".memx" / "cache" / "lexical")
+    keys = [d.key for d in stored_documents(lexical)]
+    found = VectorIndex(repo / ".memx" / "cache" / "vectors.usearch").get(keys)
+    return {key: [round(float(x), 5) for x in found[key]] for key in sorted(found)}
+
+
+@pytest.mark.parametrize("model_loaded", [False, True])
+def test_vectors_of_a_partial_batch_are_those_of_a_rebuild(
+        memx: Memx, repo: Path, written: list[str], model_loaded: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vector mixes its adjacent neighbours' own embeddings: a batch of some members
+    (a turn inserted, one appended; embedded by the next semantic search, or by the
+    import itself when its process has the model loaded) embeds their unchanged
+    neighbours beside it, and every vector equals a full rebuild's."""
+    from memx_cli import embed
+
+    turns = _turns(range(0, 40, 2))
+    _import(memx, repo, turns)
+    memx.ok("search", "deploy", "--mode", "hybrid")  # the vectors are built
+    written.clear()
+    monkeypatch.setattr(embed, "is_loaded", lambda spec: model_loaded)
+    _import(memx, repo, [*_turns(range(21, 22)), *_turns(range(50, 51))])
+    # The inserted turn and two on each side, the appended one and the last two.
+    assert len(written) == 5 + 3
+    monkeypatch.undo()
+    memx.ok("search", "deploy", "--mode", "hybrid")
+    now = _vectors(repo)
+    assert len(now) == len(turns) + 2
+    memx.ok("reindex", "--full")
+    assert _vectors(repo) == now

@@ -4,12 +4,12 @@ metadata, and (for the vector index) its embedding mixed with its neighbours'.""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from memx_cli.index.keys import memory_key, source_group
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
-from memx_cli.index.manifest import FileState
+from memx_cli.index.manifest import FileState, Manifest
 from memx_cli.store.files import Store
 from memx_cli.store.memory import SCHEMA_VERSION, Memory, from_data
 
@@ -63,8 +63,9 @@ def build_documents(store: Store, ids: Iterable[str], memories: dict[str, Memory
 def embed_documents(encoder: Any, docs: list[IndexDoc]) -> Any:
     """Each memory's embedding plus a share of its adjacent neighbours' (same group).
 
-    ``docs`` always holds whole groups (sync re-indexes a group when one member
-    changes), so every neighbour is in the batch.
+    Every neighbour must be in the batch: a rebuild passes whole groups, an update the
+    changed documents with their ``edge_documents`` (whose own rows then lack their
+    outer neighbours and are not kept).
     """
     import numpy as np
 
@@ -89,6 +90,41 @@ def embed_documents(encoder: Any, docs: list[IndexDoc]) -> Any:
     norms[norms == 0] = 1.0
     mixed /= norms
     return mixed
+
+
+def edge_documents(lexical: LexicalIndex, manifest: Manifest,
+                   docs: Sequence[IndexDoc]) -> list[IndexDoc]:
+    """The adjacent neighbours (same source group, in its order) of ``docs`` that
+    ``docs`` lacks, as the text index holds them: ``embed_documents`` mixes each vector
+    with its neighbours' own embeddings, so a batch of some members of a group needs
+    those beside it. Called after the text index took the change: the members are the
+    group's manifest rows (as before the change) and ``docs``, as their documents say
+    now."""
+    groups: set[str] = set()
+    for doc in docs:
+        group = source_group(doc.stored.get("source") or {})
+        if group is not None:
+            groups.add(group)
+    have = {d.memory_id for d in docs}
+    others = [i for i in manifest.members(groups) if i not in have] if groups else []
+    if not others:
+        return []
+    found = {d.memory_id: d for d in stored_documents(lexical, others)
+             if source_group(d.stored.get("source") or {}) in groups}
+    orders: dict[str, list[IndexDoc]] = {}
+    for doc in [*docs, *found.values()]:
+        group = source_group(doc.stored.get("source") or {})
+        if group is not None:
+            orders.setdefault(group, []).append(doc)
+    edges: dict[str, IndexDoc] = {}
+    for order in orders.values():
+        order.sort(key=lambda d: (d.stored["created_at"], d.memory_id))
+        for at, doc in enumerate(order):
+            if doc.memory_id in have:
+                for near in order[max(0, at - 1):at + 2]:
+                    if near.memory_id not in have:
+                        edges[near.memory_id] = near
+    return list(edges.values())
 
 
 def stored_documents(lexical: LexicalIndex, ids: Iterable[str] | None = None) -> list[IndexDoc]:

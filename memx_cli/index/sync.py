@@ -429,14 +429,11 @@ class StoreIndex:
                        written, None if report.rebuilt else self._indexed)
         report.added, report.removed = plan.added, len(plan.removed)
         report.changed = len(plan.changed) - plan.added
-        # The documents of whole groups only where vectors are computed now; the text
-        # index takes those whose text or context changed (plan.reindex).
-        docs = build_documents(self.store, plan.embed if want_vectors else plan.reindex,
-                               plan.memories, plan.states, plan.members)
+        docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
+                               plan.members)
         if plan.reindex or plan.removed:
             try:
-                self.lexical.apply(sorted(plan.reindex | plan.removed),
-                                   [d for d in docs if d.memory_id in plan.reindex])
+                self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
             except BaseException as exc:
                 if report.rebuilt or not is_index_error(exc):
                     raise
@@ -449,8 +446,8 @@ class StoreIndex:
                 manifest = self._rebuilt()
                 report = SyncReport(rebuilt=True)
                 return self._rebuild(manifest, seen, progress, want_vectors, report)
-        report.vectors = self._update_vectors(manifest, docs, plan.removed | plan.embed,
-                                              want_vectors, report.rebuilt, plan.embed)
+        report.vectors = self._update_vectors(manifest, docs, plan.removed | plan.reindex,
+                                              want_vectors, report.rebuilt)
         manifest.complete = True  # the rows go in after their documents
         manifest.write(plan.upserts, plan.removed)
         self._manifest = manifest
@@ -484,9 +481,8 @@ class StoreIndex:
         return report
 
     def _update_vectors(self, manifest: Manifest, docs: list[IndexDoc], remove: set[str],
-                        want: bool, rebuilt: bool, fresh: set[str] | None = None) -> bool:
+                        want: bool, rebuilt: bool) -> bool:
         current = update_vectors(manifest, docs, remove, want=want, rebuilt=rebuilt,
-                                 fresh=fresh,
                                  fingerprint=self._model_fingerprint(), encoder=self.encoder,
                                  lexical=self.lexical, vectors=self.vectors,
                                  where=self.store.display(self.dir))

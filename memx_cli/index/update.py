@@ -43,12 +43,9 @@ class Plan:
     memories: dict[str, Memory] = field(default_factory=dict)
     states: dict[str, FileState] = field(default_factory=dict)  # every id to index
     members: dict[str, list[str]] = field(default_factory=dict)  # group -> ids
-    # Text documents to write again: the changed memories and the neighbours whose
-    # context they change (issue 29: not a whole session for one turn added to it).
+    # What to index again: the changed memories and the neighbours whose context they
+    # change (issue 29: not a whole session for one turn added to it).
     reindex: set[str] = field(default_factory=set)
-    # Vectors to compute again: whole groups (a vector mixes its neighbours' own
-    # embeddings, which a batch must hold).
-    embed: set[str] = field(default_factory=set)
 
 
 def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
@@ -126,9 +123,9 @@ def _still(mine: Written | None, path: Path, now: Seen) -> Written | None:
 
 def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
                  old_files: dict[str, FileState], indexed: Indexed | None = None) -> None:
-    """Neighbours of a changed memory get new context text and vectors: the vectors of
-    whole groups are computed again, the text documents of the changed memories and of
-    the neighbours whose context window moved (``_near_changes``). The unchanged ones are taken from ``indexed`` (the index holds them as their
+    """Neighbours of a changed memory get new context text (and vectors): the changed
+    memories are indexed again with the neighbours whose context window moved
+    (``_near_changes``), not whole groups. The unchanged members are taken from ``indexed`` (the index holds them as their
     manifest rows say), and read from their files only when it has not them."""
     moved = plan.changed | plan.removed
     groups = {old_files[i].group for i in moved if i in old_files}
@@ -145,8 +142,8 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
     for memory_id, state in rows.items():
         plan.members.setdefault(state.group or "", []).append(memory_id)
         plan.states.setdefault(memory_id, state)
-    plan.embed = plan.changed | rows.keys()
-    wanted = [i for i in sorted(plan.embed) if i not in plan.memories
+    # Every member's memory: the group's order needs each one's time.
+    wanted = [i for i in sorted(plan.changed | rows.keys()) if i not in plan.memories
               and not plan.states[i].digest.startswith("!")]
     if wanted and indexed is not None:
         plan.memories.update(indexed(wanted))

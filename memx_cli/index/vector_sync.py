@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from memx_cli.index.documents import embed_documents, stored_documents
+from memx_cli.index.documents import edge_documents, embed_documents, stored_documents
 from memx_cli.index.keys import is_index_error, memory_key
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
@@ -19,16 +19,15 @@ log = logging.getLogger("memx")
 def update_vectors(manifest: Manifest, docs: list[IndexDoc], remove: set[str], *,
                    want: bool, rebuilt: bool, fingerprint: str | None,
                    encoder: Callable[[], Any], lexical: LexicalIndex, vectors: VectorIndex,
-                   where: str, fresh: set[str] | None = None) -> bool:
+                   where: str) -> bool:
     """Update ``vectors`` for ``docs`` (re-indexed) and ``remove`` (gone); True when the
     vectors are current for the model ``fingerprint`` afterwards. ``manifest``'s model and
-    pending lists are set, not written. ``fresh``: the ids whose vectors are behind when
-    they are not computed now (``want`` false), when ``docs`` does not hold them all."""
+    pending lists are set, not written."""
     if not want:
         # A keyword-only read updated the text index: remember which vectors are now
         # behind, so the next semantic search embeds those only.
         if manifest.model is not None:
-            fresh = {d.memory_id for d in docs} if fresh is None else fresh
+            fresh = {d.memory_id for d in docs}
             manifest.pending = sorted(set(manifest.pending) | fresh)
             manifest.pending_removed = sorted(set(manifest.pending_removed) | (remove - fresh))
         return False
@@ -45,7 +44,10 @@ def update_vectors(manifest: Manifest, docs: list[IndexDoc], remove: set[str], *
         behind = set(manifest.pending) - {d.memory_id for d in docs}
         docs = docs + stored_documents(lexical, behind)
         remove = remove | set(manifest.pending_removed) | behind
-    matrix = embed_documents(model, docs) if docs else None
+    # A vector mixes its neighbours' own embeddings: those ``docs`` lacks are embedded
+    # beside them (issue 29: not whole groups), their vectors left as they are.
+    edges = [] if everything else edge_documents(lexical, manifest, docs)
+    matrix = embed_documents(model, docs + edges)[:len(docs)] if docs else None
     try:
         vectors.update(model.dim, [memory_key(i) for i in sorted(remove)],
                        [d.key for d in docs], matrix, rebuild=everything)
