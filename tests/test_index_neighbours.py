@@ -63,16 +63,36 @@ def _same_as_rebuilt(memx: Memx, repo: Path) -> None:
     assert _index(repo) == now
 
 
+@pytest.mark.parametrize("times_indexed", [True, False])
 def test_turns_appended_to_a_session_rewrite_only_their_neighbours(
-        memx: Memx, repo: Path, written: list[str]) -> None:
+        memx: Memx, repo: Path, written: list[str], monkeypatch: pytest.MonkeyPatch,
+        times_indexed: bool) -> None:
+    """The session's order takes the other turns' times from the index's documents, and
+    only the turns whose text a rewritten document holds are made memories (checked
+    field by field); control: without the times, every turn is."""
+    from memx_cli.index import sync
+
     first = _turns(range(30))
     _import(memx, repo, first)
     memx.ok("search", "deploy", "--mode", "keyword")  # the store is indexed
     written.clear()
+    loaded: list[str] = []
+    real = sync.stored_memories
+
+    def stored_memories(lexical: LexicalIndex, ids: Sequence[str]) -> object:
+        loaded.extend(ids)
+        return real(lexical, ids)
+
+    monkeypatch.setattr(sync, "stored_memories", stored_memories)
+    if not times_indexed:
+        monkeypatch.setattr(sync, "stored_times", lambda lexical, ids: {})
     appended = _turns(range(30, 33))
     _import(memx, repo, appended)
+    monkeypatch.undo()
     # The three new turns and the two last ones, whose context now holds new turns.
     assert sorted(written) == sorted(str(r["id"]) for r in first[-2:] + appended)
+    # Turns 28 and 29 are rewritten: their context reaches back to 26.
+    assert sorted(loaded) == sorted(str(r["id"]) for r in first[26 if times_indexed else 0:])
     _same_as_rebuilt(memx, repo)
 
 

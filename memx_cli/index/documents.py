@@ -22,20 +22,24 @@ ENCODE_BATCH = 1024
 VECTOR_NEIGHBOUR_WEIGHT = 0.25
 
 
-def order_key(memories: Mapping[str, Memory]) -> Callable[[str], tuple[str, str]]:
-    """The order of a source group's members: by time, then id (one without a memory
-    first)."""
-    return lambda i: (memories[i].created_at if i in memories else "", i)
+def order_key(memories: Mapping[str, Memory], times: Mapping[str, str] | None = None
+              ) -> Callable[[str], tuple[str, str]]:
+    """The order of a source group's members: by time (from ``times`` or the memory),
+    then id (one with neither first)."""
+    known = times or {}
+    return lambda i: (known[i] if i in known else
+                      memories[i].created_at if i in memories else "", i)
 
 
 def build_documents(store: Store, ids: Iterable[str], memories: dict[str, Memory],
-                    files: dict[str, FileState],
-                    members: dict[str, list[str]]) -> list[IndexDoc]:
-    """The index documents of ``ids``: each memory with its neighbours' text as context."""
+                    files: dict[str, FileState], members: dict[str, list[str]],
+                    times: Mapping[str, str] | None = None) -> list[IndexDoc]:
+    """The index documents of ``ids``: each memory with its neighbours' text as context.
+    ``times``: the times of members whose memory is not needed (``order_key``)."""
     ordered: dict[str, list[str]] = {}
     places: dict[str, int] = {}  # where each member stands in its group's order
     for group, group_ids in members.items():
-        ordered[group] = sorted(group_ids, key=order_key(memories))
+        ordered[group] = sorted(group_ids, key=order_key(memories, times))
         places.update((memory_id, at) for at, memory_id in enumerate(ordered[group]))
     docs = []
     for memory_id in sorted(ids):
@@ -149,6 +153,19 @@ def stored_documents(lexical: LexicalIndex, ids: Iterable[str] | None = None) ->
         docs.append(IndexDoc(int(doc["key"][0]), stored["id"], bool(stored.get("archived")),
                              stored["content"], "", "", stored))
     return docs
+
+
+def stored_times(lexical: LexicalIndex, ids: Iterable[str]) -> dict[str, str]:
+    """The times (created_at) of ``ids`` as the lexical index's documents hold them, for
+    a group's order where a member's memory is not needed (the time a document holds is
+    its memory's: the manifest row says the file is the one indexed); an id without a
+    document, or whose time is not text, is left out (the caller takes its memory)."""
+    found: dict[str, str] = {}
+    for doc in stored_documents(lexical, ids):
+        stamp = doc.stored.get("created_at")
+        if isinstance(stamp, str) and stamp:
+            found[doc.memory_id] = stamp
+    return found
 
 
 def stored_memories(lexical: LexicalIndex, ids: Iterable[str]) -> dict[str, Memory]:

@@ -28,7 +28,7 @@ from memx_cli.freshness.quick import (
     unmoved,
 )
 from memx_cli.freshness.scan import ListedIds, Seen, scan, shift, stat_ids
-from memx_cli.index.documents import build_documents, stored_memories
+from memx_cli.index.documents import build_documents, stored_memories, stored_times
 from memx_cli.index.keys import is_index_error
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import Manifest
@@ -426,11 +426,12 @@ class StoreIndex:
             self.lexical.open(create=True)
 
         plan = compare(self.store, manifest, seen, None if report.rebuilt else only, progress,
-                       written, None if report.rebuilt else self._indexed)
+                       written, None if report.rebuilt else self._indexed,
+                       None if report.rebuilt else self._dated)
         report.added, report.removed = plan.added, len(plan.removed)
         report.changed = len(plan.changed) - plan.added
         docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
-                               plan.members)
+                               plan.members, plan.times)
         if plan.reindex or plan.removed:
             try:
                 self.lexical.apply(sorted(plan.reindex | plan.removed), docs)
@@ -459,6 +460,10 @@ class StoreIndex:
     def _indexed(self, ids: Collection[str]) -> dict[str, Memory]:
         """Unchanged neighbours of a changed memory as this index holds them."""
         return stored_memories(self.lexical, ids)
+
+    def _dated(self, ids: Collection[str]) -> dict[str, str]:
+        """The times of unchanged members of a changed memory's group (their order)."""
+        return stored_times(self.lexical, ids)
 
     def _rebuilt(self) -> Manifest:
         self._wipe()

@@ -26,6 +26,8 @@ from memx_cli.store.memory import Memory
 Progress = Callable[[int, int], None]
 # The memories of some ids as the index holds them (documents.stored_memories).
 Indexed = Callable[[Collection[str]], Mapping[str, Memory]]
+# Their times (created_at) only (documents.stored_times).
+Dated = Callable[[Collection[str]], Mapping[str, str]]
 
 
 def _digest(data: bytes) -> str:
@@ -46,12 +48,14 @@ class Plan:
     # What to index again: the changed memories and the neighbours whose context they
     # change (issue 29: not a whole session for one turn added to it).
     reindex: set[str] = field(default_factory=set)
+    # Members' times (created_at) taken from the index's documents, for the order only.
+    times: dict[str, str] = field(default_factory=dict)
 
 
 def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             only: Collection[str] | None, progress: Progress | None,
             written: Mapping[str, Written] | None = None,
-            indexed: Indexed | None = None) -> Plan:
+            indexed: Indexed | None = None, dated: Dated | None = None) -> Plan:
     """Compare ``seen`` (or its ids in ``only``) with the manifest; read and parse the
     files whose stat and then content changed. ``written``: what this process just
     wrote, taken as it is (no read, no parse) while the file is still that write.
@@ -105,7 +109,7 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
         plan.added += old is None
         if progress is not None:
             progress(done, total)
-    _plan_groups(store, manifest, plan, old_files, indexed)
+    _plan_groups(store, manifest, plan, old_files, indexed, dated)
     return plan
 
 
@@ -122,11 +126,13 @@ def _still(mine: Written | None, path: Path, now: Seen) -> Written | None:
 
 
 def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
-                 old_files: dict[str, FileState], indexed: Indexed | None = None) -> None:
+                 old_files: dict[str, FileState], indexed: Indexed | None = None,
+                 dated: Dated | None = None) -> None:
     """Neighbours of a changed memory get new context text (and vectors): the changed
     memories are indexed again with the neighbours whose context window moved
-    (``_near_changes``), not whole groups. The unchanged members are taken from ``indexed`` (the index holds them as their
-    manifest rows say), and read from their files only when it has not them."""
+    (``_near_changes``), not whole groups. Unchanged members are taken from ``dated``
+    and ``indexed`` (the index holds them as their manifest rows say), and read from
+    their files only when it has not them."""
     moved = plan.changed | plan.removed
     groups = {old_files[i].group for i in moved if i in old_files}
     groups |= {plan.states[i].group for i in plan.changed}
@@ -142,9 +148,21 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
     for memory_id, state in rows.items():
         plan.members.setdefault(state.group or "", []).append(memory_id)
         plan.states.setdefault(memory_id, state)
-    # Every member's memory: the group's order needs each one's time.
-    wanted = [i for i in sorted(plan.changed | rows.keys()) if i not in plan.memories
-              and not plan.states[i].digest.startswith("!")]
+    members = [i for i in sorted(plan.changed | rows.keys())
+               if not plan.states[i].digest.startswith("!")]
+    # The group's order needs each member's time, its documents the memories of the
+    # changed ones and of their neighbours: the times of the others come from the
+    # index's documents (issue 29: not a check of every member of a long session).
+    if dated is not None:
+        plan.times.update(dated([i for i in members if i not in plan.memories]))
+    _load(store, plan, [i for i in members if i not in plan.times], indexed)
+    plan.reindex = plan.changed | _near_changes(plan, before, moved, indexed)
+    _load(store, plan, _windows(plan), indexed)
+
+
+def _load(store: Store, plan: Plan, ids: Collection[str], indexed: Indexed | None) -> None:
+    """The memories of ``ids`` the plan lacks: from ``indexed``, else their files."""
+    wanted = [i for i in ids if i not in plan.memories]
     if wanted and indexed is not None:
         plan.memories.update(indexed(wanted))
     for memory_id in wanted:
@@ -153,7 +171,20 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
             with contextlib.suppress(InvalidMemoryError, OSError):
                 plan.memories[memory_id] = store.read_file(
                     store.path_for(memory_id, state.archived))
-    plan.reindex = plan.changed | _near_changes(plan, before, moved, indexed)
+
+
+def _windows(plan: Plan) -> set[str]:
+    """The members within ``CONTEXT_WINDOW`` of a memory to index again: the memories
+    its document's context is made of."""
+    from memx_cli.index.documents import CONTEXT_WINDOW, order_key
+
+    found: set[str] = set()
+    for member_ids in plan.members.values():
+        order = sorted(member_ids, key=order_key(plan.memories, plan.times))
+        for at, memory_id in enumerate(order):
+            if memory_id in plan.reindex:
+                found.update(order[max(0, at - CONTEXT_WINDOW):at + CONTEXT_WINDOW + 1])
+    return found
 
 
 def _near_changes(plan: Plan, before: dict[str, FileState], moved: set[str],
@@ -174,10 +205,11 @@ def _near_changes(plan: Plan, before: dict[str, FileState], moved: set[str],
             near.update(member_ids)  # a changed member's old place is unknown
             continue
         was = {**plan.memories, **{i: old_versions[i] for i in old_ids if i in moved}}
+        times = {i: t for i, t in plan.times.items() if i not in moved}
         found: set[str] = set()
-        for order, changed in ((sorted(member_ids, key=order_key(plan.memories)),
+        for order, changed in ((sorted(member_ids, key=order_key(plan.memories, plan.times)),
                                 plan.changed),
-                               (sorted(old_ids, key=order_key(was)), moved)):
+                               (sorted(old_ids, key=order_key(was, times)), moved)):
             for at, memory_id in enumerate(order):
                 if memory_id in changed:
                     found.update(order[max(0, at - CONTEXT_WINDOW):at + CONTEXT_WINDOW + 1])
