@@ -28,16 +28,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.cidiag import (
-    ABSOLUTE,
-    CHECKOUT,
-    EXIT_SAID,
-    SUMMARY,
-    Diagnostic,
-    diagnostics,
-)
+from memx_cli.reflector.cidiag import diagnostics
+from memx_cli.reflector.cipaths import ABSOLUTE, CHECKOUT
+from memx_cli.reflector.cishapes import EXIT_SAID, SUMMARY
 from memx_cli.reflector.cisteps import Step, steps, structured
-from memx_cli.reflector.citools import exited, last_words, script_runs, skipped, spoken
+from memx_cli.reflector.citools import Diagnostic, exited, last_words, script_runs, skipped, spoken
 from memx_cli.reflector.ciwarn import Warned, gather, ranked
 
 # the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code

@@ -28,7 +28,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from memx_cli.reflector.cidiag import OUTSIDE, RUST_AT, inside, relative
+from memx_cli.reflector.cipaths import OUTSIDE, inside, relative
+from memx_cli.reflector.cishapes import RUST_AT
 from memx_cli.reflector.cisteps import Line, Step
 from memx_cli.reflector.citools import Diagnostic
 from memx_cli.reflector.routine import CONFIG_EXT
