@@ -1,0 +1,302 @@
+"""One failing step of a CI log (issue 24): the command it ran, read from its script; its
+diagnostics grouped by key and the cause chosen among them (the error that hit the most
+files, then the most frequent) with the others it also reported; the runner's verdict
+(an exit code, a cancel, a time limit); or why it is a cascade, not a failure of its own.
+``cilog`` gathers the failures of a log, ``cistatement`` says each."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from memx_cli.reflector.cidiag import diagnostics
+from memx_cli.reflector.cipaths import ABSOLUTE
+from memx_cli.reflector.cishapes import EXIT_SAID, SUMMARY
+from memx_cli.reflector.cisteps import Step
+from memx_cli.reflector.citools import Diagnostic, exited, last_words, script_runs, skipped, spoken
+
+# the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
+EXIT = re.compile(r"^(?:Process completed with|Job failed:) exit code (\d+)\.?$")
+CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
+TIME_LIMIT = re.compile(r"exceeded the maximum execution time|^Job failed: execution took longer than",
+                        re.IGNORECASE)
+BECAUSE_OTHER = re.compile(r"because .{1,200} failed", re.IGNORECASE)
+RESULT = re.compile(r"^\s*(?P<name>[\w][\w .()/&:-]{0,60}?):\s*"
+                    r"(?P<result>success|failure|failed|cancelled|canceled|skipped)\s*$",
+                    re.IGNORECASE)
+POSITION = re.compile(r"(?::\d+)+$")
+SILENT = 300  # seconds without output before a cancel: the command hung
+SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
+                         r"return\b|if\b|elif\b|for\b|while\b|case\b|\[\[?\s|fi$|done$|"
+                         r"else$|then$|esac$|true$|:$|[{}()]$|[A-Za-z_]\w*=)")
+CD_THEN = re.compile(r"^cd\s+\S+\s*&&\s*")  # `cd DIR && cmd` runs cmd: it is no mere cd
+BRANCH = re.compile(r"^\s*(?:if|for|while|until|case|function)\b|\|\|\s*\{|&&\s*\{|\bthen$")
+# an assignment from a command substitution runs the command and exits with its status
+SUBSTITUTED = re.compile(r"^[A-Za-z_]\w*=[\"']?\$\(")
+PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
+# the causes one tool's format names; a traceback names no tool (the run that crashed is
+# whatever ran last), so it stays with the first cause as before
+SPLIT = ("error", "test", "permission")
+MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
+URL = re.compile(r"https?://[^\s'\"<>]+")
+UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
+LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
+SCRIPT_ECHO_LINES = 40  # a package manager echoes the script it runs at the step's start
+
+
+@dataclass
+class Failure:
+    jobs: list[str]
+    step: str | None
+    command: str | None
+    first: int
+    last: int
+    main: Diagnostic | None = None
+    count: int = 0
+    tests: int = 0
+    also: list[Diagnostic] = field(default_factory=list)
+    note: str | None = None
+    cascade: bool = False
+    busy: bool = False  # cancelled while still writing output
+    stopped: str | None = None  # the runner's word when it cancelled the step
+    timed_out: bool = False
+    quiet: str | None = None  # how long it was silent before
+    peers: list[str] = field(default_factory=list)  # an aggregate's failed jobs
+    earlier: tuple[Step, Diagnostic] | None = None  # a step before it printed the cause
+    canned: bool = False  # its script only prints words and exits: a report by design
+    test: str | None = None  # the one test the cause failed, when the runner repeats it
+    runs: str | None = None  # what the package script it ran stands for
+    then: str | None = None  # what a later step of the job warned of, after the failure
+    code: int | None = None  # the exit code the runner's verdict names
+    coded: bool = False  # worth saying: a wrapper in the step relayed it, or it says why
+    skipped: list[str] = field(default_factory=list)  # targets the runner left out, and why
+
+    @property
+    def key(self) -> tuple[str | None, str]:
+        return self.step, self.main.key if self.main else (self.note or "")
+
+
+def step_command(step: Step) -> str | None:
+    """The command that failed, when the script says it: with ``bash -e`` the last command
+    of a straight script; a script with branches could have stopped anywhere. A runner
+    that echoes each command before running it (GitLab's ``$ cmd``) says which one."""
+    if step.ran is not None:
+        return step.ran[:200]
+    if any(BRANCH.search(line) for line in step.script):
+        # a script with branches that runs one program, its output kept in a variable
+        # (``OUT="$(gofmt -l .)"``: with ``bash -e`` the assignment fails with it), failed
+        # in it or on what it printed
+        runs = [line.strip() for line in step.script
+                if SUBSTITUTED.match(line.strip()) or not (
+                    not line.strip() or BRANCH.search(line)
+                    or SHELL_NOISE.match(CD_THEN.sub("", line.strip())))]
+        return runs[0][:200] if len(runs) == 1 else None
+    meaningful = [line.strip() for line in step.script
+                  if line.strip() and not SHELL_NOISE.match(CD_THEN.sub("", line.strip()))]
+    if not meaningful or len(meaningful) > PLAIN_COMMAND + 3:
+        return None
+    return meaningful[-1][:200]
+
+
+CANNED_SAY = re.compile(r"^(?:echo|printf)\b")
+CANNED_EXIT = re.compile(r"^exit\s+[1-9]\d*\s*;?$")
+
+
+def _canned(step: Step) -> bool:
+    """The step's script only prints its own words and exits non-zero (``echo "❌ coverage
+    not met"``, then ``exit 1``): the job was told to fail, by a condition of the workflow
+    on other jobs' results, and what it printed is its author's message, not a tool's
+    finding."""
+    lines = [line.strip() for line in step.script if line.strip()]
+    return (len(lines) >= 2 and bool(CANNED_EXIT.match(lines[-1]))
+            and all(CANNED_SAY.match(line) for line in lines[:-1]))
+
+
+def _aggregate(step: Step) -> list[str] | None:
+    """The jobs a status job reports as failed, when reporting them is all it does."""
+    results = [RESULT.match(line.text) for line in step.output]
+    said = [hit for hit in results if hit]
+    if len(said) < 2:
+        return None
+    failed = [hit.group("name").strip() for hit in said
+              if hit.group("result").lower() in ("failure", "failed")]
+    return failed or None
+
+
+def _silence(step: Step, cancel_at: float | None) -> str | None:
+    spoken = [line for line in step.output if line.text.strip() and line.at is not None]
+    if not spoken or cancel_at is None:
+        return None
+    quiet = cancel_at - (spoken[-1].at or cancel_at)
+    if quiet < SILENT:
+        return None
+    return (f"no output for {round(quiet / 60)} min before the cancel; its last line was "
+            f"'{spoken[-1].text.strip()[:120]}': the command never finished")
+
+
+def _fetched(step: Step, before: int) -> str | None:
+    """What the step was fetching when it was told "404" / "not found": the file named by
+    the last address it printed before that."""
+    for line in reversed(step.output):
+        if line.number >= before:
+            continue
+        hit = URL.search(line.text)
+        if hit is not None:
+            name = hit.group(0).split("?")[0].rstrip("/.").rsplit("/", 1)[-1]
+            return name[:120] or None
+    return None
+
+
+def shapes(step: Step) -> list[str]:
+    """The tool formats of the causes in plain output: a saved run of several tools
+    (cargo, ruff, pip, a script) holds one cause per tool."""
+    seen: list[str] = []
+    for d in diagnostics(list(step.output)):
+        if d.kind in SPLIT and d.shape not in seen:
+            seen.append(d.shape)
+    return seen
+
+
+def _earlier(before: Step | None) -> Diagnostic | None:
+    """The error a passing step printed: read only when the failing step after it said
+    nothing of its own (a ``uv`` error swallowed by a pipe, then ``$GITHUB_OUTPUT``
+    refusing the value that step wrote)."""
+    if before is None or before.setup or before.failed:
+        return None
+    causes = [d for d in diagnostics(list(before.output))
+              if d.kind in ("error", "crash", "permission")]
+    return causes[0] if causes else None
+
+
+def failure(step: Step, plain: bool, shape: str | None = None,
+            first: bool = True, before: Step | None = None) -> Failure | None:
+    """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``);
+    ``before`` is the job's step before it, read when this one printed no cause."""
+    if step.setup or not (step.failed or plain):
+        return None
+    job = [step.job] if step.job else []
+    found = Failure(job, step.name, step_command(step), step.first, step.last,
+                    canned=_canned(step))
+    found.runs = script_runs(found.command, list(step.output)[:SCRIPT_ECHO_LINES])
+    said = diagnostics(list(step.output))
+    if shape is not None:
+        said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)]
+    # a tool's warning says why only when it is among the step's last words (composer
+    # stopping on an out-of-date lock file), not a warning printed on the way
+    tail = step.output[-LAST_WORDS].number if len(step.output) >= LAST_WORDS else 0
+    said = [d for d in said if d.kind != "warning" or d.number >= tail]
+    printed = [d for d in said if d.kind not in ("summary", "warning")]
+    verdicts = []  # the runner's own words: a tool's diagnostic it annotated is none
+    for error in step.errors:  # (a type union naming "CANCELLED" cancels nothing)
+        told = diagnostics([error])
+        if not told and (CANCELLED.search(error.text) or TIME_LIMIT.search(error.text)):
+            verdicts.append(error)
+        elif (ended := EXIT.match(error.text)) is not None:
+            found.code = int(ended.group(1))
+        else:
+            said.extend(told or [Diagnostic(
+                error.text[:220], error.number,  # a verdict restating the tool's is no cause
+                "summary" if SUMMARY.search(error.text) else "error")])
+    cancel = verdicts[0] if verdicts else None
+    if cancel is not None:
+        if BECAUSE_OTHER.search(cancel.text):
+            found.cascade = True
+            return found
+        timed_out = bool(TIME_LIMIT.search(cancel.text))
+        found.stopped, found.timed_out = cancel.text.rstrip("."), timed_out
+        found.quiet = _silence(step, cancel.at)
+        found.note = stop_note(found)
+        if not found.quiet and not timed_out and not printed:
+            found.cascade = True  # stopped while busy: fail-fast or by hand, unless the
+            found.busy = True     # job's time ran out (the runner says so after the step)
+            return found
+    peers = _aggregate(step)
+    if peers is not None and not printed:  # it printed results, no error of its own
+        found.cascade, found.peers = True, peers
+        return found
+    causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
+    # a wrapper that ran the failing command said which exit code it passed on (``Job 94c0
+    # failed with exit code 255``): the code the step fails with comes from the wrapper
+    found.coded = found.code not in (None, 0, 1) and any(  # 1 says only "failed"
+        (relayed := EXIT_SAID.search(line.text.rstrip())) is not None
+        and int(relayed.group("code")) == found.code for line in step.output)
+    if not causes and step.failed and not printed:  # a program speaking in its own name
+        causes = [Diagnostic(text, number) for number, text in spoken(list(step.output),
+                                                                       step.script)][:3]
+        if not causes:  # nor in its own name: the finding it ended on, if it ended on one
+            causes = last_words(list(step.output))
+        if not causes and (meant := exited(step.script, found.code)) is not None:
+            # nor that: what its exit code means for the one program that documents it
+            found.command = meant[0]  # (with ``bash -e`` the script stopped there)
+            found.coded = True
+            causes = [Diagnostic(meant[1], step.errors[-1].number)]
+        said.extend(causes)
+    if causes:
+        keys = _spread(causes)
+        # (a place outside the checkout, a wrapper script's own line, is none)
+        placed = {d.key for d in causes if d.where and not ABSOLUTE.match(d.where)}
+        crashed = {d.key for d in causes if d.kind == "crash"}
+        # the error that hit the most files (the same undefined name used 38 times in one
+        # file is one slip), then the most frequent; a line said again and again without
+        # a place (a wait loop's ``curl: (7)``) is one cause, however often: a retry is a
+        # symptom, and among equals a crash (the panic that left nothing to connect to)
+        # comes first, then the first that names a place in the project (a runner's
+        # closing "test failed" says less than the panic)
+        top = max(keys, key=lambda k: (keys[k][0], keys[k][1] if k in placed else 1,
+                                       k in crashed, k in placed, keys[k][1]))
+        group = [d for d in causes if d.key == top]
+        found.main = next((d for d in group if d.where and d.kind != "test"), group[0])
+        if found.main.kind == "test":
+            found.main = next((d for d in group if d.kind != "test"), found.main)
+        found.count = len(group)
+        found.tests = len({d.where for d in group if d.kind == "test"})
+        if found.tests == 1 and found.main.kind != "test":  # the runner repeated its words
+            found.test = next(d.where for d in group if d.kind == "test")
+        seen = {top}
+        # a crash or a coverage gate is a cause of its own; a test that printed no
+        # words of its own ("failed") adds nothing to the cause above it
+        ranked = sorted(said, key=lambda d: (d.kind == "summary",
+                                             d.kind not in ("crash", "coverage"),
+                                             # the others by how often, then how widely
+                                             tuple(-n for n in keys.get(d.key, (0, 0))[::-1])))
+        for d in ranked:
+            if d.key not in seen and d.kind not in seen and d.kind != "summary" \
+                    and d.key not in UNSAID and len(found.also) < 2:
+                seen.add(d.key)
+                if d.kind == "coverage":  # one gate, however many tools report it
+                    seen.add(d.kind)
+                found.also.append(d)
+    elif said:
+        found.main = next((d for d in said if d.kind != "summary"), said[0])
+        found.count = 1
+    if not printed and step.failed and not found.cascade and found.note is None \
+            and (cause := _earlier(before)) is not None and before is not None:
+        found.earlier = (before, cause)
+    main = found.main
+    if main is not None and not main.where and MISSING.search(main.message):
+        fetched = _fetched(step, main.number)
+        if fetched and fetched.lower() not in main.message.lower():
+            main.notes.append(f"it was fetching {fetched}")
+    if found.main is None and found.note is None and found.earlier is None:
+        return None
+    if found.main is not None:
+        found.skipped = skipped(step.output)
+    return found
+
+
+def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
+    """For each cause's key: how many files (or tests) it hit, and how many times; the
+    same words said again without a place (a retry loop's) hit one place."""
+    places: dict[str, set[str]] = {}
+    times: Counter[str] = Counter()
+    for d in causes:
+        places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else "")
+        times[d.key] += 1
+    return {key: (len(where), times[key]) for key, where in places.items()}
+
+
+def stop_note(item: Failure) -> str:
+    said = f"{'timed out' if item.timed_out else 'was cancelled'} ('{item.stopped}')"
+    return said + (f", with {item.quiet}" if item.quiet else "")
+

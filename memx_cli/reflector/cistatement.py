@@ -1,0 +1,171 @@
+"""How a CI log's findings are said: a failure's memory (which job and step, running what,
+the cause, where, how many times, what else it reported, the cascades beside it), and the
+warnings of a green run's runner and tools (issue 24)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.cifailure import URL, Failure, step_command
+from memx_cli.reflector.ciwarn import Warned, ranked
+
+WARNINGS_PER_LOG = 2
+TOOL_WARNINGS = 2  # what a run's tools warned about its build, at most, the most specific first
+DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
+ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
+MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
+QUOTED = re.compile(r"'[^'\s]{1,80}'")
+MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
+
+
+def _quote(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+def _restates(other: str, main: str) -> bool:
+    """Does ``other`` repeat ``main``: whole, or the words after its last label
+    (``Unhandled error: HttpError: Resource not accessible`` after the request's error)?"""
+    said = other.lower().rstrip(".")
+    last = said.rsplit(": ", 1)[-1]
+    if said in main.lower() or (len(last) >= MIN_RESTATED and last in main.lower()):
+        return True
+    # the same words about another name ('debugPrint' isn't defined for 'A', for 'B')
+    return QUOTED.sub("''", said) == QUOTED.sub("''", main.lower().rstrip("."))
+
+
+def statement(item: Failure, cascades: list[Failure]) -> str:
+    if item.peers and item.main is None:
+        return (f"CI job {_quote(item.jobs)} only aggregates other jobs' results and fails "
+                f"when one of them failed (here: {', '.join(item.peers)}): the cause is in "
+                "those jobs' logs.")
+    where = []
+    if item.jobs:
+        where.append(f"CI job {_quote(item.jobs)}")
+    if item.step:
+        where.append(f"step '{item.step}'")
+    head = ", ".join(where) or "The log"
+    if item.command:
+        head += f" (`{item.command}`" + (f", which runs `{item.runs}`" if item.runs else "") + ")"
+    parts = [head]
+    if item.note:
+        parts.append(f" {item.note}")
+    if item.main is not None:
+        main = item.main
+        verb = (" failed" if where else " reports") if not item.note else "; before that"
+        if verb == " failed" and item.coded:
+            verb += f" with exit code {item.code}"
+        said = f"{verb}: {main.message}"
+        if main.where and main.kind != "test":
+            said = said.rstrip(".:") + f" at {main.where}" \
+                + (f" (`{main.code[:120]}`)" if main.code else "")
+        test = main.where if main.kind == "test" else item.test
+        if item.tests == 1 and test and test.lower() not in said.lower():
+            said = said.rstrip(".") + f" (test {test})"
+        elif item.tests > 1:
+            said += f" (in {item.tests} tests)"
+        elif item.count > 1 and not item.tests:
+            said += f" ({item.count} times)"
+        if main.notes:
+            said += " — " + "; ".join(main.notes)
+        if item.skipped:
+            said = said.rstrip(".") + ". The run skipped " + ", ".join(item.skipped)
+        parts.append(said)
+    if item.main is None and item.earlier is not None:
+        parts.append(" failed without an error of its own")
+    text = "".join(parts).rstrip(".:") + "."  # (a dangling colon announced nothing)
+    for other in item.also:
+        if item.main is not None and _restates(other.message, item.main.message):
+            continue  # the runner repeating the tool's words
+        place = f" at {other.where}" if other.where and other.kind != "test" else \
+            f" (test {other.where})" if other.where and other.where not in other.message else ""
+        notes = " — " + "; ".join(other.notes) if other.notes else ""
+        # the other cause is clipped to the room the memory has left, not cut off whole
+        room = ROOM - len(text) - len(" Also: ") - len(place) - len(notes) - 1
+        if room < MIN_ALSO:
+            break
+        said = other.message if len(other.message) <= room else \
+            other.message[:room - 1].rstrip() + "…"
+        text += f" Also: {said.rstrip('.:')}{place}{notes}".rstrip(".") + "."
+    if item.earlier is not None:
+        before, cause = item.earlier
+        command = step_command(before)
+        text += (f" The step '{before.name}'" if before.name else " The step before it") \
+            + (f" (`{command}`)" if command else "") + f" had printed, and passed: {cause.message}"
+        if cause.where and cause.kind != "test":
+            text = text.rstrip(".:") + f" at {cause.where}"
+        text = text.rstrip(".") + "."
+    if item.then and len(text) + len(item.then) < ROOM:
+        text += " " + item.then
+    reports = [job for cascade in cascades if cascade.canned and not cascade.peers
+               for job in cascade.jobs]
+    if reports:
+        names = list(dict.fromkeys(reports))
+        text += (f" Jobs {_quote(names)} only echo a message of their own and exit non-zero: "
+                 "reports the workflow runs, not findings (a cascade)." if len(names) > 1 else
+                 f" Job {_quote(names)} only echoes a message of its own and exits non-zero: "
+                 "a report the workflow runs, not a finding (a cascade).")
+    for cascade in cascades:
+        if cascade.peers:
+            text += (f" Job {_quote(cascade.jobs)} only aggregates other jobs' results and "
+                     f"failed because {', '.join(cascade.peers)} failed (a cascade).")
+    return text
+
+
+def runner_warnings(warned: dict[str, tuple[list[str], int, str]]) -> Iterator[Candidate]:
+    """A green run's lesson, if any: the runner's own warnings about the workflow (a
+    deprecated runtime of its actions, a runner image going away), once for all jobs."""
+    for jobs, first, text in list(warned.values())[:WARNINGS_PER_LOG]:
+        said = " ".join(URL.sub("", text).split())
+        said = DANGLING.sub("", said) or said  # "see:" that led to the address
+        said = said if len(said) <= 300 else said[:299].rstrip() + "…"
+        head = f"CI job {_quote(jobs)}" if jobs else "The CI run"
+        yield Candidate("Fact", first, first, "en",
+                        f"{head} passed, and the runner warned: {said.rstrip('.')}.",
+                        veracity="tool")
+
+
+def _shared(commands: list[str | None]) -> str | None:
+    """The words a matrix's commands share (``vitest run --shard=2/5``, ``--shard=3/5``)."""
+    if not commands or None in commands:
+        return None
+    words = [str(c).split() for c in commands]
+    shared = [w[0] for w in zip(*words, strict=False) if len(set(w)) == 1]
+    if len(shared) < 2 or shared != words[0][:len(shared)]:
+        return None
+    return " ".join(shared) + " …"
+
+
+def _steps_said(places: list[tuple[str | None, str | None, str | None]]) -> tuple[str, str]:
+    """(the jobs, the steps with the command when one step said it) of a warning."""
+    jobs = list(dict.fromkeys(job for job, _, _ in places if job))
+    names = list(dict.fromkeys(name for _, name, _ in places if name))
+    commands = list(dict.fromkeys(c for _, _, c in places))
+    command = commands[0] if len(commands) == 1 else _shared(commands)
+    where = f"step {_quote(names)}" + (f" (`{command}`)" if command else "") \
+        if len(names) == 1 else f"steps {_quote(names)}" if names else \
+        f"step `{command}`" if command else "steps"
+    return (f"CI job {_quote(jobs)}" if jobs else "The CI run"), where
+
+
+def tools_warned(warned: list[Warned], passed: bool, room: int) -> Iterator[Candidate]:
+    """What the run's tools warned about its build (a deprecation, a configuration), the
+    most specific first: at most TOOL_WARNINGS, and past that those about a file of the
+    project, in the room the log's other memories left (in a failing run, after its
+    failures)."""
+    for item in ranked(warned, room, passed, TOOL_WARNINGS):
+        jobs, where = _steps_said(item.steps)
+        said = item.said().rstrip(".")
+        if item.where and item.where not in said:
+            said += f" (at {item.where})" if item.placed else f" (in {item.where})"
+        if item.inputs:
+            said += f"; from {', '.join(item.inputs[:3])}"
+        times = f" ({item.count} times)" if item.count > len(item.steps) \
+            and item.kind != "package" else ""
+        text = (f"{jobs} passed; its {where} warned{times}: {said}." if passed else
+                f"Besides the failure, {jobs}, {where} warned{times}: {said}.")
+        files = (item.where.split(":")[0],) if item.where and item.placed else ()
+        yield Candidate("Fact", item.number, item.number, "en", text, files=files,
+                        veracity="tool")
+
