@@ -204,7 +204,7 @@ def _start_background(repo: Repo) -> None:
 
 
 def _wants_diff(path: str) -> bool:
-    from memx_cli.reflector.commit import wants_diff
+    from memx_cli.reflector.commit_diff import wants_diff
 
     return wants_diff(path)
 

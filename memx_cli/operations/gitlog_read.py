@@ -219,10 +219,10 @@ def add_diffs(repo: Repo, batch: list[Commit]) -> None:
     commit adds says what it means: ``commit_fact``), in one ``git diff-tree --stdin``,
     read a line at a time (a commit of a vendored tree writes its whole patch). A commit
     whose blobs are missing keeps no diff (``unreadable``); the others are read on."""
-    from memx_cli.reflector import commit, commit_fact
+    from memx_cli.reflector import commit_diff, commit_fact
 
     def wants_diff(path: str) -> bool:
-        return commit.wants_diff(path) or commit_fact.is_changelog(path)
+        return commit_diff.wants_diff(path) or commit_fact.is_changelog(path)
 
     wanted = [c for c in batch if not c.unreadable and any(wants_diff(p) for _, p in c.files)]
     while wanted:

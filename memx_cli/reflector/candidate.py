@@ -40,3 +40,13 @@ class Candidate:
     @property
     def text(self) -> str:
         return "\n".join(p for p in (self.error, self.cause, self.fix) if p)
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A candidate the noise model or the scorer turned down, and why (``--dry-run``)."""
+
+    rule: str
+    content: str
+    reason: str
+    score: int = 0
