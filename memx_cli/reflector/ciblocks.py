@@ -1,5 +1,5 @@
 """Readers of a diagnostic that spans lines: a block's words, the frame or header that
-places it, and the message clipped to the length a memory keeps (issue 24).
+places it, and a message clipped to the length a diagnostic keeps (issue 24).
 
 Each reader starts at the line whose shape ``cishapes`` matched (a panic's header,
 Gradle's ``* What went wrong:``, PowerShell's ``Line |``) and reads the lines around it.
