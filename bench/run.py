@@ -530,10 +530,12 @@ QUALITY_CONFIG: dict[str, Any] = {"ace.decay.protection_days": 10**6, "ace.retri
 # embedding model (issue 16); isolate() keeps it. The first search re-embeds each store.
 if os.environ.get("MEMX_BENCH_MODEL"):
     QUALITY_CONFIG["embedding.model"] = os.environ["MEMX_BENCH_MODEL"]
-# MEMX_BENCH_E5_VOICE=1: with the e5 voice on (issue 25, generator/e5voice.py); its
-# weight from MEMX_BENCH_E5_WEIGHT when set.
+# MEMX_BENCH_E5_VOICE=1: with the e5 voice on (issue 25, generator/e5voice.py); =auto:
+# only for the questions it reads alone (e5voice.unread); its weight from
+# MEMX_BENCH_E5_WEIGHT when set.
 if os.environ.get("MEMX_BENCH_E5_VOICE"):
-    QUALITY_CONFIG["ace.retrieval.e5_voice"] = True
+    QUALITY_CONFIG["ace.retrieval.e5_voice"] = (
+        "auto" if os.environ["MEMX_BENCH_E5_VOICE"] == "auto" else True)
     if os.environ.get("MEMX_BENCH_E5_WEIGHT"):
         QUALITY_CONFIG["ace.retrieval.e5_weight"] = float(os.environ["MEMX_BENCH_E5_WEIGHT"])
 

