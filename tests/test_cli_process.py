@@ -24,14 +24,24 @@ def _memx(*args: str, cwd: Path, env: dict[str, str] | None = None
 
 def test_one_blas_thread_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embed, "_blas_added", set())
-    for name in embed.BLAS_THREADS:
+    for name in (*embed.BLAS_THREADS, "OMP_WAIT_POLICY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "4")
     embed.one_blas_thread()
     assert (os.environ["OPENBLAS_NUM_THREADS"], os.environ["MKL_NUM_THREADS"]) == ("1", "4")
+    assert os.environ["OMP_WAIT_POLICY"] == "passive"  # idle OpenMP threads sleep
     assert "OMP_NUM_THREADS" not in embed._blas_added  # OpenMP also drives the vector build
     user = embed.user_environ()
     assert "OPENBLAS_NUM_THREADS" not in user and user["MKL_NUM_THREADS"] == "4"
+    assert "OMP_WAIT_POLICY" not in user  # memx's choice, not the user's
+
+
+def test_the_users_openmp_wait_policy_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embed, "_blas_added", set())
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    embed.one_blas_thread()
+    assert os.environ["OMP_WAIT_POLICY"] == "active"
+    assert embed.user_environ()["OMP_WAIT_POLICY"] == "active"
 
 
 def test_the_command_memx_runs_gets_the_users_environment(
