@@ -55,6 +55,8 @@ def store(root: Path, size: int, model: str, voice: str = "on") -> Path:
              "auto" if voice == "auto" else "true")
     elif model != "bundled":
         memx(root, "config", "set", "embedding.model", model)
+    if model != "voice":  # each model alone (the voice's default is auto)
+        memx(root, "config", "set", "ace.retrieval.e5_voice", "false")
     commit_store(root)
     return root
 
