@@ -200,8 +200,11 @@ def test_unread_is_another_script_or_another_language_the_store_does_not_hold() 
     # controls: English prose, whatever the coverage; terse keywords the store holds
     assert not unread("where do the logs go", 0.0)
     assert not unread("which package manager does the project use?", 0.2)
+    assert unread("Quelle est la version minimale prise en charge", 0.1)  # no accent
+    assert not unread("Quelle est la version minimale prise en charge", 0.9)
+    # controls: English keywords, whether the store holds them or not
     assert not unread("sidekiq retry config", 0.9)
-    assert unread("sidekiq retry config", 0.1)  # terse and foreign to the store: e5 reads
+    assert not unread("deploy rollback", 0.0)
     assert not unread("", 0.0) and not unread("?!", 0.0)
 
 

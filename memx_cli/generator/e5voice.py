@@ -80,10 +80,12 @@ MIN_CANDIDATES = 4
 EVIDENCE = False
 # ``unread``: a query in another script is one where half or more of its words hold a
 # letter outside ASCII; one in another language written in Latin letters has under a
-# quarter English stop words (relevance.english_prose) and the store's words hold under
-# half of its information (terse English keywords, "sidekiq retry config", have no stop
-# words either, but the store's words are theirs).
+# quarter English stop words (relevance.english_prose) and either a letter outside
+# ASCII (é, ñ, ä) or, a sentence of SENTENCE words or more, the store's words holding
+# under UNREAD_COVERAGE of its information. English keywords ("deploy rollback") have
+# no stop words either; they are shorter than a sentence and plain ASCII.
 UNREAD_COVERAGE = 0.5
+SENTENCE = 6
 
 
 def _digest(text: str) -> bytes:
@@ -242,16 +244,20 @@ def relevance(z: float | None, size: int) -> float:
 
 def unread(query: str, coverage: float) -> bool:
     """Whether ``query`` is one the static model and the words cannot read: written
-    mostly outside ASCII, or not English prose with the store's words holding under
-    UNREAD_COVERAGE of its information (``coverage``, the best of the stores')."""
+    mostly outside ASCII, or not English prose and either accented or a sentence whose
+    information the store's words hold under UNREAD_COVERAGE of (``coverage``, the
+    best of the stores')."""
     from memx_cli.generator.relevance import english_prose, words
 
     said = words(query)
     if not said:
         return False
-    if 2 * sum(not word.isascii() for word in said) >= len(said):
+    foreign = sum(not word.isascii() for word in said)
+    if 2 * foreign >= len(said):
         return True
-    return not english_prose(said) and coverage < UNREAD_COVERAGE
+    if english_prose(said):
+        return False
+    return foreign > 0 or (len(said) >= SENTENCE and coverage < UNREAD_COVERAGE)
 
 
 def installed() -> bool:
