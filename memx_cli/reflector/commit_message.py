@@ -285,10 +285,11 @@ def read(message: str, lang: str, news: str = "") -> Said:
         what = core(reverted.group(1) or reverted.group(2) or "")
         text = f'Reverted "{what}"' + (f": {' '.join(reasons[:2] or told[:1])}"
                                          if told else ".")
-        if told:
+        unsaid = "" if told else _unsaid_revert(what)
+        if unsaid:
+            said.dropped.append(("Decision", text, unsaid))
+        else:  # its why, or, with none, what was taken back: "X" no longer holds
             said.found.append(_stated("Decision", text, lang))
-        else:  # the log already says what was reverted; the memory would be its why
-            said.dropped.append(("Decision", text, "a revert that gives no reason"))
         return said
     head = core(subject)
     # a squash merge's list item is one commit: its first sentence is that commit's subject
@@ -321,6 +322,21 @@ def read(message: str, lang: str, news: str = "") -> Said:
     elif reasons:
         said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))
     return said
+
+
+def _unsaid_revert(what: str) -> str:
+    """Why a revert that gives no reason teaches nothing ("" when it does: the change it
+    names was taken back, which a reader of the code cannot see). A revert of a revert
+    lands the change again (its own commit says what it is); a chore taken back that names
+    no version ("pre-commit autoupdate") leaves nothing to know; a subject with no words
+    names nothing."""
+    if REVERT.match(what):
+        return "a revert of a revert: the change lands again"
+    if not routine.real_statement(what):
+        return "a revert that names no change"
+    if routine.routine(what, [], {}) and not routine.VERSION.search(what):
+        return "a revert of a chore that names no version"
+    return ""
 
 
 def _restates(head: str, item: str) -> bool:

@@ -136,8 +136,7 @@ def why(text: str) -> int:
     vulnerability, "by no longer rebuilding …" no breakage)."""
     text = MEANS.sub(" ", TEST_KIND.sub(" ", routine.ISSUE_REF.sub(" ", text)))
     words = words_of(text)
-    if STRONG.find(words, text) or lx.CAUSE.find(words, text) \
-            or routine.BREAKAGE.find(words, text):
+    if STRONG.find(words, text) or lx.CAUSE.find(words, text) or routine.breakage(text):
         return 25
     return 12 if lx.CAUSE_EFFECT.find(words, text) or PURPOSE.find(words, text) else 0
 

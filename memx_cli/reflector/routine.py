@@ -10,6 +10,7 @@ phrases of one project.
 - ``routine(message, paths, diffs)``: why a commit is routine, or None.
 - ``gives_cause(text)``: the text states a cause or a purpose (a Decision's why).
 - ``gives_reason(text)``: that, or a breakage or deprecation (enough for a routine bump).
+- ``breakage(text)``: a breakage or deprecation ("incompatible", "would break X").
 - ``is_config(path)``: a non-code configuration file outside test data.
 - ``machine_written(diff)``: a schema or a generated file, config-shaped but no settings.
 - ``pin_line(line)``: a diff line that only moves a version pin (``rev:``, ``uses: x@y``).
@@ -37,6 +38,12 @@ BREAKAGE = Lexicon(phrases("""
 breaks; broke; broken; incompatible; regression; no longer; does not support;
 doesn't support; not supported; deprecated; vulnerability; security; cve
 """))
+# The base verb after what makes it one ("would break", "sequences that break pexpect",
+# "… and break subsequent parsing"): a noun ("a clean break", "exit via break") or a line
+# break ("break before a comparator") is none.
+BREAK_VERB = re.compile(r"(?i)\b(?:would|will|could|can|may|might|to|that|which|and|"
+                        r"not|n't)\s+break\s+(?!(?:before|after|out|up|down|even|lines?|"
+                        r"statements?)\b)[\w`'\"]")
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?(?:[-.+]?[\w.]+)?\b")
 CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\(([^)]*)\))?!?:\s*")
 # "Bump x from 1 to 2", "Update dependency x to v3", "chore(deps): update all non-major…"
@@ -144,7 +151,12 @@ def gives_cause(text: str) -> bool:
 def gives_reason(text: str) -> bool:
     """A cause or purpose, or a breakage ("incompatible", "deprecated", "CVE"): enough to
     make a routine bump worth keeping."""
-    return gives_cause(text) or bool(BREAKAGE.find(words_of(text), text))
+    return gives_cause(text) or breakage(text)
+
+
+def breakage(text: str) -> bool:
+    """The text tells of a breakage: a word of ``BREAKAGE`` or "break" as a verb."""
+    return bool(BREAKAGE.find(words_of(text), text) or BREAK_VERB.search(text))
 
 
 def real_statement(text: str) -> bool:

@@ -4,7 +4,8 @@ a Literal type". One rule applied N times is one lesson, not N memories.
 
 Two subjects are of one series when they are the same once the names in them are left
 out: the words that are no identifier, code span, number or parenthesised aside, with the
-tag or scope kept ("[ruff]", "legacy:"). The first word (the verb) must agree, at least
+tag or scope kept ("[ruff]", "legacy:"); in a replacement ("use X instead of Y") the names
+are the rule and are kept; a revert is read by the subject it takes back. The first word (the verb) must agree, at least
 two words must remain, and the word sets must overlap by ``ALIKE`` or more. A series is
 looked for among commits at most ``WINDOW`` commits apart.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from memx_cli.reflector.commit_message import PR_NUMBER
+from memx_cli.reflector.commit_message import PR_NUMBER, REPLACEMENT, REVERT
 from memx_cli.reflector.names import IDENT_RE
 
 ALIKE = 0.6
@@ -23,16 +24,32 @@ TAG = re.compile(r"^\s*((?:\[[^\]]{1,40}\]\s*)+|[A-Za-z]+(?:\([^)]*\))?!?:\s*|"
                  r"[\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*:\s+)")
 ASIDE = re.compile(r"\([^()]*\)|`[^`]*`|'[^']*'|\"[^\"]*\"")
 WORD = re.compile(r"[^\W\d_][\w'-]*")
+PAREN = re.compile(r"\([^()]*\)")
+NAMED_WORD = re.compile(r"\w+(?:[./-]\w+)*")  # a word or a name, as a replacement names them
 
 
 def template(subject: str) -> tuple[str, frozenset[str]] | None:
     """(first word, the subject's words without its names), or None when fewer than two
     words are left (nothing to tell a series from a coincidence)."""
     subject = PR_NUMBER.sub("", subject.strip())
+    reverted = REVERT.match(subject)
+    if reverted:  # a revert is of what it takes back: two reverts of two changes are two,
+        # and a change taken back then restored is no series of one rule either
+        verb = re.search(r"(?i)revert|restore", subject)
+        inner = template(reverted.group(1) or reverted.group(2) or "")
+        return (verb.group(0).lower(), inner[1]) if inner and verb else None
     tag = TAG.match(subject)
     head = tag.group(1).strip().lower() if tag else ""
-    rest = ASIDE.sub(" ", subject[tag.end():] if tag else subject)
-    words = [w.lower() for w in WORD.findall(rest) if len(w) > 2 and not _name(w)]
+    rest = subject[tag.end():] if tag else subject
+    while PAREN.search(rest):  # nested asides too: "(… 'key in dict.keys()')"
+        rest = PAREN.sub(" ", rest)
+    plain = ASIDE.sub(" ", rest)
+    if REPLACEMENT.search(plain):
+        # "use base64 instead of hex", "use sha3-256 instead of sha-1": in a replacement the
+        # names are the rule, so two with other names are two rules, not a series
+        words = [w.lower() for w in NAMED_WORD.findall(rest) if len(w) > 2 or _name(w)]
+    else:
+        words = [w.lower() for w in WORD.findall(plain) if len(w) > 2 and not _name(w)]
     if not words:
         return None
     found = frozenset(words + ([head] if head else []))
