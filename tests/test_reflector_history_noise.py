@@ -214,20 +214,36 @@ def test_a_package_path_prefix_as_go_writes_it(memx: Memx, repo: Path) -> None:
         "(changed net/http/transport.go).")]
 
 
-def test_a_revert_that_gives_no_reason_is_no_lesson(memx: Memx, repo: Path) -> None:
-    """The log already says what was reverted; with no cause the memory would say nothing
-    more, and --dry-run --all says why it was dropped."""
+def test_a_revert_without_a_reason_keeps_what_it_took_back(memx: Memx, repo: Path) -> None:
+    """A revert that gives no reason still tells that the change it names was taken back,
+    which the code no longer shows; a revert of a chore that names no version, and a
+    revert of a revert (the change lands again), teach nothing: --dry-run --all says why."""
     base = commit(repo, "Start", {"README.md": "app\n"})
-    sha = commit(repo, 'Revert "Cache the session in memory" (#41)\n\nRevert "Cache the '
-                       f'session in memory (#40)"\n\nThis reverts commit {"c" * 40}.',
-                 {"app/session.py": "cache = None\n"})
-    result = memx("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--all")
-    assert result.code == 0, result.err
-    assert result.out.splitlines()[:3] == [
-        "Would store 0 memories from 1 commit (0 merges, 0 by bots, 0 already ingested)",
-        "Dropped 1 candidate:",
-        f'  {sha[:10]}  Decision     a revert that gives no reason: Reverted "Cache the '
-        'session in memory".']
+    sha = commit(repo, 'Revert "Cache the user session in memory between requests" (#41)\n\n'
+                       'Revert "Cache the user session in memory between requests (#40)"\n\n'
+                       f'This reverts commit {"c" * 40}.', {"app/session.py": "cache = None\n"})
+    bump = commit(repo, 'Revert "Bump hatch from 1.15.1 to 1.16.4" (#42)\n\nThis reverts '
+                        f'commit {"d" * 40}.', {"docker/build.sh": "pip install hatch\n"})
+    chore = commit(repo, 'Revert "[pre-commit.ci] pre-commit autoupdate" (#43)\n\nThis '
+                         f'reverts commit {"e" * 40}.', {".pre-commit-config.yaml": "x: 1\n"})
+    again = commit(repo, 'Revert "Revert "Use the fast parser""\n\nThis reverts commit '
+                         f'{"f" * 40}.', {"app/parse.py": "fast = True\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--all"))
+    assert sorted((c["sha"], c["content"]) for c in found["candidates"]) == sorted([
+        (bump, 'Reverted "Bump hatch from 1.15.1 to 1.16.4".'),
+        (sha, 'Reverted "Cache the user session in memory between requests".')])
+    assert {(d["sha"], d["reason"]) for d in found["dropped"]} >= {
+        (chore, "a revert of a chore that names no version"),
+        (again, "a revert of a revert: the change lands again")}
+    # a restore that says why is told as a restore, not as a revert
+    back = commit(repo, 'fix: restore "feat: cache the user session in memory" (#44)\n\n'
+                        "The load balancer now pins sessions, so the cache holds again.",
+                  {"app/session.py": "cache = {}\n"})
+    later = json.loads(memx.ok("ingest", "--git-log", f"{again}..HEAD", "--dry-run", "--json"))
+    assert [(c["sha"], c["content"]) for c in later["candidates"]] == [
+        (back, 'Restored "Cache the user session in memory": The load balancer now pins '
+               "sessions, so the cache holds again.")]
 
 
 def drafted(memx: Memx, repo: Path, *commits: tuple[str, dict[str, str]]) -> list[str]:

@@ -98,3 +98,50 @@ def test_a_setting_carries_the_reason_the_body_gives(memx: Memx, repo: Path) -> 
     assert memory["content"] == (
         "In app/db.yaml, `timeout: 60` (changed from 30) (Raise the db timeout). Why: The "
         "nightly export needs longer, because it scans every table.")
+
+
+def test_replacements_with_other_names_are_two_rules(memx: Memx, repo: Path) -> None:
+    """"use base64 instead of hex" and "use sha3-256 instead of sha-1" share only their
+    form: in a replacement the names are the rule, so both are kept (they read as one
+    series before); the same replacement made in two modules is a series (control); two
+    reverts of two changes are two memories."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    encode = commit(repo, "use base64 instead of hex\n\nThe token is shorter, because base64 "
+                          "packs six bits in a character.", {"app/token.py": "b64 = 1\n"})
+    digest = commit(repo, "use sha3-256 instead of sha-1\n\nThe signer runs on FIPS hosts, "
+                          "because SHA-1 is not available there.", {"app/sign.py": "sha3 = 1\n"})
+    found = dry(memx, base, "--budget", "0")
+    assert sorted(str(c["sha"]) for c in found["candidates"]) == sorted([encode, digest])
+    assert not [d for d in found["dropped"] if str(d["reason"]).startswith("one of a series")]
+    same = [commit(repo, f"Use `pathlib` instead of `os.path` in the {part}\n\nPaths compare "
+                         f"equal on Windows, because `os.path` keeps the {part}'s slashes.",
+                   {f"app/{part}.py": "p = 1\n"}) for part in ("loader", "cache")]
+    again = dry(memx, digest, "--budget", "0")
+    kept = [str(c["sha"]) for c in again["candidates"] if c["sha"] in same]
+    assert len(kept) == 1 and "the same in 1 more commit" in str(
+        next(c["content"] for c in again["candidates"] if c["sha"] == kept[0]))
+    # two reverts are of what they take back: "fix: revert, "…"" twice is no series
+    undone = [commit(repo, f'fix: revert, "fix: {what}"\n\nThis reverts commit {n * 40}.',
+                     {f"app/undo{n}.py": "x = 1\n"})
+              for n, what in (("a", "resolve the `.modules.yaml` file from the workspace root"),
+                              ("b", "escape the ids of `virtual:` modules with null bytes"))]
+    reverted = dry(memx, same[-1], "--budget", "0")
+    assert sorted(str(c["sha"]) for c in reverted["candidates"]) == sorted(undone)
+
+
+def test_break_as_a_verb_is_a_why(memx: Memx, repo: Path) -> None:
+    """"sequences that break exact pexpect matching" says why the tests force the classic
+    REPL: the memory carries it and is kept; "a clean break", "exit via break" (nouns) are
+    no why, and the same commit with them is not kept (control)."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    why = commit(repo, "testing: force the classic REPL for the pdb selftests on 3.15\n\n"
+                       "Python 3.15 defaults pdb to PyREPL, which adds bracketed-paste "
+                       "sequences that break exact pexpect matching on macOS.",
+                 {"testing/test_debugging.py": "env = 1\n"})
+    commit(repo, "testing: force the classic REPL for the shell selftests on 3.15\n\n"
+                 "Python 3.15 defaults the shell to PyREPL, a clean break from the old "
+                 "REPL that the selftests never exit via break.",
+           {"testing/test_shell.py": "env = 1\n"})
+    found = dry(memx, base)
+    assert [str(c["sha"]) for c in found["candidates"]] == [why]
+    assert "that break exact pexpect matching" in str(found["candidates"][0]["content"])

@@ -35,6 +35,7 @@ PATH_SCOPE = re.compile(r"^\s*([\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*):\s+")
 REVERT = re.compile(r'^\s*(?:[A-Za-z]+(?:\([^)]*\))?!?:\s*)?(?:[Rr]evert|[Rr]estore)[,:]?\s+'
                     r'"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
                     r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$')
+RESTORE = re.compile(r"^\s*(?:[A-Za-z]+(?:\([^)]*\))?!?:\s*)?[Rr]estore\b")
 REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
                           r"^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$|"
                           r"^\s*(?:[-*•]\s*)?revert\s+\"")  # git's line; the subject again
@@ -283,9 +284,10 @@ def read(message: str, lang: str, news: str = "") -> Said:
     reverted = REVERT.match(subject)
     if reverted:
         what = core(reverted.group(1) or reverted.group(2) or "")
-        text = f'Reverted "{what}"' + (f": {' '.join(reasons[:2] or told[:1])}"
+        done = "Restored" if RESTORE.match(subject) else "Reverted"
+        text = f'{done} "{what}"' + (f": {' '.join(reasons[:2] or told[:1])}"
                                          if told else ".")
-        unsaid = "" if told else _unsaid_revert(what)
+        unsaid = "" if told else _unsaid_revert(what, subject)
         if unsaid:
             said.dropped.append(("Decision", text, unsaid))
         else:  # its why, or, with none, what was taken back: "X" no longer holds
@@ -324,13 +326,13 @@ def read(message: str, lang: str, news: str = "") -> Said:
     return said
 
 
-def _unsaid_revert(what: str) -> str:
+def _unsaid_revert(what: str, subject: str) -> str:
     """Why a revert that gives no reason teaches nothing ("" when it does: the change it
-    names was taken back, which a reader of the code cannot see). A revert of a revert
-    lands the change again (its own commit says what it is); a chore taken back that names
-    no version ("pre-commit autoupdate") leaves nothing to know; a subject with no words
-    names nothing."""
-    if REVERT.match(what):
+    names was taken back, which a reader of the code cannot see). A revert of a revert, or
+    a restore, lands the change again (its own commit says what it is); a chore taken back
+    that names no version ("pre-commit autoupdate") leaves nothing to know; a subject with
+    no words names nothing."""
+    if REVERT.match(what) or RESTORE.match(subject):
         return "a revert of a revert: the change lands again"
     if not routine.real_statement(what):
         return "a revert that names no change"

@@ -94,7 +94,7 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
     norm = candidate.rule == "Convention" and is_norm(LABEL.sub("", text))
     if norm:  # a subject that is the rule ("Do not retry on 4xx responses") is the lesson
         points = 45
-    if candidate.rule == "Decision" and text.startswith('Reverted "'):
+    if candidate.rule == "Decision" and text.startswith(('Reverted "', 'Restored "')):
         points = 50
     reason = why(text)
     if candidate.rule == "ErrorFix" and candidate.error and told(candidate.error, body):
