@@ -4,7 +4,9 @@
   responses", "Never …", "Always …", "Use X instead of Y", "X must Y") → Convention,
   with the body's reason when it gives one.
 - A revert: ``Revert "X"`` (or ``revert: X``) → Decision, with the reason the body gives
-  beyond git's own "This reverts commit …" line.
+  beyond git's own "This reverts commit …" line; with none, what was taken back, unless
+  that lands a change again (a revert of a revert, a restore) or is a chore that names no
+  version.
 - A reason: a sentence of any commit but a fix (feat, refactor, chore, a bare subject)
   saying why ("because", "caused by", "so that", "to work around") → Decision: the change
   and its why. A fix's cause is read by the fix rule itself.

@@ -8,7 +8,7 @@ platform, a setting, a file, an identifier, a version). What only describes the 
 a fix's title restated, "Don't X" as a fix's subject, a rename — is what the diff already
 says. So:
 
-    base by form        a revert with its reason 50, a norm (a subject or item that is
+    base by form        a revert or a restore 50 (its reason is its why), a norm (a subject or item that is
                         the rule: "Do not …", must, never, always, instead of) 45, a fix,
                         a decision or a changed setting 35, a dependency or a title that
                         is the fact (``commit_fact``) 30
