@@ -10,6 +10,8 @@
 - An agent's diagnosis the session bears out (``diagnosis.py``) and a passing run the
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
+- A recommendation the user approved with a short "yes" and the agent carried out
+  (``approvals.py``): a Decision in the agent's words, with its reason.
 - Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
   a user's factual correction the agent accepts (``corrected.py``).
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
@@ -32,6 +34,7 @@ from dataclasses import replace
 
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import evidence, knowledge
+from memx_cli.reflector.approvals import Approvals
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.diagnosis import Diagnoses
@@ -89,6 +92,7 @@ class PatternDetector:
         self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
         self.plans = Plans()  # a plan the user approved, once carried out
         self.reversals = Reversals()  # a request overturned once done, by the next one
+        self.approvals = Approvals()  # a recommendation approved with a "yes", carried out
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -98,7 +102,8 @@ class PatternDetector:
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
         sig = analyse(turn)
-        corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig)
+        corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig) \
+            + self.approvals.feed(sig)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
             # and what it means to set are proposals nothing has borne out yet. The user has
@@ -205,7 +210,7 @@ class PatternDetector:
         found = ([held] if held is not None else []) + chores \
             + self._explained(self.episodes.finish()) \
             + self.replies.finish() + self.redos.finish() + self.corrections.finish() \
-            + self.plans.finish()
+            + self.plans.finish() + self.approvals.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
         reported, self._reported = self._reported + self.reports.finish(), []
         diagnosed, reported = _lent(diagnosed, reported)
