@@ -88,6 +88,10 @@ def test_points_with_a_stance_approved_are_one_decision(memx: Memx, repo: Path) 
     # approved, then the edit writes something the recommendation does not name
     Replies().user("where should the cache live?").say(RECOMMENDED).user("yes")
     .edit("/home/dev/app/README.md", "x", "Install with pipx."),
+    # recommended in a report that asks nothing: an "ok" only acknowledges it
+    Replies().user("where should the cache live?")
+    .say(RECOMMENDED.replace("Want me to wire it into `cache/store.py`?", "Done.")).user("ok")
+    .edit("/home/dev/app/cache/store.py", "x", "open_wal()  # SQLite in WAL mode"),
     # a question offering nothing
     Replies().user("the cache is slow").say("Which platform are you on?").user("yes")
     .edit("/home/dev/app/cache/store.py", "x", "open_wal()  # SQLite in WAL mode"),

@@ -16,7 +16,8 @@ Read by structure, not by the session's words:
   names is read from its marked spans (bold, links, code) and identifiers
   (``CamelCase``, ``pkg.Name``, ``snake_case``, ``file.ext``);
 - the user *approves* it with a short assent (a few words led by yes, sure, ok, do it…; no
-  question, negation or amendment) to a message that still names it (the offer itself, or a
+  question, negation or amendment) to a message that ends on a question to the user ("Want
+  me to create the file?"; an "ok" after a report only acknowledges it) and still names it (the offer itself, or a
   draft built on it a few turns later); a reply that turns the work down, or names another
   labelled option, drops the offers waiting;
 - it is *carried out* when an edit the tool accepts after the approval writes a name the
@@ -93,6 +94,7 @@ class Approvals:
     def __init__(self) -> None:
         self.offers: list[Offer] = []
         self.answered = ""  # the assistant's words since the user last spoke, lower-cased
+        self.asked = False  # the assistant's last message ends on a question to the user
         self.approval: Approval | None = None
 
     def feed(self, sig: Signals) -> list[Candidate]:
@@ -117,6 +119,7 @@ class Approvals:
             return []
         if turn.role == "assistant":
             self.answered = (self.answered + "\n" + turn.text[:MAX_READ].lower())[-2 * MAX_READ:]
+            self.asked = _asks(turn.text)
             offer = _offer(turn.text[:MAX_READ], turn.index, sig.lang)
             if offer is not None:
                 self.offers = (self.offers + [offer])[-MAX_OFFERS:]
@@ -125,6 +128,7 @@ class Approvals:
             return []
         out = self._settled(sig)
         answered, self.answered = self.answered, ""
+        asked, self.asked = self.asked, False
         if rejects(sig) or sig.deny or STILL.search(sig.text):
             self.offers = []
             return out
@@ -132,7 +136,7 @@ class Approvals:
         if named:  # a labelled option picked: the offers naming other labels are turned down
             self.offers = [o for o in self.offers if not _labels(o.names) - named]
         words = sig.text.split()
-        if ASSENT.search(sig.text) and len(words) <= MAX_ASSENT_WORDS \
+        if asked and ASSENT.search(sig.text) and len(words) <= MAX_ASSENT_WORDS \
                 and not AMENDS.search(sig.text):
             approved = [o for o in self.offers if any(n in answered for n in o.names)]
             if approved:
@@ -162,6 +166,24 @@ class Approvals:
         return [_lesson(approval)] if approval is not None and approval.carried else []
 
 
+def _asks(text: str) -> bool:
+    """The message ends on a question (outside code): it asks the user for a word."""
+    lines = [line for line in _prose(text) if line.strip()]
+    return bool(lines) and lines[-1].rstrip(" *_").endswith(("?", "？"))
+
+
+def _prose(text: str) -> list[str]:
+    """The lines of a message outside its code fences."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line)
+    return lines
+
+
 def _labels(names: set[str]) -> set[str]:
     return {n for n in names if LABELLED.fullmatch(n)}
 
@@ -169,14 +191,7 @@ def _labels(names: set[str]) -> set[str]:
 def _offer(text: str, index: int, lang: str) -> Offer | None:
     """What the message recommends: its recommendation sentences, or else its titled points
     that carry the agent's stance; None when it recommends nothing."""
-    lines: list[str] = []
-    fenced = False
-    for line in text.splitlines():
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
-        if not fenced:
-            lines.append(line)
+    lines = _prose(text)
     recommended = [s for line in lines for s in SENTENCE.split(line.strip())
                    if RECOMMENDS.search(s)]
     if recommended:
