@@ -130,3 +130,36 @@ def test_a_labelled_option_picked_turns_the_recommended_one_down(
     assert found == ([
         'Decided (the user answered "yes"): My recommendation: go with Option A, it keeps the '
         "flags short."] if decided else [])
+
+
+LISTED = """Two ways to keep the sessions:
+
+1. Keep them in Redis with a TTL, so they expire on their own.
+2. Write them to Postgres in a `sessions` table, so they survive restarts.
+
+Which one do you want?"""
+LETTERED = LISTED.replace("1. Keep", "A) Keep").replace("2. Write", "B) Write")
+REDIS = "Decided (the user answered \"{}\"): Keep them in Redis with a TTL, so they expire on their own."
+POSTGRES = ("Decided (the user answered \"{}\"): Write them to Postgres in a sessions table, so "
+            "they survive restarts.")
+
+
+@pytest.mark.parametrize(("offer", "reply", "written", "decided"), [
+    (LISTED, "the second one", "CREATE TABLE sessions (id text)  -- Postgres", POSTGRES),
+    (LISTED, "go with 1", "redis.set(key, value, ex=TTL)", REDIS),
+    (LETTERED, "B", "CREATE TABLE sessions (id text)  -- Postgres", POSTGRES),
+    (LISTED, "first", "redis.set(key, value, ex=TTL)", REDIS),
+    # controls: the item picked is not what the edit writes (it writes the other one)
+    (LISTED, "the second one", "redis.set(key, value, ex=TTL)", None),
+    # a bare yes to a list that recommends nothing picks nothing
+    (LISTED, "yes", "redis.set(key, value, ex=TTL)", None),
+    # a letter the list does not offer
+    (LETTERED, "D", "redis.set(key, value, ex=TTL)", None),
+])
+def test_an_item_picked_by_place_or_label_and_carried_out_is_a_decision(
+        memx: Memx, repo: Path, offer: str, reply: str, written: str, decided: str | None) -> None:
+    session = (Replies().user("where should sessions live?").say(offer).user(reply)
+               .edit("/home/dev/app/store.py", "pass", written))
+    memx.ok("ingest", session.write(repo))
+    found = [text for text in _decisions(repo) if text.startswith("Decided")]
+    assert found == ([decided.format(reply)] if decided else [])

@@ -20,6 +20,10 @@ Read by structure, not by the session's words:
   me to create the file?"; an "ok" after a report only acknowledges it) and still names it (the offer itself, or a
   draft built on it a few turns later); a reply that turns the work down, or names another
   labelled option, drops the offers waiting;
+- a short reply that picks an item of the list the message offers by its place or label
+  ("the second one", "go with 2", "B"; a number leading a reply to bold titles is
+  ``replies.py``'s) approves that item, named by what it alone names (its marked spans,
+  identifiers and proper names: "Redis" when the other item names "Postgres");
 - it is *carried out* when an edit the tool accepts after the approval writes a name the
   offer names (in the new text or the file's path), and the user's next word does not turn
   the work down. A "yes" to running a command, an approval followed by no such edit, or a
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 from memx_cli.reflector.aider import FENCE
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.narrative import STILL
-from memx_cli.reflector.replies import LABEL
+from memx_cli.reflector.replies import LABEL, LEADS, LISTED
 from memx_cli.reflector.said import rejects
 from memx_cli.reflector.signals import Signals
 
@@ -60,6 +64,18 @@ SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`\[(])")
 NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")
 LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 LABELLED = re.compile(rf"(?i)\b{LABEL}")
+# A list item offered: "1. …", "B) …", "**2.** …", "- A: …".
+ITEM = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?\(?([A-H]|\d{1,2})[.):](?:\*\*)?\s+(\S.*)$")
+# A short reply that picks an item by its place or its label: "the second one", "go with 2",
+# "B", "let's do the last one".
+PICK = re.compile(
+    r"^\W*(?:(?i:let's|lets|we'll|i'd|i'll)\s+)?(?:(?i:go\s+(?:with|for)|use|pick|take|choose|do)"
+    r"\s+)?(?:(?i:the)\s+)?(?:(?P<ord>(?i:first|second|third|fourth|fifth|last))"
+    r"(?:\s+(?i:one|option|item))?|(?i:number\s+|#)?(?P<num>\d{1,2})|(?P<letter>[A-H]))"
+    r"(?:\s+(?i:please|then|one))?\W*$")
+ORDINALS = ("first", "second", "third", "fourth", "fifth")
+CAPWORD = re.compile(r"(?<=[\w,;)] )[A-Z][A-Za-z0-9+#-]{2,}")  # a proper name inside a sentence
+MAX_ITEMS = 9
 MAX_ASSENT_WORDS = 6
 MAX_OFFERS = 4
 MAX_AGE = 4  # user turns an offer waits for its approval
@@ -96,6 +112,7 @@ class Approvals:
         self.answered = ""  # the assistant's words since the user last spoke, lower-cased
         self.asked = False  # the assistant's last message ends on a question to the user
         self.approval: Approval | None = None
+        self.items: list[tuple[str, Offer]] = []  # the last message's list, by label
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
@@ -120,6 +137,7 @@ class Approvals:
         if turn.role == "assistant":
             self.answered = (self.answered + "\n" + turn.text[:MAX_READ].lower())[-2 * MAX_READ:]
             self.asked = _asks(turn.text)
+            self.items = _items(turn.text[:MAX_READ], turn.index, sig.lang)
             offer = _offer(turn.text[:MAX_READ], turn.index, sig.lang)
             if offer is not None:
                 self.offers = (self.offers + [offer])[-MAX_OFFERS:]
@@ -129,6 +147,7 @@ class Approvals:
         out = self._settled(sig)
         answered, self.answered = self.answered, ""
         asked, self.asked = self.asked, False
+        items, self.items = self.items, []
         if rejects(sig) or sig.deny or STILL.search(sig.text):
             self.offers = []
             return out
@@ -136,6 +155,10 @@ class Approvals:
         if named:  # a labelled option picked: the offers naming other labels are turned down
             self.offers = [o for o in self.offers if not _labels(o.names) - named]
         words = sig.text.split()
+        picked = _picked(sig.text, items, answered) if asked and not named else None
+        if picked is not None:
+            self.approval = Approval([picked], " ".join(words), turn.index, turn.last)
+            return out
         if asked and ASSENT.search(sig.text) and len(words) <= MAX_ASSENT_WORDS \
                 and not AMENDS.search(sig.text):
             approved = [o for o in self.offers if any(n in answered for n in o.names)]
@@ -184,6 +207,47 @@ def _prose(text: str) -> list[str]:
     return lines
 
 
+def _items(text: str, index: int, lang: str) -> list[tuple[str, Offer]]:
+    """The list the message offers: each item by its label, with the names it alone names
+    (none when it has fewer than two items, or two lists whose labels repeat)."""
+    found: list[tuple[str, str]] = []
+    for line in _prose(text):
+        item = ITEM.match(line)
+        if item:
+            found.append((item.group(1), item.group(2)))
+        elif found and line.startswith((" ", "\t")) and line.strip() and not ITEM.match(line):
+            found[-1] = (found[-1][0], f"{found[-1][1]} {line.strip()}")
+    labels = [label for label, _ in found]
+    if not 2 <= len(found) <= MAX_ITEMS or len(set(labels)) < len(labels):
+        return []
+    named = [_names([said]) | {m.group(0).lower() for m in CAPWORD.finditer(_plain(said))}
+             for _, said in found]
+    items: list[tuple[str, Offer]] = []
+    for n, (label, said) in enumerate(found):
+        own = named[n] - set().union(*(named[:n] + named[n + 1:]))
+        if own:
+            items.append((label, Offer(index, lang, [_clip(said)], own)))
+    return items if len(items) == len(found) else []
+
+
+def _picked(reply: str, items: list[tuple[str, Offer]], answered: str) -> Offer | None:
+    """The item a short reply picks by its place or label; None for a number that leads a
+    reply to a list of bold titles (``replies.py`` reads that pick)."""
+    pick = PICK.match(reply) if items else None
+    if pick is None:
+        return None
+    labels = [label for label, _ in items]
+    if pick.group("ord"):
+        word = pick.group("ord").lower()
+        at = len(items) - 1 if word == "last" else ORDINALS.index(word)
+        return items[at][1] if at < len(items) else None
+    label = pick.group("num") or pick.group("letter")
+    if pick.group("num") and LEADS.match(reply) and sum(
+            1 for line in answered.splitlines() if LISTED.match(line)) >= 2:
+        return None
+    return items[labels.index(label)][1] if label in labels else None
+
+
 def _labels(names: set[str]) -> set[str]:
     return {n for n in names if LABELLED.fullmatch(n)}
 
@@ -215,15 +279,20 @@ def _offer(text: str, index: int, lang: str) -> Offer | None:
 
 
 def _named(index: int, lang: str, points: list[str], said: list[str]) -> Offer | None:
+    names = _names(said)
+    return Offer(index, lang, points, names) if names else None
+
+
+def _names(said: list[str]) -> set[str]:
+    """What the texts name: their marked spans and identifiers, lower-cased."""
     names: set[str] = set()
     for text in said:
         for found in MARKED.finditer(text):
             name = next(g for g in found.groups() if g)
             names.add(_plain(name).lower().rstrip("()"))
         names.update(m.group(0).lower().rstrip("()") for m in IDENT.finditer(_plain(text)))
-    names = {n for n in names if len(n) >= MIN_NAME and not RECOMMENDS.search(n)
-             and not STANCE.search(n)}
-    return Offer(index, lang, points, names) if names else None
+    return {n for n in names if len(n) >= MIN_NAME and not RECOMMENDS.search(n)
+            and not STANCE.search(n)}
 
 
 def _first(body: list[str]) -> str:
