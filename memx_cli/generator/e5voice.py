@@ -79,10 +79,11 @@ MIN_CANDIDATES = 4
 # the calibrated relevance stays the static model's and the words'.
 EVIDENCE = False
 # ``unread``: a query in another script is one where half or more of its words hold a
-# letter outside ASCII; one in another language written in Latin letters has under a
-# quarter English stop words (relevance.english_prose) and either a letter outside
-# ASCII (é, ñ, ä) or, a sentence of SENTENCE words or more, the store's words holding
-# under UNREAD_COVERAGE of its information. English keywords ("deploy rollback") have
+# letter outside ASCII; one in a European language written in Latin letters is told by
+# its function words (langid.py: "Wie wird der Cache geleert?" has no accent), or has
+# under a quarter English stop words (relevance.english_prose) and either a letter
+# outside ASCII (é, ñ, ä) or, a sentence of SENTENCE words or more, the store's words
+# holding under UNREAD_COVERAGE of its information. English keywords ("deploy rollback") have
 # no stop words either; they are shorter than a sentence and plain ASCII.
 UNREAD_COVERAGE = 0.5
 SENTENCE = 6
@@ -244,16 +245,18 @@ def relevance(z: float | None, size: int) -> float:
 
 def unread(query: str, coverage: float) -> bool:
     """Whether ``query`` is one the static model and the words cannot read: written
-    mostly outside ASCII, or not English prose and either accented or a sentence whose
-    information the store's words hold under UNREAD_COVERAGE of (``coverage``, the
-    best of the stores')."""
+    mostly outside ASCII, or in German, French, Spanish, Portuguese, Italian or Dutch by
+    its function words (langid.foreign_language), or not English prose and either
+    accented or a sentence whose information the store's words hold under
+    UNREAD_COVERAGE of (``coverage``, the best of the stores')."""
     from memx_cli.generator.relevance import english_prose, words
+    from memx_cli.langid import foreign_language
 
     said = words(query)
     if not said:
         return False
     foreign = sum(not word.isascii() for word in said)
-    if 2 * foreign >= len(said):
+    if 2 * foreign >= len(said) or foreign_language(said) is not None:
         return True
     if english_prose(said):
         return False
