@@ -230,3 +230,84 @@ def test_config_takes_auto(memx: Memx) -> None:
     assert memx("config", "set", "ace.retrieval.e5_voice", "auto").code == 0
     refused = memx("config", "set", "ace.retrieval.e5_voice", "sometimes")
     assert refused.code != 0 and "true, false or auto" in refused.err
+
+
+# ------------------------------------------- the first question: capped, then filled when idle
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from memx_cli.e5 import E5Encoder
+
+    encoded: list[int] = []
+    real = E5Encoder.encode
+
+    def counting(self: E5Encoder, texts: list[str]) -> object:
+        encoded.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(E5Encoder, "encode", counting)
+    return encoded
+
+
+def test_the_server_encodes_a_few_candidates_and_fills_the_rest_when_idle(
+        store: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.generator import e5voice
+    from memx_cli.generator.search import Searcher
+    from memx_cli.server import daemon
+    from memx_cli.store.repo import Repo
+
+    encoded = _counting(monkeypatch)
+    monkeypatch.setattr(e5voice, "SERVED_ENCODE", 3)
+    server = daemon.Daemon(idle_timeout=60)
+    searcher = server._new_searcher(Repo.discover(repo))
+    assert searcher.e5_budget == 3
+    server.searchers[("repo",)] = searcher
+    server.fill_when_idle()  # no question in another language yet: nothing to fill
+    assert encoded == []
+    searcher.search(FRENCH, record_recalls=False)
+    assert encoded == [3]  # the first question pays for three candidates only
+    encoded.clear()
+    server.fill_when_idle(lambda: True)  # a request waiting: the fill gives way
+    assert encoded == []
+    server.fill_when_idle()
+    assert sum(encoded) == len(MEMORIES) - 3 and max(encoded) <= e5voice.FILL_BATCH
+    encoded.clear()
+    found = searcher.search(FRENCH, record_recalls=False).hits
+    assert encoded == []  # the second question: only its query is encoded
+    assert found and found[0].doc is not None and found[0].doc["content"] == MEMORIES[4]
+    server.fill_when_idle()  # filled: nothing more
+    assert encoded == []
+    # a fresh process reads the filled vectors back
+    Searcher(Repo.discover(repo)).search(FRENCH, record_recalls=False)
+    assert encoded == []
+
+
+def test_an_english_store_is_never_filled(store: Memx, repo: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.generator.e5voice import CACHE_NAME
+    from memx_cli.server import daemon
+    from memx_cli.store.repo import Repo
+
+    encoded = _counting(monkeypatch)
+    server = daemon.Daemon(idle_timeout=60)
+    searcher = server._new_searcher(Repo.discover(repo))
+    server.searchers[("repo",)] = searcher
+    searcher.search("where are the logs written", record_recalls=False)
+    server.fill_when_idle()
+    assert encoded == []
+    assert not (repo / ".memx" / "cache" / CACHE_NAME).exists()
+
+
+def test_a_capped_encoding_takes_the_best_placed_candidates_of_both_rankings() -> None:
+    from memx_cli.generator.candidates import Candidate
+    from memx_cli.generator.e5voice import _best_placed
+
+    index: object = None
+    cands = [Candidate(1, index, keyword=0.0, semantic=0.2),  # type: ignore[arg-type]
+             Candidate(2, index, keyword=5.0, semantic=0.1),  # type: ignore[arg-type]
+             Candidate(3, index, keyword=1.0, semantic=0.9),  # type: ignore[arg-type]
+             Candidate(4, index, keyword=0.0, semantic=0.5),  # type: ignore[arg-type]
+             Candidate(5, index, keyword=3.0, semantic=None)]  # type: ignore[arg-type]
+    order = [c.key for c in _best_placed(cands)]
+    # first of each ranking (3: nearest vector, 2: best keyword), then the seconds
+    assert order[:2] == [3, 2] and set(order[2:4]) == {4, 5} and order[4] == 1

