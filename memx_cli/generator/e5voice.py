@@ -96,8 +96,8 @@ EVIDENCE = False
 # its function words (langid.py: "Wie wird der Cache geleert?" has no accent), or has
 # under a quarter English stop words (relevance.english_prose) and either a letter
 # outside ASCII (é, ñ, ä) or, a sentence of SENTENCE words or more, the store's words
-# holding under UNREAD_COVERAGE of its information. English keywords ("deploy rollback") have
-# no stop words either; they are shorter than a sentence and plain ASCII.
+# holding under UNREAD_COVERAGE of its information. English keywords ("deploy
+# rollback") have no stop words either; they are shorter than a sentence and plain ASCII.
 UNREAD_COVERAGE = 0.5
 SENTENCE = 6
 
@@ -169,8 +169,10 @@ class E5Voice:
         self.failed: str | None = None
         self._caches: dict[str, VectorCache] = {}
         self.budget = budget  # new texts a search encodes
-        # the stores a search left memories without a vector in, for ``fill``
+        # the stores a search left memories without a vector in, for ``fill``, and the
+        # texts a fill that gave way to a request has still to encode
         self.wanted: dict[str, StoreIndex] = {}
+        self._unfilled: dict[str, list[tuple[bytes, str]]] = {}
 
     def _cache(self, index: StoreIndex) -> VectorCache:
         cache = self._caches.get(index.store.label)
@@ -250,7 +252,6 @@ class E5Voice:
                 cand.e5_z = (cand.e5 - mean) / spread if spread > 0 else 0.0
         return qvec
 
-
     def fill(self, waiting: Callable[[], bool]) -> bool:
         """Encode the memories of the ``wanted`` stores that have no vector yet,
         FILL_BATCH at a time, stopping as soon as ``waiting`` says a request has come;
@@ -266,20 +267,20 @@ class E5Voice:
                 del self.wanted[label]
                 continue
             cache = self._cache(index)
-            docs = index.lexical.fetch([memory_key(i) for i in index.store.ids()])
-            todo: dict[bytes, str] = {}
-            for doc in docs.values():
-                content = str(doc.get("content", ""))
-                digest = _digest(content)
-                if digest not in cache.rows:
-                    todo[digest] = content
-            pending = list(todo.items())
+            pending = self._unfilled.pop(label, None)
+            if pending is None:
+                docs = index.lexical.fetch([memory_key(i) for i in index.store.ids()])
+                texts = {_digest(str(doc.get("content", ""))): str(doc.get("content", ""))
+                         for doc in docs.values()}
+                pending = list(texts.items())
+            pending = [(digest, text) for digest, text in pending if digest not in cache.rows]
             try:
-                for start in range(0, len(pending), FILL_BATCH):
+                while pending:
                     if waiting():
+                        self._unfilled[label] = pending
                         return False
-                    batch = pending[start:start + FILL_BATCH]
-                    vectors = encoder.encode([content for _, content in batch])
+                    batch, pending = pending[:FILL_BATCH], pending[FILL_BATCH:]
+                    vectors = encoder.encode([text for _, text in batch])
                     for (digest, _), vector in zip(batch, vectors, strict=True):
                         cache.rows[digest] = vector
                     cache.dirty = True
