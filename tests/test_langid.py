@@ -1,13 +1,13 @@
 """Which European language a short query is written in, by its function words
-(memx_cli/langid.py, issue 25): the e5 voice's ``auto`` reads such a question with e5
+(memx_cli/generator/langid.py, issue 25): the e5 voice's ``auto`` reads such a question with e5
 even when it holds no accent."""
 
 from __future__ import annotations
 
 import pytest
 
+from memx_cli.generator.langid import foreign_language
 from memx_cli.generator.relevance import words
-from memx_cli.langid import foreign_language
 
 # Written for this test: short questions about a repository, one or two per language,
 # none with an accent.

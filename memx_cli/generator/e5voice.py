@@ -328,8 +328,8 @@ def unread(query: str, coverage: float) -> bool:
     its function words (langid.foreign_language), or not English prose and either
     accented or a sentence whose information the store's words hold under
     UNREAD_COVERAGE of (``coverage``, the best of the stores')."""
+    from memx_cli.generator.langid import foreign_language
     from memx_cli.generator.relevance import english_prose, words
-    from memx_cli.langid import foreign_language
 
     said = words(query)
     if not said:
