@@ -75,8 +75,10 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     subject = message.strip().splitlines()[0] if message.strip() else ""
     # the entry the commit adds to a changelog for its own change, read once
     entry = commit_fact.own_entry(small_diffs, msg.core(subject))
-    found, dropped = _found(message, files, small_diffs, facts, entry)
-    why = routine.routine(message, files, small_diffs)
+    # what the maintainers wrote besides the entries: a release's note, an entry's
+    note = commit_fact.note(small_diffs) if facts else None
+    found, dropped = _found(message, files, small_diffs, facts, entry, note)
+    why = None if note else routine.routine(message, files, small_diffs)
     if why == routine.BUMP and entry is not None and commit_fact.names_subject(entry, subject):
         # a bump the maintainers told users about ("upgrade watchdog" adding "Minimum
         # supported version of Watchdog is 6.0"): a raised floor is what users must know
@@ -87,7 +89,7 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
                 p for _, p in files))) for c in found]
         return [], turned or [Dropped("Commit", subject, why)]
     own = outside.own_names(p for _, p in files)
-    users = entry is not None
+    users = entry is not None or note is not None
     # what the maintainers told users is read from the message and the entry, not from
     # the diff: a setting or a dependency changed beside it gains nothing
     filed = commit_fact.filed(entry)
@@ -133,8 +135,8 @@ def _short_of(candidate: Candidate, message: str) -> str:
 
 
 def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[str, str],
-           facts: bool = False, entry: commit_fact.Entry | None = None
-           ) -> tuple[list[Candidate], list[Dropped]]:
+           facts: bool = False, entry: commit_fact.Entry | None = None,
+           note: commit_fact.Entry | None = None) -> tuple[list[Candidate], list[Dropped]]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
     lang = language(message)
     out: list[Candidate] = []
@@ -234,6 +236,8 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
                                    "CI or docs only: no behaviour of what it ships"))
         else:
             out.extend([fact] if fact else [])
+    if note:  # it competes with what the rules read: one lesson a commit, the best-valued
+        out.append(commit_fact.from_note(note, lang))
     out = _setting_is_the_fix(out)
     kept = []
     for candidate in out:

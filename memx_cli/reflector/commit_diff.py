@@ -9,6 +9,7 @@ import re
 
 from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate, Dropped
+from memx_cli.reflector.commit_fix import FIX_SUBJECT
 from memx_cli.reflector.commit_message import CLOSED, LEANS, sentences
 
 # A CI job's program, not its settings: a step's command, its label, its condition.
@@ -188,6 +189,16 @@ def named_dependency(names: list[str], message: str) -> bool:
     return bool(DEPENDENCIES.search(subject))
 
 
+URL = re.compile(r"^(?:https?|wss?|ftp)://\S+$")
+
+
+def _relinked(old: dict[str, tuple[str, str]], new: dict[str, tuple[str, str]]) -> bool:
+    """Every setting the change is about went from one address to another (nothing set
+    anew, nothing removed)."""
+    return bool(new) and set(new) == set(old) and all(
+        URL.match(old[k][0]) and URL.match(v[0]) for k, v in new.items() if old[k][0] != v[0])
+
+
 def reason_of(message: str) -> str | None:
     """The body's first sentence that says why, for a change read from the diff (a
     setting, a dependency): the memory carries its reason, not only the subject."""
@@ -231,6 +242,13 @@ def config_change(path: str, diff: str, message: str, subject: str, lang: str,
         # moved in the same commit is by the way ("restore the zipapp" + actions bumped)
         dropped.append(Dropped("ConfigChange", text, "a version pin the message does not "
                                "name: its reason is the commit's other change"))
+        return
+    if FIX_SUBJECT.match(subject) and _relinked(old, new_values) \
+            and not routine.gives_reason(message):
+        # "Fix GitHub link in docs": a wrong address corrected, as a typo is (a link moved
+        # with what it points at, "Move changelog to release notes", says where it lives)
+        dropped.append(Dropped("ConfigChange", text, "a wrong link corrected (each value "
+                               "changed is an address) and the message says no why"))
         return
     # a pin for one platform ("use node 24.15 for Windows CI") is that platform's fact
     if routine.gives_reason(message) or (named and (not pins or routine.PLATFORM.search(subject))):

@@ -103,6 +103,11 @@ PR_REF = re.compile(r"\s*\((?:[^()]*#\d+[^()]*)\)|\s*\[#\d+\]\([^)]*\)|"
 TRAILING_ROLES = re.compile(r"(?:[\s,;]*:[\w-]+:`[^`]*`)+[\s,;]*$")
 
 
+# An entry's closing credit: "PR [#1774](…) by [@svlandeg](…).", "by @user", "(#12, @user)".
+CREDIT = re.compile(r"\s*(?:\bPR\s+)?(?:\[#\d+\]\([^)]*\)\s*)?\bby\s+\[?@[\w-]+\]?(?:\([^)]*\))?"
+                    r"(?:\s*(?:,|and)\s*\[?@[\w-]+\]?(?:\([^)]*\))?)*\.?\s*$")
+
+
 def is_changelog(path: str) -> bool:
     return bool(CHANGELOG.search(path))
 
@@ -149,6 +154,89 @@ def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
     if len(found) > 1 and not _content(best.text) & title:
         return None
     return replace(best, text=_sentences_within(best.text, MAX_ENTRY))
+
+
+def note(diffs: Mapping[str, str]) -> Entry | None:
+    """What the maintainers wrote in a changelog besides its entries, the note of a
+    release or of an entry: the paragraphs under the one release heading the commit adds,
+    before that release's first entry or section ("From version 1.0 our async support is
+    now optional, …"; a paragraph that leads into a list, "… the following changes:",
+    is the list's), or the items the commit nests under an entry already there (its
+    author explaining it later: "Typer no longer depends on Click …"). The entries of a
+    release are each one's own commit's news (``own_entry``); a note is this commit's.
+    None when there is no note, or the commit adds more than one release (a changelog
+    written or moved whole)."""
+    found: list[Entry] = []
+    for path, diff in diffs.items():
+        if is_changelog(path) and not _fragment_type(path):
+            found.extend(_notes(path, diff))
+    return found[0] if len(found) == 1 else None
+
+
+def _notes(path: str, diff: str) -> list[Entry]:
+    releases = 0
+    release = ""  # the version of the release heading this diff adds, while its note lasts
+    noted = ""  # the version the release note is about
+    prose: list[list[str]] = []  # the release note's paragraphs, each a list of lines
+    parent = ""  # the entry already there (a context line) that added items nest under
+    items: dict[str, list[str]] = {}
+    previous = ""
+    for line in diff.splitlines():
+        if HUNK.match(line) or line[:1] not in (" ", "+") or line.startswith("+++"):
+            parent = "" if HUNK.match(line) else parent
+            continue
+        added, text = line[:1] == "+", line[1:]
+        if UNDERLINE.match(text) or MD_HEADING.match(text) or version_of(text):
+            if UNDERLINE.match(text) and not version_of(previous) and prose and prose[-1] \
+                    and prose[-1][-1] == previous:
+                prose[-1].pop()  # an rst section's heading, read as prose a line ago
+            version = version_of(text) or (version_of(previous) if UNDERLINE.match(text) else "")
+            if added and version and version != release:
+                releases += 1
+                release = version
+            elif not (UNDERLINE.match(text) and version):
+                release = ""  # a section of the release: its entries follow, not its note
+            parent, previous = "", text.strip()
+            continue
+        previous = text.strip()
+        bullet = msg.BULLET.match(text)
+        indent = len(text) - len(text.lstrip())
+        if not text.strip():
+            prose.append([])
+        elif bullet and indent == 0:
+            release = ""  # the release's entries begin: its note has ended
+            parent = "" if added else _entry_text(msg.BULLET.sub("", text))
+        elif bullet and added and parent:
+            items.setdefault(parent, []).append(msg.BULLET.sub("", text).strip())
+        elif added and release and indent == 0:
+            noted = release
+            prose.append(prose.pop() + [text.strip()] if prose else [text.strip()])
+    notes = [Entry(f"{lead.rstrip('.:;')}: {' '.join(said)}", path)
+             for lead, said in items.items() if routine.real_statement(" ".join(said))]
+    # a paragraph with a line that leads into what follows ("… the following changes:",
+    # "You can view the full security advisory:" + a link) is what follows it
+    paragraphs = [" ".join(p) for p in prose if p and not any(x.endswith(":") for x in p)]
+    told = [p for p in paragraphs if routine.real_statement(p) and not msg.code_like(p)
+            and not p.startswith(("<", "..", ":", "{", "["))]
+    if told and releases == 1:
+        notes.append(Entry(" ".join(told), path, noted))
+    return [replace(n, text=_sentences_within(n.text, MAX_ENTRY)) for n in notes]
+
+
+def _entry_text(text: str) -> str:
+    """An entry without its pull request, its credit ("PR [#1774](…) by [@user](…)") and
+    its leading emoji."""
+    text = CREDIT.sub("", msg.without_emoji(text))
+    return TRAILING_ROLES.sub("", PR_REF.sub("", text)).strip()
+
+
+def from_note(note_: Entry, lang: str) -> Candidate:
+    """The Fact of a changelog's note (``note``), with the release it is about."""
+    text = note_.text.rstrip(":;, ")
+    if note_.version:
+        text = f"{text.rstrip('.')} (in {note_.version})"
+    text += "" if text.endswith((".", "!", "?")) else "."
+    return Candidate("Fact", 1, 1, lang, text, veracity="stated", files=(note_.path,))
 
 
 def names_subject(entry: Entry, subject: str) -> bool:
