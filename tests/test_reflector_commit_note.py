@@ -109,18 +109,15 @@ def test_a_changelog_written_whole_has_no_note(memx: Memx, repo: Path) -> None:
 def test_a_link_corrected_is_not_a_setting(memx: Memx, repo: Path) -> None:
     """typer's "Fix GitHub link in docs": mkdocs.yml's link went from one repository's
     address to another's; the budget kept it over lessons (63)."""
-    base = commit(repo, "Start", {"mkdocs.yml": "site_name: pkg\nrepo_url: https://example.org/"
-                                  "other\nlink: https://example.org/other\ntheme: classic\n"})
-    relinked = commit(repo, "Fix GitHub link in docs (#54)", {"mkdocs.yml": (
-        "site_name: pkg\nrepo_url: https://example.org/other\nlink: https://example.org/pkg\n"
-        "theme: classic\n")})
+    def site(link: str, theme: str = "classic") -> dict[str, str]:
+        return {"mkdocs.yml": f"site_name: pkg\nrepo_url: https://example.org/other\n"
+                              f"link: {link}\ntheme: {theme}\n"}
+
+    base = commit(repo, "Start", site("https://example.org/other"))
+    relinked = commit(repo, "Fix GitHub link in docs (#54)", site("https://example.org/pkg"))
     # controls: a link moved with what it points at, and a fix of a setting that is no address
-    moved = commit(repo, "Move link to the new docs site", {"mkdocs.yml": (
-        "site_name: pkg\nrepo_url: https://example.org/other\nlink: https://docs.example.org/"
-        "pkg\ntheme: classic\n")})
-    themed = commit(repo, "Fix theme in docs", {"mkdocs.yml": (
-        "site_name: pkg\nrepo_url: https://example.org/other\nlink: https://docs.example.org/"
-        "pkg\ntheme: material\n")})
+    moved = commit(repo, "Move link to the new docs site", site("https://docs.example.org/pkg"))
+    themed = commit(repo, "Fix theme in docs", site("https://docs.example.org/pkg", "material"))
     found = run(memx, base)
     by_sha = kept(found)
     assert relinked not in by_sha
