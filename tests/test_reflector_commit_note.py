@@ -72,6 +72,21 @@ def test_a_release_note_is_the_release_commits_fact(memx: Memx, repo: Path) -> N
     assert plain not in by_sha
 
 
+def test_a_release_of_one_change_says_it_with_its_note(memx: Memx, repo: Path) -> None:
+    """starlette's 0.40.0: "This release fixes a Denial of service (DoS) via …" above its
+    one entry, filed under "Fixed", that names the remedy; the entry's link to its commit
+    is left out. The two-entry release above keeps its note alone."""
+    base = commit(repo, "Start", {"docs/release-notes.md": NOTES})
+    fixed = commit(repo, "Version 1.0.0 (#90)", {"docs/release-notes.md": NOTES.replace(
+        "## 0.9.0", "## 1.0.0 (May 1, 2024)\n\nThis release fixes a denial of service via "
+        "multipart requests.\n\n### Fixed\n\n- Add `max_part_size` to `MultiPartParser` "
+        "to limit the size of\n  parts [ab12cd3](https://example.org/commit/ab12cd3).\n\n"
+        "## 0.9.0")})
+    assert kept(run(memx, base))[fixed]["content"] == (
+        "This release fixes a denial of service via multipart requests: Add `max_part_size` "
+        "to `MultiPartParser` to limit the size of parts (in 1.0.0).")
+
+
 def test_an_item_nested_under_an_entry_is_its_note(memx: Memx, repo: Path) -> None:
     """typer's "Update release notes" by its maintainer: sub-items under the Click
     vendoring entry a bot wrote. Before, a commit of the changelog only was routine."""

@@ -107,6 +107,9 @@ TRAILING_ROLES = re.compile(r"(?:[\s,;]*:[\w-]+:`[^`]*`)+[\s,;]*$")
 CREDIT = re.compile(r"\s*(?:\bPR\s+)?(?:\[#\d+\]\([^)]*\)\s*)?\bby\s+\[?@[\w-]+\]?(?:\([^)]*\))?"
                     r"(?:\s*(?:,|and)\s*\[?@[\w-]+\]?(?:\([^)]*\))?)*\.?\s*$")
 
+# A closing link to the commit or pull request ("… requests [fd038f3](https://…/commit/…).")
+LINKED = re.compile(r"\s*\(?\[[^\]]{1,40}\]\(https?://[^)\s]*\)\)?(?=\.?\s*$)")
+
 
 def is_changelog(path: str) -> bool:
     return bool(CHANGELOG.search(path))
@@ -177,6 +180,8 @@ def _notes(path: str, diff: str) -> list[Entry]:
     releases = 0
     release = ""  # the version of the release heading this diff adds, while its note lasts
     noted = ""  # the version the release note is about
+    within = ""  # the version of the release the commit adds, until the next heading of one
+    entries: list[str] = []  # that release's entries
     prose: list[list[str]] = []  # the release note's paragraphs, each a list of lines
     parent = ""  # the entry already there (a context line) that added items nest under
     items: dict[str, list[str]] = {}
@@ -191,6 +196,8 @@ def _notes(path: str, diff: str) -> list[Entry]:
                     and prose[-1][-1] == previous:
                 prose[-1].pop()  # an rst section's heading, read as prose a line ago
             version = version_of(text) or (version_of(previous) if UNDERLINE.match(text) else "")
+            if version and version != within:
+                within = version if added else ""
             if added and version and version != release:
                 releases += 1
                 release = version
@@ -205,9 +212,12 @@ def _notes(path: str, diff: str) -> list[Entry]:
             prose.append([])
         elif bullet and indent == 0:
             release = ""  # the release's entries begin: its note has ended
+            entries.extend([_entry_text(msg.BULLET.sub("", text))] if added and within else [])
             parent = "" if added else _entry_text(msg.BULLET.sub("", text))
         elif bullet and added and parent:
             items.setdefault(parent, []).append(msg.BULLET.sub("", text).strip())
+        elif added and within and entries and indent and not bullet:
+            entries[-1] = _entry_text(f"{entries[-1]} {text.strip()}")  # its wrapped lines
         elif added and release and indent == 0:
             noted = release
             prose.append(prose.pop() + [text.strip()] if prose else [text.strip()])
@@ -219,15 +229,19 @@ def _notes(path: str, diff: str) -> list[Entry]:
     told = [p for p in paragraphs if routine.real_statement(p) and not msg.code_like(p)
             and not p.startswith(("<", "..", ":", "{", "["))]
     if told and releases == 1:
-        notes.append(Entry(" ".join(told), path, noted))
+        # a release of one change: the note says what it means, the entry what it is
+        # ("This release fixes a DoS via multipart requests" and "Add max_part_size …")
+        said = " ".join(told)
+        said = f"{said.rstrip('.')}: {entries[0]}" if len(entries) == 1 else said
+        notes.append(Entry(said, path, noted))
     return [replace(n, text=_sentences_within(n.text, MAX_ENTRY)) for n in notes]
 
 
 def _entry_text(text: str) -> str:
-    """An entry without its pull request, its credit ("PR [#1774](…) by [@user](…)") and
-    its leading emoji."""
+    """An entry without its pull request, its credit ("PR [#1774](…) by [@user](…)"), a
+    closing link to its commit and its leading emoji."""
     text = CREDIT.sub("", msg.without_emoji(text))
-    return TRAILING_ROLES.sub("", PR_REF.sub("", text)).strip()
+    return LINKED.sub("", TRAILING_ROLES.sub("", PR_REF.sub("", text))).strip()
 
 
 def from_note(note_: Entry, lang: str) -> Candidate:
