@@ -33,6 +33,10 @@ reason to add, so under the history budget it ranks below what explains itself. 
 an entry is filed under (``filed``: a towncrier type, a section heading above it) says
 whether users must act on it (deprecated, removed, breaking, security) or nothing they do
 changes (performance, documentation, misc).
+
+What maintainers write in a changelog besides its entries is the commit's own ``note``: a
+release's paragraphs under the heading it adds, or items nested later under an entry
+already there; its Fact (``from_note``) is read even in a release or changelog-only commit.
 """
 
 from __future__ import annotations
