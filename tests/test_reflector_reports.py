@@ -133,3 +133,100 @@ def test_a_long_list_gives_up_its_last_items_before_the_closing_line(
                      f"a view under the old name" for n in range(1, 4))
     assert stored(repo) == [("knowledge", f"Summary of changes: {kept} …; {closing} "
                                           "(checked: `go test ./config/...` passed).")]
+
+
+REVIEWED = (
+    "All green. Here is what changed for the review:\n\n"
+    "**`billing/invoice.py`:**\n"
+    "1. **Rounding** — `total()` now rounds each line with `Decimal.quantize` instead of "
+    "rounding the sum, so a ten-line invoice no longer drifts by a cent.\n"
+    "2. **Currency codes** — `parse_amount()` raises `ValueError` on an unknown code "
+    "instead of falling back to EUR.\n\n"
+    "**`billing/tests/test_invoice.py`:**\n"
+    "- Added `test_total_rounds_per_line` and `test_unknown_currency` with twelve cases "
+    "covering every rounding mode the ledger exports, the empty invoice and a refund line.\n"
+    "- Renamed the fixtures `inv_a` and `inv_b` to `invoice_eur` and `invoice_usd`.")
+
+
+BORNE = ("Done. `total()` now rounds each line with `Decimal.quantize` instead of rounding "
+         "the sum, so a ten-line invoice no longer drifts by a cent.")
+
+
+def invoice_work() -> Replies:
+    session = Replies()
+    session.user("Address the review comments on the invoice PR.")
+    session.edit("/home/dev/shop/billing/invoice.py", "return round(sum(lines), 2)",
+                 "return sum(line.quantize(CENT) for line in lines)")
+    session.run("pytest billing", "31 passed in 0.84s", False)
+    return session
+
+
+def test_a_long_report_of_titled_parts_is_a_memory_per_part_that_says_why(
+        memx: Memx, repo: Path) -> None:
+    """Too long for one memory and made of parts (a review's comments, one cause each): each
+    part that says why or what instead is a memory, under the line that heads it; the parts
+    that only list tests added or names changed are not."""
+    assert len(REVIEWED) > 500
+    name = invoice_work().say(REVIEWED).user("Thanks, merging.").write(repo)
+    memx.ok("ingest", name)
+    checked = " (checked: `pytest billing` passed)."
+    assert stored(repo) == sorted([
+        ("knowledge", "`billing/invoice.py`: Rounding — `total()` now rounds each line with "
+                      "`Decimal.quantize` instead of rounding the sum, so a ten-line invoice no "
+                      "longer drifts by a cent." + checked),
+        ("knowledge", "`billing/invoice.py`: Currency codes — `parse_amount()` raises "
+                      "`ValueError` on an unknown code instead of falling back to EUR." + checked),
+    ])
+
+
+def test_a_long_report_with_one_part_that_says_why_stays_one_memory(
+        memx: Memx, repo: Path) -> None:
+    """Control: only one part explains, so the report is one memory (its list, cut to fit),
+    as before."""
+    one = REVIEWED.replace("instead of falling back to EUR", "for codes outside ISO 4217")
+    name = invoice_work().say(one).user("Thanks, merging.").write(repo)
+    memx.ok("ingest", name)
+    [(kind, content)] = stored(repo)
+    assert kind == "knowledge" and "Rounding" in content and "Currency codes" in content
+
+
+def test_a_report_ending_on_the_line_that_introduces_a_command_keeps_the_report(
+        memx: Memx, repo: Path) -> None:
+    """The code block after "You can now finish the rebase:" is left out of a report; the
+    line that introduced it goes with it, and the report before it stands."""
+    said = ("Everything compiles. The rebase stopped because `Ledger.post()` moved to the "
+            "`accounts` package on main; `invoice.py` now imports it from there.")
+    report = f"{said}\n\nYou can now finish the rebase:\n\n```bash\ngit rebase --continue\n```"
+    name = invoice_work().say(report).user("ok").write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("knowledge", said + " (checked: `pytest billing` passed).")]
+
+
+def test_a_text_that_only_introduces_what_comes_next_is_no_report(
+        memx: Memx, repo: Path) -> None:
+    """Control: the introducing line is left out only after the report; a single line that
+    introduces what comes next is no report."""
+    name = invoice_work().say("The rebase stopped because `Ledger.post()` moved to the "
+                              "`accounts` package on main, in these places:").user("ok") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == []
+
+
+def test_a_command_turned_down_leaves_the_work_and_its_report(memx: Memx, repo: Path) -> None:
+    """The user turns down a slow command, not the edits: the check that passed before it
+    still bears the report out."""
+    name = (invoice_work().rejected_run("pytest -m slow billing", "skip the slow suite here")
+            .say(BORNE).user("Thanks, merging.").write(repo))
+    memx.ok("ingest", name)
+    assert ("knowledge", BORNE + " (checked: `pytest billing` passed).") in stored(repo)
+
+
+def test_an_edit_turned_down_drops_the_work_and_its_report(memx: Memx, repo: Path) -> None:
+    """Control: the user turns down an edit of the work; its report is not borne out."""
+    refused = (invoice_work().rejected_edit("/home/dev/shop/billing/invoice.py", "CENT = 1",
+                                            "leave the constant alone")
+               .say(BORNE).user("Thanks, merging.").write(repo))
+    memx.ok("ingest", refused)
+    assert ("knowledge", BORNE + " (checked: `pytest billing` passed).") not in stored(repo)
+
