@@ -329,6 +329,12 @@ class StaticEncoder:
             ids = [[i for i in seq if i != unk] for seq in ids]
         return ids
 
+    def whole(self, words: Sequence[str]) -> int:
+        """How many of ``words`` the vocabulary holds whole, as one token each: the
+        bundled model's English words mostly are ("battery", "overnight"), a word of a
+        language it has few tokens of comes apart ("menjalankan": 4 pieces)."""
+        return sum(len(ids) == 1 for ids in self.tokenize(words))
+
     def encode(self, texts: Sequence[str]) -> numpy.ndarray:
         """Mean of the token rows per text, L2-normalised; float32 (len(texts), dim)."""
         np = self._np

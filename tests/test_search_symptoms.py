@@ -131,9 +131,6 @@ def test_an_exception_is_searched_by_its_words(store: Memx,
     """The pool memory says "connection timeout", not the exception's name; the feature
     flags memory shares the name's namespace, ActiveRecord, a rarer word."""
     query = "workers throw ActiveRecord::ConnectionTimeoutError under load"
-    # the keyword layers alone: the e5 voice (auto) reads this terse sentence as one the
-    # static model cannot, and e5 finds the pool memory whatever the keyword layers do
-    store.ok("config", "set", "ace.retrieval.e5_voice", "false")
     spelled = _results(store, query)
     assert spelled[0]["content"] == STORE[3]
     # the control: without the words of the name the namespace wins (as before), and

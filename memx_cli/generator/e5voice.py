@@ -339,7 +339,23 @@ def unread(query: str, coverage: float) -> bool:
         return True
     if english_prose(said):
         return False
-    return foreign > 0 or (len(said) >= SENTENCE and coverage < UNREAD_COVERAGE)
+    if foreign > 0:
+        return True
+    return len(said) >= SENTENCE and coverage < UNREAD_COVERAGE and not _words_read(said)
+
+
+def _words_read(said: Sequence[str]) -> bool:
+    """Whether half or more of ``said`` are words the bundled model holds whole (terse
+    English: "battery drain reported users leaving tracking overnight", 7 of 7; a
+    sentence in a language it has few tokens of: "bagaimana cara menjalankan tes secara
+    lokal", 1 of 6). Unknown without the model: not read."""
+    from memx_cli.embed import StaticEncoder, load_encoder
+
+    try:
+        model = load_encoder(None)
+    except ModelUnavailableError:
+        return False
+    return isinstance(model, StaticEncoder) and 2 * model.whole(said) >= len(said)
 
 
 def installed() -> bool:
