@@ -336,3 +336,13 @@ def test_the_model_file_reader_matches_the_safetensors_package() -> None:
     for name, tensor in reference.items():
         assert ours[name].dtype == tensor.dtype and ours[name].shape == tensor.shape, name
         assert np.array_equal(ours[name], tensor), name
+
+
+def test_whole_counts_the_words_the_vocabulary_holds_as_one_token() -> None:
+    enc = load_encoder(None)
+    assert isinstance(enc, StaticEncoder)
+    assert enc.whole(["battery", "drain", "overnight"]) == 3
+    # controls: a word of a language the model has few tokens of, an identifier, and a
+    # word of no token at all come apart or are dropped
+    assert enc.whole(["menjalankan", "ConnectionTimeoutError", "\x00"]) == 0
+    assert enc.whole([]) == 0

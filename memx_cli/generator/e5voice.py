@@ -96,8 +96,11 @@ EVIDENCE = False
 # its function words (langid.py: "Wie wird der Cache geleert?" has no accent), or has
 # under a quarter English stop words (relevance.english_prose) and either a letter
 # outside ASCII (é, ñ, ä) or, a sentence of SENTENCE words or more, the store's words
-# holding under UNREAD_COVERAGE of its information. English keywords ("deploy
-# rollback") have no stop words either; they are shorter than a sentence and plain ASCII.
+# holding under UNREAD_COVERAGE of its information and the bundled model's vocabulary
+# holding under half of its words whole. English keywords ("deploy rollback") have no
+# stop words either; they are shorter than a sentence and plain ASCII. Terse English
+# sentences ("battery drain reported users leaving tracking overnight") are as long,
+# but the model holds their words whole; Indonesian or Swahili ones it does not.
 UNREAD_COVERAGE = 0.5
 SENTENCE = 6
 
@@ -327,7 +330,8 @@ def unread(query: str, coverage: float) -> bool:
     mostly outside ASCII, or in German, French, Spanish, Portuguese, Italian or Dutch by
     its function words (langid.foreign_language), or not English prose and either
     accented or a sentence whose information the store's words hold under
-    UNREAD_COVERAGE of (``coverage``, the best of the stores')."""
+    UNREAD_COVERAGE of (``coverage``, the best of the stores') and whose words the
+    bundled model mostly does not hold whole (``_words_read``)."""
     from memx_cli.generator.langid import foreign_language
     from memx_cli.generator.relevance import english_prose, words
 
