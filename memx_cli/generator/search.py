@@ -275,6 +275,10 @@ class Searcher:
         come; True when there is nothing (more) to do. The memx server calls it when idle."""
         return self._e5voice is None or self._e5voice.fill(waiting)
 
+    def e5_pending(self) -> bool:
+        """Whether a search left e5 vectors for ``fill_e5`` to make."""
+        return self._e5voice is not None and bool(self._e5voice.wanted)
+
     def _relevance(self, hits: list[Hit], text: str, terms: Sequence[str],
                    qvec: Any) -> tuple[bool, str | None]:
         """Each hit's calibrated relevance (generator/relevance.py), per its own store.
