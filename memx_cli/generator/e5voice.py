@@ -14,8 +14,8 @@ Each memory's e5 vector is computed once, when a search first meets it, and kept
 the store's index folder by the hash of its text (``e5voice.npz``; a changed memory
 is a new text), so a warm search encodes only the query. A search encodes at most
 MAX_ENCODE new texts, the candidates the keyword and the static-vector rankings place
-best first; the rest wait for later searches. The memx server encodes at most
-SERVED_ENCODE on a search (the first question in another language in a store of 50
+best first; the rest wait for later searches. The memx server (and `memx mcp`)
+encodes at most SERVED_ENCODE on a search (the first question in another language in a store of 50
 memories took 29 s on a loaded machine encoding them all) and fills the vectors of
 the rest of such a store when it has no request (``fill``; up to FILL_LIMIT memories):
 only the stores a search left vectors missing in, so a store never asked such a
