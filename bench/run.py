@@ -518,6 +518,7 @@ class Quality:
     turns: int = 0
     stored: int = 0  # turns still a memory of their own after import (ACE may merge some)
     lost: int = 0  # evidence ids whose turn was not stored as its own memory
+    e5: int = 0  # hybrid searches the e5 voice ran for (MEMX_BENCH_E5_VOICE)
     recall: dict[str, list[list[float]]] = field(default_factory=dict)  # mode -> per-k lists
     latency_ms: dict[str, list[float]] = field(default_factory=dict)
 
@@ -626,6 +627,7 @@ def bench_quality(data_dir: Path, tmp: Path) -> Quality:
                 result = searcher.search(qa["question"], mode=mode, limit=max(KS),
                                          budget=10**6, record_recalls=False)
                 quality.latency_ms[mode].append((time.perf_counter() - start) * 1000)
+                quality.e5 += mode == "hybrid" and searcher.coverage is not None
                 found = [h.doc.get("source", {}).get("dia_id") for h in result.hits]
                 for slot, k in enumerate(KS):
                     quality.recall[mode][slot].append(len(gold & set(found[:k])) / len(gold))
@@ -655,7 +657,9 @@ def quality_table(q: Quality) -> str:
                    f"{q.lost} whose turn `memx import` did not keep as its own memory "
                    f"({q.stored} of {q.turns} turns kept)."),
               (f"Hybrid R@10 vs best reference R@10 ({best:.3f}): {hybrid[10] - best:+.3f}. "
-               f"In-process search latency p50: {latency}.")]
+               f"In-process search latency p50: {latency}."
+               + (f" The e5 voice ran for {q.e5} of them." if "ace.retrieval.e5_voice"
+                  in QUALITY_CONFIG else ""))]
     return "\n".join(lines)
 
 
