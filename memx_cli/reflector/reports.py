@@ -6,8 +6,7 @@ output changed from `Enabled` to `strategy enabled` …"). In real sessions that
 where the facts of the work are written down, in words a reader understands without the
 session. It is kept only when the session's structure vouches for it:
 
-- since the user last spoke the assistant edited at least one file, none turned down (a
-  command turned down, "don't run the slow suite", leaves the work and its checks);
+- since the user last spoke the assistant edited at least one file, none turned down;
 - after the last edit a run passed in a runner's own format (``evidence.passing_run``:
   ``ok  pkg``, ``0 issues.``, ``12 passed``), no run failed after it, and the assistant
   did not then say the problem goes on ("Still slow: 0.9 s.");
@@ -21,10 +20,7 @@ session. It is kept only when the session's structure vouches for it:
 Headings, fenced code, table rows, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
 text too long for one that lists its changes keeps the list, from the line that
-introduces it, and the lines after the list whole: the list's last items go first. A
-report too long for one memory, with no headings, made of titled parts (list items, lines
-led by a bold title, under the line that heads them) is a memory per part that says why or
-what instead, when two or more do (``_parts``): each part is its own lesson. When
+introduces it, and the lines after the list whole: the list's last items go first. When
 an episode, a diagnosis or a user's correction (whose answer is often this very report)
 already made a memory of the same turns, beginning no later than the report's work, the
 detector keeps that one (one memory per piece of work); work begun before it keeps its
