@@ -55,11 +55,6 @@ PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the|it|its|this|these|those|they|we
                      r"|no|a|an|`)\b", re.IGNORECASE)
 TABLE = re.compile(r"^\s*\|.*\|\s*$")
 MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)")
-# A line led by a bold title ("**2. `jsonEncodeString` error handling** — …", "**Fixed:**"),
-# and what follows the title on the line
-TITLED = re.compile(r"^\*\*[^*\n]+?\*\*(?P<rest>.*)$")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-MAX_PARTS = 4  # memories one report gives, its parts being the lessons of one piece of work
 
 
 @dataclass
@@ -70,8 +65,6 @@ class Work:
     report: str | None = None
     report_at: int = 0
     lang: str = "en"
-    # the report's titled parts, each its own lesson, when the report is too long for one
-    parts: tuple[str, ...] = ()
 
 
 class Reports:
@@ -80,12 +73,10 @@ class Reports:
     def __init__(self) -> None:
         self.work: Work | None = None
         self.ready: Candidate | None = None  # a report waiting for the user's next word
-        self.edit_asked = False  # the last tool call writes a file
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn, work = sig.turn, self.work
         if turn.kind == "tool_use":
-            self.edit_asked = bool(turn.files)
             if turn.files:
                 if work is None:
                     work = self.work = Work(turn.index)
@@ -101,10 +92,7 @@ class Reports:
                     work.check = turn.command
             return []
         if turn.rejected:
-            if self.edit_asked or sig.deny or STILL.search(sig.text):
-                self.work = self.ready = None  # the work was turned down
-            # a command turned down ("don't run the integration tests, too slow") leaves
-            # the edits made and the checks they passed as they were
+            self.work = self.ready = None  # the work was turned down
             return []
         if turn.kind != "text" or turn.picked:
             return []
@@ -115,35 +103,31 @@ class Reports:
                 text = _report(sig)
                 if text is not None:
                     work.report, work.report_at, work.lang = text, turn.last, sig.lang
-                    work.parts = tuple(_parts(sig.text)) if text.endswith("…") else ()
             return []
         if turn.role != "user":
             return []
         self.work = None
-        if rejects(sig) or sig.deny or STILL.search(sig.text):
-            return []  # "no, that's wrong" / "still failing": the report is not borne out
-        return self._lessons(work)
+        out = self._lesson(work)
+        if out is not None and (rejects(sig) or sig.deny or STILL.search(sig.text)):
+            out = None  # "no, that's wrong" / "still failing": the report is not borne out
+        return [out] if out is not None else []
 
     def finish(self) -> list[Candidate]:
         work, self.work = self.work, None
-        return self._lessons(work)
+        found = self._lesson(work)
+        return [found] if found is not None else []
 
     @staticmethod
-    def _lessons(work: Work | None) -> list[Candidate]:
-        """The report as one memory; a report too long for one, made of titled parts, as a
-        memory for each part that explains (its own lesson: one review comment addressed,
-        one cause found), when two or more do."""
-        if work is None or work.report is None or work.check is None:
-            return []
+    def _lesson(work: Work | None) -> Candidate | None:
+        if work is None or work.report is None or work.check is None \
+                or not _explains(work.report):
+            return None
         check = " ".join(work.check.split())
         if len(check) > MAX_COMMAND:
             check = check[:MAX_COMMAND - 1] + "…"
-        said = list(work.parts[:MAX_PARTS])
-        if len(said) < 2:
-            said = [work.report] if _explains(work.report) else []
-        return [Candidate("WorkReport", work.first, work.report_at, work.lang,
-                          f"{text} (checked: `{check}` passed)",
-                          commands=(check,), veracity="tool") for text in said]
+        return Candidate("WorkReport", work.first, work.report_at, work.lang,
+                         f"{work.report} (checked: `{check}` passed)",
+                         commands=(check,), veracity="tool")
 
 
 def _report(sig: Signals) -> str | None:
@@ -165,8 +149,6 @@ def _report(sig: Signals) -> str | None:
         lines.append(MARKER.sub("", line).replace("**", "").strip())
     while lines and lines[-1].endswith(("?", "？")):
         lines.pop()  # "Would you like me to commit these changes?": an offer, not the report
-    if len(lines) > 1 and lines[-1].endswith((":", "：")) and len(lines) - 1 not in items:
-        lines.pop()  # "You can now complete the merge:", its command left out: the report ends
     text = joined(lines)
     if len(text) > MAX_REPORT and 0 <= listed < len(lines):
         # too long for one memory: the list of changes, from the line that introduces it
@@ -185,21 +167,9 @@ def _explains(report: str) -> bool:
     """The report says what was wrong, what fixed it or why: a problem or a cause named,
     a fix or its outcome stated, a reason given. A list of what was added, moved or
     renamed is a changelog the history already holds, not a lesson."""
-    sig = _said(report)
-    return bool(sig.errors or sig.error_lines or sig.resolved) or _reasoned(sig)
-
-
-def _reasoned(sig: Signals, why: bool = False) -> bool:
-    """A part of a report that says why or what instead: a cause, a remedy ("… instead of
-    …"), a reason, a purpose, what a piece of code now does. An error named or a fix
-    announced is not enough for a part: "Updated the tests for the new error return" is a
-    changelog's line. The line heading parts vouches for them only with a why (``why``: a
-    cause or a reason): "X changed because main moved three things:" explains each; "use A
-    instead of B in both handlers:" is itself the lesson, its parts the details."""
-    if why:
-        return bool(sig.cause or sig.find(REASON))
-    return bool(sig.cause or sig.remedy or sig.find(REASON) or BEHAVES.search(sig.text)
-                or PURPOSE.search(sig.text))
+    sig = analyse(Turn(0, "assistant", report))
+    return bool(sig.errors or sig.error_lines or sig.cause or sig.remedy or sig.resolved
+                or sig.find(REASON) or BEHAVES.search(report) or PURPOSE.search(report))
 
 
 def _listed(lines: list[str], end: int) -> str:
@@ -221,63 +191,3 @@ def joined(lines: list[str]) -> str:
     for line in lines:
         out += line if not out else (" " if out.endswith((":", "：")) else "; ") + line
     return " ".join(out.split())
-
-
-def _parts(text: str) -> list[str]:
-    """A long report's titled parts, each with what introduces it, when the report has no
-    sections (headings): the parts are the top-level list items and the lines led by a bold
-    title; a line that only introduces what follows ("**`redact/redact.go`:**", "I fixed
-    these in:") heads the parts under it, and the report's last sentence before its first
-    part ("`main` introduced several changes:") heads the parts with no heading of their own. An item's indented lines
-    belong to it, as do the plain lines under a bold title; a plain line after a list item
-    ends the part ("All tests pass.")."""
-    if any(HEADING.match(line) for line in text.splitlines()):
-        return []  # sections (the problem, the fix, why): one account of one piece of work
-    lead: list[str] = []
-    heading = ""
-    parts: list[tuple[str, list[str]]] = []
-    open_part: list[str] | None = None
-    titled = False  # the open part is led by a bold title, not a list marker
-    fenced = False
-    for raw in text.splitlines():
-        if FENCE.match(raw):
-            fenced = not fenced
-            continue
-        if fenced or TABLE.match(raw) or not raw.strip():
-            continue
-        indented = raw[:1].isspace() and MARKER.match(raw) is not None
-        marked = MARKER.match(raw) is not None and not indented
-        line = MARKER.sub("", raw).strip() if MARKER.match(raw) else raw.strip()
-        title = TITLED.match(line)
-        plain = line.replace("**", "").strip()
-        introduces = plain.endswith((":", "：")) \
-            and (title is None or not title["rest"].strip(" :"))
-        if indented and open_part is not None:
-            open_part.append(plain)
-        elif introduces and not marked:
-            heading, open_part = SENTENCE_END.split(plain)[-1], None
-        elif marked or title is not None:
-            head = heading or (SENTENCE_END.split(" ".join(lead))[-1] if lead else "")
-            open_part, titled = [plain], not marked
-            parts.append((head, open_part))
-        elif open_part is not None and titled:
-            open_part.append(plain)
-        elif not parts:
-            lead.append(plain)
-        else:
-            open_part = None
-    out = []
-    for head, lines in parts:
-        head = head if head.endswith((":", "：")) else ""
-        said = joined(([head] if head else []) + lines)
-        if len(said.split()) >= MIN_WORDS and concrete(said) \
-                and not said.endswith((":", "：")) \
-                and (_reasoned(_said(joined(lines)))
-                     or (bool(head) and _reasoned(_said(head), why=True))):
-            out.append(said if len(said) <= MAX_REPORT
-                       else said[:MAX_REPORT - 1].rsplit(" ", 1)[0] + "…")
-    return out
-
-
-def _said(text: str) -> Signals:
-    return analyse(Turn(0, "assistant", text))
