@@ -133,3 +133,94 @@ def test_a_long_list_gives_up_its_last_items_before_the_closing_line(
                      f"a view under the old name" for n in range(1, 4))
     assert stored(repo) == [("knowledge", f"Summary of changes: {kept} …; {closing} "
                                           "(checked: `go test ./config/...` passed).")]
+
+
+def invoice_work() -> Replies:
+    session = Replies()
+    session.user("Address the review comments on the invoice PR.")
+    session.edit("/home/dev/shop/billing/invoice.py", "return round(sum(lines), 2)",
+                 "return sum(line.quantize(CENT) for line in lines)")
+    session.run("pytest billing", "31 passed in 0.84s", False)
+    return session
+
+
+# The report's lead-in makes a claim of its own about why ("because …"), the agent's
+# account; the parts under the file's name each say why or what instead on their own words.
+LEAD = ("All green. The review failed because the ledger export changed its rounding on "
+        "main last week, so here is what changed for the review:")
+REVIEWED = (
+    f"{LEAD}\n\n"
+    "**`billing/invoice.py`:**\n"
+    "1. **Rounding** — `total()` now rounds each line with `Decimal.quantize` instead of "
+    "rounding the sum, so a ten-line invoice no longer drifts by a cent.\n"
+    "2. **Currency codes** — `parse_amount()` raises `ValueError` on an unknown code "
+    "instead of falling back to EUR.\n\n"
+    "**`billing/tests/test_invoice.py`:**\n"
+    "- Added `test_total_rounds_per_line` and `test_unknown_currency` with twelve cases "
+    "covering every rounding mode the ledger exports, the empty invoice and a refund line.\n"
+    "- Renamed the fixtures `inv_a` and `inv_b` to `invoice_eur` and `invoice_usd`.")
+CHECKED = " (checked: `pytest billing` passed)."
+
+
+def test_a_long_report_of_titled_parts_is_a_memory_per_part_on_its_own_words(
+        memx: Memx, repo: Path) -> None:
+    """Too long for one memory and made of parts (a review's comments): each part that says
+    why or what instead is a memory, under the bare file name that heads it and with nothing
+    of the lead-in; the parts that only add tests or rename are not memories."""
+    assert len(REVIEWED) > 500
+    name = invoice_work().say(REVIEWED).user("Thanks, merging.").write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == sorted([
+        ("knowledge", "`billing/invoice.py`: Rounding — `total()` now rounds each line with "
+                      "`Decimal.quantize` instead of rounding the sum, so a ten-line invoice no "
+                      "longer drifts by a cent." + CHECKED),
+        ("knowledge", "`billing/invoice.py`: Currency codes — `parse_amount()` raises "
+                      "`ValueError` on an unknown code instead of falling back to EUR."
+                      + CHECKED),
+    ])
+
+
+def test_a_lead_in_that_gives_the_why_does_not_make_its_parts_memories(
+        memx: Memx, repo: Path) -> None:
+    """The lead-in heads the parts directly and claims their cause; the parts only say what
+    moved. The lead-in's cause is not the parts' own why: no part is a memory of its own,
+    and the report stays the one memory it was."""
+    moved = (
+        "All green now. The merge stopped because `main` moved several things the branch "
+        "used:\n\n"
+        + "\n".join(f"{n}. **`{old}`** moved from the `checkpoint` package to `agent` along "
+                    f"with its constructor and the helpers around it, used in {n + 2} files"
+                    for n, old in enumerate(["TokenUsage", "SessionState", "Strategy",
+                                             "Reader"], 1))
+        + "\n\nAll tests pass on the merged tree.")
+    assert len(moved) > 500
+    name = invoice_work().say(moved).user("ok").write(repo)
+    memx.ok("ingest", name)
+    [(kind, content)] = stored(repo)
+    assert content.startswith("All green now. The merge stopped because `main` moved")
+
+
+def test_the_lead_in_is_no_part_of_a_parts_memory(memx: Memx, repo: Path) -> None:
+    """Control of the heading: with parts directly under the causal lead-in, each part that
+    says why on its own words is a memory without the lead-in before it."""
+    direct = REVIEWED.replace("**`billing/invoice.py`:**\n", "")
+    name = invoice_work().say(direct).user("Thanks, merging.").write(repo)
+    memx.ok("ingest", name)
+    memories = [content for _, content in stored(repo)]
+    assert memories == sorted([
+        "Rounding — `total()` now rounds each line with `Decimal.quantize` instead of "
+        "rounding the sum, so a ten-line invoice no longer drifts by a cent." + CHECKED,
+        "Currency codes — `parse_amount()` raises `ValueError` on an unknown code instead of "
+        "falling back to EUR." + CHECKED])
+    assert not any("ledger export" in content for content in memories)
+
+
+def test_a_long_report_with_one_part_that_says_why_stays_one_memory(
+        memx: Memx, repo: Path) -> None:
+    """Control: only one part explains, so the report is one memory (its list, cut to fit),
+    as before."""
+    one = REVIEWED.replace("instead of falling back to EUR", "for codes outside ISO 4217")
+    name = invoice_work().say(one).user("Thanks, merging.").write(repo)
+    memx.ok("ingest", name)
+    [(kind, content)] = stored(repo)
+    assert kind == "knowledge" and "Rounding" in content and "Currency codes" in content

@@ -20,7 +20,12 @@ session. It is kept only when the session's structure vouches for it:
 Headings, fenced code, table rows, list markers and a closing offer ("Would you like me to commit
 these changes?") are dropped; what remains is one text, cut at a word to fit a memory; a
 text too long for one that lists its changes keeps the list, from the line that
-introduces it, and the lines after the list whole: the list's last items go first. When
+introduces it, and the lines after the list whole: the list's last items go first. A
+report too long for one memory, with no headings, made of titled parts (list items, lines
+led by a bold title) is a memory per part that says why or what instead on its own words,
+when two or more do (``_parts``): each part is its own lesson, and nothing of the report's
+lead-in ("The merge stopped because …") goes with it — that is the agent's account, not
+the part's. When
 an episode, a diagnosis or a user's correction (whose answer is often this very report)
 already made a memory of the same turns, beginning no later than the report's work, the
 detector keeps that one (one memory per piece of work); work begun before it keeps its
@@ -55,6 +60,13 @@ PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the|it|its|this|these|those|they|we
                      r"|no|a|an|`)\b", re.IGNORECASE)
 TABLE = re.compile(r"^\s*\|.*\|\s*$")
 MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)")
+# A line led by a bold title ("**2. `jsonEncodeString` error handling** — …", "**Fixed:**"),
+# and what follows the title on the line
+TITLED = re.compile(r"^\*\*[^*\n]+?\*\*(?P<rest>.*)$")
+# A line that names only the place its parts are in: a file or a piece of code, bare
+# ("`redact/redact.go`:", "config/load.go:"); a sentence heading parts is an account
+PLACE = re.compile(r"^(?:`[^`\n]{1,80}`|[\w.-]*[./][\w./-]*\w)\s*[:：]$")
+MAX_PARTS = 4  # memories one report gives, its parts being the lessons of one piece of work
 
 
 @dataclass
@@ -65,6 +77,8 @@ class Work:
     report: str | None = None
     report_at: int = 0
     lang: str = "en"
+    # the report's titled parts, each its own lesson, when the report is too long for one
+    parts: tuple[str, ...] = ()
 
 
 class Reports:
@@ -103,31 +117,34 @@ class Reports:
                 text = _report(sig)
                 if text is not None:
                     work.report, work.report_at, work.lang = text, turn.last, sig.lang
+                    work.parts = tuple(_parts(sig.text)) if text.endswith("…") else ()
             return []
         if turn.role != "user":
             return []
         self.work = None
-        out = self._lesson(work)
-        if out is not None and (rejects(sig) or sig.deny or STILL.search(sig.text)):
-            out = None  # "no, that's wrong" / "still failing": the report is not borne out
-        return [out] if out is not None else []
+        if rejects(sig) or sig.deny or STILL.search(sig.text):
+            return []  # "no, that's wrong" / "still failing": the report is not borne out
+        return self._lessons(work)
 
     def finish(self) -> list[Candidate]:
         work, self.work = self.work, None
-        found = self._lesson(work)
-        return [found] if found is not None else []
+        return self._lessons(work)
 
     @staticmethod
-    def _lesson(work: Work | None) -> Candidate | None:
-        if work is None or work.report is None or work.check is None \
-                or not _explains(work.report):
-            return None
+    def _lessons(work: Work | None) -> list[Candidate]:
+        """The report as one memory; a report too long for one, made of titled parts, as a
+        memory for each part that explains on its own words, when two or more do."""
+        if work is None or work.report is None or work.check is None:
+            return []
         check = " ".join(work.check.split())
         if len(check) > MAX_COMMAND:
             check = check[:MAX_COMMAND - 1] + "…"
-        return Candidate("WorkReport", work.first, work.report_at, work.lang,
-                         f"{work.report} (checked: `{check}` passed)",
-                         commands=(check,), veracity="tool")
+        said = list(work.parts[:MAX_PARTS])
+        if len(said) < 2:
+            said = [work.report] if _explains(work.report) else []
+        return [Candidate("WorkReport", work.first, work.report_at, work.lang,
+                          f"{text} (checked: `{check}` passed)",
+                          commands=(check,), veracity="tool") for text in said]
 
 
 def _report(sig: Signals) -> str | None:
@@ -167,9 +184,17 @@ def _explains(report: str) -> bool:
     """The report says what was wrong, what fixed it or why: a problem or a cause named,
     a fix or its outcome stated, a reason given. A list of what was added, moved or
     renamed is a changelog the history already holds, not a lesson."""
-    sig = analyse(Turn(0, "assistant", report))
-    return bool(sig.errors or sig.error_lines or sig.cause or sig.remedy or sig.resolved
-                or sig.find(REASON) or BEHAVES.search(report) or PURPOSE.search(report))
+    sig = _said(report)
+    return bool(sig.errors or sig.error_lines or sig.resolved) or _reasoned(sig)
+
+
+def _reasoned(sig: Signals) -> bool:
+    """The text says why or what instead: a cause, a remedy ("… instead of …"), a reason,
+    a purpose, what a piece of code now does. An error named or a fix announced is not
+    enough for a part of a report: "Updated the tests for the new error return" is a
+    changelog's line."""
+    return bool(sig.cause or sig.remedy or sig.find(REASON) or BEHAVES.search(sig.text)
+                or PURPOSE.search(sig.text))
 
 
 def _listed(lines: list[str], end: int) -> str:
@@ -191,3 +216,58 @@ def joined(lines: list[str]) -> str:
     for line in lines:
         out += line if not out else (" " if out.endswith((":", "：")) else "; ") + line
     return " ".join(out.split())
+
+
+def _parts(text: str) -> list[str]:
+    """A long report's titled parts, when it has no sections (headings): its top-level list
+    items and its lines led by a bold title, each kept when it says why or what instead on
+    its own words. An item's indented lines belong to it, as do the plain lines under a bold
+    title; a plain line after a list item ends the part ("All tests pass."). A line that
+    only names a file or a piece of code ("**`redact/redact.go`:**") leads the parts under
+    it as their place; any other line before a part — the report's lead-in, "The merge
+    stopped because `main` moved three things:" — is the agent's account of them, unchecked,
+    and is neither prefixed to a part nor a reason to keep one."""
+    if any(HEADING.match(line) for line in text.splitlines()):
+        return []  # sections (the problem, the fix, why): one account of one piece of work
+    place = ""
+    parts: list[tuple[str, list[str]]] = []
+    open_part: list[str] | None = None
+    titled = False  # the open part is led by a bold title, not a list marker
+    fenced = False
+    for raw in text.splitlines():
+        if FENCE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced or TABLE.match(raw) or not raw.strip():
+            continue
+        listed = MARKER.match(raw) is not None
+        indented = listed and raw[:1].isspace()
+        line = MARKER.sub("", raw).strip() if listed else raw.strip()
+        title = TITLED.match(line)
+        plain = line.replace("**", "").strip()
+        if indented and open_part is not None:
+            open_part.append(plain)
+        elif not listed and plain.endswith((":", "：")) \
+                and (title is None or not title["rest"].strip(" :")):
+            place = plain if PLACE.match(plain) else ""  # a new heading: a place or none
+            open_part = None
+        elif (listed and not indented) or title is not None:
+            open_part, titled = [plain], not listed
+            parts.append((place, open_part))
+        elif open_part is not None and titled:
+            open_part.append(plain)
+        else:
+            open_part = None  # the lead-in, or a closing line after the parts
+    out = []
+    for at, lines in parts:
+        own = joined(lines)
+        said = joined([at, own]) if at else own
+        if len(own.split()) >= MIN_WORDS and concrete(own) \
+                and not own.endswith((":", "：")) and _reasoned(_said(own)):
+            out.append(said if len(said) <= MAX_REPORT
+                       else said[:MAX_REPORT - 1].rsplit(" ", 1)[0] + "…")
+    return out
+
+
+def _said(text: str) -> Signals:
+    return analyse(Turn(0, "assistant", text))
