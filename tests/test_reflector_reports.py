@@ -225,3 +225,25 @@ def test_a_long_report_with_one_part_that_says_why_stays_one_memory(
     memx.ok("ingest", name)
     [(kind, content)] = stored(repo)
     assert kind == "knowledge" and "Rounding" in content and "Currency codes" in content
+
+
+BORNE = ("Done. `total()` now rounds each line with `Decimal.quantize` instead of rounding "
+         "the sum, so a ten-line invoice no longer drifts by a cent.")
+
+
+def test_a_command_turned_down_leaves_the_work_and_its_report(memx: Memx, repo: Path) -> None:
+    """The user turns down a slow command, not the edits: the check that passed before it
+    still bears the report out."""
+    name = (invoice_work().rejected_run("pytest -m slow billing", "skip the slow suite here")
+            .say(BORNE).user("Thanks, merging.").write(repo))
+    memx.ok("ingest", name)
+    assert stored(repo) == [("knowledge", BORNE + CHECKED)]
+
+
+def test_an_edit_turned_down_drops_the_work_and_its_report(memx: Memx, repo: Path) -> None:
+    """Control: the user turns down an edit of the work; its report is not borne out."""
+    name = (invoice_work().rejected_edit("/home/dev/shop/billing/invoice.py", "CENT = 1",
+                                         "leave the constant alone")
+            .say(BORNE).user("Thanks, merging.").write(repo))
+    memx.ok("ingest", name)
+    assert ("knowledge", BORNE + CHECKED) not in stored(repo)

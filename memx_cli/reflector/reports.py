@@ -6,7 +6,8 @@ output changed from `Enabled` to `strategy enabled` …"). In real sessions that
 where the facts of the work are written down, in words a reader understands without the
 session. It is kept only when the session's structure vouches for it:
 
-- since the user last spoke the assistant edited at least one file, none turned down;
+- since the user last spoke the assistant edited at least one file, none turned down (a
+  command turned down, "don't run the slow suite", leaves the work and its checks);
 - after the last edit a run passed in a runner's own format (``evidence.passing_run``:
   ``ok  pkg``, ``0 issues.``, ``12 passed``), no run failed after it, and the assistant
   did not then say the problem goes on ("Still slow: 0.9 s.");
@@ -87,10 +88,12 @@ class Reports:
     def __init__(self) -> None:
         self.work: Work | None = None
         self.ready: Candidate | None = None  # a report waiting for the user's next word
+        self.writes = False  # the last tool call writes a file
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn, work = sig.turn, self.work
         if turn.kind == "tool_use":
+            self.writes = bool(turn.files)
             if turn.files:
                 if work is None:
                     work = self.work = Work(turn.index)
@@ -106,7 +109,10 @@ class Reports:
                     work.check = turn.command
             return []
         if turn.rejected:
-            self.work = self.ready = None  # the work was turned down
+            if self.writes or sig.deny or STILL.search(sig.text):
+                self.work = self.ready = None  # the work was turned down
+            # a command turned down ("don't run the integration tests, too slow") leaves
+            # the edits made and the checks they passed as they were
             return []
         if turn.kind != "text" or turn.picked:
             return []
