@@ -14,13 +14,21 @@ REPORT = ("Done. `loadConfig` now decodes with `json.Decoder` and `DisallowUnkno
           "a misspelled key in `.app/settings.json` now stops the load and names the key.")
 
 
-def strict_settings() -> Replies:
+def worked(asked: str, path: str, edit: tuple[str, str], check: tuple[str, str]) -> Replies:
+    """The user asks, the assistant edits a file and the check passes."""
     session = Replies()
-    session.user("Make the parsing of .app/settings.json strict.")
-    session.edit("/home/dev/app/config/load.go", "json.Unmarshal(data, &cfg)",
-                  "dec := json.NewDecoder(bytes.NewReader(data))\ndec.DisallowUnknownFields()")
-    session.run("go test ./config/...", "ok  \texample.com/app/config\t0.02s", False)
+    session.user(asked)
+    session.edit(path, *edit)
+    session.run(check[0], check[1], False)
     return session
+
+
+def strict_settings() -> Replies:
+    return worked("Make the parsing of .app/settings.json strict.",
+                  "/home/dev/app/config/load.go",
+                  ("json.Unmarshal(data, &cfg)",
+                   "dec := json.NewDecoder(bytes.NewReader(data))\ndec.DisallowUnknownFields()"),
+                  ("go test ./config/...", "ok  \texample.com/app/config\t0.02s"))
 
 
 def test_the_report_after_a_passing_check_is_a_memory(memx: Memx, repo: Path) -> None:
@@ -136,12 +144,11 @@ def test_a_long_list_gives_up_its_last_items_before_the_closing_line(
 
 
 def invoice_work() -> Replies:
-    session = Replies()
-    session.user("Address the review comments on the invoice PR.")
-    session.edit("/home/dev/shop/billing/invoice.py", "return round(sum(lines), 2)",
-                 "return sum(line.quantize(CENT) for line in lines)")
-    session.run("pytest billing", "31 passed in 0.84s", False)
-    return session
+    return worked("Address the review comments on the invoice PR.",
+                  "/home/dev/shop/billing/invoice.py",
+                  ("return round(sum(lines), 2)",
+                   "return sum(line.quantize(CENT) for line in lines)"),
+                  ("pytest billing", "31 passed in 0.84s"))
 
 
 # The report's lead-in makes a claim of its own about why ("because …"), the agent's
