@@ -33,10 +33,14 @@ PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+|^\s*[A-Za-z]+(?:\([^)]*\))?!?:
                     r"^\s*[\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*:\s+")
 PATH_SCOPE = re.compile(r"^\s*([\w.-]+(?:/[\w.-]+)+(?:,\s*[\w./-]+)*):\s+")
 # ``Revert "X"``, ``revert: X``, and a typed subject that undoes a quoted one: ``fix: revert,
-# "X"``, ``fix: restore "X"`` (restoring what a commit removed is taking it back too)
+# "X"``, ``fix: restore "X"`` (restoring what a commit removed is taking it back too); and
+# ``Revert X`` unquoted when X names code (``Revert raise `ClientDisconnected` on HTTP``):
+# "Revert to 2.1.0" or "Revert changes" names no change taken back
 REVERT = re.compile(r'^\s*(?:[A-Za-z]+(?:\([^)]*\))?!?:\s*)?(?:[Rr]evert|[Rr]estore)[,:]?\s+'
                     r'"(.+)"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$|'
-                    r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$')
+                    r'^\s*revert(?:\([^)]*\))?!?:\s*(.+)$|'
+                    r'^\s*Revert\s+(?!")([^`]*`[^`]+`.*?)'
+                    r'(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))*\s*$')
 RESTORE = re.compile(r"^\s*(?:[A-Za-z]+(?:\([^)]*\))?!?:\s*)?[Rr]estore\b")
 REVERTS_LINE = re.compile(r"(?i)^\s*this reverts commit [0-9a-f]{7,40}\.?\s*$|"
                           r"^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$|"
@@ -285,7 +289,7 @@ def read(message: str, lang: str, news: str = "") -> Said:
     reasons = reasons_of(told, core(subject))
     reverted = REVERT.match(subject)
     if reverted:
-        what = core(reverted.group(1) or reverted.group(2) or "")
+        what = core(next((g for g in reverted.groups() if g), ""))
         done = "Restored" if RESTORE.match(subject) else "Reverted"
         text = f'{done} "{what}"' + (f": {' '.join(reasons[:2] or told[:1])}"
                                          if told else ".")

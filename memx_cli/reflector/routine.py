@@ -55,8 +55,21 @@ BUMP_SUBJECT = re.compile(
     r"(?:\s*\((?:[\w.-]+/[\w.-]+)?#\d+\))?\s*$", re.IGNORECASE)
 RELEASE_WORD = re.compile(r"(?i)\b(?:release[ds]?|prepare|publish(?:ed)?|tag(?:ged)?|"
                           r"changelog|notes|news)\b")
-TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|misspell\w*|whitespace|formatting|reformat\w*|"
+TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|misspell\w*|reformat\w*|"
                      r"wording|grammar|lint(?:ing)? fix\w*|format(?:ted)? (?:code|with|files))\b")
+# Whitespace or formatting as the change itself, not as what a behaviour acts on: the
+# object of the subject's first words ("fix formatting", "Remove trailing whitespace in
+# docs/api.rst", "fix whitespace with ruff"), nothing after it but the files or the tool.
+# "split on whitespace", "Make `epilog` formatting consistent …", "Fix formatting in
+# `Option.format_message()`" and "fix trailing whitespace in WWW-Authenticate bearer" name
+# what the program does with whitespace or formatting: a behaviour.
+LAYOUT_ONLY = re.compile(
+    r"(?i)^(?:(?!(?:on|at|by|about|into|to|from|in|of|for|with|without|between|around|"
+    r"within|when|if|is|are|was|be)\b)[^\W\d_][\w'-]*,?\s+){0,6}(?:whitespace|formatting)"
+    r"(?:\s+(?:in|of|across|throughout|for)\s+(?:[\w-]*[/.][\w./-]*\w|[A-Za-z]+)"
+    r"|\s+(?:with|using|via|by)\s+(?:`[^`]+`|[\w.-]+))?\s*[.!]?$")
+# What leads a subject before its words: a "[tag] ", a "type(scope): ", an emoji.
+LEAD = re.compile(r"^(?:\s*\[[^\]]{1,40}\]|\s*[A-Za-z]+(?:\([^)]*\))?!?:|[^\w`\[]+)+\s*")
 REVERTED = re.compile(r"(?i)\brevert")
 ROUTINE_TYPES = frozenset(["release", "style"])
 DEPENDENCY_SCOPES = frozenset(["deps", "deps-dev", "dependencies", "dependency"])
@@ -115,6 +128,14 @@ def machine_written(diff: str) -> bool:
     keys = {m.group(1) for m in SCHEMA_KEY.finditer(diff)}
     return bool(keys & {"$schema", "$ref", "$defs", "$id"} or len(keys) >= 2
                 or GENERATED.search(diff))
+
+
+def layout_only(subject: str) -> bool:
+    """The subject changes whitespace or formatting and nothing else ("Fix formatting",
+    "style: remove trailing whitespace"), read after its tag or type and without its pull
+    request number; a subject naming what a behaviour does to them is no such change."""
+    left = ISSUE_REF.sub(" ", LEAD.sub("", subject, count=1))
+    return bool(LAYOUT_ONLY.match(re.sub(r"\s*\(\s*\)\s*$", "", left).strip()))
 
 
 def is_test(path: str) -> bool:
@@ -204,7 +225,7 @@ def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str |
         return BUMP
     if VERSION.search(subject) and RELEASE_WORD.search(subject):
         return "routine: a release"
-    if TRIVIAL.search(subject):
+    if TRIVIAL.search(subject) or layout_only(subject):
         return "routine: a typo or formatting change"
     if paths and all(CHANGELOG.search(p) or LOCKFILE.search(p) for p in paths):
         return "routine: changelog or lockfiles only"
