@@ -47,7 +47,6 @@ DOCS = re.compile(r"(?i)\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/")
 CI = re.compile(r"^\.(?:github|gitlab|circleci|buildkite|azure-pipelines)/|^\.gitlab-ci\.yml$|"
                 r"^\.pre-commit-config\.yaml$")
 CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\([^)]*\))?!?:\s*\S")
-TRIVIAL = re.compile(r"(?i)\b(?:typos?|spelling|whitespace|formatting|wording|grammar)\b")
 # issue 24: no flood. One lesson a commit, the best-scored; only a changed setting and the
 # dependency added with it are two (both read from the diff, neither restates the other).
 DIFF_RULES = frozenset(["ConfigChange", "NewTool"])
@@ -150,7 +149,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     if said.found or msg.REVERT.match(subject):
         pass  # a norm, a revert or a reason: the message's own lesson comes first (a
         # revert without its reason teaches nothing, its "fix:" type notwithstanding)
-    elif TRIVIAL.search(subject):
+    elif routine.trivial(subject):
         pass  # "fix: typo": nothing to learn from the fix itself
     elif files and all(DOCS.search(p) for _, p in files):
         pass  # a fix of the documentation only: a link, a sentence, an example
@@ -227,7 +226,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
     diff_only = bool(out) and all(c.rule in DIFF_RULES for c in out)
     told_users = diff_only and entry is not None
     if facts and (not out or told_users) and not fixed and not docs_only \
-            and not TRIVIAL.search(subject):
+            and not routine.trivial(subject):
         fact = commit_fact.stated(message, kind, lang, entry,  # a title that is the fact
                                   outside.own_names(p for _, p in files))
         if fact and _plumbing(files) and not commit_value.from_body(

@@ -16,6 +16,7 @@ phrases of one project.
 - ``pin_line(line)``: a diff line that only moves a version pin (``rev:``, ``uses: x@y``).
 - ``real_statement(text)``: words a memory can stand on (not an issue number or a rule).
 - ``condition(title)``: the circumstance a title states ("… when port is 0", "… on Windows").
+- ``trivial(subject)``: a typo or wording fix, or whitespace or formatting changed alone.
 - ``is_test(path)``: a test file or test data (a fix of tests only changes no behaviour).
 - ``breaking(message)``: the commit marks itself a breaking change (``feat!:``, a trailer).
 """
@@ -130,6 +131,11 @@ def machine_written(diff: str) -> bool:
                 or GENERATED.search(diff))
 
 
+def trivial(subject: str) -> bool:
+    """A typo, spelling or wording fix, a reformat, or a change of layout only."""
+    return bool(TRIVIAL.search(subject)) or layout_only(subject)
+
+
 def layout_only(subject: str) -> bool:
     """The subject changes whitespace or formatting and nothing else ("Fix formatting",
     "style: remove trailing whitespace"), read after its tag or type and without its pull
@@ -225,7 +231,7 @@ def _kind(subject: str, paths: Sequence[str], diffs: Mapping[str, str]) -> str |
         return BUMP
     if VERSION.search(subject) and RELEASE_WORD.search(subject):
         return "routine: a release"
-    if TRIVIAL.search(subject) or layout_only(subject):
+    if trivial(subject):
         return "routine: a typo or formatting change"
     if paths and all(CHANGELOG.search(p) or LOCKFILE.search(p) for p in paths):
         return "routine: changelog or lockfiles only"
