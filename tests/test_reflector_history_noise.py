@@ -336,3 +336,46 @@ def test_a_change_reverted_later_in_the_range_teaches_nothing(memx: Memx, repo: 
     # dropped as reverted, it read as the memory it becomes once it holds again
     [gone] = [d for d in found["dropped"] if d["sha"] == pool]
     assert [gone["content"]] == [c["content"] for c in again["candidates"] if c["sha"] == pool]
+
+
+def test_whitespace_or_formatting_is_noise_only_when_it_is_the_whole_change(
+        memx: Memx, repo: Path) -> None:
+    """A subject whose object is formatting or whitespace itself ("fix formatting", "Remove
+    trailing whitespace in docs/api.rst", "Fix whitespace with ruff") is a layout chore; a
+    change that names what the program does to whitespace or with its formatting ("split
+    on whitespace", "Make `epilog` formatting consistent …") is a behaviour."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    chores = [commit(repo, subject, {path: f"x = {n}\n"}) for n, (subject, path) in enumerate([
+        ("fix formatting", "app/cli.py"),
+        ("Remove trailing whitespace in docs/api.rst", "docs/api.rst"),
+        ("Fix whitespace with ruff", "app/env.py"),
+        ("🎨 Fix formatting (#12)", "app/help.py"),
+        ("Fix typo in `Option.split` docstring", "app/env.py")])]
+    split = commit(repo, "🐛 Ensure that an envvar list for `Option` is split on whitespace "
+                         "(#1791)", {"app/env.py": "sep = None\n"})
+    epilog = commit(repo, "✨ Make `epilog` formatting consistent with the rest of the help "
+                          "text (#1405)", {"app/help.py": "epilog = render(epilog)\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--all", "--budget", "0"))
+    routine = {d["sha"] for d in found["dropped"]
+               if d["reason"] == "routine: a typo or formatting change"}
+    assert routine == set(chores)
+    assert {c["sha"] for c in found["candidates"]} == {split, epilog}
+    assert any("split on whitespace" in c["content"] for c in found["candidates"])
+
+
+def test_an_unquoted_revert_that_names_code_is_a_revert(memx: Memx, repo: Path) -> None:
+    """git writes `Revert "X"`; people also write `Revert X`. It is read as a revert when X
+    names code (a code span); "Revert to the old layout" names no change taken back."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    named = commit(repo, "Revert raise `ClientDisconnected` on HTTP (#2276) (#2276)\n\n"
+                         "* Keep the receive changes: only the raise is taken back.",
+                   {"app/http.py": "raise_on_disconnect = False\n"})
+    plain = commit(repo, "Revert to the old layout of the help page",
+                   {"app/help.py": "layout = 'old'\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--all", "--budget", "0"))
+    contents_of = {c["sha"]: c["content"] for c in found["candidates"] + found["dropped"]}
+    assert contents_of[named] == ('Reverted "Raise `ClientDisconnected` on HTTP": Keep the '
+                                  "receive changes: only the raise is taken back.")
+    assert not str(contents_of.get(plain, "")).startswith("Reverted")
