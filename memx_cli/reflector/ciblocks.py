@@ -14,6 +14,7 @@ from memx_cli.reflector.cipaths import ABSOLUTE, OUTSIDE, relative
 from memx_cli.reflector.cishapes import (
     EXCEPTION,
     FORMAT_DIFF,
+    GO_FAIL,
     LEVEL,
     NPM,
     PY_FRAME,
@@ -132,8 +133,14 @@ def next_said(lines: Sequence[Line], i: int) -> str:
 
 def go_said(lines: Sequence[Line], i: int, name: str) -> str:
     """What a failing Go test printed: ``go test -v`` writes the test's ``file.go:N:``
-    lines between its ``=== RUN`` and its ``--- FAIL``, plain ``go test`` under it."""
+    lines between its ``=== RUN`` and its ``--- FAIL``, plain ``go test`` under it. A test
+    whose subtests failed prints their ``--- FAIL: Test/sub`` under its own, with nothing
+    of its own: what the first subtest printed is what failed."""
     below = next_said(lines, i)
+    sub = GO_FAIL.match(below)
+    if sub is not None and sub.group("id").startswith(name + "/"):
+        j = next(j for j in range(i + 1, len(lines)) if lines[j].text.strip())
+        return go_said(lines, j, sub.group("id"))
     if GO_SAID.match(" " + below.strip()) and not below.startswith("---"):
         return below
     said: list[str] = []

@@ -36,7 +36,7 @@ from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import imperative
 from memx_cli.reflector.knowledge import PLEASE
-from memx_cli.reflector.names import program_of
+from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE, program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import (
     LOOK_UP,
@@ -61,6 +61,8 @@ from memx_cli.reflector.said import (
 )
 from memx_cli.reflector.signals import Signals, states_failure
 
+ELLIPSIS = re.compile(r"\.\.\.|…")
+MIN_NAME = 3  # characters of a name compared with the episode's own words
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
@@ -413,9 +415,30 @@ class Tracker:
     def _explained(self, done: Candidate, sig: Signals) -> Candidate:
         """The assistant's words right after a passing run say why it worked; a sentence
         announcing its next step does not."""
-        ahead = {n for n in range(len(sig.spans)) if NEXT_STEP.match(sig.sentence(n))}
+        ahead = {n for n in range(len(sig.spans)) if NEXT_STEP.match(sig.sentence(n))
+                 or _elsewhere(sig.sentence(n), done)}
         why = proposal(sig, limit=2, skip=ahead)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _names(text: str) -> set[str]:
+    """What a text names: its code spans (cut at an ellipsis), identifiers and paths."""
+    spans = {piece.strip() for span in CODE_SPAN.findall(text)
+             for piece in ELLIPSIS.split(span)}
+    found = spans | set(IDENT_RE.findall(text)) | set(PATH_RE.findall(text))
+    return {name.lower() for name in found if len(name) >= MIN_NAME}
+
+
+def _elsewhere(sentence: str, done: Candidate) -> bool:
+    """The sentence names code or files, none of which the episode's problem, fix, files
+    or command holds: said after the passing run, it is about other work told in the same
+    message (a report's other part, "Missing `InstallHooks(true)` tests - added …" after a
+    lint fix), not why this fix worked."""
+    named = _names(sentence)
+    if not named:
+        return False
+    own = " ".join([done.error or "", done.fix, *done.commands, *done.files]).lower()
+    return not any(name in own for name in named)
 
 
 def _unseen(attempt: Attempt, check: str | None) -> bool:

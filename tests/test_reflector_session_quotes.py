@@ -1,0 +1,106 @@
+"""Which sentence an episode's memory quotes (issue 24, sess18): the failing test's own
+line in the Error slot, and a Why that is about the fix it stands beside. Each test is a
+small Claude Code session shaped like the real ones, through `memx ingest` in a real
+repository, with a control."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import Memx
+from .test_reflector_sessions import Session, contents
+
+# `go test` with a test whose subtests failed: the parent's `--- FAIL` line has nothing of
+# its own under it, the subtest's line holds what went wrong
+SUBTESTS_FAIL = (
+    "ok  \texample.com/app/cli\t0.40s\n"
+    "--- FAIL: TestTruncate (0.00s)\n"
+    "    --- FAIL: TestTruncate/wide_runes (0.00s)\n"
+    "        trunc_test.go:31: Truncate(\"日本語テキスト\", 4) = \"日本語テキスト\", want \"日本…\"\n"
+    "    --- FAIL: TestTruncate/emoji (0.00s)\n"
+    "        trunc_test.go:31: Truncate(\"ab 🎉 cd\", 3) = \"ab 🎉 cd\", want \"ab…\"\n"
+    "FAIL\n"
+    "FAIL\texample.com/app/text\t0.21s\n"
+    "FAIL")
+PASSES = "ok  \texample.com/app/cli\t0.40s\nok  \texample.com/app/text\t0.20s"
+TRUNCATE_FIX = ("return s[:n]", "return string([]rune(s)[:n-1]) + \"…\"")
+
+
+def _truncate(command: str, failed: bool) -> Session:
+    return (Session().user("the text tests fail after the unicode change")
+            .run(command, SUBTESTS_FAIL, failed)
+            .edit("text/trunc.go", *TRUNCATE_FIX)
+            .run(command, PASSES, False))
+
+
+EXPECTED_ERROR = ("TestTruncate failed: trunc_test.go:31: Truncate(\"日本語テキスト\", 4) = "
+                  "\"日本語テキスト\", want \"日本…\"")
+
+
+def test_a_piped_go_test_run_quotes_the_failing_subtests_line(memx: Memx, repo: Path) -> None:
+    """`go test … | tail` exits with tail's status: the run is read as failed from its
+    output, and the Error is what the first failing subtest printed, not the bare `FAIL`
+    that closes the output."""
+    memx.ok("ingest", _truncate("go test ./... 2>&1 | tail -30", False).write(repo))
+    assert contents(repo) == [
+        f"Error: `go test ./... 2>&1` — {EXPECTED_ERROR}. "
+        "Fix: edited text/trunc.go: `return string([]rune(s)[:n-1]) + \"…\"`."]
+
+
+def test_a_go_test_run_that_reports_its_failure_quotes_the_same_line(
+        memx: Memx, repo: Path) -> None:
+    """Control: the run's own status says it failed; the subtest's line is the Error as
+    well, and a test with its line right under its `--- FAIL` keeps that line."""
+    memx.ok("ingest", _truncate("go test ./...", True).write(repo))
+    assert contents(repo) == [
+        f"Error: `go test ./...` — {EXPECTED_ERROR}. "
+        "Fix: edited text/trunc.go: `return string([]rune(s)[:n-1]) + \"…\"`."]
+
+
+LINT_FAILS = ("cli/hooks_test.go:328:1: 328-354 lines are duplicate of "
+              "`cli/hooks_test.go:404-431` (dupl)\n1 issues:\n* dupl: 1")
+LINT_PASSES = "0 issues."
+CAUSE = ("`TestLocalDevUninstall` tests another install mode than `TestUninstall`, so "
+         "the duplication dupl flags is intentional.")
+
+
+def _duplicated(after: str) -> Session:
+    """A lint failure fixed with a directive, then the assistant's words after the green
+    run."""
+    return (Session().user("lint fails on the new tests")
+            .run("golangci-lint run ./...", LINT_FAILS, True)
+            .say(CAUSE)
+            .edit("cli/hooks_test.go", "func TestLocalDevUninstall(t *testing.T) {",
+                  "func TestLocalDevUninstall(t *testing.T) { //nolint:dupl // another mode")
+            .run("golangci-lint run ./...", LINT_PASSES, False)
+            .say(after))
+
+
+def test_words_after_the_green_run_about_other_work_are_not_the_why(
+        memx: Memx, repo: Path) -> None:
+    """The message after the green run reports the whole turn's work; its first sentences
+    name a script and tests the lint fix never touched. They are no reason for this fix:
+    the cause said before the edit stays the Why."""
+    report = ("All green. **Wrapper scripts keep the caller's env** - `scripts/wrapper.sh` "
+              "now reads `APP_DEV` from `.env` only when it is unset. **Missing "
+              "`InstallHooks(true)` tests** - added `TestInstallHooksLocalDev` to cover "
+              "the wrapper commands.")
+    stored = contents(_ingested(memx, repo, _duplicated(report)))
+    assert len(stored) == 1
+    assert stored[0].endswith(f"Why: {CAUSE}")
+    assert "wrapper" not in stored[0].lower()
+
+
+def test_words_after_the_green_run_about_the_fix_are_the_why(memx: Memx, repo: Path) -> None:
+    """Control: the words after the green run name the directive the edit wrote: they
+    say why the fix worked and are the Why, as before."""
+    said = ("The `//nolint:dupl` directive silences dupl for that one function, keeping "
+            "both install modes tested.")
+    stored = contents(_ingested(memx, repo, _duplicated(said)))
+    assert len(stored) == 1
+    assert stored[0].endswith(f"Why: {said}")
+
+
+def _ingested(memx: Memx, repo: Path, session: Session) -> Path:
+    memx.ok("ingest", session.write(repo))
+    return repo
