@@ -94,8 +94,8 @@ def test_words_after_the_green_run_about_other_work_are_not_the_why(
 def test_words_after_the_green_run_about_the_fix_are_the_why(memx: Memx, repo: Path) -> None:
     """Control: the words after the green run name the directive the edit wrote: they
     say why the fix worked and are the Why, as before."""
-    said = ("The `//nolint:dupl` directive silences dupl for that one function, keeping "
-            "both install modes tested.")
+    said = ("The `//nolint:dupl` directive on `TestLocalDevUninstall` silences dupl for "
+            "that one function, keeping both install modes tested.")
     stored = contents(_ingested(memx, repo, _duplicated(said)))
     assert len(stored) == 1
     assert stored[0].endswith(f"Why: {said}")

@@ -61,8 +61,10 @@ from memx_cli.reflector.said import (
 )
 from memx_cli.reflector.signals import Signals, states_failure
 
-ELLIPSIS = re.compile(r"\.\.\.|…")
 MIN_NAME = 3  # characters of a name compared with the episode's own words
+# One word of code: letters, digits and the joints of code (_ . / : -), with a joint or a
+# lower-to-upper hump in it, so a plain word in backticks (`Enabled`) is none.
+CODE_WORD = re.compile(r"^(?=.*(?:[_./:]|[a-z][A-Z]))[\w./:@-]+(?:\(\))?$")
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
@@ -422,10 +424,11 @@ class Tracker:
 
 
 def _names(text: str) -> set[str]:
-    """What a text names: its code spans (cut at an ellipsis), identifiers and paths."""
-    spans = {piece.strip() for span in CODE_SPAN.findall(text)
-             for piece in ELLIPSIS.split(span)}
-    found = spans | set(IDENT_RE.findall(text)) | set(PATH_RE.findall(text))
+    """The code a text names: its identifiers (``CamelCase``, ``snake_case``, dotted),
+    paths, and code spans of one code-shaped word (`TestInstall_LocalDev`,
+    `//nolint:dupl`). A quoted value (`"Enabled"`) is no name: it is said in many ways."""
+    found = set(IDENT_RE.findall(text)) | set(PATH_RE.findall(text)) | {
+        span for span in CODE_SPAN.findall(text) if CODE_WORD.match(span)}
     return {name.lower() for name in found if len(name) >= MIN_NAME}
 
 
