@@ -104,3 +104,44 @@ def test_words_after_the_green_run_about_the_fix_are_the_why(memx: Memx, repo: P
 def _ingested(memx: Memx, repo: Path, session: Session) -> Path:
     memx.ok("ingest", session.write(repo))
     return repo
+
+
+# golangci-lint's dupl names no column; the linter's name closes the line
+DUPL_FAILS = ("cli/hooks_test.go:328: 328-354 lines are duplicate of "
+              "`cli/hooks_test.go:404-431` (dupl)\nfunc TestLocalDevUninstallRemovesWrapper"
+              "Hooks(t *testing.T) {\n1 issues:\n* dupl: 1\n[lint] ERROR task failed")
+LONG_SIGNATURE = "func TestLocalDevUninstallRemovesWrapperHooks(t *testing.T) {"
+DIRECTIVE = "//nolint:dupl // tests another install mode than TestUninstallHooks"
+
+
+def _directive(output: str, new_first_line: str) -> Session:
+    return (Session().user("lint fails on the new tests")
+            .run("mise run lint 2>&1", output, True)
+            .edit("cli/hooks_test.go", f"{LONG_SIGNATURE}\n\ttempDir := t.TempDir()",
+                  f"{new_first_line}\n\ttempDir := t.TempDir()")
+            .run("mise run lint 2>&1", LINT_PASSES, False))
+
+
+def test_a_linter_line_without_a_column_and_a_directive_after_a_long_line_are_shown(
+        memx: Memx, repo: Path) -> None:
+    """The linter's line (place, message, `(dupl)`) is the Error, not the task runner's
+    "ERROR task failed"; the edit only adds a directive to the end of a line too long to
+    show whole, so the Fix shows what it adds."""
+    memx.ok("ingest", _directive(DUPL_FAILS, f"{LONG_SIGNATURE} {DIRECTIVE}").write(repo))
+    assert contents(repo) == [
+        "Error: `mise run lint 2>&1` — cli/hooks_test.go:328: 328-354 lines are duplicate "
+        "of `cli/hooks_test.go:404-431` (dupl). "
+        f"Fix: edited cli/hooks_test.go: `{DIRECTIVE}`."]
+
+
+def test_a_place_led_line_with_no_linter_named_is_no_error_and_a_new_line_shows_whole(
+        memx: Memx, repo: Path) -> None:
+    """Control: a `file.go:N:` line that names no linter (what `grep -n` prints) is not
+    the linter's line, so the runner's own error line is the Error; an edit short enough
+    to show whole is shown whole."""
+    listing = DUPL_FAILS.replace(" (dupl)", "")
+    replaced = "func TestUninstallInLocalDevMode(t *testing.T) { // another install mode"
+    memx.ok("ingest", _directive(listing, replaced).write(repo))
+    assert contents(repo) == [
+        "Error: `mise run lint 2>&1` — [lint] ERROR task failed. "
+        f"Fix: edited cli/hooks_test.go: `{replaced} tempDir := t.TempDir()`."]

@@ -41,6 +41,8 @@ ERROR_LINE = re.compile(
     # the Go compiler and go vet: every diagnostic is `file.go:LINE:COL: message`, with no
     # "error" word (grep -n and t.Errorf output carry no column)
     r"|^\s*[\w./-]*\w\.go:\d+:\d+:\s+\S"
+    # golangci-lint names the linter after the message; some linters (dupl) give no column
+    r"|^\s*[\w./-]*\w\.go:\d+:\s+\S.*\s\([a-z][a-z0-9-]*\)\s*$"
     # a shell's own diagnostic for a script: bash prints `SCRIPT: line N: message` for
     # every run-time error (unbound variable, bad substitution, syntax error) and for
     # nothing else

@@ -318,6 +318,7 @@ EDIT_NAMES = ("edit", "write", "patch", "replace", "create", "insert")
 EDIT_KEYS = ("new_string", "content", "new_str", "file_text", "patch", "diff")
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.MULTILINE)
 MAX_CHANGE = 120
+MIN_EXTENDED = 8  # characters of an old line a longer new line must start with to extend it
 MAX_EDITS = 32
 
 
@@ -402,9 +403,21 @@ def _new_lines(new: str, old: str) -> str | None:
     for line in (ln.strip() for ln in new.splitlines()):
         if line and line not in before:
             if len(" ".join(kept + [line])) > MAX_CHANGE:
+                # too long to show whole: a line that only adds to the end of an old one
+                # (a `//nolint:…` or `# noqa` directive after a signature) shows what it adds
+                line = _added_tail(line, before) or line
+            if len(" ".join(kept + [line])) > MAX_CHANGE:
                 break
             kept.append(line)
     return _short(" ".join(kept)) if old and kept else None
+
+
+def _added_tail(line: str, before: set[str]) -> str | None:
+    """What a line adds after the old line it extends (the longest old line it starts
+    with, of MIN_EXTENDED characters or more), or None."""
+    extended = max((old for old in before if len(old) >= MIN_EXTENDED and line.startswith(old)
+                    and len(line) > len(old)), key=len, default=None)
+    return line[len(extended):].strip() or None if extended else None
 
 
 def _short(text: str) -> str | None:
