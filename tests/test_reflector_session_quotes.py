@@ -145,3 +145,22 @@ def test_a_place_led_line_with_no_linter_named_is_no_error_and_a_new_line_shows_
     assert contents(repo) == [
         "Error: `mise run lint 2>&1` — [lint] ERROR task failed. "
         f"Fix: edited cli/hooks_test.go: `{replaced} tempDir := t.TempDir()`."]
+
+
+def test_the_same_directive_added_to_several_lines_is_shown_once(
+        memx: Memx, repo: Path) -> None:
+    """Each parameter gets the same directive: the first line is shown whole, and the
+    lines after it, too long to add whole, add nothing new to show."""
+    params = ("\tincrementalType string,", "\tsubagentType string,", "\ttaskDescription string,")
+    tagged = [f"{p} //nolint:unparam // kept for API compatibility" for p in params]
+    session = (Session().user("lint fails on messages.go")
+               .run("golangci-lint run ./...",
+                    "strategy/messages.go:64:2: `buildMessage` - `incrementalType` always "
+                    "receives `\"\"` (unparam)", True)
+               .edit("strategy/messages.go", "\n".join(params), "\n".join(tagged))
+               .run("golangci-lint run ./...", LINT_PASSES, False))
+    memx.ok("ingest", session.write(repo))
+    stored = contents(repo)
+    assert len(stored) == 1
+    assert ("Fix: edited strategy/messages.go: `incrementalType string, //nolint:unparam "
+            "// kept for API compatibility`.") in stored[0]

@@ -404,8 +404,10 @@ def _new_lines(new: str, old: str) -> str | None:
         if line and line not in before:
             if len(" ".join(kept + [line])) > MAX_CHANGE:
                 # too long to show whole: a line that only adds to the end of an old one
-                # (a `//nolint:…` or `# noqa` directive after a signature) shows what it adds
+                # (a `//nolint:…` or noqa directive after a signature) shows what it adds
                 line = _added_tail(line, before) or line
+                if any(line in shown for shown in kept):
+                    continue  # the same directive on the next parameter says nothing new
             if len(" ".join(kept + [line])) > MAX_CHANGE:
                 break
             kept.append(line)
