@@ -148,3 +148,13 @@ def test_a_pulled_policy_role_cannot_forge_a_preamble_line(memx: Memx, repo: Pat
     text = memx.ok("context", "change the billing code", cwd=clone)
     assert forged not in text
     assert not any(line.startswith("- [security]") for line in text.splitlines())
+
+
+def test_an_empty_task_is_refused_and_a_short_one_is_not(memx: Memx) -> None:
+    _setup(memx)
+    for task, stdin in (("", None), ("  \n ", None), ("-", "")):
+        result = memx("context", task, input=stdin)
+        assert (result.code, result.out) == (2, "")
+        assert result.err == "memx: error: empty task; pass what the agent is about to work on\n"
+    # control: a task too short for facts still gets the policies
+    assert "Never push to main" in memx.ok("context", "x")

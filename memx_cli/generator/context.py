@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memx_cli import external
+from memx_cli.errors import MemxError
 from memx_cli.index import StoreIndex
 from memx_cli.store import access, notes, recall
 from memx_cli.store.memory import Memory, from_data
@@ -111,6 +112,8 @@ def build(repo: Repo, task: str, *, agent: str | None = None, role: str | None =
     facade's grant check, memx_cli.api.Memx.context); everything without it."""
     from memx_cli.generator.search import Searcher
 
+    if not task.strip():  # an unset "$TASK" in a launch script: say so, as search does
+        raise MemxError("empty task; pass what the agent is about to work on")
     repo.require_store()
     name = notes.agent_name(agent)
     who = access.current_role(role)
