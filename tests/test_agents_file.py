@@ -111,3 +111,36 @@ def test_a_role_exports_only_what_it_may_read(memx: Memx, repo: Path,
     memx.ok("export", "--format", "agents-md")
     text = (repo / "AGENTS.md").read_text()
     assert "services/api" in text and "payroll" not in text
+
+
+def test_output_makes_folders_only_inside_the_repository(memx: Memx, repo: Path,
+                                                         tmp_path: Path) -> None:
+    memx.ok("policy", "add", "Prefer pathlib over os.path.")
+    outside = tmp_path / "elsewhere" / "deep" / "AGENTS.md"
+    result = memx("export", "--format", "agents-md", "--output", str(outside))
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (f"memx: error: no folder {outside.parent} to write AGENTS.md in; "
+                          "create it first (memx makes folders only inside the repository)\n")
+    assert not (tmp_path / "elsewhere").exists()
+    # controls: an existing folder outside, and a new folder inside the work tree
+    outside.parent.mkdir(parents=True)
+    assert memx.ok("export", "--format", "agents-md", "--output", str(outside)).startswith(
+        f"Updated {outside} (1 policy")
+    out = memx.ok("export", "--format", "agents-md", "--output", "docs/agents/AGENTS.md")
+    assert out.startswith("Updated docs/agents/AGENTS.md (1 policy")
+    assert "Prefer pathlib" in (repo / "docs" / "agents" / "AGENTS.md").read_text()
+
+
+def test_output_is_relative_to_dash_c_and_never_empty(memx: Memx, repo: Path,
+                                                      tmp_path: Path) -> None:
+    memx.ok("policy", "add", "Prefer pathlib over os.path.")
+    for fmt in ("agents-md", "json"):
+        result = memx("export", "--format", fmt, "--output", "")
+        assert (result.code, result.out) == (2, "")
+        assert result.err.endswith("memx: error: Invalid value for --output: empty path; name "
+                                   "the file to write, or leave --output out for the default\n")
+    assert not (repo / "AGENTS.md").exists()
+    out = memx.ok("-C", str(repo), "export", "--format", "claude-md", "--output", "MEMO.md",
+                  cwd=tmp_path)
+    assert out.startswith("Updated MEMO.md (1 policy")
+    assert (repo / "MEMO.md").exists() and not (tmp_path / "MEMO.md").exists()

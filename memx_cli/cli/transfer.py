@@ -119,7 +119,8 @@ def _decisions(results: list[Any], verbose: bool) -> list[str]:
 @click.option("--include-archived", is_flag=True, help="Also export archived memories.")
 @click.option("--output", type=click.Path(dir_okay=False), help="agents-md, claude-md, "
               "cursor-rules: the file to write (default AGENTS.md, CLAUDE.md, "
-              ".cursor/rules/memx.mdc).")
+              ".cursor/rules/memx.mdc); missing folders are made only inside the "
+              "repository.")
 @click.option("--max-chars", type=click.IntRange(500, 200_000), default=6000,
               show_default=True, help="agents-md, claude-md, cursor-rules: size of the block.")
 @click.pass_obj
@@ -135,6 +136,9 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
     `<!-- memx:end -->` markers in AGENTS.md, CLAUDE.md or .cursor/rules/memx.mdc,
     leaving the rest of the file as it is; running it again changes nothing.
     """
+    if output == "":  # a variable left empty, not the default file
+        raise click.BadParameter("empty path; name the file to write, or leave --output out "
+                                 "for the default", param_hint="--output")
     if fmt in ("agents-md", "claude-md", "cursor-rules"):
         from pathlib import Path
 
@@ -142,14 +146,14 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
 
         memx = state.memx()
         guard = memx.guard() if memx.role is not None else None
-        done = export_block(memx.repo, fmt, Path(output) if output else None, max_chars,
+        done = export_block(memx.repo, fmt, state.cwd / output if output else None, max_chars,
                             None if guard is None else lambda m: guard.can_read(m.domain))
         more = f", {done.left_out} left out for size" if done.left_out else ""
         verb = "Updated" if done.changed else "Up to date:"
         click.echo(f"{verb} {done.display} ({counted(done.policies, 'policy', 'policies')}, {counted(done.facts, 'fact')}, "
                    f"{done.chars} characters{more})")
         return
-    if output:
+    if output is not None:
         raise click.UsageError(f"--output is for agents-md, claude-md and cursor-rules; for "
                                f"{fmt}, redirect standard output: memx export --format {fmt} "
                                f"> {output}")

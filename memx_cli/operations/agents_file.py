@@ -131,6 +131,11 @@ def export_block(repo: Repo, fmt: str, output: Path | None = None,
         shown = path.resolve().relative_to(repo.worktree.resolve()).as_posix()
     except ValueError:
         shown = str(path)
+        # Folders are made only inside the work tree (.cursor/rules/ of a fresh clone);
+        # elsewhere a mistyped path should not leave folders around the disk.
+        if not path.parent.is_dir():
+            raise MemxError(f"no folder {path.parent} to write {path.name} in; create it "
+                            "first (memx makes folders only inside the repository)") from None
     block, policies, facts, left = render(repo, shown, max_chars, readable)
     try:
         before = path.read_text(encoding="utf-8")
