@@ -187,8 +187,25 @@ def test_install_refuses_to_overwrite_a_kept_hook(memx: Memx, repo: Path) -> Non
                           "into one file, then run memx hooks install\n")
 
 
+def test_a_missing_default_hooks_folder_is_made(memx: Memx, repo: Path) -> None:
+    # git's own hooks/ (absent after `git init --template=`) is memx's to make
+    import shutil
+
+    shutil.rmtree(repo / ".git" / "hooks", ignore_errors=True)
+    memx.ok("hooks", "install", "--hooks", "post-commit")
+    assert "memx-hook" in (repo / ".git" / "hooks" / "post-commit").read_text()
+
+
 def test_core_hooks_path_is_respected(memx: Memx, repo: Path) -> None:
     git(repo, "config", "core.hooksPath", "githooks")
+    # git makes no core.hooksPath folder and neither does memx
+    result = memx("hooks", "install")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == ("memx: error: core.hooksPath is githooks, a folder that does not "
+                          "exist (git runs no hooks from it); create it or unset "
+                          "core.hooksPath, then run memx hooks install\n")
+    assert not (repo / "githooks").exists()
+    (repo / "githooks").mkdir()
     assert memx.ok("hooks", "install", "--hooks", "post-commit") == (
         "memx hooks in githooks:\n  post-commit    installed\n")
     assert "memx-hook" in (repo / "githooks" / "post-commit").read_text()

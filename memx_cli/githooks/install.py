@@ -91,7 +91,17 @@ def install(worktree: Path, names: Iterable[str] = HOOK_TYPES,
             python: str | None = None) -> list[Change]:
     """Write a shim for each hook; keep (and chain) any hook memx did not write."""
     directory = hooks_directory(worktree)
-    directory.mkdir(parents=True, exist_ok=True)
+    if not directory.is_dir():
+        # git makes no core.hooksPath folder and runs no hooks from a missing one; a
+        # folder it names that is not there is the user's to create (or the setting a
+        # slip), so only git's own hooks/ is made here.
+        configured = git.run(["config", "--get", "core.hooksPath"], cwd=worktree,
+                             check=False).strip()
+        if configured:
+            raise MemxError(f"core.hooksPath is {configured}, a folder that does not exist "
+                            "(git runs no hooks from it); create it or unset core.hooksPath, "
+                            "then run memx hooks install")
+        directory.mkdir(parents=True, exist_ok=True)
     changes = []
     for name in names:
         path, legacy = directory / name, directory / (name + LEGACY_SUFFIX)
