@@ -140,8 +140,6 @@ def export_cmd(state: State, fmt: str, include_archived: bool, output: str | Non
         raise click.BadParameter("empty path; name the file to write, or leave --output out "
                                  "for the default", param_hint="--output")
     if fmt in ("agents-md", "claude-md", "cursor-rules"):
-        from pathlib import Path
-
         from memx_cli.operations.agents_file import export_block
 
         memx = state.memx()
