@@ -279,3 +279,29 @@ def test_a_clone_without_memories_is_still_a_store(memx: Memx, repo: Path, tmp_p
     assert json.loads(other.ok("search", "anything", "--json"))["results"] == []
     other.ok("add", "first memory in the clone")
     assert len(json.loads(other.ok("list", "--json"))["memories"]) == 1
+
+
+def test_file_arguments_are_read_from_the_dash_c_directory(memx: Memx, repo: Path,
+                                                            tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for where, text in ((repo, "The deploy runs from the release branch"),
+                        (elsewhere, "The cache lives in redis")):
+        (where / "notes.jsonl").write_text(json.dumps({"content": text}) + "\n")
+        (where / "ci.log").write_text(f"{text}\n")
+    memx.ok("-C", str(repo), "import", "notes.jsonl", cwd=elsewhere)
+    listed = memx.ok("list", "--json")
+    assert "release branch" in listed and "redis" not in listed
+    # ingest and validate read from there too; standard input stays standard input
+    dry = json.loads(memx.ok("-C", str(repo), "ingest", "ci.log", "--dry-run", "--raw",
+                             "--json", cwd=elsewhere))
+    assert "release branch" in json.dumps(dry) and "redis" not in json.dumps(dry)
+    (repo / ".memx" / "memories" / "bad.yaml").write_text("schema: 1\nid: [\n")
+    assert memx("-C", str(repo), "validate", ".memx/memories/bad.yaml",
+                cwd=elsewhere).code == 1
+    assert memx("-C", str(repo), "ingest", "-", "--dry-run", input="", cwd=elsewhere).code == 0
+    # control: without -C a relative path is the process's own
+    memx.ok("import", str(elsewhere / "notes.jsonl"))
+    assert "redis" in memx.ok("list", "--json")
+    missing = memx("-C", str(repo), "import", "nowhere.jsonl", cwd=elsewhere)
+    assert missing.code == 2 and "nowhere.jsonl' does not exist" in missing.err

@@ -8,6 +8,7 @@ import click
 
 from memx_cli.cli import State
 from memx_cli.cli._output import counted, emit_json, one_line, short_ids
+from memx_cli.cli._paths import StartPath
 from memx_cli.jsonout import ingest_json
 
 
@@ -28,7 +29,8 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 
 
 @click.command("ingest")
-@click.argument("file", metavar="[FILE|-]", required=False)
+@click.argument("file", metavar="[FILE|-]", required=False,
+                type=StartPath(allow_dash=True))
 @click.option("--git-log", "git_log", is_flag=False, flag_value="HEAD", default=None,
               metavar="[RANGE]", help="Learn from the repository's history instead of a file: "
               "every commit of RANGE (default HEAD, e.g. v1.0..main) not ingested before, "

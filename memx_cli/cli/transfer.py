@@ -7,11 +7,12 @@ import click
 
 from memx_cli.cli import State
 from memx_cli.cli._output import counted, emit_json
+from memx_cli.cli._paths import StartPath
 
 
 @click.command("import")
 @click.argument("paths", metavar="FILE...", nargs=-1, required=True,
-                type=click.Path(exists=True, allow_dash=True))
+                type=StartPath(exists=True, allow_dash=True))
 @click.option("--raw", is_flag=True, help="ACE off: store contents verbatim, with no "
               "extraction, no dedup and NO secret sanitizing.")
 @click.option("--dry-run", is_flag=True, help="Markdown: show how the files split into "

@@ -6,10 +6,11 @@ import click
 
 from memx_cli.cli import State
 from memx_cli.cli._output import emit_json
+from memx_cli.cli._paths import StartPath
 
 
 @click.command("validate")
-@click.argument("files", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.argument("files", nargs=-1, type=StartPath(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help='Print {"problems": [...]} as JSON.')
 @click.pass_obj
 def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
@@ -24,8 +25,7 @@ def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
     from memx_cli.operations.validate import validate
 
     repo = state.repo()
-    paths = [p if p.is_absolute() else (state.cwd / p) for p in files]
-    report = validate(repo, paths or None)
+    report = validate(repo, [p.absolute() for p in files] or None)
     if as_json:
         emit_json({
             "checked": report.checked,
