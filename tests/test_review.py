@@ -110,6 +110,20 @@ def test_bad_requests_are_one_line_errors(memx: Memx, repo: Path) -> None:
     assert staged(repo) == set()
 
 
+def test_two_actions_at_once_are_refused_and_nothing_is_done(memx: Memx, repo: Path) -> None:
+    found = learn(memx, repo)
+    fix = str(found["ErrorFix"]["id"])
+    for actions, named in (("--accept", "--reject"), "--accept and --reject"), \
+            (("--reject", "--edit", "--accept"), "--accept and --reject and --edit"):
+        result = memx("review", *actions, fix)
+        assert (result.code, result.err.splitlines()[-1]) == (
+            2, f"memx: error: choose one of --accept, --reject and --edit, not {named}")
+        assert (repo / str(found["ErrorFix"]["path"])).exists() and staged(repo) == set()
+    # control: one action does what it says
+    memx.ok("review", "--reject", fix)
+    assert not (repo / str(found["ErrorFix"]["path"])).exists()
+
+
 def test_agents_can_be_told_to_see_reviewed_memories_only(memx: Memx, repo: Path) -> None:
     found = learn(memx, repo)
     task = ["context", "fix the circular import in load() so the tests pass again", "--json"]

@@ -13,20 +13,20 @@ from memx_cli.cli._output import emit_json, one_line, short_ids
 @click.argument("ids", nargs=-1, metavar="[ID...]")
 @click.option("--base", metavar="REV", help="List every memory that differs from REV (e.g. "
               "origin/main), staged or committed, instead of the unstaged ones only.")
-@click.option("--accept", "action", flag_value="accept", help="Stage the memories ID... "
+@click.option("--accept", is_flag=True, help="Stage the memories ID... "
               "(or all with --all): reviewed; commit them as usual.")
-@click.option("--reject", "action", flag_value="reject", help="Remove the memories ID... "
+@click.option("--reject", is_flag=True, help="Remove the memories ID... "
               "(or all with --all); a changed one goes back to its committed version. A copy "
               "is kept in .memx/local/rejected/.")
-@click.option("--edit", "action", flag_value="edit", help="Open each memory ID... in "
+@click.option("--edit", "edit_", is_flag=True, help="Open each memory ID... in "
               "$VISUAL / $EDITOR, then stage it.")
-@click.option("--all", "everything", is_flag=True, help="Apply --accept or --reject to every "
-              "memory listed.")
+@click.option("--all", "everything", is_flag=True, help="Apply --accept, --reject or --edit to "
+              "every memory listed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the list (or what was done) as "
               "JSON.")
 @click.pass_obj
-def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str | None,
-               everything: bool, as_json: bool) -> None:
+def review_cmd(state: State, ids: tuple[str, ...], base: str | None, accept: bool,
+               reject: bool, edit_: bool, everything: bool, as_json: bool) -> None:
     """Review what memx learned by itself before it is trusted: the memory files that hooks,
     memx ingest, memx run and agents wrote and that nobody has staged yet, each with its
     provenance (rule, score, source commit, transcript or command, who proposed it).
@@ -42,6 +42,14 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, action: str
     """
     from memx_cli.operations import review
 
+    # One action: as options sharing a name, the last one given won without a word
+    # (`--accept ... --reject` removed what was meant to be staged).
+    actions = [name for name, on in (("accept", accept), ("reject", reject), ("edit", edit_))
+               if on]
+    if len(actions) > 1:
+        raise click.UsageError("choose one of --accept, --reject and --edit, not "
+                               + " and ".join(f"--{a}" for a in actions))
+    action = actions[0] if actions else None
     repo = state.repo()
     found = review.pending(repo, base)
     if action is None:
