@@ -421,6 +421,11 @@ def test_start_is_refused_where_the_server_is_disabled(memx: Memx, repo: Path) -
     code, out, err = run([*FULL, "server", "start"], repo)
     assert (code, out, err) == (2, b"", b"memx: error: the memx server is disabled here "
                                         b"(server.enabled is false); commands run in process\n")
+    # -C names where: the setting of that repository, not of the process's directory
+    code, out, err = run([*FULL, "-C", str(repo), "server", "start"], repo.parent)
+    assert (code, out) == (2, b"") and b"(server.enabled is false)" in err
+    code, out, err = run([*FULL, "-C", str(repo), "server", "status"], repo.parent)
+    assert code == 0 and b"disabled here: server.enabled is false" in out
     assert not status()["running"]
 
 

@@ -4,6 +4,7 @@ from typing import Any
 
 import click
 
+from memx_cli.cli import State
 from memx_cli.cli._output import emit_json
 
 
@@ -24,15 +25,14 @@ def server_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help='Print {"server": {"running", '
               '"socket", "log", ...}}; a running server adds its "pid", "version" and '
               'counters.')
-def status_cmd(as_json: bool) -> None:
+@click.pass_obj
+def status_cmd(state: State, as_json: bool) -> None:
     """Say whether a server is running, what it serves, and its counters (every field
     of --json: full scans of the stores, late watcher marks, ...)."""
-    from pathlib import Path
-
     from memx_cli.wire.control import disabled, status
 
     info = status()
-    why = disabled(Path.cwd())  # MEMX_NO_SERVER, server.enabled: false
+    why = disabled(state.cwd)  # MEMX_NO_SERVER, server.enabled: false
     if why:
         info["disabled"] = why
     _show(info, as_json)
@@ -40,15 +40,14 @@ def status_cmd(as_json: bool) -> None:
 
 @server_group.command("start")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-def start_cmd(as_json: bool) -> None:
+@click.pass_obj
+def start_cmd(state: State, as_json: bool) -> None:
     """Start the server in the background (no-op when one is running; refused where
     it is disabled)."""
-    from pathlib import Path
-
     from memx_cli.errors import MemxError
     from memx_cli.wire.control import disabled, start
 
-    why = disabled(Path.cwd())
+    why = disabled(state.cwd)
     if why is not None:
         raise MemxError(f"the memx server is disabled here ({why}); commands run in process")
     info = start(wait=5.0)
