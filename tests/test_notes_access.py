@@ -24,6 +24,8 @@ def test_notes_set_append_show_clear_per_agent(memx: Memx, repo: Path,
     path = repo / ".memx" / "local" / "notes" / "claude.md"
     assert path.read_text() == memx.ok("notes", "--agent", "claude", "show")
     empty = memx("notes")  # another agent has none
+    monkeypatch.setenv("MEMX_AGENT", "")  # an empty variable is an unset one
+    assert memx("notes") == empty
     assert (empty.out, empty.err) == ("", "No notes for agent default.\n")
     monkeypatch.setenv("MEMX_AGENT", "claude")
     assert json.loads(memx.ok("notes", "--json"))["notes"]["agent"] == "claude"
@@ -35,6 +37,10 @@ def test_notes_set_append_show_clear_per_agent(memx: Memx, repo: Path,
 @pytest.mark.parametrize("args, message", [
     (("notes", "--agent", "../evil", "set", "x"),
      "invalid agent name '../evil': use one word (letters, digits, . _ -)"),
+    (("notes", "--agent", "", "append", "x"), "empty agent name; pass one word (letters, "
+     "digits, . _ -), or leave --agent out for $MEMX_AGENT or 'default'"),
+    (("context", "fix the flaky payment webhook", "--agent", ""), "empty agent name; pass "
+     "one word (letters, digits, . _ -), or leave --agent out for $MEMX_AGENT or 'default'"),
     (("notes", "set"), "memx notes set needs TEXT (or - for standard input)"),
     (("notes", "append", "   "), "nothing to add; pass the text of the note"),
     (("notes", "set", "x" * 8000), "notes would be 8001 characters (limit 8000); keep them "

@@ -25,6 +25,9 @@ MAX_NOTES_CHARS = 8000
 
 def agent_name(agent: str | None = None) -> str:
     """``agent`` (a flag), else ``MEMX_AGENT``, else ``default``; one safe word."""
+    if agent == "":  # `--agent "$NAME"` left empty: not another agent's notes in silence
+        raise MemxError("empty agent name; pass one word (letters, digits, . _ -), or leave "
+                        "--agent out for $MEMX_AGENT or 'default'")
     name = agent or os.environ.get("MEMX_AGENT") or DEFAULT_AGENT
     if not AGENT_RE.match(name):
         raise MemxError(f"invalid agent name {name!r}: use one word (letters, digits, . _ -)")
