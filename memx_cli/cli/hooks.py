@@ -43,8 +43,8 @@ def install_cmd(state: State, names: tuple[str, ...], as_json: bool) -> None:
     """Write the hook shims into the repository's hooks directory.
 
     Uses core.hooksPath when it is set (the folder must exist, as git makes none). The
-    shims run memx with the Python that runs this command, so install again after moving
-    memx to another environment. Also registers
+    shims run memx with the Python that runs this command, so install them again
+    after moving memx to another environment. Also registers
     memx's merge driver for memory files in this clone (.git/config) and writes
     .memx/.gitattributes when it is missing.
     """
