@@ -60,6 +60,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/git.py::untracked::run": "own",
     "memx_cli/operations/merge_driver.py::stage_copies::git.run": "own",  # the driver's copies
     "memx_cli/githooks/impl.py::_start_background::subprocess.Popen": "constant",
+    "memx_cli/githooks/install.py::install::git.run": "constant",  # core.hooksPath asked
     # this interpreter, memx's own fold worker, the store root memx found (issue 29)
     "memx_cli/index/fold.py::request::subprocess.Popen": "own",
     "memx_cli/freshness/ahead.py::start::subprocess.Popen": "constant",
