@@ -34,6 +34,7 @@ from dataclasses import replace
 
 from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import evidence, knowledge
+from memx_cli.reflector.answers import Answers
 from memx_cli.reflector.approvals import Approvals
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import Corrections
@@ -93,6 +94,7 @@ class PatternDetector:
         self.plans = Plans()  # a plan the user approved, once carried out
         self.reversals = Reversals()  # a request overturned once done, by the next one
         self.approvals = Approvals()  # a recommendation approved with a "yes", carried out
+        self.answers = Answers()  # the agent's answer to a question, after it read the code
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -102,6 +104,7 @@ class PatternDetector:
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
         sig = analyse(turn)
+        self.answers.feed(sig)
         corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig) \
             + self.approvals.feed(sig)
         if turn.planned:
@@ -216,9 +219,12 @@ class PatternDetector:
         diagnosed, reported = _lent(diagnosed, reported)
         found = self._spanned(found + diagnosed)
         episodic, self._episodic = self._episodic, []
-        return found + episodic + [r for r in reported if not any(
-            first <= r.last and r.first <= last and first <= r.first
-            for first, last in self._spans)] + self.instructions.finish()
+        # a report or an answer of turns an episode, a diagnosis or a correction already
+        # made a memory of says it again
+        told = [c for c in reported + self.answers.finish() if not any(
+            first <= c.last and c.first <= last and first <= c.first
+            for first, last in self._spans)]
+        return found + episodic + told + self.instructions.finish()
 
     # ------------------------------------------------------------ one-turn rules
 

@@ -1,0 +1,325 @@
+"""The agent's answer to a user's question, once it has read the project (issue 24).
+
+In agent sessions much of what a newcomer would want to know is said once, as the answer to
+a question: "what other things does `EnsureSetup` do?", the agent reads two files, then
+"`EnsureMetadataBranch()` creates the orphan `entire/checkpoints/v1` branch…". Nobody
+confirms it; what vouches for it is the structure around it:
+
+- the user asked: the message holds a sentence ending in a question mark (a rejected call,
+  a question-prompt answer or an approved plan is no question);
+- the agent then only looked: at least one call that reads the project (a tool named for
+  reading, searching or listing, such as ``Read``, ``Grep``, ``Glob``, ``read_file``, or a
+  command that only looks: ``grep``, ``cat``, ``git log``), and none that changes anything
+  (an edit, a command that does more than look). A question answered with work is a task,
+  and its report is ``reports.py``'s;
+- the answer is the agent's last text before the user speaks again (or the session ends),
+  after its last call: a text followed by more calls was a lead-in ("Let me check…").
+
+The answer is split into items, each standing alone: a top-level list item (its nested
+lines joined to it) or a sentence of a paragraph; headings, table rows, fenced code and a
+lead-in ending in a colon are no item, and nothing of the lead-in goes with an item. An
+item is kept only when it states a fact about something the agent read: it names a file,
+a symbol, a command or a setting (a code span, an identifier, a path) that occurs in what
+the reading calls returned; it is no question, no plan or offer of the agent's ("Let me…",
+"Want me to…", first person), and does not hedge or only weigh ("probably", "might",
+"could", "should"). At most ``MAX_ITEMS`` items an answer.
+
+The answer is dropped when the user's next message disputes it ("no", "but…", "actually",
+"hmm", "still", a rejection), and an item is dropped when a later edit of the session changes
+how often a name it is grounded on occurs in the text it replaces (the code it describes
+was changed). Each kept
+item is a ``Fact``: ``Asked "<the question>": <item>``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.corrected import DISPUTE
+from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
+from memx_cli.reflector.reruns import looks_only
+from memx_cli.reflector.said import rejects
+from memx_cli.reflector.signals import Signals, words_of
+
+MAX_SEEN = 200_000  # characters of what the reading calls returned, for one question
+MAX_ITEMS = 3  # items kept of one answer
+MAX_HELD = 8  # items a session keeps
+MAX_ITEM = 380  # with the question, within a memory's 500 characters
+MAX_QUESTION = 100
+MIN_WORDS = 4
+MIN_NAME = 4  # a name shorter than this proves nothing by occurring in what was read
+
+# A tool that reads the project: Read, Grep, Glob, LS, read_file, search_file_content,
+# list_directory, view… (a web search reads no project file)
+READER = re.compile(r"(?i)^(?!web)[\w.-]*(?:read|grep|glob|search|list|ls|view)[\w.-]*$")
+FENCE = re.compile(r"^\s*(?:```|~~~)")
+HEADING = re.compile(r"^\s*(?:#{1,6}\s|[-=*_]{3,}\s*$)")
+TABLE = re.compile(r"^\s*\|")
+ITEM = re.compile(r"^( {0,1})(?:[-*•+]|\d{1,2}[.)])\s+")
+NESTED = re.compile(r"^\s+(?:[-*•+]|\d{1,2}[.)])\s+|^\s{2,}\S")
+MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
+EMPHASIS = re.compile(r"\*\*|__|(?<![\w`])\*(?=\S)|(?<=\S)\*(?![\w`])")
+PLACEHOLDER = re.compile(r"^<[^<>]+>$")
+PLAIN_NAME = re.compile(IDENT_RE.pattern + "|" + PATH_RE.pattern)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(])")
+# the agent speaking of itself or the user, planning or offering: no fact about the code
+AGENT = re.compile(r"(?i)^\W*(?:let me|let's|i\b|i'(?:ll|d|ve|m)\b|now\b|next\b|want me|"
+                   r"would you|should i|shall i|do you|if you(?:'d)? (?:want|like|prefer)|"
+                   r"you(?:'re| are) (?:right|correct)|good (?:point|catch|question)|"
+                   r"great|excellent|perfect|sure\b|ok\b|okay\b|done\b|"
+                   r"option\b|approach\b|here(?:'s| is| are)\b|summary\b)")
+FIRST_PERSON = re.compile(r"(?i)\b(?:I|I'(?:ll|d|ve|m)|me|my)\b")
+# a clause of its own: an auxiliary or a copula, a verb in the third person after a name or
+# a pronoun, or a name defined after a dash ("`EnsureMetadataBranch()` - Creates …")
+CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|has|have|had|hasn't|"
+                    r"it's|that's|there's|what's|"
+                    r"haven't|does|do|did|doesn't|don't|didn't|can|can't|cannot|will|won't|must|"
+                    r"gets?|got)\b|(?:\bx|\b(?:it|this|that|which|each|both|all|only|never|"
+                    r"always|also|still|just|now))\s+[a-z]+s\b|^x\s*(?:/\s*x\s*)?[-—–:]\s+\w"
+                    r"|(?<=[a-z] )(?!(?:its|this|thus|plus|less|unless|us|yes|whereas|"
+                    r"various|across|always|perhaps)\b)[a-z]{2,}[^s\W]s\b")
+# a lead-in that holds the list under it to a case: its items say nothing on their own
+CASE = re.compile(r"(?i)^\W*(?:for|when|if|in|on|after|before|during|with|without|under|"
+                  r"once|while|unless|where)\b")
+# an item led by a pronoun leans on the sentence before it
+PRONOUN = re.compile(r"(?i)^\W*(?:it|its|they|their|them|this|that|these|those|both|he|she)\b")
+CONNECTIVE = re.compile(r"(?i)^(?:however|but|and|also|so|then|in fact|actually),?\s+")
+WEIGHS = re.compile(r"(?i)\b(?:might|may|could|would|should|probably|possibly|perhaps|maybe|"
+                    r"likely|unlikely|seems?|appears?|guess|suspect|presumably|assume|"
+                    r"recommend|suggest|propose|consider|prefer)\b")
+
+
+@dataclass
+class _Asked:
+    index: int
+    questions: list[str]
+    reads: int = 0
+    worked: bool = False  # an edit or a command that does more than look
+    reading: bool = False  # the last call reads the project: its result is what was read
+    seen: list[str] = field(default_factory=list)
+    size: int = 0
+    answer: tuple[int, str] | None = None
+
+
+@dataclass
+class _Item:
+    first: int
+    last: int
+    lang: str
+    text: str
+    names: tuple[str, ...]
+
+
+class Answers:
+    """Feeds turns; returns, at the session's end, the facts the agent's answers to the
+    user's questions stated about what it read. Holds one question at a time and at most
+    ``MAX_HELD`` items."""
+
+    def __init__(self) -> None:
+        self.asked: _Asked | None = None
+        self.held: list[_Item] = []
+
+    def feed(self, sig: Signals) -> list[Candidate]:
+        turn = sig.turn
+        if turn.role == "user" and turn.kind == "text":
+            self._settle(sig)
+            self.asked = None
+            if not (turn.rejected or turn.picked or turn.planned):
+                questions = [sig.sentence(n) for n in range(len(sig.spans))
+                             if sig.sentence(n).rstrip().endswith(("?", "？"))]
+                if questions:
+                    self.asked = _Asked(turn.index, questions)
+            return []
+        if turn.kind == "tool_use":
+            self._edited(turn.edited)
+            asked = self.asked
+            if asked is None:
+                return []
+            asked.answer = None  # words before another call were a lead-in
+            tool = re.split(r"[\s:]", turn.text.strip(), maxsplit=1)[0]
+            if turn.files or (turn.command and not looks_only(turn.command)):
+                asked.worked = True
+            asked.reading = bool(turn.command) or (not turn.files and bool(READER.match(tool)))
+            asked.reads += asked.reading
+            return []
+        asked = self.asked
+        if asked is None:
+            return []
+        if turn.kind == "tool_result":
+            if asked.reading and asked.size < MAX_SEEN:
+                asked.seen.append(turn.text[:MAX_SEEN - asked.size])
+                asked.size += len(asked.seen[-1])
+        elif turn.role == "assistant" and turn.text.strip() and asked.reads and not asked.worked:
+            asked.answer = (turn.index, turn.text)
+        return []
+
+    def finish(self) -> list[Candidate]:
+        self._settle(None)
+        held, self.held, self.asked = self.held, [], None
+        return [Candidate("Fact", i.first, i.last, i.lang, i.text, context=i.text)
+                for i in held]
+
+    def _settle(self, reply: Signals | None) -> None:
+        """The user speaks again (``reply``) or the session ends: the answer waiting is kept
+        unless the reply disputes it."""
+        asked = self.asked
+        if asked is None or asked.answer is None or asked.worked:
+            return
+        if reply is not None and (rejects(reply) or bool(reply.deny) or reply.turn.rejected
+                                  or DISPUTE.match(" ".join(reply.text.split()))):
+            return
+        index, text = asked.answer
+        opening = next((item for _, item in items(text)), "")
+        if lx.HEDGE.find(words_of(opening), opening):
+            return  # "I think I understand the issue now": the agent's guess, to be checked
+        seen = "\n".join(asked.seen)
+        lang = reply.lang if reply is not None else "en"
+        parts: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+        for part, item in items(text):
+            names = grounded(item, seen)
+            if names and states(item):
+                parts.setdefault(part, []).append((item, names))
+        for kept in list(parts.values())[:MAX_ITEMS]:
+            # the items of one list that fit in one memory together are one answer
+            # ("`EnsureSetup` does: a; b; c"), else each is a memory of its own
+            joined = "; ".join(item.rstrip(".") for item, _ in kept) + "."
+            said = [(joined, tuple(n for _, names in kept for n in names))] \
+                if len(kept) > 1 and len(joined) <= MAX_ITEM else kept
+            for item, names in said:
+                if len(self.held) >= MAX_HELD:
+                    return
+                question = _question(asked.questions, item)
+                self.held.append(_Item(asked.index, index, lang,
+                                       f"Asked \"{question}\": {_clip(item, MAX_ITEM)}",
+                                       names))
+
+    def _edited(self, edited: tuple[str, str] | None) -> None:
+        """A later edit that takes a name an item is grounded on out of the code replaces
+        what the item describes."""
+        if not edited or not self.held:
+            return
+        old, new = edited
+        if not old.strip():
+            return  # a file written whole: a new file or a document, no change of the code
+        self.held = [i for i in self.held if not any(
+            old.count(n) != new.count(n) for name in i.names
+            for n in {name, name.rsplit(".", 1)[-1].removesuffix("()")} if len(n) >= MIN_NAME)]
+
+
+def items(text: str) -> list[tuple[int, str]]:
+    """The items of an answer, each with the number of the part it belongs to: the
+    top-level items of one list (nested lines joined) share a part, each sentence of a
+    paragraph is a part of its own; headings, table rows, fenced code and lead-ins ending
+    in a colon are left out."""
+    out: list[tuple[int, str]] = []
+    current: list[str] | None = None
+    fenced = False
+    part = 0
+    listed = False  # the last line kept was a list item: a new item continues its list
+    qualified = False  # the lead-in of the list holds its items to a case ("For X:")
+    lead = ""  # the last line of prose
+
+    def close() -> None:
+        nonlocal current
+        if current:
+            out.append((part, _joined(current)))
+        current = None
+
+    shown = -1  # the sentence right before: a statement ending in a colon shows its code
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            if not fenced and 0 <= shown == len(out) - 1 and out[shown][1].endswith(":"):
+                # "`AutoCommitStrategy` only implements `PrePush` (auto_commit.go:113):" over
+                # the code that shows it: a statement, with its evidence below
+                number, said = out[shown]
+                out[shown] = (number, said[:-1].rstrip() + ".")
+            fenced = not fenced
+            close()
+            shown = -1
+            continue
+        if line.strip() and not fenced:
+            shown = -1
+        if fenced or HEADING.match(line) or TABLE.match(line):
+            close()
+            listed = False
+            continue
+        if not line.strip():
+            continue
+        if ITEM.match(line):
+            close()
+            if not listed:
+                part += 1
+                qualified = bool(CASE.match(EMPHASIS.sub("", lead))) and lead.rstrip().endswith(":")
+            listed = True
+            current = None if qualified else [MARKER.sub("", line, count=1).strip()]
+        elif current is not None and NESTED.match(line):
+            current.append(MARKER.sub("", line, count=1).strip())
+        elif listed and qualified and NESTED.match(line):
+            continue
+        else:
+            close()
+            listed = False
+            lead = line.strip()
+            for sentence in SENTENCE_END.split(line.strip()):
+                part += 1
+                out.append((part, sentence.strip()))
+            shown = len(out) - 1
+    close()
+    cleaned = [(n, CONNECTIVE.sub("", " ".join(EMPHASIS.sub("", item).split()), count=1))
+               for n, item in out]
+    return [(n, item) for n, item in cleaned
+            if item and (not item.endswith((":", "：")) or ": " in item[:-1])]
+
+
+def _joined(lines: list[str]) -> str:
+    head, rest = lines[0], lines[1:]
+    if not rest:
+        return head
+    return head + (" " if head.endswith(":") else "; ") + ", ".join(rest)
+
+
+def grounded(item: str, seen: str) -> tuple[str, ...]:
+    """The names an item states (code spans, identifiers, paths) that occur in what the
+    agent read."""
+    spans = [m.group(1).strip("()") for m in CODE_SPAN.finditer(item)]
+    if spans and PLACEHOLDER.match(spans[0]):
+        return ()  # "`<state>` is: …": a part of a template the lead-in shows
+    bare = CODE_SPAN.sub(" ", item)
+    names = spans + [m.group(1) for m in IDENT_RE.finditer(bare)] \
+        + [m.group(1) for m in PATH_RE.finditer(bare)]
+    found = []
+    for name in dict.fromkeys(n.rstrip(".,;:") for n in names):
+        if len(name) >= MIN_NAME and name in seen:
+            found.append(name)
+    return tuple(found)
+
+
+def states(item: str) -> bool:
+    """The item states a fact: enough words, no question, no plan, offer or first person,
+    no hedge and no weighing."""
+    if len(item.split()) < MIN_WORDS or item.rstrip().endswith(("?", "？", ":", "：")):
+        return False
+    prose = PLAIN_NAME.sub("x", CODE_SPAN.sub("x", item))
+    first = prose.split(None, 1)[0].lower()
+    return bool(CLAUSE.search(prose)) and not (
+        AGENT.match(prose) or PRONOUN.match(prose) or FIRST_PERSON.search(prose) or WEIGHS.search(prose)
+        or lx.HEDGE.find(words_of(prose), prose)
+        or lx.ACTION.find(words_of(first), first))  # "Remove `omitempty` …": advice
+
+
+def _question(questions: list[str], item: str) -> str:
+    """The question the item answers: all the message asked when it is short, else the
+    question sharing most words with the item."""
+    every = " ".join(" ".join(questions).split())
+    if len(every) <= MAX_QUESTION:
+        return every
+    words = {w.lower() for w in re.findall(r"\w{4,}", item)}
+    best = max(questions, key=lambda q: len(words & {w.lower() for w in re.findall(r"\w{4,}", q)}))
+    return _clip(" ".join(best.split()), MAX_QUESTION)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
