@@ -129,6 +129,24 @@ def test_an_answer_survives_an_edit_of_other_code(memx: Memx, repo: Path) -> Non
     assert answers(repo) == [KEPT]
 
 
+def test_names_listed_under_a_stating_lead_in_are_one_statement(memx: Memx, repo: Path) -> None:
+    """The list's items name what the agent read but say nothing on their own; the lead-in
+    says what they are. Under a lead-in led by a pronoun ("It only appears in:") they stay
+    fragments, and nothing is kept."""
+    grep = ("app/loader.py:3:    data = _merge_env(data)\n"
+            "app/cli.py:12:def _merge_env_legacy(data):")
+    session = (Reading().user("where is the environment merged?").grep("_merge_env", grep)
+               .say("So there are two merge helpers:\n- `_merge_env` in app/loader.py\n"
+                    "- `_merge_env_legacy` in app/cli.py")
+               .user("and which one does the CLI use?").grep("_merge_env", grep)
+               .say("It only appears in:\n- `_merge_env_legacy` in app/cli.py")
+               .user("ok"))
+    memx.ok("ingest", session.write(repo))
+    assert answers(repo) == [
+        "Asked \"where is the environment merged?\": There are two merge helpers: `_merge_env` "
+        "in app/loader.py; `_merge_env_legacy` in app/cli.py."]
+
+
 def test_items_are_parts_of_the_answer_on_their_own() -> None:
     text = ("Here's what I found:\n\n## Flow\n\n- **`sync()`** - Pushes the queue\n"
             "  - nested detail\n- `flush()` runs on exit\n\nFor a new session:\n"

@@ -17,7 +17,9 @@ confirms it; what vouches for it is the structure around it:
 
 The answer is split into items, each standing alone: a top-level list item (its nested
 lines joined to it) or a sentence of a paragraph; headings, table rows, fenced code and a
-lead-in ending in a colon are no item, and nothing of the lead-in goes with an item. An
+lead-in ending in a colon are no item, and nothing of the lead-in goes with an item,
+except that a list of names with no clause of their own is one statement with the lead-in
+that says what they are ("There are two implementations: `a` in x; `b` in y"). An
 item is kept only when it states a fact about something the agent read: it names a file,
 a symbol, a command or a setting (a code span, an identifier, a path) that occurs in what
 the reading calls returned; it is no question, no plan or offer of the agent's ("Let me…",
@@ -178,10 +180,23 @@ class Answers:
         seen = "\n".join(asked.seen)
         lang = reply.lang if reply is not None else "en"
         parts: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
-        for part, item in items(text):
+        fragments: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+        leads: dict[int, str] = {}
+        for part, item, lead in led(text):
             names = grounded(item, seen)
             if names and states(item):
                 parts.setdefault(part, []).append((item, names))
+            elif lead:
+                leads[part] = lead
+                fragments.setdefault(part, []).append((item, names))
+        for part, listed in fragments.items():
+            # "There are two implementations: `a` in strategy; `b` in checkpoint": a list of
+            # names under a lead-in that states what they are is one statement
+            said = leads[part][:-1].rstrip()
+            if part not in parts and any(names for _, names in listed) and states(said + "."):
+                parts[part] = [(f"{said}: " + "; ".join(i.rstrip(".") for i, _ in listed) + ".",
+                                tuple(n for _, names in listed for n in names))]
+        parts = dict(sorted(parts.items()))
         for kept in list(parts.values())[:MAX_ITEMS]:
             # the items of one list that fit in one memory together are one answer
             # ("`EnsureSetup` does: a; b; c"), else each is a memory of its own
@@ -214,7 +229,14 @@ def items(text: str) -> list[tuple[int, str]]:
     top-level items of one list (nested lines joined) share a part, each sentence of a
     paragraph is a part of its own; headings, table rows, fenced code and lead-ins ending
     in a colon are left out."""
+    return [(n, item) for n, item, _ in led(text)]
+
+
+def led(text: str) -> list[tuple[int, str, str]]:
+    """``items`` with the lead-in each list item is under ("" for none): the sentence
+    ending in a colon right before its list."""
     out: list[tuple[int, str]] = []
+    leads: dict[int, str] = {}
     current: list[str] | None = None
     fenced = False
     part = 0
@@ -245,6 +267,7 @@ def items(text: str) -> list[tuple[int, str]]:
         if fenced or HEADING.match(line) or TABLE.match(line):
             close()
             listed = False
+            lead = ""
             continue
         if not line.strip():
             continue
@@ -253,6 +276,8 @@ def items(text: str) -> list[tuple[int, str]]:
             if not listed:
                 part += 1
                 qualified = bool(CASE.match(EMPHASIS.sub("", lead))) and lead.rstrip().endswith(":")
+                if out and out[-1][1].endswith(":") and lead:
+                    leads[part] = out[-1][1]
             listed = True
             current = None if qualified else [MARKER.sub("", line, count=1).strip()]
         elif current is not None and NESTED.match(line):
@@ -268,10 +293,16 @@ def items(text: str) -> list[tuple[int, str]]:
                 out.append((part, sentence.strip()))
             shown = len(out) - 1
     close()
-    cleaned = [(n, CONNECTIVE.sub("", " ".join(EMPHASIS.sub("", item).split()), count=1))
-               for n, item in out]
-    return [(n, item) for n, item in cleaned
+    cleaned = [(n, _clean(item), _clean(leads.get(n, ""))) for n, item in out]
+    return [(n, item, lead) for n, item, lead in cleaned
             if item and (not item.endswith((":", "：")) or ": " in item[:-1])]
+
+
+def _clean(text: str) -> str:
+    """Emphasis off, spaces folded, a leading "However," or "So" dropped."""
+    text = " ".join(EMPHASIS.sub("", text).split())
+    bare = CONNECTIVE.sub("", text, count=1)
+    return bare[:1].upper() + bare[1:] if bare != text else text
 
 
 def _joined(lines: list[str]) -> str:
