@@ -179,37 +179,12 @@ class Answers:
             return  # "I think I understand the issue now": the agent's guess, to be checked
         seen = "\n".join(asked.seen)
         lang = reply.lang if reply is not None else "en"
-        parts: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
-        fragments: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
-        leads: dict[int, str] = {}
-        for part, item, lead in led(text):
-            names = grounded(item, seen)
-            if names and states(item):
-                parts.setdefault(part, []).append((item, names))
-            elif lead:
-                leads[part] = lead
-                fragments.setdefault(part, []).append((item, names))
-        for part, listed in fragments.items():
-            # "There are two implementations: `a` in strategy; `b` in checkpoint": a list of
-            # names under a lead-in that states what they are is one statement
-            said = leads[part][:-1].rstrip()
-            if part not in parts and any(names for _, names in listed) and states(said + "."):
-                parts[part] = [(f"{said}: " + "; ".join(i.rstrip(".") for i, _ in listed) + ".",
-                                tuple(n for _, names in listed for n in names))]
-        parts = dict(sorted(parts.items()))
-        for kept in list(parts.values())[:MAX_ITEMS]:
-            # the items of one list that fit in one memory together are one answer
-            # ("`EnsureSetup` does: a; b; c"), else each is a memory of its own
-            joined = "; ".join(item.rstrip(".") for item, _ in kept) + "."
-            said = [(joined, tuple(n for _, names in kept for n in names))] \
-                if len(kept) > 1 and len(joined) <= MAX_ITEM else kept
-            for item, names in said:
-                if len(self.held) >= MAX_HELD:
-                    return
-                question = _question(asked.questions, item)
-                self.held.append(_Item(asked.index, index, lang,
-                                       f"Asked \"{question}\": {_clip(item, MAX_ITEM)}",
-                                       names))
+        for item, names in stated(text, seen):
+            if len(self.held) >= MAX_HELD:
+                return
+            question = _question(asked.questions, item)
+            self.held.append(_Item(asked.index, index, lang,
+                                   f"Asked \"{question}\": {_clip(item, MAX_ITEM)}", names))
 
     def _edited(self, edited: tuple[str, str] | None) -> None:
         """A later edit that takes a name an item is grounded on out of the code replaces
@@ -222,6 +197,40 @@ class Answers:
         self.held = [i for i in self.held if not any(
             old.count(n) != new.count(n) for name in i.names
             for n in {name, name.rsplit(".", 1)[-1].removesuffix("()")} if len(n) >= MIN_NAME)]
+
+
+Stated = tuple[str, tuple[str, ...]]  # an item and the names it is grounded on
+
+
+def stated(text: str, seen: str) -> list[Stated]:
+    """What an answer states about what was read (``seen``): its items that state a fact
+    about a name found there, one list's items together when they fit in one memory
+    ("`EnsureSetup` does: a; b; c"), else each on its own; at most ``MAX_ITEMS`` parts."""
+    parts: dict[int, list[Stated]] = {}
+    fragments: dict[int, list[Stated]] = {}
+    leads: dict[int, str] = {}
+    for part, item, lead in led(text):
+        names = grounded(item, seen)
+        if names and states(item):
+            parts.setdefault(part, []).append((item, names))
+        elif lead:
+            leads[part] = lead
+            fragments.setdefault(part, []).append((item, names))
+    for part, listed in fragments.items():
+        # "There are two implementations: `a` in strategy; `b` in checkpoint": names under
+        # a lead-in that states what they are make one statement
+        said = leads[part][:-1].rstrip()
+        if part not in parts and any(names for _, names in listed) and states(said + "."):
+            parts[part] = [(f"{said}: " + "; ".join(i.rstrip(".") for i, _ in listed) + ".",
+                            tuple(n for _, names in listed for n in names))]
+    out: list[Stated] = []
+    for _, kept in sorted(parts.items())[:MAX_ITEMS]:
+        joined = "; ".join(item.rstrip(".") for item, _ in kept) + "."
+        if len(kept) > 1 and len(joined) <= MAX_ITEM:
+            out.append((joined, tuple(n for _, names in kept for n in names)))
+        else:
+            out += kept
+    return out
 
 
 def items(text: str) -> list[tuple[int, str]]:
