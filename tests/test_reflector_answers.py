@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from memx_cli.reflector.answers import grounded, items, states
+from memx_cli.reflector.answers import grounded, items, reads, states
 
 from .conftest import Memx
 from .test_reflector_sessions import Session
@@ -173,3 +173,12 @@ def test_an_item_states_a_fact_about_what_was_read() -> None:
     assert grounded("`flush()` clears `backlog`", seen) == ("flush",)
     assert grounded("`<state>` is `flush`", seen) == ()  # a template's placeholder
     assert grounded("`Drain()` blocks", seen) == ()
+
+
+def test_a_command_reads_when_each_part_only_looks() -> None:
+    for command in ("rg -n load_config app/", "cd /repo && sed -n 1,80p app/loader.py",
+                    "git log --oneline -5 -- app/loader.py", "cat app/loader.py | head -40"):
+        assert reads(command), command
+    for command in ("sed -i s/a/b/ app/loader.py", "cd /repo && make test",
+                    "grep -n x app.py > out.txt && rm out.txt", "cd /repo"):
+        assert not reads(command), command

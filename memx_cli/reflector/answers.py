@@ -9,7 +9,7 @@ confirms it; what vouches for it is the structure around it:
   a question-prompt answer or an approved plan is no question);
 - the agent then only looked: at least one call that reads the project (a tool named for
   reading, searching or listing, such as ``Read``, ``Grep``, ``Glob``, ``read_file``, or a
-  command that only looks: ``grep``, ``cat``, ``git log``), and none that changes anything
+  command that only reads: ``grep``, ``cat``, ``git log``, ``sed -n``), and none that changes anything
   (an edit, a command that does more than look). A question answered with work is a task,
   and its report is ``reports.py``'s;
 - the answer is the agent's last text before the user speaks again (or the session ends),
@@ -42,7 +42,7 @@ from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import DISPUTE
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
-from memx_cli.reflector.reruns import looks_only
+from memx_cli.reflector.reruns import looks_only, segments
 from memx_cli.reflector.said import rejects
 from memx_cli.reflector.signals import Signals, words_of
 
@@ -142,7 +142,7 @@ class Answers:
                 return []
             asked.answer = None  # words before another call were a lead-in
             tool = re.split(r"[\s:]", turn.text.strip(), maxsplit=1)[0]
-            if turn.files or (turn.command and not looks_only(turn.command)):
+            if turn.files or (turn.command and not reads(turn.command)):
                 asked.worked = True
             asked.reading = bool(turn.command) or (not turn.files and bool(READER.match(tool)))
             asked.reads += asked.reading
@@ -231,6 +231,16 @@ def stated(text: str, seen: str) -> list[Stated]:
         else:
             out += kept
     return out
+
+
+def reads(command: str) -> bool:
+    """The command only reads: each part looks (``grep``, ``cat``, ``git log``), moves into
+    a folder (``cd repo && rg x``) or prints lines of a file (``sed -n 1,80p f``, not
+    ``sed -i``), as agents that read through a shell do."""
+    parts = [p for p in segments(command) if p.split()[0] != "cd"]
+    return bool(parts) and all(
+        looks_only(p) or (p.split()[0] == "sed" and not any(
+            w.startswith(("-i", "--in-place")) for w in p.split()[1:])) for p in parts)
 
 
 def items(text: str) -> list[tuple[int, str]]:
