@@ -75,6 +75,11 @@ CHANGED = re.compile(r"\s*\(changed [^()]*(?:\([^()]*\)[^()]*)*\)\.?$")
 LABEL = re.compile(r"^(?:Error|Fix|Why): ")
 SCOPE = re.compile(r"^([\w./,{}-]+): ")
 USERS = 12
+# what a sentence adds to its subject: its words of three letters or more, compared by
+# their first five ("avoided" is "avoid"), at least a clause's worth of them
+WORD = re.compile(r"[^\W\d_]{3,}")
+STEM = 5
+ADDS = 3
 BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
         "NewTool": 30, "Fact": 30}
 
@@ -111,15 +116,17 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
         reason = max(reason, USERS)
     points += reason
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
-    prose = from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
+    prose = (from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
+             ) and adds(text, subject)
     points += 10 if prose else 0
     points += min(16, 4 * things(text))
     short = len(text.strip()) < (25 if norm else 40)
     # a short title says too little for what it names to matter ("Test the tox envs")
     points += outside.OUTSIDE if not short and outside.named(text, own) else 0
-    if not (prose or reason or norm) and candidate.rule not in ("ConfigChange", "NewTool",
-                                                                   "Fact"):
-        points -= 15  # the title alone, restating the change
+    if not (prose or reason or norm) and candidate.rule != "Fact":
+        # the title alone, restating the change; a setting or a dependency read from the
+        # diff with no why is what the diff says too (its code spans are memx's own)
+        points -= 15
         # unless it says when the change matters: a fix's symptom and its condition
         points += 12 if candidate.rule == "ErrorFix" and routine.condition(subject) else 0
     first = LABEL.sub("", text.strip())
@@ -154,6 +161,15 @@ def from_body(text: str, body: str, subject: str = "") -> bool:
         if len(head) >= 15 and (head in text or any(p[:40] in sentence for p in parts)):
             return True
     return False
+
+
+def adds(text: str, subject: str) -> bool:
+    """The memory says more than its subject: at least ``ADDS`` words the subject does
+    not hold, compared by their first letters ("Handle `SSLError`: Handle `SSLError`
+    exception." adds one: the title said again, as an entry or a body often does)."""
+    title = {w[:STEM] for w in WORD.findall(subject.lower())}
+    new = {w[:STEM] for w in WORD.findall(text.lower())} - title
+    return len(new) >= ADDS
 
 
 def _plain(text: str) -> str:
