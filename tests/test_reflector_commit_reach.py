@@ -62,7 +62,8 @@ def test_an_added_workflow_is_a_tool_named_by_what_it_runs(memx: Memx, repo: Pat
     echoes runs nothing of its own, and a changed workflow is read as settings, as
     before."""
     base = commit(repo, "Start", {"README.md": "app\n"})
-    scan = commit(repo, "ci: add a workflow audit (#12)", {".github/workflows/audit.yml": (
+    scan = commit(repo, "ci: add a workflow audit (#12)\n\nA compromised tag could run here "
+                  "because the actions were unpinned.", {".github/workflows/audit.yml": (
         "name: Audit the workflows\n"
         "on:\n  push:\n    branches: [main]\n  pull_request:\n    branches: ['**']\n"
         "permissions: {}\n"
@@ -71,7 +72,8 @@ def test_an_added_workflow_is_a_tool_named_by_what_it_runs(memx: Memx, repo: Pat
         "      - uses: actions/checkout@0123456789abcdef # v6\n"
         "      - uses: example-org/audit-action@fedcba9876543210 # v0.3.0\n"
         "      - run: |\n          set -eu\n          auditor check --sarif out.sarif .\n")})
-    action = commit(repo, "ci: install tox once for every job", {
+    action = commit(repo, "ci: install tox once for every job\n\nThe jobs drifted apart "
+                    "because each one installed tox its own way.", {
         ".github/actions/setup-tox/action.yml": (
             "name: Set up tox\nruns:\n  using: composite\n  steps:\n"
             "    - uses: example-org/setup-uv@v8\n"
@@ -85,11 +87,13 @@ def test_an_added_workflow_is_a_tool_named_by_what_it_runs(memx: Memx, repo: Pat
     assert found[scan] == [
         "NewTool: Added the CI workflow .github/workflows/audit.yml \"Audit the workflows\" "
         "(ci: add a workflow audit (#12)): uses example/auditor, example-org/audit-action; "
-        "runs `auditor check --sarif out.sarif .`; on push, pull_request."]
+        "runs `auditor check --sarif out.sarif .`; on push, pull_request. Why: A compromised "
+        "tag could run here because the actions were unpinned."]
     assert found[action] == [
         "NewTool: Added the CI action .github/actions/setup-tox/action.yml \"Set up tox\" "
         "(ci: install tox once for every job): uses example-org/setup-uv; runs "
-        "`uv tool install tox --with tox-uv`."]
+        "`uv tool install tox --with tox-uv`. Why: The jobs drifted apart because each one "
+        "installed tox its own way."]
     assert idle not in found
     assert not any(c.startswith("NewTool") for c in found.get(changed, []))
 
@@ -106,7 +110,9 @@ def test_an_added_workflow_is_read_past_the_other_diffs_limit(memx: Memx,
     added = commit(repo, "ci: scan the workflows", {**touched, ".github/workflows/zz.yml": (
         "on: push\njobs:\n  scan:\n    steps:\n      - uses: example-org/scan-action@v1\n")})
     found = dry(memx, base)
-    assert any("example-org/scan-action" in c for c in by_sha(found)[added])
+    # read, and then dropped under the floor: a workflow added with no why
+    read = [*by_sha(found).get(added, []), *(str(d["content"]) for d in found["dropped"])]
+    assert any("example-org/scan-action" in c for c in read)
     # control: the fifth changed workflow's diff is not read (no setting or drop names it)
     fifth = commit(repo, "ci: run on tags", {**{f".github/workflows/w{n}.yml": (
         f"name: w{n}\non: create\n") for n in range(5)}})

@@ -92,8 +92,8 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     # what the maintainers told users is read from the message and the entry, not from
     # the diff: a setting or a dependency changed beside it gains nothing
     filed = commit_fact.filed(entry)
-    rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES, filed), n, c)
-                    for n, c in enumerate(found)),
+    rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES, filed,
+                           ranked=facts), n, c) for n, c in enumerate(found)),
                    key=lambda e: (-e[0], e[1]))
     kept: list[Scored] = []
     for points, _, candidate in rated:
@@ -177,8 +177,9 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             continue
         pipeline = commit_ci.new_pipeline(path, diff, subject, lang) if (
             status.startswith("A") and diff and commit_ci.is_pipeline(path)) else None
-        if pipeline is not None:  # a workflow added: what it runs, not its settings
-            out.append(pipeline)
+        if pipeline is not None:  # a workflow added: what it runs, not its settings, with
+            # the body's reason as a setting or a dependency carries it
+            out.append(replace(pipeline, cause=reason_of(message)))
             continue
         manifest = manifest_kind(path)
         if manifest and diff:

@@ -22,7 +22,10 @@ says. So:
                         the entry is filed as deprecated, removed, breaking or security,
                         none when filed as performance, documentation or misc
                         (``commit_fact.filed``)
-    + prose             10 when the memory carries a sentence of the body, not the title only
+    + prose             10 when the memory carries a sentence of the body, not the title only;
+                        under a history's budget, one that adds at least three words
+                        the subject lacks (``adds``: "Handle `SSLError`: Handle
+                        `SSLError` exception." is the title again)
     + concrete          4 for each kind of thing named (code, identifier, path, tool,
                         platform, version, error name), at most 16
     + outside           12 when one of them is outside the project (``outside``: a
@@ -30,9 +33,13 @@ says. So:
                         the standard library, a name with its version), not only the
                         project's own modules and commands; not for a short memory
     − title only        15 when the memory is the subject alone, says no why and is
-                        no norm (a setting, a dependency or a fact is read from the diff
-                        or is the title by design); a fix's title that states its
-                        condition ("… when port is 0", "… on Windows") gets 12 back
+                        no norm (a fact is the title by design; in the post-commit
+                        hook, a setting, a dependency or a workflow read from the diff
+                        too; under a history's budget these are the title only when the
+                        message gives no why: the values and paths are memx's rendering
+                        of the diff, a new CI workflow or `requires-python` is the
+                        change restated); a fix's title that states its condition
+                        ("… when port is 0", "… on Windows") gets 12 back
     − fragment          20 when it starts inside a sentence ("coverage) as well as …"),
                         not with the subject's scope ("css: Minify …")
     − short             10 under 40 characters (25 for a norm)
@@ -85,11 +92,14 @@ BASE = {"Convention": 35, "Decision": 35, "ErrorFix": 35, "ConfigChange": 35,
 
 
 def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
-          users: bool = False, filed: str = "") -> int:
+          users: bool = False, filed: str = "", ranked: bool = False) -> int:
     """The lesson value of ``candidate``, one of the candidates of the commit ``message``;
     ``own``: the project's own names the commit shows (``outside.own_names``); ``users``:
     the commit adds its own changelog entry (``commit_fact.own_entry``); ``filed``: what
-    the kind that entry is filed under says (``commit_fact.filed``)."""
+    the kind that entry is filed under says (``commit_fact.filed``); ``ranked``: the value
+    ranks the candidate under a history ingest's budget, where a setting or a dependency
+    read from the diff with no why is the title only too, and a body or an entry that
+    says the title again (``adds``) is no prose."""
     text = CHANGED.sub("", "\n".join(p for p in (candidate.error, candidate.cause,
                                                  candidate.fix) if p))
     lines = message.strip().splitlines()
@@ -117,15 +127,17 @@ def value(candidate: Candidate, message: str, own: frozenset[str] = frozenset(),
     points += reason
     # a fact that carries its changelog entry (``commit_fact``) says more than its title
     prose = (from_body(text, body, subject) or (candidate.rule == "Fact" and bool(candidate.files))
-             ) and adds(text, subject)
+             ) and (adds(text, subject) or not ranked)
     points += 10 if prose else 0
     points += min(16, 4 * things(text))
     short = len(text.strip()) < (25 if norm else 40)
     # a short title says too little for what it names to matter ("Test the tox envs")
     points += outside.OUTSIDE if not short and outside.named(text, own) else 0
-    if not (prose or reason or norm) and candidate.rule != "Fact":
-        # the title alone, restating the change; a setting or a dependency read from the
-        # diff with no why is what the diff says too (its code spans are memx's own)
+    read = candidate.rule in ("ConfigChange", "NewTool") and bool(candidate.files)
+    if not (prose or reason or norm) and candidate.rule != "Fact" and (ranked or not read):
+        # the title alone, restating the change; under a budget, a setting or a dependency
+        # read from the diff with no why says what the diff does too (its code spans and
+        # paths are memx's rendering, not the author's words)
         points -= 15
         # unless it says when the change matters: a fix's symptom and its condition
         points += 12 if candidate.rule == "ErrorFix" and routine.condition(subject) else 0
