@@ -11,10 +11,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from memx_cli.reflector.cidiag import diagnostics
-from memx_cli.reflector.cipaths import ABSOLUTE
+from memx_cli.reflector.cipaths import ABSOLUTE, in_words
 from memx_cli.reflector.cishapes import EXIT_SAID, SUMMARY
 from memx_cli.reflector.cisteps import Step
-from memx_cli.reflector.citools import Diagnostic, exited, last_words, script_runs, skipped, spoken
+from memx_cli.reflector.citools import (
+    Diagnostic,
+    drifted,
+    exited,
+    last_words,
+    script_runs,
+    skipped,
+    spoken,
+)
 
 # the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
 EXIT = re.compile(r"^(?:Process completed with|Job failed:) exit code (\d+)\.?$")
@@ -173,7 +181,7 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             first: bool = True, before: Step | None = None) -> Failure | None:
     """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``);
     ``before`` is the job's step before it, read when this one printed no cause."""
-    if step.setup or not (step.failed or plain):
+    if not step.ours or not (step.failed or plain):
         return None
     job = [step.job] if step.job else []
     found = Failure(job, step.name, step_command(step), step.first, step.last,
@@ -221,9 +229,12 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     found.coded = found.code not in (None, 0, 1) and any(  # 1 says only "failed"
         (relayed := EXIT_SAID.search(line.text.rstrip())) is not None
         and int(relayed.group("code")) == found.code for line in step.output)
-    if not causes and step.failed and not printed:  # a program speaking in its own name
-        causes = [Diagnostic(text, number) for number, text in spoken(list(step.output),
-                                                                       step.script)][:3]
+    if not causes and step.failed and not printed:
+        # a check that the tree stays as committed, by the diff it printed; else a program
+        # speaking in its own name
+        causes = drifted(list(step.output)) or [
+            Diagnostic(text, number) for number, text in spoken(list(step.output),
+                                                                step.script)][:3]
         if not causes:  # nor in its own name: the finding it ended on, if it ended on one
             causes = last_words(list(step.output))
         if not causes and (meant := exited(step.script, found.code)) is not None:
@@ -280,6 +291,11 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             main.notes.append(f"it was fetching {fetched}")
     if found.main is None and found.note is None and found.earlier is None:
         return None
+    # a path in the tool's own words is said as the project knows it (while the step's
+    # checkout is known), as its place is
+    for d in (found.main, *found.also, *(found.earlier[1:] if found.earlier else ())):
+        if d is not None:
+            d.message, d.notes = in_words(d.message), [in_words(n) for n in d.notes]
     if found.main is not None:
         found.skipped = skipped(step.output)
     return found

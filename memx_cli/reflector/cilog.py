@@ -129,7 +129,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
             # a stamped log without any of the runner's marks (a deploy platform's build log)
             # is plain output: read whole when it holds diagnostics
             marked = marked or step.marked
-            failed = failed or (step.failed and not step.setup)
+            failed = failed or (step.failed and step.ours)
             bare = plain or (step.job is None and not step.marked)
             kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
             items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \

@@ -127,6 +127,18 @@ class Step:
     def failed(self) -> bool:
         return bool(self.errors)
 
+    @property
+    def unprepared(self) -> bool:
+        """The runner could not set the job up (an action it cannot resolve): its
+        ``##[error]`` in ``Set up job`` is the job's failure, as no step of its own ran."""
+        return self.failed and self.name == SETUP_STEPS[0]
+
+    @property
+    def ours(self) -> bool:
+        """A step whose failure is read: the job's own, or a set-up the runner could not
+        finish."""
+        return not self.setup or self.unprepared
+
 
 def _seconds(stamp: str) -> float | None:
     try:

@@ -21,8 +21,11 @@ the ones tools of other kinds print, by their structure:
   an HTTP client's error object with ``status: 403``), 401 and 403 being a permission:
   the request the dump under it names (method and path) and the permissions the
   response says the endpoint accepts;
+- a check that the tree stays as committed (``go mod tidy``, a formatter): the git diff
+  the step printed before failing, read only when it printed no cause in a known format;
 - a program that speaks in its own name (``tar: out: Cannot open: …``): read only when
-  the step printed no cause in any known format, and only for a program the step ran;
+  the step printed no cause in any known format, and only for a program the step ran
+  (``go: downloading …``, what it is doing, is progress);
 - the finding a failing step ended on, when nothing above said why: its last line as
   ``SUBJECT: what is wrong`` (``service web: undefined secret "key"``; a one-word subject
   is a program's or a level's tag, left to the reading above), or the list of
@@ -87,6 +90,15 @@ SCRIPT_COMMAND = re.compile(r"^> (?P<command>\S.*)$")
 # ``PROG: message`` where PROG is a program the step ran
 SPOKEN = re.compile(r"^(?P<prog>[a-z][\w.+-]{0,30}): (?P<msg>\S.*\S)$")
 NUMBERS = re.compile(r"\d+")
+# a program saying what it is doing (``go: downloading MODULE``): a present participle opens
+# its words, progress on the way, not what went wrong
+DOING = re.compile(r"^[a-z]{3,}ing\b")
+# a git diff a step printed: the check that the tree stays as committed (``go mod tidy``, a
+# formatter, generated code) shows what running it changed
+DIFF_HEAD = re.compile(r"^diff --git a/\S+ b/(?P<file>\S+)$")
+DIFF_BODY = re.compile(r"^(?:[-+ \t@\\]|index |(?:new|deleted) file mode |similarity index |"
+                       r"rename (?:from|to) |old mode |new mode |$)")
+DIFF_FILES = 3  # the files a drift is said with, at most
 # what a tool found, in its words: what it is about, a colon, what is wrong with it
 FINDING = re.compile(r"^(?P<item>- )?(?P<subject>[A-Za-z][\w .'\"/@-]{0,60}?): (?P<said>[^\s:]\S*(?: \S+)*)$")
 LISTED = 12  # the items of the list a step ended on, at most
@@ -355,7 +367,8 @@ def spoken(lines: Sequence[Line], script: Iterable[str]) -> list[tuple[int, str]
     for line in lines:
         hit = SPOKEN.match(line.text)
         if hit is not None and hit.group("prog") in programs and " " in hit.group("msg") \
-                and not LEVELS.match(hit.group("prog")):  # ``warning: …`` is no program
+                and not LEVELS.match(hit.group("prog")) \
+                and not DOING.match(hit.group("msg")):  # ``warning: …`` is no program
             found.append((line.number, line.text.strip()))
     return found
 
@@ -443,6 +456,29 @@ def last_words(lines: Sequence[Line]) -> list[Diagnostic]:
     if above is not None and above.group("subject") != last.group("subject"):
         return []
     return [Diagnostic(said[-1].text.strip(), said[-1].number)]
+
+
+def drifted(lines: Sequence[Line]) -> list[Diagnostic]:
+    """A check that the tree stays as committed, read when the failing step printed no
+    cause in any known format: the git diff it printed before failing is what running the
+    check changed. Said with the line that introduced the diff (``go mod tidy resulted in
+    changes:``), the files it changed and the words the step closed with after it."""
+    found = [(n, hit.group("file")) for n, line in enumerate(lines)
+             if (hit := DIFF_HEAD.match(line.text.strip())) is not None]
+    if not found:
+        return []
+    heads = [n for n, _ in found]
+    files = list(dict.fromkeys(file for _, file in found))
+    before = lines[heads[0] - 1].text.strip() if heads[0] > 0 else ""
+    after = [line.text.strip() for line in lines[heads[-1] + 1:]
+             if not DIFF_BODY.match(line.text) and not DIFF_HEAD.match(line.text.strip())]
+    shown = ", ".join(files[:DIFF_FILES]) + (f" and {len(files) - DIFF_FILES} more"
+                                              if len(files) > DIFF_FILES else "")
+    said = (f"{before.rstrip(':').rstrip()} (the diff changes {shown})" if before.endswith(":")
+            else f"the check's diff changes {shown}")
+    if after:
+        said += f": {after[-1]}"
+    return [Diagnostic(said, lines[heads[0]].number)]
 
 
 def skipped(lines: Iterable[Line]) -> list[str]:

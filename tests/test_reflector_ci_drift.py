@@ -1,0 +1,80 @@
+"""CI logs: a check that the tree stays as committed, read by the diff it printed; a
+program's progress that is no cause; a job the runner could not set up; the runner's
+checkout cut out of a tool's own words (issue 24)."""
+
+from __future__ import annotations
+
+from .test_reflector_ci_wrapped import run_group
+from .test_reflector_cilog import gh, learned, post, raw, setup
+
+TIDY = ["go mod tidy", 'if [ -n "$(git status --porcelain)" ]; then',
+        '  echo "go mod tidy resulted in changes:"', "  git diff",
+        "  echo \"Please run 'go mod tidy' and commit the changes\"", "  exit 1", "fi"]
+DOWNLOADS = [f"go: downloading example.org/lib{n} v1.{n}.0" for n in range(6)]
+DIFF = ["go mod tidy resulted in changes:", "diff --git a/go.mod b/go.mod",
+        "index 94e7328..10fc557 100644", "--- a/go.mod", "+++ b/go.mod",
+        "@@ -7,6 +7,7 @@ require (", " \texample.org/color v1.2.0", "+\texample.org/pty v1.1.24",
+        "@@ -50,7 +52,6 @@ require (", "-\texample.org/pty v1.1.24 // indirect",
+        " \texample.org/term v0.2.1 // indirect"]
+CLOSING = "Please run 'go mod tidy' and commit the changes"
+
+
+def tidy_log(output: list[str]) -> str:
+    return raw(["##[group]Run actions/checkout@v4", "##[endgroup]", *run_group(TIDY, caret=False),
+                *output, "##[error]Process completed with exit code 1."])
+
+
+def test_a_failing_step_that_printed_a_git_diff_is_what_the_check_changed() -> None:
+    [memory] = learned(tidy_log([*DOWNLOADS, *DIFF, CLOSING]))
+    assert "go mod tidy resulted in changes (the diff changes go.mod): " + CLOSING in memory
+    assert "downloading" not in memory
+    # control: a step that printed a diff and then its tool's own error is that error
+    [memory] = learned(tidy_log([*DIFF, "main.go:3:1: error: undefined: Widget"]))
+    assert "undefined: Widget at main.go:3" in memory and "the diff changes" not in memory
+
+
+def test_a_program_saying_what_it_is_doing_is_progress_not_a_cause() -> None:
+    # without the diff, nothing in the step says why: the downloads are not a cause
+    assert learned(tidy_log([*DOWNLOADS, CLOSING])) == []
+    # control: the same program speaking of what went wrong is the cause
+    [memory] = learned(tidy_log([*DOWNLOADS, "go: example.org/lib9@v1.9.0: missing go.sum "
+                                 "entry for go.mod file", CLOSING]))
+    assert "go: example.org/lib9@v1.9.0: missing go.sum entry" in memory
+    assert "downloading" not in memory
+
+
+UNRESOLVED = "Unable to resolve action `acme/setup-scan@v0.2.1`, unable to find version `v0.2.1`"
+
+
+def test_a_job_the_runner_could_not_set_up_fails_with_the_runner_s_error() -> None:
+    log = gh("image", "Set up job", [
+        "Current runner version: '2.316.1'", "##[group]Runner Image", "Image: ubuntu-22.04",
+        "##[endgroup]", "Download action repository 'acme/scan-action@v0.28.0' (SHA:915b19b)",
+        "Getting action download info", f"##[error]{UNRESOLVED}"])
+    [memory] = learned(log)
+    assert memory == f"CI job 'image', step 'Set up job' failed: {UNRESOLVED.rstrip('`')}`."
+    # control: the runner's error in a cleanup step after a job that passed is no failure
+    log = setup("image") + gh("image", "Build", [
+        "##[group]Run make image", "make image", "##[endgroup]", "built image acme/app:1"]) \
+        + gh("image", "Post Run actions/cache@v4", [
+            "Post job cleanup.", "##[error]Failed to save: Unable to reserve cache"])
+    assert not any("Unable to reserve cache" in m for m in learned(log))
+
+
+def cargo(job: str, checkout: str) -> str:
+    """A matrix job whose build script failed, naming the crate by its folder on the runner."""
+    return setup(job) + gh(job, "Build", [
+        "##[group]Run cargo build --release", "cargo build --release", "##[endgroup]",
+        f"error: failed to run custom build command for `schema v0.1.0 ({checkout}crates/schema)`",
+        "##[error]Process completed with exit code 101."]) + post(job)
+
+
+def test_a_path_in_a_tool_s_own_words_is_cut_to_the_project_s() -> None:
+    log = cargo("linux", "/home/runner/work/shop/shop/") + cargo("macos", "/Users/runner/work/shop/shop/") \
+        + cargo("windows", "D:\\a\\shop\\shop\\")
+    [memory] = learned(log)  # one cause, now that every runner names it alike
+    assert "custom build command for `schema v0.1.0 (crates/schema)`" in memory
+    assert "/runner/" not in memory and "D:\\" not in memory
+    # control: a path outside the checkout is said as the tool wrote it
+    [memory] = learned(cargo("linux", "/opt/vendor/"))
+    assert "(/opt/vendor/crates/schema)" in memory
