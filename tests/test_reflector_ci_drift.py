@@ -78,3 +78,47 @@ def test_a_path_in_a_tool_s_own_words_is_cut_to_the_project_s() -> None:
     # control: a path outside the checkout is said as the tool wrote it
     [memory] = learned(cargo("linux", "/opt/vendor/"))
     assert "(/opt/vendor/crates/schema)" in memory
+
+
+BLOCK = ["------", " > [builder 5/5] RUN npm run build:", "3.1 ", "3.2 > Build failed because of "
+         "type errors", "------", "Dockerfile:14", "ERROR: failed to solve: process \"/bin/sh -c npm "
+         "run build\" did not complete successfully: exit code: 1"]
+NEXT = ["#12 [builder 5/5] RUN npm run build", "#12 1.4   ▲ Next.js 14.2.29", "#12 3.1 Failed to compile.",
+        "#12 3.1 ", "#12 3.1 ./src/app/cart/page.tsx:10:7",
+        "#12 3.1 Type error: Property 'total' does not exist on type 'Cart'.", "#12 3.1 ",
+        "#12 3.2 > Build failed because of type errors",
+        "#12 ERROR: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 1"]
+
+
+def image(output: list[str]) -> str:
+    return setup("image") + gh("image", "Build image", [
+        "##[group]Run docker build --progress=plain -t shop .",
+        "docker build --progress=plain -t shop .", "##[endgroup]", *output,
+        "##[error]Process completed with exit code 1."]) + post("image")
+
+
+def test_buildkit_s_step_output_is_read_through_its_step_numbers() -> None:
+    [memory] = learned(image(NEXT + BLOCK))
+    assert "failed: Type error: Property 'total' does not exist on type 'Cart' at " \
+        "src/app/cart/page.tsx:10" in memory
+    assert "Build failed because" not in memory.split("Also:")[0]
+    # control: with only the error block (no plain progress), its last line is all there is
+    [memory] = learned(image(BLOCK))
+    assert "> Build failed because of type errors (image build step [builder 5/5] `RUN npm " \
+        "run build`)" in memory
+
+
+def test_a_bundler_s_error_is_placed_at_the_file_it_names_on_the_line_above() -> None:
+    step = ["Failed to compile.", "", "./src/lib/session.ts", "Error:",
+            "  x You're importing a component that needs next/headers. That only works in a "
+            "Server Component.", "  ,-[/app/src/lib/session.ts:1:1]", "  |", "", "./src/ui/qr.tsx",
+            "Module not found: Can't resolve 'qrcode.react'", "",
+            "> Build failed because of webpack errors"]
+    [memory] = learned(image(step))
+    assert "failed: Error: You're importing a component that needs next/headers. That only " \
+        "works in a Server Component at src/lib/session.ts. Also: Module not found: Can't " \
+        "resolve 'qrcode.react' at src/ui/qr.tsx." in memory
+    # control: a file named on its own line with no labelled error under it is no cause
+    [memory] = learned(image(["./scripts/build.sh", "building the bundle", "make: *** [all] Error 2",
+                              "src/a.c:3:1: error: expected ';' before '}' token"]))
+    assert "scripts/build.sh" not in memory and "expected ';'" in memory

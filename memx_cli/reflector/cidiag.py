@@ -46,6 +46,7 @@ from memx_cli.reflector.cishapes import (
     CARGO_CHAIN,
     CAUSED_BY,
     CMD_UNKNOWN,
+    CODE_FRAME,
     CODESPELL,
     COMPILER,
     COMPONENT,
@@ -53,6 +54,7 @@ from memx_cli.reflector.cishapes import (
     CURL_ERROR,
     ESLINT,
     EXCEPTION,
+    FILE_ALONE,
     FORMAT_DIFF,
     GATE,
     GO_BUILD,
@@ -63,6 +65,7 @@ from memx_cli.reflector.cishapes import (
     JEST,
     KOTLIN,
     KTLINT,
+    LABELLED,
     LEVEL,
     LEVELED,
     LINT_CODE,
@@ -93,6 +96,7 @@ from memx_cli.reflector.cishapes import (
     SHELL,
     SHELLCHECK,
     SUMMARY,
+    SWC_MARK,
     TRACEBACK,
     TSC,
     VITEST,
@@ -103,6 +107,7 @@ from memx_cli.reflector.cishapes import (
 from memx_cli.reflector.cisteps import Line
 from memx_cli.reflector.citools import Diagnostic
 
+BUNDLED_LINES = 3  # the indented lines a bundler's bare ``Error:`` heading is said with
 ECHOED = 30  # a continuation holding the message's first characters says it again
 # the rules around buildkit's error block, the seconds each output line came at, and the
 # Dockerfile line it names under the block
@@ -122,8 +127,11 @@ def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, D
             for line in lines[i + 1:end]]
     inner = [d for d in diagnostics(said) if d.kind in ("error", "crash", "test", "permission")]
     last = next((line for line in reversed(said) if line.text.strip()), None)
-    diag = inner[0] if inner else Diagnostic(clip(last.text if last else "failed"),
-                                             (last or lines[i]).number)
+    # (a last line that only says the build failed is the verdict: the errors it counts,
+    # when buildkit printed them above with the step's output, say why)
+    diag = inner[0] if inner else Diagnostic(
+        clip(last.text if last else "failed"), (last or lines[i]).number,
+        "summary" if last is not None and SUMMARY.search(last.text) else "error")
     command = " ".join(hit.group("cmd").split())
     command = command if len(command) <= 80 else command[:79].rstrip() + "…"
     diag.message = clip(f"{diag.message.rstrip('.')} (image build step [{hit.group('stage')}] "
@@ -136,8 +144,29 @@ def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, D
             else:
                 diag.notes.append(f"in the image build at {place}")
             break
-    diag.kind = "error" if diag.kind == "summary" else diag.kind
     return end - i + 1, diag
+
+
+def _bundled(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic] | None:
+    """A bundler's error under the file it names on a line of its own: ``Label: words`` on
+    the next line, or a bare ``Error:`` heading with its words indented under it (SWC's
+    ``  x message``, before the code frame it quotes)."""
+    if i + 1 >= len(lines) or (said := LABELLED.match(lines[i + 1].text.strip())) is None:
+        return None
+    heading = not said.group("msg")
+    words = [] if heading else [said.group("msg")]
+    end = i + 2
+    while heading and end < len(lines) and len(words) < BUNDLED_LINES \
+            and lines[end].text[:1].isspace() and lines[end].text.strip() \
+            and not CODE_FRAME.match(lines[end].text.strip()):
+        words.append(SWC_MARK.sub("", lines[end].text.strip()))
+        end += 1
+    if not words:
+        return None
+    place = relative(hit.group("path").removeprefix("./"))
+    where = f"{place}:{hit.group('line')}" if hit.group("line") else place
+    return max(end, i + 2) - i, Diagnostic(clip(f"{said.group('label')}: {' '.join(words)}"),
+                                           lines[i + 1].number, where=where)
 
 
 def _told(told: Diagnostic | None) -> Diagnostic | None:
@@ -180,6 +209,9 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             step, diag = told[0], _told(told[1])
         elif (hit := BUILDKIT.match(text)) is not None:
             step, diag = _buildkit(lines, i, hit)
+        elif (hit := FILE_ALONE.match(text.strip())) is not None \
+                and (bundled := _bundled(lines, i, hit)) is not None:
+            step, diag = bundled
         elif (hit := VITEST.match(text)) is not None:
             diag = Diagnostic(clip(next_said(lines, i) or "test failed"), line.number, "test",
                               f"{relative(hit.group('path'))} > {hit.group('title')}")

@@ -47,7 +47,10 @@ from memx_cli.reflector.cisteps import Line
 
 # a tag in brackets before a line, and the date a logger writes after it; or the service
 # name ``docker compose logs`` puts before each line of its containers (``api    | ``)
-TAG = re.compile(r"^(?:\[(?P<tag>[^\]\[\s]{1,40})\]:?[ \t]+|(?P<service>[A-Za-z0-9][\w.-]{0,62}) +\| ?)")
+# a tool's tag before each line: ``[tag]``, a compose service's ``name  |``, or buildkit's
+# plain progress, the build step's number and the seconds into it (``#10 22.91 ``)
+TAG = re.compile(r"^(?:\[(?P<tag>[^\]\[\s]{1,40})\]:?[ \t]+|(?P<service>[A-Za-z0-9][\w.-]{0,62}) +\| ?|"
+                 r"(?P<buildkit>#\d{1,5} (?:\d{1,6}\.\d{1,3}(?: |$))?))")
 DATED = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[ \t]+")
 LEVELS = re.compile(r"^(?:error|err|warn|warning|info|debug|notice|fatal|trace|verbose|"
                     r"success|ok|fail|failed|skip|!)$", re.IGNORECASE)
@@ -159,6 +162,8 @@ class Diagnostic:
 
 def _tag_key(text: str) -> str | None:
     hit = TAG.match(text)
+    if hit is not None and hit.group("buildkit"):
+        return "#buildkit"  # (every build step's number is the one tool's)
     tag = hit.group("tag") or hit.group("service") if hit is not None else None
     if tag is None or LEVELS.match(tag):
         return None
