@@ -122,3 +122,27 @@ def test_a_bundler_s_error_is_placed_at_the_file_it_names_on_the_line_above() ->
     [memory] = learned(image(["./scripts/build.sh", "building the bundle", "make: *** [all] Error 2",
                               "src/a.c:3:1: error: expected ';' before '}' token"]))
     assert "scripts/build.sh" not in memory and "expected ';'" in memory
+
+
+def kotlin(errors: list[tuple[str, int, str]]) -> str:
+    return setup("build") + gh("build", "Assemble", [
+        "##[group]Run ./gradlew assembleDebug", "./gradlew assembleDebug", "##[endgroup]",
+        "> Task :app:compileDebugKotlin FAILED",
+        *(f"e: file:///home/runner/work/shop/shop/app/src/{file}:{line}:5 {said}"
+          for file, line, said in errors),
+        "BUILD FAILED in 1m 2s", "##[error]Process completed with exit code 1."]) + post("build")
+
+
+def test_the_same_words_about_another_unquoted_name_leave_room_for_another_cause() -> None:
+    errors = [("Store.kt", 8, "Unresolved reference: DocumentFile"),
+              ("Lyrics.kt", 7, "Unresolved reference: DocumentFile"),
+              ("Main.kt", 617, "Unresolved reference: musicUri"),
+              ("Main.kt", 395, "Operator '==' cannot be applied to 'Long' and 'Int'")]
+    [memory] = learned(kotlin(errors))
+    assert "failed: Unresolved reference: DocumentFile at app/src/Store.kt:8" in memory
+    assert "Also: Operator '==' cannot be applied to 'Long' and 'Int' at app/src/Main.kt:395" \
+        in memory and "musicUri" not in memory
+    # control: other words ending on a name are another cause, and said
+    [memory] = learned(kotlin([*errors[:2], ("Main.kt", 601, "Cannot find a parameter with "
+                                                             "this name: onPick")]))
+    assert "Also: Cannot find a parameter with this name: onPick at app/src/Main.kt:601" in memory

@@ -48,6 +48,10 @@ PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
 SPLIT = ("error", "test", "permission")
 MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s'\"<>]+")
+# a name the words of a cause are about: quoted, or the one word after its last label
+# (Kotlin's ``Unresolved reference: musicUri``)
+QUOTED = re.compile(r"'[^'\s]{1,80}'|(?<=: )[\w.$]{1,80}$")
+MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
 UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
 LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
 SCRIPT_ECHO_LINES = 40  # a package manager echoes the script it runs at the step's start
@@ -273,7 +277,8 @@ def failure(step: Step, plain: bool, shape: str | None = None,
                                              tuple(-n for n in keys.get(d.key, (0, 0))[::-1])))
         for d in ranked:
             if d.key not in seen and d.kind not in seen and d.kind != "summary" \
-                    and d.key not in UNSAID and len(found.also) < 2:
+                    and d.key not in UNSAID and len(found.also) < 2 \
+                    and not restates(d.message, found.main.message):  # (nor its echo)
                 seen.add(d.key)
                 if d.kind == "coverage":  # one gate, however many tools report it
                     seen.add(d.kind)
@@ -299,6 +304,18 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     if found.main is not None:
         found.skipped = skipped(step.output)
     return found
+
+
+def restates(other: str, main: str) -> bool:
+    """Does ``other`` repeat ``main``: whole, or the words after its last label
+    (``Unhandled error: HttpError: Resource not accessible`` after the request's error), or
+    the same words about another name (``'debugPrint' isn't defined for 'A'``, for ``'B'``;
+    ``Unresolved reference: a``, ``: b``)?"""
+    said = other.lower().rstrip(".")
+    last = said.rsplit(": ", 1)[-1]
+    if said in main.lower() or (len(last) >= MIN_RESTATED and last in main.lower()):
+        return True
+    return QUOTED.sub("''", said) == QUOTED.sub("''", main.lower().rstrip("."))
 
 
 def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:

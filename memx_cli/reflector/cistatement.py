@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.cifailure import URL, Failure, step_command
+from memx_cli.reflector.cifailure import URL, Failure, restates, step_command
 from memx_cli.reflector.ciwarn import Warned, ranked
 
 WARNINGS_PER_LOG = 2
@@ -16,23 +16,10 @@ TOOL_WARNINGS = 2  # what a run's tools warned about its build, at most, the mos
 DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
 ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
 MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
-QUOTED = re.compile(r"'[^'\s]{1,80}'")
-MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
 
 
 def _quote(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
-
-
-def _restates(other: str, main: str) -> bool:
-    """Does ``other`` repeat ``main``: whole, or the words after its last label
-    (``Unhandled error: HttpError: Resource not accessible`` after the request's error)?"""
-    said = other.lower().rstrip(".")
-    last = said.rsplit(": ", 1)[-1]
-    if said in main.lower() or (len(last) >= MIN_RESTATED and last in main.lower()):
-        return True
-    # the same words about another name ('debugPrint' isn't defined for 'A', for 'B')
-    return QUOTED.sub("''", said) == QUOTED.sub("''", main.lower().rstrip("."))
 
 
 def statement(item: Failure, cascades: list[Failure]) -> str:
@@ -76,7 +63,7 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         parts.append(" failed without an error of its own")
     text = "".join(parts).rstrip(".:") + "."  # (a dangling colon announced nothing)
     for other in item.also:
-        if item.main is not None and _restates(other.message, item.main.message):
+        if item.main is not None and restates(other.message, item.main.message):
             continue  # the runner repeating the tool's words
         place = f" at {other.where}" if other.where and other.kind != "test" else \
             f" (test {other.where})" if other.where and other.where not in other.message else ""
