@@ -139,10 +139,33 @@ def test_the_same_words_about_another_unquoted_name_leave_room_for_another_cause
               ("Main.kt", 617, "Unresolved reference: musicUri"),
               ("Main.kt", 395, "Operator '==' cannot be applied to 'Long' and 'Int'")]
     [memory] = learned(kotlin(errors))
-    assert "failed: Unresolved reference: DocumentFile at app/src/Store.kt:8" in memory
-    assert "Also: Operator '==' cannot be applied to 'Long' and 'Int' at app/src/Main.kt:395" \
-        in memory and "musicUri" not in memory
+    assert "failed: Unresolved reference: DocumentFile at app/src/Store.kt:8 (2 times); the " \
+        "same for musicUri. Also: Operator '==' cannot be applied to 'Long' and 'Int' at " \
+        "app/src/Main.kt:395." in memory
     # control: other words ending on a name are another cause, and said
     [memory] = learned(kotlin([*errors[:2], ("Main.kt", 601, "Cannot find a parameter with "
                                                              "this name: onPick")]))
     assert "Also: Cannot find a parameter with this name: onPick at app/src/Main.kt:601" in memory
+
+
+def pytest_collection(modules: list[str]) -> str:
+    lines = ["##[group]Run uv run pytest", "uv run pytest", "##[endgroup]",
+             "collected 0 items / 3 errors", "",
+             "==================================== ERRORS ===================================="]
+    for n, module in enumerate(modules):
+        lines += [f"________ ERROR collecting tests/test_{n}.py ________",
+                  f"ImportError while importing test module '/home/runner/work/shop/shop/tests/"
+                  f"test_{n}.py'.", "Traceback:", f"tests/test_{n}.py:3: in <module>",
+                  f"    import {module}", f"E   ModuleNotFoundError: No module named '{module}'"]
+    lines += ["!!!!!!!!!!!!!!!!!!! Interrupted: 3 errors during collection !!!!!!!!!!!!!!!!!!!",
+              "##[error]Process completed with exit code 2."]
+    return setup("test") + gh("test", "Tests", lines) + post("test")
+
+
+def test_the_same_words_about_other_names_are_said_with_the_cause() -> None:
+    [memory] = learned(pytest_collection(["fastapi", "fastapi", "adapters"]))
+    assert "No module named 'fastapi' at tests/test_0.py:3 (`import fastapi`) (2 times); the " \
+        "same for 'adapters'." in memory
+    # control: one missing module is said alone
+    [memory] = learned(pytest_collection(["fastapi", "fastapi", "fastapi"]))
+    assert "No module named 'fastapi'" in memory and "the same for" not in memory

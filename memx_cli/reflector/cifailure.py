@@ -51,6 +51,7 @@ URL = re.compile(r"https?://[^\s'\"<>]+")
 # a name the words of a cause are about: quoted, or the one word after its last label
 # (Kotlin's ``Unresolved reference: musicUri``)
 QUOTED = re.compile(r"'[^'\s]{1,80}'|(?<=: )[\w.$]{1,80}$")
+RENAMED = 3  # the other names a cause is said about, at most
 MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
 UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
 LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
@@ -83,6 +84,7 @@ class Failure:
     code: int | None = None  # the exit code the runner's verdict names
     coded: bool = False  # worth saying: a wrapper in the step relayed it, or it says why
     skipped: list[str] = field(default_factory=list)  # targets the runner left out, and why
+    renamed: list[str] = field(default_factory=list)  # other names the same words were about
 
     @property
     def key(self) -> tuple[str | None, str]:
@@ -268,6 +270,11 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         found.tests = len({d.where for d in group if d.kind == "test"})
         if found.tests == 1 and found.main.kind != "test":  # the runner repeated its words
             found.test = next(d.where for d in group if d.kind == "test")
+        # the same words about other names (another module missing) are said with it
+        for d in causes:
+            if d.key != top and (name := renamed(d.message, found.main.message)) is not None \
+                    and name not in found.renamed and len(found.renamed) < RENAMED:
+                found.renamed.append(name)
         seen = {top}
         # a crash or a coverage gate is a cause of its own; a test that printed no
         # words of its own ("failed") adds nothing to the cause above it
@@ -304,6 +311,16 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     if found.main is not None:
         found.skipped = skipped(step.output)
     return found
+
+
+def renamed(other: str, main: str) -> str | None:
+    """The other name ``other`` says ``main``'s words about (``No module named 'yaml'``
+    after ``'fastapi'``), if that is all that differs."""
+    if QUOTED.sub("''", other.lower().rstrip(".")) != QUOTED.sub("''", main.lower().rstrip(".")):
+        return None
+    mains = {hit.group(0) for hit in QUOTED.finditer(main.rstrip("."))}
+    return next((hit.group(0) for hit in QUOTED.finditer(other.rstrip("."))
+                 if hit.group(0) not in mains), None)
 
 
 def restates(other: str, main: str) -> bool:

@@ -54,6 +54,8 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
             said += f" (in {item.tests} tests)"
         elif item.count > 1 and not item.tests:
             said += f" ({item.count} times)"
+        if item.renamed:
+            said = said.rstrip(".") + f"; the same for {', '.join(item.renamed)}"
         if main.notes:
             said += " — " + "; ".join(main.notes)
         if item.skipped:
