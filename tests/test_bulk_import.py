@@ -318,3 +318,42 @@ def test_stored_ids_are_skipped_whether_looked_up_or_listed(
         "Imported 3 memories, 3 already present\n")
     live = sorted(p.stem for p in (repo / ".memx" / "memories").glob("*.yaml"))
     assert live == sorted(str(r["id"]) for r in records[1:])
+
+
+# Runs `memx import` in process and lists which of some modules it loaded.
+LOADED = ("import sys\nfrom memx_cli.cli import main\n"
+          "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc\n"
+          "sys.stderr.write('LOADED ' + ' '.join(m for m in ('memx_cli.anchors.auto',"
+          " 'memx_cli.operations.instructions') if m in sys.modules) + '\\n')\n")
+
+
+def test_a_raw_import_loads_no_anchoring_or_markdown_module(memx: Memx,
+                                                                   repo: Path) -> None:
+    """Issue 29: a raw import into an indexed store neither anchors nor reads Markdown,
+    and no longer imports the modules that do (~15 ms a process); the ACE import
+    (anchors) and a Markdown import (the reader) are the controls."""
+    payload = repo / "records.jsonl"
+    payload.write_text("\n".join(json.dumps(r) for r in _records(12)))
+    notes = repo / "NOTES.md"
+    notes.write_text("# Build\n\n- Always run the linter before pushing.\n")
+    memx.ok("import", "--raw", str(payload))
+    memx.ok("search", "service", "--mode", "keyword")  # the store is indexed
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+
+    def loaded(*argv: str) -> set[str]:
+        """The modules of interest ``memx *argv`` loaded (it imported what it was given)."""
+        done = subprocess.run([sys.executable, "-c", LOADED, *argv], cwd=repo, env=env,
+                              capture_output=True, text=True, check=True)
+        assert done.stdout.startswith("Imported 1 memor" if "--raw" not in argv
+                                      or argv[-1].endswith(".md") else "Imported 12 ")
+        line = [x for x in done.stderr.splitlines() if x.startswith("LOADED")][-1]
+        return set(line.split()[1:])
+
+    more = repo / "more.jsonl"
+    more.write_text("\n".join(json.dumps({**r, "id": new_id(1_790_000_000_000 + n)})
+                              for n, r in enumerate(_records(12))))
+    assert loaded("import", "--raw", str(more)) == set()
+    ace = repo / "ace.jsonl"
+    ace.write_text(json.dumps({"content": "the nightly backup runs at 2h on host db1"}))
+    assert "memx_cli.anchors.auto" in loaded("import", str(ace))
+    assert "memx_cli.operations.instructions" in loaded("import", "--raw", str(notes))

@@ -148,3 +148,22 @@ def test_lock_is_reentrant_in_one_process_and_still_excludes_others(tmp_path: Pa
         assert probe.stdout == "busy\n", probe.stderr
     assert other.stdout is not None and other.stdout.readline().strip() == "held"
     other.wait(timeout=10)
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_display_for_names_the_file_as_display_of_its_path(tmp_path: Path,
+                                                           inside: bool) -> None:
+    """Issue 29: an index update names each document's file from the folder's displayed
+    form; the name is the one ``display(path_for(...))`` gives, live or archived, with
+    the store inside the work tree (relative) or outside it (absolute, the control)."""
+    tree = tmp_path / "tree"
+    root = tree / ".memx" if inside else tmp_path / "elsewhere" / ".memx"
+    store = Store(root, "project", display_base=tree)
+    memory_id = "01jz8xv4b6m2k9q3r5t7w9y1c3"
+    for archived in (False, True):
+        shown = store.display_for(memory_id, archived)
+        assert shown == store.display(store.path_for(memory_id, archived))
+        assert shown.startswith(".memx/") is inside
+        assert shown.endswith(("archive/" if archived else "memories/") + f"{memory_id}.yaml")
+    store.root = tmp_path / "moved"  # a store pointed elsewhere names files there
+    assert store.display_for(memory_id) == str(tmp_path / "moved" / "memories" / f"{memory_id}.yaml")

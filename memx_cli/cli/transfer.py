@@ -46,8 +46,7 @@ def import_cmd(state: State, paths: tuple[str, ...], raw: bool, dry_run: bool,
     from pathlib import Path
 
     from memx_cli.cli._progress import ProgressLine
-    from memx_cli.operations.instructions import is_instructions
-    from memx_cli.operations.transfer import is_markdown_export
+    from memx_cli.operations.transfer import is_instructions, is_markdown_export
     from memx_cli.operations.write import ace_enabled
 
     exported = len(paths) == 1 and paths[0] != "-" and is_markdown_export(Path(paths[0]))

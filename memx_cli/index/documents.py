@@ -55,7 +55,7 @@ def build_documents(store: Store, ids: Iterable[str], memories: dict[str, Memory
             context = "\n".join(memories[i].content for i in around if i in memories)
         stored = mem.to_dict()
         stored.pop("schema", None)
-        stored["path"] = store.display(store.path_for(memory_id, state.archived))
+        stored["path"] = store.display_for(memory_id, state.archived)
         stored["archived"] = state.archived
         meta = " ".join([*mem.tags, *mem.tools, *mem.entities,
                          *(x for x in (mem.domain, mem.topic) if x)])

@@ -27,11 +27,10 @@ from memx_cli.errors import MemxError
 from memx_cli.operations import write as ace
 from memx_cli.operations.markdown import Item, front_matter, items
 from memx_cli.operations.rules import classify
+from memx_cli.operations.transfer import NAMES, SUFFIXES
 from memx_cli.store.records import WriteResult, build
 from memx_cli.store.repo import Repo
 
-SUFFIXES = (".md", ".mdc", ".markdown")
-NAMES = (".cursorrules", ".windsurfrules", ".clinerules")
 LEDGER = "imported.json"
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -49,10 +48,6 @@ class Candidate:
     def source(self, extra: dict[str, Any]) -> dict[str, Any]:
         return {"type": "import", "file": self.path, "line": self.item.line,
                 "hash": self.digest, **extra}
-
-
-def is_instructions(path: Path) -> bool:
-    return path.is_dir() or path.suffix.lower() in SUFFIXES or path.name in NAMES
 
 
 def origin(path: Path) -> str:

@@ -312,6 +312,17 @@ MARKDOWN_TITLE = "# Memories"
 _MARKDOWN_HEAD = re.compile(r"- \*\*([a-z_]+)\*\* `([0-9a-z]{26})`(?: \[(.+?)\])?(?: \((.*)\))?")
 
 
+# Markdown that `memx import` splits into policies and facts (operations/instructions.py);
+# here so that telling a JSON import from it does not import the Markdown reader.
+SUFFIXES = (".md", ".mdc", ".markdown")
+NAMES = (".cursorrules", ".windsurfrules", ".clinerules")
+
+
+def is_instructions(path: Path) -> bool:
+    """A folder, or a file of agent instructions or notes in Markdown."""
+    return path.is_dir() or path.suffix.lower() in SUFFIXES or path.name in NAMES
+
+
 def is_markdown_export(path: Path) -> bool:
     """Whether the file at ``path`` is memx's own Markdown export (read back as records,
     not split into policies and facts like other Markdown)."""

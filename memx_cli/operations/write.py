@@ -12,7 +12,6 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from memx_cli.anchors import auto as autoanchor
 from memx_cli.errors import MemxError
 from memx_cli.index import StoreIndex
 from memx_cli.store.files import Written
@@ -48,6 +47,8 @@ def write(repo: Repo, memories: Sequence[Memory], *, raw: bool = False,
         if progress is not None:
             progress("checking", done, total)
         if ace_enabled(repo, raw):
+            from memx_cli.anchors import auto as autoanchor  # ACE off (--raw) never anchors
+
             mem = autoanchor.anchor(repo, mem)  # SPEC 3.5
             # SPEC 3.1/10: secrets never reach .memx/, fail closed. Last, so the snippets
             # of automatic anchors are masked too.
