@@ -39,15 +39,17 @@ from memx_cli.server.caller import (
     read_request,
     same_user,
 )
+from memx_cli.server.lent import Vouched
+from memx_cli.server.opening import Counter, alive, through_cli
+from memx_cli.server.upkeep import COMPACT_AFTER, compact, fill, never
 from memx_cli.server.warmth import footprint, searcher_key
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
 from memx_cli.wire.protocol import PROTOCOL, ProtocolError, send_json
 
 if TYPE_CHECKING:
-    from memx_cli.freshness import Freshness
     from memx_cli.generator.search import Searcher
-    from memx_cli.index import StoreIndex, SyncReport
+    from memx_cli.index import StoreIndex
     from memx_cli.store.files import Store
     from memx_cli.store.repo import Repo
 
@@ -67,15 +69,6 @@ MAX_REMEMBERED = 64
 # Longest wait of the opening of the first repository for the command that started the
 # server to end (issue 29; a forwarded command ends the wait at once).
 AFTER_WAIT = 30.0
-# Seconds without a request before the warm stores' vector deltas are folded into their
-# main files (issue 15: compaction where a process lives on, off the request path).
-COMPACT_AFTER = 5.0
-
-
-def _never() -> bool:
-    return False
-
-
 def _pending(listener: socket.socket) -> bool:
     """Has a client connected (a connection waits in the listener's backlog)?"""
     import select
@@ -201,13 +194,13 @@ class Daemon:
         from memx_cli.store.repo import Repo
 
         deadline = time.monotonic() + AFTER_WAIT
-        while (self.after is not None and _alive(self.after) and time.monotonic() < deadline
+        while (self.after is not None and alive(self.after) and time.monotonic() < deadline
                and not self._hurry.wait(0.05)):
             pass
         if self._stop:
             return
         started = time.monotonic()
-        warned = _Counter()
+        warned = Counter()
         memx_log = logging.getLogger("memx")
         memx_log.addHandler(warned)  # (no command runs meanwhile: they wait for this)
         try:
@@ -224,7 +217,7 @@ class Daemon:
             # facade, the JSON output, the access grants, the query's regular
             # expressions) is then ready too (issue 29: the second command after a
             # cold start took ~15 ms more than the third)
-            _through_cli(repo.worktree, searcher)
+            through_cli(repo.worktree, searcher)
             if warned.count:
                 log.info(f"{repo.worktree}: not kept warm (a notice for its first command)")
                 return
@@ -318,7 +311,7 @@ class Daemon:
         except Exception as exc:  # the next request checks again; never end the server
             log.warning(f"checking the indexes after a write failed: {exc}")
 
-    def idle_tick(self, waiting: Callable[[], bool] = _never) -> None:
+    def idle_tick(self, waiting: Callable[[], bool] = never) -> None:
         """Once a second without a request: count the inotify events queued meanwhile
         (the observer's threads need no help), so a quiet spell's writes do not
         overflow the queue; then the idle upkeep, which gives way to a command that
@@ -327,50 +320,17 @@ class Daemon:
         self.compact_when_idle(waiting)
         self.fill_when_idle(waiting)
 
-    def compact_when_idle(self, waiting: Callable[[], bool] = _never) -> None:
-        """Once per quiet spell, fold the grown vector deltas of the warm stores and the
-        logs of their search statistics (recall counts, co-recalled pairs; else the search
-        that crosses a log's size folds it: ~0.3 s at 10k memories, ~2.5 s at 100k), and
-        record the change stamp that the writes since left out (``StoreIndex.restamp``),
-        so that a command without the server after them need not scan either.
-
-        A command never waits for it (with dozens of warm stores on a loaded machine the
-        upkeep could outlast the client's wait, and a command that came meanwhile would run
-        in process): before each store it asks ``waiting`` whether a
-        connection has come, and if so stops; the next quiet spell starts again (the
-        stores done already have nothing left to do)."""
-        from memx_cli.store import corecall, recall
-
+    def compact_when_idle(self, waiting: Callable[[], bool] = never) -> None:
+        """Once per quiet spell (COMPACT_AFTER seconds without a request), the warm
+        stores' upkeep (``upkeep.compact``); a request that comes meanwhile pauses it
+        until the next quiet spell."""
         if self._compacted or time.monotonic() - self.last_request < COMPACT_AFTER:
             return
-        self._compacted = True
-        for searcher in list(self.searchers.values()):
-            for index in searcher.indexes:
-                if waiting():
-                    self._compacted = False
-                    log.info("idle upkeep paused for a request")
-                    return
-                try:
-                    index.compact()
-                    if index.store.label not in searcher.sources:  # a source is read-only
-                        for statistic in (recall, corecall):
-                            if statistic.ledger(index.store).pending():
-                                statistic.compact(index.store)
-                    index.restamp(partial(_watched_check, searcher.freshness, index))
-                except Exception as exc:  # never end the server; the next spell retries
-                    log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
+        self._compacted = compact(list(self.searchers.values()), waiting)
 
-    def fill_when_idle(self, waiting: Callable[[], bool] = _never) -> None:
-        """Make the e5 vectors that a question in another language left missing in a warm
-        store (a served search encodes at most e5voice.SERVED_ENCODE of its candidates),
-        a few at a time, stopping for a request; stores never asked one cost nothing."""
-        for searcher in list(self.searchers.values()):
-            try:
-                if not searcher.fill_e5(waiting):
-                    return
-            except Exception as exc:  # never end the server; the next quiet second retries
-                log.warning(f"filling e5 vectors of {searcher.repo.worktree} skipped: {exc}")
-                return
+    def fill_when_idle(self, waiting: Callable[[], bool] = never) -> None:
+        """The e5 vectors missing in the warm stores (``upkeep.fill``)."""
+        fill(list(self.searchers.values()), waiting)
 
     def status(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "version": identity(), "proto": PROTOCOL,
@@ -423,7 +383,7 @@ class Daemon:
                 log.info(f"{argv[0]} {request_id[:8]}: accepted")
                 self.outcomes.running(request_id)
             self._used = None
-            warned = _Counter()
+            warned = Counter()
             logging.getLogger("memx").addHandler(warned)
             try:
                 # the command is lent this server's warm parts (memx_cli/services.py):
@@ -454,7 +414,7 @@ class Daemon:
         for index in searcher.indexes:
             if index.store.root == store.root and index.model_spec == model:
                 # a StoreIndex in all but its check, which the watcher vouches for
-                return cast("StoreIndex", _Vouched(index, searcher.freshness))
+                return cast("StoreIndex", Vouched(index, searcher.freshness))
         return None
 
     def searcher(self, repo: Repo) -> Searcher:
@@ -501,110 +461,6 @@ class Daemon:
             self.watcher.forget({str(i.store.root) for s in self.searchers.values()
                                  for i in s.indexes} | set(self.remembered))
         return searcher
-
-
-class _Vouched:
-    """A warm index lent to a write's Curator: its check first lets the watcher note
-    every earlier write, then re-reads only the files the watcher names as changed since
-    the index's last check (none: no check), or scans when it cannot name them."""
-
-    def __init__(self, index: StoreIndex, freshness: Freshness):
-        self._index = index
-        self._freshness = freshness
-
-    def sync(self, **options: Any) -> SyncReport:
-        self._freshness.settle([self._index])
-        return self._freshness.sync(self._index, **options)
-
-    def sync_before_write(self, want_vectors: bool) -> SyncReport:
-        return self.sync(want_vectors=want_vectors)  # the watcher's check, as above
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._index, name)
-
-
-def _watched_check(freshness: Freshness, index: StoreIndex) -> None:
-    """Bring a warm index up to date as its watcher knows it (settle, watched check)."""
-    from memx_cli.embed import is_loaded
-
-    freshness.settle([index])
-    freshness.sync(index, want_vectors=is_loaded(index.model_spec))
-
-
-class _Counter(logging.Handler):
-    """Counts the warnings memx logs during one request."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # (another user's process by now: not the one that started us)
-        return False
-    return True
-
-
-def _through_cli(worktree: Path, searcher: Searcher) -> None:
-    """Run ``memx search --json`` in ``worktree`` through the CLI with ``searcher``,
-    counting no recall, its output dropped; the CLI's context and list commands are
-    imported too, as their first forwarded run would."""
-    import importlib
-    from datetime import UTC, datetime
-
-    from memx_cli import cli
-    from memx_cli.generator import questions, temporal
-    from memx_cli.textproc import query_terms, stem, words
-
-    for name in ("search", "context", "list"):
-        importlib.import_module(f"memx_cli.cli.{cli.COMMANDS[name][0]}")
-    # the stemmer too, whose import (~5 ms) a search makes only once it has hits to
-    # weigh, which the opening's query may not find; and the patterns a cold process
-    # compiles only for the queries that need them (a date, a question word, CJK text:
-    # issue 29), which the second command's query may be
-    stem("warm")
-    temporal.resolve("since May 2020", datetime.now(UTC))
-    questions.intent("why 为什么")
-    questions.symptom("warm")
-    query_terms("warm 部署")
-    words("warm 部署")
-    with captured({}), contextlib.suppress(SystemExit):
-        cli.main(["-C", str(worktree), "search", "warm up", "--mode", "hybrid",
-                  "--json"], services=_Uncounted(searcher))
-
-
-class _Uncounted:
-    """The services of the opening's own run of a search: its searcher, whose searches
-    count no recall (the opening is nobody's search), and no index lent to a write."""
-
-    def __init__(self, searcher: Searcher):
-        self._searcher = _UncountedSearcher(searcher)
-
-    def searcher(self, repo: Repo) -> Searcher:
-        return cast("Searcher", self._searcher)
-
-    def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
-        return None
-
-
-class _UncountedSearcher:
-    """A searcher whose ``search`` counts no recall; everything else is the searcher's."""
-
-    def __init__(self, searcher: Searcher):
-        self._searcher = searcher
-
-    def search(self, query: str, **options: Any) -> Any:
-        return self._searcher.search(query, **{**options, "record_recalls": False})
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._searcher, name)
 
 
 def _still_bound(path: str, inode: int) -> bool:
