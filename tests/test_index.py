@@ -176,7 +176,7 @@ def test_a_json_manifest_of_an_earlier_memx_is_moved_into_sqlite(
     (cache / "manifest.json").write_text(json.dumps({  # the layout memx wrote before
         "index_version": manifest.index_version, "schema": manifest.schema,
         "model": manifest.model, "pending": [], "pending_removed": [],
-        "files": {k: list(v) for k, v in manifest.files.items()}}))
+        "files": {k: list(v)[:5] for k, v in manifest.files.items()}}))  # no time then
     manifest.close()
     for name in ("manifest.db", "manifest.db-wal", "manifest.db-shm"):
         (cache / name).unlink(missing_ok=True)
@@ -191,3 +191,30 @@ def test_a_json_manifest_of_an_earlier_memx_is_moved_into_sqlite(
                                                 record_recalls=False).hits
     assert counted == [1, 1]  # the new memory, then the query: the rest was kept
     assert hits[0].doc["content"].startswith("The nightly backup job")
+
+
+def test_a_group_members_row_holds_its_time_and_an_older_manifest_is_rebuilt(
+        tmp_path: Path) -> None:
+    """Issue 29: a member of a source group has its time in its manifest row (its
+    group's order, without the text index's documents); a memory outside a group has
+    none. A manifest of the layout before (index version 5, no time) is not used."""
+    from memx_cli.index.manifest import INDEX_VERSION, FileState
+
+    path = tmp_path / "manifest.db"
+    manifest = Manifest.create(path)
+    turn = FileState(1, 10, "d1", False, "transcript:s1", "2026-05-01T10:00:00Z")
+    alone = FileState(2, 20, "d2", True, None)
+    manifest.write({"a" * 26: turn, "b" * 26: alone}, ())
+    manifest.complete = True
+    manifest.write({}, ())
+    manifest.close()
+    again = Manifest.load(path)
+    assert again is not None and again.compatible()
+    assert again.rows(["a" * 26, "b" * 26]) == {"a" * 26: turn, "b" * 26: alone}
+    assert again.members(["transcript:s1"]) == {"a" * 26: turn}
+    assert again.files["b" * 26].created is None
+    again.index_version = INDEX_VERSION - 1  # what the memx before wrote
+    again.write({}, ())
+    again.close()
+    older = Manifest.load(path)
+    assert older is not None and not older.compatible()

@@ -63,14 +63,16 @@ def _same_as_rebuilt(memx: Memx, repo: Path) -> None:
     assert _index(repo) == now
 
 
-@pytest.mark.parametrize("times_indexed", [True, False])
+@pytest.mark.parametrize("times", ["rows", "documents", "none"])
 def test_turns_appended_to_a_session_rewrite_only_their_neighbours(
         memx: Memx, repo: Path, written: list[str], monkeypatch: pytest.MonkeyPatch,
-        times_indexed: bool) -> None:
-    """The session's order takes the other turns' times from the index's documents, and
-    only the turns whose text a rewritten document holds are made memories (checked
-    field by field); control: without the times, every turn is."""
-    from memx_cli.index import sync
+        times: str) -> None:
+    """The session's order takes the other turns' times from their manifest rows (issue
+    29: no stored document fetched for them), else from the index's documents (rows
+    without a time, as moved from a JSON manifest), and only the turns whose text a
+    rewritten document holds are made memories (checked field by field); control:
+    without the times, every turn is."""
+    from memx_cli.index import manifest, sync
 
     first = _turns(range(30))
     _import(memx, repo, first)
@@ -83,16 +85,28 @@ def test_turns_appended_to_a_session_rewrite_only_their_neighbours(
         loaded.extend(ids)
         return real(lexical, ids)
 
+    dated: list[str] = []
+    real_times = sync.stored_times
+
+    def stored_times(lexical: LexicalIndex, ids: Sequence[str]) -> object:
+        dated.extend(ids)
+        return real_times(lexical, ids) if times != "none" else {}
+
     monkeypatch.setattr(sync, "stored_memories", stored_memories)
-    if not times_indexed:
-        monkeypatch.setattr(sync, "stored_times", lambda lexical, ids: {})
+    monkeypatch.setattr(sync, "stored_times", stored_times)
+    if times != "rows":
+        real_state = manifest._state
+        monkeypatch.setattr(manifest, "_state", lambda row: real_state(row)._replace(
+            created=None))
     appended = _turns(range(30, 33))
     _import(memx, repo, appended)
     monkeypatch.undo()
     # The three new turns and the two last ones, whose context now holds new turns.
     assert sorted(written) == sorted(str(r["id"]) for r in first[-2:] + appended)
     # Turns 28 and 29 are rewritten: their context reaches back to 26.
-    assert sorted(loaded) == sorted(str(r["id"]) for r in first[26 if times_indexed else 0:])
+    assert sorted(loaded) == sorted(str(r["id"]) for r in first[0 if times == "none" else 26:])
+    # The rows' times leave no stored document to fetch for the order.
+    assert (dated == []) is (times == "rows")
     _same_as_rebuilt(memx, repo)
 
 

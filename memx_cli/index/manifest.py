@@ -22,15 +22,15 @@ if TYPE_CHECKING:
 
 # Bump when the tantivy schema, the stored document or the vector layout changes:
 # an index with another version is rebuilt automatically.
-INDEX_VERSION = 5
+INDEX_VERSION = 6  # 6: the files table holds a group member's time (``created``)
 # Batches of ids per query: SQLite's default limit of bound parameters is 32766.
 _BATCH = 900
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL, digest TEXT NOT NULL, archived INTEGER NOT NULL, grp TEXT)
-    WITHOUT ROWID;
+    size INTEGER NOT NULL, digest TEXT NOT NULL, archived INTEGER NOT NULL, grp TEXT,
+    created TEXT) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_grp ON files (grp) WHERE grp IS NOT NULL;
 CREATE INDEX IF NOT EXISTS files_problem ON files (id) WHERE substr(digest, 1, 1) = '!';
 """
@@ -44,6 +44,11 @@ class FileState(NamedTuple):
     digest: str  # "!<problem>" for a file that does not parse
     archived: bool
     group: str | None
+    # A group member's time (created_at), which orders the group (documents.order_key):
+    # an update takes the unchanged members' order from their rows (issue 29: not from
+    # 2,000 stored documents for a turn added to a long session); None outside a group,
+    # and in a row moved from a JSON manifest (the order then asks the text index).
+    created: str | None = None
 
     @classmethod
     def from_list(cls, raw: list[Any]) -> FileState:
@@ -52,8 +57,11 @@ class FileState(NamedTuple):
         return cls(int(raw[0]), int(raw[1]), raw[2], bool(raw[3]), raw[4])
 
 
+_COLUMNS = "mtime_ns, size, digest, archived, grp, created"  # a FileState's, in order
+
+
 def _state(row: tuple[Any, ...]) -> FileState:
-    return FileState(row[0], row[1], row[2], bool(row[3]), row[4])
+    return FileState(row[0], row[1], row[2], bool(row[3]), row[4], row[5])
 
 
 class Manifest:
@@ -154,8 +162,7 @@ class Manifest:
     def files(self) -> dict[str, FileState]:
         """Every row (a full comparison, the relation graph); read once, then kept."""
         if self._files is None:
-            rows = self._db.execute(
-                "SELECT id, mtime_ns, size, digest, archived, grp FROM files").fetchall()
+            rows = self._db.execute(f"SELECT id, {_COLUMNS} FROM files").fetchall()
             self._files = {row[0]: _state(row[1:]) for row in rows}
         return self._files
 
@@ -175,7 +182,7 @@ class Manifest:
         wanted = list(dict.fromkeys(ids))
         for start in range(0, len(wanted), _BATCH):
             batch = wanted[start:start + _BATCH]
-            query = ("SELECT id, mtime_ns, size, digest, archived, grp FROM files "
+            query = (f"SELECT id, {_COLUMNS} FROM files "
                      f"WHERE id IN ({','.join('?' * len(batch))})")
             found.update((row[0], _state(row[1:])) for row in self._db.execute(query, batch))
         return found
@@ -186,7 +193,7 @@ class Manifest:
         wanted = list(dict.fromkeys(groups))
         for start in range(0, len(wanted), _BATCH):
             batch = wanted[start:start + _BATCH]
-            query = ("SELECT id, mtime_ns, size, digest, archived, grp FROM files "
+            query = (f"SELECT id, {_COLUMNS} FROM files "
                      f"WHERE grp IN ({','.join('?' * len(batch))}) "
                      "AND substr(digest, 1, 1) != '!'")
             found.update((row[0], _state(row[1:])) for row in self._db.execute(query, batch))
@@ -229,8 +236,9 @@ class Manifest:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                           [(i, s.mtime_ns, s.size, s.digest, int(s.archived), s.group)
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(i, s.mtime_ns, s.size, s.digest, int(s.archived), s.group,
+                             s.created)
                             for i, s in upserts.items()])
             db.executemany("DELETE FROM files WHERE id = ?", [(i,) for i in deletes])
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [

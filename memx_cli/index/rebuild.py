@@ -23,9 +23,9 @@ from typing import Any
 from memx_cli.errors import InvalidMemoryError
 from memx_cli.freshness.scan import Seen
 from memx_cli.index.documents import build_documents, embed_documents
-from memx_cli.index.keys import source_group
 from memx_cli.index.lexical import IndexDoc, LexicalIndex
 from memx_cli.index.manifest import FileState
+from memx_cli.index.update import file_state
 from memx_cli.index.vectors import VectorIndex
 from memx_cli.safeyaml import read_regular
 from memx_cli.store.files import Store
@@ -118,8 +118,7 @@ def _parse(batch: list[tuple[str, Seen]]) -> Parsed:
             out.append((memory_id, FileState(mtime_ns, size, "!" + str(exc), archived, None),
                         None))
             continue
-        out.append((memory_id, FileState(mtime_ns, size, digest(data), archived,
-                                         source_group(mem.source)), mem))
+        out.append((memory_id, file_state(mtime_ns, size, digest(data), archived, mem), mem))
     return out
 
 

@@ -95,12 +95,12 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             continue
         digest = _digest(data)
         if old is not None and old.digest == digest and old.archived == archived:
-            state = FileState(mtime_ns, size, digest, archived, old.group)
+            state = FileState(mtime_ns, size, digest, archived, old.group, old.created)
             plan.states[memory_id] = plan.upserts[memory_id] = state
             continue
         try:
             mem = mine.memory if mine is not None else store.read_file(path, data)
-            state = FileState(mtime_ns, size, digest, archived, source_group(mem.source))
+            state = file_state(mtime_ns, size, digest, archived, mem)
             plan.memories[memory_id] = mem
         except InvalidMemoryError as exc:
             state = FileState(mtime_ns, size, "!" + str(exc), archived, None)
@@ -111,6 +111,14 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             progress(done, total)
     _plan_groups(store, manifest, plan, old_files, indexed, dated)
     return plan
+
+
+def file_state(mtime_ns: int, size: int, digest: str, archived: bool,
+               mem: Memory) -> FileState:
+    """The row of a memory file that parsed: its group, and its time when in one."""
+    group = source_group(mem.source)
+    return FileState(mtime_ns, size, digest, archived, group,
+                     mem.created_at if group is not None else None)
 
 
 def _still(mine: Written | None, path: Path, now: Seen) -> Written | None:
@@ -151,10 +159,17 @@ def _plan_groups(store: Store, manifest: Manifest, plan: Plan,
     members = [i for i in sorted(plan.changed | rows.keys())
                if not plan.states[i].digest.startswith("!")]
     # The group's order needs each member's time, its documents the memories of the
-    # changed ones and of their neighbours: the times of the others come from the
-    # index's documents (issue 29: not a check of every member of a long session).
-    if dated is not None:
-        plan.times.update(dated([i for i in members if i not in plan.memories]))
+    # changed ones and of their neighbours: the times of the others come from their
+    # manifest rows (the files are the ones indexed), else from the index's documents
+    # (issue 29: not a check of every member of a long session, nor a fetch of its
+    # stored documents).
+    for memory_id in members:
+        created = rows[memory_id].created if memory_id in rows else None
+        if created and memory_id not in plan.memories:
+            plan.times[memory_id] = created
+    undated = [i for i in members if i not in plan.memories and i not in plan.times]
+    if dated is not None and undated:
+        plan.times.update(dated(undated))
     _load(store, plan, [i for i in members if i not in plan.times], indexed)
     plan.reindex = plan.changed | _near_changes(plan, before, moved, indexed)
     _load(store, plan, _windows(plan), indexed)
