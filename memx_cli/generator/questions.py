@@ -225,19 +225,38 @@ _SYMPTOM = (r"\b(?:" + _FAILING + r")\b"
             r"|\b(?:returns?|returned|returning|status|http|got|gets|throws?|with|an?)"
             r" +[45]\d\d\b|\b[45]\d\d +(?:errors?|responses?|status)\b"
             r"|\bexit(?:s|ed)?(?: with)? (?:code|status) [1-9]|\bnon-?zero exit\b")
-# A symptom ranks the memories that state a cause or a fix x SYMPTOM_FACTOR, among the
-# first QUESTION_WINDOW, as a question's prior does (the same factor: not fitted anew).
-# Stating is narrower than CAUSE's shape, which also takes a memory that only says
-# "fails" or "error": the symptom's own failure words already find those by the keyword
-# layers, what they cannot find is the memory giving the reason or the remedy.
+# A symptom ranks the memories that read as a pitfall x SYMPTOM_FACTOR, among the first
+# QUESTION_WINDOW, as a question's prior does (the same factor: not fitted anew). A
+# pitfall gives the reason or the remedy, or tells what went wrong as a symptom is told
+# (``pitfall``): the question says what is seen, the memory what was seen and why, and a
+# near-miss on the same topic that describes how things are meant to work is neither.
 SYMPTOM_FACTOR = QUESTION_FACTOR
 _CAUSAL = (r"\b(?:because|causes?|caused|due to|the fix|fix(?:ed|es)? (?:it )?(?:by|with)"
            r"|fix it|workaround|otherwise|so that)\b")
 
 
+# A symptom is also told by the grammar of something going against expectation, with no
+# word for what broke: a concession or a contrast ("the release passed but brew installs
+# the old version", "re-uploads even though nothing changed"), a persistence ("keeps
+# growing", "kept transferring", "uploaded again", "whenever we release") or an outcome
+# nobody saw ("silently accepted"). Function words of any domain. A memory telling of a
+# pitfall is written the same way ("the job passed but the formula stayed old"), so both
+# sides read it; "still" only in a query, where it is what should have changed and did
+# not ("removed customers still appear"); a memory's "still" says what stays as it is.
+# "never" is neither: it opens a rule ("never commit a .env file").
+_AGAINST = (r"\b(?:but|even though|even if|although|despite|again|silently|whenever"
+            r"|every time|keep(?:s|ing)? \w+ing|kept \w+ing)\b")
+_AGAINST_ASKED = _AGAINST + r"|\bstill\b"
+
+
 @functools.cache
 def _symptom() -> re.Pattern[str]:
     return re.compile(_SYMPTOM)
+
+
+@functools.cache
+def _against(asked: bool) -> re.Pattern[str]:
+    return re.compile(_AGAINST_ASKED if asked else _AGAINST)
 
 
 def symptom(query: str) -> bool:
@@ -247,8 +266,9 @@ def symptom(query: str) -> bool:
     ("when did he lose his job?" for a date)."""
     if _asks_else().match(query):
         return False
-    return _exception().search(query) is not None \
-        or _symptom().search(query.lower()) is not None
+    low = query.lower()
+    return _exception().search(query) is not None or _symptom().search(low) is not None \
+        or _against(True).search(low) is not None
 
 
 @functools.cache
@@ -266,6 +286,17 @@ def states_cause(text: str) -> bool:
     ("because", "caused by", "due to", "fixed with", "workaround"), or an exception's name
     (what the failure is called, with what explains it)."""
     return _exception().search(text) is not None or _causal().search(text.lower()) is not None
+
+
+def pitfall(text: str) -> bool:
+    """Whether a memory's text reads as a pitfall: it gives a cause or a fix
+    (``states_cause``), or it tells of something going wrong in the words and the grammar
+    a symptom is told with (a predicate of malfunction, a status of failure, a turn against
+    expectation: "the job passed but the formula stayed old")."""
+    if states_cause(text):
+        return True
+    low = text.lower()
+    return _symptom().search(low) is not None or _against(False).search(low) is not None
 
 
 # An exception's name runs the words of its cause together: ConnectionTimeoutError,
@@ -304,7 +335,7 @@ def apply(hits: list[Hit], query: str) -> list[Hit]:
     if asked is not None:
         return _favour(hits, lambda text: answers(asked, text), "question", QUESTION_FACTOR)
     if symptom(query):
-        return _favour(hits, states_cause, "symptom", SYMPTOM_FACTOR)
+        return _favour(hits, pitfall, "symptom", SYMPTOM_FACTOR)
     return hits
 
 
