@@ -1,7 +1,9 @@
 """Issue 25: symptoms. People tell what they see go wrong ("the nightly export dies with
 OOM", "login returns 500 after deploy") and the memory that answers gives the cause or the
-fix in other words. A symptom told as a statement is a mild prior toward the memories
-stating a cause or a fix; an exception's name is also searched by the words it runs
+fix in other words. A symptom told as a statement (by a predicate of malfunction or by
+the grammar of something going against expectation) is a mild prior toward the memories
+that read as a pitfall: they state a cause or a fix, or tell of a failure as a symptom is
+told; an exception's name is also searched by the words it runs
 together (ConnectionTimeoutError: connection, timeout)."""
 
 from __future__ import annotations

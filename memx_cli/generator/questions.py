@@ -333,8 +333,8 @@ def error_words(query: str) -> list[str]:
 
 def apply(hits: list[Hit], query: str) -> list[Hit]:
     """Each hit of the shape the question asks for gets the ``question`` factor (shown by
-    --explain); a symptom told as a statement gives the memories stating a cause or a fix
-    the ``symptom`` factor. Re-ranked; unchanged when the query is neither."""
+    --explain); a symptom told as a statement gives the memories that read as a pitfall
+    (``pitfall``) the ``symptom`` factor. Re-ranked; unchanged when the query is neither."""
     asked = intent(query)
     if asked is not None:
         return _favour(hits, lambda text: answers(asked, text), "question", QUESTION_FACTOR)
