@@ -43,6 +43,7 @@ from memx_cli.reflector.ciblocks import (
 from memx_cli.reflector.cipaths import relative
 from memx_cli.reflector.cishapes import (
     BUILDKIT,
+    CARGO_CAUSE,
     CARGO_CHAIN,
     CAUSED_BY,
     CMD_UNKNOWN,
@@ -88,7 +89,9 @@ from memx_cli.reflector.cishapes import (
     RULE_FIRST,
     RUNNER_TEMP,
     RUST,
+    RUST_ALLOW,
     RUST_AT,
+    RUST_DENIED,
     RUST_ID,
     RUST_NOTE,
     RUSTC_CODE,
@@ -107,6 +110,7 @@ from memx_cli.reflector.cishapes import (
 from memx_cli.reflector.cisteps import Line
 from memx_cli.reflector.citools import Diagnostic
 
+RUST_BLOCK = 40  # lines of a Rust error's block read for the program's own panic
 BUNDLED_LINES = 3  # the indented lines a bundler's bare ``Error:`` heading is said with
 ECHOED = 30  # a continuation holding the message's first characters says it again
 # the rules around buildkit's error block, the seconds each output line came at, and the
@@ -167,6 +171,52 @@ def _bundled(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Di
     where = f"{place}:{hit.group('line')}" if hit.group("line") else place
     return max(end, i + 2) - i, Diagnostic(clip(f"{said.group('label')}: {' '.join(words)}"),
                                            lines[i + 1].number, where=where)
+
+
+def _rust(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic]:
+    """A Rust error (rustc, clippy, cargo): where it points, the lint as the code names it
+    (the attribute that would silence it) and its notes; the note that ``-D warnings`` made
+    the lint an error is said once in short. A panic in the error's own indented block
+    (a build script's, under cargo's ``failed to run custom build command``) is the
+    program's own words: said with the error, at the panic's place, as one cause."""
+    text = LEVEL.sub("", lines[i].text)
+    check = hit.group("code") if hit.group("code") and \
+        not RUSTC_CODE.match(hit.group("code")) else None
+    diag = Diagnostic(clip(f"{check}: " * bool(check) + hit.group("msg")), lines[i].number,
+                      "summary" if SUMMARY.search(text) else "error")
+    lint = None
+    for j in range(i + 1, min(i + 30, len(lines))):
+        nxt = lines[j].text
+        if not nxt.strip() or RUST.match(nxt):
+            break
+        if (at := RUST_AT.match(nxt)) and diag.where is None:
+            diag.where = relative(at.group("where"))
+        if (advisory := RUST_ID.match(nxt)) is not None:
+            diag.message = clip(f"{diag.message} ({advisory.group('id')})")
+        if (allow := RUST_ALLOW.match(nxt)) is not None:
+            lint = allow.group("lint")
+        if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
+            denied = RUST_DENIED.match(note.group("msg").strip())
+            diag.notes.append(f"an error under `{denied.group('flag')}`" if denied
+                              else clip(note.group("msg")))
+    if lint and lint not in diag.message:
+        diag.message = clip(f"{diag.message} ({lint})")
+    chain = [lines[j].text.strip() for j in range(i + 1, min(i + 3, len(lines)))
+             if CARGO_CHAIN.match(lines[j].text)]
+    if chain and len(chain) == min(2, len(lines) - i - 1):
+        diag.message = clip(diag.message + " " + " ".join(chain))
+    # the error's block: blank lines, cargo's ``Caused by:`` and the lines indented under it
+    for j in range(i + 1, min(i + RUST_BLOCK, len(lines))):
+        nxt = LEVEL.sub("", lines[j].text)
+        if nxt.strip() and not nxt[:1].isspace() and not CARGO_CAUSE.match(nxt):
+            break
+        if (thrown := PANIC.match(nxt)) is not None and nxt[:1].isspace():
+            crash = panicked(lines, j, thrown)
+            said = crash.message.removeprefix("panicked: ")
+            diag.notes.insert(0, clip(f"it panicked: {said}"))
+            diag.where = diag.where or crash.where
+            return j - i + 1, diag  # (read through the panic's header, as a panic is)
+    return 1, diag
 
 
 def _told(told: Diagnostic | None) -> Diagnostic | None:
@@ -286,24 +336,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := RUST.match(text)) is not None:
-            check = hit.group("code") if hit.group("code") and \
-                not RUSTC_CODE.match(hit.group("code")) else None
-            diag = Diagnostic(clip(f"{check}: " * bool(check) + hit.group("msg")), line.number,
-                              "summary" if SUMMARY.search(text) else "error")
-            for j in range(i + 1, min(i + 30, len(lines))):
-                nxt = lines[j].text
-                if not nxt.strip() or RUST.match(nxt):
-                    break
-                if (at := RUST_AT.match(nxt)) and diag.where is None:
-                    diag.where = relative(at.group("where"))
-                if (advisory := RUST_ID.match(nxt)) is not None:
-                    diag.message = clip(f"{diag.message} ({advisory.group('id')})")
-                if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
-                    diag.notes.append(clip(note.group("msg")))
-            chain = [lines[j].text.strip() for j in range(i + 1, min(i + 3, len(lines)))
-                     if CARGO_CHAIN.match(lines[j].text)]
-            if chain and len(chain) == min(2, len(lines) - i - 1):
-                diag.message = clip(diag.message + " " + " ".join(chain))
+            step, diag = _rust(lines, i, hit)
         elif NPM.match(text) is not None:
             step, diag = npm(lines, i)
         elif (hit := GO_FAIL.match(text)) is not None:

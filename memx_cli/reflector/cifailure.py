@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from memx_cli.reflector.cidiag import diagnostics
 from memx_cli.reflector.cipaths import ABSOLUTE, in_words
-from memx_cli.reflector.cishapes import EXIT_SAID, SUMMARY
+from memx_cli.reflector.cishapes import CARGO_RUNNING, EXIT_SAID, SUMMARY
 from memx_cli.reflector.cisteps import Step
 from memx_cli.reflector.citools import (
     Diagnostic,
@@ -310,7 +310,16 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             d.message, d.notes = in_words(d.message), [in_words(n) for n in d.notes]
     if found.main is not None:
         found.skipped = skipped(step.output)
+        found.command = found.command or _announced(step, found.main.number)
     return found
+
+
+def _announced(step: Step, before: int) -> str | None:
+    """The program a build tool said it runs (cargo's ``Running `cmd```) last before the
+    cause: when nothing else names the step's command, the cause is that program's."""
+    ran = [hit.group("command") for line in step.output if line.number < before
+           and (hit := CARGO_RUNNING.match(line.text)) is not None]
+    return ran[-1] if ran else None
 
 
 def renamed(other: str, main: str) -> str | None:

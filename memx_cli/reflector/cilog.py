@@ -82,6 +82,15 @@ def _timed_out(found: list[Failure], limits: dict[str | None, str]) -> None:
             item.note = stop_note(item)
 
 
+def _says_more(item: Failure, than: Failure) -> bool:
+    """Does ``item`` tell the same cause with more: a place, or notes, where ``than``'s
+    telling has none?"""
+    if item.main is None or than.main is None:
+        return False
+    return (bool(item.main.where), len(item.main.notes)) > (bool(than.main.where),
+                                                             len(than.main.notes))
+
+
 def _merge(failures: list[Failure]) -> list[Failure]:
     merged: dict[tuple[str | None, str], Failure] = {}
     for item in failures:
@@ -91,6 +100,8 @@ def _merge(failures: list[Failure]) -> list[Failure]:
         else:
             same.jobs += [j for j in item.jobs if j not in same.jobs]
             same.last = max(same.last, item.last)
+            if _says_more(item, same):  # (one leg printed the panic under the error)
+                same.main, same.also = item.main, item.also
     return list(merged.values())
 
 

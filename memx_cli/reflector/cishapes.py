@@ -80,6 +80,16 @@ PYRIGHT = re.compile(r"^\s+(?P<path>\S+?\.\w+):(?P<line>\d+):\d+ - error: (?P<ms
 # shellcheck: the code it marks, then ``^-- SC2086 (level): message`` under it
 SHELLCHECK = re.compile(r"^\s*\^[-^]*\^?\s+(?P<code>SC\d{4}) \((?P<level>\w+)\): (?P<msg>\S.*)$")
 RUST_NOTE = re.compile(r"^\s*=\s*note:\s*(?P<msg>.+)$")
+# rustc's lint notes: the lint as the code names it in the attribute that silences it
+# (``= help: to override `-D warnings` add `#[allow(clippy::too_many_arguments)]```), and
+# the note that a flag turned the warning into an error (``= note: `-D LINT` implied by
+# `-D warnings```)
+RUST_ALLOW = re.compile(r"^\s*=\s*help:.*`#\[allow\((?P<lint>[\w:]{1,80})\)\]`")
+RUST_DENIED = re.compile(r"^`-D [\w:-]{1,80}` implied by `(?P<flag>-D [\w:-]{1,80})`$")
+# cargo's header of a failed build script or of another error's reasons: ``Caused by:``
+CARGO_CAUSE = re.compile(r"^Caused by:\s*$")
+# cargo naming the program it runs (``cargo run``): ``     Running `target/debug/app args```
+CARGO_RUNNING = re.compile(r"^\s+Running `(?P<command>[^`]{1,200})`\s*$")
 PREFIXED = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|fatal|error)(?:\[[^\]]{1,40}\])?:\s*"
                       r"(?P<msg>\S.*)$")
 COMPONENT = re.compile(r"^\[[\w.:-]{1,60}\]\s+(?=\S)")  # ``ERROR: [Uploader.6A0C] message``
@@ -133,10 +143,10 @@ SUMMARY = re.compile(r"could not compile|aborting due to|previous errors?|build 
                      r"errors? (?:were|was) emitted|^Found \d+ errors?|^\d+ errors? in|"
                      r"did not complete successfully|"
                      # a wrapper's verdict that only names its child's exit status
-                     r"\b(?:exit code|exit status|exited with(?: code| status)?) -?\d+\.?$",
+                     r"\b(?:exit code|exit status|exited with(?: code| status)?):? -?\d+\.?$",
                      re.IGNORECASE)
 # the exit status such a verdict names
-EXIT_SAID = re.compile(r"\b(?:exit code|exit status|exited with(?: code| status)?) (?P<code>-?\d+)\.?$",
+EXIT_SAID = re.compile(r"\b(?:exit code|exit status|exited with(?: code| status)?):? (?P<code>-?\d+)\.?$",
                        re.IGNORECASE)
 MAKE = re.compile(r"^make(?:\[\d+\])?: \*\*\* ")
 FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|would reformat (?P<black>\S+)"

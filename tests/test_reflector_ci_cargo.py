@@ -1,0 +1,107 @@
+"""CI logs from cargo: a lint said by the name the code gives it, a build script's panic
+that is the error it sits under, the program ``cargo run`` ran, and a wrapper's verdict
+that only names an exit status (issue 24)."""
+
+from __future__ import annotations
+
+from .test_reflector_cilog import gh, learned, raw
+
+
+def lines(text: list[str]) -> str:
+    return "".join(f"{line}\n" for line in text)
+
+
+def lint(message: str, path: str, dashed: str, snake: str) -> list[str]:
+    """A lint denied by ``-D warnings`` as clippy prints it."""
+    return [f"error: {message}", f"  --> {path}", "   |", "12 |     let x = 1;",
+            "   |         ^", "   |",
+            f"   = note: `-D {dashed}` implied by `-D warnings`",
+            f"   = help: to override `-D warnings` add `#[allow({snake})]`", ""]
+
+
+def test_a_denied_lint_is_said_by_its_attribute_name_and_the_flag_once_in_short() -> None:
+    log = lines([
+        "    Checking kiln v0.3.0 (/home/dev/kiln)",
+        *lint("unused import: `Mode`", "src/status.rs:11:30", "unused-imports",
+              "unused_imports"),
+        *lint("this function has too many arguments (9/7)", "src/boot.rs:40:1",
+              "clippy::too-many-arguments", "clippy::too_many_arguments"),
+        *lint("field assignment outside of initializer for an instance created with "
+              "Default::default()", "src/state.rs:332:9",
+              "clippy::field-reassign-with-default", "clippy::field_reassign_with_default"),
+        "error: could not compile `kiln` (lib) due to 3 previous errors"])
+    [memory] = learned(log)
+    assert memory == (
+        "The log reports: unused import: `Mode` (unused_imports) at src/status.rs:11:30 — an "
+        "error under `-D warnings`. Also: this function has too many arguments (9/7) "
+        "(clippy::too_many_arguments) at src/boot.rs:40:1 — an error under `-D warnings`. "
+        "Also: field assignment outside of initializer for an instance created with "
+        "Default::default() (clippy::field_reassign_with_default) at src/state.rs:332:9 — "
+        "an error under `-D warnings`.")
+    # control: a rustc error with a note of its own keeps the note's words, and no lint
+    # name is made up for it
+    plain = lines(["error[E0425]: cannot find value `total` in this scope",
+                   "  --> src/cart.rs:9:5", "   |", "9  |     total", "   |     ^^^^^",
+                   "   = note: similarly named constant `TOTAL` defined here", "",
+                   "error: could not compile `kiln` (lib) due to 1 previous error"])
+    assert learned(plain) == ["The log reports: cannot find value `total` in this scope at "
+                              "src/cart.rs:9:5 — similarly named constant `TOTAL` defined "
+                              "here."]
+
+
+BUILD_SCRIPT = [
+    "   Compiling ocsf v0.1.0 (/home/runner/work/prism/prism/crates/ocsf)",
+    "error: failed to run custom build command for `ocsf v0.1.0 "
+    "(/home/runner/work/prism/prism/crates/ocsf)`", "",
+    "Caused by:",
+    "  process didn't exit successfully: `/home/runner/work/prism/prism/target/release/build/"
+    "ocsf-1a2b/build-script-build` (exit status: 101)",
+    "  --- stdout", "  cargo:rerun-if-changed=proto", "", "  --- stderr", "",
+    "  thread 'main' panicked at crates/ocsf/build.rs:68:10:",
+    "  prost-build failed: Could not find `protoc`",
+    "  note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    "warning: build failed, waiting for other jobs to finish...",
+    "##[error]Process completed with exit code 101."]
+
+
+def test_a_build_scripts_panic_is_said_with_the_cargo_error_it_sits_under() -> None:
+    log = gh("build (linux)", "Build", ["##[group]Run cargo build --release",
+                                        "cargo build --release", "##[endgroup]", *BUILD_SCRIPT])
+    assert learned(log) == [
+        "CI job 'build (linux)', step 'Build' (`cargo build --release`) failed: failed to run "
+        "custom build command for `ocsf v0.1.0 (crates/ocsf)` at crates/ocsf/build.rs:68 — it "
+        "panicked: prost-build failed: Could not find `protoc`."]
+    # control: a panic not under an error (a program that crashed on its own) is the cause
+    # itself, as before
+    alone = raw(["thread 'main' panicked at src/main.rs:12:5:", "config file not found",
+                 "##[error]Process completed with exit code 101."])
+    assert learned(alone) == ["The log reports: panicked: config file not found at "
+                              "src/main.rs:12."]
+
+
+def test_the_leg_that_printed_the_panic_tells_the_cause_for_the_legs_that_did_not() -> None:
+    # a report quoting each matrix leg's lines: one leg kept the panic, the others not
+    def leg(home: str, panic: bool) -> list[str]:
+        return ["```", f"error: failed to run custom build command for `ocsf v0.1.0 "
+                f"({home}/crates/ocsf)`",
+                *(["  thread 'main' panicked at crates/ocsf/build.rs:68:10:"] if panic else []),
+                "  prost-build failed: Could not find `protoc`", "```", ""]
+    log = lines(["# Release dry run", "", *leg("/home/runner/work/p/p", False),
+                 *leg("/Users/runner/work/p/p", True)])
+    [memory] = learned(log)
+    assert "at crates/ocsf/build.rs:68 — it panicked: prost-build failed" in memory
+
+
+def test_the_program_cargo_run_ran_names_the_failure_and_its_exit_verdict_is_none() -> None:
+    log = lines(["   Compiling clap v4.6.0", "   Compiling gate v0.1.0 (/home/dev/gate/tools/gate)",
+                 "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 1m 12s",
+                 "     Running `target/debug/gate doctor --strict`",
+                 "Error: required command missing or failing: cargo deny --version",
+                 "Error: command failed with status exit status: 1"])
+    assert learned(log) == ["The log (`target/debug/gate doctor --strict`) reports: required "
+                            "command missing or failing: cargo deny --version."]
+    # control: cargo test names its test binaries without backticks: no command is said
+    tests = lines(["     Running unittests src/lib.rs (target/debug/deps/gate-1a2b3c)",
+                   "Error: required command missing or failing: cargo deny --version"])
+    assert learned(tests) == ["The log reports: required command missing or failing: cargo "
+                              "deny --version."]
