@@ -20,6 +20,7 @@ def lint(message: str, path: str, dashed: str, snake: str) -> list[str]:
 
 
 def test_a_denied_lint_is_said_by_its_attribute_name_and_the_flag_once_in_short() -> None:
+    # the flag's note is said once, with the first cause; the others leave it out
     log = lines([
         "    Checking kiln v0.3.0 (/home/dev/kiln)",
         *lint("unused import: `Mode`", "src/status.rs:11:30", "unused-imports",
@@ -34,19 +35,21 @@ def test_a_denied_lint_is_said_by_its_attribute_name_and_the_flag_once_in_short(
     assert memory == (
         "The log reports: unused import: `Mode` (unused_imports) at src/status.rs:11:30 — an "
         "error under `-D warnings`. Also: this function has too many arguments (9/7) "
-        "(clippy::too_many_arguments) at src/boot.rs:40:1 — an error under `-D warnings`. "
-        "Also: field assignment outside of initializer for an instance created with "
-        "Default::default() (clippy::field_reassign_with_default) at src/state.rs:332:9 — "
-        "an error under `-D warnings`.")
-    # control: a rustc error with a note of its own keeps the note's words, and no lint
-    # name is made up for it
+        "(clippy::too_many_arguments) at src/boot.rs:40:1. Also: field assignment outside "
+        "of initializer for an instance created with Default::default() "
+        "(clippy::field_reassign_with_default) at src/state.rs:332:9.")
+    # control: rustc errors with notes of their own keep each note's words (an other
+    # cause's note differs from the first's, so it is said), and no lint name is made up
     plain = lines(["error[E0425]: cannot find value `total` in this scope",
                    "  --> src/cart.rs:9:5", "   |", "9  |     total", "   |     ^^^^^",
                    "   = note: similarly named constant `TOTAL` defined here", "",
-                   "error: could not compile `kiln` (lib) due to 1 previous error"])
+                   "error[E0308]: mismatched types", "  --> src/cart.rs:20:9",
+                   "   = note: expected type `u32` found type `i64`", "",
+                   "error: could not compile `kiln` (lib) due to 2 previous errors"])
     assert learned(plain) == ["The log reports: cannot find value `total` in this scope at "
                               "src/cart.rs:9:5 — similarly named constant `TOTAL` defined "
-                              "here."]
+                              "here. Also: mismatched types at src/cart.rs:20:9 — expected "
+                              "type `u32` found type `i64`."]
 
 
 BUILD_SCRIPT = [

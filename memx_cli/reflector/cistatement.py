@@ -69,7 +69,10 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
             continue  # the runner repeating the tool's words
         place = f" at {other.where}" if other.where and other.kind != "test" else \
             f" (test {other.where})" if other.where and other.where not in other.message else ""
-        notes = " — " + "; ".join(other.notes) if other.notes else ""
+        # (a note the cause already said, the flag that made every lint an error, is not
+        # said again)
+        fresh = [n for n in other.notes if item.main is None or n not in item.main.notes]
+        notes = " — " + "; ".join(fresh) if fresh else ""
         # the other cause is clipped to the room the memory has left, not cut off whole
         room = ROOM - len(text) - len(" Also: ") - len(place) - len(notes) - 1
         if room < MIN_ALSO:
