@@ -38,6 +38,17 @@ def test_a_denied_lint_is_said_by_its_attribute_name_and_the_flag_once_in_short(
         "(clippy::too_many_arguments) at src/boot.rs:40:1. Also: field assignment outside "
         "of initializer for an instance created with Default::default() "
         "(clippy::field_reassign_with_default) at src/state.rs:332:9.")
+    # rustc offers the attribute at a lint's first place only: the same words later are
+    # the same lint, one cause said with how often it hit
+    again = lines([*lint("variables can be used directly in the `format!` string",
+                         "src/a.rs:3:5", "clippy::uninlined-format-args",
+                         "clippy::uninlined_format_args"),
+                   "error: variables can be used directly in the `format!` string",
+                   "  --> src/b.rs:8:5", "",
+                   "error: could not compile `kiln` (lib) due to 2 previous errors"])
+    assert learned(again) == ["The log reports: variables can be used directly in the "
+                              "`format!` string (clippy::uninlined_format_args) at src/a.rs:3:5 "
+                              "(2 times) — an error under `-D warnings`."]
     # control: rustc errors with notes of their own keep each note's words (an other
     # cause's note differs from the first's, so it is said), and no lint name is made up
     plain = lines(["error[E0425]: cannot find value `total` in this scope",

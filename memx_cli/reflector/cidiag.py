@@ -173,9 +173,11 @@ def _bundled(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Di
                                            lines[i + 1].number, where=where)
 
 
-def _rust(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic]:
+def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
+          lints: dict[str, str]) -> tuple[int, Diagnostic]:
     """A Rust error (rustc, clippy, cargo): where it points, the lint as the code names it
-    (the attribute that would silence it) and its notes; the note that ``-D warnings`` made
+    (the attribute that would silence it; rustc offers it at the lint's first place only,
+    so ``lints`` carries it to the same words later) and its notes; the note that ``-D warnings`` made
     the lint an error is said once in short. A panic in the error's own indented block
     (a build script's, under cargo's ``failed to run custom build command``) is the
     program's own words: said with the error, at the panic's place, as one cause."""
@@ -199,6 +201,7 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagn
             denied = RUST_DENIED.match(note.group("msg").strip())
             diag.notes.append(f"an error under `{denied.group('flag')}`" if denied
                               else clip(note.group("msg")))
+    lint = lints.setdefault(diag.message, lint) if lint else lints.get(diag.message)
     if lint and lint not in diag.message:
         diag.message = clip(f"{diag.message} ({lint})")
     chain = [lines[j].text.strip() for j in range(i + 1, min(i + 3, len(lines)))
@@ -232,6 +235,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     formatter = False
     lines = citools.untagged(lines)
     audit = citools.audited(lines)
+    lints: dict[str, str] = {}  # a Rust error's words: the lint rustc named for them
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -336,7 +340,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(clip(f"{hit.group('code')} {hit.group('msg')}"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
         elif (hit := RUST.match(text)) is not None:
-            step, diag = _rust(lines, i, hit)
+            step, diag = _rust(lines, i, hit, lints)
         elif NPM.match(text) is not None:
             step, diag = npm(lines, i)
         elif (hit := GO_FAIL.match(text)) is not None:
