@@ -50,6 +50,15 @@ PS_GUTTER = re.compile(r"^\s*(?P<n>\d+)?\s*\|\s?(?P<said>.*)$")
 GUTTER = re.compile(r"^\s*(?:\d+\s*)?\|\s?(?P<said>.*)$")
 PIP_PYTHONS = re.compile(r"require a different python version: (?P<list>.+)$")
 URL = re.compile(r"\s*\bfrom https?://\S+|https?://\S{50,}")
+# Terraform's diagnostic drawn in a box (``╷``, a ``│ `` gutter, ``╵``), and the place it
+# names in it (``on main.tf line 12, in resource "…":``)
+BOX_GUTTER = re.compile(r"^[│╷╵](?: |$)")
+BOX_PLACE = re.compile(r"^\s+on (?P<path>\S+) line (?P<line>\d+)\b")
+BOX_LINES = 8  # the lines under a boxed error read for its place
+CMAKE_LINES = 6  # the indented lines of CMake's error said with it
+# a trace of bare ``PATH:LINE`` frames under an exception's words, innermost first (PHPUnit)
+BARE_FRAME = re.compile(r"^(?P<path>\S+\.\w+):(?P<line>\d+)$")
+TRACE_GAP = 6  # the exception's own lines read before its trace starts
 
 
 def clip(text: str) -> str:
@@ -385,3 +394,55 @@ def npm(lines: Sequence[Line], i: int) -> tuple[int, Diagnostic]:
                 facts.append(text)
     return max(1, step), Diagnostic(clip("npm error: " + "; ".join(said + facts[:3])),
                                     lines[i].number)
+
+
+def unboxed(lines: Sequence[Line]) -> Sequence[Line]:
+    """The lines of a diagnostic drawn in a box (Terraform's ``╷``, ``│ `` gutter, ``╵``)
+    without its gutter, so that its ``Error:`` reads as any tool's; the lines as they are
+    when there is no box."""
+    if not any(BOX_GUTTER.match(line.text) for line in lines):
+        return lines
+    return [Line(line.number, BOX_GUTTER.sub("", line.text, count=1), line.at)
+            if BOX_GUTTER.match(line.text) else line for line in lines]
+
+
+def boxed_place(lines: Sequence[Line], i: int) -> str | None:
+    """The place an ``Error:`` names in the lines under it (Terraform's box: ``on PATH
+    line N, in …:``), up to the next error."""
+    for line in lines[i + 1:i + BOX_LINES]:
+        if (at := BOX_PLACE.match(line.text)) is not None:
+            return f"{relative(at.group('path'))}:{at.group('line')}"
+        if line.text.startswith(("Error:", "Warning:")):
+            break  # (the next diagnostic)
+    return None
+
+
+def cmake(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic]:
+    """CMake's error: its words (on its line or indented under it, up to a blank line), at
+    the file and line it names."""
+    words = [hit.group("msg")] if hit.group("msg") else []
+    end = i + 1
+    while end < len(lines) and end - i <= CMAKE_LINES and lines[end].text[:1].isspace() \
+            and lines[end].text.strip():
+        words.append(lines[end].text.strip())
+        end += 1
+    where = f"{relative(hit.group('path'))}:{hit.group('line')}" if hit.group("path") else None
+    return end - i, Diagnostic(clip(" ".join(words) or "CMake failed"), lines[i].number,
+                               where=where)
+
+
+def listed_frame(lines: Sequence[Line], i: int) -> str | None:
+    """The first project frame of the bare ``PATH:LINE`` trace printed under an exception's
+    words (PHPUnit's, innermost first: a framework's frame under ``vendor/`` is not the
+    project's)."""
+    j = i + 1
+    while j < len(lines) and j - i <= TRACE_GAP and lines[j].text.strip() \
+            and not BARE_FRAME.match(lines[j].text.strip()):
+        j += 1  # the rest of the exception's words
+    while j < len(lines) and j - i <= TRACE_GAP and not lines[j].text.strip():
+        j += 1
+    while j < len(lines) and (frame := BARE_FRAME.match(lines[j].text.strip())) is not None:
+        if not OUTSIDE.search(frame.group("path")):
+            return f"{relative(frame.group('path'))}:{frame.group('line')}"
+        j += 1
+    return None

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 
 from memx_cli.reflector import citools
 from memx_cli.reflector.ciblocks import (
+    boxed_place,
     checked,
     clip,
+    cmake,
     continued,
     e_block,
     explained,
@@ -27,6 +29,7 @@ from memx_cli.reflector.ciblocks import (
     go_panic,
     go_said,
     header,
+    listed_frame,
     next_said,
     npm,
     panicked,
@@ -36,6 +39,7 @@ from memx_cli.reflector.ciblocks import (
     project_frame,
     scala,
     tail,
+    unboxed,
     unformatted,
     warned,
     went_wrong,
@@ -46,6 +50,7 @@ from memx_cli.reflector.cishapes import (
     CARGO_CAUSE,
     CARGO_CHAIN,
     CAUSED_BY,
+    CMAKE,
     CMD_UNKNOWN,
     CODE_FRAME,
     CODESPELL,
@@ -73,6 +78,7 @@ from memx_cli.reflector.cishapes import (
     LOCATED,
     MAKE,
     MARKED,
+    MSBUILD,
     NPM,
     PANIC,
     PIP_CONTEXT,
@@ -233,7 +239,7 @@ def _told(told: Diagnostic | None) -> Diagnostic | None:
 def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     formatter = False
-    lines = citools.untagged(lines)
+    lines = unboxed(citools.untagged(lines))
     audit = citools.audited(lines)
     lints: dict[str, str] = {}  # a Rust error's words: the lint rustc named for them
     i = 0
@@ -285,6 +291,11 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                                     f"{citools.inline_types(hit.group('msg'))}"),
                               line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := MSBUILD.match(text)) is not None:
+            diag = Diagnostic(clip(f"error {hit.group('code')}: {hit.group('msg')}"), line.number,
+                              where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+        elif (hit := CMAKE.match(text)) is not None:
+            step, diag = cmake(lines, i, hit)
         elif (hit := COMPILER.match(text) or GO_BUILD.match(text)) is not None:
             diag = Diagnostic(clip(hit.group("msg")), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
@@ -369,8 +380,10 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                                   hit.group("msg")) else "error")
             if (none := PIP_NONE.search(text)) is not None:
                 diag.message = clip(diag.message + pip_python(lines, i, none))
+            diag.where = boxed_place(lines, i)
         elif (hit := EXCEPTION.match(text)) is not None and hit.group("msg"):
             diag = Diagnostic(clip(text), line.number)
+            diag.where = listed_frame(lines, i)
         elif (hit := KOTLIN.match(text)) is not None:
             diag = Diagnostic(clip(hit.group("msg")), line.number,
                               where=f"{relative(hit.group('path'))}:"

@@ -17,7 +17,7 @@ WORKSPACE = re.compile(r"^(?:(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-
 # its steps are read: ``/builds/GROUP/SUBGROUP/PROJECT`` has no fixed depth to cut by
 CHECKOUT: ContextVar[str | None] = ContextVar("checkout", default=None)
 OUTSIDE = re.compile(r"site-packages|dist-packages|hostedtoolcache|/lib/python\d|<frozen|"
-                     r"node_modules|/usr/lib/|/rustc/|\.cargo/registry|/\.?venv/|/bin/[^/]+$")
+                     r"node_modules|(?:^|/)vendor/|/usr/lib/|/rustc/|\.cargo/registry|/\.?venv/|/bin/[^/]+$")
 ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/])")
 # an absolute path inside a message's own words (cargo's ``custom build command for `crate
 # v0.1.0 (/home/runner/work/R/R/crates/c)```, Gradle's ``'/builds/G/P/build.gradle'``,

@@ -50,6 +50,12 @@ COMPILER = re.compile(r"^(?P<path>[^\s:()]+?\.\w+):(?P<line>\d+)(?::\d+)?:\s*"
                       r"(?:fatal )?error(?:\[[\w-]+\])?:\s*(?P<msg>.+)$")
 TSC = re.compile(r"^\s*(?P<path>[^\s()]+?\.\w+)[(:](?P<line>\d+)[,:]\d+\)?:?\s*-?\s*error\s+"
                  r"(?P<code>TS\d+):\s*(?P<msg>.+)$")
+# MSBuild's canonical format, of the compilers it runs (csc, MSVC's cl) and its own:
+# ``PATH(L[,C]): error CODE: message [PROJECT]`` (tsc's, in the same form, is TSC's)
+MSBUILD = re.compile(r"^\s*(?P<path>[^\s()]+?\.\w+)\((?P<line>\d+)(?:,\d+)*\)\s*:\s*(?:fatal )?"
+                     r"error (?P<code>[A-Z]{1,4}\d{3,5})\s*:\s*(?P<msg>.+?)(?:\s+\[[^\]]+\])?\s*$")
+# CMake's error, ``CMake Error at PATH:LINE (command):``, its words indented under it
+CMAKE = re.compile(r"^CMake Error(?: at (?P<path>\S+?):(?P<line>\d+)(?: \(\w+\))?)?:\s*(?P<msg>.*)$")
 LINT_CODE = re.compile(r"^(?P<path>[^\s:]*[A-Za-z][^\s:]*?):(?P<line>\d+):\d+:\s+(?P<code>[A-Z]{1,4}\d{2,5})"
                        r"\s+(?P<msg>.+)$")
 # rustc's ``error[E0308]:``, and the codespan reports of cargo-deny and friends, whose
@@ -168,7 +174,8 @@ JAVAC = re.compile(r"^(?P<path>[^\s:]+?\.\w+):\[(?P<line>\d+),\d+\] (?P<msg>\S.*
 PIP_NONE = re.compile(r"No matching distribution found for (?P<name>[\w.-]+)==(?P<version>\S+)")
 PIP_CONTEXT = re.compile(r"^Ignored the following|^Could not find a version that satisfies")
 SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("python", PYTEST_FAILED), ("python", PYTEST_E), ("tsc", TSC), ("compiler", COMPILER),
+    ("python", PYTEST_FAILED), ("python", PYTEST_E), ("tsc", TSC), ("msbuild", MSBUILD),
+    ("compiler", COMPILER), ("cmake", CMAKE),
     ("go", GO_BUILD), ("eslint", ESLINT), ("rust", PANIC), ("lint", LINT_CODE),
     ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
     ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
