@@ -5,7 +5,7 @@ output, CMake's error block, Terraform's boxed diagnostic and PHPUnit's trace of
 from __future__ import annotations
 
 from .test_reflector_ci_wrapped import run_group
-from .test_reflector_cilog import learned, raw
+from .test_reflector_cilog import gh, learned, post, raw, setup
 
 VERDICT = "##[error]Process completed with exit code 1."
 
@@ -99,3 +99,34 @@ def test_phpunit_s_trace_places_the_exception_at_the_first_frame_of_the_project(
     inside = [line for line in PHPUNIT if "/src/" not in line and "/tests/" not in line]
     [memory] = learned(step(["vendor/bin/phpunit"], inside, exited))
     assert "A facade root has not been set" in memory and "Facade.php" not in memory
+
+
+SWIFT_BUILD = ["[1298/1316] Emitting module SynthCore",
+               "/Users/runner/work/synth/synth/Sources/SynthCore/Contract.swift:277:15: error: "
+               "invalid redeclaration of 'Contract'",
+               "277 | public struct Contract: Sendable {",
+               "    |               `- error: invalid redeclaration of 'Contract'"]
+
+
+def test_a_failed_step_copied_without_its_verdict_is_read_when_it_holds_a_tool_s_error() -> None:
+    # two jobs of ``gh run view --log-failed`` saved in a note, the second cut before its
+    # runner's verdict: its compiler error is still the job's failure
+    tests = gh("test", "Run swift test", [
+        "/Users/runner/work/synth/synth/Tests/SynthTests/ContractTests.swift:168: error: "
+        "-[SynthTests.ContractTests testRevoked] : XCTAssertEqual failed: (\"unavailable\") "
+        "is not equal to (\"rejected\")", "##[error]Process completed with exit code 1."])
+    build = gh("macOS gates", "Build", SWIFT_BUILD, minute=1)
+    memories = learned(tests + build)
+    assert any(m.startswith("CI job 'macOS gates', step 'Build' failed: invalid redeclaration "
+                            "of 'Contract' at Sources/SynthCore/Contract.swift:277")
+               for m in memories), memories
+    # control: a job shown whole (the runner's set-up and closing steps) whose step ends
+    # without a verdict passed, whatever its output says
+    memories = learned(tests + setup("macOS gates") + gh("macOS gates", "Build", SWIFT_BUILD,
+                                                         minute=1) + post("macOS gates"))
+    assert not any("macOS gates" in m for m in memories), memories
+    # control: a cut-off step with no tool's error at a place of the project is not read
+    memories = learned(tests + gh("macOS gates", "Build", ["Compiling SynthCore",
+                                                           "error: something went wrong"],
+                                  minute=1))
+    assert not any("macOS gates" in m for m in memories), memories

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.cidiag import diagnostics
 from memx_cli.reflector.cifailure import (
     POSITION,
     TIME_LIMIT,
@@ -82,6 +83,19 @@ def _timed_out(found: list[Failure], limits: dict[str | None, str]) -> None:
             item.note = stop_note(item)
 
 
+def _cut_off(listed: list[Step]) -> set[int]:
+    """The steps (by first line) that failed though the log shows no verdict for them: a
+    job's steps copied without the runner's own (``gh run view --log-failed``, or an excerpt
+    of it) whose last step was cut before its ``##[error]``, and whose output holds a tool's
+    error at a place in the project (a compiler's). A job shown whole (its ``Set up job``)
+    that ends without a verdict passed."""
+    whole = {step.job for step in listed if step.setup}
+    last = {step.job: step for step in listed if step.job is not None}
+    return {step.first for job, step in last.items()
+            if job not in whole and not step.failed and not step.marked
+            and any(d.kind == "error" and d.where for d in diagnostics(list(step.output)))}
+
+
 def _says_more(item: Failure, than: Failure) -> bool:
     """Does ``item`` tell the same cause with more: a place, or notes, where ``than``'s
     telling has none?"""
@@ -128,7 +142,9 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
     failed = False  # a step failed, whether or not its cause could be read
     outer = CHECKOUT.set(None)
     try:
-        for step in steps(lines):
+        listed = list(steps(lines))
+        cut_off = _cut_off(listed) if not plain else set()
+        for step in listed:
             CHECKOUT.set(step.home)  # the paths it prints, cut to the project's
             if counted is not None:
                 counted[0] += 1
@@ -143,11 +159,12 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
             failed = failed or (step.failed and step.ours)
             bare = plain or (step.job is None and not step.marked)
             kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
+            cut = step.first in cut_off
             items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \
-                if len(kinds) > 1 else [failure(step, bare, before=before)]
+                if len(kinds) > 1 else [failure(step, bare or cut, before=before)]
             for item in items:
                 if item is not None and len(found) + len(unmarked) < MAX_FAILURES:
-                    (found if plain or step.marked else unmarked).append(item)
+                    (found if plain or step.marked or cut else unmarked).append(item)
                     if step.job is not None and not item.cascade:
                         last[step.job] = item
             after = last.get(step.job) if step.job is not None else None
