@@ -131,18 +131,71 @@ def _term() -> re.Pattern[str]:
     return re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
 
-def index_text(text: str) -> str:
-    return cjk_bigrams(text)
+# A name whose words are written together, told apart by their capitals (camelCase,
+# PascalCase: compileDevDebugKotlin, useQueryClient, oauth2Client, XMLStreamParser): a
+# lower-case letter (and digits) before a capital, or a run of capitals before a
+# capitalised word of two or more lower-case letters (so APIs, URLs and IDs stay whole).
+# Joiners (. _ - ') already split a name into words: the index's tokenizer and
+# ``query_terms`` cut at them. Up to MAX_NAME characters: a longer run of mixed case is
+# data (an encoded blob), not a name.
+MAX_NAME = 48
+_JOINED = (rf"(?<![A-Za-z0-9])(?=[A-Za-z0-9]{{3,{MAX_NAME}}}(?![A-Za-z0-9]))"
+           r"[A-Za-z0-9]*?(?:[a-z]\d*[A-Z]|[A-Z][A-Z][a-z]{2})[A-Za-z0-9]*")
+# A word of such a name: a capitalised or lower-case word, or a run of capitals (an
+# acronym) not followed by a lower-case letter; digits stay with the word before them.
+_PART = r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])|\d+"
 
 
-def query_terms(text: str, keep_stop_words: bool = False) -> list[str]:
-    """Lowercased search terms of a query, CJK as bigrams, stop words dropped.
+@functools.cache
+def _joined() -> re.Pattern[str]:
+    return re.compile(_JOINED)
+
+
+@functools.cache
+def _part() -> re.Pattern[str]:
+    return re.compile(_PART)
+
+
+def name_words(name: str) -> list[str]:
+    """The words a name written together is made of (``useQueryClient``: use, Query,
+    Client); single letters are left out (``iOS``: OS)."""
+    return [part for part in _part().findall(name) if len(part) > 1]
+
+
+def joined_names(text: str) -> list[str]:
+    """The names of ``text`` written together (``with_name_words`` adds their words)."""
+    return _joined().findall(text)
+
+
+def _with_words(match: re.Match[str]) -> str:
+    name = match.group(0)
+    return " ".join([name, *name_words(name)])
+
+
+def with_name_words(text: str) -> str:
+    """``text`` with the words of each name written together added after the name,
+    which stays as written: "call useQueryClient()" → "call useQueryClient use Query
+    Client()". So the name is still matched whole, and a question in words ("the query
+    client") finds it too."""
+    return _joined().sub(_with_words, text)
+
+
+def index_text(text: str, name_parts: bool = False) -> str:
+    """``text`` as a field of the index reads it: CJK as bigrams and, with
+    ``name_parts``, each name written together followed by its words."""
+    return cjk_bigrams(with_name_words(text) if name_parts else text)
+
+
+def query_terms(text: str, keep_stop_words: bool = False,
+                name_parts: bool = False) -> list[str]:
+    """Lowercased search terms of a query, CJK as bigrams, stop words dropped; with
+    ``name_parts``, a name written together is followed by its words (``with_name_words``).
 
     When every word is a stop word ("what is it"), they are kept: some query beats none.
     """
     # the words split at their joiners (. _ ' ’ -): one findall of what lies between
     # them (search scores every hit's text this way: a split per word cost ~2 ms a search)
-    text = cjk_bigrams(text).lower()
+    text = cjk_bigrams(with_name_words(text) if name_parts else text).lower()
     terms: list[str] = (_ascii_term() if text.isascii() else _term()).findall(text)
     kept = [w for w in terms if keep_stop_words or w not in STOP_WORDS]
     return kept or terms

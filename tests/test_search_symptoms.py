@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from memx_cli.generator import questions
-from memx_cli.generator.questions import error_words, pitfall, states_cause, symptom
+from memx_cli.generator import questions, search
+from memx_cli.generator.questions import pitfall, states_cause, symptom
 
 from .conftest import Memx, explained, import_texts
 
@@ -100,15 +100,6 @@ def test_a_memory_stating_a_cause_or_a_fix(text: str, stated: bool) -> None:
     assert states_cause(text) is stated
 
 
-def test_an_exception_name_spelled_as_words() -> None:
-    assert error_words("workers throw ActiveRecord::ConnectionTimeoutError") == [
-        "connection", "timeout"]
-    assert error_words("java.lang.OutOfMemoryError: Java heap space") == ["memory"]
-    assert error_words("raise ModuleNotFoundError") == ["module", "found"]
-    # the control: names that are no exception, and a bare class word
-    assert error_words("ActiveRecord adapter, LazyColumn, Error, Exception") == []
-
-
 # On each subject two memories: one tells what the thing is, the other why it failed.
 STORE = [
     "The nightly export writes one CSV per tenant into the exports bucket and mails "
@@ -174,13 +165,13 @@ def test_an_exception_is_searched_by_its_words(store: Memx,
     monkeypatch.setattr(questions, "symptom", lambda query: False)
     spelled = _results(store, query)
     assert spelled[0]["content"] == STORE[3]
-    # the control: without the words of the name the namespace wins (as before), and
-    # relevance is the same both ways (it weighs the query's own terms)
-    monkeypatch.setattr(questions, "error_words", lambda query: [])
+    # the control: the query's names not split (the index still holds their words),
+    # the namespace wins, and the pool memory's words are less of the question's
+    monkeypatch.setattr(search, "joined_names", lambda text: [])
     written = _results(store, query)
     assert written[0]["content"] == STORE[2]
-    assert {r["content"]: r["relevance"] for r in written} \
-        == {r["content"]: r["relevance"] for r in spelled}
+    share = {r["content"]: r["explain"]["layers"]["word_share"] for r in written}
+    assert spelled[0]["explain"]["layers"]["word_share"] > share.get(STORE[3], 0.0)
 
 
 # Near-misses on one subject (releases): one memory tells how a release went wrong, the

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memx_cli.generator.fusion import final_score
-from memx_cli.textproc import STOP_WORDS
 
 if TYPE_CHECKING:
     from memx_cli.generator.candidates import Hit
@@ -301,34 +300,6 @@ def pitfall(text: str) -> bool:
         return True
     low = text.lower()
     return _symptom().search(low) is not None or _against(False).search(low) is not None
-
-
-# An exception's name runs the words of its cause together: ConnectionTimeoutError,
-# OutOfMemoryError. A memory stating the cause in prose ("could not obtain a connection
-# from the pool") has its words, not the name.
-_ERROR_NAME = r"\b[A-Za-z][A-Za-z0-9]*?[a-z0-9](?:Error|Exception|Timeout|Failure)\b"
-_CAMEL_PART = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
-
-
-@functools.cache
-def _error_name() -> re.Pattern[str]:
-    return re.compile(_ERROR_NAME)
-
-
-@functools.cache
-def _camel_part() -> re.Pattern[str]:
-    return re.compile(_CAMEL_PART)
-
-
-def error_words(query: str) -> list[str]:
-    """The words of each exception's name in ``query``, lowercased, its closing class
-    word left out (the name itself is searched as written): ConnectionTimeoutError gives
-    connection, timeout."""
-    found: list[str] = []
-    for name in _error_name().findall(query):
-        parts = _camel_part().findall(name)
-        found.extend(part.lower() for part in parts[:-1])
-    return [word for word in dict.fromkeys(found) if word not in STOP_WORDS]
 
 
 def apply(hits: list[Hit], query: str) -> list[Hit]:

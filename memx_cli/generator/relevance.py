@@ -134,7 +134,7 @@ class WordEvidence:
         if self.total <= 0:
             return 0.0
         initials = self.initials
-        present = {stem(t) for t in query_terms(text, keep_stop_words=True)
+        present = {stem(t) for t in query_terms(text, keep_stop_words=True, name_parts=True)
                    if t[:1] in initials}
         answered = {stem(word) for word in also} - present
         return sum(w * (1.0 if root in present else part if root in answered else 0.0)

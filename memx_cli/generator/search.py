@@ -46,7 +46,14 @@ from memx_cli.operations.feedback import feedback_factor
 from memx_cli.store.recall_live import LiveRecalls
 from memx_cli.store.repo import Repo
 from memx_cli.store.sources import stores as source_stores
-from memx_cli.textproc import clean_text, estimate_tokens, query_terms
+from memx_cli.textproc import (
+    STOP_WORDS,
+    clean_text,
+    estimate_tokens,
+    joined_names,
+    name_words,
+    query_terms,
+)
 from memx_cli.textproc import words as split_words
 
 if TYPE_CHECKING:
@@ -159,12 +166,6 @@ class Searcher:
         # Issue 25: a question's form words ("how do I", "which ... do we use") are left
         # out of the meaning searched; what they ask for is the prior.
         plain = questions.read(text)[1]
-        # An exception's name is searched by its words too (ConnectionTimeoutError:
-        # connection, timeout), by the keyword layers only: relevance weighs the query's
-        # own terms, and the meaning embeds the query as written (with the words added to
-        # it, the right answer's meaning evidence fell under the threshold).
-        spelled = questions.error_words(text)
-        ranking = list(dict.fromkeys(terms + spelled))[:MAX_QUERY_TERMS]
         # Issue 25: the roles the query says ("package manager"), whose tools each store
         # names are searched as a weak voice (generator/roles.py).
         self.roles = roles.asked(text)
@@ -190,11 +191,12 @@ class Searcher:
         if want_vectors and qvec is None:
             log.debug("no query vector: keyword results only")
 
+        terms = self._name_words(text, terms)
         # Issue 25: the ranking does not depend on --limit. It used to search 6 x limit
         # deep, so a longer list drew other candidates (and another floor for meaning-only
         # ones) and reordered the first results; now any --limit up to CANDIDATES ranks
         # the same candidates, and a longer list searches just deep enough to fill it.
-        ranked = self._rank(text, ranking, mode, current, qvec, noise, vectored,
+        ranked = self._rank(text, terms, mode, current, qvec, noise, vectored,
                             include_archived, result.when, allow, limit,
                             max(CANDIDATES, limit))
         uncalibrated, result.absent = self._relevance(ranked, text, terms, qvec)
@@ -206,7 +208,7 @@ class Searcher:
         result.hits, result.over_budget = self._fill(ranked, limit, budget,
                                                      cfg["ace.verification.policy"])
         if explain:
-            self._explain(result.hits, ranking)
+            self._explain(result.hits, terms)
         if record_recalls:
             by_store: dict[str, list[str]] = {}
             for hit in result.hits:
@@ -220,6 +222,19 @@ class Searcher:
 
                     corecall.record(index.store, by_store.get(index.store.label, []))
         return result
+
+    def _name_words(self, text: str, terms: list[str]) -> list[str]:
+        """``terms`` and the words of each name the query writes together (useQueryClient:
+        use, query, client; the index holds them with the name: textproc.with_name_words)
+        that no store holds whole: a name a store has is found by itself, and its words
+        would count it twice, against a memory that says them apart (``ActiveRecord::
+        ConnectionTimeoutError``: the namespace is held, the exception is told in words)."""
+        held = [index.lexical.searcher() for index in self.indexes if index.built()]
+        found = [word.lower() for name in joined_names(text)
+                 if not any(searcher.doc_freq("exact", name.lower()) for searcher in held)
+                 for word in name_words(name)]
+        spelled = [word for word in found if word not in STOP_WORDS]
+        return list(dict.fromkeys(terms + spelled))[:MAX_QUERY_TERMS]
 
     def _rank(self, text: str, terms: Sequence[str], mode: str, current: str, qvec: Any,
               noise: float | None, vectored: Sequence[StoreIndex], include_archived: bool,

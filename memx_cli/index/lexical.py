@@ -1,6 +1,7 @@
 """The tantivy full-text index: one document per memory (SPEC 9).
 
-Fields: ``exact`` (lowercased words: layer L1), ``stem`` (English stemming: L2),
+Fields: ``exact`` (lowercased words: layer L1), ``stem`` (English stemming, and the
+words of a name written together, useQueryClient: use, query, client: L2),
 ``meta`` (tags, tools, entities, domain, topic: L3) and ``context`` (the neighbouring
 memories of the same source, e.g. the turns around a transcript turn, searched with a
 lower weight). The whole memory is stored as JSON so results need no YAML parsing.
@@ -179,9 +180,12 @@ class LexicalIndex:
                 entry.add_unsigned("archived", int(doc.archived))
                 entry.add_unsigned("day", day_number(doc.stored.get("created_at")))
                 entry.add_text("exact", index_text(doc.content))
-                entry.add_text("stem", index_text(doc.content))
+                # the stemmed fields hold a name written together and its words too
+                # (compileDevDebugKotlin: compile, dev, debug, kotlin); ``exact`` holds
+                # the words as written, so the name typed whole ranks first
+                entry.add_text("stem", index_text(doc.content, name_parts=True))
                 entry.add_text("meta", index_text(doc.meta))
-                entry.add_text("context", index_text(doc.context))
+                entry.add_text("context", index_text(doc.context, name_parts=True))
                 entry.add_bytes("doc", json.dumps(doc.stored, ensure_ascii=False,
                                                   separators=(",", ":")).encode())
                 writer.add_document(entry)

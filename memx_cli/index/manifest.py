@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 # Bump when the tantivy schema, the stored document or the vector layout changes:
 # an index with another version is rebuilt automatically.
-INDEX_VERSION = 6  # 6: the files table holds a group member's time (``created``)
+# 6: the files table holds a group member's time (``created``); 7: the stemmed fields
+# hold the words of a name written together (textproc.with_name_words)
+INDEX_VERSION = 7
 # Batches of ids per query: SQLite's default limit of bound parameters is 32766.
 _BATCH = 900
 
