@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memx_cli import textproc
 from memx_cli.curator import text as curator_text
 from memx_cli.curator.similarity import word_set
 from memx_cli.textproc import query_terms, stem, words
@@ -122,3 +123,36 @@ def test_one_tokeniser_for_curator_index_and_search() -> None:
 ])
 def test_curator_lexer_details(text: str, expected: list[str]) -> None:
     assert [t.text for t in curator_text.tokenize(text)] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("run compileDevDebugKotlin", "run compileDevDebugKotlin compile Dev Debug Kotlin"),
+    ("ConnectionTimeoutError", "ConnectionTimeoutError Connection Timeout Error"),
+    ("useQueryClient()", "useQueryClient use Query Client()"),
+    ("XMLStreamParser", "XMLStreamParser XML Stream Parser"),
+    ("oauth2Client", "oauth2Client oauth2 Client"),
+    ("iOS", "iOS OS"),  # a single letter is no word
+    # one name of a snake_case pair: the joiner already splits them
+    ("max_poolSize", "max_poolSize pool Size"),
+])
+def test_a_name_written_together_gets_its_words(text: str, expected: str) -> None:
+    assert textproc.with_name_words(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # controls: plain words, plural acronyms, names split by joiners, a blob of mixed case
+    "Use pnpm, never npm", "APIs, URLs and IDs", "Capitalised Words Stay", "HTTP 10GB",
+    "max_connections spring.datasource.url pnpm-lock.yaml", "aB" * 30,
+])
+def test_other_words_are_left_as_written(text: str) -> None:
+    assert textproc.with_name_words(text) == text
+    assert textproc.joined_names(text) == []
+
+
+def test_query_terms_read_a_name_as_the_index_does() -> None:
+    assert query_terms("findByEmailIgnoreCase") == ["findbyemailignorecase"]
+    assert query_terms("findByEmailIgnoreCase", name_parts=True) == [
+        "findbyemailignorecase", "find", "email", "ignore", "case"]  # "by": a stop word
+    assert textproc.index_text("see useQueryClient", name_parts=True) == \
+        "see useQueryClient use Query Client"
+    assert textproc.index_text("useQueryClient") == "useQueryClient"
