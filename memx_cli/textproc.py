@@ -134,26 +134,60 @@ def _term() -> re.Pattern[str]:
 # A name whose words are written together, told apart by their capitals (camelCase,
 # PascalCase: compileDevDebugKotlin, useQueryClient, oauth2Client, XMLStreamParser): a
 # lower-case letter (and digits) before a capital, or a run of capitals before a
-# capitalised word of two or more lower-case letters (so APIs, URLs and IDs stay whole).
-# Joiners (. _ - ') already split a name into words: the index's tokenizer and
-# ``query_terms`` cut at them. Up to MAX_NAME characters: a longer run of mixed case is
-# data (an encoded blob), not a name.
+# capitalised word of two or more lower-case letters (so APIs, URLs and IDs stay whole),
+# ASCII letters and digits. Joiners (. _ - ') already split a name into words: the
+# index's tokenizer and ``query_terms`` cut at them. Up to MAX_NAME characters: a longer
+# run of mixed case is data (an encoded blob), not a name.
 MAX_NAME = 48
-_JOINED = (rf"(?<![A-Za-z0-9])(?=[A-Za-z0-9]{{3,{MAX_NAME}}}(?![A-Za-z0-9]))"
-           r"[A-Za-z0-9]*?(?:[a-z]\d*[A-Z]|[A-Z][A-Z][a-z]{2})[A-Za-z0-9]*")
 # A word of such a name: a capitalised or lower-case word, or a run of capitals (an
 # acronym) not followed by a lower-case letter; digits stay with the word before them.
 _PART = r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])|\d+"
 
 
 @functools.cache
-def _joined() -> re.Pattern[str]:
-    return re.compile(_JOINED)
+def _capital() -> re.Pattern[str]:
+    return re.compile(r"[A-Z]")
+
+
+@functools.cache
+def _name_end() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9]*")
 
 
 @functools.cache
 def _part() -> re.Pattern[str]:
     return re.compile(_PART)
+
+
+def _lower(char: str) -> bool:
+    return "a" <= char <= "z"
+
+
+def _joined_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text``'s names written together are (start, end). Found from its
+    capitals, few in prose, and the letters around each: one pattern of the whole name
+    tried at every position cost ~3 times as much (each memory indexed, each hit's
+    words weighed by relevance)."""
+    spans: list[tuple[int, int]] = []
+    end, size = 0, len(text)
+    for capital in _capital().finditer(text):
+        at = capital.start()
+        if at < end:
+            continue  # inside the name found last
+        before = at - 1
+        while before >= 0 and "0" <= text[before] <= "9":
+            before -= 1
+        if not ((before >= 0 and _lower(text[before]))
+                or (at + 3 < size and "A" <= text[at + 1] <= "Z" and _lower(text[at + 2])
+                    and _lower(text[at + 3]))):
+            continue
+        start = at
+        while start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+            start -= 1
+        end = (_name_end().match(text, at) or capital).end()  # always matches
+        if 3 <= end - start <= MAX_NAME:
+            spans.append((start, end))
+    return spans
 
 
 def name_words(name: str) -> list[str]:
@@ -164,12 +198,7 @@ def name_words(name: str) -> list[str]:
 
 def joined_names(text: str) -> list[str]:
     """The names of ``text`` written together (``with_name_words`` adds their words)."""
-    return _joined().findall(text)
-
-
-def _with_words(match: re.Match[str]) -> str:
-    name = match.group(0)
-    return " ".join([name, *name_words(name)])
+    return [text[start:end] for start, end in _joined_spans(text)]
 
 
 def with_name_words(text: str) -> str:
@@ -177,7 +206,17 @@ def with_name_words(text: str) -> str:
     which stays as written: "call useQueryClient()" → "call useQueryClient use Query
     Client()". So the name is still matched whole, and a question in words ("the query
     client") finds it too."""
-    return _joined().sub(_with_words, text)
+    pieces: list[str] = []
+    last = 0
+    for start, end in _joined_spans(text):
+        named = name_words(text[start:end])
+        if named:
+            pieces += [text[last:end], " ", " ".join(named)]
+            last = end
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def index_text(text: str, name_parts: bool = False) -> str:

@@ -60,7 +60,7 @@ def through_cli(worktree: Path, searcher: Searcher) -> None:
     temporal.resolve("since May 2020", datetime.now(UTC))
     questions.intent("why 为什么")
     questions.symptom("warm")
-    query_terms("warm 部署")
+    query_terms("warmUp 部署", name_parts=True)  # a name written together, too
     words("warm 部署")
     with captured({}), contextlib.suppress(SystemExit):
         cli.main(["-C", str(worktree), "search", "warm up", "--mode", "hybrid",
