@@ -145,18 +145,9 @@ _PART = r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])|\d+"
 
 
 @functools.cache
-def _capital() -> re.Pattern[str]:
-    return re.compile(r"[A-Z]")
-
-
-@functools.cache
-def _name_end() -> re.Pattern[str]:
-    return re.compile(r"[A-Za-z0-9]*")
-
-
-@functools.cache
-def _part() -> re.Pattern[str]:
-    return re.compile(_PART)
+def _pattern(source: str) -> re.Pattern[str]:
+    """``source`` compiled, once a process (on its first name)."""
+    return re.compile(source)
 
 
 def _lower(char: str) -> bool:
@@ -170,7 +161,7 @@ def _joined_spans(text: str) -> list[tuple[int, int]]:
     words weighed by relevance)."""
     spans: list[tuple[int, int]] = []
     end, size = 0, len(text)
-    for capital in _capital().finditer(text):
+    for capital in _pattern("[A-Z]").finditer(text):
         at = capital.start()
         if at < end:
             continue  # inside the name found last
@@ -184,7 +175,7 @@ def _joined_spans(text: str) -> list[tuple[int, int]]:
         start = at
         while start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
             start -= 1
-        end = (_name_end().match(text, at) or capital).end()  # always matches
+        end = (_pattern("[A-Za-z0-9]*").match(text, at) or capital).end()  # always matches
         if 3 <= end - start <= MAX_NAME:
             spans.append((start, end))
     return spans
@@ -193,7 +184,7 @@ def _joined_spans(text: str) -> list[tuple[int, int]]:
 def name_words(name: str) -> list[str]:
     """The words a name written together is made of (``useQueryClient``: use, Query,
     Client); single letters are left out (``iOS``: OS)."""
-    return [part for part in _part().findall(name) if len(part) > 1]
+    return [part for part in _pattern(_PART).findall(name) if len(part) > 1]
 
 
 def joined_names(text: str) -> list[str]:

@@ -123,9 +123,10 @@ def import_texts(memx: Memx, texts: list[str]) -> Memx:
     return memx
 
 
-def explained(memx: Memx, query: str) -> list[dict]:
-    """The results of ``memx search QUERY --json --explain --closest``."""
-    return json.loads(memx.ok("search", query, "--json", "--explain", "--closest"))["results"]
+def explained(memx: Memx, query: str, *options: str) -> list[dict]:
+    """The results of ``memx search QUERY --json --explain --closest [OPTIONS]``."""
+    return json.loads(memx.ok("search", query, "--json", "--explain", "--closest",
+                              *options))["results"]
 
 
 @pytest.fixture

@@ -31,8 +31,7 @@ def store(memx: Memx) -> Memx:
 
 
 def _keyword(memx: Memx, query: str) -> list[dict]:
-    out = memx.ok("search", query, "--mode", "keyword", "--json", "--explain", "--closest")
-    return json.loads(out)["results"]
+    return explained(memx, query, "--mode", "keyword")
 
 
 @pytest.mark.parametrize("query, answer", [
