@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from memx_cli.reflector.answers import grounded, items, reads, states
@@ -182,3 +183,48 @@ def test_a_command_reads_when_each_part_only_looks() -> None:
     for command in ("sed -i s/a/b/ app/loader.py", "cd /repo && make test",
                     "grep -n x app.py > out.txt && rm out.txt", "cd /repo"):
         assert not reads(command), command
+
+
+
+DIAGNOSIS = ("`load_config()` overlays the `APP_` variables with `_merge_env()` after parsing, "
+             "and `validate_schema()` runs last.\n\nWould you like me to make the overlay "
+             "optional?")
+OFFER_KEPT = ("Asked \"what does `load_config` do besides parsing the file?\": `load_config()` "
+              "overlays the `APP_` variables with `_merge_env()` after parsing, and "
+              "`validate_schema()` runs last.")
+TAKEN = "    run(cfg)\n", "    run(cfg, strict=True)\n"
+
+
+@pytest.mark.parametrize("reply, then, kept", [
+    ("yes", "edit", []),  # the offer taken and the work done: the task's memory tells it
+    ("thanks, good to know", "edit", [OFFER_KEPT]),  # the offer left: the answer stands
+    ("yes", "ask", [OFFER_KEPT]),  # taken, but the user speaks again before any work
+])
+def test_an_answer_whose_offered_work_is_done_is_left_to_the_work(
+        memx: Memx, repo: Path, reply: str, then: str, kept: list[str]) -> None:
+    session = asked().read("/repo/app/loader.py", LOADER).say(DIAGNOSIS).user(reply)
+    if then == "ask":
+        session = session.user("actually, who calls it?")
+    session = session.edit("/repo/app/cli.py", *TAKEN).say("Done.")
+    memx.ok("ingest", session.write(repo))
+    assert answers(repo) == kept
+
+
+
+CASE_ITEMS = ("\n1. `_merge_env()` finds `APP_` variables in the environment"
+              "\n2. `validate_schema()` accepts the merged keys")
+
+
+@pytest.mark.parametrize("lead, kept", [
+    # "The issue only manifests when:" holds its items to a case: each says nothing alone
+    ("The overlay only applies when:", []),
+    # the control: a lead-in that states what the items are keeps them, one statement
+    ("The loader calls two helpers:", [
+        "Asked \"what does `load_config` do besides parsing the file?\": `_merge_env()` finds "
+        "`APP_` variables in the environment; `validate_schema()` accepts the merged keys."]),
+])
+def test_a_list_under_a_lead_in_ending_on_its_case_gives_nothing(
+        memx: Memx, repo: Path, lead: str, kept: list[str]) -> None:
+    session = asked().read("/repo/app/loader.py", LOADER).say(lead + CASE_ITEMS).user("ok")
+    memx.ok("ingest", session.write(repo))
+    assert answers(repo) == kept

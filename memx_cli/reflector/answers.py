@@ -29,8 +29,12 @@ the reading calls returned; it is no question, no plan or offer of the agent's (
 The answer is dropped when the user's next message disputes it ("no", "but…", "actually",
 "hmm", "still", a rejection), and an item is dropped when a later edit of the session changes
 how often a name it is grounded on occurs in the text it replaces (the code it describes
-was changed). Each kept
-item is a ``Fact``: ``Asked "<the question>": <item>``.
+was changed). An answer that ends by offering the work ("Would you like me to implement
+this fix?"), which the user takes with an assent ("yes", "do it") and the agent then does
+(an edit, or a command that does more than look, before the user speaks again), was the
+diagnosis of a task: the task's own memory (its report, its episode) tells what was found
+and done, and the answer is not said again beside it; an offer the user lets pass leaves
+the answer a fact. Each kept item is a ``Fact``: ``Asked "<the question>": <item>``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 
 from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.approvals import ASSENT
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import DISPUTE
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
@@ -86,7 +91,14 @@ CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|has|h
 # a lead-in that holds the list under it to a case: its items say nothing on their own
 CASE = re.compile(r"(?i)^\W*(?:for|when|if|in|on|after|before|during|with|without|under|"
                   r"once|while|unless|where)\b")
+# a lead-in that ends on the case its list spells out: "The issue only manifests when:"
+CASE_END = re.compile(r"(?i)\b(?:when|whenever|if|unless|once|while|where|after|before|until)"
+                      r"\s*:$")
 # an item led by a pronoun leans on the sentence before it
+# The agent's closing offer to do the work itself: "Would you like me to implement this fix?",
+# "Want me to …", "Should I …", "Shall I …".
+OFFERS = re.compile(r"(?i)^\W*(?:would\s+you\s+like\s+me\s+to|do\s+you\s+want\s+me\s+to|"
+                    r"want\s+me\s+to|should\s+i|shall\s+i)\b[^?]*\?\W*$")
 PRONOUN = re.compile(r"(?i)^\W*(?:it|its|they|their|them|this|that|these|those|both|he|she)\b")
 CONNECTIVE = re.compile(r"(?i)^(?:however|but|and|also|so|then|in fact|actually),?\s+")
 WEIGHS = re.compile(r"(?i)\b(?:might|may|could|would|should|probably|possibly|perhaps|maybe|"
@@ -123,10 +135,15 @@ class Answers:
     def __init__(self) -> None:
         self.asked: _Asked | None = None
         self.held: list[_Item] = []
+        # an answer whose offer of the work the user took: its items, until the work is
+        # done (dropped) or the user speaks again first (held)
+        self.taken: list[_Item] = []
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn = sig.turn
         if turn.role == "user" and turn.kind == "text":
+            self.held += self.taken[:max(0, MAX_HELD - len(self.held))]
+            self.taken = []
             self._settle(sig)
             self.asked = None
             if not (turn.rejected or turn.picked or turn.planned):
@@ -136,6 +153,8 @@ class Answers:
                     self.asked = _Asked(turn.index, questions)
             return []
         if turn.kind == "tool_use":
+            if turn.files or (turn.command and not reads(turn.command)):
+                self.taken = []  # the offered work done: its own memory tells it
             self._edited(turn.edited)
             asked = self.asked
             if asked is None:
@@ -160,7 +179,8 @@ class Answers:
 
     def finish(self) -> list[Candidate]:
         self._settle(None)
-        held, self.held, self.asked = self.held, [], None
+        held, self.held, self.asked = self.held + self.taken, [], None
+        self.taken = []
         return [Candidate("Fact", i.first, i.last, i.lang, i.text, context=i.text)
                 for i in held]
 
@@ -179,12 +199,15 @@ class Answers:
             return  # "I think I understand the issue now": the agent's guess, to be checked
         seen = "\n".join(asked.seen)
         lang = reply.lang if reply is not None else "en"
+        # "… Would you like me to implement this fix?" - "yes": held until the work shows
+        taking = reply is not None and bool(ASSENT.match(reply.text)) and _offers(text)
+        kept = self.taken if taking else self.held
         for item, names in stated(text, seen):
-            if len(self.held) >= MAX_HELD:
+            if len(self.held) + len(self.taken) >= MAX_HELD:
                 return
             question = _question(asked.questions, item)
-            self.held.append(_Item(asked.index, index, lang,
-                                   f"Asked \"{question}\": {_clip(item, MAX_ITEM)}", names))
+            kept.append(_Item(asked.index, index, lang,
+                              f"Asked \"{question}\": {_clip(item, MAX_ITEM)}", names))
 
     def _edited(self, edited: tuple[str, str] | None) -> None:
         """A later edit that takes a name an item is grounded on out of the code replaces
@@ -294,7 +317,8 @@ def led(text: str) -> list[tuple[int, str, str]]:
             close()
             if not listed:
                 part += 1
-                qualified = bool(CASE.match(EMPHASIS.sub("", lead))) and lead.rstrip().endswith(":")
+                bare = EMPHASIS.sub("", lead).rstrip()
+                qualified = bare.endswith(":") and bool(CASE.match(bare) or CASE_END.search(bare))
                 if out and out[-1][1].endswith(":") and lead:
                     leads[part] = out[-1][1]
             listed = True
@@ -358,6 +382,14 @@ def states(item: str) -> bool:
         AGENT.match(prose) or PRONOUN.match(prose) or FIRST_PERSON.search(prose) or WEIGHS.search(prose)
         or lx.HEDGE.find(words_of(prose), prose)
         or lx.ACTION.find(words_of(first), first))  # "Remove `omitempty` …": advice
+
+
+def _offers(text: str) -> bool:
+    """The answer's last words offer to do the work: its last line is a question of the
+    agent's offering to act."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    last = SENTENCE_END.split(EMPHASIS.sub("", lines[-1]).strip())[-1] if lines else ""
+    return bool(OFFERS.match(last))
 
 
 def _question(questions: list[str], item: str) -> str:
