@@ -607,3 +607,16 @@ def test_lets_words_the_agent_only_looks_after_are_no_correction(memx: Memx,
             .write(repo))
     memx.ok("ingest", name)
     assert stored(repo) == []
+
+
+@pytest.mark.parametrize("words, kinds", [
+    # the negation is inside the if-clause: what is asked about, no redirect of the work
+    ("can we figure out if there are more event types we don't send?", []),
+    ("check whether the release builds shouldn't read POSTHOG_API_KEY too", []),
+    # the control: the same negation heading its own clause redirects the work
+    ("we don't send the event types from the environment in released builds", ["preference"]),
+])
+def test_a_negation_inside_an_if_clause_is_no_correction(memx: Memx, repo: Path, words: str,
+                                                         kinds: list[str]) -> None:
+    memx.ok("ingest", _after_work(words).write(repo))
+    assert [kind for kind, _ in stored(repo)] == kinds

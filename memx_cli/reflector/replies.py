@@ -26,7 +26,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   "this should not change, only `--local-dev` should") is a *Preference* too, when it
   follows work the assistant did (an edit or a run since the user last spoke), redirects
   it (a negated modal: don't, should not, can't we; no need, instead, rather than, never,
-  or a leading "no"; not a negated state, "it isn't showing", nor "I can't see"), and the
+  or a leading "no"; not a negated state, "it isn't showing", nor "I can't see", nor one
+  inside an if/whether clause, "can we figure out if there are types we don't support?",
+  which is what is asked about), and the
   assistant then acts on it: an edit follows that is not turned down. The answer is the
   assistant's first concrete reply, or its last words before the user speaks again.
   Words that report an error, or say something worked, are a report, not a correction.
@@ -390,7 +392,21 @@ def _restates(said: tuple[frozenset[str], str], before: tuple[frozenset[str], st
 
 def _redirects(words: str) -> bool:
     return any(not OBSERVED.match(words, max(0, m.start() - 2)) and not OBSERVED.match(
-        words, max(0, m.start() - 3)) for m in REDIRECTS.finditer(words))
+        words, max(0, m.start() - 3)) and not _embedded(words, m.start())
+        for m in REDIRECTS.finditer(words))
+
+
+# "can we figure out if there are more types we don't support?": a negation inside an
+# if/whether clause is what is asked about or supposed, not the work redirected
+EMBEDDING = re.compile(r"(?i)\b(?:if|whether)\b")
+CLAUSE_START = re.compile(r"[,.;:!?]\s")
+
+
+def _embedded(words: str, at: int) -> bool:
+    """The words before ``at``, back to the start of their clause, open an if/whether
+    clause that holds it."""
+    starts = [m.end() for m in CLAUSE_START.finditer(words, 0, at)]
+    return bool(EMBEDDING.search(words, starts[-1] if starts else 0, at))
 
 
 class Redirect:
