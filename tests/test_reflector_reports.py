@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .conftest import Memx
 from .test_reflector_replies import Replies, stored
 
@@ -254,3 +256,39 @@ def test_an_edit_turned_down_drops_the_work_and_its_report(memx: Memx, repo: Pat
             .say(BORNE).user("Thanks, merging.").write(repo))
     memx.ok("ingest", name)
     assert ("knowledge", BORNE + CHECKED) not in stored(repo)
+
+
+TOOLS = ('const (\n\tToolWrite = "write_file"\n\tToolEdit  = "edit_file"\n\tToolSave  = "save_file"\n'
+         '\tToolReplace = "replace"\n)\n')
+PRUNED = 'const (\n\tToolWrite = "write_file"\n\tToolReplace = "replace"\n)\n'
+PRUNE_REPORT = ("Done. `edit_file` and `save_file` were removed from the tool names because "
+                "the documentation does not list them.")
+
+
+def pruned(then: tuple[str, str, str]) -> Replies:
+    """Work that takes two constants out, a check, its report; the user's doubt; then an edit."""
+    session = worked("Keep only the tool names the documentation lists.",
+                     "/home/dev/cli/agent/types.go", (TOOLS, PRUNED),
+                     ("go test ./agent/...", "ok  \texample.com/cli/agent\t0.03s"))
+    session.say(PRUNE_REPORT).user("leave the others, I'll ask their author first")
+    return session.edit(*then).say("Done.")  # type: ignore[return-value]
+
+
+def test_a_report_whose_work_is_put_back_later_is_no_lesson(memx: Memx, repo: Path) -> None:
+    """The constants the work took out are written back: the report no longer holds."""
+    memx.ok("ingest", pruned(("/home/dev/cli/agent/types.go", PRUNED, TOOLS)).write(repo))
+    assert stored(repo) == []
+
+
+@pytest.mark.parametrize("then", [
+    ("/home/dev/cli/docs/tools.go", PRUNED, TOOLS),  # the same lines, in another file
+    ("/home/dev/cli/agent/types.go", PRUNED,  # the same file, built on
+     PRUNED + "\nvar Known = []string{ToolWrite, ToolReplace}\n"),
+])
+def test_a_report_whose_work_a_later_edit_builds_on_is_kept(memx: Memx, repo: Path,
+                                                           then: tuple[str, str, str]) -> None:
+    """Controls: lines written again elsewhere, or another edit of the same file, undo
+    nothing."""
+    memx.ok("ingest", pruned(then).write(repo))
+    assert ("knowledge", PRUNE_REPORT + " (checked: `go test ./agent/...` passed).") \
+        in stored(repo)

@@ -219,6 +219,8 @@ class PatternDetector:
             + self.plans.finish() + self.approvals.finish()
         diagnosed, self._diagnosed = self._diagnosed, []
         reported, self._reported = self._reported + self.reports.finish(), []
+        # a report whose work a later edit put back is no lesson
+        reported = [c for c in reported if not any(c is u for u in self.reports.undone)]
         diagnosed, reported = _lent(diagnosed, reported)
         found = self._spanned(found + diagnosed)
         episodic, self._episodic = self._episodic, []

@@ -30,13 +30,16 @@ the part's. When
 an episode, a diagnosis or a user's correction (whose answer is often this very report)
 already made a memory of the same turns, beginning no later than the report's work, the
 detector keeps that one (one memory per piece of work); work begun before it keeps its
-report too.
+report too. Work the session later undoes is no lesson: when a later edit of the same file
+puts back ``MIN_RESTORED`` or more of the lines the reported work took out ("Removed
+`edit_file` and `save_file`…", then the user: "leave the others" and the constants are
+written back), its report is dropped at the session's end (``undone``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memx_cli.reflector import evidence
 from memx_cli.reflector.aider import FENCE
@@ -68,6 +71,10 @@ TITLED = re.compile(r"^\*\*[^*\n]+?\*\*(?P<rest>.*)$")
 # ("`redact/redact.go`:", "config/load.go:"); a sentence heading parts is an account
 PLACE = re.compile(r"^(?:`[^`\n]{1,80}`|[\w.-]*[./][\w./-]*\w)\s*[:：]$")
 MAX_PARTS = 4  # memories one report gives, its parts being the lessons of one piece of work
+MIN_LINE = 12  # a line shorter than this ("}", "return nil") names nothing the work did
+MAX_REMOVED = 64  # lines taken out remembered per piece of work
+MAX_GIVEN = 8  # reports given whose work a later edit may still undo
+MIN_RESTORED = 2  # lines put back that undo a piece of work
 
 
 @dataclass
@@ -80,6 +87,8 @@ class Work:
     lang: str = "en"
     # the report's titled parts, each its own lesson, when the report is too long for one
     parts: tuple[str, ...] = ()
+    # the lines its edits took out, by file: a later edit that puts them back undoes it
+    removed: dict[str, set[str]] = field(default_factory=dict)
 
 
 class Reports:
@@ -89,16 +98,22 @@ class Reports:
         self.work: Work | None = None
         self.ready: Candidate | None = None  # a report waiting for the user's next word
         self.writes = False  # the last tool call writes a file
+        # the reports given, with the lines their work took out, while a later edit may
+        # put them back; and the reports so undone
+        self.given: list[tuple[list[Candidate], dict[str, set[str]]]] = []
+        self.undone: list[Candidate] = []
 
     def feed(self, sig: Signals) -> list[Candidate]:
         turn, work = sig.turn, self.work
         if turn.kind == "tool_use":
             self.writes = bool(turn.files)
             if turn.files:
+                self._restored(turn.files, turn.edited)
                 if work is None:
                     work = self.work = Work(turn.index)
                 work.edits += 1
                 work.check = work.report = None  # a report must follow the last edit's check
+                _taken_out(work, turn.files, turn.edited)
             return []
         if turn.kind == "tool_result":
             if work is not None and work.edits and turn.command:
@@ -130,11 +145,33 @@ class Reports:
         self.work = None
         if rejects(sig) or sig.deny or STILL.search(sig.text):
             return []  # "no, that's wrong" / "still failing": the report is not borne out
-        return self._lessons(work)
+        return self._given(work)
 
     def finish(self) -> list[Candidate]:
         work, self.work = self.work, None
         return self._lessons(work)
+
+    def _given(self, work: Work | None) -> list[Candidate]:
+        lessons = self._lessons(work)
+        if lessons and work is not None and work.removed:
+            self.given = (self.given + [(lessons, work.removed)])[-MAX_GIVEN:]
+        return lessons
+
+    def _restored(self, files: tuple[str, ...], edited: tuple[str, str] | None) -> None:
+        """An edit that puts back lines a reported piece of work took out of the same file
+        undoes that work: its report is no lesson."""
+        if not edited or not self.given:
+            return
+        old, new = edited
+        before = {line.strip() for line in old.splitlines()}
+        back = {line.strip() for line in new.splitlines()} - before
+        kept = []
+        for lessons, removed in self.given:
+            if any(len(removed.get(f, set()) & back) >= MIN_RESTORED for f in files):
+                self.undone += lessons
+            else:
+                kept.append((lessons, removed))
+        self.given = kept
 
     @staticmethod
     def _lessons(work: Work | None) -> list[Candidate]:
@@ -151,6 +188,19 @@ class Reports:
         return [Candidate("WorkReport", work.first, work.report_at, work.lang,
                           f"{text} (checked: `{check}` passed)",
                           commands=(check,), veracity="tool") for text in said]
+
+
+def _taken_out(work: Work, files: tuple[str, ...], edited: tuple[str, str] | None) -> None:
+    """The lines an edit of the work takes out (in its old text, not its new)."""
+    if not edited or len(files) != 1:
+        return
+    old, new = edited
+    after = {line.strip() for line in new.splitlines()}
+    gone = work.removed.setdefault(files[0], set())
+    for line in old.splitlines():
+        line = line.strip()
+        if len(line) >= MIN_LINE and line not in after and len(gone) < MAX_REMOVED:
+            gone.add(line)
 
 
 def _report(sig: Signals) -> str | None:
