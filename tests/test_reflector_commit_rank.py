@@ -54,7 +54,7 @@ def test_an_entry_that_says_the_title_again_adds_no_prose(memx: Memx, repo: Path
                   {"CHANGES.md": log + more + said, "src/pool.py": "x = 2\n"})
     by_sha = candidates(memx, base)
     assert by_sha[again]["rule"] == by_sha[adds]["rule"] == "Fact"
-    assert by_sha[again]["content"] == "Handle `SSLError`: Handle `SSLError` exception."
+    assert by_sha[again]["content"] == "Handle `SSLError` exception."  # the title once
     # control: the entry that tells what the pool then does carries 10 for its prose
     assert by_sha[adds]["score"] >= by_sha[again]["score"] + 10
 

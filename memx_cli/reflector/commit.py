@@ -167,6 +167,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
         else:
             out.append(fix)
     unnamed: list[Candidate] = []  # dependencies added that the message does not name
+    code_too = any(_code(p) for _, p in files)  # what a reason may be about besides settings
     for status, path in files:
         name = path.rsplit("/", 1)[-1]
         diff = small_diffs.get(path, "")
@@ -199,7 +200,8 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             dropped.append(Dropped("ConfigChange", f"In {path} ({subject})", "a schema or a "
                                    "generated file: definitions, not settings"))
         elif routine.is_config(path) and diff:
-            config_change(path, diff, message, subject, lang, bool(manifest), out, dropped)
+            config_change(path, diff, message, subject, lang, bool(manifest), out, dropped,
+                          code_too)
     if unnamed and (kind in commit_fact.HOUSEKEEPING or any(
             c.rule != "NewTool" for c in out)):
         # added for the commit's other change (a docs page, a dropped Python version's
@@ -247,6 +249,13 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "states nothing (an issue number, a link or a rule line)"))
     return kept, dropped
+
+
+def _code(path: str) -> bool:
+    """A file of the project's code: not configuration, documentation, a manifest, a
+    lockfile or a changelog."""
+    return not (routine.is_config(path) or DOCS.search(path) or manifest_kind(path)
+                or routine.LOCKFILE.search(path) or routine.CHANGELOG.search(path))
 
 
 def _plumbing(files: Sequence[tuple[str, str]]) -> bool:

@@ -48,6 +48,8 @@ DEPENDENCY_SECTION = re.compile(r"(?im)^[ +-]?\s*(?:\[[\w.-]*(?:dependencies|req
 PRE_COMMIT_REPO = re.compile(r"^[ +-]\s*-?\s*repo:\s*['\"]?(\S+?)['\"]?\s*$")
 PRE_COMMIT_REV = re.compile(r"^\s*rev:\s*['\"]?([^'\"\s#]+)")
 ACTION_USES = re.compile(r"^\s*(?:-\s*)?uses:\s*([\w.\-/]+)@([^\s#]+)(?:\s*#\s*(\S+))?")
+# A name of code: with an underscore, a dot between words or a capital inside it.
+IDENTIFIER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\.[A-Za-z]|[a-z][A-Z]")
 MANIFESTS = ("package.json", "pyproject.toml", "Cargo.toml", "go.mod", "Gemfile")
 
 
@@ -143,6 +145,15 @@ def _names(key: str, said: set[str], message: str) -> bool:
     return bool(_words(key) & said)
 
 
+def _names_a_value(settings: list[tuple[str, str]], message: str) -> bool:
+    """Whether the message names an identifier the settings' lines hold (a warning
+    filter's ``allow_redirects`` in "Remove deprecated `allow_redirects` …"): a name with
+    an underscore, a dot or an inner capital, not an everyday word ("command")."""
+    said = set(re.findall(r"[\w.]+", message))
+    return any(name in said for _, line in settings
+               for name in re.findall(r"[\w.]{4,}", line) if IDENTIFIER.search(name))
+
+
 def _hook_of(diff: str) -> dict[str, str]:
     """Each ``rev:`` line of a pre-commit diff -> the hook repository it pins (its last
     path part), read from the nearest ``repo:`` line above it on either side."""
@@ -211,10 +222,12 @@ def reason_of(message: str) -> str | None:
 
 
 def config_change(path: str, diff: str, message: str, subject: str, lang: str,
-                   manifest: bool, out: list[Candidate], dropped: list[Dropped]) -> None:
+                   manifest: bool, out: list[Candidate], dropped: list[Dropped],
+                   code_too: bool = False) -> None:
     """A changed setting. It is kept when the message says why, or names it (a version pin
     needs the reason); a pin (``rev:``, ``uses:``) is named by what it pins (which hook,
-    which action)."""
+    which action). ``code_too``: the commit changes code as well, so a reason the message
+    gives is about the setting only when the message names it or its file."""
     old = _settings(changed_lines(diff, "-"), diff)
     new_values = _settings(changed_lines(diff, "+"), diff)
     if manifest:  # a manifest's own version is a release, not a setting
@@ -242,6 +255,14 @@ def config_change(path: str, diff: str, message: str, subject: str, lang: str,
         # moved in the same commit is by the way ("restore the zipapp" + actions bumped)
         dropped.append(Dropped("ConfigChange", text, "a version pin the message does not "
                                "name: its reason is the commit's other change"))
+        return
+    if code_too and not named and not _words(path) & said and not _names_a_value(
+            [*new_values.values(), *old.values()], message):
+        # "fix: retry the webhook …, because …" committed with an agent's config file:
+        # the reason is the code's, and the setting is no part of what the message tells
+        dropped.append(Dropped("ConfigChange", text, "a setting the message names neither "
+                               "by its key nor its file, in a commit that changes code: "
+                               "its reason is the code's"))
         return
     if FIX_SUBJECT.match(subject) and _relinked(old, new_values) \
             and not routine.gives_reason(message):

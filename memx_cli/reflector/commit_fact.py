@@ -462,7 +462,7 @@ def outside_fact(message: str, lang: str, own: frozenset[str] = frozenset()) -> 
         after = told[n + 1] if n + 1 < len(told) else ""
         more = after if msg.LEANS.search(after) or CONTRAST.match(after) else ""
         said = f"{sentence} {more}".strip() if len(sentence) + len(more) < MAX_ENTRY else sentence
-        text = f"{head.rstrip('.:; ')}: {said}" if head else said
+        text = msg.led(head, said) if head else said
         return Candidate("Fact", 1, 1, lang, text, veracity="stated")
     return None
 
@@ -477,7 +477,7 @@ def from_entry(message: str, entry: Entry, lang: str) -> Candidate:
 def _memory(head: str, entry: Entry | None, told: str, lang: str) -> Candidate:
     """The Fact: the subject, what the entry or the body says, the release it lands in."""
     said = entry.text if entry and not _repeats(entry.text, head) else told
-    text = head.rstrip(".") + (f": {said}" if said else "")
+    text = msg.led(head.rstrip("."), said)
     # a sentence that led into a quoted block ("… in two cases:") ends the memory
     text = text.rstrip(":;, ")
     if entry and entry.version:

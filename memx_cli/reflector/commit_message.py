@@ -181,6 +181,23 @@ def core(subject: str) -> str:
     return f"{scope.group(1)}: {text}" if scope and text else text
 
 
+def led(head: str, said: str) -> str:
+    """``said`` led by the title ``head`` ("Title: what the body says"); when ``said``
+    begins with the title's words (a changelog entry or a body written from the subject:
+    "Catch X in the pool, so …"), the title is not said twice, and a scope the title has
+    and ``said`` lacks still leads it ("css: " + "Minify …")."""
+    head = head.rstrip(".:;, ")
+    if not said:
+        return head
+    words = re.findall(r"\w+", said.lower())
+    scope, _, rest = head.partition(": ")
+    for lead, title in ((head, ""), (rest, f"{scope}: ") if rest else ("", "")):
+        title_words = re.findall(r"\w+", lead.lower())
+        if len(title_words) >= 2 and words[:len(title_words)] == title_words:
+            return f"{title}{said}"
+    return f"{head}: {said}"
+
+
 def is_fix(subject: str) -> bool:
     """A fix commit: ``fix:``/``fix(x):``, or "Fix …" after a package path ("net/http: fix
     …") or a tag."""
@@ -312,7 +329,7 @@ def read(message: str, lang: str, news: str = "") -> Said:
             # another item's sentence is no reason of it
             why = "" if rule_text != head else next((r for r in reasons if r != rule_text),
                                                     told[0] if told else news)
-            text = rule_text.rstrip(".") + (f": {why}" if why else ".")
+            text = led(rule_text.rstrip("."), why) if why else rule_text.rstrip(".") + "."
             if rule_text != head and outside.named(head, frozenset()) \
                     and not _restates(head, rule_text):
                 # one commit of a pull request whose title names the platform, version or
@@ -328,7 +345,7 @@ def read(message: str, lang: str, news: str = "") -> Said:
     if routine.gives_cause(head):
         said.found.append(_stated("Decision", head + ".", lang))
     elif reasons:
-        said.found.append(_stated("Decision", f"{head}: {' '.join(reasons[:2])}", lang))
+        said.found.append(_stated("Decision", led(head, " ".join(reasons[:2])), lang))
     return said
 
 
