@@ -107,3 +107,26 @@ def test_led_keeps_a_scope_and_needs_two_words() -> None:
         "Minify style tags: Style tags are minified."
     assert msg.led("Cache", "Cache entries expire.") == "Cache: Cache entries expire."
     assert msg.led("Cache the index.", "") == "Cache the index"
+
+
+def test_a_squash_merges_list_is_no_fix_of_a_platform_title(memx: Memx, repo: Path) -> None:
+    """"fix: resolve the macOS link failure (#12)" whose body is the list of the pull
+    request's commits: read for the platform its title names, the title alone; a listed
+    commit's title ("fix(ci): restrict the workaround …") is not its Fix. Control: a prose
+    paragraph before the list says the fix and stays the fix."""
+    base = commit(repo, "Start", {"build/link.go": "package build\n"})
+    listed = commit(repo, "fix: resolve the macOS test link failure (#12)\n\n"
+                    "* chore(ci): tune the linker flags\n\n"
+                    "* fix(ci): restrict the macOS link workaround to old toolchains\n",
+                    {"build/link.go": "package build\n\nvar external = true\n"})
+    prose = commit(repo, "fix: resolve the macOS test link failure (#13)\n\n"
+                   "Link the test binaries with the external linker on macOS.\n\n"
+                   "* chore(ci): tune the linker flags\n",
+                   {"build/link.go": "package build\n\nvar external = false\n"})
+    kept = candidates(memx, base)
+    assert listed not in kept  # the title alone, valued as one (below the floor here)
+    assert [d["content"] for d in _dropped(memx, base)[listed]] == [
+        "Resolve the macOS test link failure (changed build/link.go)"]
+    assert "Link the test binaries with the external linker on macOS" in str(
+        kept[prose]["content"])
+    assert "restrict" not in str(kept[prose]["content"])

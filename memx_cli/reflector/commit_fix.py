@@ -102,6 +102,11 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         return None
     if not (causes or explained or concrete or routine.gives_reason(body)):
         fixes = []  # the title alone teaches: a squash merge's list of commits is no fix
+    elif not (causes or explained or routine.gives_reason(body)):
+        # kept for what its title names (a platform, an API): a squash merge's list item
+        # ("* fix(ci): restrict the workaround …") is one commit's title, not the fix
+        prose = "\n".join(_before_list(body))
+        fixes = [f for f in fixes if f in prose]
     topic = None
     if causes:
         error: str | None = " ".join(causes[:2])
