@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from memx_cli.reflector import commit_message as msg
+from memx_cli.reflector.commit_fix import fix_commit
 
 from .conftest import Memx
 from .test_reflector_commit_changelog import CHANGES, _add, candidates
@@ -130,3 +131,38 @@ def test_a_squash_merges_list_is_no_fix_of_a_platform_title(memx: Memx, repo: Pa
     assert "Link the test binaries with the external linker on macOS" in str(
         kept[prose]["content"])
     assert "restrict" not in str(kept[prose]["content"])
+
+
+def test_the_change_said_of_itself_is_the_fix_and_a_pointer_is_neither(
+        memx: Memx, repo: Path) -> None:
+    """A short fix body, "X is deprecated since Go 1.16. This commit replaces it with Y.
+    See <link> for reference": what the commit says it does is the Fix, the link is
+    neither (was Error: "This commit replaces …", Fix: "See … for reference"). Control:
+    a sentence after "See #12," that says something is kept."""
+    base = commit(repo, "Start", {"read.go": "package read\n"})
+    told = commit(repo, "fix: remove the deprecated ioutil package (#21)\n\n"
+                  "ioutil.ReadAll is deprecated since Go 1.16. This commit replaces it with\n"
+                  "io.ReadAll. See https://pkg.go.dev/io/ioutil#ReadAll for reference\n",
+                  {"read.go": "package read\n\nimport \"io\"\n"})
+    said = commit(repo, "fix: keep the last byte of a frame (#22)\n\n"
+                  "See #12, the parser drops the last byte of a frame because the length "
+                  "check is off by one.\n", {"read.go": "package read\n\nvar last = 1\n"})
+    kept = candidates(memx, base)
+    assert kept[told]["content"] == (
+        "Error: ioutil.ReadAll is deprecated since Go 1.16. Fix: This commit replaces it "
+        "with io.ReadAll (changed read.go).")
+    assert "the parser drops the last byte of a frame" in str(kept[said]["content"])
+
+
+def test_a_one_word_fix_title_keeps_its_verb(memx: Memx, repo: Path) -> None:
+    """"Fix linter" with a body that says why: the memory says "Fix linter", not
+    "Linter". Control: a longer title is said without its verb, as before."""
+    base = commit(repo, "Start", {"lint.toml": "build-tags = []\n", "src/a.go": "package a\n"})
+    one = commit(repo, "Fix linter (#7)\n\nWe keep the old build syntax because the project "
+                 "still supports Go 1.15.", {"lint.toml": 'build-tags = ["old"]\n'})
+    kept = candidates(memx, base)
+    assert str(kept[one]["content"]).startswith("Fix linter (changed lint.toml)")
+    more = ("Fix the build tags of the linter (#8)\n\nThe linter failed on Go 1.15 because "
+            "the old build syntax was missing.")
+    fixed = fix_commit(more, more.splitlines()[0], ["src/a.go"], "en")
+    assert fixed is not None and fixed.fix == "The build tags of the linter (changed src/a.go)"

@@ -35,6 +35,8 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
     reason: "Handle malformed URI in the middleware" restates what the code shows."""
     bare = msg.PREFIX.sub("", subject, count=1) if msg.is_fix(subject) else subject
     what = msg.PR_NUMBER.sub("", FIX_SUBJECT.sub("", bare, count=1)).strip()
+    if len(what.split()) < 2:  # "Fix linter": one word without its verb names no change
+        what = msg.PR_NUMBER.sub("", bare).strip() or what
     what = what[:1].upper() + what[1:]
     body = unwrap("\n".join(line for line in msg.without_code_blocks(
         message.strip().splitlines()[1:]) if not FOOTER.match(line)).strip())
@@ -48,11 +50,12 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         denied = {rest.sentence_of(h.start) for h in rest.deny}
         said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
                 and n not in denied and not msg.code_like(rest.sentence(n))
+                and not _pointer(rest.sentence(n))
                 and (tests_only or not TEST_ACCOUNT.match(rest.sentence(n)))]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         # the body's first statement of the fix: an order or "the fix …"; a long body
         # goes on with why the fix is so, how it was tested, what was left alone
-        done = next((n for n in said if (n in remedies or msg.imperative(rest.sentence(n)))
+        done = next((n for n in said if (n in remedies or _order(rest.sentence(n)))
                      and not REPORT.match(rest.sentence(n))), None)
         for number in said:
             sentence = rest.sentence(number)
@@ -74,7 +77,7 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         # some of its sentences are orders, they are the fix and the others the problem
         if fixes and not causes and 1 < len(said) <= 4 and not any(
                 msg.BULLET.match(line) for line in body.splitlines()):
-            orders = [f for f in fixes if msg.imperative(f)]
+            orders = [f for f in fixes if _order(f)]
             if orders and len(orders) < len(fixes):
                 causes, fixes = [f for f in fixes if f not in orders], orders
             else:
@@ -170,6 +173,31 @@ def _closed(body: str) -> str:
     items = (msg.BULLET.sub("", line).rstrip() for line in body.splitlines())
     return "\n".join(line if not line or line.endswith(_ENDS) else f"{line}."
                      for line in items)
+
+
+# What the change itself does, said of it ("This commit replaces it with io.ReadAll."):
+# the fix, as an order is, never the failure.
+THE_CHANGE = re.compile(r"^(?:this|the) (?:commit|change|patch|pr|pull request)\b(?! (?:was|is)\b)",
+                        re.IGNORECASE)
+# A sentence that only points elsewhere ("See https://… for reference", "See #2119 for
+# details"): neither the failure nor the fix.
+POINTER = re.compile(r"^(?:see(?: also)?|refer to|for (?:more )?(?:details|reference|context|"
+                     r"information)(?: see)?)\b", re.IGNORECASE)
+
+
+def _order(sentence: str) -> bool:
+    """The sentence states the fix: an order, or what this change does."""
+    return msg.imperative(sentence) or bool(THE_CHANGE.match(sentence))
+
+
+def _pointer(sentence: str) -> bool:
+    """The sentence only points to a link or an issue: what is left once the reference
+    and the pointing words are gone says nothing."""
+    if not POINTER.match(sentence) or not routine.ISSUE_REF.search(sentence):
+        return False
+    left = routine.ISSUE_REF.sub(" ", POINTER.sub(" ", sentence))
+    return not re.search(r"(?i)\b(?!(?:for|the|more|details|reference|context|information|"
+                         r"here|there|also|and|in|on|at)\b)[^\W\d_]{3,}", left)
 
 
 def _before_list(body: str) -> list[str]:
