@@ -113,8 +113,9 @@ def test_led_keeps_a_scope_and_needs_two_words() -> None:
 def test_a_squash_merges_list_is_no_fix_of_a_platform_title(memx: Memx, repo: Path) -> None:
     """"fix: resolve the macOS link failure (#12)" whose body is the list of the pull
     request's commits: read for the platform its title names, the title alone; a listed
-    commit's title ("fix(ci): restrict the workaround …") is not its Fix. Control: a prose
-    paragraph before the list says the fix and stays the fix."""
+    commit's title ("fix(ci): restrict the workaround …") is not its Fix, nor a second
+    Fix beside the one the prose before the list states. Control: that prose stays the
+    fix."""
     base = commit(repo, "Start", {"build/link.go": "package build\n"})
     listed = commit(repo, "fix: resolve the macOS test link failure (#12)\n\n"
                     "* chore(ci): tune the linker flags\n\n"
@@ -124,7 +125,14 @@ def test_a_squash_merges_list_is_no_fix_of_a_platform_title(memx: Memx, repo: Pa
                    "Link the test binaries with the external linker on macOS.\n\n"
                    "* chore(ci): tune the linker flags\n",
                    {"build/link.go": "package build\n\nvar external = false\n"})
+    both = commit(repo, "fix: signing fails when ssh is missing from the image (#14)\n\n"
+                  "Install openssh-client in the slim image.\n\n"
+                  "* test(image): add an SSH signing case\n",
+                  {"build/link.go": "package build\n\nvar ssh = true\n"})
     kept = candidates(memx, base)
+    assert str(kept[both]["content"]).startswith(
+        "Error: Signing fails when ssh is missing from the image. Fix: Install "
+        "openssh-client in the slim image (changed")
     assert listed not in kept  # the title alone, valued as one (below the floor here)
     assert [d["content"] for d in _dropped(memx, base)[listed]] == [
         "Resolve the macOS test link failure (changed build/link.go)"]

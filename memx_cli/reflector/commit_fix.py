@@ -15,6 +15,7 @@ from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector import routine
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.commit_fact import HOUSEKEEPING
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
 from memx_cli.reflector.signals import Signals, analyse
 from memx_cli.reflector.turn import Turn
@@ -105,11 +106,17 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         return None
     if not (causes or explained or concrete or routine.gives_reason(body)):
         fixes = []  # the title alone teaches: a squash merge's list of commits is no fix
-    elif not (causes or explained or routine.gives_reason(body)):
-        # kept for what its title names (a platform, an API): a squash merge's list item
-        # ("* fix(ci): restrict the workaround …") is one commit's title, not the fix
+    else:
+        # a squash merge's list item ("* fix(ci): restrict the workaround …") is one
+        # commit's title: not the fix of a subject kept for what it names (a platform, an
+        # API), nor, with its body, a second fix beside the one the prose before a list of
+        # typed commit titles states
         prose = "\n".join(_before_list(body))
-        fixes = [f for f in fixes if f in prose]
+        told = [f for f in fixes if f.rstrip(".") in prose]
+        squash = any(_typed(msg.BULLET.sub("", line)) for line in body.splitlines()
+                     if msg.BULLET.match(line))
+        if (told and squash) or not (causes or explained or routine.gives_reason(body)):
+            fixes = told
     topic = None
     if causes:
         error: str | None = " ".join(causes[:2])
@@ -183,6 +190,18 @@ THE_CHANGE = re.compile(r"^(?:this|the) (?:commit|change|patch|pr|pull request)\
 # details"): neither the failure nor the fix.
 POINTER = re.compile(r"^(?:see(?: also)?|refer to|for (?:more )?(?:details|reference|context|"
                      r"information)(?: see)?)\b", re.IGNORECASE)
+
+
+# A commit's title as Conventional Commits write it, with a type they use: a squash
+# merge's listed commit ("test(gh-action): add …"; not "disallow: raise an error").
+TYPED = re.compile(r"^([a-z]+)(?:\([^)]*\))?!?:\s")
+COMMIT_TYPES = HOUSEKEEPING | msg.FIX_TYPES | {"feat", "feature", "perf"}
+
+
+def _typed(line: str) -> bool:
+    """The line is a commit's typed title."""
+    typed = TYPED.match(line)
+    return typed is not None and typed.group(1) in COMMIT_TYPES
 
 
 def _order(sentence: str) -> bool:
