@@ -129,12 +129,22 @@ def test_a_squash_merges_list_is_no_fix_of_a_platform_title(memx: Memx, repo: Pa
                   "Install openssh-client in the slim image.\n\n"
                   "* test(image): add an SSH signing case\n",
                   {"build/link.go": "package build\n\nvar ssh = true\n"})
+    ruled = commit(repo, "Fix publishing on Windows (#15)\n\n* Fix the publish workflow\n\n"
+                   "* fix on windows\n\n---------\n\nCo-authored-by: A <a@example.org>\n",
+                   {"build/link.go": "package build\n\nvar publish = true\n"})
     kept = candidates(memx, base)
+    drops = _dropped(memx, base)
+    # untyped items over GitHub's rule are a squash merge's commits too (the title alone
+    # is below the floor); a lone list item with no such rule is the fix (see
+    # test_reflector_history_noise: "Fix `strip` on the Windows runner")
+    assert ruled not in kept
+    assert [d["content"] for d in drops[ruled]] == [
+        "Publishing on Windows (changed build/link.go)"]
     assert str(kept[both]["content"]).startswith(
         "Error: Signing fails when ssh is missing from the image. Fix: Install "
         "openssh-client in the slim image (changed")
     assert listed not in kept  # the title alone, valued as one (below the floor here)
-    assert [d["content"] for d in _dropped(memx, base)[listed]] == [
+    assert [d["content"] for d in drops[listed]] == [
         "Resolve the macOS test link failure (changed build/link.go)"]
     assert "Link the test binaries with the external linker on macOS" in str(
         kept[prose]["content"])

@@ -106,16 +106,13 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         return None
     if not (causes or explained or concrete or routine.gives_reason(body)):
         fixes = []  # the title alone teaches: a squash merge's list of commits is no fix
-    else:
+    elif _squash(message):
         # a squash merge's list item ("* fix(ci): restrict the workaround …") is one
         # commit's title: not the fix of a subject kept for what it names (a platform, an
-        # API), nor, with its body, a second fix beside the one the prose before a list of
-        # typed commit titles states
+        # API), nor, with its body, a second fix beside the one the prose before it states
         prose = "\n".join(_before_list(body))
         told = [f for f in fixes if f.rstrip(".") in prose]
-        squash = any(_typed(msg.BULLET.sub("", line)) for line in body.splitlines()
-                     if msg.BULLET.match(line))
-        if (told and squash) or not (causes or explained or routine.gives_reason(body)):
+        if told or not (causes or explained or routine.gives_reason(body)):
             fixes = told
     topic = None
     if causes:
@@ -195,7 +192,19 @@ POINTER = re.compile(r"^(?:see(?: also)?|refer to|for (?:more )?(?:details|refer
 # A commit's title as Conventional Commits write it, with a type they use: a squash
 # merge's listed commit ("test(gh-action): add …"; not "disallow: raise an error").
 TYPED = re.compile(r"^([a-z]+)(?:\([^)]*\))?!?:\s")
+SQUASH_RULE = re.compile(r"^-{9}\s*$")
 COMMIT_TYPES = HOUSEKEEPING | msg.FIX_TYPES | {"feat", "feature", "perf"}
+
+
+def _squash(message: str) -> bool:
+    """The body lists the commits of a squash merge: an item that is a typed commit title,
+    or the rule GitHub writes under the list before the co-authors (``---------``)."""
+    lines = message.strip().splitlines()[1:]
+    items = [n for n, line in enumerate(lines) if msg.BULLET.match(line)]
+    if not items:
+        return False
+    return any(_typed(msg.BULLET.sub("", lines[n])) for n in items) or any(
+        SQUASH_RULE.match(line) for line in lines[items[0]:])
 
 
 def _typed(line: str) -> bool:
