@@ -188,3 +188,34 @@ def test_a_name_in_tags_only_is_mentioned(big: Memx) -> None:
     big.ok("add", "Errors are collected centrally and grouped by release", "--tag", "sentry")
     assert "absent" not in _closest(big, "who gets paged when Sentry reports errors?")
     assert _closest(big, "who gets paged when Rollbar reports errors?")["absent"] == "Rollbar"
+
+
+def test_a_texts_words_kept_between_searches_weigh_as_read_anew(big: Memx) -> None:
+    """A warm process keeps each result's words (relevance._roots, issue 29) and stems
+    them by first letter as queries ask: every query weighs a text as if its words were
+    read for it alone, whatever the queries before it stemmed."""
+    from memx_cli.generator import relevance
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+    from memx_cli.textproc import query_terms, stem
+
+    searcher = Searcher(Repo(big.cwd))
+    searcher.search("warm up", record_recalls=False)
+    [index] = [i for i in searcher.indexes if i.built() and i.lexical.num_docs() > 50]
+
+    def anew(words: relevance.WordEvidence, text: str) -> float:
+        present = {stem(t) for t in query_terms(text, keep_stop_words=True)}
+        return sum(w for root, w in words.weights.items() if root in present) / words.total
+
+    texts = [act.format(a=area) for area in AREAS[:4] for act in ACTS]
+    relevance._ROOTS_SEEN.clear()
+    shares = []
+    for query in [*QUERIES, "billing retries", "zebra crossing"]:
+        words = relevance.WordEvidence(index, query_terms(query))
+        for text in texts:
+            assert words.share(text) == anew(words, text)
+        shares.append([words.share(text) for text in texts])
+    assert all(relevance._roots(text) is relevance._roots(text) for text in texts)
+    assert any(0.0 < share < 1.0 for share in shares[-2])  # "billing retries": in part
+    assert shares[-2] != shares[0]
+    assert set(shares[-1]) == {0.0}  # no text holds a zebra

@@ -78,6 +78,26 @@ def test_a_query_of_no_role_says_none() -> None:
     assert roles.asked("what did Caroline say about her sister last summer?") == []
 
 
+def test_the_roles_looked_at_by_their_first_word_are_every_role_said() -> None:
+    """``said`` looks only at the roles filed under a head of the query's words (issue
+    29); what it finds is what checking each of the catalog's roles finds."""
+    catalog = roles.catalog()
+
+    def every(query: str) -> list[tuple[str, ...]]:
+        terms = roles.query_terms(query, keep_stop_words=True)
+        found = [role for role in catalog.roles
+                 if all(any(roles._inflected(word, t) for t in terms) for word in role)]
+        return sorted(found, key=lambda role: (-len(role), role))
+
+    for query in ["which package manager do we use", "what's our formatter?",
+                  "where do errors get reported and who is on call",
+                  "the CI runner and the container registry", "which orchestrator, linter "
+                  "and test runner do we use", "the quick brown fox jumps over the lazy dog"]:
+        assert catalog.said(query) == every(query)
+    assert len(catalog.said("the CI runner and the container registry")) >= 2
+    assert catalog.said("the quick brown fox jumps over the lazy dog") == []
+
+
 @pytest.mark.parametrize(("query", "not_said"), [
     ("what important values does he teach?", ("imports",)),
     ("what did he say about a special experience?", ("experiments",)),

@@ -433,3 +433,40 @@ def test_the_baseline_sample_is_every_step_th_key_of_main_and_delta(tmp_path: Pa
     assert np.allclose(got, np.vstack([rows[k] for k in picked if k != removed]), atol=1e-3)
     # Control: a sample as large as the store is all of it, once each.
     assert len(vectors.VectorIndex(path).sample(1000)) == len(rows)
+
+
+def test_vectors_kept_between_reads_follow_the_files(tmp_path: Path) -> None:
+    """``get`` keeps the normalised vectors it read (issue 29) until another main file
+    or delta is loaded: each read answers, key for key, bit for bit and in the same
+    order (the delta's first), what a fresh reader of the same files answers."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    path = tmp_path / "vectors.usearch"
+    mine = vectors.VectorIndex(path)
+    mine.update(16, [], list(range(30)), _unit_rows(rng, 30), rebuild=True)
+
+    def same(keys: list[int]) -> dict[int, object]:
+        got = mine.get(keys)
+        fresh = vectors.VectorIndex(path).get(keys)
+        assert list(got) == list(fresh)
+        assert all(np.array_equal(got[k], fresh[k]) for k in fresh)  # type: ignore[arg-type]
+        return got
+
+    first = same([4, 9, 999, 4, 2])
+    assert list(first) == [4, 9, 2]  # an unknown key is left out, a repeated one once
+    assert same([9, 4])[9] is first[9]  # kept: not read and normalised again
+    with pytest.raises(ValueError):
+        first[4][0] = 1.0  # type: ignore[index]  # read only: the next search's too
+
+    # A change goes to the delta: 9 replaced, 4 removed, 40 added.
+    mine.update(16, [4], [9, 40], _unit_rows(rng, 2))
+    after = same([4, 9, 2, 40])
+    assert list(after) == [9, 40, 2]
+    assert not np.array_equal(after[9], first[9])  # type: ignore[arg-type]
+    assert after[2] is not first[2]  # read from the files now loaded
+    # Control: a rebuilt main file is read anew too.
+    mine.update(16, [], list(range(10)), _unit_rows(rng, 10), rebuild=True)
+    rebuilt = same([2, 9, 40])
+    assert list(rebuilt) == [2, 9]
+    assert not np.array_equal(rebuilt[2], after[2])  # type: ignore[arg-type]

@@ -133,12 +133,47 @@ class WordEvidence:
         of their weight."""
         if self.total <= 0:
             return 0.0
-        initials = self.initials
-        present = {stem(t) for t in query_terms(text, keep_stop_words=True, name_parts=True)
-                   if t[:1] in initials}
+        roots = _roots(text)
+        present: set[str] = set()
+        for initial in self.initials:
+            present |= roots.of(initial)
         answered = {stem(word) for word in also} - present
         return sum(w * (1.0 if root in present else part if root in answered else 0.0)
                    for root, w in self.weights.items()) / self.total
+
+
+class _Roots:
+    """A text's words by their first letter, each letter's stemmed when first asked."""
+
+    def __init__(self, text: str):
+        self.words: dict[str, list[str]] = {}
+        for term in query_terms(text, keep_stop_words=True, name_parts=True):
+            self.words.setdefault(term[:1], []).append(term)
+        self.stems: dict[str, frozenset[str]] = {}
+
+    def of(self, initial: str) -> frozenset[str]:
+        """The stems of the text's words that start with ``initial``."""
+        found = self.stems.get(initial)
+        if found is None:
+            found = self.stems[initial] = frozenset(map(stem, self.words.get(initial, ())))
+        return found
+
+
+# Texts whose words a long-lived process keeps, as the text index keeps decoded
+# documents (index/lexical.py CACHED_DOCS): a warm search weighs ~40 results' words, and
+# the next search meets many of them again (issue 29).
+_CACHED_TEXTS = 4096
+_ROOTS_SEEN: dict[str, _Roots] = {}
+
+
+def _roots(text: str) -> _Roots:
+    """``text``'s words, kept for the next search (the oldest dropped past the bound)."""
+    found = _ROOTS_SEEN.get(text)
+    if found is None:
+        if len(_ROOTS_SEEN) >= _CACHED_TEXTS:
+            del _ROOTS_SEEN[next(iter(_ROOTS_SEEN))]
+        found = _ROOTS_SEEN[text] = _Roots(text)
+    return found
 
 
 # A word as written: its letters and digits.

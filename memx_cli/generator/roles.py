@@ -65,13 +65,24 @@ class Catalog:
     def said(self, query: str) -> list[tuple[str, ...]]:
         """The roles each of whose words is a query word or its inflection, longest
         first. A Snowball stem keeps its word's first letters, so only a role whose every
-        word starts as one of the query's does is looked at."""
+        word starts as one of the query's does is looked at: those under the heads of the
+        query's words (``by_head``), not each of the catalog's roles (issue 29)."""
         terms = query_terms(query, keep_stop_words=True)
         heads = {t[:3] for t in terms}
-        found = [role for role in self.roles
+        by_head = self.by_head
+        found = [role for head in heads for role in by_head.get(head, ())
                  if all(word[:3] in heads for word in role)
                  and all(any(_inflected(word, t) for t in terms) for word in role)]
         return sorted(found, key=lambda role: (-len(role), role))
+
+    @functools.cached_property
+    def by_head(self) -> dict[str, list[tuple[str, ...]]]:
+        """The roles by the first three letters of their first word."""
+        out: dict[str, list[tuple[str, ...]]] = {}
+        for role in self.roles:
+            if role:
+                out.setdefault(role[0][:3], []).append(role)
+        return out
 
     def names(self, roles: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
         """The tools of ``roles``, each as the index's terms of its name."""

@@ -46,6 +46,9 @@ COMPACT_AT = 256
 # is approximate, and two graphs of the same vectors built in another order can disagree
 # on the last places of a top 10; below this size nothing does.
 EXACT_BELOW = 4096
+# Normalised vectors a long-lived process keeps per pair of files (~1 KB each at 256
+# dimensions), as the text index keeps decoded documents.
+CACHED_VECTORS = 4096
 MAGIC = b"memx-vector-delta-1\n"
 HEADER = struct.Struct("<QQQ")  # rows, dimensions, stale keys
 
@@ -168,6 +171,8 @@ class VectorIndex:
         # has it folded in the background (index/fold.py).
         self.fold_wanted = False
         self._loaded = False
+        # The normalised vectors ``get`` read from the files loaded now (see _kept).
+        self._normalised: tuple[Any, Delta | None, dict[int, Any]] | None = None
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -394,33 +399,63 @@ class VectorIndex:
         return [dict(sorted(r.items(), key=lambda kv: -kv[1])[:count]) for r in results]
 
     def get(self, keys: Sequence[int]) -> dict[int, Any]:
-        """The stored vectors of ``keys`` (those present), normalised, as float32."""
+        """The stored vectors of ``keys`` (those present), normalised, as float32: those
+        of the delta first, then the main file's, each in the order of ``keys``. Read
+        only: the arrays are kept for the next call until the files change (issue 29: a
+        warm search's candidates are often the last search's)."""
         import numpy as np
 
         view, delta = self._load()
-        out: dict[int, Any] = {}
-        from_main = []
+        kept = self._kept(view, delta)
+        in_delta: list[int] = []
+        from_main: list[int] = []
         for key in keys:
-            row = delta.row(key) if delta is not None else None
-            if row is not None and delta is not None:
-                out[key] = np.asarray(delta.vectors[row], dtype=np.float32)
+            if delta is not None and delta.row(key) is not None:
+                in_delta.append(key)
             elif delta is None or not delta.hides(key):
                 from_main.append(key)
-        if from_main:
+        fresh: dict[int, Any] = {}
+        if delta is not None:
+            for key in in_delta:
+                if key not in kept:
+                    fresh[key] = np.asarray(delta.vectors[delta.row(key)], dtype=np.float32)
+        unread = [k for k in dict.fromkeys(from_main) if k not in kept]
+        if unread:
             # One membership call for all (issue 15: ``key in view`` per key cost ~10 us
             # each in usearch's Python wrapper, 0.5 ms of a warm search).
-            present = view.contains(np.asarray(from_main, dtype=np.uint64))
-            from_main = [k for k, here in zip(from_main, present) if here]
-        if from_main:
-            rows = np.asarray(view.get(np.asarray(from_main, dtype=np.uint64),
-                                       dtype=np.float32)).reshape(len(from_main), -1)
-            out.update(zip(from_main, rows))
-        for key, vector in out.items():
+            present = view.contains(np.asarray(unread, dtype=np.uint64))
+            unread = [k for k, here in zip(unread, present) if here]
+        if unread:
+            rows = np.asarray(view.get(np.asarray(unread, dtype=np.uint64),
+                                       dtype=np.float32)).reshape(len(unread), -1)
+            fresh.update(zip(unread, rows))
+        for key, vector in fresh.items():
             # np.linalg.norm's own arithmetic (float32 dot, correctly rounded square
             # root) without its per-call checks: a tenth of a warm search's vector work.
             norm = math.sqrt(float(vector.dot(vector)))
-            out[key] = vector / norm if norm else vector
+            vector = vector / norm if norm else vector.copy()
+            vector.setflags(write=False)
+            fresh[key] = vector
+        out: dict[int, Any] = {}
+        for key in in_delta + from_main:
+            vector = fresh.get(key)
+            if vector is None:
+                vector = kept.get(key)
+            if vector is not None and key not in out:
+                out[key] = vector
+        for key, vector in fresh.items():  # kept for the next call, the oldest dropped
+            if len(kept) >= CACHED_VECTORS:
+                del kept[next(iter(kept))]
+            kept[key] = vector
         return out
+
+    def _kept(self, view: Any, delta: Delta | None) -> dict[int, Any]:
+        """The normalised vectors read from these files (``get``), emptied when another
+        main file or delta is read."""
+        cached = self._normalised
+        if cached is None or cached[0] is not view or cached[1] is not delta:
+            cached = self._normalised = (view, delta, {})
+        return cached[2]
 
     def sample(self, size: int) -> Any:
         """Up to ``size`` stored vectors spread evenly over the store, as one normalised
