@@ -284,3 +284,36 @@ def test_a_region_question_finds_the_region_name(memx: Memx,
     # the control: a question that does not ask for a region gives it no role
     monkeypatch.setattr(roles, "asks_region", lambda query: False)
     assert all(value == 0.0 for value in roled().values())
+
+
+def test_a_warm_searcher_hears_a_tool_the_store_names_after_its_first_search(
+        store: Memx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names of a role a store holds are kept per text index searcher (issue 29):
+    the same searcher asks the term dictionary once, a change to the store (another
+    searcher) asks again, so a tool named since is heard."""
+    from memx_cli.freshness.journal import Watched, Watcher
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    monkeypatch.setenv("MEMX_NOW", "2026-12-01T12:00:00Z")
+    query = "where do crashes get reported?"
+    watcher = Watcher()
+    try:
+        warm = Searcher(Repo(store.cwd), freshness=Watched(watcher))
+
+        def roled() -> list[str]:
+            hits = warm.search(query, closest=True, record_recalls=False).hits
+            return [h.doc["content"] for h in hits if "role" in h.layers]
+
+        assert roled() == [STORE[0]]
+        kept = dict(rolevoice._held_names)
+        assert roled() == [STORE[0]]
+        assert all(rolevoice._held_names[k][1] is v[1] for k, v in kept.items())  # asked once
+        import_texts(store, ["The web client reports to Bugsnag (`bugsnag-js`)"])
+        found = roled()
+        assert any("Bugsnag" in text for text in found)
+        fresh = Searcher(Repo(store.cwd)).search(query, closest=True, record_recalls=False)
+        assert [h.id for h in warm.search(query, closest=True, record_recalls=False).hits] == [
+            h.id for h in fresh.hits]
+    finally:
+        watcher.stop()

@@ -12,7 +12,7 @@ as the memory's own at ROLE_EVIDENCE of their weight (off: see there).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +48,6 @@ def voice(index: Any, asked: Sequence[tuple[str, ...]], region: bool, terms: Seq
     found = _regions(index, depth, include_archived) if region else {}
     if not asked:
         return found
-    catalog = roles.catalog()
     searcher = index.lexical.searcher()
 
     def known(part: str) -> bool:
@@ -56,8 +55,10 @@ def voice(index: Any, asked: Sequence[tuple[str, ...]], region: bool, terms: Seq
 
     role_of: dict[tuple[str, ...], set[str]] = {}
     for role in asked:
-        for name in roles.present(catalog.names([role]), known, terms, roles.FILE_SUFFIXES):
-            role_of.setdefault(name, set()).update(role)
+        skip = set(terms)
+        for name in _held(index, searcher, role, known):
+            if not skip.intersection(name):  # the query searches its own words already
+                role_of.setdefault(name, set()).update(role)
     if not role_of:
         return found
     # the rarest first (their commonest part): a name few memories hold says most
@@ -82,6 +83,27 @@ def voice(index: Any, asked: Sequence[tuple[str, ...]], region: bool, terms: Seq
             found[key] = Said(max(score, before.score if before else 0.0),
                               frozenset(words | (before.words if before else set())))
     return found
+
+
+# The names of a role each store holds, per text index searcher (a store's change opens
+# another): a warm process asks the term dictionary once, not at each search naming the
+# role (~25 names a role, issue 29).
+_HELD_ROLES = 256
+_held_names: dict[tuple[int, tuple[str, ...]], tuple[Any, list[tuple[str, ...]]]] = {}
+
+
+def _held(index: Any, searcher: Any, role: tuple[str, ...],
+          known: Callable[[str], bool]) -> list[tuple[str, ...]]:
+    """The names of ``role``'s tools that ``searcher``'s store holds (roles.present)."""
+    place = (id(index), role)
+    kept = _held_names.get(place)
+    if kept is not None and kept[0] is searcher:
+        return kept[1]
+    names = roles.present(roles.catalog().names([role]), known, (), roles.FILE_SUFFIXES)
+    if len(_held_names) >= _HELD_ROLES:
+        del _held_names[next(iter(_held_names))]
+    _held_names[place] = (searcher, names)
+    return names
 
 
 def _regions(index: Any, depth: int, include_archived: bool) -> dict[int, Said]:

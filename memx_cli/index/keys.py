@@ -3,11 +3,15 @@ memories are neighbours, and which errors mean "the index files are damaged"."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 
+# A warm search keys each candidate and result again and again (~110 a search, issue
+# 29); a key is a pure function of its id.
+@functools.lru_cache(maxsize=16384)
 def memory_key(memory_id: str) -> int:
     """A stable 63-bit integer key for the indexes, derived from the id."""
     digest = hashlib.blake2b(memory_id.encode(), digest_size=8).digest()
