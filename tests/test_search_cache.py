@@ -173,3 +173,24 @@ def test_keys_without_the_fast_field_reader_are_read_from_the_documents(
     expected = lexical.Seen().keys(searcher, addresses)
     assert len(set(expected)) == len(FACTS)
     assert lexical.Seen().keys(Older(), addresses) == expected
+
+
+def test_decay_curves_follow_the_configuration_read(warm: Searcher, memx: Memx, repo: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Searcher makes its decay curves once per configuration it reads (issue 29): a
+    repository whose configuration was read again decays with the new half-life."""
+    monkeypatch.setenv("MEMX_NOW", "2028-06-01T12:00:00Z")  # old enough to decay
+
+    def decay(searcher: Searcher) -> dict[str, float]:
+        hits = searcher.search("nightly build wheels", record_recalls=False).hits
+        return {h.id: h.factors["decay"] for h in hits}
+
+    before = decay(warm)
+    assert before and all(0.0 < d < 1.0 for d in before.values())
+    assert decay(warm) == before
+    memx.ok("config", "set", "ace.decay.half_life", "7")
+    assert decay(warm) == before  # the same Repo: its configuration as first read
+    warm.repo = Repo(repo)
+    after = decay(warm)
+    assert after == decay(Searcher(Repo(repo)))
+    assert any(after[i] < before[i] for i in after.keys() & before.keys())

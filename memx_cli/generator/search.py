@@ -454,7 +454,7 @@ class Searcher:
         weights = Weights(cfg["ace.retrieval.keyword_weight"],
                           cfg["ace.retrieval.semantic_weight"],
                           cfg["ace.retrieval.keyword_full_score"])
-        curves = DecayCurves.from_config(cfg)
+        curves = self._curves(cfg)
         # Read once, not per candidate (a configuration lookup each).
         recency_days = cfg["ace.retrieval.recency_days"]
         recency_boost = cfg["ace.retrieval.recency_max_boost"]
@@ -539,6 +539,15 @@ class Searcher:
                             layers, factors, 0))
         hits.sort(key=lambda h: (-h.composite, h.id))
         return hits
+
+    def _curves(self, cfg: Any) -> DecayCurves:
+        """The decay curves of ``cfg``, made once for the configuration this searcher
+        reads (a Repo loads its configuration once)."""
+        kept = getattr(self, "_decay", None)
+        if kept is None or kept[0] is not cfg:
+            kept = self._decay = (cfg, DecayCurves.from_config(cfg))
+        curves: DecayCurves = kept[1]
+        return curves
 
     def _fill(self, ranked: list[Hit], limit: int, budget: int,
               policy: str) -> tuple[list[Hit], int]:
