@@ -306,9 +306,11 @@ def test_a_warm_searcher_hears_a_tool_the_store_names_after_its_first_search(
             return [h.doc["content"] for h in hits if "role" in h.layers]
 
         assert roled() == [STORE[0]]
-        kept = dict(rolevoice._held_names)
+        kept = {place: dict(names) for place, (_, names) in rolevoice._held_names.items()}
+        assert kept and any(kept.values())
         assert roled() == [STORE[0]]
-        assert all(rolevoice._held_names[k][1] is v[1] for k, v in kept.items())  # asked once
+        assert all(rolevoice._held_names[place][1][role] is names  # asked once
+                   for place, held in kept.items() for role, names in held.items())
         import_texts(store, ["The web client reports to Bugsnag (`bugsnag-js`)"])
         found = roled()
         assert any("Bugsnag" in text for text in found)

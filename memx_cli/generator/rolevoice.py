@@ -86,23 +86,24 @@ def voice(index: Any, asked: Sequence[tuple[str, ...]], region: bool, terms: Seq
 
 
 # The names of a role each store holds, per text index searcher (a store's change opens
-# another): a warm process asks the term dictionary once, not at each search naming the
-# role (~25 names a role, issue 29).
-_HELD_ROLES = 256
-_held_names: dict[tuple[int, tuple[str, ...]], tuple[Any, list[tuple[str, ...]]]] = {}
+# another, and the names found with the old one are dropped): a warm process asks the
+# term dictionary once, not at each search naming the role (~25 names a role, issue 29).
+_HELD_STORES = 64
+_held_names: dict[int, tuple[Any, dict[tuple[str, ...], list[tuple[str, ...]]]]] = {}
 
 
 def _held(index: Any, searcher: Any, role: tuple[str, ...],
           known: Callable[[str], bool]) -> list[tuple[str, ...]]:
     """The names of ``role``'s tools that ``searcher``'s store holds (roles.present)."""
-    place = (id(index), role)
-    kept = _held_names.get(place)
-    if kept is not None and kept[0] is searcher:
-        return kept[1]
-    names = roles.present(roles.catalog().names([role]), known, (), roles.FILE_SUFFIXES)
-    if len(_held_names) >= _HELD_ROLES:
-        del _held_names[next(iter(_held_names))]
-    _held_names[place] = (searcher, names)
+    kept = _held_names.get(id(index))
+    if kept is None or kept[0] is not searcher:
+        if kept is None and len(_held_names) >= _HELD_STORES:
+            del _held_names[next(iter(_held_names))]
+        kept = _held_names[id(index)] = (searcher, {})
+    names = kept[1].get(role)
+    if names is None:
+        names = kept[1][role] = roles.present(roles.catalog().names([role]), known, (),
+                                              roles.FILE_SUFFIXES)
     return names
 
 
