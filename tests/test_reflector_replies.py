@@ -580,35 +580,6 @@ def test_a_question_about_another_subject_in_the_same_words_is_no_restatement(
     assert [kind for kind, _ in stored(repo)] == []
 
 
-def test_a_step_ordered_with_lets_in_a_rejection_is_taken_up_by_the_next_command(
-        memx: Memx, repo: Path) -> None:
-    name = (Replies().user("print the help when explain gets a bare argument")
-            .rejected_edit("/repo/cmd/explain.go", "if len(args) > 0 { return cmd.Help() }",
-                           "let's cut a branch first")
-            .run("git checkout -b explain-help", "Switched to a new branch 'explain-help'",
-                 False)
-            .edit("/repo/cmd/explain.go", "x", "if len(args) > 0 { return cmd.Help() }")
-            .say("Done on the new branch.")
-            .write(repo))
-    memx.ok("ingest", name)
-    assert stored(repo) == [(
-        "preference", "User correction (edit of explain.go: `if len(args) > 0 { return "
-        "cmd.Help() }` turned down): \"let's cut a branch first\".")]
-
-
-def test_lets_words_the_agent_only_looks_after_are_no_correction(memx: Memx,
-                                                                 repo: Path) -> None:
-    # control of the test above: the same words, then only a look before the user speaks
-    name = (Replies().user("print the help when explain gets a bare argument")
-            .rejected_edit("/repo/cmd/explain.go", "if len(args) > 0 { return cmd.Help() }",
-                           "let's cut a branch first")
-            .run("git status", "On branch main\nnothing to commit", False)
-            .user("actually, never mind, I'll do it")
-            .write(repo))
-    memx.ok("ingest", name)
-    assert stored(repo) == []
-
-
 @pytest.mark.parametrize("words, kinds", [
     # the negation is inside the if-clause: what is asked about, no redirect of the work
     ("can we figure out if there are more event types we don't send?", []),

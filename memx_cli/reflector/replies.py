@@ -8,8 +8,7 @@ an option, turn a tool call down with a word, answer a question prompt.
   negate nor direct ("I'll take it from here"), or questions that only ask for information
   ("what does lint say now?", not "isn't this an internal package?"), teach nothing
   (words that name something concrete, "merge from origin feature/state-tracking",
-  direct the work as an imperative does, and so does a step ordered in the first person
-  plural, "let's cut a branch first"); nor
+  direct the work as an imperative does); nor
   does a correction the assistant answers only by asking back ("What would you like to
   rename it to?"). The correction counts only when the assistant takes it up: after its
   answer, an edit or a command that does more than look (``ls``, ``cat``, a file read)
@@ -69,10 +68,9 @@ from memx_cli.reflector.said import concrete, proposal, rejects
 from memx_cli.reflector.signals import Signals
 from memx_cli.reflector.turn import Turn
 
-# The words of a correction: a question, a negation or a direction ("let's cut a branch
-# first": the first person plural orders a step).
+# The words of a correction: a question, a negation or a direction.
 CORRECTING = re.compile(r"[?？]|(?i:\b(?:not|no|never|don't|dont|instead|rather|should|must|"
-                        r"please|use|keep|avoid|only|always|why|let's|let’s|lets)\b|n't\b)")
+                        r"please|use|keep|avoid|only|always|why)\b|n't\b)")
 LABEL = r"(?:option|approach|alternative|choice|variant)\s+([A-Z]|\d{1,2})\b"
 OFFERED = re.compile(rf"^\s*(?:#{{1,6}}\s*|[-*]\s+|\d+[.)]\s+)?(?:\*\*)?(?i:{LABEL})"
                      r"\s*(?:\*\*)?\s*[:.—–-]?\s*(.*)$")
