@@ -51,7 +51,6 @@ from memx_cli.reflector.rules import EPISODES, NAMES
 from memx_cli.reflector.rules import RULES as RULE_TABLE
 from memx_cli.reflector.said import concrete, rejects
 from memx_cli.reflector.signals import Signals, analyse
-from memx_cli.reflector.tasks import Tasks
 from memx_cli.reflector.turn import Turn
 
 RULES = NAMES
@@ -91,7 +90,6 @@ class PatternDetector:
         # stood). Bounded: the oldest is let go.
         self._episodic: list[Candidate] = []
         self.instructions = Instructions()  # rules written into CLAUDE.md, AGENTS.md…
-        self.tasks = Tasks()  # what the project's variant tasks run, as the runner shows
         self.corrections = Corrections()  # "it's X, not Y", accepted, with no edit after
         self.plans = Plans()  # a plan the user approved, once carried out
         self.reversals = Reversals()  # a request overturned once done, by the next one
@@ -105,7 +103,6 @@ class PatternDetector:
         self._opening = not self._answered
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
-        self.tasks.feed(turn)
         sig = analyse(turn)
         self.answers.feed(sig)
         corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig) \
@@ -229,7 +226,7 @@ class PatternDetector:
         told = [c for c in reported + self.answers.finish() if not any(
             first <= c.last and c.first <= last and first <= c.first
             for first, last in self._spans)]
-        return found + episodic + told + self.instructions.finish() + self.tasks.finish()
+        return found + episodic + told + self.instructions.finish()
 
     # ------------------------------------------------------------ one-turn rules
 
