@@ -94,11 +94,11 @@ CASE = re.compile(r"(?i)^\W*(?:for|when|if|in|on|after|before|during|with|withou
 # a lead-in that ends on the case its list spells out: "The issue only manifests when:"
 CASE_END = re.compile(r"(?i)\b(?:when|whenever|if|unless|once|while|where|after|before|until)"
                       r"\s*:$")
-# an item led by a pronoun leans on the sentence before it
 # The agent's closing offer to do the work itself: "Would you like me to implement this fix?",
 # "Want me to …", "Should I …", "Shall I …".
 OFFERS = re.compile(r"(?i)^\W*(?:would\s+you\s+like\s+me\s+to|do\s+you\s+want\s+me\s+to|"
                     r"want\s+me\s+to|should\s+i|shall\s+i)\b[^?]*\?\W*$")
+# an item led by a pronoun leans on the sentence before it
 PRONOUN = re.compile(r"(?i)^\W*(?:it|its|they|their|them|this|that|these|those|both|he|she)\b")
 CONNECTIVE = re.compile(r"(?i)^(?:however|but|and|also|so|then|in fact|actually),?\s+")
 WEIGHS = re.compile(r"(?i)\b(?:might|may|could|would|should|probably|possibly|perhaps|maybe|"
