@@ -117,8 +117,6 @@ HINT = re.compile(r"^\s*(?:help|hint|note)?:?\s*(?:To \w[^`]{0,60}, )?(?:run|try
 CARGO_CHAIN = re.compile(r"^\s+\.\.\. (?:required by|which satisfies)\b")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
 VITEST = re.compile(r"^\s*FAIL\s+(?P<path>[^\s>]+?\.\w+)\s+>\s+(?P<title>\S.*?)\s*$")
-# buildkit's error block: ``------``, `` > [deps 4/4] RUN cmd:``, the command's last output
-# (each line after the seconds it came at), ``------``, then ``Dockerfile:14`` and the code
 # a bundler's error under the file it is about, which it names on a line of its own
 # (webpack, Next.js: ``./src/a.tsx:3:7`` then ``Type error: …``, ``Module not found: …``)
 FILE_ALONE = re.compile(r"^(?P<path>\.{1,2}/[^\s:]+\.\w{1,8})(?::(?P<line>\d+)(?::\d+)?)?$")
@@ -127,6 +125,8 @@ LABELLED = re.compile(r"^(?P<label>[A-Z][a-z]+(?: [a-z]+){0,3}):(?: +(?P<msg>\S.
 # and the code frame it quotes after it (``  |``, ``,-[``, ``:``, a backquote)
 SWC_MARK = re.compile(r"^[x×]\s+")
 CODE_FRAME = re.compile(r"^(?:\||,-|:|`|\d+ \|)")
+# buildkit's error block: ``------``, `` > [deps 4/4] RUN cmd:``, the command's last output
+# (each line after the seconds it came at), ``------``, then ``Dockerfile:14`` and the code
 BUILDKIT = re.compile(r"^\s*> \[(?P<stage>[^\]]{1,80})\] (?P<cmd>\S.*?):\s*$")
 WARNED = re.compile(r"^(?:Warning|WARNING|warning):\s*(?P<msg>\S.*)$")
 GO_BUILD = re.compile(r"^(?:\./)?(?P<path>[^\s:]+\.go):(?P<line>\d+):\d+: (?P<msg>.+)$")
