@@ -18,7 +18,7 @@ from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
 from memx_cli.freshness import ByTime
-from memx_cli.generator import e5voice, questions, roles, rolevoice
+from memx_cli.generator import e5voice, questions, roles, rolevoice, spelling
 from memx_cli.generator.candidates import (
     FIELDS,
     LEXICAL_WEIGHTS,
@@ -192,6 +192,8 @@ class Searcher:
             log.debug("no query vector: keyword results only")
 
         terms = self._name_words(text, terms)
+        # Issue 25: "lock file" finds "lockfile", "prerelease" finds "pre-release"
+        terms = spelling.respell(text, terms, [i for i in self.indexes if i.built()])
         # Issue 25: the ranking does not depend on --limit. It used to search 6 x limit
         # deep, so a longer list drew other candidates (and another floor for meaning-only
         # ones) and reordered the first results; now any --limit up to CANDIDATES ranks

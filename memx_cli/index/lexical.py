@@ -265,6 +265,20 @@ class LexicalIndex:
         hits = _top(searcher, tantivy.Query.boolean_query(clauses), limit)
         return self._seen.keys(searcher, [address for _, address in hits])
 
+    def holding(self, words: Sequence[tuple[str, str]], limit: int) -> list[int]:
+        """The keys of up to ``limit`` live documents holding every (field, term) of
+        ``words`` (terms as the field stores them)."""
+        import tantivy
+
+        schema = self.index.schema
+        clauses = [(tantivy.Occur.Must, tantivy.Query.term_query(schema, field, word))
+                   for field, word in words]
+        live = tantivy.Query.term_query(schema, "archived", 0)
+        clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(live, 0.0)))
+        searcher = self.searcher()
+        hits = _top(searcher, tantivy.Query.boolean_query(clauses), limit)
+        return self._seen.keys(searcher, [address for _, address in hits])
+
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
         """The words that occur as terms of ``field`` in some document."""
         searcher = self.searcher()
