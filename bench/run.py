@@ -57,6 +57,13 @@ def log(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
+def print_medians(size: int, times: dict[str, list[float]], what: str) -> None:
+    """One line per row of ``times``: its median and p95 in ms over ``size`` memories."""
+    for name, values in times.items():
+        print(f"{size} memories, {name}: p50 {statistics.median(values):.2f} ms, "
+              f"p95 {pct(values, 95):.2f} ms ({len(values)} {what})")
+
+
 def pct(values: Sequence[float], q: float) -> float:
     """Percentile with linear interpolation (q in 0..100)."""
     ordered = sorted(values)

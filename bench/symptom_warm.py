@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from run import SEED, commit_store, isolate, new_repo, pct, queries, write_store
+from run import SEED, commit_store, isolate, new_repo, print_medians, queries, write_store
 
 from memx_cli.generator import questions
 from memx_cli.generator.search import Searcher
@@ -90,9 +89,7 @@ def main() -> int:
             for name, one in sides.items():
                 times[name].append(one(query))
         change()
-    for name, values in times.items():
-        print(f"{args.size} memories, {name}: p50 {statistics.median(values):.2f} ms, "
-              f"p95 {pct(values, 95):.2f} ms ({len(values)} symptoms)")
+    print_medians(args.size, times, "symptoms")
     return 0
 
 
