@@ -107,13 +107,14 @@ def fitted(candidate: Candidate, max_length: int) -> str:
     """The composed memory, made to fit ``max_length`` so that an ErrorFix keeps its Fix: a
     long Error slot cut at its end would take the fix with it ("Error: <three sentences of
     cause>." and nothing else). Too long, it gives up the files the fix names first, then
-    the Error slot's last sentences (down to ``MIN_ERROR`` characters)."""
+    the Error slot's last sentences (down to ``MIN_ERROR`` characters). The Why slot, last,
+    takes what room is left: it never shortens the Error."""
     text = compose(candidate)
     if len(text) <= max_length or not (candidate.error and candidate.fix):
         return text
     lean = replace(candidate, fix=_CHANGED.sub("", candidate.fix) or candidate.fix)
     text = compose(lean)
-    over = len(text) - max_length
+    over = len(compose(replace(lean, cause=None))) - max_length
     if over <= 0:
         return text
     error = tidy(lean.error or "")
