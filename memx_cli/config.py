@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import external, safeyaml, yamledit
-from memx_cli.errors import ConfigError
+from memx_cli.errors import ConfigError, shown
 from memx_cli.fsutil import atomic_write
 
 log = logging.getLogger("memx")
@@ -221,7 +221,7 @@ def env_name(key: str) -> str:
 def parse_value(key: str, raw: Any) -> Any:
     """Validate one value for ``key``; raises ConfigError naming the key."""
     if key not in SETTINGS:
-        raise ConfigError(f"unknown configuration key {key!r}; see memx config list")
+        raise ConfigError(f"unknown configuration key {shown(key)}; see memx config list")
     try:
         return SETTINGS[key][1](raw)
     except ValueError as exc:
@@ -296,7 +296,7 @@ class Config:
 
     def get(self, key: str) -> Any:
         if key not in self.values:
-            raise ConfigError(f"unknown configuration key {key!r}; see memx config list")
+            raise ConfigError(f"unknown configuration key {shown(key)}; see memx config list")
         return self.values[key]
 
     def __getitem__(self, key: str) -> Any:
@@ -384,7 +384,7 @@ def _refuse_secret(key: str, text: str) -> None:
 
 def unset_value(path: Path, key: str) -> bool:
     if key not in SETTINGS:
-        raise ConfigError(f"unknown configuration key {key!r}; see memx config list")
+        raise ConfigError(f"unknown configuration key {shown(key)}; see memx config list")
     flat = read_file(path)
     if key not in flat:
         return False

@@ -68,3 +68,16 @@ class LinkedMemoryError(MemxError):
 
 class StoreError(MemxError):
     """The store's layout is damaged: a directory memx needs is a file, say."""
+
+
+SHOWN_CHARS = 60
+
+
+def shown(value: object) -> str:
+    """``value`` quoted for an error message, cut to its first SHOWN_CHARS characters
+    when longer: a pasted file or a flood of text given as an id, a label or a name
+    must not turn the one-line error into that text again."""
+    text = str(value)
+    if len(text) <= SHOWN_CHARS:
+        return repr(text)
+    return f"{text[:SHOWN_CHARS]!r}... ({len(text):,} characters)"

@@ -187,6 +187,26 @@ def test_show_by_prefix_and_ambiguous_prefix(memx: Memx, repo: Path) -> None:
         "memx: error: 'not-an-id!' is not a memory id; ids look like 01jd3k7m2x9q...\n")
 
 
+def test_an_error_shows_a_long_value_given_as_an_id_label_or_name_cut(memx: Memx) -> None:
+    # walk15: a file's text pasted as an id, a tag or a scope came back whole in the
+    # one-line error (3,000 characters in, 3,060 out), through the CLI and the MCP tools
+    flood = "q" * 3000
+    cases = [("show", flood), ("add", "x", "--domain", flood), ("add", "x", "--tag", flood),
+             ("search", "x", "--scope", flood), ("config", "get", flood),
+             ("notes", "--agent", flood)]
+    for args in cases:
+        result = memx(*args)
+        assert result.code == 2, args
+        assert result.err.count("\n") == 1 and len(result.err) < 300, (args, len(result.err))
+        assert "'" + "q" * 60 + "'... (3,000 characters)" in result.err, args
+    # control: a short value is quoted whole, as before
+    assert memx("add", "x", "--domain", "a\tb").err == (
+        "memx: error: invalid domain 'a\\tb': use one line of at most 64 characters, "
+        "without control characters\n")
+    assert memx("config", "get", "nokey").err == (
+        "memx: error: unknown configuration key 'nokey'; see memx config list\n")
+
+
 def test_rm_and_forget(memx: Memx, repo: Path) -> None:
     one = memx.ok("add", "one").strip()
     two = memx.ok("add", "two").strip()

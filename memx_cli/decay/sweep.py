@@ -18,7 +18,7 @@ from pathlib import Path
 
 from memx_cli.clock import now, now_iso
 from memx_cli.decay.curve import DecayCurves, age_days, is_expired
-from memx_cli.errors import AmbiguousIdError, NotFoundError
+from memx_cli.errors import AmbiguousIdError, NotFoundError, shown
 from memx_cli.fsutil import atomic_write, fsync_dir
 from memx_cli.store import recall
 from memx_cli.store.files import Store
@@ -114,10 +114,10 @@ def resolve_archived(repo: Repo, prefix: str) -> tuple[Store, str]:
     found = [(s, i) for s in repo.stores()
              for i in s.matching_ids(key, archived=True)] if key else []
     if not found:
-        raise NotFoundError(f"no archived memory matches {prefix!r}; see memx sweep --dry-run "
+        raise NotFoundError(f"no archived memory matches {shown(prefix)}; see memx sweep --dry-run "
                             "and .memx/archive/")
     if len(found) > 1:
-        raise AmbiguousIdError(f"id prefix {prefix!r} matches {len(found)} archived memories; "
+        raise AmbiguousIdError(f"id prefix {shown(prefix)} matches {len(found)} archived memories; "
                                "type more characters")
     return found[0]
 

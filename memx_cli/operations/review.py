@@ -21,7 +21,7 @@ from typing import Any
 
 from memx_cli import git
 from memx_cli.curator.links import dependants, repair
-from memx_cli.errors import AmbiguousIdError, MemxError, NotFoundError
+from memx_cli.errors import AmbiguousIdError, MemxError, NotFoundError, shown
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.memory import Memory
 from memx_cli.store.repo import Repo
@@ -159,10 +159,10 @@ def select(found: Sequence[Pending], prefixes: Sequence[str]) -> list[Pending]:
         key = normalize_prefix(prefix)  # as every other id argument reads it
         matches = [p for p in found if key and p.memory.id.startswith(key)]
         if not matches:
-            raise NotFoundError(f"no memory pending review starts with {prefix!r}; "
+            raise NotFoundError(f"no memory pending review starts with {shown(prefix)}; "
                                 "see memx review")
         if len(matches) > 1:
-            raise AmbiguousIdError(f"{prefix!r} matches {len(matches)} pending memories; "
+            raise AmbiguousIdError(f"{shown(prefix)} matches {len(matches)} pending memories; "
                                    "give more of the id")
         chosen.append(matches[0])
     return chosen

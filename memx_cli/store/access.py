@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from memx_cli import external
-from memx_cli.errors import MemxError
+from memx_cli.errors import MemxError, shown
 from memx_cli.safeyaml import YamlInputError, loads, read_regular
 from memx_cli.store.repo import Repo
 
@@ -70,7 +70,7 @@ def current_role(role: str | None = None) -> str | None:
     """``role`` (a flag), else ``MEMX_ROLE``, else None; checked to be one word."""
     value = role if role is not None else os.environ.get("MEMX_ROLE") or None
     if value is not None and not ROLE_RE.match(value):
-        raise MemxError(f"invalid role {value!r}: use one word (letters, digits, . _ -)")
+        raise MemxError(f"invalid role {shown(value)}: use one word (letters, digits, . _ -)")
     return value
 
 

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from memx_cli.errors import AmbiguousIdError, InvalidMemoryError, NotFoundError, StoreError
+from memx_cli.errors import (
+    AmbiguousIdError,
+    InvalidMemoryError,
+    NotFoundError,
+    StoreError,
+    shown,
+)
 from memx_cli.fsutil import atomic_write, atomic_write_many, locked
 from memx_cli.safeyaml import NotRegularFileError, read_regular
 from memx_cli.store import memory as memfmt
@@ -441,16 +447,16 @@ def resolve(stores: list[Store], prefix: str) -> tuple[Store, str]:
     if not key:
         raise NotFoundError("empty memory id; pass an id or a unique prefix of one")
     if len(key) > ID_LENGTH or not all(c in "0123456789abcdefghjkmnpqrstvwxyz" for c in key):
-        raise NotFoundError(f"{prefix!r} is not a memory id; ids look like 01jd3k7m2x9q...")
+        raise NotFoundError(f"{shown(prefix)} is not a memory id; ids look like 01jd3k7m2x9q...")
     found = [(store, mid) for store in stores for mid in store.matching_ids(key)]
     if not found:
-        raise NotFoundError(f"no memory matches {prefix!r}; see memx list")
+        raise NotFoundError(f"no memory matches {shown(prefix)}; see memx list")
     if len(found) > 1:
-        shown = abbreviate([mid for _, mid in found])
-        names = ", ".join(shown[mid] for _, mid in found[:10])
+        short = abbreviate([mid for _, mid in found])
+        names = ", ".join(short[mid] for _, mid in found[:10])
         more = f" and {len(found) - 10} more" if len(found) > 10 else ""
         raise AmbiguousIdError(
-            f"id prefix {prefix!r} matches {len(found)} memories: {names}{more}; type more characters"
+            f"id prefix {shown(prefix)} matches {len(found)} memories: {names}{more}; type more characters"
         )
     return found[0]
 

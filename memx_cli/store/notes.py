@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from memx_cli.clock import now_iso
-from memx_cli.errors import MemxError
+from memx_cli.errors import MemxError, shown
 from memx_cli.fsutil import Masked, write_text
 from memx_cli.privacy import mask
 from memx_cli.store.repo import Repo
@@ -30,7 +30,7 @@ def agent_name(agent: str | None = None) -> str:
                         "--agent out for $MEMX_AGENT or 'default'")
     name = agent or os.environ.get("MEMX_AGENT") or DEFAULT_AGENT
     if not AGENT_RE.match(name):
-        raise MemxError(f"invalid agent name {name!r}: use one word (letters, digits, . _ -)")
+        raise MemxError(f"invalid agent name {shown(name)}: use one word (letters, digits, . _ -)")
     return name
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli.clock import now_iso
-from memx_cli.errors import MemxError
+from memx_cli.errors import MemxError, shown
 from memx_cli.store.ids import new_id
 from memx_cli.store.memory import KINDS, Memory
 from memx_cli.textproc import clean_text
@@ -68,7 +68,7 @@ def check_label(value: str, what: str) -> str:
     """A short field (domain, topic, tag): one line, no control characters."""
     if len(value) > MAX_LABEL_CHARS or any(unicodedata.category(c) in _UNPRINTABLE
                                            for c in value):
-        raise MemxError(f"invalid {what} {value!r}: use one line of at most "
+        raise MemxError(f"invalid {what} {shown(value)}: use one line of at most "
                         f"{MAX_LABEL_CHARS} characters, without control characters")
     return value
 
@@ -78,7 +78,7 @@ def normalize_labels(values: Iterable[str], what: str) -> tuple[str, ...]:
     for value in values:
         label = check_label(value, what).strip().lower()
         if not label or any(c.isspace() for c in label):
-            raise MemxError(f"invalid {what} {value!r}: use one word (a-z, 0-9, - _ . /)")
+            raise MemxError(f"invalid {what} {shown(value)}: use one word (a-z, 0-9, - _ . /)")
         if label not in seen:
             seen.append(label)
     return tuple(seen)

@@ -10,7 +10,7 @@ from typing import Any
 
 from memx_cli import config as configmod
 from memx_cli import git
-from memx_cli.errors import MemxError, NotInitializedError
+from memx_cli.errors import MemxError, NotInitializedError, shown
 from memx_cli.fsutil import atomic_write
 from memx_cli.store.files import Store
 from memx_cli.store.memory import SCOPE_RE, Memory
@@ -75,7 +75,7 @@ class Repo:
             scope = self.current_workspace()
         if not SCOPE_RE.match(scope):
             raise MemxError(
-                f"invalid scope {scope!r}; use global, project, workspace or workspace:<name>"
+                f"invalid scope {shown(scope)}; use global, project, workspace or workspace:<name>"
             )
         return scope
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memx_cli.agents.setup import codex_toml, hooks_json, mcp_json
 from memx_cli.agents.setup.base import HOOK_COMMAND, Agent, Part, Place, server_args
-from memx_cli.errors import MemxError
+from memx_cli.errors import MemxError, shown
 
 
 def _claude_code(place: Place) -> list[Part]:
@@ -96,4 +96,4 @@ def lookup(name: str) -> Agent:
     for agent in AGENTS.values():
         if key == agent.name or key in agent.aliases:
             return agent
-    raise MemxError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")
+    raise MemxError(f"unknown agent {shown(name)}; choose one of {', '.join(AGENTS)}")
