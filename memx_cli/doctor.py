@@ -84,7 +84,26 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         if stuck:
             problems.append(stuck)
         problems.extend(str(p) for p in check_leftovers(store))
+        problems.extend(_unmerged_memories(repo))
     return report
+
+
+def _unmerged_memories(repo: Repo) -> list[str]:
+    """Memory files a merge, rebase or cherry-pick left unmerged. Git calls no merge driver
+    for a memory deleted on one side and edited on the other: the edited file stays in the
+    work tree, valid, so only git's index tells that it waits for a decision."""
+    store = repo.store.display(repo.store.root)
+    found = git.unmerged(repo.worktree, [store])
+    lines = []
+    for path, stages in sorted(found.items()):
+        if 2 in stages and 3 in stages:
+            what = "edited on both sides and not merged; run memx validate"
+        else:
+            sides = ("deleted in HEAD, edited on the other side" if 3 in stages
+                     else "edited in HEAD, deleted on the other side")
+            what = f"{sides}; git add it to keep the memory, git rm it to let it go"
+        lines.append(f"{path}: unmerged ({what})")
+    return lines
 
 
 def _server_state(problems: list[str], repo: Repo | None) -> dict[str, Any]:

@@ -297,6 +297,19 @@ def untracked(worktree: Path, paths: list[str]) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
+def unmerged(worktree: Path, paths: list[str]) -> dict[str, set[int]]:
+    """Paths git left unmerged under ``paths``, each with the stages its index holds:
+    1 the base, 2 this side (HEAD), 3 the other; a side that deleted the file has none."""
+    out = run(["ls-files", "-z", "--unmerged", "--", *paths], cwd=worktree, check=False)
+    stages: dict[str, set[int]] = {}
+    for entry in out.split("\0"):
+        info, tab, path = entry.partition("\t")
+        fields = info.split()
+        if tab and len(fields) == 3 and fields[2] in ("1", "2", "3"):
+            stages.setdefault(path, set()).add(int(fields[2]))
+    return stages
+
+
 def read_blobs(worktree: Path, specs: list[str]) -> dict[str, bytes | None]:
     """Contents of ``rev:path`` (or ``:path``, the staged version) for each spec, in one
     ``git cat-file --batch`` call; None for a spec that names nothing."""

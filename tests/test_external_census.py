@@ -58,6 +58,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/git.py::renames_since::run": "checked",  # an anchor's commit: is_operand
     "memx_cli/git.py::resolve_rev::run": "checked",
     "memx_cli/git.py::untracked::run": "own",
+    "memx_cli/git.py::unmerged::run": "own",  # the store's folder, after --
     "memx_cli/operations/merge_driver.py::stage_copies::git.run": "own",  # the driver's copies
     "memx_cli/githooks/impl.py::_start_background::subprocess.Popen": "constant",
     "memx_cli/githooks/install.py::install::git.run": "constant",  # core.hooksPath asked

@@ -148,6 +148,36 @@ def test_delete_against_edit_is_a_plain_git_conflict_with_valid_yaml(memx: Memx,
     assert memx.ok("validate", cwd=team.bob) == "1 memory file(s) OK\n"
 
 
+def _unmerged_problems(memx: Memx, clone: Path) -> list[str]:
+    report = json.loads(memx("doctor", "--json", cwd=clone).out)["doctor"]
+    return [p for p in report["problems"] if "unmerged" in p]
+
+
+@pytest.mark.parametrize("deleter", ["alice", "bob"])
+def test_doctor_names_a_memory_a_merge_left_deleted_on_one_side(memx: Memx, team: Team,
+                                                                 deleter: str) -> None:
+    # walk15: after a modify/delete conflict validate says the files are OK (they are) and
+    # doctor said 'No problems found.' while git waited for a decision on the memory
+    mid = team.memory_id
+    editor = "bob" if deleter == "alice" else "alice"
+    memx.ok("rm", "-y", mid, cwd=getattr(team, deleter))
+    git(getattr(team, deleter), "commit", "-q", "-am", "forget it")
+    memx.ok("feedback", mid, "--helpful", cwd=getattr(team, editor))
+    git(getattr(team, editor), "commit", "-q", "-am", "vote")
+    git(team.alice, "push", "-q")
+    assert _unmerged_problems(memx, team.bob) == []  # control: nothing merged yet
+    assert _pull(team.bob).returncode == 1
+    sides = ("deleted in HEAD, edited on the other side" if deleter == "bob"
+             else "edited in HEAD, deleted on the other side")
+    assert _unmerged_problems(memx, team.bob) == [
+        f".memx/memories/{mid}.yaml: unmerged ({sides}; git add it to keep the memory, "
+        "git rm it to let it go)"]
+    assert memx("doctor", cwd=team.bob).code == 1
+    git(team.bob, "add", "-A", ".memx")
+    git(team.bob, "commit", "-q", "--no-edit")
+    assert _unmerged_problems(memx, team.bob) == []
+
+
 def test_archiving_against_an_edit_follows_the_rename(memx: Memx, team: Team) -> None:
     mid = team.memory_id
     archived = _path(team.alice, mid, "archive")
