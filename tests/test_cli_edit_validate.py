@@ -79,6 +79,74 @@ def test_edit_cannot_change_the_id(memx: Memx, tmp_path: Path, monkeypatch: pyte
     assert f"the id cannot be changed by an edit (was {mid})" in result.err
 
 
+def _broken(memx: Memx, repo: Path, text: str) -> tuple[str, Path, bytes]:
+    """A memory whose file a hand edit broke: its content opens a YAML list never closed."""
+    mid = memx.ok("add", text).strip()
+    path = repo / ".memx" / "memories" / f"{mid}.yaml"
+    path.write_text(path.read_text().replace("content: ", "content: [oops "))
+    assert memx("show", mid).code == 2
+    return mid, path, path.read_bytes()
+
+
+def test_edit_mends_a_memory_file_a_hand_edit_broke(memx: Memx, repo: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # walk15: memx edit refused the broken file with its YAML error, so the one command
+    # made to change a memory could not repair one
+    mid, _, _ = _broken(memx, repo, "Migrations run with alembic upgrade head")
+    keep = memx.ok("add", "The cache lives in var/cache").strip()
+    monkeypatch.setenv("EDITOR", _editor(
+        tmp_path, "text = text.replace('[oops ', 'AKIAIOSFODNN7EXAMPLE ')\n"))
+    result = memx("edit", mid[:12])
+    assert result.code == 0, result.err
+    assert result.out == f"Mended {mid}: a valid memory again\n"
+    assert result.err == (
+        f"memx: .memx/memories/{mid}.yaml:5: invalid YAML: did not find expected ',' or ']'; "
+        "opening the file as it is to mend it\n"
+        "memx: masked 1 secret in the edit: aws_access_key\n")
+    content = json.loads(memx.ok("show", mid, "--json"))["memory"]["content"]
+    assert content == "[REDACTED:aws_access_key] Migrations run with alembic upgrade head"
+    assert memx.ok("validate") == "2 memory file(s) OK\n"
+    assert not list((repo / ".memx" / "local" / "edits").iterdir())
+    # control: a valid memory still goes through the ordinary edit
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('var/', 'tmp/')\n"))
+    assert memx.ok("edit", keep) == f"Updated {keep}\n"
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ("", ".memx/memories/{mid}.yaml:5: invalid YAML: did not find expected ',' or ']'; "
+         "the file is unchanged, still not valid\n"),
+    ("text = text.replace('[oops ', '[still ')",
+     "edit refused, memory unchanged: .memx/memories/{mid}.yaml:5: invalid YAML: did not "
+     "find expected ',' or ']' (your text is in .memx/local/edits/{mid}.yaml)\n"),
+    ("text = text.replace('[oops ', '').replace('id: ', 'id: 01aaaaaaaaaaaaaaaaaaaaaaaa\\n#')",
+     "edit refused, memory unchanged: .memx/memories/{mid}.yaml: the id must stay {mid}, "
+     "the file's name (your text is in .memx/local/edits/{mid}.yaml)\n"),
+])
+def test_a_mend_that_is_still_broken_leaves_the_file(memx: Memx, repo: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      change: str, problem: str) -> None:
+    mid, path, before = _broken(memx, repo, "Migrations run with alembic upgrade head")
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, change + "\n"))
+    result = memx("edit", mid)
+    assert result.code == 2
+    assert result.err.splitlines()[-1] == "memx: error: " + problem.format(mid=mid).strip()
+    assert path.read_bytes() == before
+    assert (repo / ".memx" / "local" / "edits" / f"{mid}.yaml").exists() == bool(change)
+
+
+def test_a_role_gets_the_broken_file_s_error(memx: Memx, repo: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    mid, path, before = _broken(memx, repo, "Migrations run with alembic upgrade head")
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('[oops ', '')\n"))
+    monkeypatch.setenv("MEMX_ROLE", "agent")
+    result = memx("edit", mid)
+    assert result.code == 2
+    assert "invalid YAML" in result.err and "opening the file" not in result.err
+    assert path.read_bytes() == before
+    monkeypatch.delenv("MEMX_ROLE")  # control: without a role the same edit mends it
+    assert memx.ok("edit", mid) == f"Mended {mid}: a valid memory again\n"
+
+
 def _corrupt(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text
@@ -198,3 +266,20 @@ def test_two_edits_of_one_memory_at_once_each_have_a_draft(
     assert memx.ok("edit", mid) == f"Updated {mid}\n"
     assert (edits / f"{mid}.yaml").read_text() == "the first editor's unsaved work\n"
     assert not (edits / f"{mid}.2.yaml").exists()
+
+
+def test_a_mend_refuses_a_file_changed_while_the_editor_was_open(
+        memx: Memx, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mid, path, _ = _broken(memx, repo, "Migrations run with alembic upgrade head")
+    # a teammate's version arrives (git pull) while the editor is open
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, (
+        f"open({str(path)!r}, 'a').write('# pulled\\n')\n"
+        "text = text.replace('[oops ', '')\n")))
+    result = memx("edit", mid)
+    assert result.code == 2
+    assert (f"changed or went away while you edited it (your text is in "
+            f".memx/local/edits/{mid}.yaml)") in result.err
+    assert path.read_text().endswith("# pulled\n")
+    # control: with nothing arriving meanwhile the same mend is written
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "text = text.replace('[oops ', '')\n"))
+    assert memx.ok("edit", mid) == f"Mended {mid}: a valid memory again\n"

@@ -86,13 +86,17 @@ def new_draft(store: Store, original: Memory) -> Path:
     in ``local/edits/``, or ``ID.2.yaml``, ``ID.3.yaml``... when it is taken. A refused
     edit kept earlier, or an edit of the same memory open in another terminal, is never
     overwritten."""
+    return draft_of(store, original.id, memfmt.dump(original))  # stored, so masked
+
+
+def draft_of(store: Store, memory_id: str, data: bytes) -> Path:
+    """``new_draft`` holding ``data``, the file's bytes as they are."""
     import os
 
     folder = store.local_dir / "edits"
     folder.mkdir(parents=True, exist_ok=True)
-    data = memfmt.dump(original)  # already stored, already masked
     for number in range(1, 10_000):
-        path = folder / (f"{original.id}.yaml" if number == 1 else f"{original.id}.{number}.yaml")
+        path = folder / (f"{memory_id}.yaml" if number == 1 else f"{memory_id}.{number}.yaml")
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -100,10 +104,56 @@ def new_draft(store: Store, original: Memory) -> Path:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
         return path
-    raise MemxError(f"{store.display(folder)} holds too many drafts of {original.id}; "
+    raise MemxError(f"{store.display(folder)} holds too many drafts of {memory_id}; "
                     "remove the old ones")
 
 
 def keep_draft(draft: Path, text: bytes) -> None:
     """Keep a refused edit for the user, its secrets masked (it sits in .memx/local/)."""
     write_text(draft, mask(text.decode("utf-8", "replace")))
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A memory file that does not parse, as ``memx edit`` opens it to be mended."""
+    store: Store
+    memory_id: str
+    data: bytes     # the file's bytes when it was read
+    problem: str    # why it does not parse, as memx validate says it
+
+
+def broken(repo: Repo, prefix: str) -> Broken | None:
+    """The memory file ``prefix`` names when it does not parse and can be mended in an
+    editor; None when it parses, or when an editor is no help: a file a newer memx wrote
+    (this one would drop what it does not know), too large, or not a regular file."""
+    from memx_cli.errors import SchemaTooNewError
+    from memx_cli.safeyaml import read_regular
+    from memx_cli.store.files import MAX_FILE_BYTES
+
+    store, memory_id = resolve(repo.stores(), prefix)
+    path = store.path_for(memory_id)
+    try:
+        data = read_regular(path, MAX_FILE_BYTES)
+    except OSError:
+        return None  # the ordinary read says what is wrong
+    try:
+        store.read_file(path, data)
+    except SchemaTooNewError:
+        return None
+    except InvalidMemoryError as exc:
+        return Broken(store, memory_id, data, str(exc))
+    return None
+
+
+def mend(found: Broken, text: bytes) -> Edited:
+    """Write ``text`` over a broken memory file once it is a valid memory of the same id,
+    masked like every write. Raises InvalidMemoryError when it is still not one, and
+    ConcurrentChangeError when the file changed since it was read (nothing written)."""
+    store, path = found.store, found.store.path_for(found.memory_id)
+    mended = memfmt.load(text, store.display(path))
+    if mended.id != found.memory_id:
+        raise InvalidMemoryError(
+            f"{store.display(path)}: the id must stay {found.memory_id}, the file's name")
+    masked = store.write_over_broken(found.data, mended)
+    kinds = new_kinds(memfmt.dump(mended).decode("utf-8"), memfmt.dump(masked).decode("utf-8"))
+    return Edited(masked, tuple(kinds))

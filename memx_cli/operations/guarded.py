@@ -15,7 +15,7 @@ from memx_cli.store.repo import Repo
 if TYPE_CHECKING:
     from memx_cli.anchors.anchor import Anchor
     from memx_cli.curator.resolve import Resolution
-    from memx_cli.operations.edit import Edited
+    from memx_cli.operations.edit import Broken, Edited
     from memx_cli.operations.feedback import FeedbackResult
     from memx_cli.operations.instructions import Candidate
     from memx_cli.operations.stats import Stats
@@ -106,6 +106,14 @@ class Guarded:
     def editable(self, prefix: str) -> tuple[Store, Memory]:
         """The memory ``memx edit`` opens: the role needs write on its domain."""
         return self._for_write(prefix, "editing a memory")
+
+    def mendable(self, prefix: str) -> Broken | None:
+        """The memory file ``memx edit`` opens as it is, to be mended, when it does not
+        parse; None when it does. Not with a role: a broken file has no domain to check
+        the grant against, so the role gets the file's own error."""
+        from memx_cli.operations.edit import broken
+
+        return broken(self.repo, prefix) if self.role is None else None
 
     def apply_edit(self, store: Store, original: Memory, data: bytes) -> Edited | None:
         """Write an edited file (checked like any file); None when nothing changed. Moving

@@ -325,6 +325,23 @@ class Store:
             atomic_write(path, memfmt.dump(new), tmp_dir=self.tmp_dir)
         return new
 
+    def write_over_broken(self, data: bytes, new: Memory) -> Memory:
+        """Write ``new`` over its memory file that did not parse, read earlier as ``data``:
+        a ConcurrentChangeError (nothing written) when the file changed or went away since.
+        Masked like every write; returns what was written."""
+        path = self.path_for(new.id)
+        with self.lock():
+            try:
+                now: bytes | None = read_regular(path, MAX_FILE_BYTES)
+            except OSError:
+                now = None
+            if now != data:
+                raise merge3.ConcurrentChangeError(
+                    f"{self.display(path)} changed or went away while you edited it")
+            new = self.masker(new)
+            atomic_write(path, memfmt.dump(new), tmp_dir=self.tmp_dir)
+        return new
+
     def write_many(self, memories: list[Memory], *, raw: bool = False,
                    encoded: Mapping[str, bytes] | None = None) -> dict[str, Written]:
         """Write several memories under one lock (each file still atomic).
