@@ -185,6 +185,23 @@ def test_reindex_reports(store: Memx) -> None:
     assert out["documents"] == len(FACTS) and out["rebuilt"] and out["vectors"]
     assert store.ok("reindex") == (f"project: {len(FACTS)} memories indexed (0 added, 0 changed, "
                                    "0 removed), with vectors\n")
+    assert out["problems"] == [] and store("reindex").err == ""  # control for the next test
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_reindex_warns_of_a_file_it_leaves_out(store: Memx, full: bool) -> None:
+    # walk15: reindex left a broken memory file out in silence, and counted it as added
+    # or changed; search, list and context warn of it
+    path = sorted((store.cwd / ".memx" / "memories").glob("*.yaml"))[0]
+    path.write_text(path.read_text().replace("content: ", "content: [oops "))
+    problem = (f".memx/memories/{path.name}:5: invalid YAML: did not find expected ',' or "
+               "']'")
+    result = store("reindex", *(["--full"] if full else []))
+    assert result.code == 0
+    assert result.err == f"memx: warning: {problem} (skipped)\n"
+    assert result.out.startswith(f"project: {len(FACTS) - 1} memories indexed")
+    out = json.loads(store.ok("reindex", "--json"))["reindex"]["project"]
+    assert out["problems"] == [problem] and out["documents"] == len(FACTS) - 1
 
 
 def test_scopes_global_workspace_and_project_isolation(bare_repo: Path, tmp_path: Path,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -18,12 +19,14 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
     Every search does this by itself for what changed; run it to rebuild after an
     upgrade or to pay the cost up front. It also folds recent vector changes into the
     main vector file once there are a few hundred. Shows progress on a terminal.
+    A memory file that does not parse is left out with a warning, as search does
+    (--json lists it under "problems").
     """
     from memx_cli.index import StoreIndex
 
     repo = state.repo()
     spec = repo.config["embedding.model"]
-    summary = {}
+    summary: dict[str, dict[str, Any]] = {}
     for index in (StoreIndex(store, spec) for store in repo.stores()):
         bar = None
         if sys.stderr.isatty() and not as_json:
@@ -44,7 +47,10 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
             "added": report.added, "changed": report.changed, "removed": report.removed,
             "rebuilt": report.rebuilt or full, "vectors": report.vectors,
             "documents": index.lexical.num_docs() if index.manifest() else 0,
+            "problems": report.problems,
         }
+        for problem in report.problems:  # as search says it: the file is left out
+            click.echo(f"memx: warning: {problem} (skipped)", err=True)
     if as_json:
         emit_json({"reindex": summary})
         return
