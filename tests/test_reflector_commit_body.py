@@ -215,3 +215,23 @@ def test_a_why_takes_only_the_room_left(memx: Memx) -> None:
     alone = distill(Candidate("ErrorFix", 1, 1, "en", fix, error.strip() + " More."), 500).content
     assert alone.endswith("Fix: Import the package from its new module path."), alone
     assert len(alone) <= 500
+def test_a_change_told_with_its_purpose_is_the_fix_of_the_error_the_title_names(
+        memx: Memx, repo: Path) -> None:
+    """walk15: docs/git's own example, a typed title naming the error and a body saying what
+    changed "so the import works", came out as "Error: Added pyyaml … Fix:
+    ModuleNotFoundError …": the purpose clause's "so" read as a cause."""
+    title = "fix: ModuleNotFoundError: No module named yaml\n\n"
+    files = [("M", "app/loader.py"), ("M", "requirements.txt")]
+    found = reflect(repo, title + "Added pyyaml to requirements.txt so the import works in "
+                    "CI.", files)
+    assert found == [("error-fix",
+                      "Error: ModuleNotFoundError: No module named yaml. Fix: Added pyyaml to "
+                      "requirements.txt so the import works in CI (changed app/loader.py, "
+                      "requirements.txt).")]
+    # control: a "so" that leads to the failure keeps the sentence the Error
+    found = reflect(repo, title + "pyyaml was missing from requirements.txt, so the import "
+                    "failed. Add it there.", files)
+    assert found == [("error-fix",
+                      "ModuleNotFoundError: No module named yaml. "
+                      "Error: pyyaml was missing from requirements.txt, so the import failed. "
+                      "Fix: Add it there (changed app/loader.py, requirements.txt).")]
