@@ -124,6 +124,35 @@ def test_errors_are_mcp_errors_with_the_cli_message(memx: Memx, repo: Path) -> N
         "(grant it in .memx/access.yaml)"]
 
 
+def test_arguments_outside_the_schema_are_an_error_result_naming_the_argument(
+        memx: Memx, repo: Path) -> None:
+    """walk15: docs/agents said every failed call is an MCP error with the CLI's message;
+    the SDK answers arguments its schema refuses with an isError result instead."""
+    from mcp import MCPError
+
+    async def script(client: Any) -> list[Any]:
+        out: list[Any] = []
+        for args in ({"query": "deploy", "mode": "bogus"}, {"query": ""},
+                     {"query": "x" * 100_001}, {"query": "deploy", "limit": 0}):
+            out.append(await client.call_tool("search_memory", args))
+        with pytest.raises(MCPError) as caught:  # control: memx's own refusal
+            await client.call_tool("search_memory", {"query": "deploy", "scope": "nope"})
+        out.append(caught.value.message)
+        return out
+
+    *refused, message = run_session(repo, script)
+    for result, field, expected in zip(refused, ("mode", "query", "query", "limit"), (
+            "Input should be 'keyword', 'semantic' or 'hybrid'",
+            "String should have at least 1 character",
+            "String should have at most 100000 characters",
+            "Input should be greater than or equal to 1")):
+        assert result.is_error
+        text = result.content[0].text
+        assert f"\n{field}\n" in text and expected in text, text
+    assert message == ("invalid scope 'nope'; use global, project, workspace or "
+                       "workspace:<name>")
+
+
 # `memx mcp` with a spy on anyio's worker threads: every hand-off to one is listed on
 # stderr by the function it ran (the real call still runs).
 SPIED_MCP = """
