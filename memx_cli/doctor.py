@@ -10,7 +10,12 @@ from typing import Any
 from memx_cli import __version__, git
 from memx_cli.errors import ConfigError, MemxError
 from memx_cli.operations import merge_driver
-from memx_cli.operations.validate import check_access, check_config, check_store
+from memx_cli.operations.validate import (
+    check_access,
+    check_config,
+    check_links,
+    check_store,
+)
 from memx_cli.store.repo import Repo
 
 PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy",
@@ -56,6 +61,7 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         info["archived"] = len(store.files(archived=True))
         info["invalid_files"] = len(checked.problems)
         problems.extend(str(p) for p in checked.problems)
+        problems.extend(str(p) for p in check_links(repo))  # as memx validate says them
         config_problems = [str(p) for p in check_config(repo)]
         problems.extend(config_problems)
         # the grants too: a broken access.yaml makes every grant read (issue 27)

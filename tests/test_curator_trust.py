@@ -3,6 +3,7 @@ the CLI on a real repository with the bundled model; exact user-visible output."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -138,6 +139,17 @@ def test_validate_reports_dangling_links(memx: Memx, repo: Path) -> None:
     (repo / ".memx" / "memories" / f"{new}.yaml").unlink()  # removed by hand, not memx rm
     result = memx("validate")
     assert result.code == 1
-    assert result.out == (f".memx/memories/{old}.yaml: conflicts_with names {new}, which no "
-                          "memory has (a dangling link: remove the id from the file)\n")
+    line = (f".memx/memories/{old}.yaml: conflicts_with names {new}, which no memory has (a "
+            "dangling link: if a merge made it, the other version is a file the merging clone "
+            "has yet to commit; otherwise remove the id from the file)")
+    assert result.out == line + "\n"
     assert result.err == "memx: error: 1 problem(s) in 1 file(s) checked\n"
+    # walk15: doctor said 'No problems found.' while validate failed on the link (a merge's
+    # copy pushed before it was committed leaves one in every other clone)
+    problems = json.loads(memx("doctor", "--json").out)["doctor"]["problems"]
+    assert line in problems
+    path = repo / ".memx" / "memories" / f"{old}.yaml"
+    path.write_text(path.read_text().replace(f"conflicts_with:\n- {new}\n", ""))
+    assert memx.ok("validate") == "1 memory file(s) OK\n"  # control: the link gone
+    problems = json.loads(memx("doctor", "--json").out)["doctor"]["problems"]
+    assert not [p for p in problems if "dangling" in p]

@@ -152,6 +152,14 @@ def check_links(repo: Repo) -> list[Problem]:
 
     return [Problem(store.display(store.path_for(mem.id, archived)), None,
                     f"{field} names {target}, which no memory has (a dangling link: "
-                    "remove the id from the file)")
+                    f"{MERGE_COPY if field == 'conflicts_with' else ''}remove the id from "
+                    "the file)")
             for store, mem, archived, field, target in dangling(repo)
             if store is repo.store]
+
+
+# A merge that kept both sides' text records the conflict in the merged file at once, but
+# the other side's copy is a new file its hook only stages: pushed before it is committed,
+# every other clone has the link without the memory.
+MERGE_COPY = ("if a merge made it, the other version is a file the merging clone has "
+              "yet to commit; otherwise ")
