@@ -4,6 +4,7 @@ that do not depend on --limit, and --explain showing every voice."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -219,3 +220,54 @@ def test_a_texts_words_kept_between_searches_weigh_as_read_anew(big: Memx) -> No
     assert any(0.0 < share < 1.0 for share in shares[-2])  # "billing retries": in part
     assert shares[-2] != shares[0]
     assert set(shares[-1]) == {0.0}  # no text holds a zebra
+
+
+def test_only_the_hits_read_are_judged_and_alike(big: Memx,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: a search judges the relevance of the hits it shows, and of the ranked
+    ones in rank order until one is relevant, not of every candidate ranked; each gets
+    the relevance, the layers and the verdict that judging every ranked hit gives."""
+    from memx_cli.generator.search import Relevance, Searcher
+    from memx_cli.store.repo import Repo
+
+    monkeypatch.setenv("MEMX_NOW", "2026-12-01T12:00:00Z")  # scores move with the clock
+
+    class Eager(Searcher):
+        """Every ranked hit judged before anything is read of them (as before)."""
+
+        def _relevance(self, hits: Any, *args: Any) -> Relevance:
+            judge = super()._relevance(hits, *args)
+            judge(hits)
+            return judge
+
+    lazy, eager = Searcher(Repo(big.cwd)), Eager(Repo(big.cwd))
+    ranked: list[Any] = []
+    real_fill = Searcher._fill
+
+    def kept(self: Searcher, hits: Any, *args: Any) -> Any:
+        ranked[:] = hits
+        return real_fill(self, hits, *args)
+
+    monkeypatch.setattr(Searcher, "_fill", kept)
+    unrelated = "what time does the team dinner start"
+    unjudged = 0
+    for query in [*QUERIES, unrelated, "billing retries"]:
+        for mode, limit, closest in [("hybrid", 5, False), ("hybrid", 2, True),
+                                     ("keyword", 5, False), ("semantic", 12, True)]:
+            options = dict(mode=mode, limit=limit, closest=closest, record_recalls=False)
+            got = lazy.search(query, **options)  # type: ignore[arg-type]
+            left = ranked[len(got.hits):]
+            want = eager.search(query, **options)  # type: ignore[arg-type]
+            assert (got.relevant, got.absent) == (want.relevant, want.absent), query
+            assert ([(h.id, h.score, h.relevance, h.layers, h.factors) for h in got.hits]
+                    == [(h.id, h.score, h.relevance, h.layers, h.factors)
+                        for h in want.hits]), (query, mode)
+            assert all(h.layers.get("relevance") == h.relevance for h in got.hits)
+            if mode == "hybrid" and not closest and got.relevant and len(left) > limit:
+                # the control: ranked past what was shown and past the first relevant
+                # batch, no hit was judged
+                assert all("relevance" not in h.layers for h in left[limit:]), query
+                unjudged += len(left) - limit
+    assert unjudged > 0
+    assert not lazy.search(unrelated, record_recalls=False).relevant
+    assert lazy.search(unrelated, closest=True, record_recalls=False).hits
