@@ -353,10 +353,19 @@ class Watched:
     watcher cannot vouch for is checked as without a watcher (``ByTime``)."""
 
     def __init__(self, watcher: Watcher | Drain,
-                 resumed: MutableMapping[str, tuple[int, int]] | None = None):
+                 resumed: MutableMapping[str, tuple[int, int]] | None = None,
+                 trust_first: bool = False):
         self.watcher = watcher
         self.synced: dict[str, tuple[int, int]] = {}
         self.unwatched = ByTime()
+        # The memx server's (issue 29): a large store's first open trusts its index as
+        # the last check or write left it (``StoreIndex.open_trusted``); the full check
+        # it skipped waits in ``unverified`` (store -> its index and whether vectors were
+        # wanted) for ``verify``, which the server runs after the answer. Each store is
+        # trusted once per searcher.
+        self.trust_first = trust_first
+        self.trusted: set[str] = set()
+        self.unverified: dict[str, tuple[StoreIndex, bool]] = {}
         # Where earlier searchers of this process left their stores (the memx server's
         # dropped searchers, issue 29): a store's first check here starts from there,
         # as if this searcher had made that check (the index on disk is what it left).
@@ -371,16 +380,40 @@ class Watched:
         no check when nothing changed, the changed files only when it can name them, a
         full check otherwise; the time-based re-check for a store it cannot watch."""
         return self._checked(index, lambda **how: index.open_for_search(want_vectors, **how),
-                             lambda: self.unwatched.open(index, want_vectors))
+                             lambda: self.unwatched.open(index, want_vectors),
+                             lambda: index.open_trusted(want_vectors), want_vectors)
 
     def sync(self, index: StoreIndex, **options: Any) -> SyncReport:
         """``index.sync(**options)`` likewise (the write path's check, after ``settle``);
-        a store it cannot watch is checked in full."""
+        a store it cannot watch is checked in full, as is one whose first open was
+        trusted and not yet verified (a write never builds on that trust)."""
+        if str(index.store.root) in self.unverified:
+            self._unverify(str(index.store.root))
         return self._checked(index, lambda **how: index.sync(**options, **how),
                              lambda: self.unwatched.sync(index, **options))
 
+    def verify(self, waiting: Callable[[], bool] = lambda: False) -> bool:
+        """The full check of each store whose first open was trusted (``trust_first``):
+        what changed while no watcher watched it (a file written in place) is indexed,
+        and later checks follow the watcher from this one. False when ``waiting`` said
+        a request came before a store's check (the rest wait for the next call)."""
+        for path, (index, want_vectors) in list(self.unverified.items()):
+            if waiting():
+                return False
+            self._unverify(path)
+            self.settle([index])
+            self.open(index, want_vectors)
+        return True
+
+    def _unverify(self, path: str) -> None:
+        """Forget where a trusted first open left a store: its next check is in full."""
+        self.unverified.pop(path, None)
+        self.synced.pop(path, None)
+
     def _checked(self, index: StoreIndex, check: Callable[..., SyncReport],
-                 unwatched: Callable[[], SyncReport]) -> SyncReport:
+                 unwatched: Callable[[], SyncReport],
+                 trusted: Callable[[], SyncReport | None] | None = None,
+                 want_vectors: bool = False) -> SyncReport:
         root = self.watcher.root(index.store.root)
         if root is None or not root.markable:
             return unwatched()
@@ -389,6 +422,14 @@ class Watched:
         last = self.synced.get(root.path)
         if last is None:
             last = self.resumed.pop(root.path, None)
+        if (last is None and trusted is not None and self.trust_first
+                and root.path not in self.trusted):
+            self.trusted.add(root.path)
+            report = trusted()
+            if report is not None:  # later checks follow the watcher from here
+                self.synced[root.path] = now
+                self.unverified[root.path] = (index, want_vectors)
+                return report
         known = root.since(last[1]) if last is not None and last[0] == root.epoch else None
         if known is not None and root.linked:
             known = known | root.linked

@@ -167,6 +167,19 @@ def _racy(mtime_ns: int, now: int) -> bool:
     return mtime_ns >= now - margin
 
 
+def held_marks(store: Store) -> list[str] | None:
+    """The memory folders' marks (``Store.folder_marks``) as a check about to look at
+    every file takes them, for the state it leaves (``held``: the index held every file
+    when the folders were so); None when a mark is unreadable or too recent to tell a
+    later change in the same tick of the file system's clock apart."""
+    now = time.time_ns()
+    marks = store.folder_marks()
+    for mark in marks:
+        if mark == "?" or (mark != "-" and _racy(int(mark.partition(".")[2]), now)):
+            return None
+    return list(marks)
+
+
 class Look(NamedTuple):
     """What a stamp is a digest of, kept apart so a writer can tell its own changes
     from anyone else's (``Claim``): the two folders, git's index file, the files
@@ -386,7 +399,7 @@ def same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     (``quick``, ``basis``) changes the state file, not the index."""
     if a is None or b is None:
         return a is b
-    skip = ("quick", "basis", "written", "look", "left")
+    skip = ("quick", "basis", "written", "look", "left", "held")
     return ({k: v for k, v in a.items() if k not in skip}
             == {k: v for k, v in b.items() if k not in skip})
 
@@ -405,9 +418,20 @@ def describe(store: Store, files: int) -> tuple[str, str | None]:
 
     try:
         state = json.loads((store.cache_dir / "state.json").read_bytes())
-        on = Basis.from_json(state.get("basis"), store) if isinstance(state, dict) else None
     except (OSError, ValueError):
-        on = None
+        state = None
+    how, estimate = check_cost(store, files, state)
+    if estimate <= SLOW_MS:
+        return how, None
+    return how, (f"each command without the memx server checks {files} memory files "
+                 f"for changes (about {estimate:.0f} ms); the server watches the store "
+                 "instead (see docs/index.md)")
+
+
+def check_cost(store: Store, files: int, state: Any) -> tuple[str, float]:
+    """Which check of every file a store of ``files`` memory files gets, given its index
+    ``state`` (the stamp's basis), and its estimated cost in milliseconds."""
+    on = Basis.from_json(state.get("basis"), store) if isinstance(state, dict) else None
     if not worth_it(files):
         how, cost = "a stat of every file (a small store)", SCAN_US_PER_FILE
     elif on is not None and on.loose is not None and on.git_index is not None:
@@ -416,9 +440,19 @@ def describe(store: Store, files: int) -> tuple[str, str | None]:
     else:
         how, cost = ("a stat of every file (outside git, or more than "
                      f"{LOOSE_LIMIT} memory files git does not track)", SCAN_US_PER_FILE)
-    estimate = files * cost / 1000
-    if estimate <= SLOW_MS:
-        return how, None
-    return how, (f"each command without the memx server checks {files} memory files "
-                 f"for changes (about {estimate:.0f} ms); the server watches the store "
-                 "instead (see docs/index.md)")
+    return how, files * cost / 1000
+
+
+def counted(fingerprint: Any) -> int | None:
+    """The number of memory files a scan's fingerprint (index/scan.py) counts, or None
+    when it is malformed."""
+    if not isinstance(fingerprint, str):
+        return None
+    total = 0
+    for part in fingerprint.split(":"):
+        if part != "-":
+            count = part.split(".", 1)[0]
+            if not count.isdigit():
+                return None
+            total += int(count)
+    return total

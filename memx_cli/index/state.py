@@ -34,13 +34,16 @@ def read_state(path: Path) -> dict[str, Any] | None:
 
 def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: str | None,
                 on: Basis | None, written: Claim | None = None,
-                seen: Look | None = None, left: tuple[str, str] | None = None) -> None:
+                seen: Look | None = None, left: tuple[str, str] | None = None,
+                held: list[str] | None = None) -> None:
     """Record what ``manifest`` now holds: the files' fingerprint, the model, the parse
     problems, how many vectors are behind, and the change stamp with its basis and,
     when ``seen`` is the look the stamp is the digest of, its parts (a later write
     claims against them); or what a write left for the next reader to check instead
     (``written``), with the memory folders' marks as that write left them (``left``,
-    for the next write: ``quick.unmoved``)."""
+    for the next write: ``quick.unmoved``); ``held``: the folders' marks at which the
+    index held every memory file (``quick.held_marks``, for the memx server's first
+    open: ``StoreIndex.open_trusted``)."""
     if manifest is None:
         return
     save_state(path, {
@@ -52,6 +55,7 @@ def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: 
         **({"left": list(left)} if written is not None and left is not None else {}),
         **({"look": seen.to_json()} if seen is not None and quick is not None
            and seen.digest() == quick else {}),
+        **({"held": held} if held is not None else {}),
     })
 
 

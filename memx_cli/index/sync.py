@@ -18,9 +18,13 @@ from typing import Any
 from memx_cli.errors import ModelUnavailableError
 from memx_cli.freshness.quick import (
     LOOSE_LIMIT,
+    SLOW_MS,
     Basis,
     Claim,
     Look,
+    check_cost,
+    counted,
+    held_marks,
     look,
     memory_path,
     same_index,
@@ -149,12 +153,13 @@ class StoreIndex:
                                   written=written)
             on = Basis.from_json(state.get("basis"), self.store)
             moved = on.moved(before, now) if on is not None else None
+            held = self._held_after(state)
             # No stamp: a file changed behind memx since the last check would go unseen.
             # Instead a claim the next reader checks with the look it takes anyway
             # (quick.Claim); without one that reader scans in full.
             write_state(self.state_path, fingerprint, self._manifest, None, moved,
                         self._claim(state, before, now) if moved is not None else None,
-                        left=self._left(state))
+                        left=self._left(state), held=held)
             self._last = (None, read_state(self.state_path))
             self._checked = None
         return self._report_problems(report)
@@ -200,6 +205,15 @@ class StoreIndex:
                                          for i, r in rows.items()}:
             return None
         return self._current(state, want_vectors, None)
+
+    def _held_after(self, state: dict[str, Any]) -> list[str] | None:
+        """The folders' marks at which the index will hold every file once this
+        process's writes are indexed: where they left the folders, when they began where
+        the index held every file (``held`` of ``state``); else None."""
+        wrote = self.store.wrote
+        if wrote is None or state.get("held") != list(wrote[0]) or "?" in wrote[1]:
+            return None
+        return list(wrote[1])
 
     def _left(self, state: dict[str, Any]) -> tuple[str, str] | None:
         """The memory folders' marks after this process's writes when those writes began
@@ -299,6 +313,40 @@ class StoreIndex:
             report = self.sync(full=True, want_vectors=want_vectors)
         return report
 
+    def open_trusted(self, want_vectors: bool) -> SyncReport | None:
+        """Open the index as the last check or memx write left it, without looking at
+        every file, for the memx server's first open of a large store (issue 29: at 1M
+        memories that look took the first search 10 s); its watcher then follows the
+        store, and the server's full check of every file comes after that first answer
+        (``freshness.journal.Watched``). The index is trusted only where that look
+        would be slow (its estimate past ``SLOW_MS``) and the memory folders' marks are
+        those at which it held every file (``held``: no file was added, removed or
+        renamed since, by memx, git or an editor that saves by rename); a file written
+        in place meanwhile is seen by that full check. None (nothing opened): no such
+        index, another check first, or vectors to bring up to date."""
+        if self._last is not None or not self.lexical.path.is_dir():
+            return None
+        state = read_state(self.state_path)
+        files = counted(state.get("fingerprint")) if state is not None else None
+        if (state is None or files is None or check_cost(self.store, files, state)[1] <= SLOW_MS
+                or state.get("held") is None or state["held"] != held_marks(self.store)):
+            return None
+        report = self._current(state, want_vectors, None)
+        if report is None:
+            return None
+        try:
+            self.lexical.searcher()
+            if report.vectors and want_vectors:
+                self.vectors.check()
+        except BaseException as exc:
+            if not is_index_error(exc):
+                raise
+            self._last = None  # the full check rebuilds it, with its notice
+            return None
+        self.ids = ListedIds(self.store)
+        self._checked = (time.monotonic(), dir_times(self.store), report)
+        return report
+
     def _sync(self, full: bool, progress: Progress | None, want_vectors: bool,
               quick: bool = True) -> SyncReport:
         state = None if full else read_state(self.state_path)
@@ -307,6 +355,7 @@ class StoreIndex:
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
         on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
+        held = held_marks(self.store)  # (before the look: a change after it moves them)
         seen_now = look(self.store, on) if on is not None else None
         before = seen_now.digest() if seen_now is not None else None
         if quick and state is not None and seen_now is not None and self._trusts(state,
@@ -322,8 +371,8 @@ class StoreIndex:
         if state is not None and state.get("fingerprint") == fingerprint:
             report = self._current(state, want_vectors, seen)
             if report is not None:
-                if before is None or before != state.get("quick"):
-                    self._record_stamp(state, seen, on, seen_now)
+                if before is None or before != state.get("quick") or held != state.get("held"):
+                    self._record_stamp(state, seen, on, seen_now, held)
                 return report
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
@@ -337,7 +386,7 @@ class StoreIndex:
                         else self._load_manifest())
             report = self._update(manifest, seen, progress, want_vectors, quiet=full)
             write_state(self.state_path, fingerprint, self._manifest, *stamp_for(
-                self.store, seen, on, before), seen=seen_now)
+                self.store, seen, on, before), seen=seen_now, held=held)
             self._last = (seen, read_state(self.state_path))
         return self._report_problems(report)
 
@@ -375,22 +424,25 @@ class StoreIndex:
         return None
 
     def _record_stamp(self, state: dict[str, Any], seen: dict[str, Seen],
-                      on: Basis | None, taken: Look | None) -> None:
+                      on: Basis | None, taken: Look | None, held: list[str] | None) -> None:
         """Remember a stamp taken before a scan that found nothing changed (``taken``,
         the look it is the digest of), so the next reader skips the scan (written once,
-        when the stamp first holds), and what the next stamp covers when that changed."""
+        when the stamp first holds), what the next stamp covers when that changed, and
+        the folders' marks taken before the scan (``held``)."""
         quick, new = stamp_for(self.store, seen, on,
                                taken.digest() if taken is not None else None)
-        if quick == state.get("quick") and (new is on or (new is not None and new.same(on))):
+        if (quick == state.get("quick") and (new is on or (new is not None and new.same(on)))
+                and held == state.get("held")):
             return
         with self.store.lock():
             if read_state(self.state_path) != state:
                 return  # another process moved the index meanwhile
-            kept = {k: v for k, v in state.items() if k not in ("written", "look", "left")}
+            kept = {k: v for k, v in state.items()
+                    if k not in ("written", "look", "left", "held")}
             save_state(self.state_path, {
                 **kept, "quick": quick, "basis": new.to_json() if new is not None else None,
                 **({"look": taken.to_json()} if quick is not None and taken is not None
-                   else {})})
+                   else {}), **({"held": held} if held is not None else {})})
             self._last = (seen, read_state(self.state_path))
 
     def _report_problems(self, report: SyncReport) -> SyncReport:

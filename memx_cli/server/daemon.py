@@ -164,6 +164,7 @@ class Daemon:
                     self._waiting = False
                 with conn:
                     self._serve_one(conn)
+                self.verify()  # the answer is sent: the check its trust put off
         except _Terminated:
             log.info("SIGTERM; exiting")
         finally:
@@ -317,8 +318,25 @@ class Daemon:
         overflow the queue; then the idle upkeep, which gives way to a command that
         ``waiting`` says has come."""
         self.watcher.settle(())
+        if time.monotonic() - self.last_request >= COMPACT_AFTER:
+            self.verify(waiting)
         self.compact_when_idle(waiting)
         self.fill_when_idle(waiting)
+
+    def verify(self, waiting: Callable[[], bool] = never) -> None:
+        """The full check of every store whose first open trusted its index (issue 29:
+        ``Watched.trust_first``), after the answer that trust made fast and before the
+        next request is read; or in a quiet spell, giving way to a request that
+        ``waiting`` says has come."""
+        for searcher in list(self.searchers.values()):
+            freshness = searcher.freshness
+            if not isinstance(freshness, Watched) or not freshness.unverified:
+                continue
+            try:
+                if not freshness.verify(waiting):
+                    return
+            except Exception as exc:  # never end the server; the next check is in full
+                log.warning(f"checking {searcher.repo.worktree} in full failed: {exc}")
 
     def compact_when_idle(self, waiting: Callable[[], bool] = never) -> None:
         """Once per quiet spell (COMPACT_AFTER seconds without a request), the warm
@@ -346,6 +364,10 @@ class Daemon:
                 # full stat scans of the warm stores' files (the watcher could not vouch)
                 "scans": sum(index.scans for searcher in list(self.searchers.values())
                              for index in searcher.indexes),
+                # stores opened on their index's word whose full check is still to come
+                "unverified": sorted({path for searcher in list(self.searchers.values())
+                                      for path in getattr(searcher.freshness, "unverified",
+                                                          ())}),
                 # how the stores are watched (inotify read at settle time, or the
                 # observer with marks), its marks not back in time (the observer's
                 # only) and the kernel's overflowed queues: each a full check
@@ -432,7 +454,8 @@ class Daemon:
         from memx_cli.generator.e5voice import SERVED_ENCODE
         from memx_cli.generator.search import Searcher
 
-        searcher = Searcher(repo, freshness=Watched(self.watcher, resumed=self.remembered))
+        searcher = Searcher(repo, freshness=Watched(self.watcher, resumed=self.remembered,
+                                                    trust_first=True))
         searcher.e5_budget = SERVED_ENCODE  # the rest: fill_when_idle
         return searcher
 

@@ -1,0 +1,185 @@
+"""The memx server's first open of a large store trusts its index as the last check or
+write left it, and checks every file after that answer (issue 29: the first search of
+a 1M store through the server took 10 s, all of it that check). These tests make any
+store "large" (the trust applies where the check's estimate passes ``SLOW_MS``), then
+change a real store while no server runs, as a user or git would."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memx_cli.store.repo import Repo
+
+from .conftest import Memx
+from .test_index_quick import age
+from .test_watch import scans  # noqa: F401 - a fixture
+from .test_watch_known import FACTS, _ids, add_facts, in_place
+
+STATE = Path(".memx") / "cache" / "state.json"
+
+
+@pytest.fixture
+def large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every store counts as one whose check of every file is slow."""
+    monkeypatch.setattr("memx_cli.index.sync.SLOW_MS", -1)
+
+
+def checked_store(memx: Memx, repo: Path) -> dict[str, Path]:
+    """FACTS in a store whose last check (a search without the server) saw every file
+    with folder times old enough to trust: the state says at which marks it held them."""
+    files = add_facts(memx, repo)
+    age(repo / ".memx")
+    memx.ok("search", "nightly", "--mode", "keyword")
+    assert json.loads((repo / STATE).read_text()).get("held")
+    return files
+
+
+def first_search(server: Any, repo: Path, query: str) -> list[str]:
+    return _ids(server.searcher(Repo(repo)).search(query, mode="keyword"))
+
+
+def test_an_edit_made_while_no_server_ran_is_found_after_the_first_answer(
+        memx: Memx, repo: Path, scans: list[str], large: None) -> None:  # noqa: F811
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])  # no server watches; the folder's time does not move
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        before = len(scans)
+        first_search(server, repo, "fortnightly")
+        assert len(scans) == before  # answered on the index's word: no look at the files
+        assert server.status()["unverified"] == [str(repo / ".memx")]
+        server.verify()  # as the server does once the answer is sent
+        assert len(scans) == before + 1
+        assert server.status()["unverified"] == []
+        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        in_place_again = files["staging"]
+        in_place_again.write_text(in_place_again.read_text().replace("Sunday", "Friday"))
+        # after the full check, the watcher names what changes: no scan
+        assert first_search(server, repo, "Friday") == [files["staging"].stem]
+        assert len(scans) == before + 1
+    finally:
+        server.watcher.stop()
+
+
+def test_an_unchanged_store_answers_the_same_before_and_after_the_full_check(
+        memx: Memx, repo: Path, scans: list[str], large: None) -> None:  # noqa: F811
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    state = (repo / STATE).read_bytes()
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        before = len(scans)
+        trusted = first_search(server, repo, "nightly build wheels")
+        assert trusted[:1] == [files["nightly"].stem]
+        assert len(scans) == before
+        server.verify()
+        assert len(scans) == before + 1
+        assert first_search(server, repo, "nightly build wheels") == trusted
+        assert (repo / STATE).read_bytes() == state  # the check found nothing to write
+    finally:
+        server.watcher.stop()
+
+
+def test_a_file_added_while_no_server_ran_is_checked_before_the_first_answer(
+        memx: Memx, repo: Path, scans: list[str], large: None) -> None:  # noqa: F811
+    """A new file moves the folder's time from the marks the index held: no trust."""
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    old = files["webhook"].stem
+    new = old[:-1] + ("0" if old[-1] != "0" else "1")
+    copy = files["webhook"].read_text().replace(old, new)
+    (repo / ".memx" / "memories" / f"{new}.yaml").write_text(
+        copy.replace("five times", "seven times"))
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        before = len(scans)
+        assert first_search(server, repo, "seven times")[:1] == [new]
+        assert len(scans) == before + 1
+        assert server.status()["unverified"] == []
+    finally:
+        server.watcher.stop()
+
+
+def test_a_small_store_is_checked_before_the_first_answer(
+        memx: Memx, repo: Path, scans: list[str]) -> None:  # noqa: F811
+    """Where the check of every file is cheap (the estimate under SLOW_MS), the first
+    open checks it, as before."""
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        before = len(scans)
+        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        assert len(scans) == before + 1
+        assert server.status()["unverified"] == []
+    finally:
+        server.watcher.stop()
+
+
+def test_a_write_never_builds_on_the_trust(memx: Memx, repo: Path, scans: list[str],  # noqa: F811
+                                           large: None) -> None:
+    """A write's check of a store whose first open was trusted is the full check."""
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        searcher = server.searcher(Repo(repo))
+        searcher.search("nightly", mode="keyword")
+        [index] = [i for i in searcher.indexes if i.store.root == repo / ".memx"]
+        before = len(scans)
+        searcher.freshness.settle([index])
+        searcher.freshness.sync(index, want_vectors=False)
+        assert len(scans) == before + 1
+        assert server.status()["unverified"] == []
+        assert _ids(searcher.search("fortnightly", mode="keyword")) == [files["nightly"].stem]
+    finally:
+        server.watcher.stop()
+
+
+def test_the_idle_server_checks_after_a_quiet_spell(memx: Memx, repo: Path,
+                                                    scans: list[str],  # noqa: F811
+                                                    large: None) -> None:
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        first_search(server, repo, "nightly")
+        server.idle_tick()  # a request just came: a second command may follow at once
+        assert server.status()["unverified"] == [str(repo / ".memx")]
+        server.last_request -= daemon.COMPACT_AFTER
+        server.idle_tick(lambda: True)  # a command waits: it goes first
+        assert server.status()["unverified"] == [str(repo / ".memx")]
+        server.idle_tick()
+        assert server.status()["unverified"] == []
+        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+    finally:
+        server.watcher.stop()
+
+
+def test_memx_writes_keep_the_marks_the_index_holds(memx: Memx, repo: Path) -> None:
+    """After memx's own add (from where the index held every file) the state names the
+    folders' marks the add left; after a file added by hand, a write names none."""
+    checked_store(memx, repo)
+    memx.ok("add", "--raw", "The cron job rotates the logs at midnight")
+    marks = Repo(repo).store.folder_marks()
+    assert json.loads((repo / STATE).read_text())["held"] == list(marks)
+    (repo / ".memx" / "memories" / "m-by-hand.yaml").write_bytes(
+        next((repo / ".memx" / "memories").glob("*.yaml")).read_bytes())
+    os.utime(repo / ".memx" / "memories", ns=(0, 0))  # (moved, and old enough to trust)
+    memx.ok("add", "--raw", "The backup job copies the database at noon")
+    assert "held" not in json.loads((repo / STATE).read_text())
