@@ -433,9 +433,13 @@ class Watched:
         known = root.since(last[1]) if last is not None and last[0] == root.epoch else None
         if known is not None and root.linked:
             known = known | root.linked
+        scans = index.scans
         report = check(known=known) if known is not None else check()
         self.synced[root.path] = now  # only once the check is through
-        _note_links(root, known)
+        if known is None and index.scans > scans:
+            root.linked = set(index.linked)  # the check's scan saw every file's links
+        else:
+            _note_links(root, known)
         return report
 
 

@@ -14,10 +14,13 @@ from memx_cli.store.files import Store
 Seen = tuple[int, int, bool]
 
 
-def scan(store: Store) -> tuple[dict[str, Seen], str]:
+def scan(store: Store, linked: set[str] | None = None) -> tuple[dict[str, Seen], str]:
     """Every memory file with its stat, and a fingerprint of them all (equal
     fingerprints: nothing was added, removed, moved or edited). One ``stat`` per
-    file is the floor of this check, so the loop does nothing else."""
+    file is the floor of this check, so the loop does nothing else; but for
+    ``linked``, which gets the ids of the files with more than one name, read from the
+    same stat (a watcher's note, freshness/journal.py: at 100k a second listing with a
+    stat of every file cost as much as the scan)."""
     seen: dict[str, Seen] = {}
     parts = []
     for archived, directory in ((True, store.archive_dir),
@@ -43,6 +46,8 @@ def scan(store: Store) -> tuple[dict[str, Seen], str]:
                 if not stat.S_ISREG(st.st_mode):
                     continue  # a FIFO named *.yaml must not hang the index (issue 14)
                 found[name[:-5]] = (st.st_mtime_ns, st.st_size, archived)
+                if linked is not None and st.st_nlink > 1:
+                    linked.add(name[:-5])
         parts.append(fingerprint(found))
         # memories/ wins over archive/ when both hold an id (validate reports it).
         seen.update(found)

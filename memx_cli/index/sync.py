@@ -93,6 +93,7 @@ class StoreIndex:
         self._last: tuple[dict[str, Seen] | None, dict[str, Any] | None] | None = None
         self.ids: Iterable[str] = ()  # every memory id the last check saw
         self.scans = 0  # full scans of the store's files (`memx server status`)
+        self.linked: set[str] = set()  # ids of files with more than one name (last scan)
 
     # ------------------------------------------------------------ model
 
@@ -122,7 +123,8 @@ class StoreIndex:
 
     def _scan(self) -> tuple[dict[str, Seen], str]:
         self.scans += 1
-        return scan(self.store)
+        self.linked = set()
+        return scan(self.store, self.linked)
 
     def sync_written(self, ids: Iterable[str], want_vectors: bool = True,
                      written: Mapping[str, Written] | None = None) -> SyncReport:
