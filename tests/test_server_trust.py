@@ -18,7 +18,7 @@ from memx_cli.store.repo import Repo
 from .conftest import Memx
 from .test_index_quick import age
 from .test_watch import scans  # noqa: F401 - a fixture
-from .test_watch_known import FACTS, _ids, add_facts, in_place
+from .test_watch_known import _ids, add_facts, in_place
 
 STATE = Path(".memx") / "cache" / "state.json"
 
@@ -39,6 +39,17 @@ def checked_store(memx: Memx, repo: Path) -> dict[str, Path]:
     return files
 
 
+def verified(server: Any) -> None:
+    """What the server does once an answer is sent, and at its next request or idle
+    tick: the full check's look begun on a thread, then taken in."""
+    server.verify()
+    for searcher in server.searchers.values():
+        for pending in searcher.freshness.unverified.values():
+            assert pending.thread is not None
+            pending.thread.join()
+    server.verify()
+
+
 def first_search(server: Any, repo: Path, query: str) -> list[str]:
     return _ids(server.searcher(Repo(repo)).search(query, mode="keyword"))
 
@@ -55,15 +66,17 @@ def test_an_edit_made_while_no_server_ran_is_found_after_the_first_answer(
         first_search(server, repo, "fortnightly")
         assert len(scans) == before  # answered on the index's word: no look at the files
         assert server.status()["unverified"] == [str(repo / ".memx")]
-        server.verify()  # as the server does once the answer is sent
-        assert len(scans) == before + 1
+        assert server.status()["scans"] == 0
+        verified(server)  # its scan ran on a thread, counted once taken in
+        assert server.status()["scans"] == 1
         assert server.status()["unverified"] == []
         assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
         in_place_again = files["staging"]
         in_place_again.write_text(in_place_again.read_text().replace("Sunday", "Friday"))
         # after the full check, the watcher names what changes: no scan
         assert first_search(server, repo, "Friday") == [files["staging"].stem]
-        assert len(scans) == before + 1
+        assert len(scans) == before
+        assert server.status()["scans"] == 1
     finally:
         server.watcher.stop()
 
@@ -80,9 +93,10 @@ def test_an_unchanged_store_answers_the_same_before_and_after_the_full_check(
         trusted = first_search(server, repo, "nightly build wheels")
         assert trusted[:1] == [files["nightly"].stem]
         assert len(scans) == before
-        server.verify()
-        assert len(scans) == before + 1
+        verified(server)
+        assert server.status()["scans"] == 1
         assert first_search(server, repo, "nightly build wheels") == trusted
+        assert len(scans) == before
         assert (repo / STATE).read_bytes() == state  # the check found nothing to write
     finally:
         server.watcher.stop()
@@ -149,9 +163,11 @@ def test_a_write_never_builds_on_the_trust(memx: Memx, repo: Path, scans: list[s
         server.watcher.stop()
 
 
-def test_the_idle_server_checks_after_a_quiet_spell(memx: Memx, repo: Path,
-                                                    scans: list[str],  # noqa: F811
-                                                    large: None) -> None:
+def test_the_full_check_is_taken_in_by_the_next_search(memx: Memx, repo: Path,
+                                                        scans: list[str],  # noqa: F811
+                                                        large: None) -> None:
+    """The look the server began after the answer (a thread) is taken in by the next
+    search of the store before it runs; one begun at an idle tick too."""
     from memx_cli.server import daemon
 
     files = checked_store(memx, repo)
@@ -159,14 +175,39 @@ def test_the_idle_server_checks_after_a_quiet_spell(memx: Memx, repo: Path,
     server = daemon.Daemon(idle_timeout=60)
     try:
         first_search(server, repo, "nightly")
-        server.idle_tick()  # a request just came: a second command may follow at once
+        server.idle_tick()  # the look begins
+        [pending] = server.searchers[next(iter(server.searchers))].freshness.unverified.values()
+        assert pending.thread is not None
+        pending.thread.join()
         assert server.status()["unverified"] == [str(repo / ".memx")]
-        server.last_request -= daemon.COMPACT_AFTER
-        server.idle_tick(lambda: True)  # a command waits: it goes first
+        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        assert server.status()["unverified"] == []
+    finally:
+        server.watcher.stop()
+
+
+def test_a_write_during_the_look_starts_it_again(memx: Memx, repo: Path,
+                                                 large: None) -> None:
+    """The index moved while the look ran (memx's own add): the look is made again,
+    and both the add and the edit made while no server ran are found."""
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        first_search(server, repo, "nightly")
+        server.verify()
+        [pending] = server.searchers[next(iter(server.searchers))].freshness.unverified.values()
+        assert pending.thread is not None
+        pending.thread.join()
+        memx.ok("add", "--raw", "The cron job rotates the logs at midnight")
+        server.verify()  # the state moved: a new look, not taken in
         assert server.status()["unverified"] == [str(repo / ".memx")]
-        server.idle_tick()
+        verified(server)
         assert server.status()["unverified"] == []
         assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        assert len(first_search(server, repo, "cron rotates logs midnight")) >= 1
     finally:
         server.watcher.stop()
 

@@ -44,6 +44,7 @@ from memx_cli.freshness import ByTime
 if TYPE_CHECKING:
     from memx_cli.freshness.drain import Drain
     from memx_cli.index import StoreIndex, SyncReport
+    from memx_cli.index.sync import Aside
 
 log = logging.getLogger("memx.server")
 
@@ -360,12 +361,11 @@ class Watched:
         self.unwatched = ByTime()
         # The memx server's (issue 29): a large store's first open trusts its index as
         # the last check or write left it (``StoreIndex.open_trusted``); the full check
-        # it skipped waits in ``unverified`` (store -> its index and whether vectors were
-        # wanted) for ``verify``, which the server runs after the answer. Each store is
-        # trusted once per searcher.
+        # it skipped waits in ``unverified`` for ``verify``, which the server calls once
+        # the answer is sent. Each store is trusted once per searcher.
         self.trust_first = trust_first
         self.trusted: set[str] = set()
-        self.unverified: dict[str, tuple[StoreIndex, bool]] = {}
+        self.unverified: dict[str, _Verification] = {}
         # Where earlier searchers of this process left their stores (the memx server's
         # dropped searchers, issue 29): a store's first check here starts from there,
         # as if this searcher had made that check (the index on disk is what it left).
@@ -387,23 +387,67 @@ class Watched:
         """``index.sync(**options)`` likewise (the write path's check, after ``settle``);
         a store it cannot watch is checked in full, as is one whose first open was
         trusted and not yet verified (a write never builds on that trust)."""
-        if str(index.store.root) in self.unverified:
-            self._unverify(str(index.store.root))
+        pending = self.unverified.get(str(index.store.root))
+        if pending is not None and (pending.thread is None or pending.thread.is_alive()):
+            self._unverify(str(index.store.root))  # (a finished look is taken in first)
         return self._checked(index, lambda **how: index.sync(**options, **how),
                              lambda: self.unwatched.sync(index, **options))
 
-    def verify(self, waiting: Callable[[], bool] = lambda: False) -> bool:
-        """The full check of each store whose first open was trusted (``trust_first``):
-        what changed while no watcher watched it (a file written in place) is indexed,
-        and later checks follow the watcher from this one. False when ``waiting`` said
-        a request came before a store's check (the rest wait for the next call)."""
-        for path, (index, want_vectors) in list(self.unverified.items()):
-            if waiting():
-                return False
-            self._unverify(path)
-            self.settle([index])
-            self.open(index, want_vectors)
-        return True
+    def verify(self) -> bool:
+        """The full check of each store whose first open was trusted (``trust_first``),
+        off the request path: its look at every file runs on a thread of its own
+        (``StoreIndex.look_aside``: at 1M memories a stat of every file takes seconds,
+        longer than a command waits for the server), and this searcher's next check of
+        the store, or the next call here, takes in what it found (a file written in place
+        while no watcher watched), from which on the watcher's journal follows the store.
+        True when no store is left to check."""
+        for path, pending in list(self.unverified.items()):
+            if pending.thread is None:
+                self._start(path, pending)
+            elif not pending.thread.is_alive():
+                self._take(path)
+        return not self.unverified
+
+    def _start(self, path: str, pending: _Verification) -> None:
+        self.settle([pending.index])
+        root = self.watcher.root(pending.index.store.root)
+        if root is None or not root.markable:
+            self._unverify(path)  # the next check is the time-based one, in full
+            return
+        # taken before the look: whatever changes after it is in the journal
+        pending.position = (root.epoch, root.changes)
+
+        def look() -> None:
+            try:
+                aside = pending.index.look_aside()
+                if aside.linked is None:
+                    aside.linked = _linked(root)
+                pending.aside = aside
+            except Exception as exc:  # the store's next check is then in full
+                log.warning(f"checking {path} in full failed: {exc}")
+
+        pending.thread = threading.Thread(target=look, name="memx-verify", daemon=True)
+        pending.thread.start()
+
+    def _take(self, path: str) -> None:
+        """Take in a finished look aside (the index's full check with it); when the index
+        moved meanwhile (a write), the look starts again."""
+        pending = self.unverified[path]
+        aside = pending.aside
+        if aside is None or pending.position is None:
+            self._unverify(path)  # it failed: the next check is in full
+            return
+        from memx_cli.index.state import read_state
+
+        if read_state(pending.index.state_path) != aside.state:
+            self.unverified[path] = _Verification(pending.index, pending.want_vectors)
+            return
+        del self.unverified[path]
+        pending.index.open_for_search(pending.want_vectors, aside=aside)
+        self.synced[path] = pending.position
+        root = self.watcher.root(pending.index.store.root)
+        if root is not None:
+            root.linked = set(aside.linked or ())
 
     def _unverify(self, path: str) -> None:
         """Forget where a trusted first open left a store: its next check is in full."""
@@ -417,6 +461,9 @@ class Watched:
         root = self.watcher.root(index.store.root)
         if root is None or not root.markable:
             return unwatched()
+        pending = self.unverified.get(root.path)
+        if pending is not None and pending.thread is not None and not pending.thread.is_alive():
+            self._take(root.path)  # what the full check found comes before this check
         # taken before the check: a change during it is seen by the next one
         now = (root.epoch, root.changes)
         last = self.synced.get(root.path)
@@ -428,7 +475,7 @@ class Watched:
             report = trusted()
             if report is not None:  # later checks follow the watcher from here
                 self.synced[root.path] = now
-                self.unverified[root.path] = (index, want_vectors)
+                self.unverified[root.path] = _Verification(index, want_vectors)
                 return report
         known = root.since(last[1]) if last is not None and last[0] == root.epoch else None
         if known is not None and root.linked:
@@ -443,6 +490,38 @@ class Watched:
         return report
 
 
+class _Verification:
+    """A store's full check after a trusted first open: its index, whether vectors were
+    wanted, and once started the journal's position before it, its thread and what the
+    thread's look found."""
+
+    def __init__(self, index: StoreIndex, want_vectors: bool):
+        self.index = index
+        self.want_vectors = want_vectors
+        self.position: tuple[int, int] | None = None
+        self.thread: threading.Thread | None = None
+        self.aside: Aside | None = None
+
+
+def _linked(root: Root) -> set[str]:
+    """The ids of the memory files with more than one name (a stat of every file)."""
+    linked = set()
+    for folder in (root.archive, root.memories):
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                found = memory_id(entry.name)
+                try:
+                    if found is not None and entry.stat().st_nlink > 1:
+                        linked.add(found)
+                except OSError:
+                    continue
+    return linked
+
+
 def _note_links(root: Root, ids: Iterable[str] | None) -> None:
     """Update ``root.linked`` after a check: every memory file after a full check
     (``ids`` None; one more stat a file, as rare as the full check), else the files of
@@ -450,21 +529,7 @@ def _note_links(root: Root, ids: Iterable[str] | None) -> None:
     event since, makes no event (the kernel reports a link count change to no folder):
     it is noticed at the next full check."""
     if ids is None:
-        linked = set()
-        for folder in (root.archive, root.memories):
-            try:
-                entries = os.scandir(folder)
-            except OSError:
-                continue
-            with entries:
-                for entry in entries:
-                    found = memory_id(entry.name)
-                    try:
-                        if found is not None and entry.stat().st_nlink > 1:
-                            linked.add(found)
-                    except OSError:
-                        continue
-        root.linked = linked
+        root.linked = _linked(root)
         return
     for found in ids:
         links = 0

@@ -72,6 +72,21 @@ class SyncReport:
 
 
 
+@dataclass
+class Aside:
+    """A store's full check looked at by another thread (``StoreIndex.look_aside``), for
+    the index to take in later (``sync(aside=...)``): the state it began from, the
+    folders' marks before it, the change stamp's look, and the scan when that look
+    could not vouch for the files (with the ids of the files that have more than one
+    name, which it saw; None without a scan)."""
+
+    state: dict[str, Any] | None
+    held: list[str] | None
+    seen: Look | None
+    scanned: tuple[dict[str, Seen], str] | None
+    linked: set[str] | None
+
+
 class StoreIndex:
     def __init__(self, store: Store, model_spec: str | None):
         self.store = store
@@ -274,9 +289,23 @@ class StoreIndex:
 
     # ------------------------------------------------------------ syncing
 
+    def look_aside(self) -> Aside:
+        """The look at every file of a full check, without changing this index (safe on
+        another thread while this one searches: the memx server's check after a trusted
+        first open, freshness/journal.py): the change stamp's look, and the scan when the
+        state does not trust that look."""
+        state = read_state(self.state_path)
+        on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
+        held = held_marks(self.store)
+        seen = look(self.store, on) if on is not None else None
+        if state is not None and seen is not None and self._trusts(state, seen):
+            return Aside(state, held, seen, None, None)
+        linked: set[str] = set()
+        return Aside(state, held, seen, scan(self.store, linked), linked)
+
     def sync(self, full: bool = False, progress: Progress | None = None,
              want_vectors: bool = True, max_age: float = 0.0,
-             known: Collection[str] | None = None) -> SyncReport:
+             known: Collection[str] | None = None, aside: Aside | None = None) -> SyncReport:
         """Bring the indexes up to date with the files; cheap when nothing changed.
 
         ``max_age`` (seconds) lets a long-lived process skip the per-file stat scan when
@@ -285,6 +314,8 @@ class StoreIndex:
         ``known``: a file watcher vouches that since this index's last check only the
         files of these ids can have changed (freshness/journal.py): those are re-read, as
         after memx's own writes, and no other file is looked at.
+        ``aside``: the look at the files another thread made (``look_aside``), taken
+        in as this check's own when the index has not moved since it began.
         """
         if known is not None and not full:
             return self._sync_known(known, want_vectors)
@@ -294,14 +325,16 @@ class StoreIndex:
                     and (last.vectors or not want_vectors)):
                 return last
         stamp = dir_times(self.store)
-        report = self._sync(full, progress, want_vectors)
+        report = self._sync(full, progress, want_vectors, aside=None if full else aside)
         self._checked = (time.monotonic(), stamp, report)
         return report
 
     def open_for_search(self, want_vectors: bool, max_age: float = 0.0,
-                        known: Collection[str] | None = None) -> SyncReport:
+                        known: Collection[str] | None = None,
+                        aside: Aside | None = None) -> SyncReport:
         """Sync, then open the indexes; an unreadable index is rebuilt with a notice."""
-        report = self.sync(want_vectors=want_vectors, max_age=max_age, known=known)
+        report = self.sync(want_vectors=want_vectors, max_age=max_age, known=known,
+                           aside=aside)
         try:
             self.lexical.searcher()
             if report.vectors and want_vectors:
@@ -350,15 +383,22 @@ class StoreIndex:
         return report
 
     def _sync(self, full: bool, progress: Progress | None, want_vectors: bool,
-              quick: bool = True) -> SyncReport:
+              quick: bool = True, aside: Aside | None = None) -> SyncReport:
         state = None if full else read_state(self.state_path)
         if self._last is not None and not same_index(self._last[1], state):
             self._reopen()
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
         on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
-        held = held_marks(self.store)  # (before the look: a change after it moves them)
-        seen_now = look(self.store, on) if on is not None else None
+        if aside is not None and aside.state == state:
+            held, seen_now, scanned = aside.held, aside.seen, aside.scanned
+            if scanned is not None:
+                self.scans += 1
+                self.linked = aside.linked or set()
+        else:
+            held = held_marks(self.store)  # (before the look: a change after it moves them)
+            seen_now = look(self.store, on) if on is not None else None
+            scanned = None
         before = seen_now.digest() if seen_now is not None else None
         if quick and state is not None and seen_now is not None and self._trusts(state,
                                                                                   seen_now):
@@ -368,7 +408,7 @@ class StoreIndex:
             report = self._current(state, want_vectors, None)
             if report is not None:
                 return report
-        seen, fingerprint = self._scan()
+        seen, fingerprint = scanned if scanned is not None else self._scan()
         self.ids = seen.keys()
         if state is not None and state.get("fingerprint") == fingerprint:
             report = self._current(state, want_vectors, seen)

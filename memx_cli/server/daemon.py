@@ -318,23 +318,21 @@ class Daemon:
         overflow the queue; then the idle upkeep, which gives way to a command that
         ``waiting`` says has come."""
         self.watcher.settle(())
-        if time.monotonic() - self.last_request >= COMPACT_AFTER:
-            self.verify(waiting)
+        self.verify()
         self.compact_when_idle(waiting)
         self.fill_when_idle(waiting)
 
-    def verify(self, waiting: Callable[[], bool] = never) -> None:
+    def verify(self) -> None:
         """The full check of every store whose first open trusted its index (issue 29:
-        ``Watched.trust_first``), after the answer that trust made fast and before the
-        next request is read; or in a quiet spell, giving way to a request that
-        ``waiting`` says has come."""
+        ``Watched.trust_first``), begun once the answer that trust made fast is sent, on
+        a thread of its own, and taken in by the next request of the store or here (after
+        each request, and once a second when idle)."""
         for searcher in list(self.searchers.values()):
             freshness = searcher.freshness
             if not isinstance(freshness, Watched) or not freshness.unverified:
                 continue
             try:
-                if not freshness.verify(waiting):
-                    return
+                freshness.verify()
             except Exception as exc:  # never end the server; the next check is in full
                 log.warning(f"checking {searcher.repo.worktree} in full failed: {exc}")
 
