@@ -475,6 +475,8 @@ class Daemon:
             for old in dropped:
                 if isinstance(old.freshness, Watched):
                     for store, position in old.freshness.synced.items():
+                        if store in old.freshness.unverified:
+                            continue  # only trusted: the next searcher's check is in full
                         self.remembered[store] = position
                         self.remembered.move_to_end(store)
             while len(self.remembered) > MAX_REMEMBERED:
