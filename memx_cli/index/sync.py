@@ -335,6 +335,17 @@ class StoreIndex:
         """Sync, then open the indexes; an unreadable index is rebuilt with a notice."""
         report = self.sync(want_vectors=want_vectors, max_age=max_age, known=known,
                            aside=aside)
+        damage = self._unreadable(report, want_vectors)
+        if damage is not None:
+            detail = " ".join(str(damage).split())[:100]
+            log.warning(f"search index in {self.store.display(self.dir)} is unreadable "
+                        f"({detail}); rebuilding it")
+            report = self.sync(full=True, want_vectors=want_vectors)
+        return report
+
+    def _unreadable(self, report: SyncReport, want_vectors: bool) -> BaseException | None:
+        """Open the text index (and the vectors when ``report`` says they serve): None,
+        or the damage that makes them unreadable (any other error is raised)."""
         try:
             self.lexical.searcher()
             if report.vectors and want_vectors:
@@ -342,11 +353,8 @@ class StoreIndex:
         except BaseException as exc:
             if not is_index_error(exc):
                 raise
-            detail = " ".join(str(exc).split())[:100]
-            log.warning(f"search index in {self.store.display(self.dir)} is unreadable "
-                        f"({detail}); rebuilding it")
-            report = self.sync(full=True, want_vectors=want_vectors)
-        return report
+            return exc
+        return None
 
     def open_trusted(self, want_vectors: bool) -> SyncReport | None:
         """Open the index as the last check or memx write left it, without looking at
@@ -369,13 +377,7 @@ class StoreIndex:
         report = self._current(state, want_vectors, None)
         if report is None:
             return None
-        try:
-            self.lexical.searcher()
-            if report.vectors and want_vectors:
-                self.vectors.check()
-        except BaseException as exc:
-            if not is_index_error(exc):
-                raise
+        if self._unreadable(report, want_vectors) is not None:
             self._last = None  # the full check rebuilds it, with its notice
             return None
         self.ids = ListedIds(self.store)
