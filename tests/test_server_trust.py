@@ -224,3 +224,38 @@ def test_memx_writes_keep_the_marks_the_index_holds(memx: Memx, repo: Path) -> N
     os.utime(repo / ".memx" / "memories", ns=(0, 0))  # (moved, and old enough to trust)
     memx.ok("add", "--raw", "The backup job copies the database at noon")
     assert "held" not in json.loads((repo / STATE).read_text())
+
+
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_committed_store_is_checked_through_its_change_stamp(
+        memx: Memx, repo: Path, large: None, monkeypatch: pytest.MonkeyPatch,
+        edited: bool) -> None:
+    """A committed store's full check after the trusted open is its change stamp's look
+    (git's stat cache): no stat of every file when nothing changed; a file written in
+    place while no server ran fails the stamp, and the scan finds it."""
+    from memx_cli.freshness import quick
+    from memx_cli.server import daemon
+
+    from .test_index_quick import commit
+
+    monkeypatch.setattr(quick, "MIN_FILES", 0)  # the stamp is kept for large stores only
+    files = add_facts(memx, repo)
+    commit(repo)
+    age(repo / ".memx")
+    for _ in range(2):  # the first learns what the stamp covers, the second records it
+        memx.ok("search", "nightly", "--mode", "keyword")
+    state = json.loads((repo / STATE).read_text())
+    assert state["quick"] is not None and state.get("held")
+    if edited:
+        in_place(files["nightly"])
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        first_search(server, repo, "nightly")
+        assert server.status()["unverified"] == [str(repo / ".memx")]
+        verified(server)
+        assert server.status()["unverified"] == []
+        assert server.status()["scans"] == (1 if edited else 0)
+        found = first_search(server, repo, "fortnightly")
+        assert found == ([files["nightly"].stem] if edited else [])
+    finally:
+        server.watcher.stop()
