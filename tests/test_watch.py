@@ -118,7 +118,7 @@ def checked(fresh: Any, root: Path) -> dict[str, Any]:
     from types import SimpleNamespace
 
     calls: list[dict[str, Any]] = []
-    index = SimpleNamespace(store=SimpleNamespace(root=root),
+    index = SimpleNamespace(store=SimpleNamespace(root=root), scans=0,
                             open_for_search=lambda want_vectors, **how: calls.append(how))
     fresh.settle([index])
     fresh.open(index, False)
