@@ -55,9 +55,9 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     original = sync.scan
 
-    def counted(store: Store) -> object:
+    def counted(store: Store, linked: set[str] | None = None) -> object:
         calls.append(1)
-        return original(store)
+        return original(store, linked)
 
     monkeypatch.setattr(sync, "scan", counted)
     return calls

@@ -49,9 +49,9 @@ def looks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append("listing")
         return listing(directory, expected)
 
-    def counted_scan(store: Store) -> object:
+    def counted_scan(store: Store, linked: set[str] | None = None) -> object:
         calls.append("scan")
-        return scan(store)
+        return scan(store, linked)
 
     monkeypatch.setattr(quick, "_git", counted_git)
     monkeypatch.setattr(quick, "_names_match", counted_listing)
