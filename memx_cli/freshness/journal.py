@@ -437,9 +437,7 @@ class Watched:
         if aside is None or pending.position is None:
             self._unverify(path)  # it failed: the next check is in full
             return
-        from memx_cli.index.state import read_state
-
-        if read_state(pending.index.state_path) != aside.state:
+        if pending.index.saved_state() != aside.state:
             self.unverified[path] = _Verification(pending.index, pending.want_vectors)
             return
         del self.unverified[path]

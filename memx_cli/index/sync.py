@@ -289,6 +289,10 @@ class StoreIndex:
 
     # ------------------------------------------------------------ syncing
 
+    def saved_state(self) -> dict[str, Any] | None:
+        """The index's state file as it is now (None: none, or unreadable)."""
+        return read_state(self.state_path)
+
     def look_aside(self) -> Aside:
         """The look at every file of a full check, without changing this index (safe on
         another thread while this one searches: the memx server's check after a trusted
