@@ -321,3 +321,43 @@ def test_a_guarded_pattern_is_compiled_when_its_guard_first_lets_text_in() -> No
                          check=True).stdout.splitlines()
     assert out == ["Prefer uv over poetry in this repository 0",
                    "the token abcd is rotated; token [REDACTED:password] was leaked True"]
+
+
+# Numbers that logs print in a phone number's shape, and the phone numbers next to them
+# (memx_cli/privacy/phone.py): each line is masked exactly where a phone number stands.
+PHONE_SHAPED_NOT_PHONES = [
+    # Go's monotonic clock reading in a time.Time string (a buildkit lock message)
+    "locked for 77.7ms (since 2025-11-07 22:19:52.009739444 +0000 UTC m=+25.738448103)",
+    "offset +0.123456789 from the reference clock",
+    # CI run and job ids as path segments, bare and inside key=value and parentheses
+    "builder-id=https://github.com/acme/shop/actions/runs/19182754211 --tag x",
+    "- **GitHub:** https://github.com/acme/shop/actions/runs/18603721483",
+    "(https://ci.example.org/acme/shop/-/jobs/13912345678/raw)",
+    "see run #18603721483 for the first red build",
+]
+PHONES_IN_LOG_CONTEXT = [
+    ("on-call phone +1 415 555 0134", "on-call phone [REDACTED:phone]"),
+    ("whois Phone: +1.4155550134", "whois Phone: [REDACTED:phone]"),
+    ("page +44 20 7946 0958 (UTC m=+25.7)", "page [REDACTED:phone] (UTC m=+25.7)"),
+    ("phone=+33 6 12 34 56 78", "phone=[REDACTED:phone]"),
+    ("+257 22 12 34 56 in Bujumbura", "[REDACTED:phone] in Bujumbura"),
+    ("联系电话 13912345678", "联系电话 [REDACTED:phone]"),
+    # a phone number in a URL: a host's own path, a query value, a + number, dashes
+    ("https://wa.me/13912345678", "https://wa.me/[REDACTED:phone]"),
+    ("https://example.com/call?to=13912345678", "https://example.com/call?to=[REDACTED:phone]"),
+    ("https://example.com/contact/+14155550134", "https://example.com/contact/[REDACTED:phone]"),
+    ("https://example.com/a/issues/415-555-0134", "https://example.com/a/issues/[REDACTED:phone]"),
+    # a path that is no URL, and a run number next to a phone number
+    ("/runs/18603721483 on disk", "/runs/[REDACTED:phone] on disk"),
+    ("run #18603721483 paged 13912345678", "run #18603721483 paged [REDACTED:phone]"),
+]
+
+
+@pytest.mark.parametrize("line", PHONE_SHAPED_NOT_PHONES)
+def test_timings_and_ids_shaped_like_phone_numbers_are_kept(line: str) -> None:
+    assert Sanitizer().sanitize(line) == line
+
+
+@pytest.mark.parametrize(("line", "masked"), PHONES_IN_LOG_CONTEXT)
+def test_phone_numbers_next_to_those_shapes_are_still_masked(line: str, masked: str) -> None:
+    assert Sanitizer().sanitize(line) == masked

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memx_cli.privacy import commands, keys, phrases, providers, shape
+from memx_cli.privacy import commands, keys, phone, phrases, providers, shape
 from memx_cli.privacy.deferred import Deferred
 
 Check = Callable[[re.Match[str]], bool]
@@ -69,6 +69,12 @@ def _fr_nir(match: re.Match[str]) -> bool:
 def _digits(low: int, high: int) -> Check:
     def check(match: re.Match[str]) -> bool:
         return low <= sum(c.isdigit() for c in match.group(0)) <= high
+    return check
+
+
+def _both(first: Check, second: Check) -> Check:
+    def check(match: re.Match[str]) -> bool:
+        return first(match) and second(match)
     return check
 
 
@@ -198,12 +204,13 @@ PATTERNS: tuple[Pattern, ...] = (
                       r"(?![\w-])", guard="0"),
     _p("national_id", r"(マイナンバー|個人番号|my ?number)\D{0,5}(\d{4}\s?\d{4}\s?\d{4})", 2,
        guard="マイナンバー|個人番号|my"),
-    _p("phone", r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w.])", 0, _digits(8, 15),
-       guard="0"),
+    _p("phone", r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w.])", 0,
+       _both(_digits(8, 15), phone.international), guard="0"),
     _p("phone", r"(?<![\w.-])(?:\(\d{3}\)\s?\d{3}[-.\s]\d{4}|\d{3}-\d{3}-\d{4})(?![\w.-])",
-       guard="0"),
+       0, phone.national, guard="0"),
     _p("phone", r"(?<![\w.-])(?:1[3-9]\d{9}|0[1-9](?:[ .]\d\d){4}|01[016789]-\d{3,4}-\d{4}|"
-                r"0\d{1,3}-\d{2,4}-\d{4})(?![\w.-])", 0, _digits(10, 11), guard="0"),
+                r"0\d{1,3}-\d{2,4}-\d{4})(?![\w.-])", 0, _both(_digits(10, 11), phone.national),
+       guard="0"),
     _p("user", r"(/home/|/Users/|[A-Za-z]:\\Users\\|[A-Za-z]:/Users/)([^/\\\s'\"]+)", 2,
        _home_user, guard="/home/|/users/|\\users\\"),
 )
