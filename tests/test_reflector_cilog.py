@@ -800,6 +800,50 @@ def test_a_docker_build_is_the_failing_commands_own_words_at_its_dockerfile_line
                              "src/cart.c:3."]
 
 
+def multi_platform(first_failed: str, other_said: str) -> list[str]:
+    """A buildx build for two platforms whose base image one of them lacks: buildkit's
+    progress (``#N [stage] step`` and ``#N ERROR:``), its error blocks with no output of
+    their own, one Dockerfile line, and its verdict."""
+    step = "load metadata for docker.io/library/python:3.12-alpine"
+    return [
+        f"#2 [linux/arm64 internal] {step}", "#2 ...",
+        f"#4 [linux/s390x internal] {step}", "#4 ERROR: no match for platform in manifest: "
+        "not found",
+        f"#2 [linux/arm64 internal] {step}", f"#2 ERROR: {other_said}",
+        *[line for first in (first_failed == "s390x", first_failed != "s390x")
+          for line in (["------", f" > [linux/s390x internal] {step}:", "------"] if first
+                       else ["------", f" > [linux/arm64 internal] {step}:", "------"])],
+        "Dockerfile:3", "--------------------", "   3 | >>> FROM python:3.12-alpine AS base",
+        "--------------------",
+        "ERROR: failed to build: failed to solve: python:3.12-alpine: failed to resolve source "
+        "metadata for docker.io/library/python:3.12-alpine: no match for platform in manifest: "
+        "not found"]
+
+
+def test_a_multi_platform_build_leads_with_the_step_buildkits_verdict_names() -> None:
+    locked = ("ref buildkit/1/index-sha256:" + "ab" * 32 + " locked for 12.5ms (since "
+              "2026-01-05 10:00:00.1 +0000 UTC m=+25.738448103): unavailable")
+    for order in ("s390x", "arm64"):  # whichever block buildkit printed last
+        [memory] = learned(gh("publish", "Build and push", [
+            "##[group]Run docker/build-push-action@v6", "with:", "  push: true",
+            "##[endgroup]", *multi_platform(order, locked),
+            "##[error]buildx failed with: ERROR: failed to build: failed to solve: "
+            "python:3.12-alpine: no match for platform in manifest: not found"]))
+        # the platform's own error from buildkit's progress, at the Dockerfile line, not
+        # the lock the cancelled arm64 step reported (nor a bare "failed")
+        assert memory.startswith(
+            "CI job 'publish', step 'Build and push' (`docker/build-push-action@v6`) failed: "
+            "no match for platform in manifest: not found (image build step [linux/s390x "
+            "internal] `load metadata for docker.io/library/python:3.12-alpine`) at "
+            "Dockerfile:3."), memory
+        assert "m=+25.738448103" in memory and "[REDACTED" not in memory
+    # control: with no verdict to read, the Dockerfile line stays with the block it follows
+    alone = " ".join(learned(raw([*multi_platform("s390x", locked)[:-1], "error: exit status 1"]),
+                             None))
+    assert "[linux/arm64 internal] `load metadata for docker.io/library/python:3.12-alpine`) at " \
+        "Dockerfile:3" in alone, alone
+
+
 def test_a_tool_that_stops_on_its_warning_is_read_with_what_it_listed() -> None:
     def install(said: list[str]) -> list[str]:
         return learned(gh("test", "Install", [

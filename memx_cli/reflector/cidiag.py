@@ -124,9 +124,31 @@ ECHOED = 30  # a continuation holding the message's first characters says it aga
 BUILDKIT_RULE = re.compile(r"^-{6,}\s*$")
 BUILDKIT_TIME = re.compile(r"^\d+(?:\.\d+)?\s")
 DOCKERFILE_AT = re.compile(r"^(?P<path>\S*[Dd]ockerfile[\w.-]*):(?P<line>\d+)\s*$")
+# buildkit's verdict after its error blocks names the error the build stopped on (the
+# others are steps it cancelled or that failed with it): ``failed to solve: … MESSAGE``
+SOLVE_FAILED = re.compile(r"failed to solve: (?P<said>.+?)\s*$")
+AFTER_BLOCKS = 40  # lines after an error block read for the Dockerfile line and the verdict
+PROGRESS_BACK = 400  # lines before a block read for its step's progress
 
 
-def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, Diagnostic]:
+def _progress_error(lines: Sequence[Line], i: int, stage: str, command: str,
+                    raw: dict[int, str]) -> Line | None:
+    """The ``#N ERROR: …`` line buildkit printed in its progress for the step a block with
+    no output of its own names (``#4 [linux/arm/v7 internal] load metadata for …``; read
+    in ``raw``, the lines by number as they were before their tags were taken off)."""
+    step = re.compile(rf"^#(\d{{1,5}}) \[{re.escape(stage)}\] {re.escape(command)}\s*$")
+    for j in range(i - 1, max(-1, i - PROGRESS_BACK), -1):
+        if (named := step.match(raw.get(lines[j].number, "").strip())) is not None:
+            error = re.compile(rf"^#{named.group(1)} ERROR: (?P<msg>\S.*)$")
+            for k in range(j + 1, i):
+                if (said := error.match(raw.get(lines[k].number, "").strip())) is not None:
+                    return Line(lines[k].number, said.group("msg"), lines[k].at)
+            return None
+    return None
+
+
+def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str],
+              raw: dict[int, str]) -> tuple[int, Diagnostic]:
     """A docker build's error block: the tool's own error in the failing command's last
     output (read as any output is), else its last line, placed at the Dockerfile line
     buildkit names under the block; the step and command it ran say where in the build."""
@@ -137,6 +159,8 @@ def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, D
             for line in lines[i + 1:end]]
     inner = [d for d in diagnostics(said) if d.kind in ("error", "crash", "test", "permission")]
     last = next((line for line in reversed(said) if line.text.strip()), None)
+    if last is None:  # no output of its own: the error its progress said
+        last = _progress_error(lines, i, hit.group("stage"), hit.group("cmd"), raw)
     # (a last line that only says the build failed is the verdict: the errors it counts,
     # when buildkit printed them above with the step's output, say why)
     diag = inner[0] if inner else Diagnostic(
@@ -146,8 +170,16 @@ def _buildkit(lines: Sequence[Line], i: int, hit: re.Match[str]) -> tuple[int, D
     command = command if len(command) <= 80 else command[:79].rstrip() + "…"
     diag.message = clip(f"{diag.message.rstrip('.')} (image build step [{hit.group('stage')}] "
                          f"`{command}`)")
-    for j in range(end + 1, min(end + 3, len(lines))):
-        if (at := DOCKERFILE_AT.match(lines[j].text.strip())) is not None:
+    # the Dockerfile line under the blocks is the place of the error the build stopped on:
+    # the block's own when buildkit's verdict ends on its words, or (no verdict to read) when
+    # the line follows this block directly
+    after = [line.text.strip() for line in lines[end + 1:end + 1 + AFTER_BLOCKS]]
+    verdict = next((v for text in after if (v := SOLVE_FAILED.search(text)) is not None), None)
+    own = last is not None and not inner and len(last.text.strip()) >= 8 \
+        and last.text.strip() in (verdict.group("said") if verdict else "")
+    reach = len(after) if own else 2 if verdict is None or inner else 0
+    for text in after[:reach]:
+        if (at := DOCKERFILE_AT.match(text)) is not None:
             place = f"{relative(at.group('path'))}:{at.group('line')}"
             if diag.where is None:
                 diag.where = place
@@ -239,6 +271,7 @@ def _told(told: Diagnostic | None) -> Diagnostic | None:
 def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     formatter = False
+    raw = {line.number: line.text for line in lines}
     lines = unboxed(citools.untagged(lines))
     audit = citools.audited(lines)
     lints: dict[str, str] = {}  # a Rust error's words: the lint rustc named for them
@@ -268,7 +301,7 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (told := citools.early(lines, i, text, audit)) is not None:
             step, diag = told[0], _told(told[1])
         elif (hit := BUILDKIT.match(text)) is not None:
-            step, diag = _buildkit(lines, i, hit)
+            step, diag = _buildkit(lines, i, hit, raw)
         elif (hit := FILE_ALONE.match(text.strip())) is not None \
                 and (bundled := _bundled(lines, i, hit)) is not None:
             step, diag = bundled
