@@ -108,3 +108,36 @@ def test_a_cause_that_hit_more_files_goes_before_one_repeated_in_one_file() -> N
                "its corresponding type declarations."] * 2
     [other] = learned(step("types", "Typecheck", "npx tsc --noEmit", spread))
     assert "Cannot find name 'fmt'" in other.partition("Also:")[0]
+
+
+def _script_error(kotlin_line: list[str]) -> list[str]:
+    """A Gradle run whose Kotlin build script does not compile: the compiler's line (if it
+    printed one), then the ``* Where:`` and ``* What went wrong:`` blocks, the heading
+    ``Script compilation error:`` with the script's line and a caret under a blank line."""
+    return ["> Configure project :plugins:radio", *kotlin_line, "",
+            "FAILURE: Build failed with an exception.", "", "* Where:",
+            "Build file '/home/runner/work/tv/tv/plugins/radio/build.gradle.kts' line: 12", "",
+            "* What went wrong:", "Script compilation error:", "",
+            "  Line 12:     pluginLabel = \"Radio\"",
+            "               ^ Unresolved reference: pluginLabel", "", "1 error", "", "* Try:",
+            "> Run with --stacktrace option to get the stack trace.", "", "BUILD FAILED in 41s"]
+
+
+def test_a_build_script_that_does_not_compile_is_said_by_the_compilers_words() -> None:
+    # Kotlin 2's `e: file:///PATH:L:C: message` (a colon after the column)
+    said = ["e: file:///home/runner/work/tv/tv/plugins/radio/build.gradle.kts:12:5: "
+            "Unresolved reference: pluginLabel"]
+    [memory] = learned(step("build", "Build plugins", "./gradlew make", _script_error(said)))
+    assert memory == ("CI job 'build', step 'Build plugins' (`./gradlew make`) failed: "
+                      "Unresolved reference: pluginLabel at plugins/radio/build.gradle.kts:12.")
+    # without the compiler's line, Gradle's heading is said with the caret's words under it
+    [heading] = learned(step("build", "Build plugins", "./gradlew make", _script_error([])))
+    assert "Script compilation error: Unresolved reference: pluginLabel at " \
+        "plugins/radio/build.gradle.kts:12" in heading, heading
+    # control: a block that is no heading is said as it is, without the paragraph under it
+    [task] = learned(step("build", "Build plugins", "./gradlew make", [
+        "FAILURE: Build failed with an exception.", "", "* What went wrong:",
+        "Execution failed for task ':plugins:radio:compileKotlin'.", "",
+        "  Line 12: not part of it", "", "BUILD FAILED in 41s"]))
+    assert "Execution failed for task ':plugins:radio:compileKotlin'" in task
+    assert "Line 12" not in task, task

@@ -335,19 +335,41 @@ def went_wrong(lines: Sequence[Line], i: int) -> Diagnostic | None:
     """Gradle's ``* What went wrong:`` block, placed at the build script and line its
     ``* Where:`` block above names (a script that does not compile)."""
     said: list[str] = []
+    end = i + 1
     for line in lines[i + 1:i + 8]:
         text = line.text.strip()
         if not text or text.startswith("* "):
             break
         said.append(text.lstrip("> ").strip())
+        end += 1
     if not said:
         return None
-    diag = Diagnostic(clip(" ".join(said)), lines[i].number, "summary")
+    if said[-1].endswith(":"):  # a heading ("Script compilation error:"): what it is about
+        said[-1] = said[-1] + " " + _under_heading(lines, end)  # is the paragraph under it
+    diag = Diagnostic(clip(" ".join(said).rstrip(": ")), lines[i].number, "summary")
     above = [line.text.strip() for line in lines[max(0, i - 4):i] if line.text.strip()][-2:]
     if len(above) == 2 and above[0] == "* Where:" \
             and (at := GRADLE_WHERE.match(above[1])) is not None:
         diag.where = f"{relative(at.group('path'))}:{at.group('line')}"
     return diag
+
+
+def _under_heading(lines: Sequence[Line], start: int) -> str:
+    """The paragraph after the blank line under a heading of Gradle's block: the message a
+    caret points with (``^ Unresolved reference: x`` under the script's line), else its
+    first line."""
+    for _ in range(2):  # (the blank line Gradle leaves under it)
+        if start < len(lines) and not lines[start].text.strip():
+            start += 1
+    paragraph: list[str] = []
+    for line in lines[start:start + 6]:
+        text = line.text.strip()
+        if not text or text.startswith("* "):
+            break
+        paragraph.append(text)
+    pointed = next((text.lstrip("^ ").strip() for text in paragraph
+                    if text.startswith("^") and text.lstrip("^ ").strip()), None)
+    return pointed or (paragraph[0] if paragraph else "")
 
 
 def warned(lines: Sequence[Line], i: int,

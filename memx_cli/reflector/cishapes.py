@@ -17,9 +17,10 @@
 - a formatter's check that found unformatted files (``Diff in PATH:L:`` of rustfmt,
   ``would reformat PATH`` of black, ``Would reformat: PATH`` of ruff, ``[warn] PATH`` of
   prettier): one diagnostic naming the files, however many hunks it printed;
-- Kotlin's ``e: [file://]PATH:L:C message`` (or ``PATH: (L, C): message``) and Gradle's
-  ``* What went wrong:`` block (a summary: the compiler's lines above it say why; placed
-  at the script its ``* Where:`` block names);
+- Kotlin's ``e: [file://]PATH:L:C message`` (Kotlin 2: ``PATH:L:C: message``; or
+  ``PATH: (L, C): message``) and Gradle's ``* What went wrong:`` block (a summary: the
+  compiler's lines above it say why; placed at the script its ``* Where:`` block names; a
+  heading such as ``Script compilation error:`` is said with the caret's words under it);
 - Scala 3's ``-- [E007] Type Mismatch Error: PATH:L:C`` and its gutter's words, Maven's
   ``PATH:[L,C] message`` (sbt's ``[error]`` and Maven's ``[ERROR]`` markers are read
   through); pip's "No matching distribution found for NAME==V" with the Python V needs;
@@ -157,7 +158,7 @@ EXIT_SAID = re.compile(r"\b(?:exit code|exit status|exited with(?: code| status)
 MAKE = re.compile(r"^make(?:\[\d+\])?: \*\*\* ")
 FORMAT_DIFF = re.compile(r"^(?:Diff in (?P<rust>\S+?)(?::\d+:| at line \d+:)|would reformat (?P<black>\S+)"
                          r"|Would reformat: (?P<ruff>\S+)|\[warn\] (?P<prettier>[^\s\[\]]+\.\w+))\s*$")
-KOTLIN = re.compile(r"^e: (?:file://)?(?P<path>[^\s:]+?\.kts?)(?::(?P<line>\d+):\d+|: \((?P<line2>\d+), "
+KOTLIN = re.compile(r"^e: (?:file://)?(?P<path>[^\s:]+?\.kts?)(?::(?P<line>\d+):\d+:?|: \((?P<line2>\d+), "
                     r"\d+\):) (?P<msg>\S.*)$")
 WENT_WRONG = re.compile(r"^\* What went wrong:\s*$")
 LEVEL = re.compile(r"^\[(?:error|ERROR)\] ?")  # sbt's and Maven's level marker
