@@ -142,3 +142,23 @@ def test_nul_and_surrogates_in_commit_paths_and_messages(memx: Memx, repo: Path)
     for mem in found:
         assert "\x00" not in mem.content
         mem.content.encode("utf-8")
+
+
+def test_a_note_whose_statement_only_announces_what_follows_is_read_not_crashed(
+        memx: Memx, repo: Path) -> None:
+    # a report's heading names a failure; the sentence under it ends on a colon (the list
+    # it announces was cut off): it states no fix, and the reader ran out of words for one
+    note = repo / "report.md"
+    note.write_text("### Features Blocked by Build Failure\n\n"
+                    "All v1.7 features are blocked from release:\n", encoding="utf-8")
+    result = memx("ingest", str(note), "--dry-run", "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["candidates"] == []
+    # control: the same note with a sentence that states what fixed it is learned from
+    note.write_text("### Features Blocked by Build Failure\n\n"
+                    "Pinning connectivity_plus to 5.0.2 fixed the release build.\n",
+                    encoding="utf-8")
+    result = memx("ingest", str(note), "--dry-run", "--json")
+    assert result.code == 0, result.err
+    assert any("connectivity_plus" in c["content"]
+               for c in json.loads(result.out)["candidates"]), result.out

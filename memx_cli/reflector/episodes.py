@@ -331,6 +331,8 @@ class Tracker:
             said = " ".join(sig.sentence(n) for n in kept[:2])
         if said:
             if turn.role == "text":  # a note's author states what fixed it
+                if said.rstrip().endswith((":", "：")):
+                    return [], True  # ("After:") it announces what follows, which is no fix
                 episode.add(Attempt(turn.index, said))
                 self.open = None
                 return [self._lesson(episode, episode.working(), turn.last, "text")], True
