@@ -119,3 +119,27 @@ def test_the_program_cargo_run_ran_names_the_failure_and_its_exit_verdict_is_non
                    "Error: required command missing or failing: cargo deny --version"])
     assert learned(tests) == ["The log reports: required command missing or failing: cargo "
                               "deny --version."]
+
+
+def test_a_headline_printed_twice_without_its_place_hits_no_second_file() -> None:
+    # a log whose lines were copied twice in places: the lint's headline is there once more
+    # without its `-->` line; the type error hit its file twice (two columns)
+    trait = ["error[E0277]: the trait bound `Walk<Rows>: ParallelSource` is not satisfied",
+             "  --> src/index/check.rs:11:14", "   |",
+             "11 |     par_each(index.rows()).for_each(|row| {",
+             "   |              ^^^^^^^^^^^^ the trait `ParallelSource` is not implemented", ""]
+    unused = lint("unused import: `ParallelSource`", "src/index/check.rs:3:41",
+                  "unused-imports", "unused_imports")
+    log = lines(["    Checking tally v0.2.0 (/home/dev/tally)", *trait,
+                 *[line.replace("11:14", "11:5") for line in trait], unused[0], *unused,
+                 "error: aborting due to 3 previous errors"])
+    [memory] = learned(log)
+    # the type error leads: the unlocated headline is no second file for the lint
+    assert memory.startswith("The log reports: the trait bound `Walk<Rows>: ParallelSource` "
+                             "is not satisfied at src/index/check.rs:11:14 (2 times)"), memory
+    assert "Also: unused import: `ParallelSource`" in memory
+    # control: a lint that really hit two files leads over the error that hit one
+    other = [line.replace("src/index/check.rs:3:41", "src/index/load.rs:2:9") for line in unused]
+    [spread] = learned(lines([*trait, *[line.replace("11:14", "11:5") for line in trait],
+                              *unused, *other, "error: aborting due to 4 previous errors"]))
+    assert spread.startswith("The log reports: unused import: `ParallelSource`"), spread

@@ -346,13 +346,15 @@ def restates(other: str, main: str) -> bool:
 
 def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
     """For each cause's key: how many files (or tests) it hit, and how many times; the
-    same words said again without a place (a retry loop's) hit one place."""
+    same words said again without a place (a retry loop's, or a compiler's headline
+    printed twice above its located line) hit one place, and no other than its located
+    telling's."""
     places: dict[str, set[str]] = {}
     times: Counter[str] = Counter()
     for d in causes:
         places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else "")
         times[d.key] += 1
-    return {key: (len(where), times[key]) for key, where in places.items()}
+    return {key: (len(where - {""}) or 1, times[key]) for key, where in places.items()}
 
 
 def stop_note(item: Failure) -> str:
