@@ -138,9 +138,33 @@ def test_a_headline_printed_twice_without_its_place_hits_no_second_file() -> Non
     # the type error leads: the unlocated headline is no second file for the lint
     assert memory.startswith("The log reports: the trait bound `Walk<Rows>: ParallelSource` "
                              "is not satisfied at src/index/check.rs:11:14 (2 times)"), memory
-    assert "Also: unused import: `ParallelSource`" in memory
+    # said by its located telling, with the flag that made it an error
+    assert memory.endswith("Also: unused import: `ParallelSource` at src/index/check.rs:3:41 "
+                           "— an error under `-D warnings`."), memory
     # control: a lint that really hit two files leads over the error that hit one
     other = [line.replace("src/index/check.rs:3:41", "src/index/load.rs:2:9") for line in unused]
     [spread] = learned(lines([*trait, *[line.replace("11:14", "11:5") for line in trait],
                               *unused, *other, "error: aborting due to 4 previous errors"]))
     assert spread.startswith("The log reports: unused import: `ParallelSource`"), spread
+
+
+def test_long_types_are_said_by_their_names_and_azures_exit_verdict_is_none() -> None:
+    spelled = ("`std::iter::Map<std::iter::Enumerate<std::slice::Iter<'_, core::index::Table<"
+               "core::index::RowId, std::option::Option<core::index::Row<'_>>>>>, "
+               "core::index::ToId<core::ids::TableId>>: core::sync::ParallelSource`")
+    log = raw(["##[section]Starting: Check", "    Checking tally v0.2.0 (/checkout/tally)",
+               f"error[E0277]: the trait bound {spelled} is not satisfied",
+               "  --> src/index/check.rs:11:14", "   |", "11 |     par_each(rows)", "",
+               "error: aborting due to previous error", "",
+               "##[error]Bash exited with code '101'.", "##[section]Finishing: Check"])
+    [memory] = learned(log)
+    assert memory == ("The log reports: the trait bound `Map<Enumerate<…>, ToId<…>>: "
+                      "ParallelSource` is not satisfied at src/index/check.rs:11:14."), memory
+    # control: a type short enough to read whole keeps its module path, and a verdict
+    # that is no exit code's is still said
+    short = raw(["error[E0308]: mismatched types: expected `std::collections::HashMap<String, "
+                 "u8>`", "  --> src/index/load.rs:4:9", "",
+                 "##[error]Bash wrote to stderr: the index is locked"])
+    [said] = learned(short)
+    assert "`std::collections::HashMap<String, u8>`" in said
+    assert "the index is locked" in said, said

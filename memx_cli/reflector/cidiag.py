@@ -222,8 +222,8 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
     text = LEVEL.sub("", lines[i].text)
     check = hit.group("code") if hit.group("code") and \
         not RUSTC_CODE.match(hit.group("code")) else None
-    diag = Diagnostic(clip(f"{check}: " * bool(check) + hit.group("msg")), lines[i].number,
-                      "summary" if SUMMARY.search(text) else "error")
+    diag = Diagnostic(clip(f"{check}: " * bool(check) + citools.path_types(hit.group("msg"))),
+                      lines[i].number, "summary" if SUMMARY.search(text) else "error")
     lint = None
     for j in range(i + 1, min(i + 30, len(lines))):
         nxt = lines[j].text
@@ -238,7 +238,7 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
         if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
             denied = RUST_DENIED.match(note.group("msg").strip())
             diag.notes.append(f"an error under `{denied.group('flag')}`" if denied
-                              else clip(note.group("msg")))
+                              else clip(citools.path_types(note.group("msg"))))
     lint = lints.setdefault(diag.message, lint) if lint else lints.get(diag.message)
     if lint and lint not in diag.message:
         diag.message = clip(f"{diag.message} ({lint})")

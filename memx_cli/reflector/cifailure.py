@@ -25,7 +25,10 @@ from memx_cli.reflector.citools import (
 )
 
 # the runner's verdict on a step (GitHub) or a job (GitLab) that names only its exit code
-EXIT = re.compile(r"^(?:Process completed with|Job failed:) exit code (\d+)\.?$")
+# the runner's verdict on a step's exit code (Actions, GitLab; Azure Pipelines' script
+# task: ``Bash exited with code '1'.``)
+EXIT = re.compile(r"^(?:(?:Process completed with|Job failed:) exit code (\d+)|"
+                  r"(?:Bash|PowerShell|Cmd(?:\.exe)?|pwsh) exited with code '(\d+)')\.?$")
 CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
 TIME_LIMIT = re.compile(r"exceeded the maximum execution time|^Job failed: execution took longer than",
                         re.IGNORECASE)
@@ -207,7 +210,7 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         if not told and (CANCELLED.search(error.text) or TIME_LIMIT.search(error.text)):
             verdicts.append(error)
         elif (ended := EXIT.match(error.text)) is not None:
-            found.code = int(ended.group(1))
+            found.code = int(ended.group(1) or ended.group(2))
         else:
             said.extend(told or [Diagnostic(
                 error.text[:220], error.number,  # a verdict restating the tool's is no cause
@@ -282,10 +285,17 @@ def failure(step: Step, plain: bool, shape: str | None = None,
                                              d.kind not in ("crash", "coverage"),
                                              # the others by how often, then how widely
                                              tuple(-n for n in keys.get(d.key, (0, 0))[::-1])))
+        # (of the same words said more than once, the telling with a place and notes)
+        fullest: dict[str, Diagnostic] = {}
+        for d in said:
+            if d.key not in fullest or (bool(d.where), len(d.notes)) > (
+                    bool(fullest[d.key].where), len(fullest[d.key].notes)):
+                fullest[d.key] = d
         for d in ranked:
             if d.key not in seen and d.kind not in seen and d.kind != "summary" \
                     and d.key not in UNSAID and len(found.also) < 2 \
                     and not restates(d.message, found.main.message):  # (nor its echo)
+                d = fullest[d.key]
                 seen.add(d.key)
                 if d.kind == "coverage":  # one gate, however many tools report it
                     seen.add(d.kind)

@@ -84,6 +84,11 @@ DUMP_GRANTS = re.compile(r"^\s+['\"]?(?P<header>[\w-]*permissions)['\"]?:\s*['\"
 DUMP_END = re.compile(r"^[}\]]\s*$")
 DUMP_LINES = 150
 # tsc spells an anonymous object type out in full: ``type '{ id: string; … 40 more }'``
+# a backquoted type long enough to be cut, the module path before each name in it, and
+# the length a type keeps whole once said by its names
+QUOTED_TYPE = re.compile(r"`([^`\s][^`]{59,})`")
+MODULE_PATH = re.compile(r"\b(?:[a-z_][a-z0-9_]*::)+(?=[A-Za-z_])")
+LONG_TYPE = 60
 INLINE_TYPE = re.compile(r"'\{(?P<head>[^'{}]{0,40}?;)[^']{30,}\}'")
 # a package manager running a package script echoes it: ``> pkg@1.0.0 NAME /path`` and
 # ``> COMMAND`` under it
@@ -192,6 +197,37 @@ def untagged(lines: Sequence[Line]) -> Sequence[Line]:
         else:
             out.append(line)
     return out
+
+
+def path_types(message: str) -> str:
+    """A compiler's message with the long types it quotes in backquotes (Rust's
+    ``std::iter::Map<std::iter::Enumerate<…>>``) said by their own names, and what they
+    nest deeper than their own arguments cut (``Map<Enumerate<…>, IntoIdx<…>>``)."""
+    return QUOTED_TYPE.sub(lambda hit: "`" + _short_type(hit.group(1)) + "`", message)
+
+
+def _short_type(spelled: str) -> str:
+    named = MODULE_PATH.sub("", spelled)
+    if len(named) <= LONG_TYPE:
+        return named
+    out: list[str] = []
+    depth = 0
+    for n, char in enumerate(named):
+        if char == ">" and n and named[n - 1] == "-":  # (a function type's arrow)
+            pass
+        elif char == "<":
+            depth += 1
+            if depth == 2:
+                out.append("<…")
+                continue
+        elif char == ">":
+            depth -= 1
+            if depth == 1:
+                out.append(">")
+                continue
+        if depth < 2:
+            out.append(char)
+    return "".join(out)
 
 
 def inline_types(message: str) -> str:
