@@ -14,6 +14,7 @@ from memx_cli.reflector.inputs import Reader
 from .test_reflector_ci_gitlab import gitlab
 from .test_reflector_ci_wrapped import run_group
 from .test_reflector_cilog import gh, learned, post, raw, setup
+from .test_reflector_citools import step as failing
 from .test_reflector_ciwarn import green, step
 
 WAIT = ["until curl -fsS http://localhost:8000/healthz; do", "  sleep 5", "done"]
@@ -235,3 +236,30 @@ def test_a_stamped_gitlab_trace_reads_as_the_trace_without_stamps() -> None:
     assert learned(stamped) == learned(trace) != []
     # control: the same letters at the start of a line with no stamp before them are text
     assert _split("00O  rows copied\n")[3] == "00O  rows copied"
+
+
+def test_darts_capitalised_error_and_v8s_fatal_error_are_causes() -> None:
+    # flutter build: the Dart front end's `PATH:L:C: Error: message`, then Gradle's verdict
+    dart = ["Running Gradle task 'assembleRelease'...",
+            "lib/net/probe.dart:88:29: Error: The argument type 'List<Link>' can't be assigned "
+            "to the parameter type 'Link'.", "Target kernel_snapshot failed: Exception",
+            "FAILURE: Build failed with an exception."]
+    [memory] = learned(failing("android", "Build APK", "flutter build apk --release", dart))
+    assert "The argument type 'List<Link>' can't be assigned to the parameter type 'Link' " \
+        "at lib/net/probe.dart:88" in memory, memory
+    # a test runner's worker that ran out of heap: the crash is said with the test's failure
+    heap = ["FAIL  src/auth/Guard.test.tsx > Guard > shows the spinner",
+            "TestingLibraryElementError: Found multiple elements with the text: Checking",
+            "<--- JS stacktrace --->",
+            "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+            " 1: 0xb8cf03 node::OOMErrorHandler(char const*, v8::OOMDetails const&)",
+            "Error: Worker exited unexpectedly"]
+    [crashed] = learned(failing("web", "Test", "npx vitest run", heap))
+    assert "Also: Reached heap limit Allocation failed - JavaScript heap out of memory" \
+        in crashed, crashed
+    # control: the same words quoted inside a sentence, and a lower-case word after the
+    # place, are not those shapes
+    [quoted] = learned(failing("web", "Test", "npx vitest run", [
+        "note: we saw FATAL ERROR: Reached heap limit last week",
+        "src/a.ts:3:1: Errors were reported above", "Error: tests failed"]))
+    assert "heap limit" not in quoted and "Errors were reported" not in quoted, quoted

@@ -108,6 +108,7 @@ from memx_cli.reflector.cishapes import (
     SWC_MARK,
     TRACEBACK,
     TSC,
+    V8_FATAL,
     VITEST,
     WARNED,
     WENT_WRONG,
@@ -417,6 +418,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := EXCEPTION.match(text)) is not None and hit.group("msg"):
             diag = Diagnostic(clip(text), line.number)
             diag.where = listed_frame(lines, i)
+        elif (hit := V8_FATAL.match(text)) is not None:
+            diag = Diagnostic(clip(hit.group("msg")), line.number, "crash")
         elif (hit := KOTLIN.match(text)) is not None:
             diag = Diagnostic(clip(hit.group("msg")), line.number,
                               where=f"{relative(hit.group('path'))}:"

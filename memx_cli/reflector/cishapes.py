@@ -1,7 +1,8 @@
 """The shapes tools write their verdicts in, as patterns, and which tool format a line is
 (issue 24). ``cidiag`` reads a failing step's output with them, not the tools' words:
 
-- ``PATH:LINE[:COL]: error: MESSAGE`` (mypy, gcc, go vet), ``PATH(L,C): error TS…`` (tsc),
+- ``PATH:LINE[:COL]: error: MESSAGE`` (mypy, gcc, go vet; Dart's ``Error:``), V8's
+  ``FATAL ERROR: …`` (a crash: Node out of heap), ``PATH(L,C): error TS…`` (tsc),
   ``PATH:L:C: CODE message`` (ruff, flake8);
 - ``error[CODE]: MESSAGE`` followed by ``--> PATH:L:C`` and ``= note:`` lines (rustc,
   clippy), ``ERROR:`` / ``Error:`` / ``fatal:`` with indented continuation lines (pip,
@@ -48,7 +49,10 @@ import re
 from memx_cli.reflector.citools import PERMISSION
 
 COMPILER = re.compile(r"^(?P<path>[^\s:()]+?\.\w+):(?P<line>\d+)(?::\d+)?:\s*"
-                      r"(?:fatal )?error(?:\[[\w-]+\])?:\s*(?P<msg>.+)$")
+                      r"(?:fatal )?(?:error|Error)(?:\[[\w-]+\])?:\s*(?P<msg>.+)$")
+# V8's fatal error (Node out of heap: ``FATAL ERROR: Reached heap limit … out of memory``),
+# the process's last words before it dies
+V8_FATAL = re.compile(r"^FATAL ERROR: (?P<msg>\S.*)$")
 TSC = re.compile(r"^\s*(?P<path>[^\s()]+?\.\w+)[(:](?P<line>\d+)[,:]\d+\)?:?\s*-?\s*error\s+"
                  r"(?P<code>TS\d+):\s*(?P<msg>.+)$")
 # MSBuild's canonical format, of the compilers it runs (csc, MSVC's cl) and its own:
@@ -179,7 +183,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("compiler", COMPILER), ("cmake", CMAKE),
     ("go", GO_BUILD), ("eslint", ESLINT), ("rust", PANIC), ("lint", LINT_CODE),
     ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
-    ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("format", FORMAT_DIFF), ("scala", SCALA3),
+    ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("v8", V8_FATAL), ("format", FORMAT_DIFF), ("scala", SCALA3),
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),
     ("playwright", PLAYWRIGHT), ("powershell", PS_LINE), ("shell", SHELL), ("codespell", CODESPELL),
     ("ktlint", KTLINT), ("ruff", RULE_FIRST), ("pyright", PYRIGHT), ("shellcheck", SHELLCHECK),
