@@ -347,3 +347,30 @@ def test_a_diagnostic_in_a_saved_ci_log_is_read_after_its_columns(
     memx.ok("ingest", name)
     found = contents(repo)
     assert len(found) == 1 and found[0].startswith(f"Error: {VET}.")
+
+
+REVIEW = ("<task-notification>\n<task-id>a7470ed</task-id>\n<status>completed</status>\n"
+          "<summary>Agent \"Review code correctness\" completed</summary>\n<result>"
+          "### Important\n1. `UpdateCommitted` has no error path tests:\n```go\n"
+          "return errors.New(\"invalid update options: checkpoint ID is required\")\n```\n"
+          "Suggested fix: add unit tests for corrupted metadata and write failures.\n"
+          "</result>\n</task-notification>")
+
+
+def test_a_background_agents_report_is_not_the_users_words(memx: Memx, repo: Path) -> None:
+    """Claude Code hands a background agent's report to the session as a user record opening
+    ``<task-notification>``; the code it quotes failed nowhere and its suggestions fixed
+    nothing. Control: the same words typed by the user are a failure and its fix."""
+    session = Session().user("review the branch in the background")
+    session.user(REVIEW)
+    name = session.say("The correctness review is in: one gap in the error path tests.") \
+        .write(repo)
+    assert memx.ok("ingest", name) == "Nothing to remember in 3 messages\n"
+
+
+def test_the_same_report_typed_by_the_user_is_read(memx: Memx, repo: Path) -> None:
+    session = Session().user("review the branch in the background")
+    session.user(REVIEW.replace("<task-notification>", "").replace("</task-notification>", ""))
+    name = session.say("The correctness review is in: one gap in the error path tests.") \
+        .write(repo)
+    assert memx.ok("ingest", name).startswith("Stored 1 memory")

@@ -29,8 +29,9 @@ files, an edit it accepted gives a result naming them as ``applied`` (``MultiEdi
 ``edits`` read as one text replaced and one written), and edited files are named from the
 session's ``cwd`` when they lie inside it. Texts the harness writes
 in the user's name (``<local-command-stdout>``, ``[Request interrupted by user]``, the
-``isCompactSummary`` retelling of the session when its context ran out) are nobody's words
-and are skipped. A plan the user approved with "clear context" arrives as
+``isCompactSummary`` retelling of the session when its context ran out, a
+``<task-notification>`` carrying a background agent's report, which the assistant then
+relays in its own words) are not the user's words and are skipped. A plan the user approved with "clear context" arrives as
 a user message opening "Implement the following plan:"; it becomes a user turn marked
 ``planned``: the agent's proposal, the task about to be done.
 """
@@ -64,7 +65,8 @@ INTERRUPTED = re.compile(r"^\s*\[Request interrupted by user(?: for tool use)?\]
 REJECTED_SAID = re.compile(r"(?i)\bthe user said:\s*|\breason for the rejection:\s*")
 ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"')
 HARNESS = re.compile(r"^\s*(?:<(?:local-command-[\w-]+|command-name|command-message|"
-                     r"command-args|system-reminder)>|\[Request interrupted by user)")
+                     r"command-args|system-reminder|task-notification)>"
+                     r"|\[Request interrupted by user)")
 # Claude Code's fixed opening when the user approves a plan and clears the context: the
 # plan that follows is the agent's, written before any work.
 PLAN = re.compile(r"^\s*Implement the following plan:[ \t]*\r?\n")
