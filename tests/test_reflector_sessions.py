@@ -498,3 +498,38 @@ def test_a_report_of_the_fix_alone_is_the_episode_said_again(memx: Memx, repo: P
     name = _export_fixed(Session().user("go test fails:\n" + EXPORT_FAIL)).write(repo)
     memx.ok("ingest", name)
     assert [c.split(" ", 1)[0] for c in contents(repo)] == ["Error:"]
+
+
+PASTED_FAIL = ("--- FAIL: TestHookInstall (0.04s)\n"
+               "    --- FAIL: TestHookInstall/local_mode (0.01s)\n"
+               "        hooks_test.go:650: local hooks should use 'go run', but settings.json "
+               "doesn't contain it\nFAIL")
+
+
+def _pasted_run(first: str) -> Session:
+    return (Session().user("install the hooks through the wrapper script")
+            .edit("/repo/hooks.go", 'cmd := "go run ./cmd/app"', 'cmd := "bash wrapper.sh"')
+            .user(first)
+            .say("The test still looks for `go run` in the settings; the hooks now call "
+                 "`wrapper.sh`.")
+            .edit("/repo/hooks_test.go", 'strings.Contains(s, "go run")',
+                  'strings.Contains(s, "wrapper.sh")')
+            .run("go test ./...", "ok  \texample.com/app\t0.31s", False))
+
+
+def test_a_runners_output_the_user_pastes_names_the_failing_test(memx: Memx,
+                                                                 repo: Path) -> None:
+    """go test's output pasted into a message ends on a bare FAIL; the error is read as in a
+    run's output: the failing test and its message. Control: the user's own words about a
+    failure stay the error as typed."""
+    memx.ok("ingest", _pasted_run(PASTED_FAIL).write(repo))
+    [memory] = contents(repo)
+    assert memory.startswith("Error: TestHookInstall failed: hooks_test.go:650: local hooks "
+                             "should use 'go run', but settings.json doesn't contain it. Fix:")
+
+
+def test_words_about_a_failure_stay_the_error_as_typed(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _pasted_run("FAIL: the hook install test fails now").write(repo))
+    [memory] = contents(repo)
+    assert memory.startswith("Error: FAIL: the hook install test fails now. Fix:")
+

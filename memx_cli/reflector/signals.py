@@ -329,10 +329,13 @@ def _error_evidence(sig: Signals) -> None:
     elif sig.turn.failed and sig.text.strip():
         lines = [ln.strip() for ln in sig.text.splitlines() if ln.strip()]
         sig.key_error = shorten(lines[-1], MAX_ERROR)
-    if sig.turn.kind == "tool_result" and (sig.turn.failed or (
-            sig.turn.failed is None and sig.error_lines)):
+    if (sig.turn.kind == "tool_result" and (sig.turn.failed or (
+            sig.turn.failed is None and sig.error_lines))) or (
+            sig.turn.role == "user" and sig.turn.kind == "text" and sig.error_lines):
         # a runner's own verdict beats a log line that says "error", also when only the
-        # output's lines say the run failed (`go test … | tail` exits 0 after a bare FAIL)
+        # output's lines say the run failed (`go test … | tail` exits 0 after a bare FAIL),
+        # and when a user pastes the runner's output into a message (the bare FAIL it ends
+        # on names no test)
         said = _diagnosed(text)
         if said:
             sig.key_error = shorten(said, MAX_ERROR)
