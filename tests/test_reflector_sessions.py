@@ -533,3 +533,41 @@ def test_words_about_a_failure_stay_the_error_as_typed(memx: Memx, repo: Path) -
     [memory] = contents(repo)
     assert memory.startswith("Error: FAIL: the hook install test fails now. Fix:")
 
+
+UNCHECKED = "cmd/app/debug.go:136:14: Error return value is not checked (errcheck)"
+COMPLEX = ("cmd/app/debug.go:57:1: Function name: runDebug, Cyclomatic Complexity: 36, "
+           "Maintainability Index: 19 (maintidx)")
+
+
+def _lint_twice(second: str) -> Session:
+    return (Session().user("add a debug command")
+            .run("golangci-lint run ./...", f"{UNCHECKED}\n1 issues:\n* errcheck: 1", True)
+            .edit("/repo/cmd/app/debug.go", "state, _ := loadState()",
+                  "state, err := loadState()\nif err != nil {\n\treturn err\n}")
+            .run("golangci-lint run ./...", second, True)
+            .say("The function is too complex; extracting helper functions.")
+            .edit("/repo/cmd/app/debug.go", "func runDebug(w io.Writer) error {",
+                  "func runDebug(w io.Writer) error {\n\treturn printState(w)")
+            .run("golangci-lint run ./...", "0 issues.", False))
+
+
+def test_a_check_that_fails_again_on_another_error_has_a_new_problem(memx: Memx,
+                                                                     repo: Path) -> None:
+    """The linter, run again after the edit for its first finding, reports another finding
+    only: the edit dealt with the first (the check never passed, so no lesson) and the
+    second is the problem the next edit fixes. Control: the same finding again keeps the
+    first problem."""
+    memx.ok("ingest", _lint_twice(f"{COMPLEX}\n1 issues:\n* maintidx: 1").write(repo))
+    [memory] = contents(repo)
+    assert memory.startswith(f"Error: `golangci-lint run ./...` — {COMPLEX}. Fix: edited "
+                             "cmd/app/debug.go: `func runDebug(w io.Writer) error {")
+    assert "errcheck" not in memory
+
+
+def test_a_check_that_fails_again_on_the_same_error_keeps_its_problem(memx: Memx,
+                                                                      repo: Path) -> None:
+    again = UNCHECKED.replace("136:14", "141:9")
+    memx.ok("ingest", _lint_twice(f"{again}\n1 issues:\n* errcheck: 1").write(repo))
+    [memory] = contents(repo)
+    assert memory.startswith(f"Error: `golangci-lint run ./...` — {UNCHECKED}. Fix: edited "
+                             "cmd/app/debug.go: `func runDebug(w io.Writer) error {")

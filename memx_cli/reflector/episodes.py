@@ -59,7 +59,7 @@ from memx_cli.reflector.said import (
     said_line,
     tokens,
 )
-from memx_cli.reflector.signals import Signals, states_failure
+from memx_cli.reflector.signals import PLACE, Signals, states_failure
 
 MIN_NAME = 3  # characters of a name compared with the episode's own words
 # One word of code: letters, digits and the joints of code (_ . / : -), with a joint or a
@@ -211,6 +211,12 @@ class Tracker:
                 self.open = self._failing(sig)
             return True
         if failed:  # the problem again, whatever was chained before it
+            if self._replaced(episode, sig):
+                # the same check fails after edits made for the problem, and none of its
+                # errors is the problem's: those edits dealt with it (the check never
+                # passed, so no lesson), and what the check reports now is the problem
+                self.open = self._failing(sig)
+                return True
             episode.fail()
             return True
         self._close(episode, turn.last)
@@ -244,6 +250,18 @@ class Tracker:
         return bool(sig.key_error) and not looks_only(command) \
             and any(a.files for a in episode.working()) \
             and not evidence.same_error(episode.problem or "", sig.key_error or "")
+
+    @staticmethod
+    def _replaced(episode: Episode, sig: Signals) -> bool:
+        """The problem's own check fails again after edits for it, with error lines none of
+        which repeats the problem's error (read without the place each line leads with:
+        two lint findings in one file share their path, not their error)."""
+        if not sig.key_error or not episode.problem \
+                or not any(a.files for a in episode.working()):
+            return False
+        problem = _unplaced(episode.problem)
+        return not any(evidence.same_error(problem, _unplaced(line))
+                       for line in sig.error_lines or [sig.key_error])
 
     @staticmethod
     def _chained_try(episode: Episode, index: int, command: str) -> None:
@@ -423,6 +441,11 @@ class Tracker:
                  or _elsewhere(sig.sentence(n), done)}
         why = proposal(sig, limit=2, skip=ahead)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _unplaced(line: str) -> str:
+    """An error line without the place that leads it (``a.go:7:2: ``)."""
+    return PLACE.sub("", line.strip(), count=1)
 
 
 def _names(text: str) -> set[str]:
