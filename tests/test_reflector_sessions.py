@@ -571,3 +571,40 @@ def test_a_check_that_fails_again_on_the_same_error_keeps_its_problem(memx: Memx
     [memory] = contents(repo)
     assert memory.startswith(f"Error: `golangci-lint run ./...` — {UNCHECKED}. Fix: edited "
                              "cmd/app/debug.go: `func runDebug(w io.Writer) error {")
+
+
+def _long_run(wait_before_call: bool) -> Session:
+    """A failing test the user pastes, the agent's edit, and a long check whose command
+    Claude Code streams as ``progress`` records before its result."""
+    session = (Session().user(PASTED_FAIL)
+               .edit("/repo/hooks_test.go", 'strings.Contains(s, "go run")',
+                     'strings.Contains(s, "wrapper.sh")'))
+    progress = [{"type": "progress", "sessionId": "sess-7", "data": {"type": "bash_progress",
+                 "output": f"line {n}"}} for n in range(40)]
+    if wait_before_call:
+        session.records.extend(progress)
+    session.calls += 1
+    session._add("assistant", [{"type": "tool_use", "id": "toolu_long", "name": "Bash",
+                                "input": {"command": "go test ./..."}}])
+    if not wait_before_call:
+        session.records.extend(progress)
+    return session._add("user", [{"type": "tool_result", "tool_use_id": "toolu_long",
+                                  "content": "ok  \texample.com/app\t41.2s",
+                                  "is_error": False}])
+
+
+def test_a_long_runs_progress_records_do_not_make_its_episode_quiet(memx: Memx,
+                                                                    repo: Path) -> None:
+    """The result of the call just made ends the episode however many records the harness
+    wrote while the command ran. Control: as many records before the call, with nothing
+    pending, leave the episode quiet and dropped."""
+    memx.ok("ingest", _long_run(wait_before_call=False).write(repo))
+    [memory] = contents(repo)
+    assert memory.startswith("Error: TestHookInstall failed: hooks_test.go:650: local hooks "
+                             "should use 'go run', but settings.json doesn't contain it. Fix: "
+                             "edited hooks_test.go")
+
+
+def test_records_before_the_call_leave_the_episode_quiet(memx: Memx, repo: Path) -> None:
+    memx.ok("ingest", _long_run(wait_before_call=True).write(repo))
+    assert contents(repo) == []

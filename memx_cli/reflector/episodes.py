@@ -116,6 +116,7 @@ class Tracker:
         # linters first?"): a reply that takes it up answers the question; it says
         # nothing of whether the fix worked unless it says so in words.
         self.asked = False
+        self.calling = False  # the last turn fed was a tool call, waiting for its result
 
     def feed(self, sig: Signals, decides: bool = False) -> tuple[list[Candidate], bool]:
         """Lessons finished by this turn, and whether the turn belongs to an episode.
@@ -135,9 +136,13 @@ class Tracker:
                 out.append(self.done)
                 self.done = None
         episode = self.open
-        if episode is not None and sig.turn.index - episode.seen > QUIET_TURNS:
-            self.open = episode = None
         kind = sig.turn.kind
+        calling, self.calling = self.calling, kind == "tool_use"
+        if episode is not None and sig.turn.index - episode.seen > QUIET_TURNS and not (
+                kind == "tool_result" and calling):
+            # a call's own result is news however many records the harness wrote while
+            # the command ran (Claude Code's ``progress`` lines of a long test run)
+            self.open = episode = None
         if kind == "text" and sig.turn.role in ("user", "assistant") and len(sig.words) >= 3:
             self.lang = sig.lang
         if kind == "tool_use":
