@@ -11,7 +11,8 @@
   agent redoes another way (``redo.py``): ErrorFix and RetrySuccess without anyone
   saying "that worked".
 - A recommendation the user approved with a short "yes" and the agent carried out
-  (``approvals.py``): a Decision in the agent's words, with its reason.
+  (``approvals.py``): a Decision in the agent's words, with its reason; an offer of the
+  agent's next step the user turned down (``declines.py``): what stays as it is.
 - Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
   a user's factual correction the agent accepts (``corrected.py``).
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
@@ -38,6 +39,7 @@ from memx_cli.reflector.answers import Answers
 from memx_cli.reflector.approvals import Approvals
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import Corrections
+from memx_cli.reflector.declines import Declines
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.episodes import Tracker
@@ -95,6 +97,7 @@ class PatternDetector:
         self.reversals = Reversals()  # a request overturned once done, by the next one
         self.approvals = Approvals()  # a recommendation approved with a "yes", carried out
         self.answers = Answers()  # the agent's answer to a question, after it read the code
+        self.declines = Declines()  # the agent's offer of its next step, turned down
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -106,7 +109,7 @@ class PatternDetector:
         sig = analyse(turn)
         self.answers.feed(sig)
         corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig) \
-            + self.approvals.feed(sig)
+            + self.approvals.feed(sig) + self.declines.feed(sig)
         if turn.planned:
             # A plan the user approved is the task the agent is given: what it calls broken
             # and what it means to set are proposals nothing has borne out yet. The user has
