@@ -608,3 +608,15 @@ def test_a_long_runs_progress_records_do_not_make_its_episode_quiet(memx: Memx,
 def test_records_before_the_call_leave_the_episode_quiet(memx: Memx, repo: Path) -> None:
     memx.ok("ingest", _long_run(wait_before_call=True).write(repo))
     assert contents(repo) == []
+
+
+def test_an_error_of_another_shape_after_the_edit_is_what_the_try_did(memx: Memx,
+                                                                      repo: Path) -> None:
+    """The check fails again with an error that is no finding at a place in the code (the
+    toolchain refusing the edited go.mod): the edit was a try that failed, and the problem
+    stays the first finding."""
+    memx.ok("ingest", _lint_twice("go: go.mod requires go >= 1.21 (running go 1.20.5; "
+                                  "GOTOOLCHAIN=local)").write(repo))
+    [memory] = contents(repo)
+    assert memory.startswith(f"Error: `golangci-lint run ./...` — {UNCHECKED}. Fix: edited "
+                             "cmd/app/debug.go: `func runDebug(w io.Writer) error {")

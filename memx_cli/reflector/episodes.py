@@ -258,12 +258,16 @@ class Tracker:
 
     @staticmethod
     def _replaced(episode: Episode, sig: Signals) -> bool:
-        """The problem's own check fails again after edits for it, with error lines none of
-        which repeats the problem's error (read without the place each line leads with:
-        two lint findings in one file share their path, not their error)."""
+        """The problem's own check fails again after edits for it, both errors findings at a
+        place in the code (``a.go:7:2: …``, a linter's or a compiler's), and none of the
+        check's error lines repeats the problem's (read without the place each leads with:
+        two lint findings in one file share their path, not their error). An error of
+        another shape after the edit ("go.mod requires go >= 1.21") is what the try did."""
         if not sig.key_error or not episode.problem \
                 or not any(a.files for a in episode.working()):
             return False
+        if not PLACE.match(episode.problem.strip()) or not PLACE.match(sig.key_error.strip()):
+            return False  # a changed error of the build or the toolchain: the try failed
         problem = _unplaced(episode.problem)
         return not any(evidence.same_error(problem, _unplaced(line))
                        for line in sig.error_lines or [sig.key_error])
