@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import re
 
+from memx_cli.reflector.answers import OFFERS
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.replies import FOR_NOW
 from memx_cli.reflector.signals import Signals
 
-# The agent offering its own next step, in the question that ends its message.
-OFFERS = re.compile(r"(?i)\b(?:(?:do\s+you\s+)?want\s+me\s+to|would\s+you\s+like\s+me\s+to|"
-                    r"should\s+(?:i|we)|shall\s+(?:i|we))\s+\w")
+# The agent offering its own next step, in the question that ends its message: "want me
+# to", "should I" (``answers.OFFERS``), or the work offered as the team's, "should we".
+WE_OFFER = re.compile(r"(?i)^\W*(?:should|shall)\s+we\b[^?]*\?\W*$")
 # An offer of two ways, for the user to pick: "…, or track it separately?"
 EITHER = re.compile(r"(?i),?\s+or\s+(?!not\b)\w+[^?]*\?\s*$")
 # The question points back at what was said before it.
@@ -110,7 +111,8 @@ def _offer(text: str, index: int) -> tuple[int, str, str] | None:
     last = MARKUP.sub("", lines[-1]).strip()
     sentences = SENTENCE.split(last)
     question = sentences[-1].strip()
-    if not OFFERS.search(question) or EITHER.search(question) or FENCE.match(last):
+    if not (OFFERS.match(question) or WE_OFFER.match(question)) or EITHER.search(question) \
+            or FENCE.match(last):
         return None
     about = ""
     if POINTS_BACK.search(question):
