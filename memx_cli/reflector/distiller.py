@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass, replace
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.names import ECOSYSTEM, entities_in, program_of, tools_in
+from memx_cli.reflector.names import (
+    ECOSYSTEM,
+    NOT_ABBREVIATION,
+    entities_in,
+    program_of,
+    tools_in,
+)
 from memx_cli.reflector.rules import RULES
 
 LABELS = {  # error, fix, why
@@ -27,7 +33,7 @@ LABELS = {  # error, fix, why
     "de": ("Fehler", "Lösung", "Ursache"),
 }
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+", re.MULTILINE)
-_BOUNDARY = re.compile(r"(?<=[.!?;])\s|(?<=[。！？；])")
+_BOUNDARY = re.compile(r"(?<=[.!?;])" + NOT_ABBREVIATION + r"\s|(?<=[。！？；])")
 
 
 @dataclass(frozen=True)
