@@ -126,7 +126,12 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
             # order, or in a short body before the paragraph after the cause's ("When X
             # re-collects a parent, fresh nodes were created. Since … identity …, they
             # didn't match.¶Reuse the nodes …"), is more of the problem, not the fix
-            before = [rest.sentence(n) for n in said if n < start]
+            # in the paragraphs up to the last cause's: one opening the fix's paragraph
+            # ("The gateway sends the claims under X. Add it …") is the fix's ground
+            last = max((_paragraph_of(rest, n) for n in said
+                        if n < start and rest.sentence(n) in causes), default=-1)
+            before = [rest.sentence(n) for n in said
+                      if n < start and _paragraph_of(rest, n) <= last]
             if any(c in before for c in causes):
                 told = [s for s in before if s in causes or s in fixes]
                 causes = told + [c for c in causes if c not in told]
