@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -28,12 +29,8 @@ _REAL_HOME = Path(os.path.expanduser("~"))
 _HOME_MARKERS = [_REAL_HOME / ".local" / "share" / "memx", _REAL_HOME / ".config" / "memx"]
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory,
-                  monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Every test gets its own HOME and XDG dirs; touching the real home fails the test."""
-    before = {p: p.exists() for p in _HOME_MARKERS}
-    home = tmp_path_factory.mktemp("home")
+def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """Point HOME, XDG, git's identity and memx's own variables at ``home``."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
@@ -54,6 +51,15 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory,
     # a pipe or a worker process
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("LINES", "20")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own HOME and XDG dirs; touching the real home fails the test."""
+    before = {p: p.exists() for p in _HOME_MARKERS}
+    home = tmp_path_factory.mktemp("home")
+    _isolate(monkeypatch, home)
     yield home
     for path, existed in before.items():
         assert path.exists() == existed, f"test touched the real home directory: {path}"
@@ -64,16 +70,46 @@ def git(cwd: Path, *args: str) -> str:
                           text=True).stdout
 
 
-@pytest.fixture
-def bare_repo(tmp_path: Path) -> Path:
-    """A fresh git repository with one commit and no .memx/."""
-    root = tmp_path / "repo"
+def _make_bare_repo(root: Path) -> Path:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "README.md").write_text("demo\n")
     git(root, "add", "README.md")
     git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+@pytest.fixture(scope="session")
+def _repo_templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The two starting repositories most tests need, each made once per session with the
+    real commands: ``bare`` (one commit, no .memx/) and ``initialized`` (the same after a
+    real ``memx init``). Tests get copies (``_copy_template``), never these. The commit is
+    the same in every copy (git's dates and identity are pinned), and a copy keeps each
+    file's mtime, so git's stat cache sees the copy as unchanged, as it would a fresh build."""
+    base = tmp_path_factory.mktemp("templates")
+    before = {p: p.exists() for p in _HOME_MARKERS}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, base / "home")
+        bare = _make_bare_repo(base / "bare")
+        initialized = base / "initialized"
+        shutil.copytree(bare, initialized, symlinks=True)
+        Memx(initialized, monkeypatch).ok("init")
+    for path, existed in before.items():
+        assert path.exists() == existed, f"building the templates touched the real home: {path}"
+    return {"bare": bare, "initialized": initialized}
+
+
+def _copy_template(templates: dict[str, Path], name: str, dest: Path) -> Path:
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(templates[name], dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def bare_repo(tmp_path: Path, _repo_templates: dict[str, Path]) -> Path:
+    """A fresh git repository with one commit and no .memx/."""
+    return _copy_template(_repo_templates, "bare", tmp_path / "repo")
 
 
 @dataclass
@@ -130,11 +166,10 @@ def explained(memx: Memx, query: str, *options: str) -> list[dict]:
 
 
 @pytest.fixture
-def memx(bare_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Memx:
-    """A runner inside an initialized repository."""
-    runner = Memx(bare_repo, monkeypatch)
-    runner.ok("init")
-    return runner
+def memx(bare_repo: Path, monkeypatch: pytest.MonkeyPatch,
+         _repo_templates: dict[str, Path]) -> Memx:
+    """A runner inside an initialized repository (``bare_repo`` after ``memx init``)."""
+    return Memx(_copy_template(_repo_templates, "initialized", bare_repo), monkeypatch)
 
 
 @pytest.fixture
