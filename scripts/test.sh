@@ -1,7 +1,9 @@
 #!/bin/sh
 # Install memx with its test dependencies into .venv, lint, type-check and run the whole
 # test suite with coverage (child processes included). This is the README's test command;
-# .ci/run runs it too. Extra arguments go to pytest.
+# .ci/run runs it too. The tests run on every core (pytest-xdist: one worker a core; its
+# workers are child processes, measured like the others). Extra arguments go to pytest
+# (`-n 0` runs them in one process).
 set -eu
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -13,6 +15,6 @@ echo "== mypy"
 .venv/bin/mypy memx_cli
 echo "== pytest"
 rm -f .coverage .coverage.*
-.venv/bin/python -m coverage run -m pytest -q "$@"
+.venv/bin/python -m coverage run -m pytest -q -n auto "$@"
 .venv/bin/python -m coverage combine -q
 .venv/bin/python -m coverage report --sort=cover | tail -25
