@@ -113,8 +113,10 @@ def fitted(candidate: Candidate, max_length: int) -> str:
     """The composed memory, made to fit ``max_length`` so that an ErrorFix keeps its Fix: a
     long Error slot cut at its end would take the fix with it ("Error: <three sentences of
     cause>." and nothing else). Too long, it gives up the files the fix names first, then
-    the Error slot's last sentences (down to ``MIN_ERROR`` characters). The Why slot, last,
-    takes what room is left: it never shortens the Error."""
+    the Error slot's last sentences (down to ``MIN_ERROR`` characters, and never below the
+    Fix's own length: an Error shorter than a long Fix, such as a session's list of edits,
+    stays whole and the Fix's end is cut as before). The Why slot, last, takes what room is
+    left: it never shortens the Error."""
     text = compose(candidate)
     if len(text) <= max_length or not (candidate.error and candidate.fix):
         return text
@@ -124,7 +126,10 @@ def fitted(candidate: Candidate, max_length: int) -> str:
     if over <= 0:
         return text
     error = tidy(lean.error or "")
-    return compose(replace(lean, error=shorten(error, max(MIN_ERROR, len(error) - over))))
+    keep = max(MIN_ERROR, len(error) - over, min(len(error), len(tidy(lean.fix or ""))))
+    if keep >= len(error):
+        return text
+    return compose(replace(lean, error=shorten(error, keep)))
 
 
 def distill(candidate: Candidate, max_length: int, content: str | None = None) -> Draft:
