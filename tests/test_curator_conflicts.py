@@ -60,6 +60,36 @@ def test_scan_detects_contradictions_written_without_the_curator(memx: Memx) -> 
     assert json.loads(memx.ok("conflicts", "--no-scan", "--json")) == {"conflicts": []}
 
 
+def test_a_detected_pair_is_ordered_by_when_each_was_last_changed(memx: Memx,
+                                                                   repo: Path) -> None:
+    first = add(memx, "set timeout to 300ms", "--raw")
+    second = add(memx, "set the timeout to 500ms", "--raw")
+    pairs = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert [(c["older"]["id"], c["newer"]["id"]) for c in pairs] == [(first, second)]  # control
+    from memx_cli.store import memory
+
+    path = repo / ".memx" / "memories" / f"{first}.yaml"  # the first one edited since
+    edited = memory.load(path.read_bytes()).replace(updated_at="2031-01-01T00:00:00Z")
+    path.write_bytes(memory.dump(edited))
+    pairs = json.loads(memx.ok("conflicts", "--json"))["conflicts"]
+    assert [(c["older"]["id"], c["newer"]["id"]) for c in pairs] == [(second, first)]
+
+
+def test_a_recorded_pair_stays_as_the_curator_wrote_it(memx: Memx, repo: Path,
+                                                      pool: tuple[str, str]) -> None:
+    """Recording the conflict stamps the older one's updated_at, even a while after the
+    newer one was made: it stays the older one."""
+    from memx_cli.store import memory
+
+    old, new = pool
+    path = repo / ".memx" / "memories" / f"{old}.yaml"
+    assert memory.load(path.read_bytes()).conflicts_with == (new,)  # the curator's decision
+    path.write_bytes(memory.dump(memory.load(path.read_bytes()).replace(
+        updated_at="2031-01-01T00:00:00Z")))
+    pairs = json.loads(memx.ok("conflicts", "--no-scan", "--json"))["conflicts"]
+    assert [(c["older"]["id"], c["newer"]["id"]) for c in pairs] == [(old, new)]
+
+
 def test_no_conflicts(memx: Memx) -> None:
     add(memx, "The frontend is built with vite")
     assert memx.ok("conflicts") == "No conflicts.\n"

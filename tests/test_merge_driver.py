@@ -132,6 +132,27 @@ def test_two_content_edits_keep_both_versions_linked_by_a_conflict(memx: Memx,
     assert _read(team.bob, mid).superseded_by == copy_id
 
 
+@pytest.mark.parametrize("alice_at, bob_at, newer", [
+    ("2030-11-02T08:00:00Z", "2030-11-03T08:00:00Z", "bob"),  # bob's text, kept, came last
+    ("2030-11-04T08:00:00Z", "2030-11-03T08:00:00Z", "alice"),  # control: the copy's came last
+])
+def test_conflicts_label_the_version_changed_last_newer(memx: Memx, team: Team, alice_at: str,
+                                                        bob_at: str, newer: str) -> None:
+    mid = team.memory_id
+    texts = {"alice": "Deploys run from the main branch",
+             "bob": "Deploys run from tagged commits only"}
+    _edit(team.alice, mid, "alice", content=texts["alice"], updated_at=alice_at)
+    git(team.alice, "push", "-q")
+    _edit(team.bob, mid, "bob", content=texts["bob"], updated_at=bob_at)
+    assert _pull(team.bob).returncode == 0
+    (copy_id,) = _read(team.bob, mid).conflicts_with
+    (pair,) = json.loads(memx.ok("conflicts", "--no-scan", "--json", cwd=team.bob))["conflicts"]
+    ids = {"alice": copy_id, "bob": mid}
+    older = "alice" if newer == "bob" else "bob"
+    assert (pair["older"]["content"], pair["newer"]["content"]) == (texts[older], texts[newer])
+    assert pair["suggestion"].startswith(f"memx resolve {ids[older]} --keep {ids[newer]} ")
+
+
 def test_delete_against_edit_is_a_plain_git_conflict_with_valid_yaml(memx: Memx,
                                                                       team: Team) -> None:
     mid = team.memory_id

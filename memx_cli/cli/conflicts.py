@@ -24,7 +24,9 @@ def conflicts_cmd(state: State, no_scan: bool, show_all: bool, as_json: bool) ->
     contradictions nobody recorded yet, found among similar memories.
 
     Each pair shows its similarity, why the two contradict and how to settle it with
-    `memx resolve`. Pairs are printed as they are found, with progress on a terminal
+    `memx resolve`. Of the two, the newer is the version changed last: for the two
+    versions a merge kept of one memory edited on both sides, the later edit; for a
+    conflict recorded when a memory was written, that memory. Pairs are printed as they are found, with progress on a terminal
     (memories searched, pairs found): the memories are searched for similar ones in id
     order, and a pair comes with the first of its two memories whose search finds the
     other (--json lists them in the same order). Past the first 20, the rest are counted

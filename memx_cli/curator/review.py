@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memx_cli.clock import parse_timestamp
 from memx_cli.curator import Settings, close_enough, comparable, load_similarity
 from memx_cli.curator.contradiction import detect
 from memx_cli.curator.similarity import Entry, Pool, Similarity
@@ -70,8 +71,30 @@ def _suggest(older: Memory, newer: Memory, clear: bool) -> str:
             f"or --not-conflict --with {newer.id})")
 
 
+def _by_change(a: Memory, b: Memory, recorded: bool) -> tuple[Memory, Memory]:
+    """The older and the newer version: the one changed last is newer.
+
+    A merge's conflict copy holds the other side's text as it was at its created_at; the
+    memory it was copied from holds this side's, changed last at its updated_at (the merge
+    keeps the later of the two sides' times: equal, the copy's edit was the later one). A
+    conflict the Curator recorded is older and newer as written (recording it stamps the
+    older one's updated_at). Other pairs go by updated_at (an edit, a restatement)."""
+    from memx_cli.operations.merge_file import is_copy_of
+
+    for copy, original in ((a, b), (b, a)):
+        if recorded and is_copy_of(copy, original):
+            later = parse_timestamp(original.updated_at) > parse_timestamp(copy.created_at)
+            return (copy, original) if later else (original, copy)
+    if recorded:
+        older, newer = sorted((a, b), key=lambda m: (parse_timestamp(m.created_at), m.id))
+    else:
+        older, newer = sorted((a, b), key=lambda m: (parse_timestamp(m.updated_at),
+                                                     parse_timestamp(m.created_at), m.id))
+    return older, newer
+
+
 def _pair(a: Memory, b: Memory, sim: float | None, recorded: bool) -> ConflictPair | None:
-    older, newer = sorted((a, b), key=lambda m: (m.created_at, m.id))
+    older, newer = _by_change(a, b, recorded)
     found = detect(older.content, newer.content)
     if found is None and not recorded:
         return None

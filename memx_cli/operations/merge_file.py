@@ -151,12 +151,23 @@ def _merge_time(name: str, base: Any, ours: str | None, theirs: str | None) -> s
 def _conflict_copy(ours: Memory, theirs: Memory) -> Memory:
     """The other side's edit as a memory of its own. Its id is derived from what it holds,
     so two clones that make the same merge make the same file (git sees one addition)."""
-    digest = hashlib.sha256(f"{ours.id}\0{theirs.content}".encode()).digest()
-    millis = int(_stamp(theirs.updated_at) * 1000)
-    copy_id = make_id(millis, int.from_bytes(digest[:10], "big"))
-    return theirs.replace(id=copy_id, created_at=theirs.updated_at, mention_count=1,
+    return theirs.replace(id=copy_id(ours.id, theirs.content, theirs.updated_at),
+                          created_at=theirs.updated_at, mention_count=1,
                           feedback={}, supersedes=(), superseded_by=None,
                           conflicts_with=(ours.id,))
+
+
+def copy_id(original: str, content: str, written: str) -> str:
+    """The id of the conflict copy of memory ``original`` holding ``content`` as edited at
+    ``written``: its time and a digest of what it holds."""
+    digest = hashlib.sha256(f"{original}\0{content}".encode()).digest()
+    return make_id(int(_stamp(written) * 1000), int.from_bytes(digest[:10], "big"))
+
+
+def is_copy_of(copy: Memory, original: Memory) -> bool:
+    """Whether ``copy`` is the conflict copy a merge made of ``original``'s other side
+    (and its text was not edited since)."""
+    return copy.id == copy_id(original.id, copy.content, copy.created_at)
 
 
 def _checked(mem: Memory) -> Memory:
