@@ -192,6 +192,7 @@ def test_reindex_reports(store: Memx) -> None:
 def test_reindex_warns_of_a_file_it_leaves_out(store: Memx, full: bool) -> None:
     # walk15: reindex left a broken memory file out in silence, and counted it as added
     # or changed; search, list and context warn of it
+    store.ok("reindex")
     path = sorted((store.cwd / ".memx" / "memories").glob("*.yaml"))[0]
     path.write_text(path.read_text().replace("content: ", "content: [oops "))
     problem = (f".memx/memories/{path.name}:5: invalid YAML: did not find expected ',' or "
@@ -199,9 +200,18 @@ def test_reindex_warns_of_a_file_it_leaves_out(store: Memx, full: bool) -> None:
     result = store("reindex", *(["--full"] if full else []))
     assert result.code == 0
     assert result.err == f"memx: warning: {problem} (skipped)\n"
-    assert result.out.startswith(f"project: {len(FACTS) - 1} memories indexed")
+    # counted as a problem only, never as added or changed (walk16)
+    added = len(FACTS) - 1 if full else 0
+    assert result.out == (f"project: {len(FACTS) - 1} memories indexed ({added} added, 0 "
+                          "changed, 0 removed), with vectors\n")
     out = json.loads(store.ok("reindex", "--json"))["reindex"]["project"]
     assert out["problems"] == [problem] and out["documents"] == len(FACTS) - 1
+    # mended, it is indexed again: added; an edit of a file that parses is changed (control)
+    path.write_text(path.read_text().replace("content: [oops ", "content: "))
+    other = sorted((store.cwd / ".memx" / "memories").glob("*.yaml"))[1]
+    other.write_text(other.read_text().replace("content: ", "content: Edited. ", 1))
+    out = json.loads(store.ok("reindex", "--json"))["reindex"]["project"]
+    assert (out["added"], out["changed"], out["problems"]) == (1, 1, [])
 
 
 def test_scopes_global_workspace_and_project_isolation(bare_repo: Path, tmp_path: Path,

@@ -20,7 +20,8 @@ def reindex_cmd(state: State, full: bool, as_json: bool) -> None:
     upgrade or to pay the cost up front. It also folds recent vector changes into the
     main vector file once there are a few hundred. Shows progress on a terminal.
     A memory file that does not parse is left out with a warning, as search does
-    (--json lists it under "problems").
+    (--json lists it under "problems"), and counted as neither added nor changed; once
+    mended, it is added.
     """
     from memx_cli.index import StoreIndex
 

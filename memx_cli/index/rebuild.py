@@ -48,7 +48,7 @@ def digest(data: bytes) -> str:
 
 @dataclass
 class Rebuilt:
-    files: int = 0  # manifest entries recorded
+    memories: int = 0  # files indexed (a file that does not parse is recorded, not indexed)
     vectors: bool = False
 
 
@@ -83,7 +83,7 @@ def rebuild(store: Store, seen: dict[str, Seen], lexical: LexicalIndex,
                     waiting[memory_id] = state
             index(build_documents(store, memories, memories, states, {}))
             record(states)
-            out.files += len(states)
+            out.memories += sum(mem is not None for _, _, mem in parsed)
             done += len(parsed)
             if progress is not None:
                 progress(done, total)

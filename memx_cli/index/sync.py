@@ -529,7 +529,7 @@ class StoreIndex:
                        written, None if report.rebuilt else self._indexed,
                        None if report.rebuilt else self._dated)
         report.added, report.removed = plan.added, len(plan.removed)
-        report.changed = len(plan.changed) - plan.added
+        report.changed = len(plan.changed) - plan.added - plan.broken
         docs = build_documents(self.store, plan.reindex, plan.memories, plan.states,
                                plan.members, plan.times)
         if plan.reindex or plan.removed:
@@ -581,7 +581,7 @@ class StoreIndex:
         manifest.model = self._model_fingerprint() if done.vectors else None
         manifest.complete = True  # every row's document is committed now
         manifest.write({}, ())
-        report.added, report.vectors = done.files, done.vectors
+        report.added, report.vectors = done.memories, done.vectors
         self._manifest = manifest
         return report
 

@@ -41,7 +41,8 @@ class Plan:
     upserts: dict[str, FileState] = field(default_factory=dict)
     removed: set[str] = field(default_factory=set)
     changed: set[str] = field(default_factory=set)
-    added: int = 0
+    added: int = 0  # changed files indexed now and not before (new, or mended)
+    broken: int = 0  # changed files that do not parse: a problem, neither added nor changed
     memories: dict[str, Memory] = field(default_factory=dict)
     states: dict[str, FileState] = field(default_factory=dict)  # every id to index
     members: dict[str, list[str]] = field(default_factory=dict)  # group -> ids
@@ -106,7 +107,10 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             state = FileState(mtime_ns, size, "!" + str(exc), archived, None)
         plan.states[memory_id] = plan.upserts[memory_id] = state
         plan.changed.add(memory_id)
-        plan.added += old is None
+        if memory_id not in plan.memories:
+            plan.broken += 1
+        elif old is None or old.digest.startswith("!"):
+            plan.added += 1
         if progress is not None:
             progress(done, total)
     _plan_groups(store, manifest, plan, old_files, indexed, dated)
