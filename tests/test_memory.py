@@ -87,6 +87,10 @@ def _broken(old: str, new: str) -> str:
          "f.yaml:12: field 'created_at': expected an ISO-8601 UTC timestamp, got 'yesterday'"),
         (_broken("schema: 1\n", ""), "f.yaml:1: missing field 'schema' (expected 1)"),
         ("- just\n- a list\n", "f.yaml:1: expected a mapping of fields at the top level"),
+        ("~\n", "f.yaml:1: expected a mapping of fields at the top level"),  # control
+        ("", "f.yaml: empty file, no fields"),
+        (" \n\n  \n", "f.yaml: empty file, no fields"),
+        ("# kept for later\n\n", "f.yaml: no fields, only comments"),
     ],
 )
 def test_invalid_files_name_line_and_problem(text: str, message: str) -> None:

@@ -267,6 +267,12 @@ def load(data: bytes | str, path: str = "<memory>") -> Memory:
         raw = safeyaml.loads(text)
     except safeyaml.YamlInputError as exc:
         raise InvalidMemoryError(f"{exc.where(path)}: {exc.message}") from None
+    if raw is None:
+        lines = [line.strip() for line in text.splitlines()]
+        if not any(lines):
+            raise InvalidMemoryError(f"{path}: empty file, no fields")
+        if all(not line or line.startswith("#") for line in lines):
+            raise InvalidMemoryError(f"{path}: no fields, only comments")
     try:
         return from_data(raw)
     except FieldError as exc:
