@@ -268,19 +268,25 @@ class Memx(Guarded):
     def remove_memory(self, prefix: str, relink: bool = False) -> Removal:
         """Delete one memory file; one that others link to (supersede chain, conflict) is
         refused with their list unless ``relink`` mends their links (each needs write)."""
-        from memx_cli.curator.links import dependants
-        from memx_cli.operations.edit import remove_memory
+        return self.remove_memories([prefix], relink)[0]
 
-        mem = self._existing(prefix)
-        if mem is not None:
-            self.guard().require_write(mem.domain, "deleting a memory", kind=mem.kind)
-            if relink:
-                for dep in dependants(self.repo, mem.id):
-                    self.guard().require_write(dep.memory.domain, "relinking a memory",
-                                               kind=dep.memory.kind)
-        elif self.role is not None:
-            self.guard().require_write(access.ANY, "deleting an unreadable file")
-        return remove_memory(self.repo, prefix, relink)
+    def remove_memories(self, prefixes: Sequence[str], relink: bool = False) -> list[Removal]:
+        """Delete several memory files as ``remove_memory`` one: every id resolved and
+        every permission and link checked first, so a refusal removes nothing."""
+        from memx_cli.curator.links import dependants
+        from memx_cli.operations.edit import remove_memories
+
+        for prefix in prefixes:
+            mem = self._existing(prefix)
+            if mem is not None:
+                self.guard().require_write(mem.domain, "deleting a memory", kind=mem.kind)
+                if relink:
+                    for dep in dependants(self.repo, mem.id):
+                        self.guard().require_write(dep.memory.domain, "relinking a memory",
+                                                   kind=dep.memory.kind)
+            elif self.role is not None:
+                self.guard().require_write(access.ANY, "deleting an unreadable file")
+        return remove_memories(self.repo, prefixes, relink)
 
     def sweep(self, dry_run: bool = False) -> SweepReport:
         """Archive what the forgetting curve let go; a real sweep needs write on ``*``."""

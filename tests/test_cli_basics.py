@@ -217,8 +217,22 @@ def test_rm_and_forget(memx: Memx, repo: Path) -> None:
     assert (repo / ".memx" / "memories" / f"{one}.yaml").exists()
     assert memx.ok("rm", one, "-y") == f"Removed {one} (.memx/memories/{one}.yaml)\n"
     assert json.loads(memx.ok("forget", two, "--yes", "--json")) == {
-        "removed": {"id": two, "path": f".memx/memories/{two}.yaml"}}
+        "removed": [{"id": two, "path": f".memx/memories/{two}.yaml"}]}
     assert list((repo / ".memx" / "memories").iterdir()) == []
+
+
+def test_rm_takes_several_ids_all_resolved_first(memx: Memx, repo: Path) -> None:
+    ids = [memx.ok("add", text).strip() for text in ("one", "two", "three")]
+    folder = repo / ".memx" / "memories"
+    # one unknown id refuses the whole command: nothing removed
+    refused = memx("rm", ids[0], "zzzzzz", ids[1], "-y")
+    assert (refused.code, refused.err) == (
+        2, "memx: error: no memory matches 'zzzzzz'; see memx list\n")
+    assert len(list(folder.iterdir())) == 3
+    out = json.loads(memx.ok("rm", ids[0], ids[1][:12], ids[1], "-y", "--json"))
+    assert out == {"removed": [{"id": i, "path": f".memx/memories/{i}.yaml"} for i in ids[:2]]}
+    assert [p.stem for p in folder.iterdir()] == [ids[2]]  # control: the one not named stays
+    assert memx("rm", "-y").code == 2  # at least one id
 
 
 def test_unexpected_errors_are_one_line_and_exit_3(memx: Memx, monkeypatch: pytest.MonkeyPatch) -> None:

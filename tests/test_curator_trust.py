@@ -111,6 +111,20 @@ def test_rm_of_a_linked_memory_refuses_with_its_dependants(memx: Memx, repo: Pat
     assert files(repo) == sorted([old, new])
 
 
+def test_rm_of_several_linked_memories(memx: Memx, repo: Path) -> None:
+    old, _ = add(memx, "We deploy with make deploy")
+    new, _ = add(memx, "We now deploy with make release instead of make deploy")
+    other, _ = add(memx, "The frontend is built with vite")
+    # a refused link refuses the whole command: the memory named before it stays too
+    refused = memx("rm", other, old, "-y")
+    assert refused.code == 2 and refused.err.startswith(f"memx: error: {old} is linked from ")
+    assert files(repo) == sorted([old, new, other])
+    # linked only to each other, removed together: no --relink needed
+    assert memx.ok("rm", old, new, "-y") == (f"Removed {old} (.memx/memories/{old}.yaml)\n"
+                                             f"Removed {new} (.memx/memories/{new}.yaml)\n")
+    assert files(repo) == [other] and memx.ok("validate") == "1 memory file(s) OK\n"
+
+
 def test_rm_relink_mends_a_chain_and_conflicts(memx: Memx, repo: Path) -> None:
     first, _ = add(memx, "The request timeout is 30 seconds")
     second, _ = add(memx, "The request timeout is now 60 seconds")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memx_cli.clock import now_iso
-from memx_cli.curator.links import dependants, repair
+from memx_cli.curator.links import Dependant, dependants, repair
 from memx_cli.errors import InvalidMemoryError, LinkedMemoryError, MemxError
 from memx_cli.fsutil import write_text
 from memx_cli.privacy import mask, new_kinds
@@ -30,20 +31,42 @@ def remove_memory(repo: Repo, prefix: str, relink: bool = False) -> Removal:
     removed with ``relink``, which mends their links first (curator.links.unlinked);
     otherwise LinkedMemoryError names them and nothing changes.
     """
-    store, memory_id = resolve(repo.stores(), prefix)
-    try:
-        mem: Memory | None = store.read_file(store.path_for(memory_id))
-    except InvalidMemoryError:
-        mem = None
-    found = dependants(repo, memory_id)
-    if found and not relink:
-        listed = ", ".join(f"{d.memory.id} ({d.relation})" for d in found)
-        raise LinkedMemoryError(
-            f"{memory_id} is linked from {listed}; pass --relink to mend their links and "
-            f"remove it, or settle it first with memx resolve")
-    mended = repair(found, memory_id, mem)
-    path = store.remove(memory_id)
-    return Removal(mem, path, [(m, d.relation) for m, d in zip(mended, found)])
+    return remove_memories(repo, [prefix], relink)[0]
+
+
+def remove_memories(repo: Repo, prefixes: Sequence[str], relink: bool = False) -> list[Removal]:
+    """Delete the memory files ``prefixes`` name, as ``remove_memory`` one: every id is
+    resolved and every link checked before the first file goes, so an unknown id or a
+    link without ``relink`` removes nothing. Links among the memories removed together
+    need no mending (an id named twice is removed once)."""
+    targets: dict[str, Store] = {}
+    for prefix in prefixes:
+        store, memory_id = resolve(repo.stores(), prefix)
+        targets.setdefault(memory_id, store)
+    if not relink:
+        for memory_id in targets:
+            found = _outside(repo, memory_id, targets)
+            if found:
+                listed = ", ".join(f"{d.memory.id} ({d.relation})" for d in found)
+                raise LinkedMemoryError(
+                    f"{memory_id} is linked from {listed}; pass --relink to mend their links "
+                    "and remove it, or settle it first with memx resolve")
+    done = []
+    for memory_id, store in targets.items():
+        try:
+            mem: Memory | None = store.read_file(store.path_for(memory_id))
+        except InvalidMemoryError:
+            mem = None
+        found = _outside(repo, memory_id, targets) if relink else []
+        mended = repair(found, memory_id, mem)
+        done.append(Removal(mem, store.remove(memory_id),
+                            [(m, d.relation) for m, d in zip(mended, found)]))
+    return done
+
+
+def _outside(repo: Repo, memory_id: str, removed: Collection[str]) -> list[Dependant]:
+    """The memories that link to ``memory_id`` and are not ``removed`` with it."""
+    return [d for d in dependants(repo, memory_id) if d.memory.id not in removed]
 
 
 def remove(repo: Repo, prefix: str, relink: bool = False) -> tuple[Memory | None, Path]:
