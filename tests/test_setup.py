@@ -201,15 +201,27 @@ def test_vscode_uses_servers_with_a_type_and_the_workspace_folder(memx: Memx, re
     assert path.read_bytes() == original
 
 
-def test_json_with_comments_is_refused_and_left_alone(memx: Memx, repo: Path) -> None:
+def test_json_with_comments_is_edited_keeping_them(memx: Memx, repo: Path) -> None:
+    # walk16: VS Code and Cursor read mcp.json as JSON with comments and trailing commas;
+    # memx refused such a file
     path = repo / ".vscode" / "mcp.json"
-    original = write(path, '{\n  // my servers\n  "servers": {}\n}\n')
-    result = memx("setup", "copilot", "--yes")
-    assert result.code == 2
-    assert result.err == ("memx: error: .vscode/mcp.json: not valid JSON (line 2: Expecting "
-                          "property name enclosed in double quotes); memx edits plain JSON only: "
-                          "fix the file or add the entry by hand\n")
+    original = write(path, '{\n  // my servers\n  "servers": {\n    "db": {"command": "x"},'
+                           ' /* a, }, "b" */\n  },\n}\n')
+    memx.ok("setup", "copilot", "--yes")
+    text = path.read_text()
+    assert text.startswith('{\n  // my servers\n  "servers": {\n    "db": {"command": "x"},\n'
+                           '    "memx": {\n')
+    assert text.endswith('    }, /* a, }, "b" */\n  },\n}\n')
+    assert memx.ok("setup", "copilot", "--yes") == memx.ok("setup", "copilot", "--yes")
+    memx.ok("setup", "copilot", "--remove", "--yes")
     assert path.read_bytes() == original
+    # control: what is not JSON with comments either is still refused, the file left alone
+    broken = write(path, '{\n  // my servers\n  "servers": {\n')
+    result = memx("setup", "copilot", "--yes")
+    assert (result.code, path.read_bytes()) == (2, broken)
+    assert result.err == ("memx: error: .vscode/mcp.json: not valid JSON (line 4: Expecting "
+                          "property name enclosed in double quotes); memx edits JSON (comments "
+                          "and trailing commas allowed): fix the file or add the entry by hand\n")
 
 
 def test_user_scope_writes_the_home_configuration(memx: Memx, isolated_home: Path) -> None:
@@ -369,7 +381,8 @@ def test_json_it_cannot_edit_is_refused_in_one_line(memx: Memx, repo: Path, text
     result = memx("setup", "cursor", "--yes")
     assert (result.code, result.out) == (2, "")
     assert result.err == (f"memx: error: .cursor/mcp.json: not valid JSON ({why}); memx edits "
-                          "plain JSON only: fix the file or add the entry by hand\n")
+                          "JSON (comments and trailing commas allowed): fix the file or add "
+                          "the entry by hand\n")
     assert (repo / ".cursor" / "mcp.json").read_bytes() == original
 
 

@@ -35,8 +35,9 @@ def setup_cmd(state: State, agent: str, user: bool, remove: bool, yes: bool,
     --yes or after you confirm at a terminal; running it again changes nothing. A `memx`
     server entry that memx did not write (your own, with other arguments) is kept unless
     you confirm or pass --replace; --remove takes out only what setup wrote. Files keep
-    their line endings and formatting, and a symlinked file is edited through its link.
-    See docs/agents.md for the exact files.
+    their line endings, formatting and comments (JSON with comments and trailing commas, as
+    VS Code and Cursor read it, is edited too), and a symlinked file is edited through its
+    link. See docs/agents.md for the exact files.
     """
     from memx_cli import git
     from memx_cli.agents.setup.plan import apply, plan

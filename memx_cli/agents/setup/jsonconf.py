@@ -5,9 +5,12 @@ position in the text and inserts or cuts out only its own member, in the style o
 neighbouring lines (their indentation, inline or one per line). Taking a member out is
 the exact inverse of putting it in, so `memx setup` followed by `memx setup --remove`
 leaves the file byte for byte as it was: line endings (CRLF or LF), a missing final
-newline and every other member included. Files with comments (JSON with comments), NaN or
-Infinity, or nesting deeper than ``MAX_DEPTH`` are refused in one line rather than
-rewritten.
+newline and every other member included. JSON with comments (JSONC: ``//`` and ``/* */``
+comments, trailing commas, as VS Code and Cursor read ``mcp.json``) is read through a
+view of the text with its comments and trailing commas blanked to spaces, the same
+length, so every position found in the view is the position in the file: the comments
+stay where they are. NaN or Infinity, or nesting deeper than ``MAX_DEPTH``, are refused in
+one line rather than rewritten.
 """
 
 from __future__ import annotations
@@ -68,12 +71,30 @@ def _node(text: str, i: int) -> Node:
     return Node(i, match.end(), "scalar")
 
 
+# A string, a comment (line or block; an unclosed block runs to the end) or a comma with
+# only blanks and comments before a closing bracket: a trailing comma.
+_JSONC = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/)?'
+                    r'|,(?=(?:\s|//[^\n]*(?![^\n])|/\*(?:[^*]|\*(?!/))*\*/)*[\]}])')
+
+
+def plain(text: str) -> str:
+    """``text`` with its comments and trailing commas blanked to spaces (line ends kept),
+    so positions are the same in both: plain JSON is returned as it is."""
+    if "/" not in text and "," not in text:
+        return text
+    return _JSONC.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else re.sub(
+        r"[^\r\n]", " ", m.group(0)), text)
+
+
 def load(text: str | None, where: str) -> dict[str, Any]:
     """The top-level object of ``text`` (an absent or blank file is an empty object)."""
     if text is None or not text.strip():
         return {}
-    refuse = (f"{where}: not valid JSON ({{}}); memx edits plain JSON only: fix the file or "
-              "add the entry by hand")
+    text = plain(text)
+    if not text.strip():
+        return {}
+    refuse = (f"{where}: not valid JSON ({{}}); memx edits JSON (comments and trailing "
+              "commas allowed): fix the file or add the entry by hand")
     if _depth(text) > MAX_DEPTH:
         raise MemxError(refuse.format(f"nested deeper than {MAX_DEPTH} levels"))
     try:
@@ -115,7 +136,7 @@ def eol(text: str) -> str:
 
 
 def _locate(text: str, path: Path_) -> Node | None:
-    node = _node(text, 0)
+    node = _node(plain(text), 0)
     for step in path:
         if isinstance(step, int):
             if node.kind != "array" or step >= len(node.children):
@@ -196,7 +217,7 @@ def set_member(text: str | None, where: str, path: Sequence[str], key: str, valu
         return _insert(text, node, key, value)
     member = _locate(text, [*path, key])
     assert member is not None
-    if json.loads(text[member.start: member.end]) == value:
+    if json.loads(plain(text)[member.start: member.end]) == value:
         return text
     indent = _line_indent(text, member.start)
     body = json.dumps(value, indent=_unit(text), ensure_ascii=False).replace(
@@ -249,7 +270,7 @@ def remove(text: str, path: Path_, keep: frozenset[tuple[str, ...]] = frozenset(
             break
         text = _cut(text, parent, index)
         depth -= 1
-    if json.loads(text) != {}:
+    if json.loads(plain(text)) != {}:
         return text
     if BLANK in keep and text.startswith("{}\n"):
         return text[3:]  # the blank file set_member started from
