@@ -82,6 +82,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/reflector/runs.py::_execute_tty::subprocess.Popen": "user",  # memx run -- CMD
     "memx_cli/reflector/runs.py::execute::subprocess.Popen": "user",
     "memx_cli/reflector/runs.py::changes::git.run": "own",  # HEADs git reported
+    "memx_cli/reflector/runs.py::_committed::git.run": "own",  # a HEAD, paths git reported
     "memx_cli/reflector/runs.py::snapshot::git.run": "constant",
     "memx_cli/wire/control.py::spawn::subprocess.Popen": "constant",
     "memx_cli/store/sources.py::_git::git.run": "wrapper",

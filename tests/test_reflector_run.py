@@ -70,6 +70,24 @@ def test_false_then_true_style_with_a_changed_file(memx: Memx, repo: Path) -> No
                                 "passed after changing mode.")
 
 
+def test_a_committed_file_edited_between_the_runs_is_changed_not_added(memx: Memx,
+                                                                       repo: Path) -> None:
+    # walk16: a committed file is not in the first run's snapshot (clean files are not
+    # listed): its edit was told 'adding'
+    (repo / "app").mkdir()
+    (repo / "app" / "mode.txt").write_text("fail\n")
+    subprocess.run(["git", "add", "app"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "mode"], cwd=repo, check=True)
+    command = ["run", "-q", "--", "sh", "-c", "grep -q ok app/mode.txt"]
+    assert memx(*command).code == 1
+    (repo / "app" / "mode.txt").write_text("ok\n")
+    (repo / "app" / "new.txt").write_text("x\n")  # control: a new file is added
+    assert memx(*command).code == 0
+    [mem] = memories(repo)
+    assert mem["content"] == ("`sh -c 'grep -q ok app/mode.txt'` failed once (exit 1) and then "
+                              "passed after changing app/mode.txt and adding app/new.txt.")
+
+
 def test_three_runs_are_a_repetitive_op_once(memx: Memx, repo: Path) -> None:
     for _ in range(2):
         memx.ok("run", "--", "git", "status", "--short")

@@ -237,9 +237,14 @@ def changes(repo: Repo, before: dict[str, Any], after: dict[str, Any]) -> list[s
     said: list[str] = []
     old, new = before.get("files") or {}, after.get("files") or {}
     moved = bool(before.get("head") and after.get("head") and before["head"] != after["head"])
-    added = [p for p in new if p not in old and new[p] != "deleted"]
+    # a file dirty now and not before is new, or a committed file edited since (a
+    # snapshot lists dirty files only): the commit the first run stood on says which
+    fresh = [p for p in new if p not in old and new[p] != "deleted"]
+    committed = _committed(repo, before.get("head"), fresh)
+    added = [p for p in fresh if p not in committed]
     deleted = [p for p in new if new[p] == "deleted" and old.get(p) != "deleted"]
-    edited = [p for p in new if p in old and new[p] != old[p] and new[p] != "deleted"]
+    edited = [p for p in new if (p in old and new[p] != old[p] and new[p] != "deleted")
+              or p in committed]
     # a dirty file that is clean now was reverted, or committed (then HEAD says so)
     reverted = [] if moved else [p for p in old if p not in new]
     for verb, paths in (("changing", edited), ("adding", added), ("deleting", deleted),
@@ -258,6 +263,15 @@ def changes(repo: Repo, before: dict[str, Any], after: dict[str, Any]) -> list[s
         label = "variable" if len(names) == 1 else "variables"
         said.append(f"changing the environment {label} {', '.join(names[:5])}")
     return said
+
+
+def _committed(repo: Repo, head: Any, paths: list[str]) -> set[str]:
+    """Those of ``paths`` that commit ``head`` holds (none without a commit)."""
+    if not paths or not isinstance(head, str) or not head:
+        return set()
+    out = git.run(["--literal-pathspecs", "ls-tree", "-z", "--name-only", "--full-tree",
+                   "--end-of-options", head, "--", *paths], repo.worktree, check=False)
+    return set(out.split("\0")) & set(paths)
 
 
 # ---------------------------------------------------------------- the rules
