@@ -75,6 +75,24 @@ def test_restatement_with_a_new_value_supersedes_keeping_both(memx: Memx, repo: 
     assert found[2].endswith(f"project (superseded by {short[new]})")
 
 
+def test_search_prints_linked_ids_short_and_counts_past_three(memx: Memx, repo: Path) -> None:
+    # walk16: a link to a memory that was not itself a hit came out as its full 26
+    # characters, and a memory conflicting with many listed every id on its line
+    from memx_cli.store import memory as memfmt
+
+    hub = memx.ok("add", "Rollback with kubectl rollout undo", "--raw").strip()
+    others = [memx.ok("add", f"Sessions live in store {n}", "--raw").strip() for n in range(5)]
+    path = repo / ".memx" / "memories" / f"{hub}.yaml"
+    mem = memfmt.load(path.read_bytes())
+    for n in (2, 5):  # control: two links are printed whole
+        path.write_bytes(memfmt.dump(mem.replace(conflicts_with=tuple(others[:n]))))
+        line = memx.ok("search", "kubectl rollout", "--limit", "1").splitlines()[0]
+        short = shorts(hub, *others)
+        listed = ", ".join(short[i] for i in others[:min(n, 3)])
+        assert line == (f"{short[hub]}  " + line.split("  ")[1] + "  project (conflicts with "
+                        f"{listed}{' and 2 more' if n == 5 else ''})")
+
+
 def test_different_subjects_are_independent(memx: Memx, repo: Path) -> None:
     auth, _ = add(memx, "auth service listens on port 8080")
     billing, said = add(memx, "billing service listens on port 9090")

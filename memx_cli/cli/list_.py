@@ -26,7 +26,7 @@ def list_cmd(state: State, kind: str | None, scope: str | None, tags: tuple[str,
     """List the memories this repository sees (its own and your global ones), oldest first.
 
     A memory the Curator linked to others says so: (superseded by ID), (supersedes ID),
-    (conflicts with ID).
+    (conflicts with ID), the first 3 ids of a kind and a count of the rest.
 
     Files that cannot be read are reported on stderr and skipped.
     """

@@ -307,12 +307,18 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((100, 20)).columns
 
 
+LINKS_SHOWN = 3  # ids of one link kind printed on a result's line; the rest are counted
+
+
 def link_marks(supersedes: Sequence[str], superseded_by: str | None,
                conflicts_with: Sequence[str], short: Mapping[str, str]) -> str:
     """" (superseded by ID)", " (supersedes ID)", " (conflicts with ID)": the Curator's
-    links of one memory, ids as ``short`` abbreviates them (issue 12)."""
+    links of one memory, ids as ``short`` abbreviates them (issue 12), the first
+    ``LINKS_SHOWN`` of a kind and a count of the rest (memx show lists every one)."""
     def ids(many: Sequence[str]) -> str:
-        return ", ".join(short.get(i, i) for i in many)
+        shown = ", ".join(short.get(i, i) for i in many[:LINKS_SHOWN])
+        return shown + (f" and {len(many) - LINKS_SHOWN} more" if len(many) > LINKS_SHOWN
+                        else "")
 
     marks = [f"superseded by {ids([superseded_by])}"] if superseded_by else []
     marks += [f"supersedes {ids(supersedes)}"] if supersedes else []

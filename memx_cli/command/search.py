@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from memx_cli.command.base import (
+    LINKS_SHOWN,
     Options,
     State,
     clean_args,
@@ -93,7 +94,12 @@ def run(state: State, query: str, limit: int | None, scope: str | None, mode: st
              "Nothing relevant (--closest lists the closest memories anyway).", err=True)
         return
     width = terminal_width()
-    short = short_ids(searcher, [h.id for h in result.hits])
+    shown = [h.id for h in result.hits]  # and the links printed beside them, as short
+    for hit in result.hits:
+        shown += (hit.doc.get("supersedes") or [])[:LINKS_SHOWN]
+        shown += (hit.doc.get("conflicts_with") or [])[:LINKS_SHOWN]
+        shown += [hit.doc["superseded_by"]] if hit.doc.get("superseded_by") else []
+    short = short_ids(searcher, list(dict.fromkeys(shown)))
     for hit in result.hits:
         doc = hit.doc
         tags = f" [{', '.join(doc.get('tags', []))}]" if doc.get("tags") else ""
