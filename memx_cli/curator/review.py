@@ -79,7 +79,7 @@ def _by_change(a: Memory, b: Memory, recorded: bool) -> tuple[Memory, Memory]:
     keeps the later of the two sides' times: equal, the copy's edit was the later one). A
     conflict the Curator recorded is older and newer as written (recording it stamps the
     older one's updated_at). Other pairs go by updated_at (an edit, a restatement)."""
-    from memx_cli.operations.merge_file import is_copy_of
+    from memx_cli.store.ids import is_copy_of
 
     for copy, original in ((a, b), (b, a)):
         if recorded and is_copy_of(copy, original):

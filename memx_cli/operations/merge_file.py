@@ -20,7 +20,6 @@ it (valid YAML), says why on standard error and exits 1, so git reports a confli
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from memx_cli.errors import InvalidMemoryError
 from memx_cli.fsutil import atomic_write
 from memx_cli.operations.merge_driver import record_copy
 from memx_cli.store import memory as memfmt
-from memx_cli.store.ids import make_id
+from memx_cli.store.ids import copy_id
 from memx_cli.store.memory import Memory
 
 SET_FIELDS = ("tags", "tools", "entities", "supersedes", "conflicts_with")
@@ -155,19 +154,6 @@ def _conflict_copy(ours: Memory, theirs: Memory) -> Memory:
                           created_at=theirs.updated_at, mention_count=1,
                           feedback={}, supersedes=(), superseded_by=None,
                           conflicts_with=(ours.id,))
-
-
-def copy_id(original: str, content: str, written: str) -> str:
-    """The id of the conflict copy of memory ``original`` holding ``content`` as edited at
-    ``written``: its time and a digest of what it holds."""
-    digest = hashlib.sha256(f"{original}\0{content}".encode()).digest()
-    return make_id(int(_stamp(written) * 1000), int.from_bytes(digest[:10], "big"))
-
-
-def is_copy_of(copy: Memory, original: Memory) -> bool:
-    """Whether ``copy`` is the conflict copy a merge made of ``original``'s other side
-    (and its text was not edited since)."""
-    return copy.id == copy_id(original.id, copy.content, copy.created_at)
 
 
 def _checked(mem: Memory) -> Memory:

@@ -9,10 +9,14 @@ case-insensitive file systems; input is matched case-insensitively.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
 import threading
 import time
 from collections.abc import Iterable
+from typing import Any
+
+from memx_cli.clock import parse_timestamp
 
 ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 ID_LENGTH = 26
@@ -88,3 +92,17 @@ def abbreviate(ids: Iterable[str], min_len: int = MIN_ABBREV,
                 need = max(need, common + 1)
         result[value] = value[: min(need, len(value))]
     return result
+
+
+def copy_id(original: str, content: str, written: str) -> str:
+    """The id of the conflict copy of memory ``original`` holding ``content`` as edited at
+    ``written``: its time and a digest of what it holds."""
+    digest = hashlib.sha256(f"{original}\0{content}".encode()).digest()
+    millis = int(parse_timestamp(written).timestamp() * 1000)
+    return make_id(millis, int.from_bytes(digest[:10], "big"))
+
+
+def is_copy_of(copy: Any, original: Any) -> bool:
+    """Whether ``copy`` is the conflict copy a merge made of ``original``'s other side
+    (and its text was not edited since)."""
+    return copy.id == copy_id(original.id, copy.content, copy.created_at)
