@@ -188,6 +188,9 @@ HELP_RUNS: dict[str, list[list[str]]] = {
     "consolidate": [["consolidate", "--json"]],
     "server status": [["server", "status", "--json"]],
     "server stop": [["server", "stop", "--json"]],
+    # each removes a memory of its own, which no other run reads
+    "forget": [["forget", "{removable}", "--yes", "--json"]],
+    "rm": [["rm", "{removable2}", "--yes", "--json"]],
 }
 # Shapes in the pages: the command line that prints each (documented beside it).
 DOC_RUNS: dict[str, list[str]] = {
@@ -221,6 +224,8 @@ def documented(memx: Memx, repo: Path) -> dict[str, str]:
     memx.ok("add", "Never push to main", "--kind", "policy")
     memx.ok("add", "连接池的大小在 src/db.py 里配置")
     unanchored = memx.ok("add", "The staging database is reset every Monday").strip()
+    removable = memx.ok("add", "The old lint job ran flake8 on every push").strip()
+    removable2 = memx.ok("add", "The nightly export ran at two in the morning").strip()
     memx.ok("notes", "--agent", "claude", "append", "halfway through the pool fix")
     (repo / "bad.yaml").write_text("schema: 1\nid: [\n")
     memx.ok("config", "set", "ace.retrieval.max_results", "8")
@@ -236,7 +241,8 @@ def documented(memx: Memx, repo: Path) -> dict[str, str]:
     # the anchored lines move: verify --fix has something to fix
     (repo / "src" / "db.py").write_text("# settings\nPOOL_SIZE = 10\nTIMEOUT = 30\n"
                                         "RETRIES = 3\n")
-    return {"anchored": anchored, "unanchored": unanchored}
+    return {"anchored": anchored, "unanchored": unanchored, "removable": removable,
+            "removable2": removable2}
 
 
 def run_json(memx: Memx, repo: Path, argv: list[str], ids: dict[str, str]) -> Any:

@@ -16,8 +16,9 @@ from memx_cli.store.memory import Memory
               help="Also mend the links of memories that point at one (supersede chain, "
                    "conflicts); without it such a memory is not removed.")
 @click.option("--json", "as_json", is_flag=True,
-              help='Print {"removed": [{"id", "path"}]} (with "relinked": [{"id", "was"}] '
-                   "for a memory whose links to another were mended).")
+              help='Print {"removed": [{"id", "path"}]}; a memory whose links to another '
+                   'were mended also carries "relinked", a list of the memories it mended, '
+                   'each with its "id" and what it linked to before ("was").')
 @click.pass_obj
 def rm_cmd(state: State, memory_ids: tuple[str, ...], yes: bool, relink: bool,
            as_json: bool) -> None:
