@@ -196,25 +196,6 @@ def test_a_negative_order_is_the_fix(memx: Memx, repo: Path) -> None:
     assert "Fix: Keep the optional parentheses" in found[0][1], found
 
 
-def test_a_why_takes_only_the_room_left(memx: Memx) -> None:
-    """The Why slot comes last: when the Error and the Fix fit, a Why that does not is cut
-    and the Error stays whole (control: the long Error of a memory without a Why is cut so
-    its Fix fits)."""
-    from memx_cli.reflector.candidate import Candidate
-    from memx_cli.reflector.distiller import distill
-
-    error = ("The build could not import the checkpoint package after the module moved to "
-             "its new path, so every lint run stopped at the first file. ") * 3
-    why = "It runs again after the edit, and the lint step is clean now. " * 3
-    fix = "Import the package from its new module path"
-    found = distill(Candidate("ErrorFix", 1, 1, "en", fix, error.strip()[:380], cause=why),
-                    500).content
-    assert found.startswith("Error: " + error.strip()[:380]), found
-    assert "Fix: Import the package from its new module path." in found
-    assert "Why:" not in found, found
-    alone = distill(Candidate("ErrorFix", 1, 1, "en", fix, error.strip() + " More."), 500).content
-    assert alone.endswith("Fix: Import the package from its new module path."), alone
-    assert len(alone) <= 500
 def test_a_change_told_with_its_purpose_is_the_fix_of_the_error_the_title_names(
         memx: Memx, repo: Path) -> None:
     """walk15: docs/git's own example, a typed title naming the error and a body saying what

@@ -96,8 +96,8 @@ def test_norms_reverts_reasons_and_squash_lists(memx: Memx, repo: Path) -> None:
            {"app/session.py": "cache = None\n"})
     commit(repo, "refactor: keep uploads on disk\n\nUploads stay on disk because the object "
                  "store bills every request.", {"app/upload.py": "disk = True\n"})
-    commit(repo, "Tidy the worker (#12)\n\n* Never call flush() inside the lock\n\n* Rename "
-                 "the queue helpers\n\n* Update the changelog", {"app/worker.py": "q = 1\n"})
+    commit(repo, "Tidy the worker (#12)\n\n* Rename the queue helpers\n\n* Never call flush() "
+                 "inside the lock\n\n* Update the changelog", {"app/worker.py": "q = 1\n"})
     commit(repo, "feat: add the export button", {"app/export.py": "button = 1\n"})
     memx.ok("ingest", "--git-log", f"{base}..HEAD")
     assert contents(memx) == [

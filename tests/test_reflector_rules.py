@@ -157,26 +157,3 @@ def test_system_prompts_and_successful_tool_output_are_not_knowledge() -> None:
     unknown = analyse(Turn(3, "tool", "the error handler logs errors\nTypeError: boom",
                            "tool_result", failed=None))
     assert (unknown.errors, unknown.key_error) == ([], "TypeError: boom")
-
-
-def test_an_error_shorter_than_its_long_fix_stays_whole() -> None:
-    """A session's Error/Fix whose Fix is a long list of edits: the Error (the finding the
-    lesson is about) stays whole and the Fix's end is cut; only an Error longer than its
-    Fix gives up its last sentences so the Fix fits."""
-    from memx_cli.reflector.candidate import Candidate
-    from memx_cli.reflector.distiller import distill
-
-    error = ("`make lint` — pkg/log/context_test.go:81:15: string `claude-code` has 3 "
-             "occurrences, make it a constant (goconst)")
-    edits = "; ".join(f"edited pkg/log/context_test.go: `ctx = WithAgent(ctx, agent{n})`"
-                      for n in range(8))
-    session = Candidate(rule="error-fix", first=0, last=5, lang="en", error=error, fix=edits)
-    text = distill(session, 500).content
-    assert len(text) <= 500 and "make it a constant (goconst)" in text, text
-    # control: an Error longer than its short Fix is cut so the Fix stays
-    long_error = " ".join(["The uploader cached the access token for the whole run and "
-                           "read its expiry only once at start-up."] * 6)
-    commit = Candidate(rule="error-fix", first=0, last=0, lang="en", error=long_error,
-                       fix="Refresh the token when the server answers 401.")
-    cut = distill(commit, 500).content
-    assert len(cut) <= 500 and cut.endswith("Fix: Refresh the token when the server answers 401.")

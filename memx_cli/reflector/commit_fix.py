@@ -79,7 +79,6 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
         said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
                 and n not in denied and not msg.code_like(rest.sentence(n))
                 and not _pointer(rest.sentence(n))
-                and not msg.ENDS_ANNOUNCING.search(rest.sentence(n))
                 and (tests_only or not TEST_ACCOUNT.match(rest.sentence(n)))]
         remedies = {rest.sentence_of(h.start) for h in rest.remedy}
         # the body's first statement of the fix: an order or "the fix …"; a long body
@@ -119,23 +118,6 @@ def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
             # skipped") tell the problem, that paragraph is the fix
             causes, fixes = _by_paragraph(rest, said, fixes)
             turned = bool(causes)
-        start = done if done is not None or len(said) > 4 else _next_paragraph(
-            rest, said, causes, fixes)
-        if causes and start is not None and not listed:
-            # the problem told twice, the fix after: a statement before the body's first
-            # order, or in a short body before the paragraph after the cause's ("When X
-            # re-collects a parent, fresh nodes were created. Since … identity …, they
-            # didn't match.¶Reuse the nodes …"), is more of the problem, not the fix
-            # in the paragraphs up to the last cause's: one opening the fix's paragraph
-            # ("The gateway sends the claims under X. Add it …") is the fix's ground
-            last = max((_paragraph_of(rest, n) for n in said
-                        if n < start and rest.sentence(n) in causes), default=-1)
-            before = [rest.sentence(n) for n in said
-                      if n < start and _paragraph_of(rest, n) <= last]
-            if any(c in before for c in causes):
-                told = [s for s in before if s in causes or s in fixes]
-                causes = told + [c for c in causes if c not in told]
-                fixes = [f for f in fixes if f not in told]
         if causes and done is None and len(said) > 4 and not turned:
             # a long body that tells the failure but states no fix (no order, no "the fix
             # …"): its other sentences are more of the problem, the title is the fix
@@ -286,7 +268,7 @@ def _by_paragraph(sig: Signals, said: list[int], fixes: list[str]) -> tuple[list
     paragraph after the first one that opens with an order, with what the change does
     ("This change …") or with what the code now does is the fix, the paragraphs before it
     the problem; ([], fixes) when no paragraph turns so."""
-    paragraph = {n: _paragraph_of(sig, n) for n in said}
+    paragraph = {n: sig.text.count("\n", 0, sig.spans[n][0]) for n in said}
     opening: dict[int, int] = {}  # paragraph -> its first statement
     for n in said:
         opening.setdefault(paragraph[n], n)
@@ -301,23 +283,6 @@ def _by_paragraph(sig: Signals, said: list[int], fixes: list[str]) -> tuple[list
     if not all(f in fixes for f in problem):
         return [], fixes
     return problem, remedy
-
-
-def _paragraph_of(sig: Signals, number: int) -> int:
-    """The paragraph (counted in line breaks before it) sentence ``number`` is in."""
-    return sig.text.count("\n", 0, sig.spans[number][0])
-
-
-def _next_paragraph(sig: Signals, said: list[int], causes: list[str],
-                    fixes: list[str]) -> int | None:
-    """The statement opening the first paragraph after the one the first cause is in,
-    when it is no cause: where a body in paragraphs turns from its problem to its fix."""
-    paragraph = {n: _paragraph_of(sig, n) for n in said}
-    first = next((n for n in said if sig.sentence(n) in causes), None)
-    if first is None:
-        return None
-    later = [n for n in said if paragraph[n] > paragraph[first]]
-    return later[0] if later and sig.sentence(later[0]) in fixes else None
 
 
 def _pointer(sentence: str) -> bool:

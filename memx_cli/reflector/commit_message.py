@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.names import CODE_SPAN, NOT_ABBREVIATION
+from memx_cli.reflector.names import CODE_SPAN
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -71,8 +71,7 @@ def is_norm(text: str) -> bool:
     replacement = REPLACEMENT.search(text)
     return bool(replacement and not COPULA.search(text[:replacement.start()])
                 and not NAMED_FIRST.match(text))
-# a sentence ends at ".", "!" or "?" before a capital, a quote or a code span
-SENTENCE = re.compile(r"(?<=[.!?])" + NOT_ABBREVIATION + r"\s+(?=[A-Z`\"'(])")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 # An order: a capitalised word that is no closed-class word (pronoun, determiner,
 # conjunction, preposition, auxiliary) followed straight by a determiner, "it"/"them" or a
 # code span — "Move the Vary handling…", "Add a `(?=/|$)` lookahead…", "Use `x`…" — states
@@ -88,8 +87,6 @@ what which who whom whose why how where
 """
 _DETERMINERS = "a an the this that these those its their our all each every any some no both it them"
 CLOSED = frozenset(_CLOSED.split())
-# the particles of an English phrasal verb ("fall back", "set up", "opt out")
-PARTICLES = frozenset(["back", "up", "out", "down", "off", "over", "away"])
 DETERMINER = frozenset(_DETERMINERS.split())
 
 
@@ -108,12 +105,6 @@ def imperative(sentence: str, cased: bool = True) -> bool:
     if len(words[0]) > 5 and words[0].endswith("ing"):
         return False  # "Reverting the line fails it": a gerund is the subject (Bring …)
     second = words[1]
-    if second.lower() in PARTICLES and len(words) == 3:
-        # a verb with its particle ("Fall back to `linecache`", "Set up the cache"): the
-        # determiner, "to" or the code span comes after the particle
-        second = words[2].split(maxsplit=1)[0]
-        return second.lower() in DETERMINER or second.lower() in ("to", "of") \
-            or second.startswith("`")
     return second.lower() in DETERMINER or second.startswith("`")
 FOOTER = routine.FOOTER
 FIX_TYPES = frozenset(["fix", "fixes", "fixed", "hotfix", "bugfix"])
@@ -248,13 +239,6 @@ SHELL_LIST = re.compile(r"\S\s+(?:&&|\|\|)\s+\S")
 
 
 FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
-# Markdown's link reference definition ("[rfc9110#auth]: https://…"): a link, not prose
-LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+\s*$")
-# a clause announcing an example the body then shows as code (", so e.g.", ", i.e.:")
-ANNOUNCED = re.compile(r"\s*,\s*(?:(?:so|and|or|as|like|such as|for example)\s+)?"
-                       r"\b[A-Za-z]\.[A-Za-z]\.:?\s*$")
-# a sentence that ends on such an abbreviation: its example is not in it
-ENDS_ANNOUNCING = re.compile(r"\b[A-Za-z]\.[A-Za-z]\.:?\s*$")
 HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 
 
@@ -273,28 +257,16 @@ def without_code_blocks(lines: list[str]) -> list[str]:
         if fenced or fence:
             if fence and not fenced:
                 fenced = fence.group(0).strip()[:3]
-                _end_announcement(out)
             elif fence and line.strip().startswith(fenced):
                 fenced = ""
             continue
         indented = line.startswith(("    ", "\t")) and bool(line.strip())
         if indented and (in_block or not out or not out[-1].strip()):
-            if not in_block:
-                _end_announcement(out)
             in_block = True
             continue
         in_block = in_block and not line.strip()
-        if not LINK_DEFINITION.match(line):
-            out.append(line)
+        out.append(line)
     return out
-
-
-def _end_announcement(lines: list[str]) -> None:
-    """The prose line before a code block that announces it (", so e.g.") ends where the
-    clause before the announcement does: the example is not prose."""
-    last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), None)
-    if last is not None:
-        lines[last] = ANNOUNCED.sub(".", lines[last].rstrip())
 
 
 def code_like(sentence: str) -> bool:
@@ -345,7 +317,9 @@ def read(message: str, lang: str, news: str = "") -> Said:
             said.found.append(_stated("Decision", text, lang))
         return said
     head = core(subject)
-    items = _own_item(body, head)
+    # a squash merge's list item is one commit: its first sentence is that commit's subject
+    items = [SENTENCE.split(BULLET.sub("", line).strip())[0]
+             for line in unwrap(body).splitlines() if BULLET.match(line)]
     # a fix's "return 404 instead of 500" is its fix: only an imperative rule counts there
     norm = NORM_START.search if is_fix(subject) else is_norm
     for rule_text in [head, *items]:  # the subject, or one of a squash merge's commits
@@ -373,30 +347,6 @@ def read(message: str, lang: str, news: str = "") -> Said:
     elif reasons:
         said.found.append(_stated("Decision", led(head, " ".join(reasons[:2])), lang))
     return said
-
-
-def _own_item(body: str, head: str) -> list[str]:
-    """The items of a squash merge's list a rule may come from: its first commit (that
-    item's first sentence, the commit's subject), and when that one says the title again
-    ("Use ruff format" over "* Use ruff format instead of black"), the one after it too.
-    The later items are the pull request's follow-ups (a review's "Use the built-in …
-    rather than the duplicated one", a lint pass): details of the change the title
-    announces, not its lesson. A list nested under an item (another marker or
-    indentation) details that item."""
-    marker = ""
-    out: list[str] = []
-    for line in unwrap(body).splitlines():
-        bullet = BULLET.match(line)
-        if not bullet:
-            continue
-        shape = re.sub(r"\d+", "1", bullet.group(0).rstrip())  # "2." is "1." again
-        if marker and shape != marker:
-            continue
-        marker = shape
-        out.append(SENTENCE.split(line[bullet.end():].strip())[0])
-        if len(out) == 2 or not _restates(head, out[0]):
-            break
-    return out
 
 
 def _unsaid_revert(what: str, subject: str) -> str:

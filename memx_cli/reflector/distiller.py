@@ -13,13 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.names import (
-    ECOSYSTEM,
-    NOT_ABBREVIATION,
-    entities_in,
-    program_of,
-    tools_in,
-)
+from memx_cli.reflector.names import ECOSYSTEM, entities_in, program_of, tools_in
 from memx_cli.reflector.rules import RULES
 
 LABELS = {  # error, fix, why
@@ -33,7 +27,7 @@ LABELS = {  # error, fix, why
     "de": ("Fehler", "Lösung", "Ursache"),
 }
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+", re.MULTILINE)
-_BOUNDARY = re.compile(r"(?<=[.!?;])" + NOT_ABBREVIATION + r"\s|(?<=[。！？；])")
+_BOUNDARY = re.compile(r"(?<=[.!?;])\s|(?<=[。！？；])")
 
 
 @dataclass(frozen=True)
@@ -113,23 +107,17 @@ def fitted(candidate: Candidate, max_length: int) -> str:
     """The composed memory, made to fit ``max_length`` so that an ErrorFix keeps its Fix: a
     long Error slot cut at its end would take the fix with it ("Error: <three sentences of
     cause>." and nothing else). Too long, it gives up the files the fix names first, then
-    the Error slot's last sentences (down to ``MIN_ERROR`` characters, and never below the
-    Fix's own length: an Error shorter than a long Fix, such as a session's list of edits,
-    stays whole and the Fix's end is cut as before). The Why slot, last, takes what room is
-    left: it never shortens the Error."""
+    the Error slot's last sentences (down to ``MIN_ERROR`` characters)."""
     text = compose(candidate)
     if len(text) <= max_length or not (candidate.error and candidate.fix):
         return text
     lean = replace(candidate, fix=_CHANGED.sub("", candidate.fix) or candidate.fix)
     text = compose(lean)
-    over = len(compose(replace(lean, cause=None))) - max_length
+    over = len(text) - max_length
     if over <= 0:
         return text
     error = tidy(lean.error or "")
-    keep = max(MIN_ERROR, len(error) - over, min(len(error), len(tidy(lean.fix or ""))))
-    if keep >= len(error):
-        return text
-    return compose(replace(lean, error=shorten(error, keep)))
+    return compose(replace(lean, error=shorten(error, max(MIN_ERROR, len(error) - over))))
 
 
 def distill(candidate: Candidate, max_length: int, content: str | None = None) -> Draft:

@@ -10,10 +10,6 @@ import re
 
 from memx_cli.reflector.tools import KNOWN_TOOLS
 
-# No sentence ends after an abbreviation written as single letters and dots ("e.g. `x`",
-# "i.e. the …", "U.S. East"): put after a sentence end's lookbehind.
-NOT_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)"
-
 # Package manager → the ecosystem tag a memory about it gets.
 ECOSYSTEM = {
     "pip": "python", "pip3": "python", "uv": "python", "poetry": "python", "pytest": "python",
