@@ -148,54 +148,6 @@ def test_a_long_error_leaves_room_for_its_fix(memx: Memx, repo: Path) -> None:
                           "(changed sync/uploader/client.py)."), short
 
 
-SQUASHED = """fix(ws): report the requested subprotocol (#812)
-
-* {first}
-
-The adapter put the request URL in the protocol field. Read the first value of the
-Sec-WebSocket-Protocol header instead.
-
-* test(ws): cover a request without a subprotocol
-
----------
-
-Co-authored-by: A Reviewer <reviewer@example.com>
-"""
-
-
-def test_a_squash_merge_reads_the_body_of_its_own_title(memx: Memx, repo: Path) -> None:
-    """A squash merge whose first listed commit is the pull request's title keeps that
-    commit's body under the item: it is the subject's own body. Before: dropped as a
-    fixed bug with no cause (the prose after a list item belongs to the listed commit)."""
-    files = [("M", "src/adapter/ws.ts")]
-    found = reflect(repo, SQUASHED.format(first="fix(ws): report the requested subprotocol"),
-                    files)
-    assert len(found) == 1 and found[0][0] == "error-fix", found
-    assert "Error: The adapter put the request URL in the protocol field." in found[0][1]
-    assert "Fix: Read the first value of the Sec-WebSocket-Protocol header instead" in found[0][1]
-    # control: under another listed commit, the prose is that commit's, not the title's
-    assert reflect(repo, SQUASHED.format(first="refactor(ws): move the header helper"),
-                   files) == []
-
-
-def test_a_negative_order_is_the_fix(memx: Memx, repo: Path) -> None:
-    """"Don't …" is an order: in a short body that narrates, it is the fix and the other
-    sentence the problem. Before: "Error: Don't omit … Fix: Omitting them …"."""
-    found = reflect(repo, "Fix unstable output with a comment on optional parens\n\n"
-                          "Don't drop the optional parentheses when the opening one carries "
-                          "a comment. Dropping them moves the comment to the next line on a "
-                          "second run.", [("M", "src/fmt/lines.py")])
-    assert len(found) == 1, found
-    assert "Error: Dropping them moves the comment" in found[0][1], found
-    assert "Fix: Don't drop the optional parentheses" in found[0][1], found
-    # control: a positive order is the fix as before
-    found = reflect(repo, "Fix unstable output with a comment on optional parens\n\n"
-                          "Keep the optional parentheses when the opening one carries a "
-                          "comment. Dropping them moves the comment to the next line on a "
-                          "second run.", [("M", "src/fmt/lines.py")])
-    assert "Fix: Keep the optional parentheses" in found[0][1], found
-
-
 def test_a_change_told_with_its_purpose_is_the_fix_of_the_error_the_title_names(
         memx: Memx, repo: Path) -> None:
     """walk15: docs/git's own example, a typed title naming the error and a body saying what

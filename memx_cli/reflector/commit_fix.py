@@ -29,33 +29,6 @@ FOOTER = routine.FOOTER
 
 
 def fix_commit(message: str, subject: str, changed: list[str], lang: str,
-               tests_only: bool = False) -> Candidate | None:
-    """The fix commit's Error/Fix (``_fix_commit``). A squash merge whose first listed
-    commit is the pull request's title (``* fix(bun): report …`` under ``fix(bun): report
-    … (#5059)``) keeps that commit's body under its item: read alone as the body when the
-    whole message states nothing."""
-    found = _fix_commit(message, subject, changed, lang, tests_only)
-    own = None if found is not None else _own_body(message, subject)
-    return found if own is None else _fix_commit(f"{subject}\n\n{own}", subject, changed,
-                                                  lang, tests_only)
-
-
-def _own_body(message: str, subject: str) -> str | None:
-    """The prose under a squash merge's first listed commit when that commit is the
-    subject itself: its lines up to the next item or GitHub's rule."""
-    if not _squash(message):
-        return None
-    lines = message.strip().splitlines()[1:]
-    first = next(n for n, line in enumerate(lines) if msg.BULLET.match(line))
-    if msg.core(msg.BULLET.sub("", lines[first])).lower() != msg.core(subject).lower():
-        return None
-    end = next((n for n in range(first + 1, len(lines)) if msg.BULLET.match(lines[n])
-                or SQUASH_RULE.match(lines[n])), len(lines))
-    prose = "\n".join(lines[first + 1:end]).strip()
-    return prose if any(routine.real_statement(line) for line in prose.splitlines()) else None
-
-
-def _fix_commit(message: str, subject: str, changed: list[str], lang: str,
                 tests_only: bool = False) -> Candidate | None:
     """"fix: <what>" + body → the problem (the body's cause sentences, or the subject when it
     names the failure) and the fix (the body's other sentences, else the subject); the
@@ -248,15 +221,9 @@ def _typed(line: str) -> bool:
     return typed is not None and typed.group(1) in COMMIT_TYPES
 
 
-# An order in the negative ("Don't omit the parentheses when …", "Never retry a 4xx").
-NEGATIVE_ORDER = re.compile(r"^(?:Don['’]t|Do not|Never)\s+[a-z]+\b")
-
-
 def _order(sentence: str) -> bool:
-    """The sentence states the fix: an order (in the negative too), or what this change
-    does."""
-    return msg.imperative(sentence) or bool(THE_CHANGE.match(sentence)
-                                            or NEGATIVE_ORDER.match(sentence))
+    """The sentence states the fix: an order, or what this change does."""
+    return msg.imperative(sentence) or bool(THE_CHANGE.match(sentence))
 
 
 # What a sentence says the code does from now on ("An undefined entry is now skipped").
