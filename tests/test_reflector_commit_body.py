@@ -86,68 +86,6 @@ def test_a_typed_revert_of_a_quoted_subject_is_a_revert(memx: Memx, repo: Path) 
                    [("M", "export/legacy.py")]) == []
 
 
-TURNING = """fix(cache): keep the entry a refresh is still writing
-
-The refresher wrote each entry in two steps, first the headers and then the body. A reader
-that came between the two steps got the new headers with the old body. The client then
-read a body whose length did not match its header.
-
-Readers met it only under load, when a refresh and a read of one key overlap. The logs
-show it as short reads on the client side.
-
-{turn}
-"""
-
-
-def test_a_long_body_in_paragraphs_turns_at_the_fix(memx: Memx, repo: Path) -> None:
-    """A prose body of more than four statements with no cause word: the paragraph that
-    opens with an order, or with what the code now does, is the fix and the paragraphs
-    before it the problem. Before: "a fixed bug with no cause" and nothing stored."""
-    files = [("M", "cache/refresh.py")]
-    found = reflect(repo, TURNING.format(turn="Copy the entry into a new slot and swap the "
-                                              "slot in once both parts are written."), files)
-    assert len(found) == 1 and found[0][0] == "error-fix", found
-    text = found[0][1]
-    assert "Error: The refresher wrote each entry in two steps" in text
-    assert "Fix: Copy the entry into a new slot" in text, text
-    now = reflect(repo, TURNING.format(turn="An entry is now copied into a new slot and "
-                                            "swapped in once both parts are written."), files)
-    assert len(now) == 1 and "Fix: An entry is now copied into a new slot" in now[0][1], now
-    # control: a last paragraph that only goes on telling (no order, nothing "now") does
-    # not turn the body into a problem and a fix
-    assert reflect(repo, TURNING.format(turn="The slot was swapped in once both parts were "
-                                             "written."), files) == []
-
-
-LONG_ERROR = ("fix(sync): retry the upload after the token expires\n\n"
-              "Every chunk after the first hour failed with 401 Unauthorized, because the "
-              "uploader cached the access token for the whole run and read its expiry only "
-              "once, at start-up, long before the later chunks of a large upload were sent. "
-              "The uploader counted those failed chunks as lost and went on, so the run "
-              "ended green while a partial upload was left behind on the server, where the "
-              "next run found it and refused to start again.\n\n"
-              "Refresh the token when the server answers 401 and send the chunk again.")
-
-
-def test_a_long_error_leaves_room_for_its_fix(memx: Memx, repo: Path) -> None:
-    """A memory has at most 500 characters: an Error slot long enough to fill them took
-    the Fix with it when the text was cut at its end. The files the fix names go first,
-    then the Error slot's last sentences; the Fix stays."""
-    many = [("M", f"sync/uploader/{name}.py") for name in ("client", "chunks", "tokens")]
-    [(tag, text)] = reflect(repo, LONG_ERROR, many)
-    assert tag == "error-fix" and len(text) <= 500
-    assert text.endswith("Fix: Refresh the token when the server answers 401 and send the "
-                         "chunk again."), text
-    assert "(changed" not in text and "Error: Every chunk after the first hour failed" in text
-    # control: a short one keeps every slot and the files it changed
-    [(_, short)] = reflect(repo, "fix(sync): retry the upload after the token expires\n\n"
-                                 "The server answered 401 Unauthorized once the token "
-                                 "expired. Refresh the token and send the chunk again.",
-                           many[:1])
-    assert short.endswith("Fix: Refresh the token and send the chunk again "
-                          "(changed sync/uploader/client.py)."), short
-
-
 def test_a_change_told_with_its_purpose_is_the_fix_of_the_error_the_title_names(
         memx: Memx, repo: Path) -> None:
     """walk15: docs/git's own example, a typed title naming the error and a body saying what

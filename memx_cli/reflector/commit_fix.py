@@ -77,21 +77,14 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         # "what happened. what we do now.": a short prose body (not a squash merge's list
         # of commits, not a long essay) puts the problem first and the fix last; when
         # some of its sentences are orders, they are the fix and the others the problem
-        listed = any(msg.BULLET.match(line) for line in body.splitlines())
-        if fixes and not causes and 1 < len(said) <= 4 and not listed:
+        if fixes and not causes and 1 < len(said) <= 4 and not any(
+                msg.BULLET.match(line) for line in body.splitlines()):
             orders = [f for f in fixes if _order(f)]
             if orders and len(orders) < len(fixes):
                 causes, fixes = [f for f in fixes if f not in orders], orders
             else:
                 causes, fixes = fixes[:-1], fixes[-1:]
-        turned = False
-        if fixes and not causes and len(said) > 4 and not listed:
-            # a longer prose body in paragraphs: the ones before the paragraph that opens
-            # with what the change does ("Use X instead", "An undefined entry is now
-            # skipped") tell the problem, that paragraph is the fix
-            causes, fixes = _by_paragraph(rest, said, fixes)
-            turned = bool(causes)
-        if causes and done is None and len(said) > 4 and not turned:
+        if causes and done is None and len(said) > 4:
             # a long body that tells the failure but states no fix (no order, no "the fix
             # …"): its other sentences are more of the problem, the title is the fix
             fixes = []
@@ -224,32 +217,6 @@ def _typed(line: str) -> bool:
 def _order(sentence: str) -> bool:
     """The sentence states the fix: an order, or what this change does."""
     return msg.imperative(sentence) or bool(THE_CHANGE.match(sentence))
-
-
-# What a sentence says the code does from now on ("An undefined entry is now skipped").
-NOW = re.compile(r"\b(?:is|are) now\b")
-
-
-def _by_paragraph(sig: Signals, said: list[int], fixes: list[str]) -> tuple[list[str], list[str]]:
-    """(problem, fix) of a prose body whose statements are all in ``fixes``: the first
-    paragraph after the first one that opens with an order, with what the change does
-    ("This change …") or with what the code now does is the fix, the paragraphs before it
-    the problem; ([], fixes) when no paragraph turns so."""
-    paragraph = {n: sig.text.count("\n", 0, sig.spans[n][0]) for n in said}
-    opening: dict[int, int] = {}  # paragraph -> its first statement
-    for n in said:
-        opening.setdefault(paragraph[n], n)
-    first = paragraph[said[0]]
-    turn = next((n for p, n in sorted(opening.items()) if p != first
-                 and sig.sentence(n) in fixes
-                 and (_order(sig.sentence(n)) or NOW.search(sig.sentence(n)))), None)
-    if turn is None:
-        return [], fixes
-    problem = [sig.sentence(n) for n in said if paragraph[n] < paragraph[turn]]
-    remedy = [sig.sentence(n) for n in said if paragraph[n] == paragraph[turn]]
-    if not all(f in fixes for f in problem):
-        return [], fixes
-    return problem, remedy
 
 
 def _pointer(sentence: str) -> bool:

@@ -10,7 +10,7 @@ of the input, so the memory makes sense without the conversation it came from; a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import ECOSYSTEM, entities_in, program_of, tools_in
@@ -97,32 +97,9 @@ def shorten(text: str, limit: int) -> str:
     return head.rstrip() + "…"
 
 
-# The files a commit's fix names last ("… (changed src/a.ts, src/b.ts)"): the first thing
-# a memory too long for its limit gives up.
-_CHANGED = re.compile(r"\s*\(changed [^()]*\)\s*$")
-MIN_ERROR = 80  # what is left of a long Error slot: its first sentence, or a cut one
-
-
-def fitted(candidate: Candidate, max_length: int) -> str:
-    """The composed memory, made to fit ``max_length`` so that an ErrorFix keeps its Fix: a
-    long Error slot cut at its end would take the fix with it ("Error: <three sentences of
-    cause>." and nothing else). Too long, it gives up the files the fix names first, then
-    the Error slot's last sentences (down to ``MIN_ERROR`` characters)."""
-    text = compose(candidate)
-    if len(text) <= max_length or not (candidate.error and candidate.fix):
-        return text
-    lean = replace(candidate, fix=_CHANGED.sub("", candidate.fix) or candidate.fix)
-    text = compose(lean)
-    over = len(text) - max_length
-    if over <= 0:
-        return text
-    error = tidy(lean.error or "")
-    return compose(replace(lean, error=shorten(error, max(MIN_ERROR, len(error) - over))))
-
-
 def distill(candidate: Candidate, max_length: int, content: str | None = None) -> Draft:
     """The memory a candidate becomes; ``content`` overrides the composed text (LLM)."""
-    text = shorten(tidy(content) if content else fitted(candidate, max_length), max_length)
+    text = shorten(tidy(content) if content else compose(candidate), max_length)
     programs = tuple(p for p in (program_of(c) for c in candidate.commands) if p)
     tools = tools_in(text + " " + " ".join(programs), candidate.commands)[:8]
     entities = [e for e in entities_in(text) if e.lower() not in tools]
