@@ -93,13 +93,16 @@ def test_a_change_told_with_its_purpose_is_the_fix_of_the_error_the_title_names(
     ModuleNotFoundError …": the purpose clause's "so" read as a cause."""
     title = "fix: ModuleNotFoundError: No module named yaml\n\n"
     files = [("M", "app/loader.py"), ("M", "requirements.txt")]
-    changed = " (changed app/loader.py, requirements.txt)."
-    for body, memory in (
-            ("Added pyyaml to requirements.txt so the import works in CI.",
-             "Error: ModuleNotFoundError: No module named yaml. Fix: Added pyyaml to "
-             "requirements.txt so the import works in CI"),
-            # control: a "so" that leads to the failure keeps the sentence the Error
-            ("pyyaml was missing from requirements.txt, so the import failed. Add it there.",
-             "ModuleNotFoundError: No module named yaml. Error: pyyaml was missing from "
-             "requirements.txt, so the import failed. Fix: Add it there")):
-        assert reflect(repo, title + body, files) == [("error-fix", memory + changed)]
+    found = reflect(repo, title + "Added pyyaml to requirements.txt so the import works in "
+                    "CI.", files)
+    assert found == [("error-fix",
+                      "Error: ModuleNotFoundError: No module named yaml. Fix: Added pyyaml to "
+                      "requirements.txt so the import works in CI (changed app/loader.py, "
+                      "requirements.txt).")]
+    # control: a "so" that leads to the failure keeps the sentence the Error
+    found = reflect(repo, title + "pyyaml was missing from requirements.txt, so the import "
+                    "failed. Add it there.", files)
+    assert found == [("error-fix",
+                      "ModuleNotFoundError: No module named yaml. "
+                      "Error: pyyaml was missing from requirements.txt, so the import failed. "
+                      "Fix: Add it there (changed app/loader.py, requirements.txt).")]
