@@ -271,20 +271,14 @@ def _is_failure(sig: Signals, number: int, failed: bool, done: int | None) -> bo
     predicate (negated, deviant) or the subject does. Any other "since", "so that" is the
     fix's reason or the author's aside: "It comes from #6053 so that …", "The other
     formats are unaffected because …"."""
+    start, end = sig.spans[number]
     sentence = sig.sentence(number)
-    if _shows_failure(sig, number):
+    if any(start <= h.start < end for h in sig.errors + sig.cause) \
+            or any(line in sentence for line in sig.error_lines):
         return True
     if done is not None:
         return number < done
     return failed or bool(SYMPTOM.search(CODE_SPAN.sub("``", sentence)))
-
-
-def _shows_failure(sig: Signals, number: int) -> bool:
-    """The sentence holds error evidence or a diagnosis (an error, a cause, an error line)."""
-    start, end = sig.spans[number]
-    sentence = sig.sentence(number)
-    return any(start <= h.start < end for h in sig.errors + sig.cause) \
-        or any(line in sentence for line in sig.error_lines)
 
 
 def _purposed(sig: Signals, number: int) -> bool:
@@ -296,7 +290,9 @@ def _purposed(sig: Signals, number: int) -> bool:
     purpose = PURPOSE.search(sentence)
     if purpose is None or not sentence[:purpose.start()].strip():
         return False
-    if _shows_failure(sig, number):
+    start, end = sig.spans[number]
+    if any(start <= h.start < end for h in sig.errors + sig.cause) \
+            or any(line in sentence for line in sig.error_lines):
         return False
     before = sentence[:purpose.start()]
     return not (SYMPTOM.search(CODE_SPAN.sub("``", sentence)) or FAILED.search(sentence)
