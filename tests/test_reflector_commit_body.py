@@ -84,25 +84,3 @@ def test_a_typed_revert_of_a_quoted_subject_is_a_revert(memx: Memx, repo: Path) 
     # with no reason the log already says it all: nothing, and no "fix" read from it
     assert reflect(repo, 'fix: restore "feat: drop the legacy exporter"',
                    [("M", "export/legacy.py")]) == []
-
-
-def test_a_change_told_with_its_purpose_is_the_fix_of_the_error_the_title_names(
-        memx: Memx, repo: Path) -> None:
-    """walk15: docs/git's own example, a typed title naming the error and a body saying what
-    changed "so the import works", came out as "Error: Added pyyaml … Fix:
-    ModuleNotFoundError …": the purpose clause's "so" read as a cause."""
-    title = "fix: ModuleNotFoundError: No module named yaml\n\n"
-    files = [("M", "app/loader.py"), ("M", "requirements.txt")]
-    found = reflect(repo, title + "Added pyyaml to requirements.txt so the import works in "
-                    "CI.", files)
-    assert found == [("error-fix",
-                      "Error: ModuleNotFoundError: No module named yaml. Fix: Added pyyaml to "
-                      "requirements.txt so the import works in CI (changed app/loader.py, "
-                      "requirements.txt).")]
-    # control: a "so" that leads to the failure keeps the sentence the Error
-    found = reflect(repo, title + "pyyaml was missing from requirements.txt, so the import "
-                    "failed. Add it there.", files)
-    assert found == [("error-fix",
-                      "ModuleNotFoundError: No module named yaml. "
-                      "Error: pyyaml was missing from requirements.txt, so the import failed. "
-                      "Fix: Add it there (changed app/loader.py, requirements.txt).")]

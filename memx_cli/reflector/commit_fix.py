@@ -61,8 +61,7 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         for number in said:
             sentence = rest.sentence(number)
             # an order ("Add a lookahead so that …") is what the change does, never the cause
-            cause = not msg.imperative(sentence) and _states_cause(rest, number) \
-                and not _purposed(rest, number)
+            cause = not msg.imperative(sentence) and _states_cause(rest, number)
             if cause and (REPORT.match(sentence)
                           or (not tests_only and CHECKS.search(sentence))):
                 continue  # how the fix was checked: a test failing on the old code
@@ -242,11 +241,6 @@ def _before_list(body: str) -> list[str]:
 # shell", "never matches", "silently drops", "the wrong field").
 SYMPTOM = re.compile(r"(?i)\b(?:not|never|no longer|cannot|\w+n't|neither|nor|without|"
                      r"wrong(?:ly)?|incorrect(?:ly)?|invalid|unexpected(?:ly)?|silently)\b")
-# A purpose clause after a change ("…, so that X works", "… in order to …").
-PURPOSE = re.compile(r"(?i),?\s+(?:so(?: that)?|in order to)\s+\S")
-# A failure told in words ("the build failed", "it broke", "crashes").
-FAILED = re.compile(r"(?i)\b(?:fail(?:s|ed|ing|ure)?|br(?:oke|eaks?|oken)|crash(?:es|ed)?|"
-                    r"errors?|hangs?|hung)\b")
 # A sentence about the change's tests (a test's name, a test run, the suite): in a fix of
 # the code, a failure it tells of is the check of the fix ("`TestX` fails without it",
 # "`go test ./...` has one failure"), not the failure fixed.
@@ -279,24 +273,6 @@ def _is_failure(sig: Signals, number: int, failed: bool, done: int | None) -> bo
     if done is not None:
         return number < done
     return failed or bool(SYMPTOM.search(CODE_SPAN.sub("``", sentence)))
-
-
-def _purposed(sig: Signals, number: int) -> bool:
-    """The sentence is a change told with its purpose ("Added pyyaml to requirements.txt
-    so the import works in CI"): its only cause word opens a purpose clause after the
-    change, and neither part tells of a failure (no error, no cause, no symptom: "The
-    cache was never cleared, so the build failed" is the failure)."""
-    sentence = sig.sentence(number)
-    purpose = PURPOSE.search(sentence)
-    if purpose is None or not sentence[:purpose.start()].strip():
-        return False
-    start, end = sig.spans[number]
-    if any(start <= h.start < end for h in sig.errors + sig.cause) \
-            or any(line in sentence for line in sig.error_lines):
-        return False
-    before = sentence[:purpose.start()]
-    return not (SYMPTOM.search(CODE_SPAN.sub("``", sentence)) or FAILED.search(sentence)
-                or lx.CAUSE_EFFECT.find(words_of(before), before))
 
 
 def _states_cause(sig: Signals, number: int) -> bool:
