@@ -57,6 +57,21 @@ def log(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
+def warm_searcher(tmp: Path, size: int, rng: random.Random) -> Any:
+    """A committed synthetic store of ``size`` memories under ``tmp`` (own HOME), and a
+    Searcher over it after one hybrid search: the in-process warm rows' setup."""
+    from memx_cli.generator.search import Searcher
+    from memx_cli.store.repo import Repo
+
+    isolate(tmp / "home")
+    root = new_repo(tmp / "store")
+    write_store(root, size, rng)
+    commit_store(root)
+    searcher = Searcher(Repo.discover(root))
+    searcher.search("warm up", mode="hybrid", record_recalls=False)
+    return searcher
+
+
 def print_medians(size: int, times: dict[str, list[float]], what: str) -> None:
     """One line per row of ``times``: its median and p95 in ms over ``size`` memories."""
     for name, values in times.items():

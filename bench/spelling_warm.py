@@ -20,11 +20,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from run import SEED, commit_store, isolate, new_repo, print_medians, queries, write_store
+from run import SEED, print_medians, queries, warm_searcher
 
 from memx_cli.generator import spelling
-from memx_cli.generator.search import Searcher
-from memx_cli.store.repo import Repo
 
 
 def _respelled(query: str) -> str:
@@ -52,12 +50,7 @@ def main() -> int:
         return list(terms)
 
     with tempfile.TemporaryDirectory() as tmp:
-        isolate(Path(tmp) / "home")
-        root = new_repo(Path(tmp) / "store")
-        write_store(root, args.size, rng)
-        commit_store(root)
-        searcher = Searcher(Repo.discover(root))
-        searcher.search("warm up", mode="hybrid", record_recalls=False)
+        searcher = warm_searcher(Path(tmp), args.size, rng)
         built = [index for index in searcher.indexes if index.built()]
 
         def timed(query: str, alone: bool = False) -> float:

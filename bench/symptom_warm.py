@@ -20,11 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from run import SEED, commit_store, isolate, new_repo, print_medians, queries, write_store
+from run import SEED, print_medians, queries, warm_searcher
 
 from memx_cli.generator import questions
-from memx_cli.generator.search import Searcher
-from memx_cli.store.repo import Repo
 
 # Symptoms told with the grammar the change reads ("but", "again", "keeps ...ing") and with
 # a predicate of malfunction, around the words of the synthetic store's queries.
@@ -39,12 +37,7 @@ def main() -> int:
     args = parser.parse_args()
     rng = random.Random(SEED)
     with tempfile.TemporaryDirectory() as tmp:
-        isolate(Path(tmp) / "home")
-        root = new_repo(Path(tmp) / "store")
-        write_store(root, args.size, rng)
-        commit_store(root)
-        searcher = Searcher(Repo.discover(root))
-        searcher.search("warm up", mode="hybrid", record_recalls=False)
+        searcher = warm_searcher(Path(tmp), args.size, rng)
         # (a question of the synthetic set, "how to fix ...", keeps its own prior)
         told = (rng.choice(FORMS).format(q) for q in queries(rng, args.runs * 4))
         asked = [q for q in told if questions.intent(q) is None][:args.runs]
