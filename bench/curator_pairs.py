@@ -31,7 +31,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "tests" / "data"
 FILES = {"tuning": DATA / "curator_pairs.jsonl", "held-out": DATA / "curator_pairs_heldout.jsonl",
          "dev2": DATA / "curator_pairs_dev2.jsonl",
-         "heldout2": DATA / "curator_pairs_heldout2.jsonl"}
+         "heldout2": DATA / "curator_pairs_heldout2.jsonl",
+         "names-dev": DATA / "curator_pairs_names_dev.jsonl",
+         "names-heldout": DATA / "curator_pairs_names_heldout.jsonl"}
 ACTIONS = {"added": "independent", "skipped": "skip", "merged into": "merge",
            "supersedes": "supersede", "conflicts with": "conflict"}
 CONTRADICTIONS = ("supersede", "conflict")

@@ -6,9 +6,11 @@ Order of the checks, for the most similar comparable memories first (issue 12: n
 duplicate decision before the contradiction check):
 1. the very same words (case and punctuation aside): skipped, one more mention;
 2. contradiction (similarity >= the conflict band's low edge, or most content words
-   shared): subjects are compared first (statement.subject_swap), then values, tools,
-   negation, opposite words and restatements (contradiction.detect); a clear change
-   supersedes the old memory, an unclear one is recorded as a conflict on both;
+   shared): subjects are compared first (statement.subject_swap, and named_apart: the
+   same words about two named things, "deployment/ledger" / "deployment/reports"), then
+   values, tools, negation, opposite words and restatements (contradiction.detect); a
+   clear change supersedes the old memory, an unclear one is recorded as a conflict on
+   both;
 3. duplicate (the same polarity, subject and numbers; similarity >= ``dedup_threshold``
    with no word swapped for one of another meaning, or the same content words):
    near-identical text is skipped, otherwise merged; either way the existing memory
@@ -31,6 +33,7 @@ from memx_cli.curator.merge import mention, merge
 from memx_cli.curator.relations import same_word, swapped
 from memx_cli.curator.similarity import Entry, Pool, Similarity
 from memx_cli.curator.statement import (
+    named_apart,
     overlap,
     relocated,
     same_statement,
@@ -121,7 +124,7 @@ def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
     for one of another meaning, or the same content words in another order or form
     ("Use ruff for linting Python code" / "Python code is linted with ruff")."""
     a, b = shape(old), shape(new)
-    if a.negative != b.negative or subject_swap(a, b):
+    if a.negative != b.negative or subject_swap(a, b) or named_apart(old, new) is not None:
         return False  # "never X" is not a copy of "X"; "auth service" is not "billing service"
     ta, tb = tokenize(old), tokenize(new)
     if numbers(ta) != numbers(tb) or embedded_digits(ta) != embedded_digits(tb):

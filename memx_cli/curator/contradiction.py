@@ -41,6 +41,7 @@ from memx_cli.curator.statement import (
     Shape,
     differing,
     name_swap,
+    named_apart,
     overlap,
     relocated,
     shape,
@@ -303,8 +304,8 @@ def _opposites(a: Reading, b: Reading) -> str | None:
 def detect(old: str, new: str) -> Contradiction | None:
     """The contradiction between an older and a newer text, or None.
 
-    Subjects first: texts about different things ("auth service" / "billing service")
-    never contradict. Then a changed value, a negation, opposite words, a swapped tool,
+    Subjects first: texts about different things ("auth service" / "billing service",
+    "deployment/ledger" / "deployment/reports") never contradict. Then a changed value, a negation, opposite words, a swapped tool,
     and last a restatement that says it changes the statement ("now", "instead of")."""
     a, b = read(old), read(new)
     sa, sb = shape(old), shape(new)
@@ -314,7 +315,7 @@ def detect(old: str, new: str) -> Contradiction | None:
     located = locator_units(old, new) if short else frozenset()
     changed = _opposed_words(a, b) | located | frozenset(
         stem(w) for w in (*(prefixed or ()), *(swap[1:] if swap else ())))
-    if subject_swap(sa, sb, changed):
+    if subject_swap(sa, sb, changed) or named_apart(old, new) is not None:
         return None
     only_a, only_b = differing(sa, sb)
     change = _value_change(a.values, b.values)

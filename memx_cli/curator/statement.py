@@ -194,3 +194,101 @@ def relocated(a: Shape, b: Shape) -> str | None:
     if old_subject != subject:
         return None
     return " ".join(t.text for t in b.tokens[:at])
+
+
+# Names of things, by their shape: a path or scoped package ("deployment/ledger",
+# "@app/payments", "services/ledger/Dockerfile"), a name joined by underscores
+# ("DATABASE_URL", "max_connections") or a dotted module or file name ("app.billing",
+# ".env.local"); a version ("3.11") or a flag ("--force") is no name.
+_NAMES = (("path", re.compile(r"@?[\w.-]*(?:/[\w.-]*)+")),
+          ("joined", re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")),
+          ("dotted", re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+")))
+_EDGES = "\"'`()[]{}<>,;.!?…"
+# Words after which a name is what the statement says (a value: "lives in config/a.yaml",
+# "the CI workflow is ci.yml", "reads its settings from x.yaml", "use DATABASE_URL"),
+# not what it is about.
+_VALUE_CUES = frozenset(["is", "are", "was", "were", "be", "becomes", "=", ":", "->", "→",
+                         "to", "from", "in", "into", "inside", "under", "at", "on", "with",
+                         "via", "as", "use", "uses", "using", "used", "prefer", "prefers"])
+
+
+# Words that go on after a value without making it the subject: a place, a time or a
+# condition added ("written to /var/log/app in production", "... when the job starts").
+_FOLLOWERS = frozenset(["in", "on", "at", "for", "by", "with", "via", "from", "to", "into",
+                        "when", "if", "unless", "while", "before", "after", "during",
+                        "and", "or", "but", "so", "because", "instead", "rather", "than"])
+
+
+def _name_kind(chunk: str) -> str | None:
+    low = chunk.lower()
+    if low.endswith("case"):  # a case style ("snake_case") is a value of a closed set
+        low = low.replace("_", "").replace("-", "")
+    if chunk.startswith("-") or low in lx.EXCLUSIVE or not re.search("[A-Za-z]", chunk):
+        return None
+    return next((kind for kind, shape in _NAMES if shape.fullmatch(chunk)), None)
+
+
+def _parts(chunk: str) -> set[str]:
+    return {p for p in re.split(r"[/@._-]+", chunk.lower()) if p}
+
+
+def _error_part(chunks: list[str]) -> int:
+    """How many chunks the text's Error part holds ("Error: <what failed>. Fix: ..."):
+    names there tell which thing failed, never a setting's value; 0 without one."""
+    from memx_cli.reflector.distiller import LABELS
+
+    if not chunks or chunks[0].rstrip(":").lower() not in {e.lower() for e, _, _ in LABELS.values()}:
+        return 0
+    fixes = {f.lower() + ":" for _, f, _ in LABELS.values()}
+    return next((at for at, c in enumerate(chunks) if c.lower() in fixes), len(chunks))
+
+
+def _subject_place(chunks: list[str], at: int) -> bool:
+    """Does the name at ``chunks[at]`` say what the statement is about: it opens the text
+    or a clause, follows a verb or a noun ("restart deployment/ledger", "the hook
+    check-yaml"), or stands in the Error part; not after a cue that gives a value."""
+    if at < _error_part(chunks) or at == 0:
+        return True
+    before = chunks[at - 1]
+    if before.endswith((",", ";", ".")) or (at == 1 and before.endswith(":")):
+        return True  # after a clause or a leading label ("Note: ...")
+    if before.lower().strip(_EDGES) not in _VALUE_CUES and not before.endswith((":", "=")):
+        return True
+    # After a cue, a name that ends its clause (or leads to another place, a condition)
+    # is the value given; one the statement goes on about is its subject ("changes to
+    # packages/ledger/src need a changeset").
+    after = chunks[at + 1].lower().strip(_EDGES) if at + 1 < len(chunks) else ""
+    return not (not after or chunks[at].endswith((",", ";", ".", ":")) or after in _FOLLOWERS)
+
+
+def named_apart(old: str, new: str) -> tuple[str, str] | None:
+    """Two texts that say the same words about two different named things: every
+    difference is a name of the same shape in the same place ("deployment/ledger" /
+    "deployment/reports", "DATABASE_URL" / "REDIS_URL"), where it says what the text is
+    about, not after a cue that makes it a value ("lives in config/a.yaml"); words that
+    repeat a part of the name ("the payments package") follow it. The two names, or None."""
+    from difflib import SequenceMatcher
+
+    a, b = old.split(), new.split()
+    ka, kb = [c.strip(_EDGES) for c in a], [c.strip(_EDGES) for c in b]
+    ops = [op for op in SequenceMatcher(None, [c.lower() for c in ka], [c.lower() for c in kb],
+                                        autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops or any(op[0] != "replace" or op[2] - op[1] != 1 or op[4] - op[3] != 1
+                      for op in ops):
+        return None
+    names, echoes = [], []
+    for _, i, _, j, _ in ops:
+        kind = _name_kind(ka[i])
+        if kind is not None and kind == _name_kind(kb[j]):
+            if not (_subject_place(a, i) and _subject_place(b, j)):
+                return None
+            names.append((ka[i], kb[j]))
+        else:
+            echoes.append((ka[i].lower(), kb[j].lower()))
+    if not names:
+        return None
+    parts_a = set().union(*(_parts(x) for x, _ in names))
+    parts_b = set().union(*(_parts(y) for _, y in names))
+    if any(x not in parts_a or y not in parts_b for x, y in echoes):
+        return None
+    return names[0]
