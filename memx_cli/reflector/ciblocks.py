@@ -25,6 +25,9 @@ from memx_cli.reflector.cisteps import Line
 from memx_cli.reflector.citools import Diagnostic
 
 MAX_MESSAGE = 300
+# a test runner's progress column on a line of its own (pytest's right-aligned ``[100%]``,
+# pushed down when another tool wrote in the middle of the dots): no words of a message
+PROGRESS_COLUMN = re.compile(r"^\s*\[\s*\d{1,3}%\]\s*$")
 # shellcheck's header above the code it marks: ``In PATH line N:``
 SHELLCHECK_AT = re.compile(r"^In (?P<path>\S+) line (?P<line>\d+):$")
 NPM_FACT = re.compile(r"^[A-Z][\w ]{2,40}:(?:\s+\S.*)?$")  # "Found: vite@8.0.3", "Could not …:"
@@ -91,7 +94,7 @@ def continued(lines: Sequence[Line], i: int, limit: int = 2) -> list[str]:
     out: list[str] = []
     for j in range(i + 1, min(i + 1 + limit, len(lines))):
         text = lines[j].text
-        if not text[:1].isspace() or not text.strip():
+        if not text[:1].isspace() or not text.strip() or PROGRESS_COLUMN.match(text):
             break
         out.append(text.strip())
     return out

@@ -110,6 +110,7 @@ from memx_cli.reflector.cishapes import (
     TSC,
     V8_FATAL,
     VITEST,
+    VITEST_ANNOTATION,
     WARNED,
     WENT_WRONG,
     shape,
@@ -261,6 +262,22 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
     return 1, diag
 
 
+# Vitest's place of an error, ``❯ PATH:L:C``: after its words (as its GitHub reporter's
+# annotation shows them) or on the line under them (its console)
+POINTED = re.compile(r"(?:^|\s)❯ (?P<path>[\w./\\@-]+\.\w+):(?P<line>\d+):\d+$")
+
+
+def _pointed(diag: Diagnostic, lines: Sequence[Line], after: int) -> None:
+    """Place ``diag`` where Vitest's arrow points, if it points at a file."""
+    hit = POINTED.search(diag.message)
+    if hit is not None:
+        diag.message = diag.message[:hit.start()].rstrip()
+    elif after < len(lines):
+        hit = POINTED.match(lines[after].text.strip())
+    if hit is not None:
+        diag.where = f"{relative(hit.group('path'))}:{hit.group('line')}"
+
+
 def _told(told: Diagnostic | None) -> Diagnostic | None:
     """One of ``citools``' diagnostics, clipped, at the path the repository knows."""
     if told is not None:
@@ -309,6 +326,14 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := VITEST.match(text)) is not None:
             diag = Diagnostic(clip(next_said(lines, i) or "test failed"), line.number, "test",
                               f"{relative(hit.group('path'))} > {hit.group('title')}")
+        elif (hit := VITEST_ANNOTATION.match(text)) is not None and i + 1 < len(lines) \
+                and (said := lines[i + 1].text.strip()):
+            pointed = POINTED.search(said)
+            diag = Diagnostic(clip(said[:pointed.start()].rstrip() if pointed else said),
+                              lines[i + 1].number, "test",
+                              f"{relative(hit.group('path'))} > {hit.group('title')}",
+                              shape="vitest")
+            step = 2
         elif (hit := PYTEST_FAILED.match(text)) is not None:
             diag = Diagnostic(clip(hit.group("msg") or "failed"), line.number, "test",
                               hit.group("id"))
@@ -448,6 +473,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(clip(text.strip()), line.number, shape="curl")
         if diag is not None:
             diag.shape = diag.shape or shape(text)
+            if diag.where is None:
+                _pointed(diag, lines, i + step)
             if diag.kind != "summary" and i + step < len(lines) and \
                     (advice := HINT.match(lines[i + step].text)) is not None:
                 diag.notes.append(f"the tool says to run `{advice.group('command')}`")

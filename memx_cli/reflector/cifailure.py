@@ -15,9 +15,11 @@ from memx_cli.reflector.cipaths import ABSOLUTE, in_words
 from memx_cli.reflector.cishapes import CARGO_RUNNING, EXIT_SAID, SUMMARY
 from memx_cli.reflector.cisteps import Step
 from memx_cli.reflector.citools import (
+    ASKED_LINES,
     Diagnostic,
     drifted,
     exited,
+    grant_asked,
     last_words,
     script_runs,
     skipped,
@@ -30,8 +32,10 @@ from memx_cli.reflector.citools import (
 EXIT = re.compile(r"^(?:(?:Process completed with|Job failed:) exit code (\d+)|"
                   r"(?:Bash|PowerShell|Cmd(?:\.exe)?|pwsh) exited with code '(\d+)')\.?$")
 CANCELLED = re.compile(r"\bcancel+ed\b", re.IGNORECASE)
-TIME_LIMIT = re.compile(r"exceeded the maximum execution time|^Job failed: execution took longer than",
-                        re.IGNORECASE)
+# the runner's time limit on a job (Actions, GitLab) or on one step (Actions' step
+# ``timeout-minutes``: ``The action 'NAME' has timed out after 150 minutes.``)
+TIME_LIMIT = re.compile(r"exceeded the maximum execution time|^Job failed: execution took longer than|"
+                        r"^The action '.{1,200}' has timed out after \d+ minutes?\b", re.IGNORECASE)
 BECAUSE_OTHER = re.compile(r"because .{1,200} failed", re.IGNORECASE)
 RESULT = re.compile(r"^\s*(?P<name>[\w][\w .()/&:-]{0,60}?):\s*"
                     r"(?P<result>success|failure|failed|cancelled|canceled|skipped)\s*$",
@@ -57,6 +61,19 @@ QUOTED = re.compile(r"'[^'\s]{1,80}'|(?<=: )[\w.$]{1,80}$")
 RENAMED = 3  # the other names a cause is said about, at most
 MIN_RESTATED = 20  # the words after an other cause's last label, to count as a repeat
 UNSAID = ("failed", "test failed")  # a failing test's verdict when it printed nothing else
+# a test runner's closing count with every test passing: pytest's (``352 passed, 3
+# skipped, 6 warnings in 90.36s``, its ``=`` rule around it or not), Jest's and Vitest's
+# ``Tests`` line; a count that opens with failures is no such line
+ALL_PASSED = re.compile(
+    r"^=*\s*(?P<py>\d+ passed(?:, \d+ (?:skipped|deselected|xfailed|xpassed|warnings?|errors?"
+    r"|subtests passed))*) in [\d.]+m?s\b[^=]*=*\s*$|"
+    r"^\s*Tests:?\s+(?P<js>\d+ passed(?:, \d+ (?:skipped|todo))*(?:, \d+ total| \(\d+\)))\s*$")
+# the runner's annotation on the matrix legs a failed leg's fail-fast cancelled, as a run's
+# page lists it
+STRATEGY = re.compile(r'^The strategy configuration was canceled because "(?P<leg>[^"]{1,120})" failed\.?$')
+TEST_IN = re.compile(r" > |::")  # a test's id after its file: vitest's, pytest's
+FILE_NAMED = re.compile(r"\.\w{1,5}$")
+FIGURE = re.compile(r"\d+(?:\.\d+)?")
 LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
 SCRIPT_ECHO_LINES = 40  # a package manager echoes the script it runs at the step's start
 
@@ -83,6 +100,7 @@ class Failure:
     canned: bool = False  # its script only prints words and exits: a report by design
     test: str | None = None  # the one test the cause failed, when the runner repeats it
     runs: str | None = None  # what the package script it ran stands for
+    suite: str | None = None  # the one file all the cause's failed tests are in
     then: str | None = None  # what a later step of the job warned of, after the failure
     code: int | None = None  # the exit code the runner's verdict names
     coded: bool = False  # worth saying: a wrapper in the step relayed it, or it says why
@@ -212,6 +230,10 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         elif (ended := EXIT.match(error.text)) is not None:
             found.code = int(ended.group(1) or ended.group(2))
         else:
+            for d in told:  # the runner's warning under a refusal: what the token lacks
+                if d.kind == "permission" and (asked := grant_asked(
+                        w for w in step.warned if 0 < w.number - error.number <= ASKED_LINES)):
+                    d.notes.append(asked)
             said.extend(told or [Diagnostic(
                 error.text[:220], error.number,  # a verdict restating the tool's is no cause
                 "summary" if SUMMARY.search(error.text) else "error")])
@@ -271,6 +293,9 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             found.main = next((d for d in group if d.kind != "test"), found.main)
         found.count = len(group)
         found.tests = len({d.where for d in group if d.kind == "test"})
+        files = {TEST_IN.split(d.where, 1)[0] for d in group if d.kind == "test" and d.where}
+        if found.tests > 1 and len(files) == 1 and FILE_NAMED.search(suite := files.pop()):
+            found.suite = suite  # (a test's id opens with its file: vitest's, pytest's)
         if found.tests == 1 and found.main.kind != "test":  # the runner repeated its words
             found.test = next(d.where for d in group if d.kind == "test")
         # the same words about other names (another module missing) are said with it
@@ -303,6 +328,8 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     elif said:
         found.main = next((d for d in said if d.kind != "summary"), said[0])
         found.count = 1
+        if found.main.kind == "coverage":
+            _gated(found, said, step)
     if not printed and step.failed and not found.cascade and found.note is None \
             and (cause := _earlier(before)) is not None and before is not None:
         found.earlier = (before, cause)
@@ -320,8 +347,32 @@ def failure(step: Step, plain: bool, shape: str | None = None,
             d.message, d.notes = in_words(d.message), [in_words(n) for n in d.notes]
     if found.main is not None:
         found.skipped = skipped(step.output)
+        leg = next((hit.group("leg") for line in step.output
+                    if (hit := STRATEGY.match(line.text.strip())) is not None), None)
+        if leg is not None:  # the other legs say nothing of their own
+            found.main.notes.append(f"fail-fast cancelled the other matrix legs because "
+                                    f"'{leg}' failed")
         found.command = found.command or _announced(step, found.main.number)
     return found
+
+
+def _gated(found: Failure, said: list[Diagnostic], step: Step) -> None:
+    """A coverage gate is all that failed the step: said with the test runner's count of
+    passing tests (the tests are fine, the measure is not), and another telling of the
+    gate is said too when it gives a figure the first did not (pytest-cov's total to the
+    hundredth after coverage.py's rounded one; Jest's threshold of another metric)."""
+    main = found.main
+    assert main is not None
+    figures = set(FIGURE.findall(main.message))
+    for d in said:
+        if d.kind == "coverage" and d is not main and len(found.also) < 2 \
+                and (new := set(FIGURE.findall(d.message)) - figures):
+            found.also.append(d)
+            figures |= new
+    counts = [hit.group("py") or hit.group("js") for line in step.output
+              if (hit := ALL_PASSED.match(line.text)) is not None]
+    if counts and not any(d.kind == "test" for d in said):
+        main.notes.append(f"every test passed ({counts[-1]})")
 
 
 def _announced(step: Step, before: int) -> str | None:

@@ -122,6 +122,10 @@ HINT = re.compile(r"^\s*(?:help|hint|note)?:?\s*(?:To \w[^`]{0,60}, )?(?:run|try
 CARGO_CHAIN = re.compile(r"^\s+\.\.\. (?:required by|which satisfies)\b")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
 VITEST = re.compile(r"^\s*FAIL\s+(?P<path>[^\s>]+?\.\w+)\s+>\s+(?P<title>\S.*?)\s*$")
+# a failed test as a run's page lists its annotation (Vitest's GitHub reporter): the
+# title ``PATH > suite > test``, a colon and the file's link ``PATH#L25``, its error on
+# the line under it
+VITEST_ANNOTATION = re.compile(r"^(?P<path>[^\s>]+?\.\w+) > (?P<title>\S.*?): (?P=path)#L\d+$")
 # a bundler's error under the file it is about, which it names on a line of its own
 # (webpack, Next.js: ``./src/a.tsx:3:7`` then ``Type error: …``, ``Module not found: …``)
 FILE_ALONE = re.compile(r"^(?P<path>\.{1,2}/[^\s:]+\.\w{1,8})(?::(?P<line>\d+)(?::\d+)?)?$")

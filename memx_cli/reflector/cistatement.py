@@ -51,7 +51,8 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         if item.tests == 1 and test and test.lower() not in said.lower():
             said = said.rstrip(".") + f" (test {test})"
         elif item.tests > 1:
-            said += f" (in {item.tests} tests)"
+            said += f" (in {item.tests} tests" + (f" of {item.suite}" if item.suite and
+                                                  item.suite not in said else "") + ")"
         elif item.count > 1 and not item.tests:
             said += f" ({item.count} times)"
         if item.renamed:
