@@ -51,8 +51,10 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         if item.tests == 1 and test and test.lower() not in said.lower():
             said = said.rstrip(".") + f" (test {test})"
         elif item.tests > 1:
-            said += f" (in {item.tests} tests" + (f" of {item.suite}" if item.suite and
-                                                  item.suite not in said else "") + ")"
+            # the file all the tests are in, when the cause has no place of its own
+            placed = main.where and main.kind != "test"
+            suite = item.suite if item.suite and not placed and item.suite not in said else None
+            said += f" (in {item.tests} tests" + (f" of {suite}" if suite else "") + ")"
         elif item.count > 1 and not item.tests:
             said += f" ({item.count} times)"
         if item.renamed:
