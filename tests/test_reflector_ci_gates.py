@@ -143,3 +143,26 @@ def test_vitest_console_arrow_under_an_error_places_it() -> None:
         " Test Files  1 failed (1)"])
     [memory] = learned(log)
     assert "TypeError: cart.total is not a function at src/cart.ts:30" in memory
+
+
+def test_vitest_verdict_on_a_test_is_not_said_again_as_another_cause() -> None:
+    # Vitest's default reporter marks the failed test with its time, then prints why in
+    # its FAIL block: the marked line is the verdict, not a second cause
+    log = "".join(f"{line}\n" for line in [
+        " ❯ src/auth.test.tsx (3 tests | 1 failed) 40ms",
+        "   × src/auth.test.tsx > Route > shows a spinner 11ms", "",
+        "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯", "",
+        " FAIL  src/auth.test.tsx > Route > shows a spinner",
+        "TestingLibraryElementError: Found multiple elements with the text: Loading", "",
+        " Test Files  1 failed (1)"])
+    [memory] = learned(log)
+    assert "Found multiple elements with the text: Loading" in memory
+    assert "11ms" not in memory and "Also:" not in memory
+
+
+def test_a_marked_error_that_is_no_test_verdict_is_still_a_cause() -> None:
+    # control: the same mark before words of its own
+    log = "".join(f"{line}\n" for line in [
+        "src/build.ts", "  × Expected ';', got 'ident'", "", "Build failed"])
+    [memory] = learned(log)
+    assert "Expected ';', got 'ident'" in memory

@@ -111,6 +111,7 @@ from memx_cli.reflector.cishapes import (
     V8_FATAL,
     VITEST,
     VITEST_ANNOTATION,
+    VITEST_VERDICT,
     WARNED,
     WENT_WRONG,
     shape,
@@ -420,6 +421,9 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := JEST.match(text)) is not None:
             diag = Diagnostic(clip(next_said(lines, i) or "test failed"), line.number,
                               "test", hit.group("id").strip())
+        elif (hit := VITEST_VERDICT.match(text)) is not None:
+            diag = Diagnostic("failed", line.number, "summary",
+                              f"{relative(hit.group('path'))} > {hit.group('title')}")
         elif (hit := MARKED.match(text)) is not None:
             words = [hit.group("msg"), *tail(lines, i)]
             # words ending in ':' with nothing read after them only announce the error below

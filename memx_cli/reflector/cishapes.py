@@ -122,6 +122,10 @@ HINT = re.compile(r"^\s*(?:help|hint|note)?:?\s*(?:To \w[^`]{0,60}, )?(?:run|try
 CARGO_CHAIN = re.compile(r"^\s+\.\.\. (?:required by|which satisfies)\b")
 JEST = re.compile(r"^\s*● (?P<id>.+›.+)$")
 VITEST = re.compile(r"^\s*FAIL\s+(?P<path>[^\s>]+?\.\w+)\s+>\s+(?P<title>\S.*?)\s*$")
+# Vitest's verdict on one test in its default reporter: ``× PATH > suite > test 11ms``;
+# the words why are printed elsewhere (its FAIL block), so this line is no cause
+VITEST_VERDICT = re.compile(r"^\s*[×✖✗]\s+(?P<path>[^\s>]+?\.\w+) > (?P<title>\S.*?)"
+                            r"(?: \d+(?:\.\d+)?m?s)?\s*$")
 # a failed test as a run's page lists its annotation (Vitest's GitHub reporter): the
 # title ``PATH > suite > test``, a colon and the file's link ``PATH#L25``, its error on
 # the line under it
