@@ -166,3 +166,13 @@ def test_a_marked_error_that_is_no_test_verdict_is_still_a_cause() -> None:
         "src/build.ts", "  × Expected ';', got 'ident'", "", "Build failed"])
     [memory] = learned(log)
     assert "Expected ';', got 'ident'" in memory
+
+
+def test_vitest_frames_after_an_error_are_no_words_of_it() -> None:
+    log = "".join(f"{line}\n" for line in [
+        "Error: Worker exited unexpectedly ❯ ChildProcess.onUnexpectedExit "
+        "node_modules/tinypool/dist/index.js:118:30 ❯ ChildProcess.emit node:events:536:35",
+        " Test Files  1 failed (1)"])
+    [memory] = learned(log)
+    assert "Worker exited unexpectedly." in memory
+    assert "ChildProcess" not in memory and "tinypool" not in memory

@@ -265,6 +265,8 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
 
 # Vitest's place of an error, ``❯ PATH:L:C``: after its words (as its GitHub reporter's
 # annotation shows them) or on the line under them (its console)
+# its stack after an error's words: ``❯ function PATH:L:C``, one frame after another
+FRAMED = re.compile(r"\s❯ \S+ .*:\d+:\d+$")
 POINTED = re.compile(r"(?:^|\s)❯ (?P<path>[\w./\\@-]+\.\w+):(?P<line>\d+):\d+$")
 
 
@@ -273,6 +275,8 @@ def _pointed(diag: Diagnostic, lines: Sequence[Line], after: int) -> None:
     hit = POINTED.search(diag.message)
     if hit is not None:
         diag.message = diag.message[:hit.start()].rstrip()
+    elif (framed := FRAMED.search(diag.message)) is not None:
+        diag.message = diag.message[:framed.start()].rstrip()  # its trace is no words
     elif after < len(lines):
         hit = POINTED.match(lines[after].text.strip())
     if hit is not None:
