@@ -172,7 +172,7 @@ def test_vitest_frames_after_an_error_are_no_words_of_it() -> None:
     log = "".join(f"{line}\n" for line in [
         "Error: Worker exited unexpectedly ❯ ChildProcess.onUnexpectedExit "
         "node_modules/tinypool/dist/index.js:118:30 ❯ ChildProcess.emit node:events:536:35",
-        " Test Files  1 failed (1)"])
+        "", " Test Files  1 failed (1)"])
     [memory] = learned(log)
     assert "Worker exited unexpectedly." in memory
     assert "ChildProcess" not in memory and "tinypool" not in memory
