@@ -259,3 +259,105 @@ def test_a_committed_store_is_checked_through_its_change_stamp(
         assert found == ([files["nightly"].stem] if edited else [])
     finally:
         server.watcher.stop()
+
+
+# `memx mcp` (agents/mcp_server.py) holds one searcher of the same kind: the same trust,
+# its full check begun once a reply is written (mcp_stdio.Answered) or in a quiet second.
+
+def mcp_search(service: Any, query: str) -> list[str]:
+    return [hit["id"] for hit in service.search(query, "keyword", None, 5)["results"]]
+
+
+def mcp_verified(service: Any) -> None:
+    """What `memx mcp` does once a reply is written: the look begun, then taken in."""
+    service.answered()
+    pending = list(service.warm._searcher.freshness.unverified.values())
+    for one in pending:
+        assert one.thread is not None
+        one.thread.join()
+    service.answered()
+
+
+@pytest.mark.parametrize("size", ["large", "small"])
+def test_mcp_finds_an_edit_made_while_nothing_ran_after_its_first_answer(
+        memx: Memx, repo: Path, scans: list[str], monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        size: str) -> None:
+    """A large store: the first answer on the index's word (no look at any file), the
+    edit found once the check after it is taken in. A small store (control): checked
+    before the first answer, as before."""
+    from memx_cli.agents.mcp_server import MemoryService
+
+    if size == "large":
+        monkeypatch.setattr("memx_cli.index.sync.SLOW_MS", -1)
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    service = MemoryService(Repo(repo))
+    try:
+        before = len(scans)
+        first = mcp_search(service, "fortnightly")
+        if size == "small":
+            assert first == [files["nightly"].stem] and len(scans) == before + 1
+            assert not service.warm.unverified()
+            return
+        assert first == [] and len(scans) == before
+        assert service.warm.unverified()
+        mcp_verified(service)
+        assert not service.warm.unverified()
+        assert mcp_search(service, "fortnightly") == [files["nightly"].stem]
+        assert len(scans) == before  # the look at every file ran on the check's thread
+    finally:
+        service.watcher.stop()
+
+
+def test_mcp_writes_never_build_on_the_trust(memx: Memx, repo: Path,
+                                             large: None) -> None:
+    """A write through `memx mcp` after the trusted first open opens an index of its
+    own, with its own check, and moves the index while the look runs: the look is made
+    again, and both the write and the edit made while nothing ran are found."""
+    from memx_cli.agents.mcp_server import MemoryService
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    service = MemoryService(Repo(repo))
+    try:
+        assert mcp_search(service, "fortnightly") == []
+        service.answered()  # the look begins
+        [pending] = service.warm._searcher.freshness.unverified.values()
+        assert pending.thread is not None
+        pending.thread.join()
+        written = service.propose("The cron job rotates the logs at midnight", "fact")
+        assert written["action"] == "added"
+        service.answered()  # the state moved: a new look, not taken in
+        assert service.warm.unverified()
+        mcp_verified(service)
+        assert not service.warm.unverified()
+        assert mcp_search(service, "fortnightly") == [files["nightly"].stem]
+        assert len(mcp_search(service, "cron rotates logs midnight")) == 1
+    finally:
+        service.watcher.stop()
+
+
+def test_mcp_begins_the_check_once_the_reply_is_flushed() -> None:
+    """``Answered`` calls back after the SDK's flush of a message, not at its write."""
+    from memx_cli.agents.mcp_stdio import Answered
+
+    calls: list[str] = []
+
+    class Out:
+        async def write(self, text: str) -> int:
+            calls.append(f"write {text.strip()}")
+            return len(text)
+
+        async def flush(self) -> None:
+            calls.append("flush")
+
+    async def reply() -> None:
+        out = Answered(Out(), lambda: calls.append("answered"))
+        assert await out.write('{"id": 1}\n') == 10
+        assert calls == ['write {"id": 1}']
+        await out.flush()
+
+    import anyio
+
+    anyio.run(reply)
+    assert calls == ['write {"id": 1}', "flush", "answered"]

@@ -26,7 +26,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import Field
 
 from memx_cli import __version__
-from memx_cli.agents.mcp_stdio import wire_streams
+from memx_cli.agents.mcp_stdio import Answered, wire_streams
 from memx_cli.errors import EXIT_INTERNAL, MemxError
 from memx_cli.jsonout import (
     conflict_json,
@@ -63,7 +63,9 @@ class WarmSearch:
     """What the MCP server lends its facade (memx_cli/services.py): one searcher of its
     repository whose stores its file watcher watches. Its writes open their own index,
     as a command run in a process of its own does; the watcher then tells the searcher
-    which files they changed."""
+    which files they changed. As in the memx server, a large store's first open trusts
+    its index where the memory folders are as it last held every file (issue 29,
+    ``Watched.trust_first``); the full check follows the first answer (``verify``)."""
 
     def __init__(self, watcher: Watcher | Drain):
         self.watcher = watcher
@@ -75,12 +77,27 @@ class WarmSearch:
             from memx_cli.generator.e5voice import SERVED_ENCODE
             from memx_cli.generator.search import Searcher
 
-            self._searcher = Searcher(repo, freshness=Watched(self.watcher))
+            self._searcher = Searcher(repo, freshness=Watched(self.watcher, trust_first=True))
             self._searcher.e5_budget = SERVED_ENCODE  # the rest: MemoryService.fill_e5
         return self._searcher
 
     def e5_pending(self) -> bool:
         return self._searcher is not None and self._searcher.e5_pending()
+
+    def unverified(self) -> bool:
+        """Whether a store's first open trusted its index and its full check is not yet
+        taken in."""
+        return self._searcher is not None and bool(
+            getattr(self._searcher.freshness, "unverified", None))
+
+    def verify(self) -> bool:
+        """Begin the full check a trusted first open put off (a thread of its own), or
+        take in what it found (``freshness.journal.verify_trusted``). True when none is
+        left."""
+        from memx_cli.freshness.journal import verify_trusted
+
+        searcher = self._searcher
+        return searcher is None or verify_trusted(searcher.freshness, searcher.repo.worktree)
 
     def write_index(self, store: Store, model: str | None) -> StoreIndex | None:
         return None
@@ -136,9 +153,21 @@ class MemoryService:
         else:
             result = await anyio.to_thread.run_sync(self.call, fn)
             self.opened = True
-        if self.wake is not None and self.warm.e5_pending():
+        if self.wake is not None and (self.warm.e5_pending() or self.warm.unverified()):
             self.wake.set()
         return result
+
+    def answered(self) -> None:
+        """A reply was written (``mcp_stdio.Answered``): the full check that a trusted
+        first open put off begins now, on a thread of its own, or what it found is taken
+        in (issue 29). Skipped while a call runs: the quiet loop (``fill_when_idle``)
+        comes back to it."""
+        if not self.warm.unverified() or not self._lock.acquire(blocking=False):
+            return
+        try:
+            self.warm.verify()
+        finally:
+            self._lock.release()
 
     def fill_e5(self) -> bool:
         """Make the e5 vectors a question in another language left missing (Searcher.
@@ -157,17 +186,21 @@ class MemoryService:
             self._lock.release()
 
     async def fill_when_idle(self) -> None:
-        """Run for the server's life: after a search that left e5 vectors to make, wait
-        for a quiet second and fill them on a worker thread. An English session never
-        wakes: nothing is wanted, so ``wake`` is never set."""
+        """Run for the server's life: after a search that left e5 vectors to make, or a
+        store's full check after its trusted first open, wait for a quiet second, then
+        take in that check when it is done (``answered``) and fill the vectors on a
+        worker thread. An English session of a small store never wakes: nothing is
+        wanted, so ``wake`` is never set."""
         self.wake = anyio.Event()
         while True:
             await self.wake.wait()
             self.wake = anyio.Event()
-            while self.warm.e5_pending():
+            while self.warm.e5_pending() or self.warm.unverified():
                 await anyio.sleep(QUIET)
                 if time.monotonic() - self.last_call >= QUIET:
-                    await anyio.to_thread.run_sync(self.fill_e5)
+                    self.answered()
+                    if self.warm.e5_pending():
+                        await anyio.to_thread.run_sync(self.fill_e5)
 
     def close(self) -> None:
         """Stop a fill under way after its batch."""
@@ -332,6 +365,8 @@ def serve(repo: Repo, agent: str | None = None, role: str | None = None) -> None
     service = MemoryService(repo, agent, role)
     server = build_server(service)
     stdin, stdout = wire_streams()
+    if stdout is not None:  # (else the quiet loop begins the check put off)
+        stdout = Answered(stdout, service.answered)
 
     async def run() -> None:
         async with (stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream),

@@ -20,6 +20,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -149,6 +150,24 @@ class LoopWriter:
 
     async def flush(self) -> None:
         """Nothing is buffered."""
+
+
+class Answered:
+    """A stdout that calls ``then`` once each message written to it is flushed, which the
+    SDK's writer does after every message: what must wait for the reply to be out (the
+    full check a trusted first open put off, issue 29) begins there."""
+
+    def __init__(self, stdout: Any, then: Callable[[], None]):
+        self.stdout = stdout
+        self.then = then
+
+    async def write(self, text: str) -> int:
+        written: int = await self.stdout.write(text)
+        return written
+
+    async def flush(self) -> None:
+        await self.stdout.flush()
+        self.then()
 
 
 class CleanLines(io.TextIOWrapper):

@@ -488,6 +488,21 @@ class Watched:
         return report
 
 
+def verify_trusted(freshness: object, where: object) -> bool:
+    """``Watched.verify`` of a long-lived searcher's freshness, for its two hosts (the memx
+    server, `memx mcp`): called once an answer is sent and when idle, it begins the
+    full check a trusted first open put off, or takes in what that check found. A
+    failure is logged, never raised (the store's next check is then in full). True
+    when no store of it waits for that check."""
+    if not isinstance(freshness, Watched) or not freshness.unverified:
+        return True
+    try:
+        return freshness.verify()
+    except Exception as exc:  # never end the host
+        log.warning(f"checking {where} in full failed: {exc}")
+        return False
+
+
 class _Verification:
     """A store's full check after a trusted first open: its index, whether vectors were
     wanted, and once started the journal's position before it, its thread and what the

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from memx_cli.freshness.drain import open_watcher
-from memx_cli.freshness.journal import Watched
+from memx_cli.freshness.journal import Watched, verify_trusted
 from memx_cli.server.caller import (
     Outcomes,
     as_caller,
@@ -328,13 +328,7 @@ class Daemon:
         a thread of its own, and taken in by the next request of the store or here (after
         each request, and once a second when idle)."""
         for searcher in list(self.searchers.values()):
-            freshness = searcher.freshness
-            if not isinstance(freshness, Watched) or not freshness.unverified:
-                continue
-            try:
-                freshness.verify()
-            except Exception as exc:  # never end the server; the next check is in full
-                log.warning(f"checking {searcher.repo.worktree} in full failed: {exc}")
+            verify_trusted(searcher.freshness, searcher.repo.worktree)
 
     def compact_when_idle(self, waiting: Callable[[], bool] = never) -> None:
         """Once per quiet spell (COMPACT_AFTER seconds without a request), the warm
