@@ -361,3 +361,48 @@ def test_mcp_begins_the_check_once_the_reply_is_flushed() -> None:
 
     anyio.run(reply)
     assert calls == ['write {"id": 1}', "flush", "answered"]
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_the_idle_server_carries_the_marks_through_changes_it_took_in(
+        memx: Memx, repo: Path, scans: list[str], large: None,  # noqa: F811
+        quiet: bool) -> None:
+    """A file added by hand while the server watches: its check of the named file drops
+    ``held`` (the marks moved), and the next server would check in full. Once idle,
+    the server takes the marks, lets its watcher bring the index up to date, and
+    records them: the next server's first open trusts the index and finds the file.
+    Control: marks too recent to tell a later change apart are not recorded."""
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        first_search(server, repo, "nightly")
+        verified(server)
+        old = files["webhook"].stem
+        new = old[:-1] + ("0" if old[-1] != "0" else "1")
+        (repo / ".memx" / "memories" / f"{new}.yaml").write_text(
+            files["webhook"].read_text().replace(old, new).replace("five times", "seven times"))
+        assert first_search(server, repo, "seven times")[:1] == [new]  # the watcher named it
+        assert "held" not in json.loads((repo / STATE).read_text())
+        age(repo / ".memx")
+        if not quiet:  # a folder's time of this very moment
+            os.utime(repo / ".memx" / "memories")
+        server.last_request -= 60
+        server._compacted = False
+        server.compact_when_idle()
+        state = json.loads((repo / STATE).read_text())
+        if not quiet:
+            assert "held" not in state
+            return
+        assert state["held"] == list(Repo(repo).store.folder_marks())
+    finally:
+        server.watcher.stop()
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        before = len(scans)
+        assert first_search(server, repo, "seven times")[:1] == [new]
+        assert len(scans) == before  # trusted: no look at the files before the answer
+        assert server.status()["unverified"] == [str(repo / ".memx")]
+    finally:
+        server.watcher.stop()

@@ -602,26 +602,43 @@ class StoreIndex:
 
     def restamp(self, check: Callable[[], object]) -> bool:
         """Where a file watcher keeps this index current (the memx server, when idle):
-        record the change stamp memx's own writes leave out (``sync_written``), so the
-        next command without the server need not scan. The stamp is taken first, then
-        ``check`` has the watcher bring the index up to date (settle, watched check):
-        the index holds the files as they were at the stamp or later. False when there
-        is none to take, or the index moved meanwhile."""
+        record what the changes it took in left out of the state, so that the next
+        command without the server need not scan (the change stamp, which memx's own
+        writes leave out: ``sync_written``) and the server's next first open of the
+        store may trust the index (``held``: the memory folders' marks at which it
+        holds every file, which a change the watcher named drops, issue 29). Both are
+        taken first, then ``check`` has the watcher bring the index up to date (settle,
+        watched check): the index holds the files as they were when they were taken, or
+        later; a file added, removed or renamed after them moves a folder's mark, so
+        the marks no longer match at the next first open. Recorded only when no other
+        process changed the index meanwhile. False when there is nothing to record, or
+        the index moved meanwhile."""
         state = read_state(self.state_path)
-        on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
-        taken = look(self.store, on) if on is not None else None
-        before = taken.digest() if taken is not None else None
-        if state is None or state.get("quick") is not None or taken is None:
+        if state is None:
+            return False
+        held = held_marks(self.store)  # (None while a mark is too recent to tell apart)
+        if held == state.get("held"):
+            held = None
+        on = Basis.from_json(state.get("basis"), self.store)
+        taken = look(self.store, on) if on is not None and state.get("quick") is None else None
+        if taken is None and held is None:
             return False
         check()
         with self.store.lock():
             now = read_state(self.state_path)
-            if (now is None or self._last is None or not same_index(now, self._last[1])
-                    or now.get("quick") is not None or now.get("basis") != state.get("basis")):
+            if now is None or self._last is None or not same_index(now, self._last[1]):
                 return False
-            save_state(self.state_path,
-                       {**{k: v for k, v in now.items() if k not in ("written", "left")}, "quick": before,
-                        "look": taken.to_json()})
+            record: dict[str, Any] = {}
+            if (taken is not None and now.get("quick") is None
+                    and now.get("basis") == state.get("basis")):
+                record = {"quick": taken.digest(), "look": taken.to_json()}
+            if held is not None:
+                record["held"] = held
+            if not record:
+                return False
+            save_state(self.state_path, {**{k: v for k, v in now.items()
+                                            if k not in ("written", "left") or "quick" not in record},
+                                         **record})
             self._last = (self._last[0], read_state(self.state_path))
         return True
 
