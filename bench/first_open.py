@@ -11,8 +11,11 @@ saw). Then each round, per install (the order alternates between rounds): `memx 
 start` (no repository opened ahead, as bench/million.py starts it), then three `memx
 search --mode hybrid --json` processes: the first, the second right after it (it waits
 for whatever check the server does once the first is answered) and, after ``--quiet``
-seconds, the third; then the server is stopped. Each install has a server folder of its
-own. Prints the medians (ms) per install.
+seconds, the third; then the server is stopped. Then a `memx mcp` process over real
+stdio pipes (the MCP handshake first, untimed) and two `search_memory` calls back to back,
+each timed from writing its request line to reading its reply (the first opens the
+store; the second comes while the check a trusted first open put off may run). Each
+install has a server folder of its own. Prints the medians (ms) per install.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ import time
 from pathlib import Path
 
 from first_commands import installs_of, stopped
+from mcp_paced import McpClient
 from run import SEED, isolate, queries, run_child
 from user_paths import server_allowed
 
 FIGURES = ("1st search after `memx server start`", "2nd, right after the 1st",
-           "3rd, after a quiet spell")
+           "3rd, after a quiet spell", "`memx mcp`: 1st search_memory after the handshake",
+           "`memx mcp`: 2nd, right after the 1st")
 
 
 def one_round(memx: list[str], root: Path, texts: list[str], quiet: float) -> list[float]:
@@ -45,6 +50,11 @@ def one_round(memx: list[str], root: Path, texts: list[str], quiet: float) -> li
             run = run_child([*memx, "search", text, "--mode", "hybrid", "--json"], root)
             times.append(run.seconds * 1000)
         stopped(memx, root)
+    client = McpClient(Path(memx[0]), root)
+    try:
+        times += [client.search(text)[0] for text in texts[:2]]
+    finally:
+        client.close()
     return times
 
 

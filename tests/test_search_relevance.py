@@ -295,3 +295,38 @@ def test_a_searchs_word_weights_are_made_once_per_store(big: Memx,
     assert first.hits and stores and len(made) == stores
     assert searcher.search("billing retries", record_recalls=False).hits
     assert len(made) == 2 * stores and made[0] != made[-1]
+
+
+@pytest.mark.parametrize("query, in_metadata", [("lockfile pnpm", False),
+                                                ("pnpm tooling", True)])
+def test_the_metadata_part_is_asked_only_when_some_metadata_holds_a_query_word(
+        store: Memx, monkeypatch: pytest.MonkeyPatch, query: str, in_metadata: bool) -> None:
+    """Issue 29: the metadata field's part of a text score (capped at the text's own)
+    needs a second query of the text index; when no memory's tags, tools or entities
+    hold a word of the query there is no part, and no second query. The scores are the
+    same as with that query asked. Control: "tooling" is a tag, and it is asked."""
+    from memx_cli.generator.search import Searcher
+    from memx_cli.index.lexical import LexicalIndex
+    from memx_cli.store.repo import Repo
+
+    asked: list[list[str]] = []
+    real = LexicalIndex.search
+
+    def counted(self: LexicalIndex, terms: Any, weights: Any, *args: Any, **kw: Any) -> Any:
+        asked.append([field for field, _ in weights])
+        return real(self, terms, weights, *args, **kw)
+
+    monkeypatch.setattr(LexicalIndex, "search", counted)
+
+    def scores() -> list[tuple[str, float]]:
+        found = Searcher(Repo(store.cwd)).search(query, mode="keyword",
+                                                 record_recalls=False)
+        return [(hit.id, round(hit.score, 9)) for hit in found.hits]
+
+    ranked = scores()
+    assert ranked
+    assert (["meta"] in asked) == in_metadata
+    asked.clear()
+    monkeypatch.setattr(LexicalIndex, "absent", lambda self, field, terms: False)
+    assert scores() == ranked
+    assert ["meta"] in asked

@@ -378,10 +378,11 @@ class Searcher:
                                                    include_archived, days=when.days()).items():
                 get(key).keyword, found[key].dated = score, True
         keyed = [k for k, c in found.items() if c.keyword > 0]
-        if keyed:
+        if keyed and not index.lexical.absent("meta", terms):
             # Issue 25: tags and other metadata help the text without outvoting it: their
             # part (x4) counts up to the text's own, so a memory with no word of the query
-            # in its text (or its neighbours') is not found by a tag alone.
+            # in its text (or its neighbours') is not found by a tag alone. (No memory's
+            # metadata holds a word of the query: no part, and no second query, issue 29.)
             meta = index.lexical.search(terms, [("meta", META_WEIGHT)], len(keyed),
                                         include_archived, keys=keyed)
             for key, part in meta.items():

@@ -279,6 +279,15 @@ class LexicalIndex:
         hits = _top(searcher, tantivy.Query.boolean_query(clauses), limit)
         return self._seen.keys(searcher, [address for _, address in hits])
 
+    def absent(self, field: str, terms: Sequence[str]) -> bool:
+        """Whether no document holds any of ``terms`` in ``field`` (one of the default
+        tokenizer's: split at what is not a letter or a digit, lowercased), read from the
+        term dictionary: a lookup a term, where a query costs ~0.35 ms. False when a term
+        is not a single token of that tokenizer (it may then match in parts)."""
+        searcher = self.searcher()
+        return all(term.isalnum() and searcher.doc_freq(field, term.lower()) == 0
+                   for term in terms)
+
     def known_terms(self, field: str, words: Sequence[str]) -> set[str]:
         """The words that occur as terms of ``field`` in some document."""
         searcher = self.searcher()
