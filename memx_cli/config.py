@@ -208,6 +208,32 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "sources": ({}, _sources),
 }
 
+# The committed .memx/config.yaml arrives by `git pull`: any collaborator writes it. A key
+# that decides where memx sends text, or which of the user's environment variables goes
+# with it, or what it fetches from the network, counts only in the user's own layers
+# (global, config.local.yaml, MEMX_*, flags); in the committed file it is ignored with a
+# warning (walk17: a pulled base_url and api_key_env sent the reviewer's token and
+# transcripts to the collaborator's server on the next ingest).
+_USER_ONLY = {
+    "ace.reflector.llm.base_url": "where memx sends text",
+    "ace.reflector.llm.api_key_env": "which environment variable is sent",
+    "embedding.model": "what memx loads or downloads",
+}
+# embedding.model values a committed file may name: the models that ship with memx
+_SHIPPED_MODELS = ("bundled", "e5")
+
+
+def committed_refusal(key: str, value: Any) -> str | None:
+    """Why ``key: value`` is not read from the committed configuration, or None."""
+    reason = _USER_ONLY.get(key)
+    if reason is None or value is None:
+        return None
+    if key == "embedding.model" and isinstance(value, str) and value.strip() in _SHIPPED_MODELS:
+        return None
+    return (f"{key} is not read from the committed configuration (it decides {reason}); "
+            f"set it with memx config set {key} VALUE --local or --global")
+
+
 HEADER = (
     "# memx configuration. Only values that differ from the built-in defaults belong here;\n"
     "# see docs/configuration.md or `memx config list` for every key.\n"
@@ -326,10 +352,14 @@ def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) ->
                 warnings.append(f"{path}: unknown configuration key {key!r} (ignored)")
                 continue
             try:
-                values[key] = parse_value(key, raw)
+                value = parse_value(key, raw)
             except ConfigError as exc:
                 raise ConfigError(f"{path}: {exc}") from None
-            origins[key] = origin
+            refusal = committed_refusal(key, value) if origin == "project" else None
+            if refusal is not None:
+                warnings.append(f"{path}: {refusal} (ignored)")
+                continue
+            values[key], origins[key] = value, origin
     for key in SETTINGS:
         text = os.environ.get(env_name(key))
         if text is not None:
@@ -347,12 +377,15 @@ def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) ->
     return Config(values, origins, warnings)
 
 
-def set_value(path: Path, key: str, text: str) -> Any:
+def set_value(path: Path, key: str, text: str, committed: bool = False) -> Any:
     """Set ``key`` in one config file (validated first). Only that key's text changes:
     comments, order and the other keys stay as they were (the file is rewritten
-    atomically)."""
+    atomically). ``committed``: the file is the project's .memx/config.yaml."""
     value = parse_text(key, text)
     _refuse_secret(key, text)
+    refusal = committed_refusal(key, value) if committed else None
+    if refusal is not None:
+        raise ConfigError(refusal)
     _refuse_missing_model(key, value)
     flat = read_file(path)
     flat[key] = value

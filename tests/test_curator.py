@@ -191,7 +191,7 @@ def test_import_json_lists_every_result(memx: Memx) -> None:
 
 def test_without_the_model_jaccard_still_dedups_and_supersedes(memx: Memx, repo: Path,
                                                                tmp_path: Path) -> None:
-    memx.ok("config", "set", "embedding.model", str(tmp_path / "no-such-model"))
+    memx.ok("config", "set", "embedding.model", str(tmp_path / "no-such-model"), "--local")
     warning = ("memx: warning: embedding model unavailable; the curator compares memories "
                "by shared words (Jaccard)\n")
     first, said = add(memx, "Use pnpm, not npm, in this repo")
@@ -254,7 +254,7 @@ def test_large_stores_without_the_model_take_candidates_by_keyword(
     from memx_cli import curator
 
     monkeypatch.setattr(curator, "SMALL_STORE", 0)  # every store counts as large
-    memx.ok("config", "set", "embedding.model", str(tmp_path / "no-such-model"))
+    memx.ok("config", "set", "embedding.model", str(tmp_path / "no-such-model"), "--local")
     add(memx, "the billing service owns its own schema")
     old, _ = add(memx, "set timeout to 300ms")
     _, said = add(memx, "changed the timeout to 500ms")

@@ -109,7 +109,7 @@ def test_a_changed_model_re_embeds_the_store(memx: Memx, tmp_path: Path) -> None
     model = tmp_path / "model"
     shutil.copytree(bundled_model_path(), model)
     _zero_han_rows(model)
-    memx.ok("config", "set", "embedding.model", str(model))
+    memx.ok("config", "set", "embedding.model", str(model), "--local")
     for text in FACTS:
         memx.ok("add", text)
 

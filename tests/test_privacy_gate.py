@@ -207,8 +207,8 @@ def test_config_set_refuses_a_secret(memx: Memx, repo: Path) -> None:
         "(openai_key); config files are committed: keep secrets in environment variables "
         "(the LLM key: set ace.reflector.llm.api_key_env to the variable's name)\n")
     assert config.read_bytes() == before
-    memx.ok("config", "set", "ace.reflector.llm.api_key_env", "OPENAI_API_KEY")
-    memx.ok("config", "set", "ace.reflector.llm.base_url", "http://localhost:8080/v1")
+    memx.ok("config", "set", "ace.reflector.llm.api_key_env", "OPENAI_API_KEY", "--local")
+    memx.ok("config", "set", "ace.reflector.llm.base_url", "http://localhost:8080/v1", "--local")
 
 
 # Modules that write bytes without the text gate, and why nothing from outside is in them.

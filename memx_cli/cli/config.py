@@ -89,7 +89,7 @@ def set_cmd(state: State, key: str, value: str, local: bool, global_: bool) -> N
     from memx_cli import config as configmod
 
     path = _target(state, local, global_)
-    stored = configmod.set_value(path, key, value)
+    stored = configmod.set_value(path, key, value, committed=not (local or global_))
     click.echo(f"{key} = {json.dumps(stored)} ({_named(path, global_)})")
 
 
