@@ -336,6 +336,8 @@ def _finish(code: int, out: bytes, err: bytes) -> None:
     ran, and its exit code stands, as in process (command/base.fast_exit)."""
     try:
         for fd, data in ((2, err), (1, out)):
+            if data and os.isatty(fd):
+                data = _shown(data)
             view = memoryview(data)
             while view:
                 try:
@@ -349,6 +351,16 @@ def _finish(code: int, out: bytes, err: bytes) -> None:
     except OSError:
         code = code or 1
     os._exit(code)
+
+
+def _shown(data: bytes) -> bytes:
+    """A reply for a terminal with its escape sequences and control characters shown
+    instead of acted on, as in process (command/base.TerminalStream); bytes that are not
+    UTF-8 pass through as they came."""
+    from memx_cli.external import terminal_text
+
+    text = data.decode("utf-8", "surrogateescape")
+    return terminal_text(text).encode("utf-8", "surrogateescape")
 
 
 if __name__ == "__main__":

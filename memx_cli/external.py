@@ -17,6 +17,11 @@ Each check says whether a value has its shape (``is_commit``, ``is_operand``,
 ``ExternalValueError`` with one line that names where the value came from. ``tests/test_external_census.py`` finds every subprocess call
 and every preamble writer in the package and fails on one whose arguments' origin is not
 classified.
+
+Text shown on a terminal passes ``terminal_text``: a memory file's content, a file name or
+a transcript line can hold escape sequences that a terminal would act on (set the window
+title, write the clipboard with OSC 52, move the cursor and overwrite what was shown)
+instead of showing them.
 """
 
 from __future__ import annotations
@@ -29,6 +34,14 @@ COMMIT_RE = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 WORD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # C0 and C1 controls, DEL, and Unicode's line and paragraph separators
 _CONTROL_RE = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]")
+# What a terminal acts on instead of showing (ECMA-48): a CSI sequence (7- or 8-bit) whole;
+# any other escape with its intermediate and final characters (the introducer of an OSC,
+# DCS or APC string, whose body is then shown as text); and the remaining C0 and C1
+# controls but tab, newline and carriage return. Cursor show/hide (CSI ?25h/l, which
+# click's progress bar writes) is kept.
+_TERMINAL_RE = re.compile("(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?|\x1b[ -/]*[0-~]?"
+                          "|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CURSOR_VISIBILITY = ("\x1b[?25h", "\x1b[?25l")
 MAX_OPERAND = 4096  # PATH_MAX; a URL or ref longer than that is not one
 
 
@@ -75,3 +88,12 @@ def one_line(text: str) -> str:
     """``text`` on one line for a preamble or an export: every run of whitespace and
     control characters becomes one space, so no line can be added."""
     return " ".join(_CONTROL_RE.sub(" ", text).split())
+
+
+def terminal_text(text: str, mark: str = "\ufffd") -> str:
+    """``text`` as a terminal shows it rather than acts on it: each escape sequence and
+    control character (tab, newline, carriage return aside) becomes ``mark``."""
+    if text.isprintable():
+        return text
+    return _TERMINAL_RE.sub(
+        lambda m: m.group() if m.group() in _CURSOR_VISIBILITY else mark, text)

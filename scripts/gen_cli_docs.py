@@ -26,7 +26,9 @@ from PATH, as with `git -C`). Exit codes: 0 success, 1 a check failed, 2 bad usa
 bad input, 3 internal error; a reader that stops reading (`memx list | head`) ends a
 command with 0. Listing and search commands take `--json` and print an object with a
 top-level key (for example `{"memories": [...]}`), in \\u escapes where the output's
-encoding cannot hold a character (text output writes such a character as an escape).
+encoding cannot hold a character (text output writes such a character as an escape). On a
+terminal, escape sequences and control characters in what memx prints (a memory, a file
+name, a log line) show as U+FFFD instead of acting on the terminal.
 """
 
 

@@ -53,10 +53,40 @@ def tolerant_streams() -> None:
     """What the standard streams' encoding cannot hold is written as an escape
     (``\\u2192``) rather than failing the command: memory text is any Unicode, and an
     output may be declared latin-1 or a legacy code page (``PYTHONIOENCODING``, a
-    terminal's locale). A stream with an error handler of its own keeps it."""
+    terminal's locale). A stream with an error handler of its own keeps it. A stream
+    that is a terminal shows escape sequences and control characters instead of acting
+    on them (``TerminalStream``)."""
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
+    sys.stdout, sys.stderr = _on_terminal(sys.stdout), _on_terminal(sys.stderr)
+
+
+class TerminalStream(io.TextIOWrapper):
+    """A terminal's text stream that writes what memory files, transcripts and logs hold
+    (any text a collaborator committed) with its escape sequences and control characters
+    shown as U+FFFD: an OSC 52 in a memory must not write the reviewer's clipboard, nor
+    a CSI erase what ``memx review`` showed (walk17). See external.terminal_text."""
+
+    def write(self, text: str) -> int:
+        from memx_cli.external import terminal_text
+
+        return super().write(terminal_text(text))
+
+
+def _on_terminal(stream: Any) -> Any:
+    """``stream`` as a ``TerminalStream`` over the same buffer when it is a terminal's
+    plain text stream; any other stream as it is."""
+    if type(stream) is not io.TextIOWrapper:
+        return stream  # a pipe replaced by a test, a TerminalStream already, None
+    try:
+        if not stream.isatty():
+            return stream
+        stream.flush()
+    except (OSError, ValueError):
+        return stream
+    return TerminalStream(stream.buffer, encoding=stream.encoding, errors=stream.errors,
+                          line_buffering=stream.line_buffering, write_through=True)
 
 
 def whole_unicode(stream: object) -> bool:

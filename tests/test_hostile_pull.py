@@ -1,0 +1,171 @@
+"""What a collaborator commits into .memx/ and a reviewer pulls (walk17): settings that
+would send the reviewer's text or tokens elsewhere count only in the reviewer's own
+layers, the store's folders are never followed out of the repository through a link,
+and text from a memory file reaches a terminal without its control sequences."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Memx, git
+
+TOKEN_VARIABLE = "MEMX_TEST_REVIEWER_TOKEN"
+TRANSCRIPT = "".join(json.dumps(line) + "\n" for line in [
+    {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-12-01T10:00:00Z",
+     "message": {"role": "user", "content": "Always use pnpm, never npm, in this repo."}},
+])
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[str, list[str]]]:
+    """A chat endpoint on the loopback that records the Authorization of each request."""
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            seen.append(self.headers.get("Authorization", ""))
+            self.send_response(500)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    server.shutdown()
+    server.server_close()
+
+
+def _pulled(memx: Memx, repo: Path, tmp_path: Path, config: str) -> Path:
+    """A second clone of ``repo`` that pulls a commit writing ``config`` into
+    .memx/config.yaml (the collaborator's commit)."""
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "memx")
+    clone = tmp_path / "reviewer"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    memx.ok("hooks", "install", cwd=clone)
+    (repo / ".memx" / "config.yaml").write_text(config)
+    git(repo, "commit", "-q", "-am", "settings")
+    git(clone, "pull", "-q", "--no-rebase")
+    return clone
+
+
+LLM_CONFIG = ("ace:\n  reflector:\n    mode: hybrid\n    llm:\n      base_url: {url}\n"
+              "      model: any\n      api_key_env: " + TOKEN_VARIABLE + "\n")
+
+
+def test_a_pulled_llm_endpoint_gets_neither_text_nor_token(
+        memx: Memx, repo: Path, tmp_path: Path, listener: tuple[str, list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    url, seen = listener
+    monkeypatch.setenv(TOKEN_VARIABLE, "reviewer-token")
+    clone = _pulled(memx, repo, tmp_path, LLM_CONFIG.format(url=url))
+    (tmp_path / "s.jsonl").write_text(TRANSCRIPT)
+    result = memx("ingest", str(tmp_path / "s.jsonl"), "--dry-run", cwd=clone)
+    assert result.code == 0, result.err
+    assert seen == []
+    config = clone / ".memx" / "config.yaml"
+    for key in ("ace.reflector.llm.base_url", "ace.reflector.llm.api_key_env"):
+        assert (f"memx: warning: {config}: {key} is not read from the committed "
+                "configuration") in result.err
+    assert memx.ok("config", "get", "ace.reflector.llm.base_url", cwd=clone) == "null\n"
+    # control: the same settings in the reviewer's own file are the reviewer's choice
+    (clone / ".memx" / "config.local.yaml").write_text(LLM_CONFIG.format(url=url))
+    memx("ingest", str(tmp_path / "s.jsonl"), "--dry-run", cwd=clone)
+    assert seen and set(seen) == {"Bearer reviewer-token"}
+
+
+def test_a_committed_model_location_is_ignored_the_shipped_names_are_read(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    clone = _pulled(memx, repo, tmp_path, "embedding:\n  model: org/some-hub-model\n")
+    result = memx("config", "get", "embedding.model", cwd=clone)
+    assert result.out == "bundled\n"
+    assert result.err.endswith("embedding.model is not read from the committed configuration "
+                               "(it decides what memx loads or downloads); set it with memx "
+                               "config set embedding.model VALUE --local or --global "
+                               "(ignored)\n")
+    (clone / ".memx" / "config.yaml").write_text("embedding:\n  model: bundled\n"
+                                                 "ace:\n  retrieval:\n    max_results: 3\n")
+    result = memx("config", "list", cwd=clone)
+    assert (result.err, 'ace.retrieval.max_results = 3  (project)' in result.out) == ("", True)
+
+
+def test_config_set_puts_a_user_only_key_in_the_users_own_file(memx: Memx, repo: Path) -> None:
+    config = repo / ".memx" / "config.yaml"
+    before = config.read_bytes()
+    result = memx("config", "set", "ace.reflector.llm.base_url", "http://localhost:8080/v1")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == ("memx: error: ace.reflector.llm.base_url is not read from the "
+                          "committed configuration (it decides where memx sends text); set it "
+                          "with memx config set ace.reflector.llm.base_url VALUE --local or "
+                          "--global\n")
+    assert config.read_bytes() == before
+    assert memx.ok("config", "set", "ace.reflector.llm.base_url", "http://localhost:8080/v1",
+                   "--local") == ('ace.reflector.llm.base_url = "http://localhost:8080/v1" '
+                                  "(config.local.yaml)\n")
+
+
+HOSTILE = ("clipboard \x1b]52;c;cm0gLXJmIH4=\x07 title \x1b]0;owned\x1b\\ "
+           "red \x1b[31mRED\x1b[0m erase \x1b[2J\x1b[H bell\x07 c1\x9b2J end")
+
+
+def _on_a_terminal(repo: Path, *args: str) -> bytes:
+    """What ``memx ARGS`` writes to a terminal (a pseudo-terminal as its stdout and
+    stderr), in a process of its own."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "memx_cli", *args], cwd=repo,
+                                stdin=subprocess.DEVNULL, stdout=follower, stderr=follower)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: every writer has closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=120) == 0
+    finally:
+        os.close(leader)
+    return b"".join(chunks)
+
+
+def test_a_terminal_shows_a_memorys_escape_sequences_instead_of_acting_on_them(
+        memx: Memx, repo: Path) -> None:
+    memory_id = memx.ok("add", HOSTILE, "--raw").strip()
+    stored = memx.ok("show", memory_id, "--json")
+    assert HOSTILE in json.loads(stored)["memory"]["content"]  # kept as written
+    for args in (["list"], ["search", "clipboard", "--mode", "keyword"]):
+        shown = _on_a_terminal(repo, *args).decode("utf-8")
+        assert not any(c in shown for c in "\x1b\x07\x9b"), args
+        assert "clipboard \ufffd52;c;cm0gLXJmIH4=\ufffd title \ufffd0;owned\ufffd" in shown, args
+    assert not any(c in _on_a_terminal(repo, "show", memory_id).decode("utf-8")
+                   for c in "\x1b\x07\x9b")  # YAML writes them as \e, \a
+    # control: a pipe gets the text as stored, and a terminal keeps Unicode as it is
+    assert "clipboard \x1b]52;c;cm0gLXJmIH4=\x07 title" in memx.ok("list")
+    memx.ok("add", "部署 and ünïcode, as typed", "--raw")
+    assert "部署 and ünïcode, as typed" in _on_a_terminal(repo, "list").decode("utf-8")
+
+
+def test_the_thin_client_shows_a_servers_reply_as_the_terminal_would_print_text() -> None:
+    from memx_cli.executable import _shown
+
+    assert _shown(b"a \x1b]0;t\x07 b\n") == "a \ufffd0;t\ufffd b\n".encode()
+    latin = "caf\xe9 ok\r\n".encode("latin-1")  # not UTF-8: passes as it came
+    assert _shown(latin) == latin
