@@ -287,10 +287,12 @@ def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def read_file(path: Path) -> dict[str, Any]:
-    """The flat keys of one config file; {} when absent. Raises ConfigError when malformed."""
+def read_file(path: Path, follow: bool = True) -> dict[str, Any]:
+    """The flat keys of one config file; {} when absent. Raises ConfigError when malformed.
+    ``follow=False`` (the files in .memx/, which a pull writes): a symbolic link is
+    refused, never read through (your global config may be one, from your dotfiles)."""
     try:
-        text = safeyaml.read_regular(path).decode("utf-8")
+        text = safeyaml.read_regular(path, follow=follow).decode("utf-8")
     except FileNotFoundError:
         return {}
     except OSError as exc:
@@ -347,7 +349,7 @@ def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) ->
     origins = {key: "default" for key in SETTINGS}
     warnings: list[str] = []
     for origin, path in layer_paths(store_root):
-        for key, raw in read_file(path).items():
+        for key, raw in read_file(path, follow=origin == "global").items():
             if key not in SETTINGS:
                 warnings.append(f"{path}: unknown configuration key {key!r} (ignored)")
                 continue

@@ -11,6 +11,7 @@ regular files of bounded size. Everything else is a ``YamlInputError`` with a li
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import stat
@@ -43,14 +44,22 @@ class NotRegularFileError(OSError):
     """The path is a FIFO, a device, a directory...: never read (it could block forever)."""
 
 
-def read_regular(path: Path, limit: int = MAX_BYTES) -> bytes:
+def read_regular(path: Path, limit: int = MAX_BYTES, follow: bool = True) -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
 
     Opened without blocking (a FIFO named ``*.yaml`` must not hang memx), checked with
     ``fstat`` on the open descriptor (no race with a rename). Raises FileNotFoundError,
-    NotRegularFileError, or ``OSError(EFBIG)`` when too large.
+    NotRegularFileError, or ``OSError(EFBIG)`` when too large. ``follow=False``: a
+    symbolic link is not a regular file either (a committed memory file that links to
+    a file outside the repository is never read through; walk17).
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags if follow else flags | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if not follow and exc.errno == errno.ELOOP:
+            raise NotRegularFileError(0, "not a regular file", str(path)) from None
+        raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

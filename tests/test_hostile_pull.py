@@ -169,3 +169,65 @@ def test_the_thin_client_shows_a_servers_reply_as_the_terminal_would_print_text(
     assert _shown(b"a \x1b]0;t\x07 b\n") == "a \ufffd0;t\ufffd b\n".encode()
     latin = "caf\xe9 ok\r\n".encode("latin-1")  # not UTF-8: passes as it came
     assert _shown(latin) == latin
+
+
+def _committed(repo: Path, clone: Path, message: str) -> None:
+    git(repo, "add", "-A", "-f", ".memx")
+    git(repo, "commit", "-q", "-m", message)
+    git(clone, "pull", "-q", "--no-rebase")
+
+
+@pytest.mark.parametrize("folder", ["cache", "local", "archive"])
+def test_a_pulled_store_folder_that_links_out_is_refused_and_nothing_is_written_there(
+        memx: Memx, repo: Path, tmp_path: Path, folder: str) -> None:
+    memx.ok("add", "the deploy script lives in tools")
+    clone = _pulled(memx, repo, tmp_path, "")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "state.json").write_text("theirs\n")
+    link = repo / ".memx" / folder
+    if link.is_dir():
+        import shutil
+
+        shutil.rmtree(link)
+    link.symlink_to(Path("..") / ".." / "outside")  # repo/.memx/X -> tmp_path/outside
+    (clone / ".memx" / "local").mkdir(exist_ok=True)  # the reviewer's own, before the pull
+    import shutil
+
+    shutil.rmtree(clone / ".memx" / folder, ignore_errors=True)
+    _committed(repo, clone, "link")
+    assert (clone / ".memx" / folder).is_symlink()
+    message = (f"memx: error: .memx/{folder} is a symbolic link; memx follows no link in its "
+               "store (a committed one could send its writes out of the repository): "
+               "remove it, then run memx again\n")
+    for args in (["search", "deploy"], ["add", "a reviewer's note"], ["reindex"],
+                 ["sweep"]):
+        result = memx(*args, cwd=clone)
+        assert (result.code, result.err) == (2, message), args
+    assert sorted(p.name for p in outside.iterdir()) == ["state.json"]
+    assert (outside / "state.json").read_text() == "theirs\n"
+    # control: the link gone (the folder memx's own again), the same commands work
+    (clone / ".memx" / folder).unlink()
+    assert "deploy script" in memx.ok("search", "deploy", cwd=clone)
+
+
+def test_a_pulled_memory_file_that_links_out_is_not_read_through(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    memory_id = memx.ok("add", "the deploy script lives in tools").strip()
+    clone = _pulled(memx, repo, tmp_path, "")
+    outside = tmp_path / "secret.yaml"  # a file outside that would parse as this memory
+    outside.write_bytes((repo / ".memx" / "memories" / f"{memory_id}.yaml").read_bytes()
+                        .replace(b"the deploy script lives in tools", b"SECRET outside"))
+    link = repo / ".memx" / "memories" / f"{memory_id}.yaml"
+    link.unlink()
+    link.symlink_to(outside)
+    _committed(repo, clone, "link")
+    result = memx("list", cwd=clone)
+    assert "SECRET" not in result.out + result.err
+    assert result.err == (f"memx: warning: .memx/memories/{memory_id}.yaml: not a regular file;"
+                          " move it out of the store (skipped)\n")
+    assert "SECRET" not in memx("search", "SECRET", "--mode", "keyword", cwd=clone).out
+    # control: the same bytes as a regular file are the memory
+    (clone / ".memx" / "memories" / f"{memory_id}.yaml").unlink()
+    (clone / ".memx" / "memories" / f"{memory_id}.yaml").write_bytes(outside.read_bytes())
+    assert "SECRET outside" in memx.ok("list", cwd=clone)

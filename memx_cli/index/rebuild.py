@@ -109,7 +109,7 @@ def _parse(batch: list[tuple[str, Seen]]) -> Parsed:
     for memory_id, (mtime_ns, size, archived) in batch:
         path = store.path_for(memory_id, archived)
         try:
-            data = read_regular(path)  # swapped for a FIFO since the scan: never block
+            data = read_regular(path, follow=False)  # a FIFO or a link since the scan
         except OSError:
             continue
         try:

@@ -89,7 +89,7 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
         mine = _still(written.get(memory_id) if written else None, path, now)
         try:
             # A FIFO swapped in since the scan must never block.
-            data = mine.data if mine is not None else read_regular(path)
+            data = mine.data if mine is not None else read_regular(path, follow=False)
         except OSError:
             if old is not None:
                 plan.removed.add(memory_id)

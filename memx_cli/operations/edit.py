@@ -156,7 +156,7 @@ def broken(repo: Repo, prefix: str) -> Broken | None:
     store, memory_id = resolve(repo.stores(), prefix)
     path = store.path_for(memory_id)
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
+        data = read_regular(path, MAX_FILE_BYTES, follow=False)
     except OSError:
         return None  # the ordinary read says what is wrong
     try:

@@ -90,7 +90,7 @@ def read_grants(repo: Repo) -> Grants:
     path = repo.store.root / ACCESS_FILE
     shown = repo.store.display(path)
     try:
-        text = read_regular(path).decode("utf-8")
+        text = read_regular(path, follow=False).decode("utf-8")
     except FileNotFoundError:
         return Grants()
     except OSError as exc:

@@ -68,6 +68,7 @@ class Store:
         # gives the one its configuration asks for (custom patterns); else the built-in.
         self.masker = masker or _builtin_mask
         self._aside_dir: Path | bool | None = None  # _aside(): None until first asked
+        self._links_checked: Path | None = None  # the root _refuse_links last found clean
         self._joined: tuple[Path, Path, Path] | None = None  # _folders()
         self._shown: tuple[Path, str, str] | None = None  # display_for()
         # The memory folders' marks (``folder_marks``) just before this process's
@@ -91,8 +92,25 @@ class Store:
         CPU went to joining the same paths)."""
         folders = self._joined
         if folders is None or folders[0] is not self.root:
+            self._refuse_links()
             folders = self._joined = (self.root, self.root / "memories", self.root / "archive")
         return folders
+
+    def _refuse_links(self) -> None:
+        """A project store's own folders are no symbolic links: ``.memx/`` and what is in
+        it arrive by ``git pull``, and a committed ``.memx/cache`` (or ``local``,
+        ``archive``, ``memories``) that links out of the repository would send memx's
+        writes, its index files, temporaries and archived memories, into any folder
+        the user can write (walk17). Raises StoreError naming the link."""
+        if self.label != "project" or self._links_checked is self.root:
+            return
+        for name in ("", "memories", "archive", "cache", "local"):
+            path = self.root / name if name else self.root
+            if os.path.islink(path):
+                raise StoreError(f"{self.display(path)} is a symbolic link; memx follows no "
+                                 "link in its store (a committed one could send its writes "
+                                 "out of the repository): remove it, then run memx again")
+        self._links_checked = self.root
 
     def folder_marks(self) -> tuple[str, str]:
         """The memories and archive folders' inode and modification time (``-``:
@@ -114,10 +132,12 @@ class Store:
 
     @property
     def local_dir(self) -> Path:
+        self._refuse_links()
         return self.root / "local"
 
     @property
     def cache_dir(self) -> Path:
+        self._refuse_links()
         aside = self._aside()
         return aside / "cache" if aside is not None else self.root / "cache"
 
@@ -235,7 +255,7 @@ class Store:
         """Parse the memory file at ``path`` (from ``data`` when read already)."""
         try:
             if data is None:
-                data = read_regular(path, MAX_FILE_BYTES)
+                data = read_regular(path, MAX_FILE_BYTES, follow=False)
             elif len(data) > MAX_FILE_BYTES:
                 raise OSError(errno.EFBIG, f"{len(data)} bytes, over the limit of "
                               f"{MAX_FILE_BYTES}", str(path))
@@ -332,7 +352,7 @@ class Store:
         path = self.path_for(new.id)
         with self.lock():
             try:
-                now: bytes | None = read_regular(path, MAX_FILE_BYTES)
+                now: bytes | None = read_regular(path, MAX_FILE_BYTES, follow=False)
             except OSError:
                 now = None
             if now != data:

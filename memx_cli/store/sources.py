@@ -78,7 +78,7 @@ def read_lock(repo: Any) -> dict[str, dict[str, str]]:
     from memx_cli import safeyaml
 
     try:  # committed: bounded like every YAML memx reads (issue 26)
-        data = safeyaml.loads(safeyaml.read_regular(lock_path(repo)).decode("utf-8")) or {}
+        data = safeyaml.loads(safeyaml.read_regular(lock_path(repo), follow=False).decode("utf-8")) or {}
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
