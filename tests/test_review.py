@@ -39,9 +39,36 @@ def test_lists_learned_memories_with_their_provenance(memx: Memx, repo: Path) ->
     assert text.startswith("2 learned memories are not staged yet:\n")
     assert "suggestion: a team rule; to make every agent follow it, accept it and run: " \
         "memx policy add" in text
-    memx.ok("add", "typed by hand, not learned", "--raw")
-    assert len(json.loads(memx.ok("review", "--json"))["pending"]) == 3  # uncommitted too
-    assert memx.ok("review").startswith("3 memories are not staged yet:\n")  # not all learned
+
+
+
+def test_your_own_adds_and_imports_are_counted_not_reviewed(memx: Memx, repo: Path) -> None:
+    memx.ok("add", "typed by hand, not learned")
+    (repo / "notes.jsonl").write_text('{"content": "imported on purpose"}\n'
+                                      '{"content": "another imported note"}\n')
+    memx.ok("import", "notes.jsonl")
+    note = ("3 memories you added or imported are not staged either: yours, not reviewed "
+            "here (git add .memx, then commit)\n")
+    assert memx.ok("review") == "Nothing to review\n" + note
+    assert json.loads(memx.ok("review", "--json")) == {"base": None, "pending": [],
+                                                       "own_unstaged": 3}
+    memx.ok("review", "--accept", "--all")  # nothing listed, nothing staged
+    assert staged(repo) == set()
+    # control: a learned memory beside them is listed, and the count follows the list
+    found = learn(memx, repo)
+    text = memx.ok("review")
+    assert text.startswith("2 learned memories are not staged yet:\n")
+    assert text.endswith("\n\n" + note) and "typed by hand" not in text
+    # against a base, a branch's every change is listed, the person's own too
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "memories")
+    listed = json.loads(memx.ok("review", "--base", "HEAD~1", "--json"))["pending"]
+    assert len(listed) == 5 and {p["id"] for p in listed} >= {p["id"] for p in found.values()}
+    # agents are told the learned ones only are pending: the person's own are theirs
+    mine = memx.ok("add", "The release script tools/release.sh needs a clean work tree").strip()
+    memx.ok("config", "set", "ace.context.reviewed_only", "true")
+    task = ["context", "run the release script tools/release.sh", "--json"]
+    assert mine in [f["id"] for f in json.loads(memx.ok(*task))["context"]["facts"]]
 
 
 def test_accept_stages_reject_removes_and_keeps_a_copy(memx: Memx, repo: Path) -> None:
@@ -231,7 +258,9 @@ def test_listed_ids_are_long_enough_to_name_one_memory(memx: Memx, repo: Path) -
     for wanted, text in zip([*twins, alone], ["first twin", "second twin", "alone"]):
         made = memx.ok("add", text, "--raw").strip()
         old = repo / ".memx" / "memories" / f"{made}.yaml"
-        (old.parent / f"{wanted}.yaml").write_text(old.read_text().replace(made, wanted))
+        # proposed by an agent: review lists what memx or an agent wrote, not your own
+        (old.parent / f"{wanted}.yaml").write_text(
+            old.read_text().replace(made, wanted).replace("type: manual", "type: agent"))
         old.unlink()
     text = memx.ok("review")
     shown = {line.split()[0] for line in text.splitlines() if line.startswith("  01")}

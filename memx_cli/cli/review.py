@@ -30,8 +30,8 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, accept: boo
     """Review what memx learned by itself before it is trusted: the memory files that hooks,
     memx ingest, memx run and agents wrote and that nobody has staged yet, each with its
     provenance (rule, score, source commit, transcript or command, who proposed it).
-    Every unstaged memory file is listed, so your own memx add and memx import show too
-    (proposed by manual or import) until you stage or commit them.
+    Your own memx add and memx import are yours already: they are counted, not listed
+    (commit them with git add .memx); with --base, every memory that differs is listed.
 
     Without an action, on a terminal, it asks about each one: accept (stage), edit,
     reject (remove), skip. Elsewhere it lists them. A convention learned from a transcript
@@ -51,19 +51,23 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, accept: boo
                                + " and ".join(f"--{a}" for a in actions))
     action = actions[0] if actions else None
     repo = state.repo()
-    found = review.pending(repo, base)
+    named = found = review.pending(repo, base)  # an id may name one of your own
+    own = 0
+    if base is None:
+        own = sum(p.own for p in found)
+        found = [p for p in found if not p.own]
     if action is None:
         if ids or everything:
             raise click.UsageError("say what to do with them: --accept, --reject or --edit")
         short = short_ids(repo, [p.memory.id for p in found])
         if as_json or not sys.stdin.isatty():
-            _list(found, base, as_json, short)
+            _list(found, base, as_json, short, own)
             return
-        _interactive(state, found, short)
+        _interactive(state, found, short, own)
         return
     if bool(ids) == everything:
         raise click.UsageError(f"name the memories to {action} (ID...) or pass --all")
-    chosen = list(found) if everything else review.select(found, ids)
+    chosen = list(found) if everything else review.select(named, ids)
     if action == "edit":
         for item in chosen:
             _edit(state, item)
@@ -81,12 +85,22 @@ def review_cmd(state: State, ids: tuple[str, ...], base: str | None, accept: boo
         click.echo(f"  {short[item.memory.id]}  {one_line(item.memory.content, 70)}")
 
 
-def _list(found: list[Any], base: str | None, as_json: bool, short: dict[str, str]) -> None:
+def _own_note(own: int) -> str:
+    """The line that counts the person's own unstaged memories, which review skips."""
+    one = own == 1
+    return (f"{own} memor{'y' if one else 'ies'} you added or imported {'is' if one else 'are'}"
+            " not staged either: yours, not reviewed here (git add .memx, then commit)")
+
+
+def _list(found: list[Any], base: str | None, as_json: bool, short: dict[str, str],
+          own: int) -> None:
     if as_json:
-        emit_json({"base": base, "pending": [p.as_dict() for p in found]})
+        emit_json({"base": base, "pending": [p.as_dict() for p in found], "own_unstaged": own})
         return
     if not found:
         click.echo("Nothing to review" + (f" against {base}" if base else ""))
+        if own:
+            click.echo(_own_note(own))
         return
     one = len(found) == 1
     what = (f"differ{'s' if one else ''} from {base}" if base
@@ -96,6 +110,8 @@ def _list(found: list[Any], base: str | None, as_json: bool, short: dict[str, st
     click.echo(f"{len(found)} {learned}memor{'y' if one else 'ies'} {what}:")
     for item in found:
         click.echo(_block(item, short))
+    if own:
+        click.echo("\n" + _own_note(own))
 
 
 def _block(item: Any, short: dict[str, str]) -> str:
@@ -110,12 +126,14 @@ def _block(item: Any, short: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _interactive(state: State, found: list[Any], short: dict[str, str]) -> None:
+def _interactive(state: State, found: list[Any], short: dict[str, str], own: int) -> None:
     from memx_cli.operations import review
 
     repo = state.repo()
     if not found:
         click.echo("Nothing to review")
+        if own:
+            click.echo(_own_note(own))
         return
     counts = {"accepted": 0, "edited": 0, "rejected": 0, "skipped": 0}
     for number, item in enumerate(found, 1):
@@ -137,6 +155,8 @@ def _interactive(state: State, found: list[Any], short: dict[str, str]) -> None:
         else:
             counts["skipped"] += 1
     click.echo(", ".join(f"{n} {k}" for k, n in counts.items()))
+    if own:
+        click.echo(_own_note(own))
 
 
 def _edit(state: State, item: Any) -> None:

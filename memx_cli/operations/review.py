@@ -27,6 +27,11 @@ from memx_cli.store.memory import Memory
 from memx_cli.store.repo import Repo
 
 MEMORIES = ".memx/memories"
+# What a person wrote (`memx add`) or chose to bring in (`memx import`): their own word,
+# not something memx learned, so `memx review` does not ask about it (walk17: after a
+# first `memx import` of 500 notes, review asked about each before the learned ones).
+# Against a base (a branch's review) it is listed like every other change.
+OWN_SOURCES = ("manual", "import")
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,12 @@ class Pending:
 
         by_tag = {r.tag: r.name for r in RULES.values()}
         return next((by_tag[t] for t in self.memory.tags if t in by_tag), None)
+
+    @property
+    def own(self) -> bool:
+        """Written or imported by a person, not learned: no Reflector rule made it."""
+        kind = str(dict(self.memory.source).get("type") or "manual")
+        return kind in OWN_SOURCES and self.rule is None
 
     @property
     def proposer(self) -> str:
@@ -112,8 +123,9 @@ def pending(repo: Repo, base: str | None = None) -> list[Pending]:
 
 
 def unreviewed_ids(repo: Repo) -> set[str]:
-    """Ids of the memories no person has staged or committed yet (for agents)."""
-    return {p.memory.id for p in pending(repo)}
+    """Ids of the memories memx learned that no person has staged or committed yet (for
+    agents); a person's own ``memx add`` is theirs already."""
+    return {p.memory.id for p in pending(repo) if not p.own}
 
 
 def accept(repo: Repo, items: Sequence[Pending]) -> None:
