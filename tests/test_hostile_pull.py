@@ -231,3 +231,42 @@ def test_a_pulled_memory_file_that_links_out_is_not_read_through(
     (clone / ".memx" / "memories" / f"{memory_id}.yaml").unlink()
     (clone / ".memx" / "memories" / f"{memory_id}.yaml").write_bytes(outside.read_bytes())
     assert "SECRET outside" in memx.ok("list", cwd=clone)
+
+
+def _in_a_process(repo: Path, *args: str) -> None:
+    """memx ARGS in a process of its own (a store's leftovers are recovered once a
+    process)."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "memx_cli", *args], cwd=repo, check=True,
+                   capture_output=True, timeout=120)
+
+
+def test_a_planted_intent_repairs_only_memories_of_the_store(memx: Memx, repo: Path,
+                                                             tmp_path: Path) -> None:
+    """An interrupted supersede's intent (local/intents/) names the old memory by id; one
+    committed or planted with a path for an id never reaches a file outside the store."""
+    import shutil
+
+    memory_id = memx.ok("add", "the deploy script lives in tools").strip()
+    path = repo / ".memx" / "memories" / f"{memory_id}.yaml"
+    dangling = path.read_text().replace("veracity:", "superseded_by: 01m98t00000000000000000000\n"
+                                        "veracity:")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / f"{memory_id}.yaml").write_text(dangling)
+    intents = repo / ".memx" / "local" / "intents"
+    intents.mkdir(parents=True, exist_ok=True)
+    dead = 2 ** 22 + 12345  # above Linux's default pid_max: no process has it
+    (intents / "supersede-1.json").write_text(json.dumps(
+        {"operation": "supersede", "pid": dead, "old": f"../../../outside/{memory_id}"}))
+    _in_a_process(repo, "add", "a second memory, taking the store lock")
+    assert (outside / f"{memory_id}.yaml").read_text() == dangling
+    assert not (intents / "supersede-1.json").exists()
+    # control: the same intent naming the memory by its id repairs it in the store
+    shutil.copy(outside / f"{memory_id}.yaml", path)
+    (intents / "supersede-2.json").write_text(json.dumps(
+        {"operation": "supersede", "pid": dead, "old": memory_id}))
+    _in_a_process(repo, "add", "a third memory, taking the store lock")
+    assert "superseded_by" not in path.read_text()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from memx_cli.errors import InvalidMemoryError
 from memx_cli.fsutil import atomic_write
+from memx_cli.store.ids import is_valid_id
 
 if TYPE_CHECKING:
     from memx_cli.store.files import Store
@@ -68,17 +69,24 @@ def recover(store: Store) -> list[str]:
     one line per repair."""
     repaired = []
     for path, data in pending(store):
-        if data.get("operation") == "supersede":
-            line = _undo_dangling(store, str(data.get("old", "")))
+        # The ids an intent names become paths: only a memory id's shape is taken (an
+        # intent committed into local/ by someone else could name '../../file'; walk17).
+        if data.get("operation") == "supersede" and _an_id(data.get("old")):
+            line = _undo_dangling(store, str(data["old"]))
             if line:
                 repaired.append(line)
         elif data.get("operation") == "import" and isinstance(data.get("entries"), list):
-            entries = [e for e in data["entries"] if isinstance(e, list) and len(e) == 2]
+            entries = [e for e in data["entries"]
+                       if isinstance(e, list) and len(e) == 2 and _an_id(e[0])]
             append_journal(store, [str(d) for i, d in entries if d and _exists(store, str(i))])
             repaired += _drop_links_to_unwritten(store, {str(i) for i, _ in entries})
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
     return repaired
+
+
+def _an_id(value: object) -> bool:
+    return isinstance(value, str) and is_valid_id(value)
 
 
 def _undo_dangling(store: Store, old_id: str) -> str | None:
