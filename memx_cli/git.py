@@ -44,6 +44,20 @@ def run(args: list[str], cwd: Path, check: bool = True) -> str:
     return proc.stdout
 
 
+def merge_text(ours: Path, base: Path, theirs: Path) -> bool:
+    """git's own three-way merge of a text file into ``ours`` (its conflict markers where
+    both sides changed the same lines), as without a merge driver; True when clean."""
+    try:
+        proc = subprocess.run(
+            ["git", "merge-file", "-L", "this side", "-L", "base", "-L", "other side", "--",
+             str(ours), str(base), str(theirs)], capture_output=True, check=False)
+    except FileNotFoundError:
+        raise MemxError(MISSING) from None
+    if proc.returncode < 0 or proc.returncode > 127:
+        raise MemxError(f"git merge-file failed: {_cause(proc.stderr.decode('utf-8', 'replace'))}")
+    return proc.returncode == 0
+
+
 def _cause(stderr: str) -> str:
     """The line of git's stderr that says what went wrong: the first one that is not a
     warning or hint (the last is often advice, "and the repository exists.")."""

@@ -53,6 +53,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/git.py::hooks_dir::run": "constant",
     "memx_cli/git.py::ls_files::run": "own",
     "memx_cli/git.py::merge_base::run": "checked",
+    "memx_cli/git.py::merge_text::subprocess.run": "own",  # the temporary files git made
     "memx_cli/git.py::private_git_dir::run": "constant",
     "memx_cli/git.py::read_blobs::run_bytes": "own",  # specs on standard input
     "memx_cli/git.py::renames_since::run": "checked",  # an anchor's commit: is_operand

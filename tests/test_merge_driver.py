@@ -300,7 +300,8 @@ def test_the_driver_merges_an_addition_made_on_both_sides(memx: Memx, tmp_path: 
     theirs = _mem(tags=("b",), feedback={"helpful": 1, "harmful": 1}, mention_count=3)
     base, ours_file, theirs_file = _driver_files(tmp_path, b"", memory.dump(ours),
                                                  memory.dump(theirs))
-    assert memx.ok("merge-file", base, ours_file, theirs_file, "x.yaml") == ""
+    assert memx.ok("merge-file", base, ours_file, theirs_file,
+                   ".memx/memories/01jd3k7m2xaaaaaaaaaaaaaaaa.yaml") == ""
     merged = memory.load(Path(ours_file).read_bytes())
     # no common ancestor: sets are unions, counters the larger of the two
     assert merged.tags == ("python", "a", "b")
@@ -372,3 +373,34 @@ def test_a_huge_side_is_refused_from_its_size(memx: Memx, tmp_path: Path) -> Non
                              "version unchanged, settle it by hand (memx validate checks it)\n")
     assert Path(ours_file).read_bytes() == ours
     assert peak < 200, f"{peak:.0f} MB"
+
+
+def test_a_committed_attribute_that_sends_code_to_the_driver_merges_it_as_git_would(
+        memx: Memx, team: Team) -> None:
+    """A `.gitattributes` that says `* merge=memx` (committed by anyone) hands every file to
+    the driver: a file that is no memory file is merged as git merges text (walk17: the
+    driver refused it and left this side alone, without conflict markers)."""
+    (team.alice / ".gitattributes").write_text("* merge=memx\n")
+    (team.alice / "code.py").write_text("one\ntwo\nthree\nfour\n")
+    git(team.alice, "add", ".gitattributes", "code.py")
+    git(team.alice, "commit", "-q", "-m", "attributes")
+    git(team.alice, "push", "-q", "origin", "HEAD")
+    assert _pull(team.bob).returncode == 0
+    for clone, first, last in ((team.alice, "one", "four (alice)"),
+                               (team.bob, "one (bob)", "four")):
+        (clone / "code.py").write_text(f"{first}\ntwo\nthree\n{last}\n")
+        git(clone, "commit", "-q", "-am", "edit")
+    git(team.alice, "push", "-q", "origin", "HEAD")
+    assert _pull(team.bob).returncode == 0  # different lines: clean, as without the driver
+    assert (team.bob / "code.py").read_text() == "one (bob)\ntwo\nthree\nfour (alice)\n"
+    # control: the same line changed on both sides is a conflict with git's markers
+    (team.alice / "code.py").write_text("ONE\ntwo\nthree\nfour (alice)\n")
+    git(team.alice, "commit", "-q", "-am", "alice again")
+    git(team.alice, "push", "-q", "origin", "HEAD")
+    (team.bob / "code.py").write_text("uno\ntwo\nthree\nfour (alice)\n")
+    git(team.bob, "commit", "-q", "-am", "bob again")
+    pulled = _pull(team.bob)
+    assert pulled.returncode == 1
+    assert "memx merge-file: code.py: not a memory file; merged as text" in pulled.stderr
+    assert (team.bob / "code.py").read_text() == ("<<<<<<< this side\nuno\n=======\nONE\n"
+                                                  ">>>>>>> other side\ntwo\nthree\nfour (alice)\n")

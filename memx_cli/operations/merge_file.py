@@ -20,6 +20,7 @@ it (valid YAML), says why on standard error and exits 1, so git reports a confli
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,9 @@ from memx_cli.store import memory as memfmt
 from memx_cli.store.ids import copy_id
 from memx_cli.store.memory import Memory
 
+# The files the driver merges field by field: the store's memories, current or archived
+# (git gives the path from the top of the work tree).
+MEMORY_PATH_RE = re.compile(r"^\.memx/(memories|archive)/[^/]+\.yaml$")
 SET_FIELDS = ("tags", "tools", "entities", "supersedes", "conflicts_with")
 _ABSENT: Any = object()  # the base of an add/add merge: nothing to compare against
 
@@ -177,6 +181,8 @@ def run_driver(base: Path, ours: Path, theirs: Path, pathname: str,
     """Merge ``theirs`` into ``ours`` (the file git reads the result from). Never raises:
     on any problem ``ours`` is left as it was and the result says git has a conflict."""
     try:
+        if not MEMORY_PATH_RE.match(pathname):
+            return _merge_text(base, ours, theirs, pathname)
         return _run(base, ours, theirs, pathname, worktree)
     except MergeRefused as exc:
         reason = str(exc)
@@ -184,6 +190,18 @@ def run_driver(base: Path, ours: Path, theirs: Path, pathname: str,
         reason = f"internal error: {type(exc).__name__}: {exc}"
     return DriverResult(False, f"memx merge-file: {pathname}: {reason}; kept this side's "
                                "version unchanged, settle it by hand (memx validate checks it)")
+
+
+def _merge_text(base: Path, ours: Path, theirs: Path, pathname: str) -> DriverResult:
+    """A file that is no memory file, given to the driver by a ``.gitattributes`` that
+    says ``merge=memx`` for more than the store (a committed ``* merge=memx``; walk17):
+    merged as git merges it without the driver, conflict markers and all."""
+    from memx_cli import git
+
+    if git.merge_text(ours, base, theirs):
+        return DriverResult(True)
+    return DriverResult(False, f"memx merge-file: {pathname}: not a memory file; merged as "
+                               "text, with conflict markers where both sides changed it")
 
 
 def _read(path: Path, pathname: str, side: str) -> Memory | None:
