@@ -116,7 +116,50 @@ def _patterns(value: Any) -> Any:
         except (re.error, TypeError) as exc:
             raise ValueError(f"pattern {item['name']!r} is not a regular expression ({exc})") \
                 from None
+        if _nested_repeat(item["pattern"]):
+            raise ValueError(f"pattern {item['name']!r} repeats a repetition, as (a+)+ does, "
+                             "which can take exponential time on one line; write it without "
+                             "the nesting, or make the inner part possessive (a++) or atomic "
+                             "((?>a+))")
     return [{"name": i["name"], "pattern": i["pattern"]} for i in value]
+
+
+def _nested_repeat(pattern: str) -> bool:
+    """Whether ``pattern`` puts a repetition inside an unbounded one that may backtrack
+    into it (``(a+)+``, ``(\\w*\\s?)*``, ``(x{1,3})+``): the shape of catastrophic
+    backtracking. Every write runs the custom patterns over its text, the pre-commit hook
+    included, and the patterns may come from a committed file (walk17: ``(a+)+$`` held
+    ``memx add`` and ``git commit`` for good). Possessive repeats and atomic groups never
+    backtrack and pass."""
+    import importlib
+
+    # re's own parser (the tree re compiles; private, so typeshed lists it not)
+    c = importlib.import_module("re._constants")
+    _parser = importlib.import_module("re._parser")
+
+    def children(op: Any, arg: Any) -> list[Any]:
+        """The sub-patterns an item holds (possessive repeats, atomic groups: none)."""
+        if op == c.SUBPATTERN:
+            return [arg[3]]
+        if op == c.BRANCH:
+            return list(arg[1])
+        if op in (c.ASSERT, c.ASSERT_NOT):
+            return [arg[1]]
+        if op == c.GROUPREF_EXISTS:
+            return [b for b in arg[1:] if b]
+        return []
+
+    def walk(items: Any, inside: bool) -> bool:
+        for op, arg in items:
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                _, high, sub = arg
+                if (inside and high > 1) or walk(sub, inside or high == c.MAXREPEAT):
+                    return True
+            elif any(walk(sub, inside) for sub in children(op, arg)):
+                return True
+        return False
+
+    return walk(_parser.parse(pattern), False)
 
 
 def _sources(value: Any) -> Any:

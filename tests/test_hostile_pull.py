@@ -270,3 +270,28 @@ def test_a_planted_intent_repairs_only_memories_of_the_store(memx: Memx, repo: P
         {"operation": "supersede", "pid": dead, "old": memory_id}))
     _in_a_process(repo, "add", "a third memory, taking the store lock")
     assert "superseded_by" not in path.read_text()
+
+
+def test_a_pulled_backtracking_pattern_is_a_one_line_error_not_a_hang(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    """ace.reflector.custom_patterns run over every write (the pre-commit hook's check
+    too): '(a+)+$' from a committed file held `memx add` and `git commit` for good."""
+    config = ("ace:\n  reflector:\n    custom_patterns:\n    - name: slow\n"
+              "      pattern: '(a+)+$'\n")
+    clone = _pulled(memx, repo, tmp_path, config)
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "memx_cli", "add", "a" * 40 + "!"],
+                          cwd=clone, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"memx: error: {clone}/.memx/config.yaml: configuration key "
+        "'ace.reflector.custom_patterns': pattern 'slow' repeats a repetition, as (a+)+ does, "
+        "which can take exponential time on one line; write it without the nesting, or make "
+        "the inner part possessive (a++) or atomic ((?>a+)), got [{'name': 'slow', "
+        "'pattern': '(a+)+$'}]\n")
+    # control: the same repetition, possessive, is a team's pattern that masks
+    (clone / ".memx" / "config.yaml").write_text(config.replace("(a+)+$", "ACME-(?:a++)+"))
+    out = json.loads(memx.ok("add", "the key is ACME-aaaa here", "--json", cwd=clone))
+    assert out["memory"]["content"] == "the key is [REDACTED:slow] here"
