@@ -295,3 +295,21 @@ def test_a_pulled_backtracking_pattern_is_a_one_line_error_not_a_hang(
     (clone / ".memx" / "config.yaml").write_text(config.replace("(a+)+$", "ACME-(?:a++)+"))
     out = json.loads(memx.ok("add", "the key is ACME-aaaa here", "--json", cwd=clone))
     assert out["memory"]["content"] == "the key is [REDACTED:slow] here"
+
+
+def test_a_pulled_file_name_with_a_newline_is_named_on_one_line(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    good = memx.ok("add", "the deploy script lives in tools").strip()
+    clone = _pulled(memx, repo, tmp_path, "")
+    source = repo / ".memx" / "memories" / f"{good}.yaml"
+    (source.parent / "odd\nname\x1b[2J.yaml").write_bytes(source.read_bytes())
+    _committed(repo, clone, "odd name")
+    result = memx("list", cwd=clone)
+    assert result.code == 0 and good[:12] in result.out
+    assert result.err == (f"memx: warning: .memx/memories/odd\\nname\\x1b[2J.yaml:2: id {good}"
+                          f" does not match the file name; rename the file to {good}.yaml "
+                          "(skipped)\n")
+    # control: a name in any script stays as it is
+    (clone / ".memx" / "memories" / "odd\nname\x1b[2J.yaml").rename(
+        clone / ".memx" / "memories" / "部署.yaml")
+    assert "memx: warning: .memx/memories/部署.yaml:2: id" in memx("list", cwd=clone).err

@@ -181,11 +181,17 @@ class Store:
         return self.memories_dir.is_dir() or (self.root / "config.yaml").is_file()
 
     def display(self, path: Path) -> str:
-        """A path as users should see it: relative to the work tree when inside it."""
+        """A path as users should see it: relative to the work tree when inside it, a
+        control character in a name (a committed file called 'x\\n.yaml') written as its
+        escape, so a notice about it stays one line (walk17)."""
+        shown = str(path)
         if self._display_base is not None:
             with contextlib.suppress(ValueError):
-                return path.relative_to(self._display_base).as_posix()
-        return str(path)
+                shown = path.relative_to(self._display_base).as_posix()
+        if shown.isprintable():
+            return shown
+        return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                       for c in shown)
 
     def create(self) -> list[Path]:
         """Create the layout; returns what was newly made. Idempotent."""
