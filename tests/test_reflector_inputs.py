@@ -22,6 +22,18 @@ def read(data: str | bytes, fmt: str = "auto") -> tuple[list[Turn], Reader]:
     return list(reader.turns()), reader
 
 
+def test_a_log_line_loses_every_terminal_sequence_and_keeps_its_text() -> None:
+    """OSC 8 hyperlinks end with ST (ESC backslash), not BEL: they were kept, ESC and all,
+    in the learned memory (walk17); a window title, a charset switch and colours too."""
+    line = ("\x1b]8;;file:///src/app.py\x1b\\app.py\x1b]8;;\x1b\\: \x1b[1;31merror\x1b[0m "
+            "\x1b]0;build\x07ModuleNotFoundError\x1b(B: No module named 'yaml'\n")
+    turns, _ = read("User: the build fails\n" + line)
+    assert turns[0].text == "the build fails\napp.py: error ModuleNotFoundError: No module named 'yaml'"
+    # control: a backslash and brackets that belong to the text stay
+    turns, _ = read("User: the path C:\\tmp\\[x] fails\n")
+    assert turns[0].text == "the path C:\\tmp\\[x] fails"
+
+
 def test_text_is_read_in_blocks_with_roles_and_clean_log_lines() -> None:
     text = ("User: the build fails\nwith this\n\nAssistant: try `make clean`\n"
             "2026-11-01T12:00:00.1234567Z \x1b[31mERROR\x1b[0m boom\n##[group]Run npm test\nok\n")

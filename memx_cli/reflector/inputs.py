@@ -31,7 +31,11 @@ MAX_LINE_BYTES = 1 << 20  # longer lines are cut: nothing instructive is a megab
 MAX_ANALYSED_LINE = 2000
 BLOCK_LINES = 40
 MAX_JSON_BYTES = 64 << 20
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+# A terminal's control sequences in captured output: CSI (colours, cursor), an OSC, DCS
+# or APC string up to its BEL or ST terminator (OSC 8 hyperlinks end with ST, ESC \\;
+# walk17: those were kept, ESC and all, in a learned memory), any other escape, and CR.
+ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                     r"|\x1b[ -/]*[0-~]|\r")
 STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s")
 ROLE_RE = re.compile(
     r"^\s*(user|assistant|human|ai|system|me|bot|agent|developer|claude|"
