@@ -114,7 +114,8 @@ def test_a_warm_searcher_re_embeds_with_the_new_model(memx: Memx, repo: Path,
     from memx_cli.store.repo import Repo
 
     model = copied(tmp_path)
-    (repo / ".memx" / "config.yaml").write_text(f"embedding:\n  model: {model}\n")
+    # a model location counts only in your own files (config.local.yaml), not the committed one
+    (repo / ".memx" / "config.local.yaml").write_text(f"embedding:\n  model: {model}\n")
     facts = ["The nightly backup job writes to the cold storage bucket",
              "Use pnpm, not npm, to install JavaScript dependencies",
              "The staging database is reset every Sunday night"]
