@@ -433,3 +433,86 @@ def test_a_finding_said_in_one_sentence_is_the_cause(memx: Memx, repo: Path) -> 
     assert stored(repo) == [("pitfall", (
         "edited put.go: `key := keyFromEntry(e)`. Why: The store keys every entry by today's "
         "date in `cacheKey()`, never by the entry's own date."))]
+
+
+# What the agent finds between a failing run and its edit, with no word of cause ("`x` can
+# go negative"): the same command green after the edit bears it out (episodes.py).
+GO_TEST = "go test ./internal/quota/..."
+GO_FAIL = ("--- FAIL: TestRemaining_AllDeleted (0.00s)\n"
+           "    quota_test.go:48: Remaining() = -3, want 0\n"
+           "FAIL\nFAIL\texample.com/svc/internal/quota\t0.012s")
+GO_PASS = "ok  \texample.com/svc/internal/quota\t0.011s"
+FINDING = ("`usedLines` is subtracted from `granted` a second time for deleted lines, and "
+           "`Remaining()` goes below zero.")
+QUOTA = "/home/dev/svc/internal/quota/quota.go"
+
+
+def _found_then_edited(finding: str = FINDING) -> Replies:
+    session = Replies().user("Add a test for a quota whose lines were all deleted.")
+    session.run(GO_TEST, GO_FAIL, True)
+    session.say(finding + " Let me clamp it.")
+    session.edit(QUOTA, "return granted - usedLines", "return max(0, granted-usedLines)")
+    return session
+
+
+def _why(repo: Path) -> list[str]:
+    return [content.partition(" Why: ")[2] for _, content in stored(repo)]
+
+
+def test_a_finding_the_same_command_bears_out_is_the_why(memx: Memx, repo: Path) -> None:
+    """The agent's words between the edit and the green run ("Vet passes cleanly.") report
+    a check; what it found before the edit is why."""
+    name = _found_then_edited().run("go vet ./...", "", False) \
+        .say("Vet passes cleanly. Now format and the quota tests.") \
+        .run(f"gofmt -w . && {GO_TEST}", GO_PASS, False).say("All quota tests pass now.") \
+        .write(repo)
+    memx.ok("ingest", name)
+    assert stored(repo) == [("pitfall", (
+        f"Error: `{GO_TEST}` — TestRemaining_AllDeleted failed: quota_test.go:48: Remaining() "
+        "= -3, want 0. Fix: edited /home/[REDACTED:user]/svc/internal/quota/quota.go: "
+        "`return max(0, granted-usedLines)`; ran `go vet ./...`; ran `gofmt -w .`. Why: "
+        + FINDING))]
+
+
+def test_a_long_edit_gives_up_room_for_the_finding(memx: Memx, repo: Path) -> None:
+    """Edits that would fill the memory are cut after a whole edit so the finding fits."""
+    session = _found_then_edited()
+    for n in range(4):
+        session.edit(QUOTA, f"old{n}", f"if deleted{n} > granted {{ deleted{n} = granted }} "
+                     f"// clamp the deleted lines of batch {n} before subtracting them")
+    name = session.run(GO_TEST, GO_PASS, False).write(repo)
+    memx.ok("ingest", name)
+    [(_, content)] = stored(repo)
+    assert content.endswith("Why: " + FINDING)
+    assert content.count("`") % 2 == 0 and "clamp the deleted lines of batch" in content
+
+
+@pytest.mark.parametrize("after", [
+    # the same command still failing, then a second edit with no word: the first finding
+    # was disproved
+    lambda s: s.run(GO_TEST, GO_FAIL, True)
+               .edit(QUOTA, "usedLines -= deleted", "")
+               .run(GO_TEST, GO_PASS, False),
+    # another command green: no confirmation of the finding (and no end of the problem)
+    lambda s: s.run("go vet ./...", "", False).say("Vet is clean."),
+], ids=["still-failing", "another-command"])
+def test_a_finding_no_green_run_of_its_command_bears_out_is_no_why(
+        memx: Memx, repo: Path, after: Callable[[Replies], Replies]) -> None:
+    name = after(_found_then_edited()).write(repo)
+    memx.ok("ingest", name)
+    assert all(FINDING not in why for why in _why(repo))
+
+
+def test_a_finding_the_user_turned_down_is_no_why(memx: Memx, repo: Path) -> None:
+    """Control: the user rejects the edit the finding led to; the edit made after their
+    word passes, and the finding is not its Why."""
+    session = Replies().user("Add a test for a quota whose lines were all deleted.")
+    session.run(GO_TEST, GO_FAIL, True)
+    session.say(FINDING)
+    session.rejected_edit(QUOTA, "return max(0, granted-usedLines)",
+                          "no, the counter is right; the test data is wrong")
+    session.edit("/home/dev/svc/internal/quota/quota_test.go", "deleted: 5", "deleted: 2")
+    name = session.run(GO_TEST, GO_PASS, False).write(repo)
+    memx.ok("ingest", name)
+    assert all(FINDING not in why for why in _why(repo))
+

@@ -50,11 +50,15 @@ class Episode:
     # Opened by the user's request for work ("let's make the command hidden"), not a
     # failure seen: only the user's own words say a problem was solved or not.
     request: bool = False
+    # What the assistant found wrong, said after the failing run and before its first edit
+    # for it ("`agentLines` can go negative"): the cause once the same command passes.
+    finding: str | None = None
 
     def fail(self, rejected: bool = False) -> None:
         """The problem is still there (or the user turned the attempts down): every
-        attempt since the last failure failed. A rejection is no failed try: it does not
-        make the episode a RetrySuccess."""
+        attempt since the last failure failed, and what was found before them was not the
+        cause. A rejection is no failed try: it does not make the episode a RetrySuccess."""
+        self.finding = None
         fresh = [a for a in self.attempts[self.mark:] if not a.revert]
         for attempt in fresh:
             attempt.failed, attempt.rejected = not rejected, rejected
@@ -63,7 +67,9 @@ class Episode:
 
     def turn_down_call(self) -> None:
         """The user rejected the tool call just made: that call and what was said since the
-        call before it are turned down; the edits already made stand."""
+        call before it are turned down, with what the agent had found; the edits already
+        made stand."""
+        self.finding = None
         start = self.mark
         for number in range(len(self.attempts) - 2, self.mark - 1, -1):
             if self.attempts[number].tool:

@@ -32,9 +32,12 @@ import re
 from dataclasses import replace
 
 from memx_cli.reflector import evidence
+from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import imperative
+from memx_cli.reflector.diagnosis import NARRATED
+from memx_cli.reflector.distiller import MAX_COMMAND, shorten
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE, program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
@@ -65,6 +68,11 @@ MIN_NAME = 3  # characters of a name compared with the episode's own words
 # One word of code: letters, digits and the joints of code (_ . / : -), with a joint or a
 # lower-to-upper hump in it, so a plain word in backticks (`Enabled`) is none.
 CODE_WORD = re.compile(r"^(?=.*(?:[_./:]|[a-z][A-Z]))[\w./:@-]+(?:\(\))?$")
+MAX_FOUND = 2  # sentences of the agent's finding kept as a cause
+MAX_FINDING = 190  # characters of it
+# A memory's room (ace.reflector.max_content_length, 500 by default) less its labels; a fix
+# shorter than MIN_FIX shows nothing of the edit.
+ROOM, MIN_FIX = 470, 40
 QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
@@ -317,6 +325,10 @@ class Tracker:
             self._follow(sig)
             return [], False
         episode.seen = turn.index
+        if turn.role == "assistant" and episode.command is not None \
+                and not any(a.files for a in episode.working()):
+            # between the failing run and the first edit for it: what the agent found
+            episode.finding = _finding(sig) or episode.finding
         if turn.role == "user" and (sig.deny or STILL.search(sig.text) or states_failure(sig)):
             episode.stated = True  # "it still fails": the failure is said now
         if turn.role == "user" and sig.error_lines and sig.key_error and not sig.confirm \
@@ -431,6 +443,13 @@ class Tracker:
             cause = said[-1].text if said else None
         else:
             fix, cause = said[-1].text, None
+        if by == "tool" and episode.finding and tools:
+            # the same command red before the edit and green after it bears out what the
+            # agent found between them: that is the cause, not its words around the edits;
+            # the edits give up room for it (one memory holds ROOM characters)
+            cause = shorten(episode.finding, MAX_FINDING)
+            shown = min(len(episode.command or ""), MAX_COMMAND) + len(episode.problem or "")
+            fix = _fit(fix, ROOM - shown - len(cause))
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
             a.failed for a in episode.attempts) else "ErrorFix"
@@ -445,11 +464,32 @@ class Tracker:
 
     def _explained(self, done: Candidate, sig: Signals) -> Candidate:
         """The assistant's words right after a passing run say why it worked; a sentence
-        announcing its next step does not."""
+        announcing its next step does not, nor any when the agent's finding before the
+        edit is the cause already."""
+        if self.closed is not None and self.closed.finding and done.cause == self.closed.finding:
+            return done
         ahead = {n for n in range(len(sig.spans)) if NEXT_STEP.match(sig.sentence(n))
                  or _elsewhere(sig.sentence(n), done)}
         why = proposal(sig, limit=2, skip=ahead)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _finding(sig: Signals) -> str | None:
+    """What an assistant's text states about named code (`TotalCommitted` can go negative,
+    "the parent added a `userPrompt` parameter to `InitializeSession`"): its sentences that
+    name an identifier, a path or a code word, leaving out questions, denials, hedged
+    guesses, its next steps and lead-ins to what it quotes."""
+    denied = denied_sentences(sig)
+    hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
+    kept = []
+    for number in range(len(sig.spans)):
+        said = sig.sentence(number).strip()
+        if sig.is_question(number) or number in denied or number in hedged \
+                or NEXT_STEP.match(said) or NARRATED.match(said) \
+                or said.endswith((":", "：")) or not _names(said):
+            continue
+        kept.append(said)
+    return " ".join(kept[:MAX_FOUND]) or None
 
 
 def _unplaced(line: str) -> str:
@@ -506,6 +546,15 @@ def _edits(tools: list[Attempt]) -> str:
             parts.append(attempt.text)
         previous = attempt.files if attempt.change else None
     return "; ".join(parts)
+
+
+def _fit(fix: str, room: int) -> str:
+    """The fix cut to ``room`` characters after its last whole edit, a code span cut open
+    closed; whole when too little room is left to show anything (the cause gives way)."""
+    if len(fix) <= room or room < MIN_FIX:
+        return fix
+    cut = shorten(fix, room)
+    return cut + "`" if cut.count("`") % 2 else cut
 
 
 def _key(command: str, episode: Episode) -> str:
