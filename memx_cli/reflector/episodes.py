@@ -448,8 +448,8 @@ class Tracker:
             # agent found between them: that is the cause, not its words around the edits;
             # the edits give up room for it (one memory holds ROOM characters)
             cause = shorten(episode.finding, MAX_FINDING)
-            shown = min(len(episode.command or ""), MAX_COMMAND) + len(episode.problem or "")
-            fix = _fit(fix, ROOM - shown - len(cause))
+            room = ROOM - len(cause) - min(len(episode.command or ""), MAX_COMMAND) + len(episode.problem or "")
+            fix = _fit(fix, room)
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
             a.failed for a in episode.attempts) else "ErrorFix"
