@@ -328,7 +328,7 @@ class Tracker:
         if turn.role == "assistant" and episode.command is not None \
                 and not any(a.files for a in episode.working()):
             # between the failing run and the first edit for it: what the agent found
-            episode.finding = _finding(sig) or episode.finding
+            episode.finding = _finding(sig, episode.problem or "") or episode.finding
         if turn.role == "user" and (sig.deny or STILL.search(sig.text) or states_failure(sig)):
             episode.stated = True  # "it still fails": the failure is said now
         if turn.role == "user" and sig.error_lines and sig.key_error and not sig.confirm \
@@ -448,7 +448,8 @@ class Tracker:
             # agent found between them: that is the cause, not its words around the edits;
             # the edits give up room for it (one memory holds ROOM characters)
             cause = shorten(episode.finding, MAX_FINDING)
-            room = ROOM - len(cause) - min(len(episode.command or ""), MAX_COMMAND) + len(episode.problem or "")
+            room = ROOM - len(cause) - len(episode.problem or "") \
+                - min(len(episode.command or ""), MAX_COMMAND)
             fix = _fit(fix, room)
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
@@ -474,21 +475,28 @@ class Tracker:
         return replace(done, cause=why, last=sig.turn.last) if why else done
 
 
-def _finding(sig: Signals) -> str | None:
-    """What an assistant's text states about named code (`TotalCommitted` can go negative,
-    "the parent added a `userPrompt` parameter to `InitializeSession`"): its sentences that
-    name an identifier, a path or a code word, leaving out questions, denials, hedged
-    guesses, its next steps and lead-ins to what it quotes."""
+def _finding(sig: Signals, problem: str) -> str | None:
+    """What an assistant's text states about the code the failure names ("the parent added
+    a `userPrompt` parameter to `InitializeSession`" for "not enough arguments in call to
+    s.InitializeSession"): its sentences that share a name (an identifier, a path, a code
+    word) with the problem, leaving out questions, denials, hedged guesses, its next steps
+    and lead-ins to what it quotes. Sentences about other code are other work told in the
+    same message (the rest of a review's list)."""
     denied = denied_sentences(sig)
     hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
+    failure = problem.lower()
+    named = _names(problem)
     kept = []
     for number in range(len(sig.spans)):
         said = sig.sentence(number).strip()
         if sig.is_question(number) or number in denied or number in hedged \
-                or NEXT_STEP.match(said) or NARRATED.match(said) \
-                or said.endswith((":", "：")) or not _names(said):
+                or NEXT_STEP.match(said) or NARRATED.match(said) or said.endswith((":", "：")):
             continue
-        kept.append(said)
+        lowered = said.lower()
+        quoted = {q.strip().rstrip("()").lower() for q in CODE_SPAN.findall(said)}
+        if any(name in failure for name in _names(said) | quoted if len(name) >= MIN_NAME) \
+                or any(name in lowered for name in named):
+            kept.append(said)
     return " ".join(kept[:MAX_FOUND]) or None
 
 
