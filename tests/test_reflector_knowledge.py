@@ -110,3 +110,28 @@ def test_a_correction_of_the_team_s_way_is_a_convention(text: str, words: str) -
 
 def test_we_dont_without_a_correction_is_no_convention() -> None:
     assert reflect_text("I know I asked for the note, but we don't need it three times :P") == []
+
+
+SCENARIOS = ("Please write down what happens in each of these cases:\n"
+             "1. Job starts, writes rows, job finishes, operator exports the table\n"
+             "2. Job starts, writes rows, job fails halfway, nothing is exported\n"
+             "3. Job starts, writes rows, job finishes, operator decided to split the export "
+             "into monthly files\n")
+
+
+def test_a_case_among_parallel_list_items_decides_nothing() -> None:
+    """Items that open alike are cases to describe; "operator decided to split" in one of
+    them is what happens in the case, not the speaker's decision."""
+    assert reflect_text(SCENARIOS) == []
+
+
+@pytest.mark.parametrize("text", [
+    # the same decision said outside the list
+    SCENARIOS + "\nWe decided to split the export into monthly files because one file is "
+                "too large.",
+    # items that do not open alike are statements of their own
+    "Notes from the meeting:\n1. Exports stay nightly\n2. We decided to split the export "
+    "into monthly files\n3. Alerts go to the data channel\n",
+])
+def test_a_decision_outside_a_list_of_cases_is_kept(text: str) -> None:
+    assert one(text).rule == "Decision"

@@ -125,6 +125,7 @@ def found(sig: Signals, skip: set[int], opening: bool = False) -> Candidate | No
     ``opening``: the turn opens an agent's session (nothing answered yet): it sets the task."""
     if sig.turn.kind != "text" or sig.turn.role not in ("user", "text"):
         return None
+    skip = skip | _variants(sig)
     for name, test in (("Decision", _decision), ("Convention", _convention),
                        ("Preference", _preference)):
         numbers = [n for n in range(len(sig.spans))
@@ -133,6 +134,27 @@ def found(sig: Signals, skip: set[int], opening: bool = False) -> Candidate | No
         if numbers:
             return _candidate(sig, name, numbers)
     return None
+
+
+# A list item ("1. …", "- …") and its first words.
+ITEM = re.compile(r"(?m)^[ \t]*(?:\d{1,2}[.)]|[-*•])[ \t]+(?P<item>\S[^\n]*)$")
+OPENING = re.compile(r"[^\W\d_]+")
+MIN_VARIANTS = 3  # items opening alike that make a list of cases
+
+
+def _variants(sig: Signals) -> set[int]:
+    """The sentences of list items that open with the same words as two others or more
+    ("1. Prompt runs, changes files, user commits" / "4. Prompt runs, changes files, user
+    decided to split …"): cases of one thing to describe or test, told in parallel, not
+    something the speaker states or decided."""
+    groups: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for match in ITEM.finditer(sig.text):
+        opening = tuple(w.lower() for w in OPENING.findall(match.group("item"))[:2])
+        if len(opening) == 2:
+            groups.setdefault(opening, []).append(match.span("item"))
+    spans = [span for found in groups.values() if len(found) >= MIN_VARIANTS for span in found]
+    return {n for n, (start, end) in enumerate(sig.spans)
+            if any(first <= start and end <= last for first, last in spans)}
 
 
 def _hits(sig: Signals, lexicon: Lexicon, number: int, negations: bool = True,
