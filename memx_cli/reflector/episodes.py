@@ -32,14 +32,13 @@ import re
 from dataclasses import replace
 
 from memx_cli.reflector import evidence
-from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import imperative
-from memx_cli.reflector.diagnosis import NARRATED
 from memx_cli.reflector.distiller import MAX_COMMAND, shorten
+from memx_cli.reflector.findings import NEXT_STEP, finding, names_in
 from memx_cli.reflector.knowledge import PLEASE
-from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE, program_of
+from memx_cli.reflector.names import program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import (
     LOOK_UP,
@@ -64,12 +63,7 @@ from memx_cli.reflector.said import (
 )
 from memx_cli.reflector.signals import PLACE, Signals, states_failure
 
-MIN_NAME = 3  # characters of a name compared with the episode's own words
-# One word of code: letters, digits and the joints of code (_ . / : -), with a joint or a
-# lower-to-upper hump in it, so a plain word in backticks (`Enabled`) is none.
-CODE_WORD = re.compile(r"^(?=.*(?:[_./:]|[a-z][A-Z]))[\w./:@-]+(?:\(\))?$")
-MAX_FOUND = 2  # sentences of the agent's finding kept as a cause
-MAX_FINDING = 190  # characters of it
+MAX_FINDING = 190  # characters of the agent's finding kept as a cause
 # A memory's room (ace.reflector.max_content_length, 500 by default) less its labels; a fix
 # shorter than MIN_FIX shows nothing of the edit.
 ROOM, MIN_FIX = 470, 40
@@ -97,12 +91,7 @@ REQUEST = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|then|also|and|but)\b[,\s]+
                      r"(?:let's|let\s+us|please|(?:can|could|would|will)\s+you|"
                      r"(?:i|we)(?:\s+(?:do|really|still|also))?\s+want\b|"
                      r"(?:i|we)(?:'d|\s+would)\s+(?:like|prefer|rather)\b)")
-# A sentence that announces the agent's next step ("Now let's fix the linter warning",
-# "I'll also update the docs"): said after a passing run it tells what comes next, not
-# why the fix worked.
-NEXT_STEP = re.compile(r"(?i)^\W*(?:(?:now|next|then|also|so|ok|okay)\b[,\s]+)?"
-                       r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|we'll|we\s+will|"
-                       r"i\s+need\s+to|we\s+need\s+to|i'm\s+going\s+to)\b")
+
 
 
 class Tracker:
@@ -328,7 +317,7 @@ class Tracker:
         if turn.role == "assistant" and episode.command is not None \
                 and not any(a.files for a in episode.working()):
             # between the failing run and the first edit for it: what the agent found
-            episode.finding = _finding(sig, episode.problem or "") or episode.finding
+            episode.finding = finding(sig, episode.problem or "") or episode.finding
         if turn.role == "user" and (sig.deny or STILL.search(sig.text) or states_failure(sig)):
             episode.stated = True  # "it still fails": the failure is said now
         if turn.role == "user" and sig.error_lines and sig.key_error and not sig.confirm \
@@ -475,43 +464,9 @@ class Tracker:
         return replace(done, cause=why, last=sig.turn.last) if why else done
 
 
-def _finding(sig: Signals, problem: str) -> str | None:
-    """What an assistant's text states about the code the failure names ("the parent added
-    a `userPrompt` parameter to `InitializeSession`" for "not enough arguments in call to
-    s.InitializeSession"): its sentences that share a name (an identifier, a path, a code
-    word) with the problem, leaving out questions, denials, hedged guesses, its next steps
-    and lead-ins to what it quotes. Sentences about other code are other work told in the
-    same message (the rest of a review's list)."""
-    denied = denied_sentences(sig)
-    hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
-    failure = problem.lower()
-    named = _names(problem)
-    kept = []
-    for number in range(len(sig.spans)):
-        said = sig.sentence(number).strip()
-        if sig.is_question(number) or number in denied or number in hedged \
-                or NEXT_STEP.match(said) or NARRATED.match(said) or said.endswith((":", "：")):
-            continue
-        lowered = said.lower()
-        quoted = {q.strip().rstrip("()").lower() for q in CODE_SPAN.findall(said)}
-        if any(name in failure for name in _names(said) | quoted if len(name) >= MIN_NAME) \
-                or any(name in lowered for name in named):
-            kept.append(said)
-    return " ".join(kept[:MAX_FOUND]) or None
-
-
 def _unplaced(line: str) -> str:
     """An error line without the place that leads it (``a.go:7:2: ``)."""
     return PLACE.sub("", line.strip(), count=1)
-
-
-def _names(text: str) -> set[str]:
-    """The code a text names: its identifiers (``CamelCase``, ``snake_case``, dotted),
-    paths, and code spans of one code-shaped word (`TestInstall_LocalDev`,
-    `//nolint:dupl`). A quoted value (`"Enabled"`) is no name: it is said in many ways."""
-    found = set(IDENT_RE.findall(text)) | set(PATH_RE.findall(text)) | {
-        span for span in CODE_SPAN.findall(text) if CODE_WORD.match(span)}
-    return {name.lower() for name in found if len(name) >= MIN_NAME}
 
 
 def _elsewhere(sentence: str, done: Candidate) -> bool:
@@ -519,7 +474,7 @@ def _elsewhere(sentence: str, done: Candidate) -> bool:
     or command holds: said after the passing run, it is about other work told in the same
     message (a report's other part, "Missing `InstallHooks(true)` tests - added …" after a
     lint fix), not why this fix worked."""
-    named = _names(sentence)
+    named = names_in(sentence)
     if not named:
         return False
     own = " ".join([done.error or "", done.fix, *done.commands, *done.files]).lower()

@@ -1,0 +1,59 @@
+"""What an agent found wrong, read from its words between a failing run and its first edit
+(issue 24): the sentences that name the code the failure names. ``episodes`` takes them as
+the Why once the same command passes after the edit."""
+
+from __future__ import annotations
+
+import re
+
+from memx_cli.reflector import lexicons as lx
+from memx_cli.reflector.diagnosis import NARRATED
+from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
+from memx_cli.reflector.said import denied_sentences
+from memx_cli.reflector.signals import Signals
+
+MIN_NAME = 3  # characters of a name compared with the episode's own words
+# One word of code: letters, digits and the joints of code (_ . / : -), with a joint or a
+# lower-to-upper hump in it, so a plain word in backticks (`Enabled`) is none.
+CODE_WORD = re.compile(r"^(?=.*(?:[_./:]|[a-z][A-Z]))[\w./:@-]+(?:\(\))?$")
+MAX_FOUND = 2  # sentences of the agent's finding kept
+# A sentence that announces the agent's next step ("Now let's fix the linter warning",
+# "I'll also update the docs"): said after a passing run it tells what comes next, not
+# why the fix worked.
+NEXT_STEP = re.compile(r"(?i)^\W*(?:(?:now|next|then|also|so|ok|okay)\b[,\s]+)?"
+                       r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|we'll|we\s+will|"
+                       r"i\s+need\s+to|we\s+need\s+to|i'm\s+going\s+to)\b")
+
+
+def finding(sig: Signals, problem: str) -> str | None:
+    """What an assistant's text states about the code the failure names ("the parent added
+    a `userPrompt` parameter to `InitializeSession`" for "not enough arguments in call to
+    s.InitializeSession"): its sentences that share a name (an identifier, a path, a code
+    word) with the problem, leaving out questions, denials, hedged guesses, its next steps
+    and lead-ins to what it quotes. Sentences about other code are other work told in the
+    same message (the rest of a review's list)."""
+    denied = denied_sentences(sig)
+    hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
+    failure = problem.lower()
+    named = names_in(problem)
+    kept = []
+    for number in range(len(sig.spans)):
+        said = sig.sentence(number).strip()
+        if sig.is_question(number) or number in denied or number in hedged \
+                or NEXT_STEP.match(said) or NARRATED.match(said) or said.endswith((":", "：")):
+            continue
+        lowered = said.lower()
+        quoted = {q.strip().rstrip("()").lower() for q in CODE_SPAN.findall(said)}
+        if any(name in failure for name in names_in(said) | quoted if len(name) >= MIN_NAME) \
+                or any(name in lowered for name in named):
+            kept.append(said)
+    return " ".join(kept[:MAX_FOUND]) or None
+
+
+def names_in(text: str) -> set[str]:
+    """The code a text names: its identifiers (``CamelCase``, ``snake_case``, dotted),
+    paths, and code spans of one code-shaped word (`TestInstall_LocalDev`,
+    `//nolint:dupl`). A quoted value (`"Enabled"`) is no name: it is said in many ways."""
+    found = set(IDENT_RE.findall(text)) | set(PATH_RE.findall(text)) | {
+        span for span in CODE_SPAN.findall(text) if CODE_WORD.match(span)}
+    return {name.lower() for name in found if len(name) >= MIN_NAME}
