@@ -519,9 +519,11 @@ def test_a_finding_the_user_turned_down_is_no_why(memx: Memx, repo: Path) -> Non
 
 
 def test_only_the_sentences_about_the_failing_code_are_the_finding(memx: Memx, repo: Path) -> None:
-    """A review's list told in the same message: the item about other code (a doc file, a
-    flag) is other work; the one naming what failed is the finding."""
+    """A review's list told in the same message: the items about other code (a doc file, a
+    flag, a name found only inside the failing test's name) are other work; the one naming
+    what failed is the finding."""
     name = _found_then_edited("1. `docs/limits.md` still shows the `--max-lines` flag. "
-                              "2. " + FINDING).run(GO_TEST, GO_PASS, False).write(repo)
+                              "2. `AllDeleted` fixtures are missing from `testdata/`. "
+                              "3. " + FINDING).run(GO_TEST, GO_PASS, False).write(repo)
     memx.ok("ingest", name)
     assert _why(repo) == [FINDING]

@@ -17,6 +17,9 @@ MIN_NAME = 3  # characters of a name compared with the episode's own words
 # lower-to-upper hump in it, so a plain word in backticks (`Enabled`) is none.
 CODE_WORD = re.compile(r"^(?=.*(?:[_./:]|[a-z][A-Z]))[\w./:@-]+(?:\(\))?$")
 MAX_FOUND = 2  # sentences of the agent's finding kept
+JOINT = re.compile(r"\.")
+TOKEN = re.compile(r"[\w.]+(?P<call>\()?")
+MIN_STEM = 5  # characters a name shares as its start with a longer one ("agentLines…")
 # A sentence that announces the agent's next step ("Now let's fix the linter warning",
 # "I'll also update the docs"): said after a passing run it tells what comes next, not
 # why the fix worked.
@@ -34,18 +37,16 @@ def finding(sig: Signals, problem: str) -> str | None:
     same message (the rest of a review's list)."""
     denied = denied_sentences(sig)
     hedged = {sig.sentence_of(h.start) for h in lx.HEDGE.find(sig.words, sig.text)}
-    failure = problem.lower()
-    named = names_in(problem)
+    failure = _pieces(names_in(problem) | _code_words(problem))
     kept = []
     for number in range(len(sig.spans)):
         said = sig.sentence(number).strip()
         if sig.is_question(number) or number in denied or number in hedged \
                 or NEXT_STEP.match(said) or NARRATED.match(said) or said.endswith((":", "：")):
             continue
-        lowered = said.lower()
         quoted = {q.strip().rstrip("()").lower() for q in CODE_SPAN.findall(said)}
-        if any(name in failure for name in names_in(said) | quoted if len(name) >= MIN_NAME) \
-                or any(name in lowered for name in named):
+        if any(_same(name, piece) for name in _pieces(names_in(said) | quoted)
+               for piece in failure):
             kept.append(said)
     return " ".join(kept[:MAX_FOUND]) or None
 
@@ -57,3 +58,24 @@ def names_in(text: str) -> set[str]:
     found = set(IDENT_RE.findall(text)) | set(PATH_RE.findall(text)) | {
         span for span in CODE_SPAN.findall(text) if CODE_WORD.match(span)}
     return {name.lower() for name in found if len(name) >= MIN_NAME}
+
+
+def _pieces(names: set[str]) -> set[str]:
+    """Names with the parts of dotted ones (``s.InitializeSession``: ``initializesession``),
+    of at least MIN_NAME characters; a path stays whole (its folders name no code)."""
+    parts = {p for name in names for p in [name, *JOINT.split(name)]}
+    return {p for p in parts if len(p) >= MIN_NAME}
+
+
+def _same(name: str, other: str) -> bool:
+    """One name, or one the start of the other (``AgentLines`` of ``agentLinesInCommit``);
+    never one inside another (``InstallHooks`` in ``TestInstallHooks_LocalDev``)."""
+    short, long = sorted((name, other), key=len)
+    return short == long or (len(short) >= MIN_STEM and long.startswith(short))
+
+
+def _code_words(text: str) -> set[str]:
+    """The words of a tool's output shaped as code: with a joint or a hump
+    (``TestInstallHooks_LocalDev``, ``AgentLines``) or called (``Remaining()``)."""
+    return {m.group(0).rstrip("(").lower() for m in TOKEN.finditer(text)
+            if m.group("call") or CODE_WORD.match(m.group(0))}
