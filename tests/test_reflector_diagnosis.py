@@ -527,20 +527,3 @@ def test_only_the_sentences_about_the_failing_code_are_the_finding(memx: Memx, r
                               "3. " + FINDING).run(GO_TEST, GO_PASS, False).write(repo)
     memx.ok("ingest", name)
     assert _why(repo) == [FINDING]
-
-
-def test_the_edit_of_the_file_the_failure_names_keeps_its_room(memx: Memx, repo: Path) -> None:
-    """Little room left: the edit of quota_test.go (named by the failure) is shown before
-    a long edit of another file made in the same work, which gives way."""
-    session = Replies().user("Add a test for a quota whose lines were all deleted.")
-    session.run(GO_TEST, GO_FAIL, True)
-    session.say(FINDING)
-    session.edit("/home/dev/svc/docs/limits.md", "old", "Quotas never go below zero: a batch "
-                 "whose deleted lines exceed the granted ones leaves zero lines, and the "
-                 "counter is clamped before it is stored, so the report shows 0, never less.")
-    session.edit("/home/dev/svc/internal/quota/quota_test.go", "want: -3", "want: 0")
-    name = session.run(GO_TEST, GO_PASS, False).write(repo)
-    memx.ok("ingest", name)
-    [(_, content)] = stored(repo)
-    assert "quota_test.go: `want: 0`" in content and content.endswith("Why: " + FINDING)
-    assert "the report shows 0" not in content

@@ -439,8 +439,6 @@ class Tracker:
             cause = shorten(episode.finding, MAX_FINDING)
             room = ROOM - len(cause) - len(episode.problem or "") \
                 - min(len(episode.command or ""), MAX_COMMAND)
-            if not (said and said[-1].remedy):  # the fix is the edits: those of the files
-                fix = _edits(_failing_first(tools[-4:], episode.problem or ""))  # it names
             fix = _fit(fix, room)
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
@@ -511,13 +509,6 @@ def _edits(tools: list[Attempt]) -> str:
             parts.append(attempt.text)
         previous = attempt.files if attempt.change else None
     return "; ".join(parts)
-
-
-def _failing_first(tools: list[Attempt], problem: str) -> list[Attempt]:
-    """The edits of the files the failure names first (``hooks_test.go:98: …``), the
-    others after them in their order: what gives way for the room is the other work."""
-    return sorted(tools, key=lambda a: not any(
-        f.rsplit("/", 1)[-1] in problem for f in a.files))
 
 
 def _fit(fix: str, room: int) -> str:
