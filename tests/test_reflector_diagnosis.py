@@ -461,8 +461,7 @@ def _why(repo: Path) -> list[str]:
 
 def test_a_finding_the_same_command_bears_out_is_the_why(memx: Memx, repo: Path) -> None:
     """The agent's words between the edit and the green run ("Vet passes cleanly.") report
-    a check; what it found before the edit is why, and the edit that names its code is the
-    fix (the checks run meanwhile are no part of it)."""
+    a check; what it found before the edit is why."""
     name = _found_then_edited().run("go vet ./...", "", False) \
         .say("Vet passes cleanly. Now format and the quota tests.") \
         .run(f"gofmt -w . && {GO_TEST}", GO_PASS, False).say("All quota tests pass now.") \
@@ -471,14 +470,15 @@ def test_a_finding_the_same_command_bears_out_is_the_why(memx: Memx, repo: Path)
     assert stored(repo) == [("pitfall", (
         f"Error: `{GO_TEST}` — TestRemaining_AllDeleted failed: quota_test.go:48: Remaining() "
         "= -3, want 0. Fix: edited /home/[REDACTED:user]/svc/internal/quota/quota.go: "
-        "`return max(0, granted-usedLines)`. Why: " + FINDING))]
+        "`return max(0, granted-usedLines)`; ran `go vet ./...`; ran `gofmt -w .`. Why: "
+        + FINDING))]
 
 
 def test_a_long_edit_gives_up_room_for_the_finding(memx: Memx, repo: Path) -> None:
     """Edits that would fill the memory are cut after a whole edit so the finding fits."""
     session = _found_then_edited()
     for n in range(4):
-        session.edit(QUOTA, f"old{n}", f"usedLines{n} := min(usedLines, granted) "
+        session.edit(QUOTA, f"old{n}", f"if deleted{n} > granted {{ deleted{n} = granted }} "
                      f"// clamp the deleted lines of batch {n} before subtracting them")
     name = session.run(GO_TEST, GO_PASS, False).write(repo)
     memx.ok("ingest", name)
@@ -527,17 +527,3 @@ def test_only_the_sentences_about_the_failing_code_are_the_finding(memx: Memx, r
                               "3. " + FINDING).run(GO_TEST, GO_PASS, False).write(repo)
     memx.ok("ingest", name)
     assert _why(repo) == [FINDING]
-
-
-def test_an_edit_that_names_neither_the_failure_nor_the_finding_is_other_work(
-        memx: Memx, repo: Path) -> None:
-    """A doc edit made in the same stretch of work names nothing of `usedLines` or
-    `Remaining()`: the fix is the edit that does."""
-    session = _found_then_edited()
-    session.edit("/home/dev/svc/docs/limits.md", "old", "Limits are per project and reset "
-                 "on the first day of the month.")
-    name = session.run(GO_TEST, GO_PASS, False).write(repo)
-    memx.ok("ingest", name)
-    [(_, content)] = stored(repo)
-    assert "`return max(0, granted-usedLines)`. Why: " + FINDING in content
-    assert "limits.md" not in content

@@ -36,7 +36,7 @@ from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import imperative
 from memx_cli.reflector.distiller import MAX_COMMAND, shorten
-from memx_cli.reflector.findings import NEXT_STEP, finding, names_in, shares_name
+from memx_cli.reflector.findings import NEXT_STEP, finding, names_in
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.names import program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
@@ -439,12 +439,6 @@ class Tracker:
             cause = shorten(episode.finding, MAX_FINDING)
             room = ROOM - len(cause) - len(episode.problem or "") \
                 - min(len(episode.command or ""), MAX_COMMAND)
-            named = f"{episode.problem or ''} {episode.finding}"
-            own = [a for a in tools if a.change and shares_name(a.change, named)]
-            if own and not (said and said[-1].remedy):
-                # the edits that name the failing code or the finding's; the others in
-                # the same stretch of work are other work (a review's other items)
-                fix = _edits(own[-4:])
             fix = _fit(fix, room)
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(

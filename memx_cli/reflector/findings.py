@@ -79,10 +79,3 @@ def _code_words(text: str) -> set[str]:
     (``TestInstallHooks_LocalDev``, ``AgentLines``) or called (``Remaining()``)."""
     return {m.group(0).rstrip("(").lower() for m in TOKEN.finditer(text)
             if m.group("call") or CODE_WORD.match(m.group(0))}
-
-
-def shares_name(text: str, other: str) -> bool:
-    """The two texts name the same code (whole, or one name the start of the other)."""
-    theirs = _pieces(names_in(other) | _code_words(other))
-    return any(_same(name, piece) for name in _pieces(names_in(text) | _code_words(text))
-               for piece in theirs)
