@@ -478,13 +478,27 @@ def test_a_long_edit_gives_up_room_for_the_finding(memx: Memx, repo: Path) -> No
     """Edits that would fill the memory are cut after a whole edit so the finding fits."""
     session = _found_then_edited()
     for n in range(4):
-        session.edit(QUOTA, f"old{n}", f"if deleted{n} > granted {{ deleted{n} = granted }} "
+        session.edit(QUOTA, f"old{n}", f"if deleted{n} > usedLines {{ deleted{n} = usedLines }} "
                      f"// clamp the deleted lines of batch {n} before subtracting them")
     name = session.run(GO_TEST, GO_PASS, False).write(repo)
     memx.ok("ingest", name)
     [(_, content)] = stored(repo)
     assert content.endswith("Why: " + FINDING)
     assert content.count("`") % 2 == 0 and "clamp the deleted lines of batch" in content
+
+
+def test_a_finding_the_shown_edits_do_not_touch_is_no_why(memx: Memx, repo: Path) -> None:
+    """Control: after several pieces of work one green run confirms the finding only
+    through an edit of what it names; shown beside edits of other code (made for another
+    item), it would pin the wrong change on the cause, so the finding is left out."""
+    session = _found_then_edited()
+    for n in range(4):
+        session.edit(QUOTA, f"old{n}", f"if batch{n}Size > limit {{ batch{n}Size = limit }} "
+                     f"// clamp the size of batch {n} before sending it to the server")
+    name = session.run(GO_TEST, GO_PASS, False).write(repo)
+    memx.ok("ingest", name)
+    [(_, content)] = stored(repo)
+    assert FINDING not in content and "clamp the size of batch" in content
 
 
 @pytest.mark.parametrize("after", [

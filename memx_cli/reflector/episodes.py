@@ -36,7 +36,7 @@ from memx_cli.reflector.attempts import Attempt, Episode
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import imperative
 from memx_cli.reflector.distiller import MAX_COMMAND, shorten
-from memx_cli.reflector.findings import NEXT_STEP, finding, names_in
+from memx_cli.reflector.findings import NEXT_STEP, finding, names_in, touches
 from memx_cli.reflector.knowledge import PLEASE
 from memx_cli.reflector.names import program_of
 from memx_cli.reflector.narrative import STILL, first_sentence, narrative
@@ -436,10 +436,12 @@ class Tracker:
             # the same command red before the edit and green after it bears out what the
             # agent found between them: that is the cause, not its words around the edits;
             # the edits give up room for it (one memory holds ROOM characters)
-            cause = shorten(episode.finding, MAX_FINDING)
-            room = ROOM - len(cause) - len(episode.problem or "") \
+            found = shorten(episode.finding, MAX_FINDING)
+            room = ROOM - len(found) - len(episode.problem or "") \
                 - min(len(episode.command or ""), MAX_COMMAND)
-            fix = _fit(fix, room)
+            shown = _fit(fix, room)
+            if touches(found, shown):  # the edit shown changes what the finding is about
+                fix, cause = shown, found
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
             a.failed for a in episode.attempts) else "ErrorFix"

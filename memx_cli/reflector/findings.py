@@ -79,3 +79,14 @@ def _code_words(text: str) -> set[str]:
     (``TestInstallHooks_LocalDev``, ``AgentLines``) or called (``Remaining()``)."""
     return {m.group(0).rstrip("(").lower() for m in TOKEN.finditer(text)
             if m.group("call") or CODE_WORD.match(m.group(0))}
+
+
+def touches(found: str, fix: str) -> bool:
+    """Does the fix as shown change code the finding names ("`totalCommitted` can go
+    negative" and an edit `if totalCommitted <= 0`)? A green run after several pieces of
+    work bears out the finding only through an edit of what it is about; shown beside an
+    edit made for another item, it would pin the wrong change on the cause."""
+    quoted = {q.strip().rstrip("()").lower() for q in CODE_SPAN.findall(found)}
+    named = _pieces(names_in(found) | quoted)
+    changed = _pieces(names_in(fix) | _code_words(fix))
+    return any(_same(name, piece) for name in named for piece in changed)
