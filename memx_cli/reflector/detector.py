@@ -14,7 +14,8 @@
   (``approvals.py``): a Decision in the agent's words, with its reason; an offer of the
   agent's next step the user turned down (``declines.py``): what stays as it is.
 - Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
-  a user's factual correction the agent accepts (``corrected.py``).
+  a user's factual correction the agent accepts (``corrected.py``); a reviewer's finding
+  the user pastes whose quoted code the agent's next edit replaces (``pasted.py``).
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
   episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
@@ -43,6 +44,7 @@ from memx_cli.reflector.declines import Declines
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.episodes import Tracker
+from memx_cli.reflector.pasted import Findings
 from memx_cli.reflector.instructions import Instructions
 from memx_cli.reflector.plans import Plans
 from memx_cli.reflector.redo import Redos
@@ -98,6 +100,7 @@ class PatternDetector:
         self.approvals = Approvals()  # a recommendation approved with a "yes", carried out
         self.answers = Answers()  # the agent's answer to a question, after it read the code
         self.declines = Declines()  # the agent's offer of its next step, turned down
+        self.findings = Findings()  # a reviewer's finding pasted, the code it quotes changed
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -108,6 +111,7 @@ class PatternDetector:
         self.instructions.feed(turn)
         sig = analyse(turn)
         self.answers.feed(sig)
+        self.findings.feed(sig)
         corrected = self.corrections.feed(sig) + self.plans.feed(sig) + self.reversals.feed(sig) \
             + self.approvals.feed(sig) + self.declines.feed(sig)
         if turn.planned:
@@ -226,7 +230,7 @@ class PatternDetector:
         episodic, self._episodic = self._episodic, []
         # a report or an answer of turns an episode, a diagnosis or a correction already
         # made a memory of says it again
-        told = [c for c in reported + self.answers.finish() if not any(
+        told = [c for c in reported + self.answers.finish() + self.findings.finish() if not any(
             first <= c.last and c.first <= last and first <= c.first
             for first, last in self._spans)]
         return found + episodic + told + self.instructions.finish()
