@@ -116,13 +116,12 @@ def drafted(scored: Scored, settings: Settings, note: str = "") -> Item:
     """The memory a kept candidate becomes: sanitized and distilled by the rules
     (``settings.mode`` is "rules": its score passed), the series' note last, within
     ``settings.max_length``."""
-    from memx_cli.reflector.distiller import shorten
-
-    [item] = _reflector(settings).items([scored])
     if not note:
+        [item] = _reflector(settings).items([scored])
         return item
-    limit = max(50, settings.max_length - len(note))
-    return replace(item, content=shorten(item.content, limit).rstrip(".") + note)
+    # distilled within what the note leaves: an Error/Fix pair keeps its Fix
+    [item] = _reflector(settings).items([scored], max(50, settings.max_length - len(note)))
+    return replace(item, content=item.content.rstrip(".") + note)
 
 
 def picked(found: Spool[Found], undone: dict[str, str], reflected: int, budget: int,

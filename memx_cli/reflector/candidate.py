@@ -31,6 +31,10 @@ class Candidate:
     # whose fix it did not name: the report of the same work tells the fix better, and
     # takes this cause as its why when there is one.
     lends: bool = False
+    # The Fix slot is a fix by its form (an order, a remedy, the change told, a commit's
+    # title), not a sentence picked by its place in a body: an Error/Fix memory over its
+    # length cuts its Error to keep a settled Fix only (``distiller.fitted``).
+    settled: bool = True
 
     def __post_init__(self) -> None:
         if not self.confidence:

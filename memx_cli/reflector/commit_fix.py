@@ -47,6 +47,7 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
     causes: list[str] = []
     fixes: list[str] = []
     reasons: list[str] = []  # the fix's own why: said after the fix, or no failure
+    remedied: list[str] = []  # the body's sentences that tell a remedy ("… instead")
     if rest is not None:
         denied = {rest.sentence_of(h.start) for h in rest.deny}
         said = [n for n in range(len(rest.spans)) if routine.real_statement(rest.sentence(n))
@@ -81,14 +82,18 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
             orders = [f for f in fixes if _order(f)]
             if orders and len(orders) < len(fixes):
                 causes, fixes = [f for f in fixes if f not in orders], orders
-            else:
+            elif orders or _opens_paragraph(body, fixes[-1]):
                 causes, fixes = fixes[:-1], fixes[-1:]
+            else:  # the last sentence goes on with the problem's paragraph ("Some
+                # libraries reject those headers"): all of it is the problem, the title
+                # the fix
+                causes, fixes = fixes, []
         if causes and done is None and len(said) > 4:
             # a long body that tells the failure but states no fix (no order, no "the fix
             # …"): its other sentences are more of the problem, the title is the fix
             fixes = []
         fixes.sort(key=lambda f: not msg.imperative(f))  # the order first: what was done
-        told = [rest.sentence(n) for n in said if n in remedies]
+        told = remedied = [rest.sentence(n) for n in said if n in remedies]
         if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
             fixes = [f for f in fixes if f in told]  # not the attempt it replaced
     # a failure named in the subject needs the body's fix in prose: a squash merge's
@@ -114,6 +119,9 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         told = [f for f in fixes if f.rstrip(".") in prose]
         if told or not (causes or explained or routine.gives_reason(body)):
             fixes = told
+    # a fix sentence that is neither an order nor a remedy was picked by its place (the
+    # last of a short body, what was left): a guess the memory may lose when it is long
+    settled = all(_order(f) or f in remedied for f in fixes[:2])
     topic = None
     if causes:
         error: str | None = " ".join(causes[:2])
@@ -137,7 +145,7 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         fix = fix.rstrip(".。;； ") + f" (changed {', '.join(changed)})"
     why = next((r for r in reasons if not error or r not in error), None)
     return Candidate("ErrorFix", 1, 1, lang, fix, error, files=tuple(changed), topic=topic,
-                     cause=why)
+                     cause=why, settled=settled)
 
 
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
@@ -218,9 +226,21 @@ def _order(sentence: str) -> bool:
     return msg.imperative(sentence) or bool(THE_CHANGE.match(sentence))
 
 
+# A Markdown link's definition ("[rfc9110#challenge]: https://…"): where a label points.
+LINK_DEFINITION = re.compile(r"^\[[^\]]+\]:\s*<?(?:https?://|/|#)\S*>?\s*(?:\"[^\"]*\")?\.?$")
+
+
+def _opens_paragraph(body: str, sentence: str) -> bool:
+    """The sentence starts a paragraph of the (unwrapped) body: a line of its own."""
+    return any(line.strip().startswith(sentence.strip()[:40]) for line in body.splitlines())
+
+
 def _pointer(sentence: str) -> bool:
     """The sentence only points to a link or an issue: what is left once the reference
-    and the pointing words are gone says nothing."""
+    and the pointing words are gone says nothing; a link's definition says where a
+    label points."""
+    if LINK_DEFINITION.match(sentence.strip()):
+        return True
     if not POINTER.match(sentence) or not routine.ISSUE_REF.search(sentence):
         return False
     left = routine.ISSUE_REF.sub(" ", POINTER.sub(" ", sentence))

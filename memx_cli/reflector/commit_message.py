@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.distiller import NOT_ABBREVIATION
 from memx_cli.reflector.names import CODE_SPAN
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s|^\s{2,}\S")
@@ -71,7 +72,7 @@ def is_norm(text: str) -> bool:
     replacement = REPLACEMENT.search(text)
     return bool(replacement and not COPULA.search(text[:replacement.start()])
                 and not NAMED_FIRST.match(text))
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
+SENTENCE = re.compile(rf"(?<=[.!?]){NOT_ABBREVIATION}\s+(?=[A-Z`\"'(])")
 # An order: a capitalised word that is no closed-class word (pronoun, determiner,
 # conjunction, preposition, auxiliary) followed straight by a determiner, "it"/"them" or a
 # code span — "Move the Vary handling…", "Add a `(?=/|$)` lookahead…", "Use `x`…" — states

@@ -58,6 +58,7 @@ from memx_cli.reflector import commit_fact, outside, routine
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.commit_message import BULLET, is_norm, sentences
+from memx_cli.reflector.distiller import CHANGED
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, IDENT_RE, PATH_RE, tools_in
 from memx_cli.reflector.vocab import Lexicon, phrases, words_of
 
@@ -78,7 +79,6 @@ PLATFORM = re.compile(r"\b(?:Windows|macOS|Linux|WSL|FreeBSD|iOS|Android|PyPy|CP
                       r"Node(?:\.js)?|Python \d[\d.]*|Safari|Firefox|Chrom(?:e|ium)|musl|"
                       r"glibc|ARM64|aarch64|x86|32-bit|64-bit)\b")
 VERSIONED = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
-CHANGED = re.compile(r"\s*\(changed [^()]*(?:\([^()]*\)[^()]*)*\)\.?$")
 LABEL = re.compile(r"^(?:Error|Fix|Why): ")
 SCOPE = re.compile(r"^([\w./,{}-]+): ")
 USERS = 12

@@ -10,7 +10,7 @@ of the input, so the memory makes sense without the conversation it came from; a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.names import ECOSYSTEM, entities_in, program_of, tools_in
@@ -27,7 +27,14 @@ LABELS = {  # error, fix, why
     "de": ("Fehler", "Lösung", "Ursache"),
 }
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+", re.MULTILINE)
-_BOUNDARY = re.compile(r"(?<=[.!?;])\s|(?<=[。！？；])")
+# "e.g.", "i.e.", "vs.", "cf." end no sentence: a text cut after one ends mid-thought
+# ("… such as e.g."), and a body split there is two halves of one sentence
+NOT_ABBREVIATION = r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\b[vV]s\.)(?<!\b[cC]f\.)"
+_BOUNDARY = re.compile(rf"(?<=[.!?;]){NOT_ABBREVIATION}\s|(?<=[。！？；])")
+# a clause inside a sentence: after a comma, a colon or a dash
+_CLAUSE = re.compile(r"(?<=[,:，：])\s|\s(?=[—–]\s)")
+# the files a commit's fix changed, as ``commit_fix`` appends them to the Fix
+CHANGED = re.compile(r"\s*\(changed [^()]*(?:\([^()]*\)[^()]*)*\)\.?$")
 
 
 @dataclass(frozen=True)
@@ -97,9 +104,52 @@ def shorten(text: str, limit: int) -> str:
     return head.rstrip() + "…"
 
 
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters of one slot: its whole sentences that fit, else its
+    whole clauses (a comma, a colon, a dash) with an ellipsis, else its words."""
+    if len(text) <= limit:
+        return text
+    cut = max((m.start() for m in _BOUNDARY.finditer(text, 0, limit)), default=0)
+    if cut >= limit // 3:
+        return text[:cut].rstrip()
+    cut = max((m.start() for m in _CLAUSE.finditer(text, 0, limit - 1)), default=0)
+    if cut >= limit // 3:
+        return text[:cut].rstrip(" ,:，：—–") + "…"
+    return shorten(text, limit)
+
+
+def fitted(candidate: Candidate, limit: int) -> str:
+    """The composed memory within ``limit`` characters. An Error/Fix pair keeps its Fix:
+    cut from the end, a long Error would leave "Error: …" alone. So, when the Fix is
+    settled (a fix by its form, not a sentence picked by its place), what gives way is,
+    in turn, the files the fix changed (the memory names them among its entities), the
+    Why (cut from the end), then the longer of the two slots, at a sentence or a clause:
+    an Error no longer than its Fix stays whole and a longer one keeps at least half of
+    the room, as long as the Fix keeps its first sentence."""
+    text = compose(candidate)
+    if len(text) <= limit or not candidate.error or not candidate.settled:
+        return shorten(text, limit)
+    bare = replace(candidate, fix=CHANGED.sub("", candidate.fix) or candidate.fix)
+    text = compose(bare)
+    if len(text) <= limit:
+        return text
+    pair = replace(bare, cause=None)
+    need = len(compose(pair))
+    if need <= limit:  # the Error and the Fix fit: only the Why is cut
+        return shorten(text, limit)
+    error, fix = tidy(pair.error or ""), tidy(pair.fix)
+    room = limit - (need - len(error) - len(fix))  # for the two slots' own words
+    keep = len(error) if len(error) <= len(fix) else max(room - len(fix), room // 2)
+    # the Fix keeps its first sentence (what was done) whatever the Error's length
+    first = next((m.start() for m in _BOUNDARY.finditer(fix)), len(fix))
+    error = clip(error, min(keep, room - min(first, room // 2)))
+    fix = clip(fix, room - len(error))
+    return shorten(compose(replace(pair, error=error, fix=fix)), limit)
+
+
 def distill(candidate: Candidate, max_length: int, content: str | None = None) -> Draft:
     """The memory a candidate becomes; ``content`` overrides the composed text (LLM)."""
-    text = shorten(tidy(content) if content else compose(candidate), max_length)
+    text = shorten(tidy(content), max_length) if content else fitted(candidate, max_length)
     programs = tuple(p for p in (program_of(c) for c in candidate.commands) if p)
     tools = tools_in(text + " " + " ".join(programs), candidate.commands)[:8]
     entities = [e for e in entities_in(text) if e.lower() not in tools]

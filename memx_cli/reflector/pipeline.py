@@ -184,8 +184,10 @@ class Reflector:
         else:
             heapq.heappushpop(best, entry)
 
-    def items(self, candidates: list[Scored]) -> list[Item]:
-        """Rule candidates → items: sanitize, (hybrid) ask the LLM, filter, distill."""
+    def items(self, candidates: list[Scored], max_length: int | None = None) -> list[Item]:
+        """Rule candidates → items: sanitize, (hybrid) ask the LLM, filter, distill, each
+        within ``max_length`` characters (the settings' when None)."""
+        limit = self.settings.max_length if max_length is None else max_length
         out: list[Item] = []
         for entry in candidates:
             candidate = self._sanitized(entry.candidate)
@@ -200,7 +202,7 @@ class Reflector:
             if score < self.settings.min_score:
                 self.stats.below_min += 1
                 continue
-            draft = distill(candidate, self.settings.max_length,
+            draft = distill(candidate, limit,
                             self.sanitizer.sanitize(content) if content else None)
             found = rule(candidate.rule)
             out.append(Item(candidate.rule, candidate.confidence, score, section, kind,

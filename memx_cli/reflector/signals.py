@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.cisteps import GH_LINE, STAMP
-from memx_cli.reflector.distiller import shorten
+from memx_cli.reflector.distiller import NOT_ABBREVIATION, shorten
 from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE
 from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import (
@@ -83,7 +83,7 @@ ARROW = re.compile(r"\s(?:->|→|=>)\s")
 ERROR_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:FAILED|FAILURE|ERROR|DENIED|"
                             r"TIMEOUT|REFUSED|UNSUPPORTED|INVALID)\b|\bERR_[A-Z0-9_]+\b")
 MARKER_ONLY = re.compile(r"^\s*(?:npm ERR!|ERR!|##\[error\])\s*$")
-SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])|\n+|\s+(?:→|->|=>)\s+")
+SENTENCE_END = re.compile(rf"(?<=[.!?;]){NOT_ABBREVIATION}\s+(?=\S)|(?<=[。！？；])|\n+|\s+(?:→|->|=>)\s+")
 
 
 @dataclass
