@@ -4,6 +4,7 @@ body is no reason to cut the Error, and "e.g." / "i.e." / "vs." end no sentence.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from memx_cli.reflector.candidate import Candidate
@@ -11,6 +12,7 @@ from memx_cli.reflector.distiller import distill, shorten
 
 from .conftest import Memx
 from .test_reflector_commit import reflect
+from .test_reflector_gitlog import commit
 
 FAILURE = ("A V1 event behind a custom domain base path mapping also carries a rawPath, so "
            "checking for rawPath alone made isProxyEventV2 classify it as a V2 event. The "
@@ -101,3 +103,26 @@ def test_a_link_definition_is_no_fix(memx: Memx, repo: Path) -> None:
     [(_, bare)] = reflect(repo, "fix trailing whitespace in the bearer challenge\n\n"
                           f"{problem}", [("M", "src/auth.py")])
     assert content == bare
+
+
+def test_a_series_note_leaves_the_fix_in_place(memx: Memx, repo: Path) -> None:
+    """The memory that stands for a series is distilled within the room its note leaves,
+    so the note too makes a long Error give way, never the Fix (the memory was cut
+    after distilling: "… every route mounted under the base path (the same in 1 more
+    commit: …)")."""
+    base = commit(repo, "Start", {"README.md": "app\n"})
+    for n, kind in enumerate(("V2", "V1")):
+        commit(repo, f"fix(lambda): detect {kind} events by the request context\n\n"
+                     f"{FAILURE}\n\n{ORDER}", {f"src/handler{n}.ts": "x\n"})
+    found = json.loads(memx.ok("ingest", "--git-log", f"{base}..HEAD", "--dry-run", "--json",
+                               "--budget", "0"))
+    [kept] = found["candidates"]
+    content = str(kept["content"])
+    assert "(the same in 1 more commit" in content and len(content) <= 500
+    assert f"Fix: {ORDER[:-1]}" in content
+    # control: alone, the same commit's memory keeps more of its Error
+    first = str(kept["sha"])
+    alone = json.loads(memx.ok("ingest", "--git-log", f"{first}~1..{first}", "--dry-run",
+                               "--json"))
+    [single] = [str(c["content"]) for c in alone["candidates"]]
+    assert single.endswith(f"Fix: {ORDER}") and len(single) > len(content.split(" (the same")[0])
