@@ -44,8 +44,8 @@ from memx_cli.reflector.declines import Declines
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.episodes import Tracker
-from memx_cli.reflector.pasted import Findings
 from memx_cli.reflector.instructions import Instructions
+from memx_cli.reflector.pasted import Findings
 from memx_cli.reflector.plans import Plans
 from memx_cli.reflector.redo import Redos
 from memx_cli.reflector.replies import Replies

@@ -439,9 +439,9 @@ class Tracker:
             found = shorten(episode.finding, MAX_FINDING)
             room = ROOM - len(found) - len(episode.problem or "") \
                 - min(len(episode.command or ""), MAX_COMMAND)
-            shown = _fit(fix, room)
-            if touches(found, shown):  # the edit shown changes what the finding is about
-                fix, cause = shown, found
+            kept = _fit(fix, room)
+            if touches(found, kept):  # the edit shown changes what the finding is about
+                fix, cause = kept, found
         visible = bool(said) or not all(_unseen(a, episode.command) for a in tools)
         rule = "RetrySuccess" if episode.failures or any(
             a.failed for a in episode.attempts) else "ErrorFix"
