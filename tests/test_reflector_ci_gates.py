@@ -75,7 +75,9 @@ def test_a_step_cancelled_by_hand_is_no_time_out() -> None:
     assert not any("timed out" in memory for memory in learned(log))
 
 
-def test_a_refused_upload_is_said_with_the_permission_the_action_asks_for() -> None:
+def test_a_refused_upload_names_no_permission_a_later_warning_asks_for() -> None:
+    # the warning names the least the action's API endpoints need ('read'); the upload
+    # that was refused needs 'write': a note from it would send the reader the wrong way
     log = setup("sast") + gh("sast", "Upload SARIF", [
         "##[group]Run github/codeql-action/upload-sarif@v3", "with:", "  sarif_file: sast.sarif",
         "##[endgroup]", "Uploading results",
@@ -86,7 +88,7 @@ def test_a_refused_upload_is_said_with_the_permission_the_action_asks_for() -> N
         "'security-events: read' permission."]) + post("sast")
     [memory] = learned(log)
     assert "Resource not accessible by integration" in memory
-    assert "the action asks for the workflow permission 'security-events: read'" in memory
+    assert "security-events" not in memory
 
 
 def test_a_refusal_with_no_permission_named_after_it_gets_no_such_note() -> None:

@@ -15,11 +15,9 @@ from memx_cli.reflector.cipaths import ABSOLUTE, in_words
 from memx_cli.reflector.cishapes import CARGO_RUNNING, EXIT_SAID, SUMMARY
 from memx_cli.reflector.cisteps import Step
 from memx_cli.reflector.citools import (
-    ASKED_LINES,
     Diagnostic,
     drifted,
     exited,
-    grant_asked,
     last_words,
     script_runs,
     skipped,
@@ -230,10 +228,6 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         elif (ended := EXIT.match(error.text)) is not None:
             found.code = int(ended.group(1) or ended.group(2))
         else:
-            for d in told:  # the runner's warning under a refusal: what the token lacks
-                if d.kind == "permission" and (asked := grant_asked(
-                        w for w in step.warned if 0 < w.number - error.number <= ASKED_LINES)):
-                    d.notes.append(asked)
             said.extend(told or [Diagnostic(
                 error.text[:220], error.number,  # a verdict restating the tool's is no cause
                 "summary" if SUMMARY.search(error.text) else "error")])

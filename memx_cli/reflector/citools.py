@@ -75,11 +75,6 @@ HTTP_STATUS = re.compile(r"\bHTTP(?:/[\d.]+)? (?P<a>[45]\d\d)\b|\(HTTP (?P<b>[45
                          re.IGNORECASE)
 PERMISSION = re.compile(r"permission denied|permission to \S+ denied|\bEACCES\b|\bEPERM\b|403 Forbidden|"
                         r"not accessible by integration|Operation not permitted", re.IGNORECASE)
-# the token permission an action says it needs, written as a workflow's ``permissions:``
-# entry in quotes (CodeQL's "ensure the workflow has at least the 'security-events: read'
-# permission"), on the lines just after the refusal
-GRANT_ASKED = re.compile(r"['`\"](?P<grant>[a-z]+(?:-[a-z]+)*: (?:read|write))['`\"] permission")
-ASKED_LINES = 4
 DUMP_METHOD = re.compile(r"^\s+method:\s*['\"]?(?P<method>[A-Z]{3,7})['\"]?,?\s*$")
 DUMP_URL = re.compile(r"^\s+url:\s*['\"]?(?P<url>https?://[^'\"\s]+)['\"]?,?\s*$")
 DUMP_STATUS = re.compile(r"^\s+status:\s*['\"]?(?P<status>[1-5]\d\d)['\"]?,?\s*$")
@@ -378,13 +373,6 @@ def _request(lines: Sequence[Line], i: int) -> tuple[int, list[str], int | None]
     return (end - i if notes or status else 1), notes, status
 
 
-def grant_asked(after: Iterable[Line]) -> str | None:
-    """What the lines just after a refusal say the workflow's token needs, as a note."""
-    asked = next((hit.group("grant") for line in after
-                  if (hit := GRANT_ASKED.search(line.text)) is not None), None)
-    return None if asked is None else f"the action asks for the workflow permission '{asked}'"
-
-
 def late(lines: Sequence[Line], i: int, text: str) -> tuple[int, Diagnostic | None] | None:
     """A refused request or a denied permission at line ``i``, if any."""
     status = _status(text)
@@ -394,8 +382,6 @@ def late(lines: Sequence[Line], i: int, text: str) -> tuple[int, Diagnostic | No
     read, notes, dumped = _request(lines, i)
     status = status or dumped
     kind = "permission" if denied or status in (401, 403) else "error"
-    if kind == "permission" and (asked := grant_asked(lines[i + 1:i + 1 + ASKED_LINES])):
-        notes.append(asked)
     said = text.strip()
     if status is not None and str(status) not in said:
         said += f" (HTTP {status})"
