@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -31,11 +31,13 @@ def require() -> None:
         raise MemxError(MISSING)
 
 
-def run(args: list[str], cwd: Path, check: bool = True) -> str:
+def run(args: list[str], cwd: Path, check: bool = True,
+        env: Mapping[str, str] | None = None) -> str:
+    """``env``: variables set for this git run over memx's own environment."""
     try:
         proc = subprocess.run(
             ["git", *args], cwd=cwd, capture_output=True, text=True, errors="replace",
-            check=False,
+            check=False, env={**os.environ, **env} if env else None,
         )
     except FileNotFoundError:
         raise MemxError(MISSING) from None

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,15 +47,21 @@ def listener() -> Iterator[tuple[str, list[str]]]:
     server.server_close()
 
 
-def _pulled(memx: Memx, repo: Path, tmp_path: Path, config: str) -> Path:
+def _pulled(memx: Memx, repo: Path, tmp_path: Path, config: str,
+            files: dict[str, str] | None = None) -> Path:
     """A second clone of ``repo`` that pulls a commit writing ``config`` into
-    .memx/config.yaml (the collaborator's commit)."""
+    .memx/config.yaml, and ``files`` (path in the work tree: text) beside it (the
+    collaborator's commit)."""
     git(repo, "add", ".memx")
     git(repo, "commit", "-q", "-m", "memx")
     clone = tmp_path / "reviewer"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     memx.ok("hooks", "install", cwd=clone)
     (repo / ".memx" / "config.yaml").write_text(config)
+    for name, text in (files or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+        git(repo, "add", "-f", name)
     git(repo, "commit", "-q", "-am", "settings")
     git(clone, "pull", "-q", "--no-rebase")
     return clone
@@ -313,3 +321,60 @@ def test_a_pulled_file_name_with_a_newline_is_named_on_one_line(
     (clone / ".memx" / "memories" / "odd\nname\x1b[2J.yaml").rename(
         clone / ".memx" / "memories" / "部署.yaml")
     assert "memx: warning: .memx/memories/部署.yaml:2: id" in memx("list", cwd=clone).err
+
+
+def _private_store(memx: Memx, tmp_path: Path) -> tuple[Path, str]:
+    """Another repository of the reviewer's, with a memory of its own: (folder, HEAD)."""
+    root = tmp_path / "private"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    memx.ok("init", cwd=root)
+    memx.ok("add", "--raw", "The production vault path is kv/prod-7731", cwd=root)
+    git(root, "add", ".memx")
+    git(root, "commit", "-q", "-m", "private memory")
+    return root, git(root, "rev-parse", "HEAD").strip()
+
+
+def test_a_pulled_source_is_neither_fetched_nor_read_until_the_reviewer_approves_it(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    # trust18: the post-merge hook cloned whatever a pulled config named (here a local
+    # repository of the reviewer's), and search served its memories in this repository
+    private, head = _private_store(memx, tmp_path)
+    config = f"sources:\n  team:\n    url: file://{private}\n"
+    lock = f"team:\n  url: file://{private}\n  commit: {head}\n"
+    clone = _pulled(memx, repo, tmp_path, config, {".memx/sources.lock": lock})
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources"
+    assert not cache.exists()  # the hook fetched nothing
+    assert "is not approved on this machine" in (clone / ".memx/local/hooks.log").read_text()
+    found = memx("search", "vault path", "--json", cwd=clone)
+    assert json.loads(found.out)["results"] == []
+    assert "source team (file://" in found.err and "memx source approve team" in found.err
+    update = memx("source", "update", cwd=clone)
+    assert "not approved" in update.err and not cache.exists()
+    listed = json.loads(memx.ok("source", "list", "--json", cwd=clone))["sources"]
+    assert listed[0]["approved"] is False
+    # control: the reviewer's own consent, in their own list, lets the same source in
+    assert f"Approved source team: file://{private}" in memx.ok(
+        "source", "approve", "team", cwd=clone)
+    memx.ok("source", "update", cwd=clone)
+    data = json.loads(memx.ok("search", "vault path", "--json", cwd=clone))
+    assert data["results"][0]["store"] == "source:team"
+
+
+def test_an_approved_source_whose_url_a_pull_changes_is_not_fetched_again(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    private, head = _private_store(memx, tmp_path)
+    memx.ok("source", "add", "team", str(private))  # approves the folder typed
+    other = tmp_path / "other"
+    shutil.copytree(private, other)
+    config = f"sources:\n  team:\n    url: {other}\n"
+    lock = f"team:\n  url: {other}\n  commit: {head}\n"
+    # the reviewer is the one who subscribed; the collaborator points the name elsewhere
+    clone = _pulled(memx, repo, tmp_path, config, {".memx/sources.lock": lock})
+    found = memx("search", "vault path", "--json", cwd=clone)
+    assert json.loads(found.out)["results"] == []
+    assert f"source team ({other}) is not approved" in found.err
+    # control: the first location, approved by add, is still read in the first clone
+    git(repo, "checkout", "-q", "HEAD~1", "--", ".memx")
+    data = json.loads(memx.ok("search", "vault path", "--json"))
+    assert data["results"][0]["store"] == "source:team"

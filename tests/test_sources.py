@@ -314,6 +314,9 @@ def test_a_folder_given_relative_is_committed_relative(memx: Memx, repo: Path, t
     shutil.copytree(team_repo, elsewhere / team_repo.name)
     clone = elsewhere / repo.name
     git(tmp_path, "clone", "-q", str(repo), str(clone))
+    # the teammate approves the folder the config names, as it resolves on their machine
+    approved = memx.ok("source", "approve", "team", cwd=clone)
+    assert str(elsewhere / team_repo.name) in approved
     assert memx.ok("source", "update", cwd=clone)
     data = json.loads(memx.ok("search", "staging cluster name", "--json", cwd=clone))
     assert data["results"][0]["store"] == "source:team"

@@ -8,10 +8,10 @@ from memx_cli.cli import State
 from memx_cli.cli._output import counted, emit_json
 
 
-def _source_json(source: Any, memories: int | None) -> dict[str, Any]:
+def _source_json(source: Any, memories: int | None, approved: bool) -> dict[str, Any]:
     return {"name": source.name, "url": source.url, "ref": source.ref,
             "domains": list(source.domains), "weight": source.weight,
-            "commit": source.commit, "memories": memories}
+            "commit": source.commit, "memories": memories, "approved": approved}
 
 
 @click.group("source")
@@ -21,7 +21,9 @@ def source_group() -> None:
     A source is any git repository with a memx store (a team's or an organisation's
     memory; a local path works too). The subscription is recorded in .memx/config.yaml
     and the exact commit in .memx/sources.lock (commit both); the memories are fetched
-    into your cache, never committed here. Search, `memx context` and the MCP server
+    into your cache, never committed here. A source someone else added (a pulled
+    .memx/config.yaml) is fetched and read only once you approve it: memx source
+    approve NAME. Search, `memx context` and the MCP server
     include them, each result naming its source; their policies are pushed like local
     ones, marked with their origin. See docs/git.md.
     """
@@ -77,17 +79,37 @@ def list_cmd(state: State, as_json: bool) -> None:
 
     rows = listing(state.repo())
     if as_json:
-        emit_json({"sources": [_source_json(s, n) for s, n in rows]})
+        emit_json({"sources": [_source_json(s, n, ok) for s, n, ok in rows]})
         return
     if not rows:
         click.echo("No sources; add one with memx source add NAME URL.")
-    for source, count in rows:
+    for source, count, approved in rows:
         pinned = str(source.commit)[:12] if source.commit else "not fetched"
         held = "not in the cache" if count is None else counted(count, "memory", "memories")
         extra = f", ref {source.ref}" if source.ref else ""
         extra += f", domains {', '.join(source.domains)}" if source.domains else ""
         extra += f", weight {source.weight:g}" if source.weight != 1.0 else ""
+        extra += "" if approved else f"; not approved: memx source approve {source.name}"
         click.echo(f"{source.name}  {source.url}  {pinned} ({held}{extra})")
+
+
+@source_group.command("approve")
+@click.argument("names", nargs=-1, required=True, metavar="NAME...")
+@click.pass_obj
+def approve_cmd(state: State, names: tuple[str, ...]) -> None:
+    """Let memx fetch and read source NAME from the URL the configuration names now.
+
+    .memx/config.yaml arrives by git pull: a source someone else added is never fetched
+    (not by the git hooks either) until you approve it here, in a list of your own
+    ($XDG_CONFIG_HOME/memx/approved-sources). Check the URL first; a changed URL needs
+    approving again. memx source add approves what you type.
+    """
+    from memx_cli.operations.sources import approve
+
+    for source, new in approve(state.repo(), names):
+        done = "Approved" if new else "Already approved"
+        click.echo(f"{done} source {source.name}: {source.location} "
+                   f"(memx source update {source.name} fetches it)")
 
 
 @source_group.command("remove")

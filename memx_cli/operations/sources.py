@@ -89,6 +89,7 @@ def add(repo: Repo, name: str, url: str, ref: str | None = None,
                     where=srcmod.folder(repo, checked["url"]))
     commit = srcmod.fetch(source)
     store = srcmod.materialize(source, commit)
+    srcmod.approve(source)  # the user typed this location: their consent to fetch it
     entries[name] = checked
     _write_sources(repo, entries)
     lock = srcmod.read_lock(repo)
@@ -118,6 +119,10 @@ def update(repo: Repo, names: tuple[str, ...] = ()) -> list[Updated]:
     for source in found:
         if names and source.name not in names:
             continue
+        if not srcmod.is_approved(source):
+            results.append(Updated(source, source.commit, None,
+                                   problem=srcmod.unapproved(source).removesuffix(" (skipped)")))
+            continue
         try:
             commit = srcmod.fetch(source)
             store = srcmod.materialize(source, commit)
@@ -133,9 +138,13 @@ def update(repo: Repo, names: tuple[str, ...] = ()) -> list[Updated]:
 
 def sync(repo: Repo) -> list[Updated]:
     """Bring the cache to the pinned commits (the post-merge hook, when the lock moved):
-    fetch only the sources whose pinned commit is not unpacked yet."""
+    fetch only the approved sources whose pinned commit is not unpacked yet."""
     results = []
     for source in srcmod.configured(repo):
+        if source.commit is not None and not srcmod.is_approved(source):
+            results.append(Updated(source, source.commit, None,
+                                   problem=srcmod.unapproved(source)))
+            continue
         if source.commit is None or srcmod.snapshot_store(source.commit,
                                                            source.name).memories_dir.is_dir():
             continue
@@ -152,6 +161,17 @@ def sync(repo: Repo) -> list[Updated]:
     return results
 
 
+def approve(repo: Repo, names: tuple[str, ...]) -> list[tuple[Source, bool]]:
+    """Record the user's consent to fetch and read the named sources from the locations
+    the configuration gives now; (source, newly approved) each. Nothing is fetched."""
+    repo.require_store()
+    found = {s.name: s for s in srcmod.configured(repo)}
+    unknown = sorted(set(names) - set(found))
+    if unknown:
+        raise MemxError(f"no source {unknown[0]!r}; see memx source list")
+    return [(found[name], srcmod.approve(found[name])) for name in dict.fromkeys(names)]
+
+
 def remove(repo: Repo, name: str) -> Source:
     repo.require_store()
     found = {s.name: s for s in srcmod.configured(repo)}
@@ -166,11 +186,12 @@ def remove(repo: Repo, name: str) -> Source:
     return found[name]
 
 
-def listing(repo: Repo) -> list[tuple[Source, int | None]]:
-    """Each source with its number of memories at the pinned commit (None: not cached)."""
+def listing(repo: Repo) -> list[tuple[Source, int | None, bool]]:
+    """Each source with its number of memories at the pinned commit (None: not cached)
+    and whether its location is approved on this machine."""
     rows = []
     for source in srcmod.configured(repo):
         store = srcmod.snapshot_store(source.commit, source.name) if source.commit else None
         rows.append((source, len(store.ids()) if store and store.memories_dir.is_dir()
-                     else None))
+                     else None, srcmod.is_approved(source)))
     return rows

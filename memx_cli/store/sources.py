@@ -5,6 +5,13 @@ organisation's memory. ``.memx/config.yaml`` records the subscription (``sources
 {url, ref, domains, weight}}``) and ``.memx/sources.lock`` (committed) pins the exact
 commit, so every clone reads the same memories until someone runs ``memx source update``.
 
+Whoever can push writes that config, so a subscription alone never makes memx fetch or
+read anything on this machine: each source's location must be approved by the user, in
+a list of their own that no pull writes (``approve``; ``memx source add`` approves what the
+user typed). Hooks, ``memx source update`` and every reader pass over a source whose
+location is not approved, saying so (trust18: a pulled config made the post-merge hook
+clone a local repository of the reviewer's and serve its memories here).
+
 Nothing of a source is committed here. Its repository is mirrored in the user's cache
 and each pinned commit's memories are unpacked once, under the commit's id: ten
 repositories subscribing to one source share one copy and one search index. A source
@@ -58,6 +65,48 @@ class Source:
 def cache_root() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "memx" / "sources"
+
+
+def approved_path() -> Path:
+    """The user's own list of approved source locations, one a line."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memx" / "approved-sources"
+
+
+def _approved() -> set[str]:
+    from memx_cli import safeyaml
+
+    try:  # the user's own file, bounded like any file memx reads
+        text = safeyaml.read_regular(approved_path(), follow=True).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        log.warning(f"{approved_path()}: cannot read the approved sources ({exc.strerror})")
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def is_approved(source: Source) -> bool:
+    return source.location in _approved()
+
+
+def approve(source: Source) -> bool:
+    """Record the user's consent to fetch and read ``source``'s location; False when it
+    was approved already."""
+    known = _approved()
+    if source.location in known:
+        return False
+    path = approved_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"{line}\n" for line in sorted(known | {source.location}))
+    atomic_write(path, ("# memx: source locations you approved (memx source approve)\n"
+                        + body).encode("utf-8"))
+    return True
+
+
+def unapproved(source: Source) -> str:
+    return (f"source {source.name} ({source.url}) is not approved on this machine; check "
+            f"the URL, then run memx source approve {source.name} (skipped)")
 
 
 def _mirror(url: str) -> Path:
@@ -129,8 +178,13 @@ def folder(repo: Any, url: str) -> str | None:
     return None
 
 
+# A fetch runs from git hooks too: git must fail, not wait at a password prompt that
+# holds `git pull` (use SSH keys or a credential helper for a private source).
+_NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
+
+
 def _git(args: list[str], cwd: Path) -> str:
-    return git.run(args, cwd=cwd)
+    return git.run(args, cwd=cwd, env=_NO_PROMPT)
 
 
 def fetch(source: Source) -> str:
@@ -231,6 +285,9 @@ def stores(repo: Any) -> list[tuple[Source, Store]]:
     for source in found:
         if source.problem is not None:
             _notice(source.name, source.problem)
+            continue
+        if not is_approved(source):
+            _notice(source.name, unapproved(source))
             continue
         if source.commit is None:
             _notice(source.name, f"source {source.name} is not fetched yet; run memx source "
