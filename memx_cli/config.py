@@ -256,11 +256,14 @@ SETTINGS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
 # with it, or what it fetches from the network, counts only in the user's own layers
 # (global, config.local.yaml, MEMX_*, flags); in the committed file it is ignored with a
 # warning (walk17: a pulled base_url and api_key_env sent the reviewer's token and
-# transcripts to the collaborator's server on the next ingest).
+# transcripts to the collaborator's server on the next ingest). Whether a source may be
+# fetched is the user's too, kept apart from any config file (store/sources.approve).
 _USER_ONLY = {
     "ace.reflector.llm.base_url": "where memx sends text",
     "ace.reflector.llm.api_key_env": "which environment variable is sent",
     "embedding.model": "what memx loads or downloads",
+    # trust18: the hooks rewrite these files on every pull; CLAUDE.md is often personal
+    "agents.export": "which files the git hooks rewrite",
 }
 # embedding.model values a committed file may name: the models that ship with memx
 _SHIPPED_MODELS = ("bundled", "e5")
@@ -269,7 +272,7 @@ _SHIPPED_MODELS = ("bundled", "e5")
 def committed_refusal(key: str, value: Any) -> str | None:
     """Why ``key: value`` is not read from the committed configuration, or None."""
     reason = _USER_ONLY.get(key)
-    if reason is None or value is None:
+    if reason is None or value is None or value == []:
         return None
     if key == "embedding.model" and isinstance(value, str) and value.strip() in _SHIPPED_MODELS:
         return None

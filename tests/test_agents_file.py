@@ -94,10 +94,10 @@ def test_git_hooks_refresh_the_blocks_the_user_opted_into(memx: Memx, repo: Path
     memx.ok("add", "The worker consumes the orders queue.")
     memx.ok("hook-impl", "post-rewrite", "amend")
     assert not (repo / "AGENTS.md").exists()  # not opted in: nothing written
-    memx.ok("config", "set", "agents.export", "[agents-md]")
+    memx.ok("config", "set", "agents.export", "[agents-md]", "--local")
     memx.ok("hook-impl", "post-rewrite", "amend")
     assert "- The worker consumes the orders queue." in (repo / "AGENTS.md").read_text()
-    result = memx("config", "set", "agents.export", "[emacs]")
+    result = memx("config", "set", "agents.export", "[emacs]", "--local")
     assert result.code == 2
     assert "expected a list of agents-md, claude-md, cursor-rules" in result.err
 

@@ -378,3 +378,59 @@ def test_an_approved_source_whose_url_a_pull_changes_is_not_fetched_again(
     git(repo, "checkout", "-q", "HEAD~1", "--", ".memx")
     data = json.loads(memx.ok("search", "vault path", "--json"))
     assert data["results"][0]["store"] == "source:team"
+
+
+def test_a_pulled_agents_export_rewrites_no_instruction_file(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    # trust18: the committed config chose which files every reviewer's hooks rewrite
+    memx.ok("add", "--raw", "The worker consumes the orders queue.")
+    clone = _pulled(memx, repo, tmp_path, "agents:\n  export: [claude-md]\n")
+    (repo / ".memx" / "config.yaml").write_text("agents:\n  export: [claude-md]\n# moved\n")
+    memx.ok("add", "--raw", "The worker retries each order three times.")
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "one more memory")
+    git(clone, "pull", "-q", "--no-rebase")
+    assert not (clone / "CLAUDE.md").exists()
+    result = memx("config", "get", "agents.export", cwd=clone)
+    assert result.out == "[]\n" and "agents.export is not read from the committed" in result.err
+    # control: the reviewer's own choice, in config.local.yaml, is followed on the next pull
+    memx.ok("config", "set", "agents.export", "[claude-md]", "--local", cwd=clone)
+    memx.ok("add", "--raw", "Orders older than a week are archived.")
+    git(repo, "add", ".memx")
+    git(repo, "commit", "-q", "-m", "and another")
+    git(clone, "pull", "-q", "--no-rebase")
+    assert "Orders older than a week are archived." in (clone / "CLAUDE.md").read_text()
+
+
+@pytest.mark.parametrize("link", ["AGENTS.md", ".cursor"])
+def test_an_instruction_file_a_pull_made_a_link_is_neither_read_nor_written(
+        memx: Memx, repo: Path, tmp_path: Path, link: str) -> None:
+    # trust18: a committed AGENTS.md linking to the reviewer's ~/.bashrc was read and its
+    # text written into the repository with the block; .cursor linking out moved the write
+    memx.ok("add", "--raw", "The worker consumes the orders queue.")
+    outside = tmp_path / "home-file"
+    outside.mkdir()
+    (outside / "rules").mkdir()
+    (outside / "bashrc").write_text("export PRIVATE_TOKEN_NAME=1\n")
+    clone = _pulled(memx, repo, tmp_path, "")
+    target = outside / "bashrc" if link == "AGENTS.md" else outside
+    (repo / link).symlink_to(target)
+    git(repo, "add", link)
+    git(repo, "commit", "-q", "-m", "link")
+    git(clone, "pull", "-q", "--no-rebase")
+    fmt = "agents-md" if link == "AGENTS.md" else "cursor-rules"
+    memx.ok("config", "set", "agents.export", f"[{fmt}]", "--local", cwd=clone)
+    result = memx("export", "--format", fmt, cwd=clone)
+    assert (result.code, result.err) == (2, f"memx: error: {link} is a symbolic link; memx "
+                                            "writes its block only into a regular file of the "
+                                            "work tree (replace the link with the file)\n")
+    memx.ok("hook-impl", "post-rewrite", "amend", cwd=clone)
+    assert f"export: {link} is a symbolic link" in (clone / ".memx/local/hooks.log").read_text()
+    assert (clone / link).is_symlink() and sorted(p.name for p in outside.iterdir()) == [
+        "bashrc", "rules"] and not any((outside / "rules").iterdir())
+    assert (outside / "bashrc").read_text() == "export PRIVATE_TOKEN_NAME=1\n"
+    # control: the same file as a regular file of the work tree gets its block
+    (clone / link).unlink()
+    memx.ok("export", "--format", fmt, cwd=clone)
+    written = clone / ("AGENTS.md" if link == "AGENTS.md" else ".cursor/rules/memx.mdc")
+    assert "orders queue" in written.read_text() and not written.is_symlink()

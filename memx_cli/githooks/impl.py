@@ -336,7 +336,11 @@ def _refresh_exports(repo: Repo) -> None:
         from memx_cli.operations.agents_file import export_block
 
         for fmt in formats:
-            done = export_block(repo, fmt)
+            try:
+                done = export_block(repo, fmt)
+            except MemxError as exc:  # e.g. a pulled link in its place: the others go on
+                log_line(repo, "export", str(exc))
+                continue
             if done.changed:
                 log_line(repo, "export", f"updated {done.display}")
 

@@ -120,6 +120,27 @@ def splice(text: str, block: str) -> str:
     return text + ("\n" if text.endswith("\n") else "\n\n") + block
 
 
+def _refuse_link(worktree: Path, path: Path) -> None:
+    """A file of the work tree is written only as itself: a link there, the file or a
+    folder on the way, may have come with a pull (trust18: a committed ``AGENTS.md``
+    linking to the reviewer's ``~/.bashrc`` was read, and its text written back into the
+    repository with the block; ``.cursor`` linking out took the write out of it)."""
+    import os
+
+    try:
+        inside = Path(os.path.abspath(path)).relative_to(os.path.abspath(worktree))
+    except ValueError:
+        return  # a file the user named outside the repository: theirs to name
+    step = Path(os.path.abspath(worktree))
+    for part in inside.parts:
+        step = step / part
+        if step.is_symlink():
+            shown = step.relative_to(os.path.abspath(worktree)).as_posix()
+            raise MemxError(f"{external.one_line(shown)} is a symbolic link; memx writes its "
+                            "block only into a regular file of the work tree (replace the "
+                            "link with the file)")
+
+
 def export_block(repo: Repo, fmt: str, output: Path | None = None,
                  max_chars: int = DEFAULT_MAX_CHARS,
                  readable: Callable[[Memory], bool] | None = None) -> ExportResult:
@@ -127,6 +148,7 @@ def export_block(repo: Repo, fmt: str, output: Path | None = None,
     if fmt not in TARGETS:
         raise MemxError(f"unknown format {fmt!r}; use one of {', '.join(TARGETS)}")
     path = output or repo.worktree / TARGETS[fmt]
+    _refuse_link(repo.worktree, path)
     try:
         shown = path.resolve().relative_to(repo.worktree.resolve()).as_posix()
     except ValueError:
