@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memx_cli import external, safeyaml, yamledit
-from memx_cli.errors import ConfigError, shown
+from memx_cli.errors import ConfigError, MemxError, shown
 from memx_cli.fsutil import atomic_write
 
 log = logging.getLogger("memx")
@@ -390,12 +390,32 @@ def layer_paths(store_root: Path | None) -> list[tuple[str, Path]]:
     return layers
 
 
+def _tracked(path: Path) -> bool:
+    """Whether git tracks ``path``: .memx/config.local.yaml is ignored by git, but a
+    collaborator can force it in, and a pull then writes it into a clone that had none
+    (trust18). Asked only when the file holds a key."""
+    from memx_cli import git
+
+    try:
+        out = git.run(["ls-files", "--", path.name], cwd=path.parent, check=False)
+    except MemxError:  # no git: nothing is tracked
+        return False
+    return bool(out.strip())
+
+
 def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) -> Config:
     values = {key: default for key, (default, _) in SETTINGS.items()}
     origins = {key: "default" for key in SETTINGS}
     warnings: list[str] = []
     for origin, path in layer_paths(store_root):
-        for key, raw in read_file(path, follow=origin == "global").items():
+        flat = read_file(path, follow=origin == "global")
+        committed = origin == "project" or (origin == "local" and bool(flat)
+                                             and _tracked(path))
+        if committed and origin == "local":
+            warnings.append(f"{path}: git tracks this file (someone committed it), so it "
+                            "counts as the committed configuration: keys only you may set "
+                            "are ignored in it; git rm --cached it to make it yours again")
+        for key, raw in flat.items():
             if key not in SETTINGS:
                 warnings.append(f"{path}: unknown configuration key {key!r} (ignored)")
                 continue
@@ -403,7 +423,7 @@ def load(store_root: Path | None, overrides: Mapping[str, Any] | None = None) ->
                 value = parse_value(key, raw)
             except ConfigError as exc:
                 raise ConfigError(f"{path}: {exc}") from None
-            refusal = committed_refusal(key, value) if origin == "project" else None
+            refusal = committed_refusal(key, value) if committed else None
             if refusal is not None:
                 warnings.append(f"{path}: {refusal} (ignored)")
                 continue

@@ -434,3 +434,24 @@ def test_an_instruction_file_a_pull_made_a_link_is_neither_read_nor_written(
     memx.ok("export", "--format", fmt, cwd=clone)
     written = clone / ("AGENTS.md" if link == "AGENTS.md" else ".cursor/rules/memx.mdc")
     assert "orders queue" in written.read_text() and not written.is_symlink()
+
+
+def test_a_committed_config_local_yaml_is_read_as_the_committed_configuration(
+        memx: Memx, repo: Path, tmp_path: Path, listener: tuple[str, list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # trust18: .memx/config.local.yaml is ignored by git, but `git add -f` commits it and a
+    # pull writes it into a clone that had none: it was then read as the reviewer's own
+    url, seen = listener
+    monkeypatch.setenv(TOKEN_VARIABLE, "reviewer-token")
+    clone = _pulled(memx, repo, tmp_path, "", {".memx/config.local.yaml":
+                                               LLM_CONFIG.format(url=url)})
+    (tmp_path / "s.jsonl").write_text(TRANSCRIPT)
+    result = memx("ingest", str(tmp_path / "s.jsonl"), "--dry-run", cwd=clone)
+    assert result.code == 0, result.err
+    assert seen == []
+    assert "git tracks this file (someone committed it)" in result.err
+    assert "ace.reflector.llm.base_url is not read from the committed" in result.err
+    assert memx.ok("config", "get", "ace.reflector.mode", cwd=clone) == "hybrid\n"
+    # control: the same file made the reviewer's own again (untracked) is followed
+    git(clone, "rm", "-q", "--cached", ".memx/config.local.yaml")
+    assert memx.ok("config", "get", "ace.reflector.llm.base_url", cwd=clone) == f"{url}\n"
