@@ -39,6 +39,7 @@ _GIT_LOCAL = {"run", "run_bytes", "stream", "_git"}
 SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/agents/agent_hook.py::run::subprocess.Popen": "own",  # memx, its worktree
     "memx_cli/git.py::run::subprocess.run": "wrapper",
+    "memx_cli/config.py::_tracked::git.run": "own",  # the config file's name, after --
     "memx_cli/git.py::run_bytes::subprocess.run": "wrapper",
     "memx_cli/git.py::stream::subprocess.Popen": "wrapper",
     "memx_cli/git.py::version::subprocess.run": "constant",

@@ -455,3 +455,29 @@ def test_a_committed_config_local_yaml_is_read_as_the_committed_configuration(
     # control: the same file made the reviewer's own again (untracked) is followed
     git(clone, "rm", "-q", "--cached", ".memx/config.local.yaml")
     assert memx.ok("config", "get", "ace.reflector.llm.base_url", cwd=clone) == f"{url}\n"
+
+
+@pytest.mark.parametrize("pattern", [r"(a|a)+$", r"\w*\w*$"])
+def test_a_pulled_pattern_that_backtracks_without_nesting_runs_out_of_time_not_forever(
+        memx: Memx, repo: Path, tmp_path: Path, pattern: str) -> None:
+    # trust18: overlapping alternatives (exponential) and adjacent repeats (cubic on one
+    # long word) pass the nesting check; each custom pattern runs under a time budget
+    config = ("ace:\n  reflector:\n    custom_patterns:\n    - name: slow\n"
+              f"      pattern: '{pattern}'\n")
+    clone = _pulled(memx, repo, tmp_path, config)
+    import subprocess
+    import sys
+
+    word = "a" * 5000 + "!"
+    proc = subprocess.run([sys.executable, "-m", "memx_cli", "add", word],
+                          cwd=clone, capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (3, "")
+    assert proc.stderr == ("memx: error: the custom pattern 'slow' (ace.reflector."
+                           "custom_patterns) ran over 2 s on this text, so nothing was "
+                           "stored; make it match in linear time (no alternatives or repeats "
+                           "that can match the same text twice) or remove it\n")
+    assert json.loads(memx.ok("list", "--json", cwd=clone)) == {"memories": []}
+    # control: a linear pattern of the team's masks the same long text
+    (clone / ".memx" / "config.yaml").write_text(config.replace(pattern, "ACME-[a-z]{4}"))
+    out = json.loads(memx.ok("add", f"ACME-abcd {word}", "--json", cwd=clone))
+    assert out["memory"]["content"].startswith("[REDACTED:slow] aaaa")

@@ -344,6 +344,7 @@ CLI_NO_OUTSIDE_TEXT = {
     "source add": "records a URL (one holding a credential is refused) and a commit",
     "source update": "records commits", "source list": "reads",
     "source remove": "removes a key",
+    "source approve": "records a location the configuration already holds, in the user's own file",
     "server start": "starts the memx server; its log holds paths, pids and reasons, no "
     "memory text (forwarded commands are the 'search'/'context'/'list' entries above)",
     "server status": "reads", "server stop": "stops the server",

@@ -57,6 +57,12 @@ def test_the_source_update_warning_masks_the_url(memx: Memx, repo: Path,
     config = repo / ".memx" / "config.yaml"
     url = f"https://deploy:{TOKEN}@127.0.0.1:9/team.git"  # nothing listens on port 9
     config.write_text(config.read_text().replace(str(team), url))
+    result = memx("source", "update")  # a URL not approved: named, masked, not fetched
+    assert result.code == 0
+    assert result.err.startswith("memx: warning: source team (https://deploy:"
+                                 "[REDACTED:password]@127.0.0.1:9/team.git) is not approved")
+    assert TOKEN not in result.err
+    memx.ok("source", "approve", "team")
     result = memx("source", "update")
     assert result.code == 0
     assert result.err.startswith("memx: warning: source team: cannot fetch https://deploy:"

@@ -105,10 +105,11 @@ def approve_cmd(state: State, names: tuple[str, ...]) -> None:
     approving again. memx source add approves what you type.
     """
     from memx_cli.operations.sources import approve
+    from memx_cli.privacy import mask
 
     for source, new in approve(state.repo(), names):
         done = "Approved" if new else "Already approved"
-        click.echo(f"{done} source {source.name}: {source.location} "
+        click.echo(f"{done} source {source.name}: {mask(source.location)} "
                    f"(memx source update {source.name} fetches it)")
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import functools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,58 @@ class SanitizeError(MemxError):
     exit_code = EXIT_INTERNAL
 
 
+# A custom pattern comes from a config file any collaborator can commit, and it runs on
+# every write, the pre-commit hook's check included. A shape check (config._nested_repeat)
+# refuses (a+)+, but (a|a)+$ takes exponential time and \w*\w*$ cubic time on one long
+# word (2 s at 1,000 characters, a minute at 3,000; trust18), and no list of shapes is
+# whole. So each custom pattern runs under a wall-time budget wherever a timer can
+# interrupt it (the main thread of a Unix process: every command and git hook); over it,
+# the write fails closed with an error that names the pattern.
+CUSTOM_BUDGET_SECONDS = 2.0
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _OverBudget
+
+
+@contextlib.contextmanager
+def _budget(seconds: float) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` with _OverBudget, where a timer is free to
+    do so; elsewhere (another thread, a timer someone else set) the block runs as is."""
+    import signal
+
+    if (not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0
+            or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN)):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _bounded(pattern: Pattern, text: str) -> str:
+    """A custom pattern masked in ``text`` within its time budget."""
+    try:
+        with _budget(CUSTOM_BUDGET_SECONDS):
+            return pattern.regex.sub(functools.partial(_mask, pattern), text)
+    except _OverBudget:
+        raise SanitizeError(f"the custom pattern {pattern.kind!r} (ace.reflector."
+                            f"custom_patterns) ran over {CUSTOM_BUDGET_SECONDS:g} s on this "
+                            "text, so nothing was stored; make it match in linear time (no "
+                            "alternatives or repeats that can match the same text twice) or "
+                            "remove it") from None
+
+
 class Sanitizer:
     """Masks every pattern in turn; placeholders never match a later pattern."""
 
@@ -72,18 +125,21 @@ class Sanitizer:
             regex = re.compile(item["pattern"])
             extra.append(Pattern(item["name"], regex, 1 if regex.groups else 0))
         self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra) + more
+        self._custom = range(len(PATTERNS), len(PATTERNS) + len(extra))
 
     def sanitize(self, text: str, depth: int = 0) -> str:
         """The text with every secret masked; raises SanitizeError if anything goes wrong."""
         try:
             lowered = text.lower()
             digits = bool(_DIGIT.search(text))
-            for pattern in self.patterns:
+            for number, pattern in enumerate(self.patterns):
                 guard = pattern.guard
                 if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
                     continue  # cannot match: skip the regex (most text has no secret at all)
                 if pattern.rescan:
                     text = _rescanning(pattern, text)
+                elif number in self._custom:
+                    text = _bounded(pattern, text)
                 else:
                     text = pattern.regex.sub(functools.partial(_mask, pattern), text)
             if depth < 2:
@@ -92,6 +148,8 @@ class Sanitizer:
                 text = _GLUED.sub(_whole, text)
             if depth == 0 and _LAYERED.search(text):
                 text = self._unquoted(text)
+        except SanitizeError:
+            raise
         except Exception as exc:
             raise SanitizeError(f"could not sanitize the text ({type(exc).__name__}: {exc}); "
                                 "nothing stored") from exc

@@ -105,7 +105,10 @@ def approve(source: Source) -> bool:
 
 
 def unapproved(source: Source) -> str:
-    return (f"source {source.name} ({source.url}) is not approved on this machine; check "
+    from memx_cli.privacy import mask
+
+    # the URL is shown masked: a committed one may carry a password or token
+    return (f"source {source.name} ({mask(source.url)}) is not approved on this machine; check "
             f"the URL, then run memx source approve {source.name} (skipped)")
 
 
