@@ -16,6 +16,7 @@ from memx_cli.operations.validate import (
     check_links,
     check_store,
 )
+from memx_cli.store.files import LinkedStoreError
 from memx_cli.store.repo import Repo
 
 PACKAGES = ("click", "pyyaml", "gitpython", "tantivy", "usearch", "model2vec", "numpy",
@@ -51,6 +52,15 @@ def diagnose(repo: Repo | None) -> dict[str, Any]:
         problems.append("not inside a git repository")
         return report
     store = repo.store
+    try:
+        store.check_links()
+    except LinkedStoreError as exc:
+        # listed like any other problem (trust18): a pull can bring a linked .memx, and
+        # the rest of the report does not need the store
+        report["store"] = {"path": str(store.root), "initialized": False, "link": exc.shown}
+        problems.append(str(exc))
+        report["hooks"] = _hook_state(repo, problems)
+        return report
     info: dict[str, Any] = {"path": str(store.root), "initialized": store.exists()}
     report["store"] = info
     if not store.exists():

@@ -212,11 +212,20 @@ def test_a_pulled_store_folder_that_links_out_is_refused_and_nothing_is_written_
                  ["sweep"]):
         result = memx(*args, cwd=clone)
         assert (result.code, result.err) == (2, message), args
+    # doctor and validate list the link as a problem (exit 1) instead of stopping (trust18)
+    doctor = memx("doctor", cwd=clone)
+    assert doctor.code == 1 and f"problem:    {message[len('memx: error: '):]}" in doctor.out
+    assert "hooks:      pre-commit=memx" in doctor.out
+    validate = memx("validate", "--json", cwd=clone)
+    assert validate.code == 1 and json.loads(validate.out)["problems"] == [
+        {"file": f".memx/{folder}", "line": None,
+         "message": "a symbolic link; " + message.split("; ", 1)[1].rstrip("\n")}]
     assert sorted(p.name for p in outside.iterdir()) == ["state.json"]
     assert (outside / "state.json").read_text() == "theirs\n"
     # control: the link gone (the folder memx's own again), the same commands work
     (clone / ".memx" / folder).unlink()
     assert "deploy script" in memx.ok("search", "deploy", cwd=clone)
+    assert memx.ok("validate", cwd=clone).endswith("memory file(s) OK\n")
 
 
 def test_a_pulled_memory_file_that_links_out_is_not_read_through(

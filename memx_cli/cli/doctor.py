@@ -12,7 +12,8 @@ from memx_cli.cli._output import emit_json
 def doctor_cmd(state: State, as_json: bool) -> None:
     """Report versions, store and index state, git hooks and configuration problems.
 
-    Exits 1 when something needs attention.
+    Exits 1 when something needs attention; a store folder that is a symbolic link is
+    listed as a problem, with what can be checked without the store.
     """
     from memx_cli.doctor import diagnose
     from memx_cli.errors import CheckFailedError, NotARepoError
@@ -43,6 +44,10 @@ def doctor_cmd(state: State, as_json: bool) -> None:
             if store["initialized"]:
                 click.echo(f"  memories  {store['memories']} ({store['archived']} archived, "
                            f"{store['invalid_files']} invalid)")
+        hooks = ", ".join(f"{k}={v}" for k, v in report.get("hooks", {}).items())
+        if store and "index" not in report:  # a store doctor cannot open: the hooks only
+            click.echo(f"hooks:      {hooks}")
+        elif store:
             click.echo(f"global:     {report['global_store']['path']} "
                        f"({report['global_store']['memories']} memories)")
             index = report["index"]
@@ -51,7 +56,6 @@ def doctor_cmd(state: State, as_json: bool) -> None:
                 click.echo(f"  changes   seen through {index['change_check']}")
             if index.get("note"):
                 click.echo(f"note:       {index['note']}")
-            hooks = ", ".join(f"{k}={v}" for k, v in report["hooks"].items())
             click.echo(f"hooks:      {hooks}")
             agents = [f"{a['agent']} ({a['scope']}{'' if a['complete'] else ', partly'})"
                       for a in report["agents"]]

@@ -19,12 +19,13 @@ def validate_cmd(state: State, files: tuple[Path, ...], as_json: bool) -> None:
     (supersedes, superseded_by, conflicts_with), and the configuration files.
 
     With FILES, check only those (what a pre-commit hook passes). Prints one
-    `file:line: problem` per problem and exits 1 if there is any.
+    `file:line: problem` per problem and exits 1 if there is any; a folder of the
+    store that is a symbolic link is such a problem.
     """
     from memx_cli.errors import CheckFailedError
     from memx_cli.operations.validate import validate
 
-    repo = state.repo()
+    repo = state.repo(initialized=False)  # validate says what is wrong with the store
     report = validate(repo, [p.absolute() for p in files] or None)
     if as_json:
         emit_json({

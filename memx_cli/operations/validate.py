@@ -11,7 +11,7 @@ from memx_cli import config as configmod
 from memx_cli.errors import ConfigError, InvalidMemoryError, MemxError
 from memx_cli.store import intents
 from memx_cli.store.access import ACCESS_FILE, read_grants
-from memx_cli.store.files import Store, _problem_from
+from memx_cli.store.files import LinkedStoreError, Store, _problem_from
 from memx_cli.store.memory import Problem
 from memx_cli.store.repo import Repo
 
@@ -134,7 +134,11 @@ def check_config(repo: Repo) -> list[Problem]:
 
 
 def validate(repo: Repo, paths: list[Path] | None = None) -> Report:
-    repo.require_store()
+    try:
+        repo.require_store()
+    except LinkedStoreError as exc:
+        # a finding like a bad file, listed (trust18): a pull can bring a linked .memx
+        return Report(problems=[Problem(exc.shown, None, "a symbolic link; " + exc.REASON)])
     if paths:
         return check_files(repo, paths)
     report = check_store(repo.store)

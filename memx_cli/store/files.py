@@ -58,6 +58,17 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
 
 
+class LinkedStoreError(StoreError):
+    """A folder of a project store is a symbolic link (``shown``: its path as shown)."""
+
+    REASON = ("memx follows no link in its store (a committed one could send its writes "
+              "out of the repository): remove it, then run memx again")
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        super().__init__(f"{shown} is a symbolic link; {self.REASON}")
+
+
 class Store:
     def __init__(self, root: Path, label: str, display_base: Path | None = None,
                  masker: Callable[[Memory], Memory] | None = None):
@@ -107,10 +118,12 @@ class Store:
         for name in ("", "memories", "archive", "cache", "local"):
             path = self.root / name if name else self.root
             if os.path.islink(path):
-                raise StoreError(f"{self.display(path)} is a symbolic link; memx follows no "
-                                 "link in its store (a committed one could send its writes "
-                                 "out of the repository): remove it, then run memx again")
+                raise LinkedStoreError(self.display(path))
         self._links_checked = self.root
+
+    def check_links(self) -> None:
+        """Raise LinkedStoreError when a folder of the store is a symbolic link."""
+        self._refuse_links()
 
     def folder_marks(self) -> tuple[str, str]:
         """The memories and archive folders' inode and modification time (``-``:
