@@ -320,3 +320,18 @@ def test_a_folder_given_relative_is_committed_relative(memx: Memx, repo: Path, t
     assert memx.ok("source", "update", cwd=clone)
     data = json.loads(memx.ok("search", "staging cluster name", "--json", cwd=clone))
     assert data["results"][0]["store"] == "source:team"
+
+
+def test_approving_a_source_changes_what_a_warm_searcher_was_built_from(
+        memx: Memx, repo: Path, team_repo: Path) -> None:
+    # the server keeps a searcher per key: an approval must make it read the source
+    from memx_cli.server.warmth import searcher_key
+    from memx_cli.store.repo import Repo
+
+    config = repo / ".memx" / "config.yaml"
+    config.write_text(f"sources:\n  team:\n    url: {team_repo}\n")
+    opened = Repo.discover(repo)
+    before = searcher_key(opened)
+    assert searcher_key(Repo.discover(repo)) == before  # control: nothing changed
+    memx.ok("source", "approve", "team")
+    assert searcher_key(Repo.discover(repo)) != before

@@ -13,15 +13,16 @@ if TYPE_CHECKING:
 
 def searcher_key(repo: Any) -> tuple[Any, ...]:
     """What a warm searcher was built from, beside the memory files its watcher follows:
-    the configuration layers, the access grants and the sources' pinned commits (issue 27:
-    after `memx source update` the server kept searching the old commit's memories)."""
+    the configuration layers, the access grants, the sources' pinned commits (issue 27:
+    after `memx source update` the server kept searching the old commit's memories) and
+    the user's approved sources (`memx source approve` lets a cached one in)."""
     from memx_cli import config as configmod
     from memx_cli.store.access import ACCESS_FILE
-    from memx_cli.store.sources import lock_path
+    from memx_cli.store.sources import approved_path, lock_path
 
     files = []
     inputs = [path for _, path in configmod.layer_paths(repo.store.root)]
-    inputs += [Path(repo.store.root) / ACCESS_FILE, lock_path(repo)]
+    inputs += [Path(repo.store.root) / ACCESS_FILE, lock_path(repo), approved_path()]
     for path in inputs:
         try:
             st = path.stat()
