@@ -77,14 +77,17 @@ class Aside:
     """A store's full check looked at by another thread (``StoreIndex.look_aside``), for
     the index to take in later (``sync(aside=...)``): the state it began from, the
     folders' marks before it, the change stamp's look, and the scan when that look
-    could not vouch for the files (with the ids of the files that have more than one
-    name, which it saw; None without a scan)."""
+    could not vouch for the files, with what it saw besides (None without a scan): the
+    ids of the files that have more than one name, and those whose stat differs from
+    the manifest's rows, files gone included (the ids the take-in compares; None also
+    when the index moved while the rows were read: then it compares every row)."""
 
     state: dict[str, Any] | None
     held: list[str] | None
     seen: Look | None
     scanned: tuple[dict[str, Seen], str] | None
     linked: set[str] | None
+    differs: set[str] | None = None
 
 
 class StoreIndex:
@@ -305,7 +308,32 @@ class StoreIndex:
         if state is not None and seen is not None and self._trusts(state, seen):
             return Aside(state, held, seen, None, None)
         linked: set[str] = set()
-        return Aside(state, held, seen, scan(self.store, linked), linked)
+        scanned = scan(self.store, linked)
+        return Aside(state, held, seen, scanned, linked, self._differs(state, scanned[0]))
+
+    def _differs(self, state: dict[str, Any] | None, seen: dict[str, Seen]) -> set[str] | None:
+        """The ids whose stat in ``seen`` differs from the manifest's row, or that have a
+        row and no file: the full comparison's first step, made off the request path
+        (issue 29: at 100k memories reading and comparing every row takes ~1 s) through
+        a connection of its own. None when there is no manifest, or the index moved
+        while its rows were read (the take-in then compares every row)."""
+        if state is None:
+            return None
+        try:
+            manifest = Manifest.load(self.manifest_path)  # (never a legacy one's move)
+        except ValueError:
+            return None
+        if manifest is None:
+            return None
+        try:
+            known = manifest.stats() if manifest.compatible() else None
+        finally:
+            manifest.close()
+        if known is None:
+            return None
+        if read_state(self.state_path) != state:
+            return None
+        return {i for i, now in seen.items() if known.get(i) != now} | (known.keys() - seen.keys())
 
     def sync(self, full: bool = False, progress: Progress | None = None,
              want_vectors: bool = True, max_age: float = 0.0,
@@ -396,11 +424,13 @@ class StoreIndex:
         # The stamp is taken before the scan: a change in between makes the next one
         # differ (one more scan), never the reverse.
         on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
+        differs = None  # what differs from the manifest, when the look aside found it
         if aside is not None and aside.state == state:
             held, seen_now, scanned = aside.held, aside.seen, aside.scanned
             if scanned is not None:
                 self.scans += 1
                 self.linked = aside.linked or set()
+                differs = aside.differs
         else:
             held = held_marks(self.store)  # (before the look: a change after it moves them)
             seen_now = look(self.store, on) if on is not None else None
@@ -428,11 +458,13 @@ class StoreIndex:
             if not same_index(read_state(self.state_path), state):
                 seen, fingerprint = self._scan()
                 self.ids = seen.keys()  # the first scan's view kept it alive: 2x at 1M
+                differs = None
             # Without its text index, a manifest describes nothing: rebuild (a partial
             # index would answer with a silent subset; issue 14).
             manifest = (None if full or not self.lexical.path.is_dir()
                         else self._load_manifest())
-            report = self._update(manifest, seen, progress, want_vectors, quiet=full)
+            report = self._update(manifest, seen, progress, want_vectors, quiet=full,
+                                  only=differs)
             write_state(self.state_path, fingerprint, self._manifest, *stamp_for(
                 self.store, seen, on, before), seen=seen_now, held=held)
             self._last = (seen, read_state(self.state_path))
