@@ -51,6 +51,10 @@ log = logging.getLogger("memx")
 # language left missing (generator/e5voice.py: a search here encodes at most
 # SERVED_ENCODE of its candidates, as in the memx server).
 QUIET = 1.0
+# Seconds without a call before the stores' state is recorded after searches (``keep``:
+# a look at the folders and git's index, then a write of the state; the memx server's
+# idle upkeep waits as long, server.upkeep.COMPACT_AFTER).
+KEEP_AFTER = 5.0
 INSTRUCTIONS = (
     "Long-term memory of this git repository (memx). Search memory before answering "
     "questions about the codebase, its conventions or past decisions, and before "
@@ -127,6 +131,9 @@ class MemoryService:
         self._called = threading.Event()
         self.last_call = time.monotonic()
         self.wake: anyio.Event | None = None  # set on the loop: a search left a fill to do
+        # A search or a context ran since the store's state was last recorded: its
+        # watched checks may have taken in changes the state then leaves out (``keep``).
+        self.unkept = False
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run one library call; MemxError -> an MCP error with the CLI's message."""
@@ -153,7 +160,8 @@ class MemoryService:
         else:
             result = await anyio.to_thread.run_sync(self.call, fn)
             self.opened = True
-        if self.wake is not None and (self.warm.e5_pending() or self.warm.unverified()):
+        self.unkept = True
+        if self.wake is not None:
             self.wake.set()
         return result
 
@@ -185,22 +193,47 @@ class MemoryService:
         finally:
             self._lock.release()
 
+    def keep(self) -> bool:
+        """Record in each store's state what the changes the searcher's watcher took in
+        left out (``freshness.keep_marks``, as the memx server's idle upkeep does):
+        the change stamp, for a command without a server, and the folders' marks at
+        which the index holds every file, for the next start's trusted first open
+        (issue 29). Gives way to a call; False when it did (or a call was running)."""
+        from memx_cli.freshness import keep_marks
+
+        self._called.clear()
+        searcher = self.warm._searcher
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            done = searcher is None or keep_marks(searcher.freshness, searcher.indexes,
+                                                  self._called.is_set)
+        finally:
+            self._lock.release()
+        if done and not self._called.is_set():
+            self.unkept = False
+        return done
+
     async def fill_when_idle(self) -> None:
-        """Run for the server's life: after a search that left e5 vectors to make, or a
-        store's full check after its trusted first open, wait for a quiet second, then
-        take in that check when it is done (``answered``) and fill the vectors on a
-        worker thread. An English session of a small store never wakes: nothing is
-        wanted, so ``wake`` is never set."""
+        """Run for the server's life: after a search or a context, wait for a quiet
+        second, then take in a store's full check after its trusted first open when it
+        is done (``answered``) and fill the e5 vectors a search left to make, on a worker
+        thread; once the quiet spell reaches KEEP_AFTER, record the stores' state
+        (``keep``), on a worker thread too. Until the next search the loop sleeps."""
         self.wake = anyio.Event()
         while True:
             await self.wake.wait()
             self.wake = anyio.Event()
-            while self.warm.e5_pending() or self.warm.unverified():
+            while self.warm.e5_pending() or self.warm.unverified() or self.unkept:
                 await anyio.sleep(QUIET)
-                if time.monotonic() - self.last_call >= QUIET:
-                    self.answered()
-                    if self.warm.e5_pending():
-                        await anyio.to_thread.run_sync(self.fill_e5)
+                quiet = time.monotonic() - self.last_call
+                if quiet < QUIET:
+                    continue
+                self.answered()
+                if self.warm.e5_pending():
+                    await anyio.to_thread.run_sync(self.fill_e5)
+                elif self.unkept and quiet >= KEEP_AFTER and not self.warm.unverified():
+                    await anyio.to_thread.run_sync(self.keep)
 
     def close(self) -> None:
         """Stop a fill under way after its batch."""

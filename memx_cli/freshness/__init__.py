@@ -20,7 +20,7 @@ here loads watchdog).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -63,3 +63,35 @@ class ByTime:
 
     def sync(self, index: StoreIndex, **options: Any) -> SyncReport:
         return index.sync(**options)  # a write's check: in full, never by time
+
+
+def restamp(freshness: Freshness, index: StoreIndex) -> bool:
+    """Record what the changes a long-lived searcher's check took in left out of its
+    index's state (``StoreIndex.restamp``: the change stamp for a command without a
+    server, the folders' marks at which the index holds every file for the next
+    trusted first open), ``freshness`` bringing the index up to date meanwhile."""
+    from memx_cli.embed import is_loaded
+
+    def check() -> None:
+        freshness.settle([index])
+        freshness.sync(index, want_vectors=is_loaded(index.model_spec))
+
+    return index.restamp(check)
+
+
+def keep_marks(freshness: Freshness, indexes: Iterable[StoreIndex],
+               waiting: Callable[[], bool]) -> bool:
+    """``restamp`` of each of ``indexes`` (`memx mcp` once a quiet spell follows its
+    searches, issue 29; the memx server's idle upkeep does it with its other upkeep),
+    giving way before each store when ``waiting`` says a call came: then False. A
+    failure is logged (the next quiet spell tries again)."""
+    for index in indexes:
+        if waiting():
+            return False
+        try:
+            restamp(freshness, index)
+        except Exception as exc:  # never end the host
+            import logging
+
+            logging.getLogger("memx").warning(f"recording the state of {index.store.root} skipped: {exc}")
+    return True

@@ -1,19 +1,19 @@
 """The memx server's upkeep of its warm stores while no request comes (issue 15, 25):
 their vector deltas and search statistics folded and the change stamp their writes left
 out recorded, and the e5 vectors a question in another language left missing made. Each
-gives way to a request: before each store it asks ``waiting`` whether one has come."""
+gives way to a request: before each store it asks ``waiting`` whether one has come.
+`memx mcp` records the change stamp the same way (``freshness.keep_marks``)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from functools import partial
 from typing import TYPE_CHECKING
 
+from memx_cli.freshness import restamp
+
 if TYPE_CHECKING:
-    from memx_cli.freshness import Freshness
     from memx_cli.generator.search import Searcher
-    from memx_cli.index import StoreIndex
 
 log = logging.getLogger("memx.server")
 
@@ -51,7 +51,7 @@ def compact(searchers: Iterable[Searcher], waiting: Callable[[], bool] = never) 
                     for statistic in (recall, corecall):
                         if statistic.ledger(index.store).pending():
                             statistic.compact(index.store)
-                index.restamp(partial(watched_check, searcher.freshness, index))
+                restamp(searcher.freshness, index)
             except Exception as exc:  # never end the server; the next spell retries
                 log.warning(f"idle upkeep of {index.store.root} skipped: {exc}")
     return True
@@ -68,11 +68,3 @@ def fill(searchers: Iterable[Searcher], waiting: Callable[[], bool] = never) -> 
         except Exception as exc:  # never end the server; the next quiet second retries
             log.warning(f"filling e5 vectors of {searcher.repo.worktree} skipped: {exc}")
             return
-
-
-def watched_check(freshness: Freshness, index: StoreIndex) -> None:
-    """Bring a warm index up to date as its watcher knows it (settle, watched check)."""
-    from memx_cli.embed import is_loaded
-
-    freshness.settle([index])
-    freshness.sync(index, want_vectors=is_loaded(index.model_spec))
