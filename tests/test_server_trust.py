@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from memx_cli.store.repo import Repo
@@ -406,3 +407,224 @@ def test_the_idle_server_carries_the_marks_through_changes_it_took_in(
         assert server.status()["unverified"] == [str(repo / ".memx")]
     finally:
         server.watcher.stop()
+
+
+# The take-in of a finished look (issue 29): the look's thread also compares its scan with
+# the manifest's rows, so the take-in re-reads only the ids that differ, not every row.
+
+def spied_compare(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The ``only`` of each index update's comparison (None: every row compared)."""
+    from memx_cli.index import sync
+
+    compared: list[Any] = []
+    real = sync.compare
+
+    def spy(store: Any, manifest: Any, seen: Any, only: Any, *args: Any, **kw: Any) -> Any:
+        compared.append(None if only is None else set(only))
+        return real(store, manifest, seen, only, *args, **kw)
+
+    monkeypatch.setattr(sync, "compare", spy)
+    return compared
+
+
+def test_the_take_in_compares_only_the_files_the_look_found_changed(
+        memx: Memx, repo: Path, large: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    staging = files["staging"]
+    staging.write_text(staging.read_text().replace("Sunday", "Friday"))  # (in place too)
+    compared = spied_compare(monkeypatch)
+    server = daemon.Daemon(idle_timeout=60)
+    try:
+        assert first_search(server, repo, "fortnightly") == []  # trusted
+        verified(server)
+        assert compared == [{files["nightly"].stem, staging.stem}]
+        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        assert first_search(server, repo, "Friday") == [staging.stem]
+    finally:
+        server.watcher.stop()
+
+
+@pytest.mark.parametrize("aside", [True, False])
+def test_a_look_aside_takes_in_edits_and_removals_as_a_full_check_does(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch, aside: bool) -> None:
+    """An edit and a removal made behind the index: taken in from a look aside, only
+    their ids are compared; the control, the index's own full check, compares every
+    row; both index the same."""
+    from memx_cli.index import StoreIndex
+    from memx_cli.index.documents import stored_memories
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    files["webhook"].unlink()
+    index = StoreIndex(Repo(repo).store, None)
+    compared = spied_compare(monkeypatch)
+    if aside:
+        found = index.look_aside()
+        assert found.differs == {files["nightly"].stem, files["webhook"].stem}
+        index.open_for_search(False, aside=found)
+    else:
+        index.open_for_search(False)
+    assert compared == ([{files["nightly"].stem, files["webhook"].stem}] if aside else [None])
+    manifest = index.manifest()
+    assert manifest is not None
+    assert set(manifest.stats()) == {p.stem for k, p in files.items() if k != "webhook"}
+    assert {str(i) for i in index.ids} == {p.stem for k, p in files.items() if k != "webhook"}
+    held = stored_memories(index.lexical, [files["nightly"].stem, files["webhook"].stem])
+    assert list(held) == [files["nightly"].stem]
+    assert "fortnightly" in held[files["nightly"].stem].content
+
+
+def test_a_look_aside_during_which_the_index_moved_compares_every_row(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process wrote the index while the look read the manifest's rows: the
+    rows may be newer than the state the look began from, so it names no ids."""
+    from memx_cli.index import StoreIndex
+    from memx_cli.index.manifest import Manifest
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    index = StoreIndex(Repo(repo).store, None)
+    real = Manifest.stats
+
+    def moved(self: Manifest) -> Any:
+        state = json.loads((repo / STATE).read_text())
+        (repo / STATE).write_text(json.dumps({**state, "quick": "moved"}))
+        return real(self)
+
+    monkeypatch.setattr(Manifest, "stats", moved)
+    found = index.look_aside()
+    assert found.scanned is not None and found.differs is None
+    monkeypatch.setattr(Manifest, "stats", real)
+    assert index.look_aside().differs == {files["nightly"].stem}  # control
+
+
+# `memx mcp` records what its watcher took in, as the memx server's idle upkeep does
+# (freshness.keep_marks), so that its next start trusts the index of a large store.
+
+def added_by_hand(repo: Path, files: dict[str, Path]) -> str:
+    """A memory file copied under a new id by hand (the folder's time moves): its id."""
+    old = files["webhook"].stem
+    new = old[:-1] + ("0" if old[-1] != "0" else "1")
+    (repo / ".memx" / "memories" / f"{new}.yaml").write_text(
+        files["webhook"].read_text().replace(old, new).replace("five times", "seven times"))
+    return new
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_mcp_keeps_the_marks_of_what_its_watcher_took_in(
+        memx: Memx, repo: Path, scans: list[str], large: None,  # noqa: F811
+        kept: bool) -> None:
+    """A file added by hand while `memx mcp` runs, found by its next search, drops
+    ``held``; its quiet-spell upkeep (``keep``) records the marks again, and the next
+    `memx mcp` trusts the index. Control: a session that ends before its quiet spell
+    leaves no marks, and the next one checks every file before its first answer."""
+    from memx_cli.agents.mcp_server import MemoryService
+
+    files = checked_store(memx, repo)
+    service = MemoryService(Repo(repo))
+    try:
+        mcp_search(service, "nightly")
+        mcp_verified(service)
+        new = added_by_hand(repo, files)
+        assert not service.unkept
+        found = anyio.run(service.read, lambda: mcp_search(service, "seven times"))
+        assert found[:1] == [new]  # the watcher named it
+        assert "held" not in json.loads((repo / STATE).read_text())
+        assert service.unkept  # (a search or context through the tool's path)
+        age(repo / ".memx")
+        if kept:
+            assert service.keep() and not service.unkept
+            state = json.loads((repo / STATE).read_text())
+            assert state["held"] == list(Repo(repo).store.folder_marks())
+    finally:
+        service.watcher.stop()
+    service = MemoryService(Repo(repo))
+    try:
+        before = len(scans)
+        assert mcp_search(service, "seven times")[:1] == [new]
+        assert len(scans) == before + (0 if kept else 1)
+        assert service.warm.unverified() == kept
+    finally:
+        service.watcher.stop()
+
+
+def test_mcp_gives_the_keep_up_to_a_call(memx: Memx, repo: Path, large: None) -> None:
+    """A call that comes during the upkeep: it stops before the next store and stays
+    due (the quiet loop tries again after the next quiet spell)."""
+    from memx_cli.agents.mcp_server import MemoryService
+
+    files = checked_store(memx, repo)
+    service = MemoryService(Repo(repo))
+    try:
+        mcp_search(service, "nightly")
+        mcp_verified(service)
+        added_by_hand(repo, files)
+        anyio.run(service.read, lambda: mcp_search(service, "seven times"))
+        age(repo / ".memx")
+        service._called.set()
+        real = service._called.clear
+        service._called.clear = lambda: None  # type: ignore[method-assign]
+        assert not service.keep() and service.unkept
+        assert "held" not in json.loads((repo / STATE).read_text())
+        service._called.clear = real  # type: ignore[method-assign]
+        assert service.keep() and not service.unkept
+        assert "held" in json.loads((repo / STATE).read_text())
+    finally:
+        service.watcher.stop()
+
+
+def test_a_memx_mcp_process_records_the_marks_after_a_quiet_spell(
+        memx: Memx, repo: Path) -> None:
+    """A real `memx mcp` over stdio: a file added by hand while it runs, found by its
+    search, leaves the state without marks; after a quiet spell (KEEP_AFTER) the
+    process has recorded them, with nothing asked of it meanwhile."""
+    import subprocess
+    import sys
+    import time
+
+    from memx_cli.agents.mcp_server import KEEP_AFTER
+
+    files = checked_store(memx, repo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    proc = subprocess.Popen([sys.executable, "-m", "memx_cli", "mcp"], cwd=repo, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    asked = 0
+
+    def ask(method: str, params: dict[str, Any], notify: bool = False) -> Any:
+        nonlocal asked
+        asked += 1
+        line = {"jsonrpc": "2.0", "method": method, "params": params,
+                **({} if notify else {"id": asked})}
+        proc.stdin.write(json.dumps(line).encode() + b"\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        return None if notify else json.loads(proc.stdout.readline())  # type: ignore[union-attr]
+
+    def search(query: str) -> list[str]:
+        reply = ask("tools/call", {"name": "search_memory",
+                                   "arguments": {"query": query, "mode": "keyword"}})
+        return [hit["id"] for hit in json.loads(reply["result"]["content"][0]["text"])["results"]]
+
+    try:
+        ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "1"}})
+        ask("notifications/initialized", {}, notify=True)
+        assert search("nightly")[:1] == [files["nightly"].stem]
+        new = added_by_hand(repo, files)
+        assert search("seven times")[:1] == [new]
+        assert "held" not in json.loads((repo / STATE).read_text())
+        age(repo / ".memx")
+        deadline = time.monotonic() + KEEP_AFTER + 20
+        while ("held" not in json.loads((repo / STATE).read_text())
+               and time.monotonic() < deadline):
+            time.sleep(0.2)
+        state = json.loads((repo / STATE).read_text())
+        assert state.get("held") == list(Repo(repo).store.folder_marks())
+    finally:
+        proc.stdin.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0, err
