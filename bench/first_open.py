@@ -16,6 +16,17 @@ stdio pipes (the MCP handshake first, untimed) and two `search_memory` calls bac
 each timed from writing its request line to reading its reply (the first opens the
 store; the second comes while the check a trusted first open put off may run). Each
 install has a server folder of its own. Prints the medians (ms) per install.
+
+``--take-in`` (issue 29) times instead, per round and install, in one process of that
+install (``TAKE_IN``), after one search without the server (a check of every file, which
+records the marks it held them at): a memory file is written in place (the folders'
+times do not move, so the first open trusts the index); a watched searcher as the memx server
+makes it answers a first search on the index's word, its full check's look runs on its
+own thread and is joined, then the take-in of what that look found (``Watched.verify``:
+what a request or the server's loop waits for) is timed. Then `memx mcp` restarted
+after a session in which a memory file was added by hand and found by a search, the
+session's quiet spell (``--quiet``) and its end: the next session's first search_memory
+(trusted only when the last one recorded the folders' marks its changes left).
 """
 
 from __future__ import annotations
@@ -33,6 +44,36 @@ from first_commands import installs_of, stopped
 from mcp_paced import McpClient
 from run import SEED, isolate, queries, run_child
 from user_paths import server_allowed
+
+# One install's interpreter: a first search trusted, the look joined, its take-in timed.
+TAKE_IN = """
+import sys, time
+from pathlib import Path
+from memx_cli.freshness.drain import open_watcher
+from memx_cli.freshness.journal import Watched
+from memx_cli.generator.search import Searcher
+from memx_cli.store.repo import Repo
+root, query = Path(sys.argv[1]), sys.argv[2]
+watcher = open_watcher()
+searcher = Searcher(Repo(root), freshness=Watched(watcher, trust_first=True))
+started = time.perf_counter()
+searcher.search(query, mode="keyword")
+first = time.perf_counter() - started
+assert searcher.freshness.unverified, "the first open was not trusted"
+searcher.freshness.verify()
+for pending in list(searcher.freshness.unverified.values()):
+    pending.thread.join()
+started = time.perf_counter()
+searcher.freshness.verify()
+took = time.perf_counter() - started
+assert not searcher.freshness.unverified, "the look was not taken in"
+print(f"{first * 1000:.1f} {took * 1000:.1f}")
+watcher.stop()
+"""
+TAKE_IN_FIGURES = ("1st search, trusted, after a file written in place",
+                   "take-in of the full check that found it",
+                   "`memx mcp` restarted after a session that took in a file added by "
+                   "hand: 1st search_memory")
 
 FIGURES = ("1st search after `memx server start`", "2nd, right after the 1st",
            "3rd, after a quiet spell", "`memx mcp`: 1st search_memory after the handshake",
@@ -58,12 +99,54 @@ def one_round(memx: list[str], root: Path, texts: list[str], quiet: float) -> li
     return times
 
 
+def edit_in_place(root: Path, number: int) -> None:
+    """Rewrite one memory file where it is (a comment line more: its bytes change, so it
+    is parsed and indexed again); its folder's time stays."""
+    path = sorted((root / ".memx" / "memories").glob("*.yaml"))[number]
+    path.write_text(f"{path.read_text()}# edited {number}\n")
+
+
+def add_by_hand(root: Path, number: int) -> str:
+    """A copy of a memory file under a new id, as a user would write it; a query for it."""
+    memories = root / ".memx" / "memories"
+    source = sorted(memories.glob("*.yaml"))[number]
+    new = f"{source.stem[:-6]}{number % 1000:03d}zzz"
+    (memories / f"{new}.yaml").write_text(source.read_text().replace(source.stem, new)
+                                          .replace("content: '", f"content: 'Added {number}. ", 1))
+    return f"Added {number}"
+
+
+def take_in_round(memx: list[str], root: Path, number: int, quiet: float) -> list[float]:
+    # a check of every file first: the marks it held them at, whatever the last round left
+    run_child([*memx, "search", "before the round", "--mode", "keyword"], root)
+    edit_in_place(root, number)
+    run = run_child([str(Path(memx[0]).with_name("python")), "-c", TAKE_IN, str(root),
+                     "rerun flaky ledger tests"], root)
+    first, took = (float(x) for x in run.stdout.split())
+    client = McpClient(Path(memx[0]), root)
+    try:
+        client.search("rerun flaky ledger tests")
+        client.search(add_by_hand(root, number + 1))  # the watcher names the file
+        time.sleep(quiet)
+    finally:
+        client.close()
+    client = McpClient(Path(memx[0]), root)
+    try:
+        restart = client.search("rerun flaky ledger tests")[0]
+    finally:
+        client.close()
+    return [first, took, restart]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bins", nargs="+", type=Path)
     parser.add_argument("--store", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quiet", type=float, default=6.0)
+    parser.add_argument("--take-in", action="store_true",
+                        help="time the take-in of a full check that found an edit, and "
+                             "`memx mcp` restarted after a session's changes (see above)")
     args = parser.parse_args(argv)
     root = args.store.resolve()
     installs = installs_of(args.bins)
@@ -79,13 +162,16 @@ def main(argv: list[str] | None = None) -> int:
             order = list(installs) if i % 2 == 0 else list(reversed(installs))
             for name in order:
                 os.environ["MEMX_SERVER_DIR"] = str(Path(tmp) / f"run-{name}")
-                result[name].append(one_round(installs[name], root, texts, args.quiet))
+                result[name].append(
+                    take_in_round(installs[name], root, 7 * i + 3 * list(installs).index(name),
+                                  args.quiet)
+                    if args.take_in else one_round(installs[name], root, texts, args.quiet))
                 print(f"[bench] round {i + 1} {name}: "
                       + ", ".join(f"{t:.0f}" for t in result[name][-1]), file=sys.stderr)
     names = list(result)
     print(f"| figure ({root.name}, median of {args.runs}) | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
-    for slot, figure in enumerate(FIGURES):
+    for slot, figure in enumerate(TAKE_IN_FIGURES if args.take_in else FIGURES):
         print(f"| {figure} | " + " | ".join(
             f"{statistics.median(row[slot] for row in result[n]):.0f} ms" for n in names)
             + " |")
