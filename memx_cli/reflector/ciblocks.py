@@ -323,15 +323,21 @@ def powershell(lines: Sequence[Line], i: int) -> Diagnostic | None:
 def unformatted(lines: Sequence[Line], i: int) -> Diagnostic:
     """One diagnostic for a formatter's whole report: the files it would change."""
     paths: list[str] = []
-    for line in lines[i:]:
+    summary: str | None = None  # the formatter's own words after its files, in their prefix
+    for n, line in enumerate(lines[i:], i):
         if (hit := FORMAT_DIFF.match(line.text)) is not None:
             path = relative(next(p for p in hit.groups() if p))
             if path not in paths:
                 paths.append(path)
+            label = line.text[:hit.start(hit.lastgroup or 0)]
+            after = lines[n + 1].text if n + 1 < len(lines) else ""
+            if label.strip() and after.startswith(label) and not FORMAT_DIFF.match(after):
+                summary = after[len(label):].strip()
     shown = ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
     files = "1 file is" if len(paths) == 1 else f"{len(paths)} files are"
-    return Diagnostic(clip(f"{files} not formatted as the formatter's check requires: "
-                            f"{shown}"), lines[i].number)
+    said = summary.rstrip(".") if summary else \
+        f"{files} not formatted as the formatter's check requires"
+    return Diagnostic(clip(f"{said}: {shown}"), lines[i].number)
 
 
 def went_wrong(lines: Sequence[Line], i: int) -> Diagnostic | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from memx_cli.reflector.cidiag import diagnostics
 from memx_cli.reflector.cipaths import ABSOLUTE, in_words
 from memx_cli.reflector.cishapes import CARGO_RUNNING, EXIT_SAID, SUMMARY
-from memx_cli.reflector.cisteps import Step
+from memx_cli.reflector.cisteps import UI_RUN, Step
 from memx_cli.reflector.citools import (
     Diagnostic,
     drifted,
@@ -51,6 +51,9 @@ PLAIN_COMMAND = 3  # script lines that are worth naming as the step's command
 # the causes one tool's format names; a traceback names no tool (the run that crashed is
 # whatever ran last), so it stays with the first cause as before
 SPLIT = ("error", "test", "permission")
+GENERIC = ("other", "prefixed")  # shapes of no tool of their own (``Error: …``)
+# a place in the project: a path with its folder, or a file with its line
+PLACED = re.compile(r"[\w.-]+/[\w./-]*\.\w+|\.\w+:\d+")
 MISSING = re.compile(r"\b404\b|\bnot found\b", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s'\"<>]+")
 # a name the words of a cause are about: quoted, or the one word after its last label
@@ -191,6 +194,45 @@ def shapes(step: Step) -> list[str]:
     return seen
 
 
+def tools_apart(step: Step) -> list[str]:
+    """The tools of a failing step that holds several steps' output under one verdict (a
+    run's page copied whole: a formatter's check beside the test run): each tool format
+    that says a cause of its own, in the order the tools spoke. A line in no tool's own
+    format (``Error: …`` relayed by the runner) belongs to the tool it repeats or follows. A tool only
+    fails because another did when its every cause repeats an earlier tool's words, or
+    when it speaks after all the others and names no place in the project (the script's
+    closing ``❌ Tests failed``)."""
+    said: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics(list(step.output)):
+        if d.kind in SPLIT and d.shape not in GENERIC:
+            said.setdefault(d.shape, []).append(d)
+    kept: list[str] = []
+    for shape, causes in said.items():
+        earlier = [e.message for k in kept for e in said[k]]
+        if not any(not any(restates(d.message, e) or restates(e, d.message) for e in earlier)
+                   for d in causes):
+            continue  # (an echo)
+        others = [e.number for k, told in said.items() if k != shape for e in told]
+        if others and min(d.number for d in causes) > max(others) and not any(
+                PLACED.search(f"{d.where or ''} {d.message}") for d in causes):
+            continue  # (a closing verdict on the others)
+        kept.append(shape)
+    return kept if len(kept) > 1 else []
+
+
+def _owner(said: Diagnostic, tools: list[Diagnostic]) -> str | None:
+    """The tool a line in no tool's format belongs to: the one whose words it repeats (the
+    runner relaying the test's error), else the one that spoke last before it."""
+    same = [d.shape for d in tools if restates(said.message, d.message)
+            or restates(d.message, said.message)]
+    before = [d.shape for d in tools if d.number < said.number]
+    if same:
+        return same[0]
+    if before:
+        return before[-1]
+    return tools[0].shape if tools else None
+
+
 def _earlier(before: Step | None) -> Diagnostic | None:
     """The error a passing step printed: read only when the failing step after it said
     nothing of its own (a ``uv`` error swallowed by a pipe, then ``$GITHUB_OUTPUT``
@@ -202,10 +244,11 @@ def _earlier(before: Step | None) -> Diagnostic | None:
     return causes[0] if causes else None
 
 
-def failure(step: Step, plain: bool, shape: str | None = None,
-            first: bool = True, before: Step | None = None) -> Failure | None:
-    """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``);
-    ``before`` is the job's step before it, read when this one printed no cause."""
+def failure(step: Step, plain: bool, shape: str | None = None, first: bool = True,
+            before: Step | None = None, split: bool = False) -> Failure | None:
+    """The failure of one step, if it failed (of one tool's diagnostics, for ``shape``;
+    with ``split``, the lines in no tool's format go to the ``first`` tool); ``before`` is
+    the job's step before it, read when this one printed no cause."""
     if not step.ours or not (step.failed or plain):
         return None
     job = [step.job] if step.job else []
@@ -214,7 +257,9 @@ def failure(step: Step, plain: bool, shape: str | None = None,
     found.runs = script_runs(found.command, list(step.output)[:SCRIPT_ECHO_LINES])
     said = diagnostics(list(step.output))
     if shape is not None:
-        said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)]
+        tools = [d for d in said if d.kind in SPLIT and d.shape not in GENERIC] if split else []
+        said = [d for d in said if d.shape == shape or (first and d.kind not in SPLIT)
+                or (split and d.shape in GENERIC and _owner(d, tools) == shape)]
     # a tool's warning says why only when it is among the step's last words (composer
     # stopping on an out-of-date lock file), not a warning printed on the way
     tail = step.output[-LAST_WORDS].number if len(step.output) >= LAST_WORDS else 0
@@ -343,10 +388,19 @@ def failure(step: Step, plain: bool, shape: str | None = None,
         found.skipped = skipped(step.output)
         leg = next((hit.group("leg") for line in step.output
                     if (hit := STRATEGY.match(line.text.strip())) is not None), None)
-        if leg is not None:  # the other legs say nothing of their own
+        if leg is not None and first:  # the other legs say nothing of their own
             found.main.notes.append(f"fail-fast cancelled the other matrix legs because "
                                     f"'{leg}' failed")
         found.command = found.command or _announced(step, found.main.number)
+        if split and found.command is None:  # the copied step's title above the tool's
+            output = list(step.output)         # words, with no verdict between them
+            titled = [n for n, line in enumerate(output) if line.number < found.main.number
+                      and UI_RUN.match(line.text) is not None]
+            if titled and not any(output[titled[-1]].number < error.number < found.main.number
+                                  for error in step.errors):
+                found.command = output[titled[-1]].text[len("Run "):].strip()
+                found.runs = script_runs(found.command,
+                                         output[titled[-1]:titled[-1] + SCRIPT_ECHO_LINES])
     return found
 
 

@@ -35,6 +35,7 @@ from memx_cli.reflector.cifailure import (
     shapes,
     step_command,
     stop_note,
+    tools_apart,
 )
 from memx_cli.reflector.cipaths import CHECKOUT
 from memx_cli.reflector.cistatement import ROOM, runner_warnings, statement, tools_warned
@@ -158,9 +159,14 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
             marked = marked or step.marked
             failed = failed or (step.failed and step.ours)
             bare = plain or (step.job is None and not step.marked)
-            kinds = shapes(step)[:MEMORIES_PER_LOG] if bare and not step.failed else []
+            # plain output: one failure per tool; a failing step copied from a run's page
+            # with other steps' output under its verdict: one per tool with causes of its own
+            split = bare and step.failed
+            kinds = (tools_apart(step) if split else shapes(step))[:MEMORIES_PER_LOG] \
+                if bare else []
             cut = step.first in cut_off
-            items = [failure(step, bare, kind, n == 0) for n, kind in enumerate(kinds)] \
+            items = [failure(step, bare, kind, n == 0, split=split)
+                     for n, kind in enumerate(kinds)] \
                 if len(kinds) > 1 else [failure(step, bare or cut, before=before)]
             for item in items:
                 if item is not None and len(found) + len(unmarked) < MAX_FAILURES:
