@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from memx_cli.reflector import aider
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.cidiag import diagnostics
 from memx_cli.reflector.cifailure import (
@@ -39,9 +40,10 @@ from memx_cli.reflector.cifailure import (
 )
 from memx_cli.reflector.cipaths import CHECKOUT
 from memx_cli.reflector.cistatement import ROOM, runner_warnings, statement, tools_warned
-from memx_cli.reflector.cisteps import Step, steps, structured
+from memx_cli.reflector.cisteps import Step, quoted_log, steps, structured
 from memx_cli.reflector.citools import Diagnostic
 from memx_cli.reflector.ciwarn import Warned, gather
+from memx_cli.reflector.inputs import ROLE_RE
 
 MAX_FAILURES = 20
 MEMORIES_PER_LOG = 4
@@ -64,12 +66,26 @@ def _build_console(head: bytes) -> bool:
 
 
 def reads(head: bytes, source: str | None) -> bool:
-    """Is this input read as a CI log: a runner's log, a build tool's console, or a
-    tool's output given as one? A log of commands (``$ cmd`` … ``[exit 1]``) goes to the
-    episode reader instead: it can hold the rerun that fixed the failure."""
+    """Is this input read as a CI log: a runner's log, a build tool's console, a runner's
+    log quoted in a text no one speaks in, or a tool's output given as one? A log of
+    commands (``$ cmd`` … ``[exit 1]``) goes to the episode reader instead: it can hold
+    the rerun that fixed the failure."""
     if looks_like_ci(head) or _build_console(head):
         return True
-    return source == "ci" and not COMMAND_LOG.search(head.decode("utf-8", "replace"))
+    text = head.decode("utf-8", "replace")
+    if COMMAND_LOG.search(text):
+        return False
+    return source == "ci" or _quotes_a_log(text.splitlines())
+
+
+def _quotes_a_log(lines: list[str]) -> bool:
+    """Does this text quote a runner's log wherever it sits (a failure report with the
+    run's failing lines at its end)? A conversation that quotes one (speakers' turns, an
+    aider history) is read as the conversation it is."""
+    first = next((line for line in lines if line.strip()), "")
+    if aider.starts(first) or any(ROLE_RE.match(line) for line in lines):
+        return False
+    return quoted_log(lines)
 
 
 def _timed_out(found: list[Failure], limits: dict[str | None, str]) -> None:

@@ -59,6 +59,7 @@ JOB_NAME = re.compile(r"^Complete job name: (.+)$")
 MAX_WARNINGS = 20
 BACKWARDS = 1.0  # seconds a raw log's stamps may go back before it is another run's piece
 STRUCTURED_SHARE = 0.5  # of the first lines, stamped or in gh's columns: a runner log
+STAMPED_RUN = 8  # stamped lines in a row, time running forward: a runner's log quoted in a text
 # GitLab's runner: its stages open and close with these lines (the ANSI erase codes around
 # them are taken off with the colours); a stage's title may follow a carriage return
 SECTION = re.compile(r"^section_(?P<edge>start|end):\d{1,12}:(?P<name>[\w.-]{1,100})(?:\[[^\]]{0,100}\])?(?:\r.*)?$")
@@ -180,6 +181,26 @@ def structured(lines: Iterable[str]) -> bool:
             return True
         stamped += split[4]
     return seen > 0 and stamped >= STRUCTURED_SHARE * seen
+
+
+def quoted_log(lines: Iterable[str]) -> bool:
+    """Is a runner's log quoted somewhere in these lines (a failure report with the run's
+    failing lines in a block, after the headings and tables of its own)? ``STAMPED_RUN``
+    stamped lines in a row whose time never goes back; one stamped line quoted in prose, or
+    stamps that jump back and forth (a list of dated items), are not a log."""
+    run, clock = 0, None
+    for raw in lines:
+        if not raw.strip():
+            continue
+        at = _split(raw)[2]
+        if at is None:
+            run, clock = 0, None
+            continue
+        run = run + 1 if clock is None or at >= clock - BACKWARDS else 1
+        clock = at
+        if run >= STAMPED_RUN:
+            return True
+    return False
 
 
 class _Builder:
