@@ -181,3 +181,29 @@ def test_a_failing_run_with_no_room_left_keeps_only_its_failures() -> None:
     memories = learned(setup("web") + install + "".join(broken(f"Check {n}", n)
                                                         for n in range(1, 4)) + post("web"))
     assert len(memories) == 4 and sum("ERESOLVE" in m for m in memories) == 1
+
+
+SITE = "/opt/hostedtoolcache/Python/3.12.3/x64/lib/python3.12/site-packages"
+CONFIG_WARNED = [
+    "........................................ [100%]",
+    "=============================== warnings summary ===============================",
+    f"../../../../..{SITE}/_pytest/config/__init__.py:1428",
+    f"  {SITE}/_pytest/config/__init__.py:1428: PytestConfigWarning: Unknown config option: "
+    "DJANGO_SETTINGS_MODULE", "",
+    '    self._warn_or_fail_if_strict(f"Unknown config option: {key}\\n")', "",
+    "-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html",
+    "40 passed, 1 warning in 1.02s"]
+
+
+def test_a_config_warning_about_what_the_step_s_own_command_turned_off_is_no_lesson() -> None:
+    off = "pytest tests/core -p no:django -q"
+    assert learned(green("py", step("py", "Core tests", off, CONFIG_WARNED))) == []
+    # control: the same warning from a run that loads every plugin is about its config
+    [memory] = learned(green("py", step("py", "Tests", "pytest -q", CONFIG_WARNED)))
+    assert memory == ("CI job 'py' passed; its step 'Tests' (`pytest -q`) warned: "
+                      "PytestConfigWarning: Unknown config option: DJANGO_SETTINGS_MODULE "
+                      "(in _pytest).")
+    # and a plugin turned off that the warning does not name leaves it as it is
+    [other] = learned(green("py", step("py", "Tests", "pytest -p no:cacheprovider -q",
+                                       CONFIG_WARNED)))
+    assert "DJANGO_SETTINGS_MODULE" in other

@@ -17,6 +17,10 @@ shape of the line and of what it names, not by a tool's phrases:
   that names a setting or a configuration file (``sdk.dir`` in ``local.properties``, an
   unused manifest key), a package manager's peer-dependency or engine check.
 
+A warning about a part of the tool the step's own command turned off (``pytest -p
+no:django`` then ``Unknown config option: DJANGO_SETTINGS_MODULE``: the setting is for the
+plugin the run chose not to load) is the run's choice showing, not news: none.
+
 The same warning said per module or per file is one, counted: its key is its message
 with numbers, quoted paths and positions blanked. Warnings in an action's own step
 (``uses:``) are the action's, not the project's tools'.
@@ -50,6 +54,10 @@ PIP = re.compile(r"^DEPRECATION:[ \t]*(?P<msg>\S.*)$")
 BUILDKIT = re.compile(r"^#\d+ (?:\d+(?:\.\d+)? )?")  # a docker build's step number and time
 PY_WARNING = re.compile(r"^\s*(?P<path>\S+?\.py):(?P<line>\d+): (?P<cat>[A-Z]\w*Warning): "
                         r"(?P<msg>\S.*)$")
+# a command turning a part of its tool off: pytest's ``-p no:NAME``, ``--no-NAME``,
+# ``--disable-NAME``, ``--without-NAME``
+TURNED_OFF = re.compile(r"(?:^|\s)(?:-p\s*no:|--(?:no|disable|without)-)(?P<name>[A-Za-z][\w]{2,40})")
+WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 PY_KEPT = re.compile(r"Deprecation|Future|Config|^Pytest")  # categories about what is used
 # a warning placed in a file: ``PATH:L[:C][-C]: warning: …``, ``PATH:L:C Warning:``
 PLACED = re.compile(r"^(?:file://)?(?P<path>[^\s:()]+?\.[\w.]+)(?::(?P<line>\d+)[\d:-]*|"
@@ -342,9 +350,19 @@ def read(step: Step) -> list[Warned]:
     return list(found.values())
 
 
+def _turned_off(command: str | None, message: str) -> bool:
+    """Does the warning name a part of the tool the command turned off (a word of the
+    setting it is about, ``DJANGO_SETTINGS_MODULE``, is what ``-p no:django`` left out)?"""
+    names = {hit.group("name").lower() for hit in TURNED_OFF.finditer(command or "")}
+    return bool(names) and not names.isdisjoint(WORD_SPLIT.split(message.lower()))
+
+
 def gather(into: dict[str, Warned], step: Step, command: str | None) -> None:
-    """Adds a step's warnings to a run's, each warning once with every step that said it."""
+    """Adds a step's warnings to a run's, each warning once with every step that said it
+    (none the step's own command caused by turning a part of its tool off)."""
     for warned in read(step):
+        if _turned_off(command, warned.message):
+            continue
         same = into.setdefault(warned.key, warned)
         if same is not warned:
             same.count += warned.count
