@@ -43,8 +43,8 @@ def _open(path: str) -> tuple[IO[bytes], str, int | None]:
 @click.option("--source", type=click.Choice(["ci", "transcript", "manual"]),
               help="What the input is; recorded in each memory's source. Default: transcript "
                    "for JSON/JSONL, ci for a GitHub Actions log (gh run view --log or a job "
-                   "log), manual for other text. ci reads a log's failures with their "
-                   "diagnosis.")
+                   "log, also quoted in a report), manual for other text. ci reads a log's "
+                   "failures with their diagnosis.")
 @click.option("--session", metavar="ID", help="Transcript session id (default: the one in the "
               "file). Ingesting a session again stores only what is new.")
 @click.option("--dry-run", is_flag=True, help="Print the candidates (rule, score, section, type, "
