@@ -7,7 +7,7 @@ import pytest
 
 from memx_cli.reflector import reflect_text
 from memx_cli.reflector.detector import CONFIDENCE, PatternDetector
-from memx_cli.reflector.distiller import shorten
+from memx_cli.reflector.distiller import shorten, tidy
 from memx_cli.reflector.pipeline import Item, Settings
 from memx_cli.reflector.signals import analyse
 from memx_cli.reflector.turn import Turn
@@ -157,3 +157,12 @@ def test_system_prompts_and_successful_tool_output_are_not_knowledge() -> None:
     unknown = analyse(Turn(3, "tool", "the error handler logs errors\nTypeError: boom",
                            "tool_result", failed=None))
     assert (unknown.errors, unknown.key_error) == ([], "TypeError: boom")
+
+
+def test_a_glob_keeps_its_double_star_while_bold_marks_go() -> None:
+    # a formatter's command quoted from a log: `prettier --check "src/**/*.ts"` lost its
+    # "**" with the bold marks and read "src//*.ts"
+    assert tidy('runs `prettier --check "src/**/*.{ts,tsx}"` and **/*.md') == \
+        'runs `prettier --check "src/**/*.{ts,tsx}"` and **/*.md'
+    # control: Markdown's bold marks around words still go
+    assert tidy("- **Note:** use **pnpm**, never npm") == "Note: use pnpm, never npm"

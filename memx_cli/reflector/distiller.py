@@ -45,8 +45,13 @@ class Draft:
     tags: tuple[str, ...]
 
 
+# Markdown's bold marks; a glob's "**" (src/**/*.ts, **/*.py) touches a slash and stays
+_BOLD = re.compile(r"(?<!/)\*\*(?!/)")
+
+
 def tidy(text: str) -> str:
-    text = _BULLET.sub("", text).replace("**", "")
+    """A line as a memory says it: no bullet, no bold marks, one space between words."""
+    text = _BOLD.sub("", _BULLET.sub("", text))
     return " ".join(text.split())
 
 
