@@ -33,7 +33,9 @@ FILES = {"tuning": DATA / "curator_pairs.jsonl", "held-out": DATA / "curator_pai
          "dev2": DATA / "curator_pairs_dev2.jsonl",
          "heldout2": DATA / "curator_pairs_heldout2.jsonl",
          "names-dev": DATA / "curator_pairs_names_dev.jsonl",
-         "names-heldout": DATA / "curator_pairs_names_heldout.jsonl"}
+         "names-heldout": DATA / "curator_pairs_names_heldout.jsonl",
+         "ids-dev": DATA / "curator_pairs_idvalues_dev.jsonl",
+         "ids-heldout": DATA / "curator_pairs_idvalues_heldout.jsonl"}
 ACTIONS = {"added": "independent", "skipped": "skip", "merged into": "merge",
            "supersedes": "supersede", "conflicts with": "conflict"}
 CONTRADICTIONS = ("supersede", "conflict")
