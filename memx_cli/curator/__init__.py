@@ -11,7 +11,8 @@ duplicate decision before the contradiction check):
    values, tools, negation, opposite words and restatements (contradiction.detect); a
    clear change supersedes the old memory, an unclear one is recorded as a conflict on
    both;
-3. duplicate (the same polarity, subject and numbers; similarity >= ``dedup_threshold``
+3. duplicate (the same polarity, subject, numbers and identifier values such as
+   "eu-west-1"; similarity >= ``dedup_threshold``
    with no word swapped for one of another meaning, or the same content words):
    near-identical text is skipped, otherwise merged; either way the existing memory
    counts a mention and gains confidence;
@@ -33,6 +34,7 @@ from memx_cli.curator.merge import mention, merge
 from memx_cli.curator.relations import same_word, swapped
 from memx_cli.curator.similarity import Entry, Pool, Similarity
 from memx_cli.curator.statement import (
+    identifiers_apart,
     named_apart,
     overlap,
     relocated,
@@ -129,6 +131,8 @@ def is_duplicate(old: str, new: str, sim: float, similarity: Similarity,
     ta, tb = tokenize(old), tokenize(new)
     if numbers(ta) != numbers(tb) or embedded_digits(ta) != embedded_digits(tb):
         return False  # "pool size 10" and "pool size 50" are two facts, not one
+    if identifiers_apart(old, new):
+        return False  # "eu-west-1" / "us-east-1": one digit alike, two values
     swap = swapped(old, new)
     if swap is not None and not same_word(*swap):
         return False  # "GET" / "POST", "weekly" / "monthly": one word swapped, two facts

@@ -40,6 +40,7 @@ from memx_cli.curator.similarity import jaccard
 from memx_cli.curator.statement import (
     Shape,
     differing,
+    identifier_change,
     name_swap,
     named_apart,
     overlap,
@@ -325,6 +326,10 @@ def detect(old: str, new: str) -> Contradiction | None:
         was, now, from_to = change
         why = f"different values for \"{now.label}\": {_display(was.shown)} vs {_display(now.shown)}"
         return Contradiction("value", why, from_to or b.change)
+    swapped_id = identifier_change(old, new)
+    if swapped_id is not None:
+        return Contradiction("value", f"different values: \"{swapped_id[0]}\" vs "
+                             f"\"{swapped_id[1]}\"", b.change)
     shared = _shared(a, b)
     negation = _negation(a, b, shared)
     if negation is not None:

@@ -20,7 +20,16 @@ from dataclasses import dataclass
 
 from memx_cli.curator import lexicon as lx
 from memx_cli.curator.relations import other_environment
-from memx_cli.curator.text import Token, is_content, negated_scopes, tokenize, unit
+from memx_cli.curator.text import (
+    Token,
+    identifiers,
+    is_content,
+    negated_scopes,
+    numbers,
+    tokenize,
+    unit,
+    units,
+)
 from memx_cli.textproc import _CJK, stem
 
 # Prepositions that place a statement ("caching in the storefront", "the timeout for
@@ -258,7 +267,65 @@ def _subject_place(chunks: list[str], at: int) -> bool:
     # is the value given; one the statement goes on about is its subject ("changes to
     # packages/ledger/src need a changeset").
     after = chunks[at + 1].lower().strip(_EDGES) if at + 1 < len(chunks) else ""
+    if identifiers(chunks[at]) and after not in _PREDICATE:
+        return False  # "use t3.medium instances": an identifier with digits is the value
     return not (not after or chunks[at].endswith((",", ";", ".", ":")) or after in _FOLLOWERS)
+
+
+# Words that start what is said about the word before them ("node-3 is ...", "... must"):
+# after a cue, an identifier they follow is the statement's subject, not its value.
+_PREDICATE = frozenset(["is", "are", "was", "were", "has", "have", "had", "must", "should",
+                        "can", "cannot", "will", "may", "needs", "need"])
+
+
+def _value_place(text: str, start: int) -> bool:
+    """Is the identifier starting at ``start`` a value given to what comes before it: a
+    cue right before it or one word before ("is eu-west-1", "in zone europe-west4-b",
+    "uses AWS_REGION us-east-1", "REGION=eu-west-1"), with no predicate after it."""
+    head = text[:start]
+    if head.endswith(("=", ":")):
+        return True
+    before = [c.lower().strip(_EDGES) for c in head.split()[-2:]]
+    rest = text[start:].split()
+    after = rest[1].lower().strip(_EDGES) if len(rest) > 1 else ""
+    if after in _PREDICATE or (rest and rest[0].endswith(":")):
+        return False
+    return any(c in _VALUE_CUES or c.endswith(("=", ":")) for c in before)
+
+
+_CHANGE_UNITS = frozenset(unit(w) for w in lx.CHANGE_MARKERS_EN)
+
+
+def identifier_change(old: str, new: str) -> tuple[str, str] | None:
+    """The same statement with another identifier as its value ("AWS_REGION is eu-west-1"
+    / "... us-east-1", "t3.medium" / "m5.large"): an identifier with digits in each text
+    that the other lacks, both given as a value, and the same words once they are taken
+    out (words that say it changed aside). The two identifiers, or None."""
+    found_a, found_b = identifiers(old), identifiers(new)
+    only_a = [(x, at) for x, at in found_a if x not in {y for y, _ in found_b}]
+    only_b = [(y, at) for y, at in found_b if y not in {x for x, _ in found_a}]
+    if not only_a or not only_b:
+        return None
+    if not all(_value_place(old, at) for _, at in only_a) or \
+            not all(_value_place(new, at) for _, at in only_b):
+        return None
+    rest_a, rest_b = tokenize(_masked(old, only_a)), tokenize(_masked(new, only_b))
+    if numbers(rest_a) != numbers(rest_b) or \
+            units(rest_a) - _CHANGE_UNITS != units(rest_b) - _CHANGE_UNITS:
+        return None
+    return only_a[0][0], only_b[0][0]
+
+
+def identifiers_apart(old: str, new: str) -> bool:
+    """Each text has an identifier with digits the other lacks: not one statement."""
+    a, b = {x for x, _ in identifiers(old)}, {x for x, _ in identifiers(new)}
+    return bool(a - b) and bool(b - a)
+
+
+def _masked(text: str, found: list[tuple[str, int]]) -> str:
+    for name, at in sorted(found, key=lambda f: -f[1]):
+        text = text[:at] + " " + text[at + len(name):]
+    return text
 
 
 def named_apart(old: str, new: str) -> tuple[str, str] | None:

@@ -44,6 +44,28 @@ _MODALS_ZH = ("应该", "需要", "可以", "使用", "要", "能", "会", "必"
 _TICKET = re.compile(r"[A-Z][A-Z0-9]{1,9}-\d+$")
 
 
+# An identifier given as a value: letters and digits joined by hyphens, dots, underscores
+# or a colon ("eu-west-1", "t3.medium", "node:18-alpine", "Standard_D4s_v3"), standing
+# alone (not inside a URL or a path).
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_/.:@-])[A-Za-z0-9]+(?:[-._:][A-Za-z0-9]+)+"
+                         r"(?![A-Za-z0-9_/@]|[-.:][A-Za-z0-9])")
+
+
+def identifiers(text: str) -> list[tuple[str, int]]:
+    """Each identifier with letters and digits in ``text``, lowercased, with where it
+    starts. A number with its unit ("1.5s", "v2.4.1") or a ticket ("PAY-12") is none:
+    those are read as numbers and names; "read-only" and "x86" have no joined digits."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        raw = match.group(0)
+        low = raw.lower()
+        if (not re.search(r"[a-z]", low) or not re.search(r"\d", low) or _TICKET.fullmatch(raw)
+                or _NUMBER.fullmatch(low)):
+            continue
+        found.append((low, match.start()))
+    return found
+
+
 @dataclass(frozen=True)
 class Token:
     kind: str  # word, number, cjk, url, op, punct
