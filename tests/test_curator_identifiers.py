@@ -39,6 +39,7 @@ def test_identifiers_need_letters_and_digits_joined() -> None:
     ("CI runners use t3.medium instances", "CI runners use m5.large instances", False),
     ("The build agent VM size is Standard_D4s_v3",
      "The build agent VM size is Standard_D8s_v3", False),
+    ("Builds use the VM size Standard_D4s_v3", "Builds use the VM size Standard_D8s_v3", False),
     ("Backups are copied to ap-southeast-2",
      "Backups are copied to ap-southeast-1 from now on", True),
     ("DATABASE_URL points to localhost:5432 in the dev setup",
@@ -53,6 +54,9 @@ def test_a_changed_identifier_value_contradicts(old: str, new: str, clear: bool)
     # the identifier is what the text is about: it opens it or has a predicate after it
     ("worker-1 restarts nightly after the deploy", "worker-2 restarts nightly after the deploy"),
     ("Logs from node-3 are shipped to Loki", "Logs from node-4 are shipped to Loki"),
+    # the cue is in another clause
+    ("Deploys go to production. eu-west-1 hosts the primary database",
+     "Deploys go to production. us-east-1 hosts the primary database"),
     # other words differ too: two statements
     ("The api runs in eu-west-1", "The batch jobs run in us-east-1"),
     # the same identifier on both sides

@@ -255,42 +255,48 @@ def _error_part(chunks: list[str]) -> int:
 def _subject_place(chunks: list[str], at: int) -> bool:
     """Does the name at ``chunks[at]`` say what the statement is about: it opens the text
     or a clause, follows a verb or a noun ("restart deployment/ledger", "the hook
-    check-yaml"), or stands in the Error part; not after a cue that gives a value."""
+    check-yaml"), or stands in the Error part; not after a cue that gives a value (for an
+    identifier with digits, a cue a few words back: "use the VM size Standard_D4s_v3")."""
     if at < _error_part(chunks) or at == 0:
         return True
     before = chunks[at - 1]
     if before.endswith((",", ";", ".")) or (at == 1 and before.endswith(":")):
         return True  # after a clause or a leading label ("Note: ...")
+    if identifiers(chunks[at]):  # "use t3.medium instances": an identifier with digits
+        return not _value_place(chunks[:at], chunks[at + 1] if at + 1 < len(chunks) else "")
     if before.lower().strip(_EDGES) not in _VALUE_CUES and not before.endswith((":", "=")):
         return True
     # After a cue, a name that ends its clause (or leads to another place, a condition)
     # is the value given; one the statement goes on about is its subject ("changes to
     # packages/ledger/src need a changeset").
     after = chunks[at + 1].lower().strip(_EDGES) if at + 1 < len(chunks) else ""
-    if identifiers(chunks[at]) and after not in _PREDICATE:
-        return False  # "use t3.medium instances": an identifier with digits is the value
     return not (not after or chunks[at].endswith((",", ";", ".", ":")) or after in _FOLLOWERS)
 
 
 # Words that start what is said about the word before them ("node-3 is ...", "... must"):
-# after a cue, an identifier they follow is the statement's subject, not its value.
+# an identifier they follow is the statement's subject, not its value.
 _PREDICATE = frozenset(["is", "are", "was", "were", "has", "have", "had", "must", "should",
                         "can", "cannot", "will", "may", "needs", "need"])
 
 
-def _value_place(text: str, start: int) -> bool:
-    """Is the identifier starting at ``start`` a value given to what comes before it: a
-    cue right before it or one word before ("is eu-west-1", "in zone europe-west4-b",
-    "uses AWS_REGION us-east-1", "REGION=eu-west-1"), with no predicate after it."""
-    head = text[:start]
-    if head.endswith(("=", ":")):
-        return True
-    before = [c.lower().strip(_EDGES) for c in head.split()[-2:]]
-    rest = text[start:].split()
-    after = rest[1].lower().strip(_EDGES) if len(rest) > 1 else ""
-    if after in _PREDICATE or (rest and rest[0].endswith(":")):
+def _value_place(before: list[str], after: str) -> bool:
+    """Is an identifier a value given to what comes before it: a cue up to four words
+    before it in its clause ("is eu-west-1", "in zone europe-west4-b", "use the VM size
+    Standard_D4s_v3", "REGION=eu-west-1"), and no predicate after it ("node-3 is ...")?
+    ``before``: the chunks before it, ``after``: the word after it."""
+    if after.lower().strip(_EDGES) in _PREDICATE:
         return False
-    return any(c in _VALUE_CUES or c.endswith(("=", ":")) for c in before)
+    for chunk in reversed(before[-4:]):
+        if chunk.endswith((",", ";", ".")):
+            return False  # the clause starts after it
+        if chunk.lower().strip(_EDGES) in _VALUE_CUES or chunk.endswith(("=", ":")):
+            return True
+    return False
+
+
+def _value_at(text: str, start: int) -> bool:
+    rest = text[start:].split()
+    return _value_place(text[:start].split(), rest[1] if len(rest) > 1 else "")
 
 
 _CHANGE_UNITS = frozenset(unit(w) for w in lx.CHANGE_MARKERS_EN)
@@ -306,8 +312,8 @@ def identifier_change(old: str, new: str) -> tuple[str, str] | None:
     only_b = [(y, at) for y, at in found_b if y not in {x for x, _ in found_a}]
     if not only_a or not only_b:
         return None
-    if not all(_value_place(old, at) for _, at in only_a) or \
-            not all(_value_place(new, at) for _, at in only_b):
+    if not all(_value_at(old, at) for _, at in only_a) or \
+            not all(_value_at(new, at) for _, at in only_b):
         return None
     rest_a, rest_b = tokenize(_masked(old, only_a)), tokenize(_masked(new, only_b))
     if numbers(rest_a) != numbers(rest_b) or \
