@@ -44,6 +44,9 @@ def test_identifiers_need_letters_and_digits_joined() -> None:
      "Backups are copied to ap-southeast-1 from now on", True),
     ("DATABASE_URL points to localhost:5432 in the dev setup",
      "DATABASE_URL points to db:5432 in the dev setup", False),
+    # a host before a shared port is the value, not a subject ahead of the head "5432"
+    ("The dev database listens on localhost:5432", "The dev database listens on db:5432", False),
+    ("Redis runs at cache:6379", "Redis runs at localhost:6379", False),
 ])
 def test_a_changed_identifier_value_contradicts(old: str, new: str, clear: bool) -> None:
     found = detect(old, new)
@@ -65,6 +68,15 @@ def test_a_changed_identifier_value_contradicts(old: str, new: str, clear: bool)
 ])
 def test_no_identifier_change(old: str, new: str) -> None:
     assert identifier_change(old, new) is None
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # two services, each at its own host: two statements, not a changed address
+    ("The staging database is at staging-db:5432", "The prod database is at prod-db:5432"),
+    ("The auth service listens on auth:8080", "The billing service listens on billing:8080"),
+])
+def test_hosts_of_two_things_do_not_contradict(old: str, new: str) -> None:
+    assert detect(old, new) is None
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [

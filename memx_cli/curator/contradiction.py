@@ -57,6 +57,7 @@ from memx_cli.curator.text import (
     numbers,
     plain_units,
     tokenize,
+    unit,
     units,
 )
 from memx_cli.textproc import stem
@@ -314,7 +315,11 @@ def detect(old: str, new: str) -> Contradiction | None:
     prefixed = prefixed_opposites(old, new) if short else None
     swap = value_swap(old, new) if short else None
     located = locator_units(old, new) if short else frozenset()
-    changed = _opposed_words(a, b) | located | frozenset(
+    swapped_id = identifier_change(old, new)
+    # An identifier given as a value ("listens on localhost:5432" / "db:5432") is what
+    # changed; its parts are not two subjects of the same kind ahead of a shared head.
+    id_parts = frozenset(unit(t.text) for x in (swapped_id or ()) for t in tokenize(x))
+    changed = _opposed_words(a, b) | located | id_parts | frozenset(
         stem(w) for w in (*(prefixed or ()), *(swap[1:] if swap else ())))
     if subject_swap(sa, sb, changed) or named_apart(old, new) is not None:
         return None
@@ -326,7 +331,6 @@ def detect(old: str, new: str) -> Contradiction | None:
         was, now, from_to = change
         why = f"different values for \"{now.label}\": {_display(was.shown)} vs {_display(now.shown)}"
         return Contradiction("value", why, from_to or b.change)
-    swapped_id = identifier_change(old, new)
     if swapped_id is not None:
         return Contradiction("value", f"different values: \"{swapped_id[0]}\" vs "
                              f"\"{swapped_id[1]}\"", b.change)
