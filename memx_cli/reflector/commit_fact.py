@@ -49,19 +49,12 @@ from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
 
-# Conventional Commits types and subject tags of housekeeping: what they change is the
-# project's plumbing (its docs, tests, CI, formatting), not a behaviour of what it ships.
-HOUSEKEEPING = frozenset([
-    "docs", "doc", "test", "tests", "testing", "chore", "ci", "build", "style", "refactor",
-    "release", "deps", "dep", "typo", "typos", "lint", "wip", "revert", "merge", "format",
-    "fmt", "cleanup"])
+HOUSEKEEPING = msg.HOUSEKEEPING  # types and tags of housekeeping (docs, tests, CI, …)
 TRAILER_BREAKING = re.compile(r"^\s*BREAKING[ -]CHANGE:\s*")
 TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
 TITLE_AGAIN = 0.8  # a sentence whose words are mostly the title's says it again
 MAX_ENTRY = 300
-# a sentence that goes on against the one before: what still works, what to do instead
-CONTRAST = re.compile(r"^(?:But|However|Instead|Yet)\b")
 # a sentence about the commit's own change ("These tests exist to …"), not the outside
 THE_CHANGE = re.compile(r"^(?:This|These|That|Those)\b")
 OUTSIDE_SENTENCES = 6  # a housekeeping body's first sentences read for an outside fact
@@ -451,16 +444,16 @@ def outside_fact(message: str, lang: str, own: frozenset[str] = frozenset()) -> 
         if msg.BULLET.match(line):
             break  # a squash merge's list of commits: each item is a commit's own title
         prose.append(line)
-    told = [s for s in msg.sentences("\n".join(prose))
+    kept = [(p, s) for p, s in msg.placed("\n".join(prose))
             if len(s) >= MIN_SENTENCE and not msg.code_like(s)][:OUTSIDE_SENTENCES]
+    told = [s for _, s in kept]
     for n, sentence in enumerate(told):
         if THE_CHANGE.match(sentence) or not (outside.named(sentence, own) and (routine.gives_reason(sentence)
                                                   or EXCEPTION_NAME.search(sentence))):
             continue
-        # the sentence after it, when it goes on about the same thing ("But
-        # `module.__spec__.cached` is still set, …"): what to do instead
-        after = told[n + 1] if n + 1 < len(told) else ""
-        more = after if msg.LEANS.search(after) or CONTRAST.match(after) else ""
+        # the sentence after it, when it carries it on ("But `module.__spec__.cached` is
+        # still set, …", "`fileURLToPath` is correct on all platforms."): what to do instead
+        more = msg.carried_on(told, n, [p for p, _ in kept])
         said = f"{sentence} {more}".strip() if len(sentence) + len(more) < MAX_ENTRY else sentence
         text = msg.led(head, said) if head else said
         return Candidate("Fact", 1, 1, lang, text, veracity="stated")

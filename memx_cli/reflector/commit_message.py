@@ -105,6 +105,9 @@ def imperative(sentence: str, cased: bool = True) -> bool:
         return False  # "Previously the cache …": an adverb (Apply, Supply are orders)
     if len(words[0]) > 5 and words[0].endswith("ing"):
         return False  # "Reverting the line fails it": a gerund is the subject (Bring …)
+    if words[1].lower() in ("that", "which", "who") and words[0].lower().endswith("s") \
+            and not words[0].lower().endswith(("ss", "us")):
+        return False  # "Tests that install …": a plural noun and its relative clause
     second = words[1]
     return second.lower() in DETERMINER or second.startswith("`")
 FOOTER = routine.FOOTER
@@ -149,6 +152,19 @@ def _same_paragraph(previous: str, line: str) -> bool:
 
 
 SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w./-]{2,30})\)!?:")
+# "powershell: escape …", "fixtures: …": a bare word before the colon that is no kind of
+# change (Conventional Commits' types and the common others) names the part changed
+AREA = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})!?:\s+")
+# Conventional Commits types and subject tags of housekeeping: what they change is the
+# project's plumbing (its docs, tests, CI, formatting), not a behaviour of what it ships.
+HOUSEKEEPING = frozenset([
+    "docs", "doc", "test", "tests", "testing", "chore", "ci", "build", "style", "refactor",
+    "release", "deps", "dep", "typo", "typos", "lint", "wip", "revert", "merge", "format",
+    "fmt", "cleanup"])
+KINDS = HOUSEKEEPING | frozenset([
+    "feat", "feature", "features", "fix", "fixes", "fixed", "hotfix", "bugfix", "perf",
+    "security", "breaking", "enhancement", "improvement", "update", "add", "remove", "change",
+    "misc"])
 # gitmoji's ":bug: " and ":sparkles: " written as a shortcode
 SHORTCODE = re.compile(r"^\s*(?::[a-z0-9_+-]{1,40}:\s*)+")
 
@@ -178,7 +194,9 @@ def core(subject: str) -> str:
     first = text.split(" ", 1)[0]
     if not re.search(r"[A-Z_.(`]", first[1:]):  # "replaceUrlParam …" keeps its name
         text = text[:1].upper() + text[1:]
-    scope = SCOPE.match(subject) or PATH_SCOPE.match(subject)
+    area = AREA.match(subject)
+    scope = SCOPE.match(subject) or PATH_SCOPE.match(subject) or (
+        area if area and area.group(1) not in KINDS else None)
     return f"{scope.group(1)}: {text}" if scope and text else text
 
 
@@ -215,22 +233,55 @@ def sentences(body: str) -> list[str]:
     return list(_sentences(body))
 
 
-@lru_cache(maxsize=16)
+def placed(body: str) -> list[tuple[int, str]]:
+    """The body's sentences (``sentences``), each with the number of the paragraph it is
+    in (a list item is a paragraph of its own, numbered below zero)."""
+    return list(_placed(body))
+
+
 def _sentences(body: str) -> tuple[str, ...]:
+    return tuple(sentence for _, sentence in _placed(body))
+
+
+@lru_cache(maxsize=16)
+def _placed(body: str) -> tuple[tuple[int, str], ...]:
     # one commit's body is read by several rules and by the lesson value of each candidate
-    out: list[str] = []
+    out: list[tuple[int, str]] = []
+    paragraph = 0
     for line in unwrap("\n".join(without_code_blocks(body.splitlines()))).splitlines():
         if FOOTER.match(line) or REVERTS_LINE.match(line) or not line.strip():
             continue
+        paragraph += 1  # unwrapped, a paragraph is a line
+        number = -paragraph if BULLET.match(line) else paragraph
         text = BULLET.sub("", line).strip()
-        out.extend(s.strip() for s in SENTENCE.split(text) if routine.real_statement(s))
-    return tuple(s[:MAX_SENTENCE] for s in out)
+        out.extend((number, _clipped(s.strip())) for s in SENTENCE.split(text)
+                   if routine.real_statement(s))
+    return tuple(out)
+
+
+# where a sentence too long to keep may end: after a clause ("…, so it had drifted: eleven
+# subcommands (…) were missing, several …")
+CLAUSE_END = re.compile(r"[,;:](?=\s)")
+
+
+def _clipped(sentence: str) -> str:
+    """A sentence over ``MAX_SENTENCE`` characters, ended at the last clause that fits (in
+    its second half; else cut at the limit): a clause cut in the middle says half a thing
+    ("several environment-variable defaults.")."""
+    if len(sentence) <= MAX_SENTENCE:
+        return sentence
+    ends = [m.start() for m in CLAUSE_END.finditer(sentence, MAX_SENTENCE // 2, MAX_SENTENCE)]
+    if not ends:
+        return sentence[:MAX_SENTENCE]
+    return sentence[:ends[-1]].rstrip() + "."
 
 
 # A sentence that leans on the one before it: "This broke …", "Winget therefore did not
 # fire": alone it says why about nothing.
-LEANS = re.compile(r"^(?:This|That|These|Those|It|They|So|Thus|Hence|Therefore|As a result)\b"
-                   r"|\b(?:therefore|thus|hence)\b")
+LEANS = re.compile(r"^(?:This|That|These|Those|It|Its|They|Their|So|Thus|Hence|Therefore|"
+                   r"Accordingly|As a result)\b|\b(?:therefore|thus|hence|accordingly)\b")
+# a sentence that goes on against the one before: what still works, what to do instead
+CONTRAST = re.compile(r"^(?:But|However|Instead|Yet)\b")
 
 
 # A line of code quoted in a body: a // comment, an arrow function, a statement's end
@@ -276,20 +327,64 @@ def code_like(sentence: str) -> bool:
                 or SHELL_LIST.search(CODE_SPAN.sub("``", sentence)))  # "`a && b`" is prose
 
 
-def reasons_of(told: list[str], head: str = "") -> list[str]:
+def reasons_of(told: list[str], head: str = "", paragraphs: list[int] | None = None) -> list[str]:
     """The sentences of ``told`` that say why, each with the sentence before it when it
-    leans on that one (unless that one is a reason already kept or the subject again)."""
+    leans on that one or goes on against it ("However, we only do this for …"; unless
+    that one is a reason already kept or the subject again), and with the sentence after
+    it when that one carries it on (``carried_on``; ``paragraphs``: the paragraph of each
+    sentence, as ``placed`` numbers them)."""
     out: list[str] = []
     title = head.lower().rstrip(". ")
     for n, sentence in enumerate(told):
         if not routine.gives_cause(sentence):
             continue
         before = told[n - 1] if n else ""
-        if before and LEANS.search(sentence) and before not in out \
+        if before and (LEANS.search(sentence) or CONTRAST.match(sentence)) and before not in out \
                 and not (title and title in before.lower()):
             sentence = f"{before.rstrip()} {sentence}"
+        after = carried_on(told, n, paragraphs) if paragraphs else ""
+        if after and not routine.gives_cause(after) and len(sentence) + len(after) < CARRIED:
+            sentence = f"{sentence.rstrip()} {after}"
         out.append(sentence)
     return out
+
+
+CARRIED = 400  # a reason and the sentence that carries it on, at most
+SHORT_ORDER = 12  # words: a paragraph of one order after the problem's ("Cast to int64 …")
+
+
+def carried_on(told: list[str], n: int, paragraphs: list[int]) -> str:
+    """The sentence after ``told[n]`` when it carries that one on, "" otherwise: it leans
+    on it or goes on against it ("Their valid UTF-8 encodings … were passed through",
+    "But …"); it closes the same paragraph naming code ("Switching to
+    ``lint.extend-select`` makes them apply again."); or it is the next paragraph, one
+    short order ("Cast to int64 before multiplying."): what the change does about what
+    the sentence said. A list item (a squash merge's commit) carries nothing on."""
+    if n + 1 >= len(told) or min(paragraphs[n], paragraphs[n + 1]) < 0:
+        return ""
+    after, here, there = told[n + 1], paragraphs[n], paragraphs[n + 1]
+    if LEANS.search(after) or CONTRAST.match(after):
+        return after
+    closes = there == here and (n + 2 >= len(told) or paragraphs[n + 2] != here)
+    if closes and CODE_SPAN.search(after):
+        return after
+    alone = there == here + 1 and (n + 2 >= len(told) or paragraphs[n + 2] != there)
+    return after if alone and len(after.split()) <= SHORT_ORDER and _bare_order(after) else ""
+
+
+def _bare_order(sentence: str) -> bool:
+    """An order whose verb is followed by no determiner ("Cast to int64 before …", "Log
+    warnings after …"): its first word is capitalised, no closed-class word and in the
+    base form (no -s, -ed, -ing or -ly), its second no verb of being."""
+    words = sentence.split()
+    first = words[0] if words else ""
+    if len(words) < 3 or not first.isalpha() or not first[:1].isupper() \
+            or first.lower() in CLOSED:
+        return False
+    lower = first.lower()
+    if lower.endswith(("ed", "ing", "ly")) or (lower.endswith("s") and not lower.endswith(("ss", "us"))):
+        return False
+    return words[1].lower() not in CLOSED or words[1].lower() in ("to", "on", "in", "for", "with")
 
 
 def read(message: str, lang: str, news: str = "") -> Said:
@@ -303,8 +398,9 @@ def read(message: str, lang: str, news: str = "") -> Said:
         return said
     subject, body = lines[0], "\n".join(lines[1:]).strip()
     # a quoted command or line of code says no why ("(cd x && echo 'skipping because …')")
-    told = [s for s in sentences(body) if not code_like(s)]
-    reasons = reasons_of(told, core(subject))
+    kept = [(n, s) for n, s in placed(body) if not code_like(s)]
+    told = [s for _, s in kept]
+    reasons = reasons_of(told, core(subject), [n for n, _ in kept])
     reverted = REVERT.match(subject)
     if reverted:
         what = core(next((g for g in reverted.groups() if g), ""))
