@@ -55,8 +55,9 @@ def test_a_reason_keeps_the_sentence_that_carries_it_on(memx: Memx, repo: Path) 
 
 def test_a_sentence_that_does_not_carry_the_reason_on_stays_out(memx: Memx, repo: Path) -> None:
     """Controls: a next paragraph that is no order ("Reported by …"), a code-naming
-    sentence in the middle of the paragraph, a longer paragraph after the reason, and a
-    squash merge's list item (another commit's title)."""
+    sentence in the middle of the paragraph, a longer paragraph after the reason, a next
+    paragraph's "That helper …" (what it means may have been said before), and a squash
+    merge's list item (another commit's title)."""
     base = commit(repo, "Start", {"README.md": "tiles\n"})
     credit = commit(repo, "Guard the score table against overflow on 32-bit builds\n\n"
                     "On 32-bit targets the product of both lengths wraps negative, so the "
@@ -73,6 +74,12 @@ def test_a_sentence_that_does_not_carry_the_reason_on_stays_out(memx: Memx, repo
                     "Rewrite the index arithmetic in the loader and in the cache, where the "
                     "same product was computed twice for every tile of the level.",
                     {"index.go": "package tiles\n"})
+    apart = commit(repo, "Select installed packages by name\n\n"
+                   "Selection runs through the helper the health command uses. The outdated "
+                   "check keeps its own selection, because the upgrade command calls it for "
+                   "every environment.\n\n"
+                   "That helper keyed its result by the name as typed, which listed one "
+                   "package twice.", {"select.py": "names = 1\n"})
     squash = commit(repo, "Keep the zoom level between reloads (#12)\n\n"
                     "* The zoom level was lost because the viewer state was rebuilt\n\n"
                     "* Add tests for the zoom level", {"viewer.go": "package tiles\n"})
@@ -81,6 +88,7 @@ def test_a_sentence_that_does_not_carry_the_reason_on_stays_out(memx: Memx, repo
     assert "Switching to" not in _content(by_sha, middle)
     assert _content(by_sha, middle).endswith("so the default rules never applied here.")
     assert _content(by_sha, longer).endswith("so the cache lookup misses every tile.")
+    assert _content(by_sha, apart).endswith("calls it for every environment.")
     assert "Add tests" not in _content(by_sha, squash)
 
 
@@ -154,6 +162,9 @@ def test_a_bare_word_before_the_colon_names_the_part(memx: Memx, repo: Path) -> 
     assert msg.core("powershell: escape variable with curly brackets (#1960)") == \
         "powershell: Escape variable with curly brackets"
     assert msg.core("feat(powershell): escape the variable") == "powershell: Escape the variable"
+    # a word git's prefix rule leaves on the subject is said once
+    assert msg.core("tests_black: always use the runner") == "tests_black: always use the runner"
+    assert msg.core("axum-extra: remove unused feature") == "Axum-extra: remove unused feature"
     for kind in ("docs", "fix", "feat", "chore", "perf"):
         assert msg.core(f"{kind}: escape the variable") == "Escape the variable"
     base = commit(repo, "Start", {"README.md": "tiles\n"})

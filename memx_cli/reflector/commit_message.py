@@ -154,7 +154,7 @@ def _same_paragraph(previous: str, line: str) -> bool:
 SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w./-]{2,30})\)!?:")
 # "powershell: escape …", "fixtures: …": a bare word before the colon that is no kind of
 # change (Conventional Commits' types and the common others) names the part changed
-AREA = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})!?:\s+")
+AREA = re.compile(r"^\s*([a-z]{2,30})!?:\s+")  # as PREFIX takes it off
 # Conventional Commits types and subject tags of housekeeping: what they change is the
 # project's plumbing (its docs, tests, CI, formatting), not a behaviour of what it ships.
 HOUSEKEEPING = frozenset([
@@ -354,17 +354,17 @@ SHORT_ORDER = 12  # words: a paragraph of one order after the problem's ("Cast t
 
 
 def carried_on(told: list[str], n: int, paragraphs: list[int]) -> str:
-    """The sentence after ``told[n]`` when it carries that one on, "" otherwise: it leans
-    on it or goes on against it ("Their valid UTF-8 encodings … were passed through",
-    "But …"); it closes the same paragraph naming code ("Switching to
+    """The sentence after ``told[n]`` when it carries that one on, "" otherwise: in the
+    same paragraph, it leans on it or goes on against it ("Their valid UTF-8 encodings …
+    were passed through", "But …") or it closes the paragraph naming code ("Switching to
     ``lint.extend-select`` makes them apply again."); or it is the next paragraph, one
     short order ("Cast to int64 before multiplying."): what the change does about what
     the sentence said. A list item (a squash merge's commit) carries nothing on."""
     if n + 1 >= len(told) or min(paragraphs[n], paragraphs[n + 1]) < 0:
         return ""
     after, here, there = told[n + 1], paragraphs[n], paragraphs[n + 1]
-    if LEANS.search(after) or CONTRAST.match(after):
-        return after
+    if there == here and (LEANS.search(after) or CONTRAST.match(after)):
+        return after  # in the next paragraph, "That …" may mean something said before
     closes = there == here and (n + 2 >= len(told) or paragraphs[n + 2] != here)
     if closes and CODE_SPAN.search(after):
         return after
