@@ -55,7 +55,7 @@ def test_a_reason_keeps_the_sentence_that_carries_it_on(memx: Memx, repo: Path) 
 
 def test_a_sentence_that_does_not_carry_the_reason_on_stays_out(memx: Memx, repo: Path) -> None:
     """Controls: a next paragraph that is no order ("Reported by …"), a code-naming
-    sentence in the middle of the paragraph, a longer paragraph after the reason, a next
+    sentence in the middle of the paragraph or closing it without pointing back, a longer paragraph after the reason, a next
     paragraph's "That helper …" (what it means may have been said before), and a squash
     merge's list item (another commit's title)."""
     base = commit(repo, "Start", {"README.md": "tiles\n"})
@@ -74,6 +74,11 @@ def test_a_sentence_that_does_not_carry_the_reason_on_stays_out(memx: Memx, repo
                     "Rewrite the index arithmetic in the loader and in the cache, where the "
                     "same product was computed twice for every tile of the level.",
                     {"index.go": "package tiles\n"})
+    unrelated = commit(repo, "Inspect the legacy environment once\n\n"
+                       "The helper inspects the environment each time. A reinstall runs two "
+                       "inspections instead of eleven because it still needs fresh metadata "
+                       "after the install. The helper module now lists `__all__` at its end.",
+                       {"legacy.py": "once = 1\n"})
     apart = commit(repo, "Select installed packages by name\n\n"
                    "Selection runs through the helper the health command uses. The outdated "
                    "check keeps its own selection, because the upgrade command calls it for "
@@ -88,6 +93,7 @@ def test_a_sentence_that_does_not_carry_the_reason_on_stays_out(memx: Memx, repo
     assert "Switching to" not in _content(by_sha, middle)
     assert _content(by_sha, middle).endswith("so the default rules never applied here.")
     assert _content(by_sha, longer).endswith("so the cache lookup misses every tile.")
+    assert _content(by_sha, unrelated).endswith("it still needs fresh metadata after the install.")
     assert _content(by_sha, apart).endswith("calls it for every environment.")
     assert "Add tests" not in _content(by_sha, squash)
 
@@ -141,14 +147,22 @@ def test_a_housekeeping_reason_keeps_the_code_naming_sentence_closing_it(
 
 
 def test_a_long_sentence_ends_at_a_clause() -> None:
-    """A sentence over the limit ends at its last clause that fits, not in the middle of
-    one; a sentence within it, and one with no clause to end at, as before."""
+    """A sentence over the limit ends at a clause: the one running past the limit when it
+    ends soon after, else the last one that fits; a sentence within the limit or just
+    past it, and one with no clause to end at, as before (controls)."""
     listed = ", ".join(f"`command{n}`" for n in range(14))
-    long = (f"The reference was written by hand from a fixed list, so it had drifted: "
-            f"fourteen subcommands ({listed}) were missing, several defaults were wrong and "
-            f"the examples named options that are gone.")
-    assert len(long) > msg.MAX_SENTENCE
-    assert msg.sentences(long) == [long[:long.index(", several")] + "."]
+    lead = (f"The reference was written by hand from a fixed list, so it had drifted: "
+            f"fourteen subcommands ({listed}) were missing")
+    assert msg.MAX_SENTENCE - 60 < len(lead) < msg.MAX_SENTENCE
+    running = f"{lead}, several defaults were wrong, and the examples named options that " \
+              f"were removed two releases ago and that nobody had noticed since then."
+    assert msg.sentences(running) == [f"{lead}, several defaults were wrong."]
+    far = f"{lead}, and several of the defaults it listed for the environment variables " \
+          f"were wrong in ways that nobody who read the page could have noticed by then."
+    assert msg.sentences(far) == [f"{lead}."]
+    just_past = f"{lead}, so users of the tool were lost."
+    assert len(just_past) > msg.MAX_SENTENCE
+    assert msg.sentences(just_past) == [just_past]
     short = "The reference was written by hand, so it had drifted."
     assert msg.sentences(short) == [short]
     unbroken = "word " * 80

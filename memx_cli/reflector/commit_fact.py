@@ -453,7 +453,7 @@ def outside_fact(message: str, lang: str, own: frozenset[str] = frozenset()) -> 
             continue
         # the sentence after it, when it carries it on ("But `module.__spec__.cached` is
         # still set, …", "`fileURLToPath` is correct on all platforms."): what to do instead
-        more = msg.carried_on(told, n, [p for p, _ in kept])
+        more = msg.carried_on(told, n, [p for p, _ in kept], code_alone=True)
         said = f"{sentence} {more}".strip() if len(sentence) + len(more) < MAX_ENTRY else sentence
         text = msg.led(head, said) if head else said
         return Candidate("Fact", 1, 1, lang, text, veracity="stated")

@@ -164,7 +164,7 @@ HOUSEKEEPING = frozenset([
 KINDS = HOUSEKEEPING | frozenset([
     "feat", "feature", "features", "fix", "fixes", "fixed", "hotfix", "bugfix", "perf",
     "security", "breaking", "enhancement", "improvement", "update", "add", "remove", "change",
-    "misc"])
+    "misc", "bug", "bugs", "deprecate", "deprecation", "deprecations", "removal"])
 # gitmoji's ":bug: " and ":sparkles: " written as a shortcode
 SHORTCODE = re.compile(r"^\s*(?::[a-z0-9_+-]{1,40}:\s*)+")
 
@@ -261,19 +261,26 @@ def _placed(body: str) -> tuple[tuple[int, str], ...]:
 
 # where a sentence too long to keep may end: after a clause ("…, so it had drifted: eleven
 # subcommands (…) were missing, several …")
-CLAUSE_END = re.compile(r"[,;:](?=\s)")
+CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[-–—]\s")
+GRACE = 60  # characters past MAX_SENTENCE a sentence's clause may run to end
 
 
 def _clipped(sentence: str) -> str:
-    """A sentence over ``MAX_SENTENCE`` characters, ended at the last clause that fits (in
-    its second half; else cut at the limit): a clause cut in the middle says half a thing
-    ("several environment-variable defaults.")."""
+    """A sentence over ``MAX_SENTENCE`` characters, ended at a clause: the one running
+    past the limit when it ends within ``GRACE`` characters (the sentence itself, when it
+    does: "… - causing repeated setups of expensive higher-scoped fixtures."), else the
+    last one that fits in its second half; else cut at the limit. A clause cut in the
+    middle says half a thing ("several environment-variable defaults.")."""
     if len(sentence) <= MAX_SENTENCE:
         return sentence
+    if len(sentence) <= MAX_SENTENCE + GRACE:
+        return sentence
+    later = CLAUSE_END.search(sentence, MAX_SENTENCE, MAX_SENTENCE + GRACE)
     ends = [m.start() for m in CLAUSE_END.finditer(sentence, MAX_SENTENCE // 2, MAX_SENTENCE)]
-    if not ends:
+    end = later.start() if later else ends[-1] if ends else None
+    if end is None:
         return sentence[:MAX_SENTENCE]
-    return sentence[:ends[-1]].rstrip() + "."
+    return sentence[:end].rstrip() + "."
 
 
 # A sentence that leans on the one before it: "This broke …", "Winget therefore did not
@@ -353,23 +360,31 @@ CARRIED = 400  # a reason and the sentence that carries it on, at most
 SHORT_ORDER = 12  # words: a paragraph of one order after the problem's ("Cast to int64 …")
 
 
-def carried_on(told: list[str], n: int, paragraphs: list[int]) -> str:
+def carried_on(told: list[str], n: int, paragraphs: list[int], code_alone: bool = False) -> str:
     """The sentence after ``told[n]`` when it carries that one on, "" otherwise: in the
     same paragraph, it leans on it or goes on against it ("Their valid UTF-8 encodings …
-    were passed through", "But …") or it closes the paragraph naming code ("Switching to
-    ``lint.extend-select`` makes them apply again."); or it is the next paragraph, one
-    short order ("Cast to int64 before multiplying."): what the change does about what
-    the sentence said. A list item (a squash merge's commit) carries nothing on."""
+    were passed through", "But …"), or it closes the paragraph naming code and pointing
+    back ("Switching to ``lint.extend-select`` makes them apply again."; ``code_alone``:
+    naming code is enough, as what to use instead of an outside thing: "`fileURLToPath`
+    is correct on all platforms."); or it is the next paragraph, one short order ("Cast
+    to int64 before multiplying."): what the change does about what the sentence said. A
+    list item (a squash merge's commit) carries nothing on."""
     if n + 1 >= len(told) or min(paragraphs[n], paragraphs[n + 1]) < 0:
         return ""
     after, here, there = told[n + 1], paragraphs[n], paragraphs[n + 1]
     if there == here and (LEANS.search(after) or CONTRAST.match(after)):
         return after  # in the next paragraph, "That …" may mean something said before
     closes = there == here and (n + 2 >= len(told) or paragraphs[n + 2] != here)
-    if closes and CODE_SPAN.search(after):
+    back = code_alone or bool(POINTS_BACK.search(" ".join(after.split()[:POINTING])))
+    if closes and back and CODE_SPAN.search(after):
         return after
     alone = there == here + 1 and (n + 2 >= len(told) or paragraphs[n + 2] != there)
     return after if alone and len(after.split()) <= SHORT_ORDER and _bare_order(after) else ""
+
+
+# a pronoun among a sentence's first words points back to what the one before said
+POINTS_BACK = re.compile(r"(?i)\b(?:it|them|they|this|these|those)\b")
+POINTING = 8
 
 
 def _bare_order(sentence: str) -> bool:
