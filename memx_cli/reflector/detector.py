@@ -39,6 +39,7 @@ from memx_cli.reflector import evidence, knowledge
 from memx_cli.reflector.answers import Answers
 from memx_cli.reflector.approvals import Approvals
 from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.checkrules import CheckRules
 from memx_cli.reflector.corrected import Corrections
 from memx_cli.reflector.declines import Declines
 from memx_cli.reflector.diagnosis import Diagnoses
@@ -101,6 +102,7 @@ class PatternDetector:
         self.answers = Answers()  # the agent's answer to a question, after it read the code
         self.declines = Declines()  # the agent's offer of its next step, turned down
         self.findings = Findings()  # a reviewer's finding pasted, the code it quotes changed
+        self.checks = CheckRules()  # a checker's rules: a run red with findings, edits, green
 
     def feed(self, turn: Turn) -> list[Candidate]:
         if turn.kind == "text":
@@ -109,6 +111,7 @@ class PatternDetector:
         self._opening = not self._answered
         self._answered = self._answered or turn.role == "assistant"
         self.instructions.feed(turn)
+        self.checks.feed(turn)
         sig = analyse(turn)
         self.answers.feed(sig)
         self.findings.feed(sig)
@@ -228,12 +231,17 @@ class PatternDetector:
         diagnosed, reported = _lent(diagnosed, reported)
         found = self._spanned(found + diagnosed)
         episodic, self._episodic = self._episodic, []
+        # a checker's run whose rules ``checkrules`` tells is not told again as an Error/Fix
+        found, episodic = self._unchecked(found), self._unchecked(episodic)
         # a report or an answer of turns an episode, a diagnosis or a correction already
         # made a memory of says it again
         told = [c for c in reported + self.answers.finish() + self.findings.finish() if not any(
             first <= c.last and c.first <= last and first <= c.first
             for first, last in self._spans)]
-        return found + episodic + told + self.instructions.finish()
+        return found + episodic + told + self.instructions.finish() + self.checks.finish()
+
+    def _unchecked(self, found: list[Candidate]) -> list[Candidate]:
+        return [c for c in found if c.rule not in EPISODES or not self.checks.covers(c)]
 
     # ------------------------------------------------------------ one-turn rules
 

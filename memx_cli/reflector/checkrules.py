@@ -1,0 +1,393 @@
+"""A checker's rules, learnt from a session (issue 24): a linter or type checker run fails
+with several findings, each naming the rule it broke (golangci-lint's ``(gocritic)``,
+ruff's ``F401``, mypy's ``[arg-type]``, tsc's ``TS2345``, ESLint's ``no-unused-vars``,
+clippy's ``clippy::needless_return``), the agent edits, and the same command later passes.
+What a senior engineer keeps is the rules this repository's checkers enforce and what
+satisfied each one, not the wrapper's "task failed" nor the agent's "two issues to fix".
+
+The findings are read by their shape, never by the checker's words:
+
+- ``PATH:L[:C]: MESSAGE (name)`` — golangci-lint, staticcheck, pylint: the name in brackets
+  is the linter; a leading ``token:`` of the message is its check (gocritic's
+  ``appendAssign:``, gosec's ``G104:``, staticcheck's ``SA1019:``, pylint's ``W0611:``);
+- ``PATH:L[:C]: [error|warning|note]: MESSAGE [code]`` — mypy, shellcheck's gcc format;
+- ``PATH:L:C: CODE MESSAGE`` (ruff concise, flake8), ``CODE MESSAGE`` with ``--> PATH:L:C``
+  under it (ruff full), ``PATH(L,C): error TSNNNN:`` (tsc), rubocop's
+  ``PATH:L:C: X: Dept/Cop: MESSAGE``;
+- ESLint's stylish table: the file on a line of its own, then ``L:C  level  MESSAGE  rule``;
+- rustc / clippy blocks: ``warning|error: MESSAGE``, ``--> PATH:L:C``, the lint named in
+  its notes (``#[warn(clippy::x)]``, ``-D clippy::x``).
+
+The code a finding quotes (golangci-lint's line above its caret, ruff's and rustc's frame
+``L | code``), or else the names its message quotes, is what ties it to the edit that
+removed it: an accepted edit of the same file whose replaced lines hold it. The memory
+says, per rule, the finding's own message and the replaced → new code, or that a directive
+(``//nolint:x``, ``# noqa: X``, ``eslint-disable``, ``# type: ignore[x]``, ``@ts-ignore``,
+``#[allow(x)]``) silenced it rather than fixing it; a rule no edit shows is only named.
+
+An episode is kept when a run has at least ``MIN_FINDINGS`` findings (one finding is an
+episode's Error/Fix already, ``episodes.py``), an edit was accepted after it, and the same
+command (without its output filters and redirections) later passes: no finding, not
+failed, no failure verdict. A run that never goes green gives nothing. The episode's own
+Error/Fix of the same run is the worse duplicate: ``detector.finish`` drops it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from memx_cli.reflector.candidate import Candidate
+from memx_cli.reflector.cishapes import LINT_CODE, RULE_FIRST, RUST_AT, TSC
+from memx_cli.reflector.reruns import PIPE, looks_only, reruns, unfiltered
+from memx_cli.reflector.turn import Turn
+
+MIN_FINDINGS = 2
+MAX_FINDINGS = 12  # per episode: the memory names a few rules, not a whole report
+MAX_RULES = 5  # rules the memory tells
+MAX_EDITS = 40  # edits an open run remembers
+MAX_OPEN = 4  # checker runs waiting for their green rerun
+MAX_CODE = 90  # characters of code on either side of an arrow
+MAX_MESSAGE = 110
+
+# golangci-lint, staticcheck, pylint: ``PATH:L[:C]: MESSAGE (name)``
+NAMED = re.compile(r"^(?P<path>[^\s:()]*[A-Za-z][^\s:()]*\.\w+):(?P<line>\d+):\d+:\s+"
+                   r"(?P<msg>\S.*?)\s+\((?P<name>[A-Za-z][\w-]{1,40})\)$")
+# mypy, shellcheck (gcc format), pyright's rule: ``PATH:L[:C]: LEVEL: MESSAGE  [code]``
+CODED = re.compile(r"^(?P<path>[^\s:()]*[A-Za-z][^\s:()]*\.\w+):(?P<line>\d+)(?::\d+)?:\s+"
+                   r"(?:error|warning|note|info|style):\s+(?P<msg>\S.*?)\s+"
+                   r"\[(?P<name>[A-Za-z][\w-]{1,40})\]$")
+# rubocop: ``PATH:L:C: C: [Correctable] Style/StringLiterals: MESSAGE``
+COP = re.compile(r"^(?P<path>[^\s:]+\.\w+):(?P<line>\d+):\d+: [A-Z]: (?:\[[\w ]+\] )?"
+                 r"(?P<name>[A-Z]\w+/[A-Z]\w+): (?P<msg>\S.*)$")
+# the check a message names first: ``appendAssign: …``, ``G104: …``, ``SA1019: …``
+LEADING = re.compile(r"^(?P<check>[A-Za-z][A-Za-z0-9]{1,40}):\s+(?=\S)")
+# ESLint's stylish table: ``  12:5  error  MESSAGE  rule-name``
+ESLINT_ROW = re.compile(r"^\s+(?P<line>\d+):\d+\s+(?:error|warning)\s+(?P<msg>\S.*?)\s{2,}"
+                        r"(?P<name>(?:@[\w-]+/)?[\w-]+(?:/[\w-]+)?)\s*$")
+FILE_HEADER = re.compile(r"^(?P<path>(?:/|\.{0,2}/)?[^\s:]+\.\w+)\s*$")
+# rustc / clippy: ``warning: MESSAGE`` or ``error[E0308]: MESSAGE``; its lint in a note
+RUST_HEAD = re.compile(r"^(?:warning|error)(?:\[\w+\])?: (?P<msg>\S.*)$")
+RUST_LINT = re.compile(r"(?:#\[(?:warn|deny|allow)\(|`-D )(?P<name>(?:clippy::)?[a-z][\w-]{2,60})")
+# a task runner's prefix of its tasks' lines, ``[lint:go] ``: the line's own indentation stays
+TASK = re.compile(r"^\[[\w.:-]{1,60}\] ")
+# a frame's line of code: ``12 |     let x = y.clone();``
+FRAME = re.compile(r"^\s*(?P<line>\d+)\s*\|\s?(?P<code>.*)$")
+CARET = re.compile(r"^\s*[\^~]+\s*$")
+# a finding's run-up to the caret: lines of code, up to the caret line that closes them
+MAX_QUOTE = 12
+# a run's own verdict of failure ("ERROR task failed", "Found 3 errors", "FAILED")
+FAILURE = re.compile(r"(?<![\w-])(?<!\b0 )(?<!\bno )(?:errors?|fail(?:ed|ures?)?)\b", re.IGNORECASE)
+REDIRECT = re.compile(r"\s*(?:\d?>&\d|\d?>>?\s*/dev/null)")
+# names a message quotes: `x`, 'x', "x"
+QUOTED = re.compile(r"[`'\"](?P<name>[^`'\"\s]{2,80})[`'\"]")
+# directives that silence a checker on a line: the rule they name follows
+DIRECTIVE = re.compile(r"(?:nolint|noqa|eslint-disable(?:-next-line|-line)?|type:\s*ignore|"
+                       r"@ts-ignore|@ts-expect-error|#\[allow|pylint:\s*disable|"
+                       r"rubocop:disable|shellcheck\s+disable)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    rule: str  # the linter and its check, as the checker names them: "gocritic appendAssign"
+    message: str
+    code: str = ""  # the line of code the checker quotes, whitespace folded; "" if none
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _plain(line: str) -> str:
+    """A line without a task runner's ``[name]`` prefix (mise, turbo, lerna)."""
+    return TASK.sub("", line, count=1) if line.startswith("[") else line
+
+
+def findings(output: str) -> list[Finding]:
+    """The rule-named findings of a checker's output, in order, at most ``MAX_FINDINGS``."""
+    lines = [_plain(line.rstrip()) for line in output.splitlines()[:4000]]
+    found: list[Finding] = []
+    header = ""  # ESLint's file line
+    for number, line in enumerate(lines):
+        finding = _one(line, lines, number, header)
+        if finding is None:
+            header_match = FILE_HEADER.match(line)
+            if header_match:
+                header = header_match.group("path")
+            elif not line.strip():
+                header = ""
+            continue
+        if finding not in found:
+            found.append(finding)
+        if len(found) >= MAX_FINDINGS:
+            break
+    return found
+
+
+def _one(line: str, lines: list[str], number: int, header: str) -> Finding | None:
+    for pattern in (NAMED, CODED, COP):
+        match = pattern.match(line)
+        if match:
+            message, name = match.group("msg"), match.group("name")
+            lead = LEADING.match(message) if pattern is NAMED else None
+            rule = f"{name} {lead.group('check')}" if lead else name
+            if lead:
+                message = message[lead.end():]
+            return Finding(match.group("path"), int(match.group("line")), rule,
+                           message, _quoted(lines, number))
+    match = LINT_CODE.match(line) or TSC.match(line)
+    if match:
+        return Finding(match.group("path"), int(match.group("line")), match.group("code"),
+                       _cut_fix_mark(match.group("msg")))
+    match = ESLINT_ROW.match(line)
+    if match and header and ("-" in match.group("name") or "/" in match.group("name")):
+        return Finding(header, int(match.group("line")), match.group("name"), match.group("msg"))
+    match = RULE_FIRST.match(line)
+    if match:  # ruff's full format: the place and the code frame follow
+        return _framed(lines, number, match.group("code"), _cut_fix_mark(match.group("msg")))
+    match = RUST_HEAD.match(line)
+    if match:
+        lint = next((m.group("name") for m in map(RUST_LINT.search, lines[number + 1:number + 30])
+                     if m), None)
+        if lint:
+            return _framed(lines, number, lint.replace("-", "_"), match.group("msg"))
+    return None
+
+
+def _cut_fix_mark(message: str) -> str:
+    return message[4:] if message.startswith("[*] ") else message
+
+
+def _framed(lines: list[str], number: int, rule: str, message: str) -> Finding | None:
+    """A finding whose place is on a ``-->`` line under it, its code in the frame."""
+    place = next((RUST_AT.match(ln) for ln in lines[number + 1:number + 4] if RUST_AT.match(ln)),
+                 None)
+    if place is None:
+        return None
+    path, _, rest = place.group("where").partition(":")
+    at = rest.split(":", 1)[0]
+    if not at.isdigit():
+        return None
+    code = ""
+    for ln in lines[number + 1:number + 12]:
+        frame = FRAME.match(ln)
+        if frame and frame.group("line") == at:
+            code = _fold(frame.group("code"))
+            break
+        if RUST_HEAD.match(ln) or RULE_FIRST.match(ln):
+            break
+    return Finding(path, int(at), rule, message, code)
+
+
+def _quoted(lines: list[str], number: int) -> str:
+    """The first line of code a checker quotes under its finding: closed by a caret line
+    (golangci-lint, gcc style), or, for a quote of several lines, indented and ended by the
+    next finding; "" when there is none."""
+    quote: list[str] = []
+    for ln in lines[number + 1:number + 1 + MAX_QUOTE]:
+        if CARET.match(ln):
+            return _fold(quote[0]) if quote else ""
+        if NAMED.match(ln) or CODED.match(ln) or not ln.strip():
+            break
+        quote.append(ln)
+    return _fold(quote[0]) if quote and quote[0][:1].isspace() else ""
+
+
+# ------------------------------------------------------------------ the episode
+
+
+@dataclass
+class _Run:
+    command: str
+    first: int
+    findings: list[Finding] = field(default_factory=list)
+    edits: list[tuple[str, str, str]] = field(default_factory=list)  # file, replaced, written
+
+
+def normal(command: str) -> str:
+    """The command as it runs the check: no output filters, no redirections."""
+    return _fold(REDIRECT.sub("", unfiltered(command)))
+
+
+def green(turn: Turn) -> bool:
+    """A run that passed: not failed, no finding, no failure verdict; a run whose output a
+    filter other than ``head``/``tail`` may have emptied tells nothing."""
+    command = turn.command or ""
+    if turn.failed or findings(turn.text):
+        return False
+    piped = PIPE.split(command)[len(PIPE.split(unfiltered(command))):]
+    if any((p.split() or [""])[0] not in ("head", "tail") for p in piped):
+        return False
+    return not any(FAILURE.search(_plain(line)) for line in turn.text.splitlines())
+
+
+class CheckRules:
+    """Feeds turns; returns, at the end, one Convention per checker episode that went green."""
+
+    def __init__(self) -> None:
+        self.open: list[_Run] = []
+        self.kept: list[Candidate] = []
+        self.spans: list[tuple[int, int, str]] = []  # the kept episodes: turns and command
+        self._editing = False  # an edit's result not yet read
+
+    def feed(self, turn: Turn) -> None:
+        if turn.kind == "tool_use" and turn.edited is not None and turn.files:
+            for run in self.open:
+                if len(run.edits) < MAX_EDITS:
+                    run.edits.append((turn.files[0], *turn.edited))
+            self._editing = True
+            return
+        if turn.kind != "tool_result":
+            return
+        if self._editing and turn.failed and not turn.applied and not turn.command:
+            for run in self.open:  # the tool refused the edit: the file is as it was
+                if run.edits:
+                    run.edits.pop()
+        self._editing = False
+        if turn.command and not looks_only(turn.command):
+            self._ran(turn)
+
+    def _ran(self, turn: Turn) -> None:
+        command = normal(turn.command or "")
+        run = next((r for r in self.open if reruns(r.command, command)
+                    or reruns(command, r.command)), None)
+        found = findings(turn.text)
+        if found:
+            if run is None:
+                run = _Run(command, turn.index)
+                self.open = [*self.open, run][-MAX_OPEN:]
+            run.findings += [f for f in found if f not in run.findings]
+            del run.findings[MAX_FINDINGS:]
+            return
+        if run is not None and green(turn):
+            self.open.remove(run)
+            kept = _lesson(run, turn.index)
+            if kept is not None:
+                self.kept.append(kept)
+                self.spans.append((run.first, turn.index, run.command))
+
+    def finish(self) -> list[Candidate]:
+        kept, self.kept, self.open = self.kept, [], []
+        return kept
+
+    def covers(self, candidate: Candidate) -> bool:
+        """The candidate is a kept episode's run told again (its Error/Fix)."""
+        return any(first <= candidate.last and candidate.first <= last and any(
+            reruns(command, normal(c)) for c in candidate.commands)
+            for first, last, command in self.spans)
+
+
+def _lesson(run: _Run, last: int) -> Candidate | None:
+    if len(run.findings) < MIN_FINDINGS or not run.edits:
+        return None
+    rules: dict[str, list[tuple[Finding, str | None]]] = {}
+    for finding in run.findings:
+        said = rules.setdefault(finding.rule, [])
+        if len(said) < 2:
+            said.append((finding, _change(finding, run.edits)))
+    if not any(change for said in rules.values() for _, change in said):
+        return None  # no rule's fix is in the edits: what made the run pass is not shown
+    head = f"`{_clip(run.command, 80)}` failed on these rules, then passed after edits: "
+    for message, code in DETAIL:  # the most a memory of MAX_TEXT characters can tell
+        parts = [f"{rule} — " + "; ".join(dict.fromkeys(
+            _told(f, change, message if n == 0 else 0, code) for n, (f, change) in enumerate(said)))
+                 for rule, said in list(rules.items())[:MAX_RULES]]
+        text = head + "; ".join(parts) + "."
+        if len(text) <= MAX_TEXT:
+            break
+    files = tuple(dict.fromkeys(f.path for f in run.findings))
+    return Candidate("Convention", run.first, last, "en", text, commands=(run.command,),
+                     files=files, veracity="tool")
+
+
+# How much of each finding the memory tells, most first: the message's and the code's
+# characters (0: the message left out); the last level is cut by the distiller.
+DETAIL = ((MAX_MESSAGE, MAX_CODE), (80, 60), (60, 45), (45, 35), (0, 35))
+MAX_TEXT = 480  # within ace.reflector.max_content_length's default of 500
+
+
+def _told(finding: Finding, change: str | None, message: int, code: int) -> str:
+    where = f"{finding.path.rsplit('/', 1)[-1]}:{finding.line}"
+    said = f"\"{_clip(finding.message, message)}\" ({where})" if message else f"({where})"
+    if change is None:
+        return said
+    kind, old, new = change
+    if kind == "silenced":
+        return f"{said}: silenced with `{_clip(old, code)}`, not fixed"
+    if kind == "removed":
+        return f"{said}: removed `{_clip(old, code)}`"
+    return f"{said}: `{_clip(old, code)}` → `{_clip(new, code)}`"
+
+
+def _change(finding: Finding,
+            edits: list[tuple[str, str, str]]) -> tuple[str, str, str] | None:
+    anchors = [finding.code] if finding.code else \
+        [m.group("name") for m in QUOTED.finditer(finding.message)][:3]
+    for path, old, new in edits:
+        if not _same_file(path, finding.path):
+            continue
+        for anchor in anchors:
+            said = _replaced(anchor, old, new, finding.rule)
+            if said:
+                return said
+    return None
+
+
+def _same_file(edited: str, named: str) -> bool:
+    edited, named = edited.lstrip("./"), named.lstrip("./")
+    return edited == named or edited.endswith("/" + named) or named.endswith("/" + edited)
+
+
+def _replaced(anchor: str, old: str, new: str, rule: str) -> tuple[str, str, str] | None:
+    """What the edit did to the line the anchor is in: silenced it with a directive naming
+    the rule, replaced it (``old → new``), or removed it; None when it left it as it was."""
+    before, after = old.splitlines(), new.splitlines()
+    at = next((n for n, ln in enumerate(before) if anchor in _fold(ln)), None)
+    if at is None:
+        return None
+    names = {part.lower() for part in rule.split()}
+    added = [ln for ln in after if ln not in before]
+    # a directive naming the rule, or one the quoted line itself now ends with
+    directive = next((ln for ln in added if DIRECTIVE.search(ln) and (
+        any(name in ln.lower() for name in names) or _fold(ln).startswith(anchor))), None)
+    if directive is not None:
+        return "silenced", _fold(_directive(directive)), ""
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or not i1 <= at < max(i2, i1 + 1):
+            continue
+        line = _fold(before[at])
+        block = after[j1:j2]
+        if not block:
+            return "removed", line, ""
+        scores = [difflib.SequenceMatcher(None, line, _fold(b)).ratio() for b in block]
+        best = max(range(len(block)), key=lambda n: scores[n])
+        if scores[best] < 0.5:
+            return "removed", line, ""
+        shown = _joined([_fold(b) for b in block[max(0, best - 1):best + 1] if b.strip()])
+        return "replaced", line, shown
+    return None
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines of code on one line: a block's opening line runs on, statements get a "; "."""
+    out = lines[0] if lines else ""
+    for line in lines[1:]:
+        out += (" " if out.endswith(("{", "(", "[", ":", ",")) else "; ") + line
+    return out
+
+
+def _directive(line: str) -> str:
+    """The comment that holds the directive, not the code before it."""
+    found = DIRECTIVE.search(line)
+    start = max(line.rfind("//", 0, found.start() if found else 0),
+                line.rfind("#", 0, found.start() if found else 0),
+                line.rfind("/*", 0, found.start() if found else 0))
+    return line[start:] if start >= 0 else line
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
