@@ -88,6 +88,11 @@ DIRECTIVE = re.compile(r"(?:nolint|noqa|eslint-disable(?:-next-line|-line)?|type
                        r"rubocop:disable|shellcheck\s+disable)", re.IGNORECASE)
 
 
+# what an edit did to a finding's line: ("replaced", old, new), ("removed", old, ""),
+# ("silenced", the directive, "")
+Change = tuple[str, str, str]
+
+
 @dataclass(frozen=True)
 class Finding:
     path: str
@@ -283,7 +288,7 @@ class CheckRules:
 def _lesson(run: _Run, last: int) -> Candidate | None:
     if len(run.findings) < MIN_FINDINGS or not run.edits:
         return None
-    rules: dict[str, list[tuple[Finding, str | None]]] = {}
+    rules: dict[str, list[tuple[Finding, Change | None]]] = {}
     for finding in run.findings:
         said = rules.setdefault(finding.rule, [])
         if len(said) < 2:
@@ -309,7 +314,7 @@ DETAIL = ((MAX_MESSAGE, MAX_CODE), (80, 60), (60, 45), (45, 35), (0, 35))
 MAX_TEXT = 480  # within ace.reflector.max_content_length's default of 500
 
 
-def _told(finding: Finding, change: str | None, message: int, code: int) -> str:
+def _told(finding: Finding, change: Change | None, message: int, code: int) -> str:
     where = f"{finding.path.rsplit('/', 1)[-1]}:{finding.line}"
     said = f"\"{_clip(finding.message, message)}\" ({where})" if message else f"({where})"
     if change is None:
@@ -323,7 +328,7 @@ def _told(finding: Finding, change: str | None, message: int, code: int) -> str:
 
 
 def _change(finding: Finding,
-            edits: list[tuple[str, str, str]]) -> tuple[str, str, str] | None:
+            edits: list[tuple[str, str, str]]) -> Change | None:
     anchors = [finding.code] if finding.code else \
         [m.group("name") for m in QUOTED.finditer(finding.message)][:3]
     for path, old, new in edits:
@@ -341,7 +346,7 @@ def _same_file(edited: str, named: str) -> bool:
     return edited == named or edited.endswith("/" + named) or named.endswith("/" + edited)
 
 
-def _replaced(anchor: str, old: str, new: str, rule: str) -> tuple[str, str, str] | None:
+def _replaced(anchor: str, old: str, new: str, rule: str) -> Change | None:
     """What the edit did to the line the anchor is in: silenced it with a directive naming
     the rule, replaced it (``old → new``), or removed it; None when it left it as it was."""
     before, after = old.splitlines(), new.splitlines()

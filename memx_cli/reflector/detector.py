@@ -16,6 +16,9 @@
 - Rules an accepted edit writes into an agent instruction file (``instructions.py``) and
   a user's factual correction the agent accepts (``corrected.py``); a reviewer's finding
   the user pastes whose quoted code the agent's next edit replaces (``pasted.py``).
+- A checker run red with several rule-named findings, then green after edits
+  (``checkrules.py``): the rules and what satisfied each, one Convention for the run; the
+  episode's Error/Fix of the same run is then dropped.
 - WorkReport: the agent's report of work a check bore out (``reports.py``), unless an
   episode, a diagnosis or a correction already made a memory of the same turns.
 - ConfigChange, NewTool and RepetitiveOp are read from one turn (below): a setting changed
