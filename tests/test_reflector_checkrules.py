@@ -129,11 +129,16 @@ Found 2 errors.
 [*] 1 fixable with the `--fix` option."""
 
 
+def _ruff(output: str) -> Session:
+    """ruff red with ``output``, the unused import removed."""
+    return (Session().user("ruff is failing in CI")
+            .run("ruff check src", output, True)
+            .edit("/repo/src/app/cli.py", "import os\nimport sys\n", "import sys\n"))
+
+
 def test_ruff_findings_are_tied_to_edits_by_the_names_they_quote(memx: Memx,
                                                                 repo: Path) -> None:
-    name = (Session().user("ruff is failing in CI")
-            .run("ruff check src", RUFF, True)
-            .edit("/repo/src/app/cli.py", "import os\nimport sys\n", "import sys\n")
+    name = (_ruff(RUFF)
             .edit("/repo/src/app/cli.py", "    total = len(rows)\n    return rows\n",
                   "    return rows\n")
             .run("ruff check src", "All checks passed!", False)
@@ -147,9 +152,7 @@ def test_ruff_findings_are_tied_to_edits_by_the_names_they_quote(memx: Memx,
 
 def test_a_single_finding_stays_todays_error_fix(memx: Memx, repo: Path) -> None:
     """Control: one finding is an episode's Error/Fix, as before; no rules memory."""
-    name = (Session().user("ruff is failing in CI")
-            .run("ruff check src", RUFF.splitlines()[0] + "\nFound 1 error.", True)
-            .edit("/repo/src/app/cli.py", "import os\nimport sys\n", "import sys\n")
+    name = (_ruff(RUFF.splitlines()[0] + "\nFound 1 error.")
             .run("ruff check src", "All checks passed!", False)
             .say("Removed the unused `os` import; ruff passes now.")
             .write(repo))
