@@ -150,6 +150,19 @@ def test_ruff_findings_are_tied_to_edits_by_the_names_they_quote(memx: Memx,
         "`total` is assigned to but never used\" (cli.py:40): removed `total = len(rows)`.")]
 
 
+def test_a_narrower_or_filtered_run_passing_proves_nothing(memx: Memx, repo: Path) -> None:
+    """Control: after the same edits, a run over one other file and a run whose output grep
+    filtered pass; neither is the failing check again."""
+    name = (_ruff(RUFF)
+            .edit("/repo/src/app/cli.py", "    total = len(rows)\n    return rows\n",
+                  "    return rows\n")
+            .run("ruff check src/app/other.py", "All checks passed!", False)
+            .run("ruff check src | grep cli.py", "", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [c for c in contents(repo) if "failed on these rules" in c] == []
+
+
 def test_a_single_finding_stays_todays_error_fix(memx: Memx, repo: Path) -> None:
     """Control: one finding is an episode's Error/Fix, as before; no rules memory."""
     name = (_ruff(RUFF.splitlines()[0] + "\nFound 1 error.")

@@ -218,10 +218,10 @@ def normal(command: str) -> str:
 
 
 def green(turn: Turn) -> bool:
-    """A run that passed: not failed, no finding, no failure verdict; a run whose output a
+    """A run with no finding passed: not failed, no failure verdict; a run whose output a
     filter other than ``head``/``tail`` may have emptied tells nothing."""
     command = turn.command or ""
-    if turn.failed or findings(turn.text):
+    if turn.failed:
         return False
     piped = PIPE.split(command)[len(PIPE.split(unfiltered(command))):]
     if any((p.split() or [""])[0] not in ("head", "tail") for p in piped):
@@ -257,8 +257,8 @@ class CheckRules:
 
     def _ran(self, turn: Turn) -> None:
         command = normal(turn.command or "")
-        run = next((r for r in self.open if reruns(r.command, command)
-                    or reruns(command, r.command)), None)
+        # the same check again, or more of it (a narrower run passing proves nothing)
+        run = next((r for r in self.open if reruns(r.command, command)), None)
         found = findings(turn.text)
         if found:
             if run is None:
@@ -267,7 +267,7 @@ class CheckRules:
             run.findings += [f for f in found if f not in run.findings]
             del run.findings[MAX_FINDINGS:]
             return
-        if run is not None and green(turn):
+        if run is not None and green(turn):  # no finding, and nothing else failed
             self.open.remove(run)
             kept = _lesson(run, turn.index)
             if kept is not None:
