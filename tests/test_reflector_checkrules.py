@@ -56,7 +56,7 @@ def test_a_lint_run_red_then_green_after_edits_tells_each_rule_and_its_fix(memx:
             .write(repo))
     memx.ok("ingest", name)
     assert typed(repo) == [("convention",
-        "`mise run lint` failed on these rules, then passed after edits: gocritic appendAssign "
+        "`mise run lint` failed on these rules, passed after edits: gocritic appendAssign "
         "— \"append result not assigned to the same slice\" (merge.go:41): `keys = "
         "append(base.Keys, extra...)` → `keys = base.Keys; keys = append(keys, extra...)`; "
         "noctx — \"os/exec.Command must not be called. use os/exec.CommandContext\" "
@@ -116,7 +116,7 @@ def test_a_finding_silenced_with_a_directive_says_so(memx: Memx, repo: Path) -> 
             .write(repo))
     memx.ok("ingest", name)
     assert typed(repo) == [("convention",
-        "`golangci-lint run ./...` failed on these rules, then passed after edits: gosec G104 — "
+        "`golangci-lint run ./...` failed on these rules, passed after edits: gosec G104 — "
         "\"Errors unhandled\" (refs.go:57): silenced with `//nolint:errcheck,gosec // iteration "
         "stops early`, not fixed; nolintlint — \"directive `//nolint:noctx,gosec // test "
         "helper` is unused for linter \"gosec\"\" (refs.go:31): `//nolint:noctx,gosec // test "
@@ -145,7 +145,7 @@ def test_ruff_findings_are_tied_to_edits_by_the_names_they_quote(memx: Memx,
             .write(repo))
     memx.ok("ingest", name)
     assert typed(repo) == [("convention",
-        "`ruff check src` failed on these rules, then passed after edits: F401 — \"`os` "
+        "`ruff check src` failed on these rules, passed after edits: F401 — \"`os` "
         "imported but unused\" (cli.py:3): removed `import os`; F841 — \"Local variable "
         "`total` is assigned to but never used\" (cli.py:40): removed `total = len(rows)`.")]
 
@@ -223,3 +223,71 @@ def test_the_checkers_formats_are_read_by_their_shape() -> None:
     # controls: a compiler's error and a test's line name no rule
     assert findings("cmd/app/main.go:12:2: undefined: store.Open\n"
                     "merge_test.go:41: got nil (want error)") == []
+
+
+SWITCH = """[lint] $ golangci-lint run ./...
+internal/sync/status.go:40:2: missing cases in switch of type sync.Kind: sync.Renamed, sync.Copied (exhaustive)
+\tswitch kind {
+\t^
+internal/sync/status.go:72:10: error returned from external package is unwrapped: sig: func (*git.Repository).Worktree() (*git.Worktree, error) (wrapcheck)
+\t\treturn nil, err
+\t\t            ^
+2 issues:
+* exhaustive: 1
+* wrapcheck: 1
+[lint] ERROR task failed"""
+
+
+def test_lines_added_under_a_finding_and_a_long_line_changed_show_the_change(
+        memx: Memx, repo: Path) -> None:
+    """exhaustive's switch line stays and its missing cases are added under it; a long
+    line changed at its end shows the words that changed."""
+    name = (Session().user("lint fails")
+            .run("mise run lint", SWITCH, True)
+            .edit("/repo/internal/sync/status.go",
+                  "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n\t}",
+                  "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n"
+                  "\tcase sync.Renamed, sync.Copied:\n\t\t// nothing to count\n\t}")
+            .edit("/repo/internal/sync/status.go",
+                  "\twt, err := repo.Worktree()\n\tif err != nil {\n\t\treturn nil, err\n\t}",
+                  "\twt, err := repo.Worktree()\n\tif err != nil {\n"
+                  "\t\treturn nil, fmt.Errorf(\"opening the worktree of the checkout: %w\", err)"
+                  "\n\t}")
+            .run("mise run lint", "[lint] $ golangci-lint run ./...\n0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert typed(repo) == [("convention",
+        "`mise run lint` failed on these rules, passed after edits: exhaustive — \"missing "
+        "cases in switch of type sync.Kind: sync.Renamed, sync.Copied\" (status.go:40): added "
+        "`case sync.Renamed, sync.Copied:` under `switch kind {`; wrapcheck — \"error returned "
+        "from external package is unwrapped: sig: func (*git.Repository).Worktree() "
+        "(*git.Worktree, err…\" (status.go:72): `return nil, err` → `return nil, "
+        "fmt.Errorf(\"opening the worktree of the checkout: %w\", err)`.")]
+
+
+def test_a_finding_no_edit_shows_keeps_its_own_error_fix(memx: Memx, repo: Path) -> None:
+    """The last finding left (a function too complex, the file rewritten whole) is the
+    episode's Error/Fix with the agent's why; the rules memory tells the others only."""
+    complex_ = ("internal/sync/status.go:12:1: Function name: run, Cyclomatic Complexity: 36, "
+                "Maintainability Index: 19 (maintidx)\nfunc run(w io.Writer) error {\n^\n"
+                "1 issues:\n* maintidx: 1\n[lint] ERROR task failed")
+    both = SWITCH.replace("2 issues:", complex_.split("\n1 issues:")[0] + "\n3 issues:")
+    session = (Session().user("lint fails")
+               .run("mise run lint", both, True)
+               .edit("/repo/internal/sync/status.go",
+                     "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n\t}",
+                     "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n"
+                     "\tcase sync.Renamed, sync.Copied:\n\t\t// nothing to count\n\t}")
+               .run("mise run lint", complex_, True)
+               .say("Let me refactor to reduce complexity by extracting helper functions."))
+    session._add("assistant", [{"type": "tool_use", "id": "toolu_w", "name": "Write", "input": {
+        "file_path": "/repo/internal/sync/status.go", "content": "package sync\n"}}])
+    session._add("user", [{"type": "tool_result", "tool_use_id": "toolu_w",
+                           "content": "File written."}])
+    name = session.run("mise run lint", "[lint] $ golangci-lint run ./...\n0 issues.",
+                       False).write(repo)
+    memx.ok("ingest", name)
+    assert [text[:60] for _, text in typed(repo)] == [
+        "`mise run lint` failed on these rules, passed after edits: e",
+        "Error: `mise run lint` — internal/sync/status.go:12:1: Funct"]
+    assert "maintidx" not in typed(repo)[0][1]

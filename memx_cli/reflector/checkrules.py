@@ -50,6 +50,7 @@ MAX_EDITS = 40  # edits an open run remembers
 MAX_OPEN = 4  # checker runs waiting for their green rerun
 MAX_CODE = 90  # characters of code on either side of an arrow
 MAX_MESSAGE = 110
+ADDED_BELOW = 8  # lines under a finding's line where what an edit adds answers it
 
 # golangci-lint, staticcheck, pylint: ``PATH:L[:C]: MESSAGE (name)``
 NAMED = re.compile(r"^(?P<path>[^\s:()]*[A-Za-z][^\s:()]*\.\w+):(?P<line>\d+):\d+:\s+"
@@ -89,7 +90,7 @@ DIRECTIVE = re.compile(r"(?:nolint|noqa|eslint-disable(?:-next-line|-line)?|type
 
 
 # what an edit did to a finding's line: ("replaced", old, new), ("removed", old, ""),
-# ("silenced", the directive, "")
+# ("silenced", the directive, ""), ("added", old, the first line added under it)
 Change = tuple[str, str, str]
 
 
@@ -229,13 +230,23 @@ def green(turn: Turn) -> bool:
     return not any(FAILURE.search(_plain(line)) for line in turn.text.splitlines())
 
 
+@dataclass
+class _Episode:
+    """A run that went green after edits: its findings, each with what an edit did to it."""
+
+    command: str
+    first: int
+    last: int
+    told: list[tuple[Finding, Change | None]]
+    elsewhere: set[Finding] = field(default_factory=set)  # an Error/Fix of its own tells it
+
+
 class CheckRules:
     """Feeds turns; returns, at the end, one Convention per checker episode that went green."""
 
     def __init__(self) -> None:
         self.open: list[_Run] = []
-        self.kept: list[Candidate] = []
-        self.spans: list[tuple[int, int, str]] = []  # the kept episodes: turns and command
+        self.episodes: list[_Episode] = []
         self._editing = False  # an edit's result not yet read
 
     def feed(self, turn: Turn) -> None:
@@ -269,48 +280,67 @@ class CheckRules:
             return
         if run is not None and green(turn):  # no finding, and nothing else failed
             self.open.remove(run)
-            kept = _lesson(run, turn.index)
-            if kept is not None:
-                self.kept.append(kept)
-                self.spans.append((run.first, turn.index, run.command))
-
-    def finish(self) -> list[Candidate]:
-        kept, self.kept, self.open = self.kept, [], []
-        return kept
+            if len(run.findings) < MIN_FINDINGS or not run.edits:
+                return
+            told = [(f, _change(f, run.edits)) for f in run.findings]
+            if any(change for _, change in told):  # else what made it pass is not shown
+                self.episodes = [*self.episodes, _Episode(run.command, run.first, turn.index,
+                                                          told)][-MAX_OPEN * 4:]
 
     def covers(self, candidate: Candidate) -> bool:
-        """The candidate is a kept episode's run told again (its Error/Fix)."""
-        return any(first <= candidate.last and candidate.first <= last and any(
-            reruns(command, normal(c)) for c in candidate.commands)
-            for first, last, command in self.spans)
+        """The candidate is a kept episode's run told again (its Error/Fix), unless its
+        Error is a finding whose fix the episode does not show: then the candidate tells
+        that finding, and the episode's memory leaves it out."""
+        for episode in self.episodes:
+            if not (episode.first <= candidate.last and candidate.first <= episode.last
+                    and any(reruns(episode.command, normal(c)) for c in candidate.commands)):
+                continue
+            said = _fold(candidate.error or "")
+            unshown = {f for f, change in episode.told if change is None
+                       and _fold(f.message) in said and f"{f.path.rsplit('/', 1)[-1]}:{f.line}" in said}
+            if unshown:
+                episode.elsewhere |= unshown
+                return False
+            return True
+        return False
+
+    def finish(self) -> list[Candidate]:
+        episodes, self.episodes, self.open = self.episodes, [], []
+        return [c for c in map(_lesson, episodes) if c is not None]
 
 
-def _lesson(run: _Run, last: int) -> Candidate | None:
-    if len(run.findings) < MIN_FINDINGS or not run.edits:
+def _lesson(episode: _Episode) -> Candidate | None:
+    told = [(f, change) for f, change in episode.told if f not in episode.elsewhere]
+    if not any(change for _, change in told):
         return None
     rules: dict[str, list[tuple[Finding, Change | None]]] = {}
-    for finding in run.findings:
-        said = rules.setdefault(finding.rule, [])
-        if len(said) < 2:
-            said.append((finding, _change(finding, run.edits)))
-    if not any(change for said in rules.values() for _, change in said):
-        return None  # no rule's fix is in the edits: what made the run pass is not shown
-    head = f"`{_clip(run.command, 80)}` failed on these rules, then passed after edits: "
-    for message, code in DETAIL:  # the most a memory of MAX_TEXT characters can tell
+    for finding, change in told:
+        rules.setdefault(finding.rule, []).append((finding, change))
+    head = f"`{_clip(episode.command, 80)}` failed on these rules, passed after edits: "
+    text = head
+    for each, message, code in DETAIL:  # the most a memory of MAX_TEXT characters can tell
         parts = [f"{rule} — " + "; ".join(dict.fromkeys(
-            _told(f, change, message if n == 0 else 0, code) for n, (f, change) in enumerate(said)))
-                 for rule, said in list(rules.items())[:MAX_RULES]]
+            _told(f, change, message if n == 0 else 0, code)
+            for n, (f, change) in enumerate(_shown_first(said)[:each])))
+            for rule, said in list(rules.items())[:MAX_RULES]]
         text = head + "; ".join(parts) + "."
         if len(text) <= MAX_TEXT:
             break
-    files = tuple(dict.fromkeys(f.path for f in run.findings))
-    return Candidate("Convention", run.first, last, "en", text, commands=(run.command,),
-                     files=files, veracity="tool")
+    files = tuple(dict.fromkeys(f.path for f, _ in told))
+    return Candidate("Convention", episode.first, episode.last, "en", text,
+                     commands=(episode.command,), files=files, veracity="tool")
+
+
+def _shown_first(said: list[tuple[Finding, Change | None]]) -> list[tuple[Finding, Change | None]]:
+    """A rule's findings, those whose change an edit shows first."""
+    return sorted(said, key=lambda pair: pair[1] is None)
 
 
 # How much of each finding the memory tells, most first: the message's and the code's
 # characters (0: the message left out); the last level is cut by the distiller.
-DETAIL = ((MAX_MESSAGE, MAX_CODE), (80, 60), (60, 45), (45, 35), (0, 35))
+# (findings per rule, the message's characters, the code's; 0: no message)
+DETAIL = ((2, MAX_MESSAGE, MAX_CODE), (1, MAX_MESSAGE, 70), (1, 80, 50), (1, 60, 40),
+          (1, 45, 30), (1, 35, 25), (1, 0, 30))
 MAX_TEXT = 480  # within ace.reflector.max_content_length's default of 500
 
 
@@ -324,7 +354,30 @@ def _told(finding: Finding, change: Change | None, message: int, code: int) -> s
         return f"{said}: silenced with `{_clip(old, code)}`, not fixed"
     if kind == "removed":
         return f"{said}: removed `{_clip(old, code)}`"
+    if kind == "added":
+        return f"{said}: added `{_clip(new, code)}` under `{_clip(old, code)}`"
+    if len(old) > code or len(new) > code:
+        old, new = _trimmed(old, new)
     return f"{said}: `{_clip(old, code)}` → `{_clip(new, code)}`"
+
+
+def _trimmed(old: str, new: str) -> tuple[str, str]:
+    """Two versions of a line without the words they begin and end with alike, so the
+    change shows in little room: ``return nil, err`` → ``return nil, fmt.Errorf(…)`` is
+    ``…nil, err`` → ``…nil, fmt.Errorf(…)``."""
+    before, after = old.split(" "), new.split(" ")
+    head = 0
+    while head < min(len(before), len(after)) - 1 and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head - 1 and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    head, tail = max(head - 1, 0), max(tail - 1, 0)  # a word of context on either side
+
+    def cut(words: list[str]) -> str:
+        kept = " ".join(words[head:len(words) - tail])
+        return ("…" if head else "") + kept + ("…" if tail else "")
+    return cut(before), cut(after)
 
 
 def _change(finding: Finding,
@@ -348,7 +401,8 @@ def _same_file(edited: str, named: str) -> bool:
 
 def _replaced(anchor: str, old: str, new: str, rule: str) -> Change | None:
     """What the edit did to the line the anchor is in: silenced it with a directive naming
-    the rule, replaced it (``old → new``), or removed it; None when it left it as it was."""
+    the rule, replaced it (``old → new``), removed it, or, leaving it, added lines under it
+    (a switch's missing cases); None when it did none of these."""
     before, after = old.splitlines(), new.splitlines()
     at = next((n for n, ln in enumerate(before) if anchor in _fold(ln)), None)
     if at is None:
@@ -361,20 +415,37 @@ def _replaced(anchor: str, old: str, new: str, rule: str) -> Change | None:
     if directive is not None:
         return "silenced", _fold(_directive(directive)), ""
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    line = _fold(before[at])
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal" or not i1 <= at < max(i2, i1 + 1):
+        block = [b for b in after[j1:j2] if b.strip()]
+        if tag == "equal" or (i2 <= at and not at < i1):
             continue
-        line = _fold(before[at])
-        block = after[j1:j2]
+        if i1 > at + ADDED_BELOW:
+            break
+        if i1 > at:
+            if block:  # the line stays; what the check wanted was added under it (cases)
+                return "added", line, _fold(block[0])
+            continue
         if not block:
             return "removed", line, ""
-        scores = [difflib.SequenceMatcher(None, line, _fold(b)).ratio() for b in block]
+        scores = [_kept(line, _fold(b)) for b in block]
         best = max(range(len(block)), key=lambda n: scores[n])
-        if scores[best] < 0.5:
+        if scores[best] < KEPT:
             return "removed", line, ""
-        shown = _joined([_fold(b) for b in block[max(0, best - 1):best + 1] if b.strip()])
-        return "replaced", line, shown
+        return "replaced", line, _joined([_fold(b) for b in block[max(0, best - 1):best + 1]])
     return None
+
+
+KEPT = 0.6  # share of a line's characters a new line keeps to be its new version
+
+
+def _kept(line: str, other: str) -> float:
+    """The share of ``line``'s characters ``other`` keeps in order: ``return nil, err`` is
+    all kept in ``return nil, fmt.Errorf("…: %w", err)``, however long the wrapping."""
+    if not line:
+        return 0.0
+    matcher = difflib.SequenceMatcher(None, line, other, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / len(line)
 
 
 def _joined(lines: list[str]) -> str:
