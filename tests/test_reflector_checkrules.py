@@ -220,9 +220,12 @@ def test_the_checkers_formats_are_read_by_their_shape() -> None:
                                         "unneeded `return` statement", "return total;")]
     assert findings(ruff_full) == [Finding("src/app/cli.py", 3, "F401",
                                            "`os` imported but unused", "import os")]
-    # controls: a compiler's error and a test's line name no rule
+    # controls: a compiler's error and a test's line name no rule; rustc's error takes no
+    # lint from the warning block after it
     assert findings("cmd/app/main.go:12:2: undefined: store.Open\n"
                     "merge_test.go:41: got nil (want error)") == []
+    assert [f.line for f in findings("error[E0308]: mismatched types\n --> src/db.rs:3:9\n"
+                                     "3 |     let n: u32 = name;\n\n" + clippy)] == [7]
 
 
 SWITCH = """[lint] $ golangci-lint run ./...

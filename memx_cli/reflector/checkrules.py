@@ -156,10 +156,20 @@ def _one(line: str, lines: list[str], number: int, header: str) -> Finding | Non
         return _framed(lines, number, match.group("code"), _cut_fix_mark(match.group("msg")))
     match = RUST_HEAD.match(line)
     if match:
-        lint = next((m.group("name") for m in map(RUST_LINT.search, lines[number + 1:number + 30])
-                     if m), None)
+        lint = _lint(lines[number + 1:number + 30])
         if lint:
             return _framed(lines, number, lint.replace("-", "_"), match.group("msg"))
+    return None
+
+
+def _lint(block: list[str]) -> str | None:
+    """The lint a rustc block's notes name, up to the next block's head."""
+    for line in block:
+        if RUST_HEAD.match(line):
+            return None
+        found = RUST_LINT.search(line)
+        if found:
+            return found.group("name")
     return None
 
 
