@@ -241,16 +241,19 @@ internal/sync/status.go:72:10: error returned from external package is unwrapped
 [lint] ERROR task failed"""
 
 
+def _cases(session: Session) -> Session:
+    """The switch's missing cases added under it."""
+    return session.edit("/repo/internal/sync/status.go",
+                        "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n\t}",
+                        "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n"
+                        "\tcase sync.Renamed, sync.Copied:\n\t\t// nothing to count\n\t}")
+
+
 def test_lines_added_under_a_finding_and_a_long_line_changed_show_the_change(
         memx: Memx, repo: Path) -> None:
     """exhaustive's switch line stays and its missing cases are added under it; a long
     line changed at its end shows the words that changed."""
-    name = (Session().user("lint fails")
-            .run("mise run lint", SWITCH, True)
-            .edit("/repo/internal/sync/status.go",
-                  "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n\t}",
-                  "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n"
-                  "\tcase sync.Renamed, sync.Copied:\n\t\t// nothing to count\n\t}")
+    name = (_cases(Session().user("lint fails").run("mise run lint", SWITCH, True))
             .edit("/repo/internal/sync/status.go",
                   "\twt, err := repo.Worktree()\n\tif err != nil {\n\t\treturn nil, err\n\t}",
                   "\twt, err := repo.Worktree()\n\tif err != nil {\n"
@@ -275,12 +278,7 @@ def test_a_finding_no_edit_shows_keeps_its_own_error_fix(memx: Memx, repo: Path)
                 "Maintainability Index: 19 (maintidx)\nfunc run(w io.Writer) error {\n^\n"
                 "1 issues:\n* maintidx: 1\n[lint] ERROR task failed")
     both = SWITCH.replace("2 issues:", complex_.split("\n1 issues:")[0] + "\n3 issues:")
-    session = (Session().user("lint fails")
-               .run("mise run lint", both, True)
-               .edit("/repo/internal/sync/status.go",
-                     "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n\t}",
-                     "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n"
-                     "\tcase sync.Renamed, sync.Copied:\n\t\t// nothing to count\n\t}")
+    session = (_cases(Session().user("lint fails").run("mise run lint", both, True))
                .run("mise run lint", complex_, True)
                .say("Let me refactor to reduce complexity by extracting helper functions."))
     session._add("assistant", [{"type": "tool_use", "id": "toolu_w", "name": "Write", "input": {
