@@ -292,3 +292,33 @@ def test_a_finding_no_edit_shows_keeps_its_own_error_fix(memx: Memx, repo: Path)
         "`mise run lint` failed on these rules, passed after edits: e",
         "Error: `mise run lint` — internal/sync/status.go:12:1: Funct"]
     assert "maintidx" not in typed(repo)[0][1]
+
+
+TRACE = """cmd/app/main.go:19:13: G304: Potential file inclusion via variable (gosec)
+\tf, err := os.Create(path)
+\t          ^
+cmd/app/main.go:24:3: G104: Errors unhandled (gosec)
+\t\tdefer f.Close()
+\t\t^
+2 issues:
+* gosec: 2"""
+
+
+def test_a_directive_silences_only_the_line_it_is_on_or_above(memx: Memx, repo: Path) -> None:
+    """One edit silences G304 above its line and fixes G104 a few lines down: the nolint
+    naming gosec is not G104's silencing."""
+    name = (Session().user("lint please")
+            .run("make lint", TRACE, True)
+            .edit("/repo/cmd/app/main.go",
+                  "\tf, err := os.Create(path)\n\tif err == nil {\n\t\tdefer f.Close()\n\t}",
+                  "\t//nolint:gosec // the trace path comes from our own env var\n"
+                  "\tf, err := os.Create(path)\n\tif err == nil {\n"
+                  "\t\tdefer func() { _ = f.Close() }()\n\t}")
+            .run("make lint", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert typed(repo) == [("convention",
+        "`make lint` failed on these rules, passed after edits: gosec G304 — \"Potential file "
+        "inclusion via variable\" (main.go:19): silenced with `//nolint:gosec // the trace "
+        "path comes from our own env var`, not fixed; gosec G104 — \"Errors unhandled\" "
+        "(main.go:24): `defer f.Close()` → `defer func() { _ = f.Close() }()`.")]

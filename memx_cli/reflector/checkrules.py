@@ -50,7 +50,6 @@ MAX_EDITS = 40  # edits an open run remembers
 MAX_OPEN = 4  # checker runs waiting for their green rerun
 MAX_CODE = 90  # characters of code on either side of an arrow
 MAX_MESSAGE = 110
-ADDED_BELOW = 8  # lines under a finding's line where what an edit adds answers it
 
 # golangci-lint, staticcheck, pylint: ``PATH:L[:C]: MESSAGE (name)``
 NAMED = re.compile(r"^(?P<path>[^\s:()]*[A-Za-z][^\s:()]*\.\w+):(?P<line>\d+):\d+:\s+"
@@ -349,8 +348,8 @@ def _shown_first(said: list[tuple[Finding, Change | None]]) -> list[tuple[Findin
 # How much of each finding the memory tells, most first: the message's and the code's
 # characters (0: the message left out); the last level is cut by the distiller.
 # (findings per rule, the message's characters, the code's; 0: no message)
-DETAIL = ((2, MAX_MESSAGE, MAX_CODE), (1, MAX_MESSAGE, 70), (1, 80, 50), (1, 60, 40),
-          (1, 45, 30), (1, 35, 25), (1, 0, 30))
+DETAIL = ((2, MAX_MESSAGE, MAX_CODE), (1, MAX_MESSAGE, 70), (1, 80, 60), (1, 60, 50),
+          (1, 45, 45), (1, 30, 40), (1, 0, 40))
 MAX_TEXT = 480  # within ace.reflector.max_content_length's default of 500
 
 
@@ -411,29 +410,26 @@ def _same_file(edited: str, named: str) -> bool:
 
 def _replaced(anchor: str, old: str, new: str, rule: str) -> Change | None:
     """What the edit did to the line the anchor is in: silenced it with a directive naming
-    the rule, replaced it (``old → new``), removed it, or, leaving it, added lines under it
-    (a switch's missing cases); None when it did none of these."""
+    the rule (on the line or the one above it), replaced it (``old → new``), removed it, or,
+    leaving it, inserted lines in the block it opens (a switch's missing cases); None when
+    it did none of these."""
     before, after = old.splitlines(), new.splitlines()
     at = next((n for n, ln in enumerate(before) if anchor in _fold(ln)), None)
     if at is None:
         return None
-    names = {part.lower() for part in rule.split()}
-    added = [ln for ln in after if ln not in before]
-    # a directive naming the rule, or one the quoted line itself now ends with
-    directive = next((ln for ln in added if DIRECTIVE.search(ln) and (
-        any(name in ln.lower() for name in names) or _fold(ln).startswith(anchor))), None)
+    directive = _silenced(anchor, before, after, {part.lower() for part in rule.split()})
     if directive is not None:
         return "silenced", _fold(_directive(directive)), ""
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    line = _fold(before[at])
+    line, end = _fold(before[at]), _block_end(before, at)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         block = [b for b in after[j1:j2] if b.strip()]
         if tag == "equal" or (i2 <= at and not at < i1):
             continue
-        if i1 > at + ADDED_BELOW:
+        if i1 > end:
             break
         if i1 > at:
-            if block:  # the line stays; what the check wanted was added under it (cases)
+            if tag == "insert" and block:  # the line stays; the check wanted these lines
                 return "added", line, _fold(block[0])
             continue
         if not block:
@@ -444,6 +440,41 @@ def _replaced(anchor: str, old: str, new: str, rule: str) -> Change | None:
             return "removed", line, ""
         return "replaced", line, _joined([_fold(b) for b in block[max(0, best - 1):best + 1]])
     return None
+
+
+def _silenced(anchor: str, before: list[str], after: list[str], names: set[str]) -> str | None:
+    """The directive the edit added on the anchor's line, or on the line above it, that
+    names the rule (or ends the anchor's own line)."""
+    for n, ln in enumerate(after):
+        if ln in before or not DIRECTIVE.search(ln):
+            continue
+        here = _fold(ln).startswith(anchor)
+        above = n + 1 < len(after) and anchor in _fold(after[n + 1])
+        if here or (above and any(name in ln.lower() for name in names)):
+            return ln
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _block_end(lines: list[str], at: int) -> int:
+    """The last line of the block ``lines[at]`` opens: to its closing brace when it opens
+    one (a Go switch's cases sit at its own indentation), else the lines indented under
+    it; ``at`` itself when it opens none."""
+    if lines[at].rstrip().endswith(("{", "(", "[")):
+        depth = 0
+        for end in range(at, len(lines)):
+            depth += sum(lines[end].count(c) for c in "{([") - sum(lines[end].count(c) for c in "})]")
+            if depth <= 0:
+                return end
+        return len(lines) - 1
+    end = at
+    while end + 1 < len(lines) and (not lines[end + 1].strip()
+                                    or _indent(lines[end + 1]) > _indent(lines[at])):
+        end += 1
+    return end
 
 
 KEPT = 0.6  # share of a line's characters a new line keeps to be its new version
