@@ -322,3 +322,25 @@ def test_a_directive_silences_only_the_line_it_is_on_or_above(memx: Memx, repo: 
         "inclusion via variable\" (main.go:19): silenced with `//nolint:gosec // the trace "
         "path comes from our own env var`, not fixed; gosec G104 — \"Errors unhandled\" "
         "(main.go:24): `defer f.Close()` → `defer func() { _ = f.Close() }()`.")]
+
+
+def test_a_default_replaced_by_the_missing_cases_is_their_addition(memx: Memx,
+                                                                  repo: Path) -> None:
+    """The switch's `default:` becomes the missing cases (a new line in its block); a case
+    only widened above them (`case sync.Added:` → `case sync.Added, sync.Moved:`) is not
+    what the check wanted."""
+    name = (Session().user("lint fails")
+            .run("mise run lint", SWITCH, True)
+            .edit("/repo/internal/sync/status.go",
+                  "\tswitch kind {\n\tcase sync.Added:\n\t\tn++\n\tdefault:\n\t\tm++\n\t}",
+                  "\tswitch kind {\n\tcase sync.Added, sync.Moved:\n\t\tn++\n"
+                  "\tcase sync.Renamed, sync.Copied:\n\t\tm++\n\t}")
+            .edit("/repo/internal/sync/status.go", "\t\treturn nil, err\n",
+                  "\t\treturn nil, fmt.Errorf(\"worktree: %w\", err)\n")
+            .run("mise run lint", "0 issues.", False)
+            .write(repo))
+    memx.ok("ingest", name)
+    assert [text.split("; wrapcheck")[0] for _, text in typed(repo)] == [
+        "`mise run lint` failed on these rules, passed after edits: exhaustive — \"missing "
+        "cases in switch of type sync.Kind: sync.Renamed, sync.Copied\" (status.go:40): added "
+        "`case sync.Renamed, sync.Copied:` under `switch kind {`"]

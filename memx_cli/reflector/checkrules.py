@@ -429,7 +429,9 @@ def _replaced(anchor: str, old: str, new: str, rule: str) -> Change | None:
         if i1 > end:
             break
         if i1 > at:
-            if tag == "insert" and block:  # the line stays; the check wanted these lines
+            # the line stays; the check wanted lines in its block: new ones, not lines
+            # there before with a word changed (cases merged above the missing ones)
+            if block and (tag == "insert" or _kept(_fold(before[i1]), _fold(block[0])) < KEPT):
                 return "added", line, _fold(block[0])
             continue
         if not block:
@@ -486,7 +488,8 @@ def _kept(line: str, other: str) -> float:
     if not line:
         return 0.0
     matcher = difflib.SequenceMatcher(None, line, other, autojunk=False)
-    return sum(block.size for block in matcher.get_matching_blocks()) / len(line)
+    # runs of three characters or more: single letters met here and there keep nothing
+    return sum(block.size for block in matcher.get_matching_blocks() if block.size >= 3) / len(line)
 
 
 def _joined(lines: list[str]) -> str:
