@@ -164,11 +164,38 @@ def test_a_write_never_builds_on_the_trust(memx: Memx, repo: Path, scans: list[s
         server.watcher.stop()
 
 
-def test_the_full_check_is_taken_in_by_the_next_search(memx: Memx, repo: Path,
-                                                        scans: list[str],  # noqa: F811
-                                                        large: None) -> None:
-    """The look the server began after the answer (a thread) is taken in by the next
-    search of the store before it runs; one begun at an idle tick too."""
+def looked(searcher: Any) -> None:
+    """The look a trusted first open put off, begun if it was not and joined (not
+    taken in)."""
+    searcher.freshness.verify()
+    for pending in searcher.freshness.unverified.values():
+        assert pending.thread is not None
+        pending.thread.join()
+
+
+def lexical_commits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the text index's commits of documents (``LexicalIndex.apply``)."""
+    from memx_cli.index.lexical import LexicalIndex
+
+    commits: list[int] = []
+    apply = LexicalIndex.apply
+
+    def counted(self: LexicalIndex, *args: Any, **kwargs: Any) -> None:
+        commits.append(1)
+        apply(self, *args, **kwargs)
+
+    monkeypatch.setattr(LexicalIndex, "apply", counted)
+    return commits
+
+
+@pytest.mark.parametrize("caller_wrote", [False, True])
+def test_a_search_never_waits_for_the_take_in(memx: Memx, repo: Path, large: None,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              caller_wrote: bool) -> None:
+    """The look has ended when a search comes: the search answers on the index's word
+    plus what the watcher named, with no commit of what the look found; the server
+    takes it in once the answer is sent (``verify``, after each request and at its idle
+    tick). Control: a memory the caller wrote after the look ended is in that answer."""
     from memx_cli.server import daemon
 
     files = checked_store(memx, repo)
@@ -176,15 +203,53 @@ def test_the_full_check_is_taken_in_by_the_next_search(memx: Memx, repo: Path,
     server = daemon.Daemon(idle_timeout=60)
     try:
         first_search(server, repo, "nightly")
-        server.idle_tick()  # the look begins
-        [pending] = server.searchers[next(iter(server.searchers))].freshness.unverified.values()
-        assert pending.thread is not None
-        pending.thread.join()
+        looked(server.searcher(Repo(repo)))
+        if caller_wrote:
+            memx.ok("add", "--raw", "The cron job rotates the logs at midnight")
+            assert len(first_search(server, repo, "cron rotates logs midnight")) == 1
+        commits = lexical_commits(monkeypatch)
+        assert first_search(server, repo, "fortnightly") == []
+        assert commits == []
         assert server.status()["unverified"] == [str(repo / ".memx")]
-        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        if caller_wrote:  # the index moved since the look: it is made again
+            server.verify()
+            looked(server.searcher(Repo(repo)))
+        server.verify()  # the answer is sent
+        assert commits == [1]
         assert server.status()["unverified"] == []
+        assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
     finally:
         server.watcher.stop()
+
+
+def test_a_server_ended_before_the_take_in_leaves_the_edit_to_the_next_start(
+        memx: Memx, repo: Path, large: None) -> None:
+    """Nothing of a look is recorded before its take-in: a server gone after the look
+    (killed, stopped) leaves the state as it was, and the next server's look finds the
+    file again. Control: after a take-in, the next start's look finds nothing new."""
+    from memx_cli.server import daemon
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    state = (repo / STATE).read_bytes()
+    gone = daemon.Daemon(idle_timeout=60)
+    try:
+        first_search(gone, repo, "nightly")
+        looked(gone.searcher(Repo(repo)))
+        assert first_search(gone, repo, "fortnightly") == []
+    finally:
+        gone.watcher.stop()
+    assert (repo / STATE).read_bytes() == state
+    for after_a_take_in in (False, True):
+        server = daemon.Daemon(idle_timeout=60)
+        try:
+            expected = [files["nightly"].stem] if after_a_take_in else []
+            assert first_search(server, repo, "fortnightly") == expected
+            verified(server)
+            assert server.status()["unverified"] == []
+            assert first_search(server, repo, "fortnightly") == [files["nightly"].stem]
+        finally:
+            server.watcher.stop()
 
 
 def test_a_write_during_the_look_starts_it_again(memx: Memx, repo: Path,
@@ -333,6 +398,32 @@ def test_mcp_writes_never_build_on_the_trust(memx: Memx, repo: Path,
         mcp_verified(service)
         assert not service.warm.unverified()
         assert mcp_search(service, "fortnightly") == [files["nightly"].stem]
+        assert len(mcp_search(service, "cron rotates logs midnight")) == 1
+    finally:
+        service.watcher.stop()
+
+
+def test_mcp_takes_the_look_in_after_the_reply_not_in_the_search(
+        memx: Memx, repo: Path, large: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memx mcp`: a search that comes once the look has ended commits nothing of it
+    (the edit made while nothing ran is found after that reply); the reply's flush
+    (``answered``) takes it in. Control: a fact the caller proposed meanwhile is in
+    that search's answer."""
+    from memx_cli.agents.mcp_server import MemoryService
+
+    files = checked_store(memx, repo)
+    in_place(files["nightly"])
+    service = MemoryService(Repo(repo))
+    try:
+        assert mcp_search(service, "fortnightly") == []
+        looked(service.warm._searcher)  # as the reply's flush begins it
+        commits = lexical_commits(monkeypatch)
+        assert mcp_search(service, "fortnightly") == []
+        assert commits == [] and service.warm.unverified()
+        service.answered()
+        assert commits == [1] and not service.warm.unverified()
+        assert mcp_search(service, "fortnightly") == [files["nightly"].stem]
+        service.propose("The cron job rotates the logs at midnight", "fact")
         assert len(mcp_search(service, "cron rotates logs midnight")) == 1
     finally:
         service.watcher.stop()

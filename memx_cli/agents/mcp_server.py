@@ -168,8 +168,8 @@ class MemoryService:
     def answered(self) -> None:
         """A reply was written (``mcp_stdio.Answered``): the full check that a trusted
         first open put off begins now, on a thread of its own, or what it found is taken
-        in (issue 29). Skipped while a call runs: the quiet loop (``fill_when_idle``)
-        comes back to it."""
+        in (issue 29: here, not in a search, which never waits for the take-in's commit).
+        Skipped while a call runs: the quiet loop (``fill_when_idle``) comes back to it."""
         if not self.warm.unverified() or not self._lock.acquire(blocking=False):
             return
         try:

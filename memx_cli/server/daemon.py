@@ -325,8 +325,9 @@ class Daemon:
     def verify(self) -> None:
         """The full check of every store whose first open trusted its index (issue 29:
         ``Watched.trust_first``), begun once the answer that trust made fast is sent, on
-        a thread of its own, and taken in by the next request of the store or here (after
-        each request, and once a second when idle)."""
+        a thread of its own, and taken in here once it has ended (after each answer is
+        sent, and once a second when idle), or by a write's check of the store; a search
+        never waits for that take-in (its commit of the text index)."""
         for searcher in list(self.searchers.values()):
             verify_trusted(searcher.freshness, searcher.repo.worktree)
 
