@@ -7,6 +7,7 @@ import json
 import random
 from pathlib import Path
 
+import anyio
 import pytest
 
 from memx_cli.store import corecall
@@ -181,6 +182,79 @@ def test_the_server_folds_the_statistics_logs_in_a_quiet_spell(memx: Memx, repo:
     server.compact_when_idle()  # the next quiet spell does it
     assert [book.pending() for book in books] == [False, False]
     assert (recall.load(store), corecall.load(store)) == before
+
+
+DEPLOYS = ("Deploys run make deploy from the release branch",
+           "The deploy script migrates the database first",
+           "Deploy previews are built for every pull request",
+           "Rollbacks of a deploy use make rollback")
+
+
+@pytest.mark.parametrize("call_comes", [False, True])
+def test_memx_mcp_folds_the_statistics_logs_in_its_quiet_spell(
+        memx: Memx, repo: Path, monkeypatch: pytest.MonkeyPatch, call_comes: bool) -> None:
+    """`memx mcp`'s quiet-spell upkeep (``keep``, on a worker thread) folds the logs its
+    searches appended, every count kept, as the memx server's does. A call that comes
+    while a fold runs answers once that step ends, with the same results; the upkeep
+    stops before its next step and stays due, and the next spell does the rest.
+    Control: with no call, one spell does it all."""
+    import threading
+
+    from memx_cli.agents.mcp_server import MemoryService
+    from memx_cli.store import recall
+    from memx_cli.store.repo import Repo
+
+    memx.ok("config", "set", "ace.retrieval.fusion", "polyphonic")
+    for text in DEPLOYS:
+        memx.ok("add", "--raw", text)
+    service = MemoryService(Repo.discover(repo))
+
+    def search() -> list[str]:
+        found = service.search("deploy", "hybrid", None, 5)["results"]
+        return [hit["id"] for hit in found]
+
+    try:
+        for _ in range(3):
+            expected = anyio.run(service.read, search)
+        assert len(expected) >= 3
+        store = service.warm._searcher.indexes[0].store
+        books = (recall.ledger(store), corecall.ledger(store))
+        assert [book.pending() for book in books] == [True, True]
+        folding, go_on = threading.Event(), threading.Event()
+        real = recall.compact
+
+        def slow(folded: Store) -> None:
+            folding.set()
+            assert go_on.wait(30)
+            real(folded)
+
+        monkeypatch.setattr(recall, "compact", slow)
+        kept: list[bool] = []
+        keeper = threading.Thread(target=lambda: kept.append(service.keep()))
+        keeper.start()
+        assert folding.wait(30)
+        answers: list[list[str]] = []
+        if call_comes:
+            caller = threading.Thread(target=lambda: answers.append(service.call(search)))
+            caller.start()
+            while not service._called.is_set():
+                caller.join(0.01)
+        go_on.set()
+        keeper.join(30)
+        if not call_comes:
+            assert kept == [True] and not service.unkept
+            assert [book.pending() for book in books] == [False, False]
+            return
+        caller.join(30)
+        assert answers == [expected]
+        assert kept == [False] and service.unkept
+        assert books[1].pending()  # the co-recall fold was the next step: not begun
+        before = recall.load(store), corecall.load(store)
+        assert service.keep() and not service.unkept
+        assert [book.pending() for book in books] == [False, False]
+        assert (recall.load(store), corecall.load(store)) == before
+    finally:
+        service.watcher.stop()
 
 
 def test_the_idle_upkeep_sees_a_connection_waiting(tmp_path: Path) -> None:

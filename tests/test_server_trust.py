@@ -593,7 +593,7 @@ def test_a_look_aside_during_which_the_index_moved_compares_every_row(
 
 
 # `memx mcp` records what its watcher took in, as the memx server's idle upkeep does
-# (freshness.keep_marks), so that its next start trusts the index of a large store.
+# (server.upkeep.compact), so that its next start trusts the index of a large store.
 
 def added_by_hand(repo: Path, files: dict[str, Path]) -> str:
     """A memory file copied under a new id by hand (the folder's time moves): its id."""

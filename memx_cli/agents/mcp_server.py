@@ -194,20 +194,23 @@ class MemoryService:
             self._lock.release()
 
     def keep(self) -> bool:
-        """Record in each store's state what the changes the searcher's watcher took in
-        left out (``freshness.keep_marks``, as the memx server's idle upkeep does):
-        the change stamp, for a command without a server, and the folders' marks at
-        which the index holds every file, for the next start's trusted first open
-        (issue 29). Gives way to a call; False when it did (or a call was running)."""
-        from memx_cli.freshness import keep_marks
+        """The memx server's idle upkeep of the searcher's stores (``server.upkeep.
+        compact``, issue 29): their vector deltas and text segments folded past their
+        thresholds and the logs of the search statistics folded (else the search that
+        crosses a log's size folds them: ~2.5 s at 100k memories), then recorded in each
+        store's state what the changes the watcher took in left out: the change stamp,
+        for a command without a server, and the folders' marks at which the index holds
+        every file, for the next start's trusted first open. Gives way to a call before
+        each step (a call that comes waits for the step under way at most); False when
+        it did (or a call was running)."""
+        from memx_cli.server.upkeep import compact
 
         self._called.clear()
         searcher = self.warm._searcher
         if not self._lock.acquire(blocking=False):
             return False
         try:
-            done = searcher is None or keep_marks(searcher.freshness, searcher.indexes,
-                                                  self._called.is_set)
+            done = searcher is None or compact([searcher], self._called.is_set)
         finally:
             self._lock.release()
         if done and not self._called.is_set():
@@ -218,8 +221,8 @@ class MemoryService:
         """Run for the server's life: after a search or a context, wait for a quiet
         second, then take in a store's full check after its trusted first open when it
         is done (``answered``) and fill the e5 vectors a search left to make, on a worker
-        thread; once the quiet spell reaches KEEP_AFTER, record the stores' state
-        (``keep``), on a worker thread too. Until the next search the loop sleeps."""
+        thread; once the quiet spell reaches KEEP_AFTER, the stores' upkeep (``keep``:
+        folds and their state), on a worker thread too. Until the next search the loop sleeps."""
         self.wake = anyio.Event()
         while True:
             await self.wake.wait()

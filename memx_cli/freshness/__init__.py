@@ -20,7 +20,7 @@ here loads watchdog).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -77,21 +77,3 @@ def restamp(freshness: Freshness, index: StoreIndex) -> bool:
         freshness.sync(index, want_vectors=is_loaded(index.model_spec))
 
     return index.restamp(check)
-
-
-def keep_marks(freshness: Freshness, indexes: Iterable[StoreIndex],
-               waiting: Callable[[], bool]) -> bool:
-    """``restamp`` of each of ``indexes`` (`memx mcp` once a quiet spell follows its
-    searches, issue 29; the memx server's idle upkeep does it with its other upkeep),
-    giving way before each store when ``waiting`` says a call came: then False. A
-    failure is logged (the next quiet spell tries again)."""
-    for index in indexes:
-        if waiting():
-            return False
-        try:
-            restamp(freshness, index)
-        except Exception as exc:  # never end the host
-            import logging
-
-            logging.getLogger("memx").warning(f"recording the state of {index.store.root} skipped: {exc}")
-    return True
