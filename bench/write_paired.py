@@ -16,6 +16,16 @@ and alternates the installs process by process (medians):
   adds follow one by one; the row is the add after which the delta file was smaller
   than before (before issue 29 that add folded it into the main file itself) and, for
   an install where no add did that, the median add of the same sequence.
+
+``--status`` (default sizes 10000,100000) prints instead one table of issue 29's
+targets on this machine: per size, with MEMX_NO_SERVER=1, cold keyword and hybrid
+searches, `memx add` (ACE on) and the import of 1,000 records into the indexed store
+per memory; on the first size, the 2nd command after a cold start (first_commands.py:
+the server allowed); and the peak RSS of `memx ingest --git-log` over a generated
+history of 10,000 commits (reflector.py's), storing. A `python -c pass` runs before each
+install's turn of every round; each figure's ratio to it is the median of the ratios
+of its own rounds. Installs interleaved, medians; each row says whether the target is
+met (after, and before).
 """
 
 from __future__ import annotations
@@ -25,12 +35,16 @@ import random
 import shutil
 import statistics
 import struct
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from add_paired import medians, timed
 from paired import paired_main, store_copies
+from reflector import history as git_history
 from run import SEED, synthetic_memory, write_records
 
 IMPORT_COUNT = 1000
@@ -140,7 +154,149 @@ def fold_rows(size: int, tmp: Path, bins: dict[str, Path], roots: dict[str, Path
               file=sys.stderr)
 
 
+GIT_LOG_COMMITS = 10_000
+SECOND = "2nd command after a cold start (server)"
+THIRD = "3rd command, 1 s later"
+
+
+def status_rounds(size: int, tmp: Path, bins: dict[str, Path], runs: int, first: bool
+                  ) -> dict[str, dict[str, list[float]]]:
+    """Per install, per figure: the values of each round (ms or MB), with the same
+    rounds' `python -c pass` under "pass" (the figure's ratio is taken per round)."""
+    from first_commands import first_three
+    from run import queries, run_child
+
+    rng = random.Random(SEED + size)
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    roots = indexed_copies(size, tmp, bins, rng, env)
+    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+    texts = queries(rng, runs)
+    adds = [synthetic_memory(rng, size + 100 + i, 0).content for i in range(runs)]
+    floor = [sys.executable, "-c", "pass"]
+    try:
+        for i in range(runs):
+            order = list(bins) if i % 2 == 0 else list(reversed(bins))
+            for name in order:
+                memx, root, rows = str(bins[name] / "memx"), roots[name], out[name]
+                rows.setdefault("pass", []).append(timed(floor, root, env))
+                for mode in ("keyword", "hybrid"):
+                    rows.setdefault(f"{mode} search, no server", []).append(
+                        timed([memx, "search", texts[i], "--mode", mode, "--json"], root,
+                              env))
+                rows.setdefault("`memx add` (ACE on), no server", []).append(
+                    timed([memx, "add", adds[i]], root, env))
+        for i in range(max(1, runs // 3)):
+            records = tmp / f"status-{size}-{i}.jsonl"
+            write_records(rng, size - IMPORT_COUNT // 3 + i * IMPORT_COUNT, IMPORT_COUNT,
+                          size, records)
+            order = list(bins) if i % 2 == 0 else list(reversed(bins))
+            for name in order:
+                out[name].setdefault("import into the indexed store, per memory", []).append(
+                    timed([str(bins[name] / "memx"), "import", "--raw", str(records)],
+                          roots[name], env) / IMPORT_COUNT)
+        if first:
+            for i in range(runs):
+                asked = queries(rng, 3)
+                order = list(bins) if i % 2 == 0 else list(reversed(bins))
+                for name in order:
+                    got = first_three([str(bins[name] / "memx")], roots[name], asked, 1.0,
+                                      tmp / f"server-{name}")
+                    out[name].setdefault("pass (cold start)", []).append(got[0])
+                    out[name].setdefault(SECOND, []).append(got[2])
+                    out[name].setdefault(THIRD, []).append(got[3])
+            history = tmp / "history"
+            history.mkdir()
+            subprocess.run(["git", "init", "-q", "-b", "main"], cwd=history, check=True)
+            git_history(history, GIT_LOG_COMMITS)
+            for name in bins:
+                repo = tmp / f"history-{name}"
+                shutil.copytree(history, repo, symlinks=True)
+                memx = str(bins[name] / "memx")
+                run_child([memx, "init"], repo)
+                out[name][f"`--git-log` peak RSS, {GIT_LOG_COMMITS} commits"] = [
+                    run_child([memx, "ingest", "--git-log"], repo, peak=True).peak_mb]
+    finally:
+        for root in roots.values():
+            shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
+def status_table(found: dict[int, dict[str, dict[str, list[float]]]]) -> str:
+    """issue 29's targets, each with before, after, their ratio, the ratio to `python -c
+    pass` of the same rounds, and whether the target is met."""
+    from run import label
+    sizes = sorted(found)
+    small = sizes[0]
+    lines = ["| figure | target | before | after | after / before | after / `python -c pass` "
+             "| met (before → after) |", "|---|---|---|---|---|---|---|"]
+
+    def median(name: str, size: int, figure: str) -> float:
+        return statistics.median(found[size][name][figure])
+
+    def to_pass(name: str, size: int, figure: str, floor: str = "pass") -> float:
+        rows = found[size][name]
+        return statistics.median(v / f for v, f in zip(rows[figure], rows[floor]))
+
+    def row(label: str, target: str, size: int, figure: str, unit: str,
+            met: Callable[[str], bool], floor: str | None = "pass") -> None:
+        before, after = median("before", size, figure), median("after", size, figure)
+        ratio = f"{to_pass('after', size, figure, floor):.1f}x" if floor else "—"
+        verdict = " → ".join("met" if met(n) else "not met" for n in ("before", "after"))
+        lines.append(f"| {label} | {target} | {before:.{2 if unit != 'MB' and before < 1 else 0}f}"
+                     f" {unit} | {after:.{2 if unit != 'MB' and after < 1 else 0}f} {unit} | "
+                     f"{after / before:.2f} | {ratio} | {verdict} |")
+
+    lines.append(f"| `python -c pass` | — | {median('before', small, 'pass'):.0f} ms | "
+                 f"{median('after', small, 'pass'):.0f} ms | — | — | — |")
+    for figure in (SECOND, THIRD):
+        row(f"{figure}, {label(small)}", "≤ 3x `python -c pass`", small, figure, "ms",
+            lambda n, f=figure: to_pass(n, small, f, "pass (cold start)") <= 3.0,
+            "pass (cold start)")
+    limits = {"keyword search, no server": 100.0, "hybrid search, no server": 200.0,
+              "`memx add` (ACE on), no server": 200.0}
+    for figure, limit in limits.items():
+        for size in sizes:
+            if size == small:
+                row(f"{figure}, {label(size)}", f"≤ {limit:.0f} ms", size, figure, "ms",
+                    lambda n, f=figure, lim=limit: median(n, small, f) <= lim)
+            else:
+                row(f"{figure}, {label(size)}", f"≤ 1.3x the {label(small)} figure",
+                    size, figure, "ms",
+                    lambda n, f=figure, z=size: median(n, z, f) <= 1.3 * median(n, small, f))
+    figure = "import into the indexed store, per memory"
+    for size in sizes:
+        row(f"{figure}, {label(size)}", "≤ 0.3 ms", size, figure, "ms",
+            lambda n, z=size: median(n, z, figure) <= 0.3, None)
+    figure = f"`--git-log` peak RSS, {GIT_LOG_COMMITS} commits"
+    row(figure, "≤ 150 MB", small, figure, "MB", lambda n: median(n, small, figure) <= 150,
+        None)
+    return "\n".join(lines)
+
+
+def status(argv: list[str]) -> int:
+    from paired import paired_args
+    from run import isolate
+
+    args = paired_args([a for a in argv if a != "--status"]
+                       + ([] if any(a.startswith("--sizes") for a in argv)
+                          else ["--sizes", "10000,100000"]), __doc__, runs=7)
+    bins = {"before": args.before, "after": args.after}
+    sizes = [int(s) for s in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory(prefix="memx-status-") as name:
+        tmp = Path(name)
+        isolate(tmp / "home")
+        found = {size: status_rounds(size, tmp, bins, args.runs, size == sizes[0])
+                 for size in sizes}
+    print(f"\n### issue 29's targets (medians of {args.runs} rounds; load average "
+          f"{os.getloadavg()[0]:.1f} at the end)\n")
+    print(status_table(found))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--status" in argv:
+        return status(argv)
     return paired_main(argv, __doc__, figures, runs=7)
 
 
