@@ -288,13 +288,14 @@ def status(argv: list[str]) -> int:
                           else ["--sizes", "10000,100000"]), __doc__, runs=7)
     bins = {"before": args.before, "after": args.after}
     sizes = [int(s) for s in args.sizes.split(",")]
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="memx-status-") as name:
         tmp = Path(name)
         isolate(tmp / "home")
         found = {size: status_rounds(size, tmp, bins, args.runs, size == sizes[0])
                  for size in sizes}
     print(f"\n### issue 29's targets (medians of {args.runs} rounds; load average "
-          f"{os.getloadavg()[0]:.1f} at the end)\n")
+          f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)\n")
     print(status_table(found))
     return 0
 
