@@ -203,7 +203,7 @@ class MemoryService:
         every file, for the next start's trusted first open. Gives way to a call before
         each step (a call that comes waits for the step under way at most); False when
         it did (or a call was running)."""
-        from memx_cli.server.upkeep import compact
+        from memx_cli.freshness.upkeep import compact
 
         self._called.clear()
         searcher = self.warm._searcher

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from memx_cli.freshness.drain import open_watcher
 from memx_cli.freshness.journal import Watched, verify_trusted
+from memx_cli.freshness.upkeep import compact, never
 from memx_cli.server.caller import (
     Outcomes,
     as_caller,
@@ -41,7 +42,7 @@ from memx_cli.server.caller import (
 )
 from memx_cli.server.lent import Vouched
 from memx_cli.server.opening import Counter, alive, through_cli
-from memx_cli.server.upkeep import COMPACT_AFTER, compact, fill, never
+from memx_cli.server.upkeep import COMPACT_AFTER, fill
 from memx_cli.server.warmth import footprint, searcher_key
 from memx_cli.wire import paths
 from memx_cli.wire.build import identity
