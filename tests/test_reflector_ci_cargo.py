@@ -48,7 +48,7 @@ def test_a_denied_lint_is_said_by_its_attribute_name_and_the_flag_once_in_short(
                    "error: could not compile `kiln` (lib) due to 2 previous errors"])
     assert learned(again) == ["The log reports: variables can be used directly in the "
                               "`format!` string (clippy::uninlined_format_args) at src/a.rs:3:5 "
-                              "(2 times) — an error under `-D warnings`."]
+                              "(`let x = 1;`) (2 times) — an error under `-D warnings`."]
     # control: rustc errors with notes of their own keep each note's words (an other
     # cause's note differs from the first's, so it is said), and no lint name is made up
     plain = lines(["error[E0425]: cannot find value `total` in this scope",
@@ -159,7 +159,8 @@ def test_long_types_are_said_by_their_names_and_azures_exit_verdict_is_none() ->
                "##[error]Bash exited with code '101'.", "##[section]Finishing: Check"])
     [memory] = learned(log)
     assert memory == ("The log reports: the trait bound `Map<Enumerate<…>, ToId<…>>: "
-                      "ParallelSource` is not satisfied at src/index/check.rs:11:14."), memory
+                      "ParallelSource` is not satisfied at src/index/check.rs:11:14 "
+                      "(`par_each(rows)`)."), memory
     # control: a type short enough to read whole keeps its module path, and a verdict
     # that is no exit code's is still said
     short = raw(["error[E0308]: mismatched types: expected `std::collections::HashMap<String, "

@@ -119,6 +119,13 @@ from memx_cli.reflector.cishapes import (
 from memx_cli.reflector.cisteps import Line
 from memx_cli.reflector.citools import Diagnostic
 
+# the source line a Rust diagnostic quotes in its gutter under its place (rustc's ``13 |``,
+# cargo-deny's ``13 │``)
+RUST_SOURCE = re.compile(r"^\s*\d+\s+[|│]\s*(?:[/|]\s+)?(?P<code>[^\s/|].*?)\s*$")
+# a note in which the program rustc ran speaks in its own name: ``clang: error: …``,
+# ``ld: fatal error: …``; a note quoting the command line it ran (``"cc" "…"``) says nothing
+PROGRAM_ERROR = re.compile(r"^[\w.+-]{1,40}: (?:fatal )?error: \S.*$")
+INVOKED = re.compile(r'^"[^"\s]{1,200}"\s+"')
 RUST_BLOCK = 40  # lines of a Rust error's block read for the program's own panic
 BUNDLED_LINES = 3  # the indented lines a bundler's bare ``Error:`` heading is said with
 ECHOED = 30  # a continuation holding the message's first characters says it again
@@ -228,17 +235,32 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
     diag = Diagnostic(clip(f"{check}: " * bool(check) + citools.path_types(hit.group("msg"))),
                       lines[i].number, "summary" if SUMMARY.search(text) else "error")
     lint = None
+    sourced = False  # the first line it quotes was read
     for j in range(i + 1, min(i + 30, len(lines))):
         nxt = lines[j].text
         if not nxt.strip() or RUST.match(nxt):
             break
         if (at := RUST_AT.match(nxt)) and diag.where is None:
             diag.where = relative(at.group("where"))
+        if (quoted := RUST_SOURCE.match(nxt)) is not None and diag.where and not sourced:
+            sourced = True
+            # the line it points at (``include_str!(…)``; a lock file's entry without the
+            # registry's address)
+            code = " ".join(w for w in quoted.group("code").split() if "://" not in w)
+            diag.code = code if code.lower() not in diag.message.lower() else None
         if (advisory := RUST_ID.match(nxt)) is not None:
             diag.message = clip(f"{diag.message} ({advisory.group('id')})")
         if (allow := RUST_ALLOW.match(nxt)) is not None:
             lint = allow.group("lint")
-        if (note := RUST_NOTE.match(nxt)) and len(diag.notes) < 2:
+        note = RUST_NOTE.match(nxt)
+        if note is not None and (own := PROGRAM_ERROR.match(note.group("msg").strip())):
+            # the program rustc ran said why in its own name (the linker: ``clang: error:
+            # invalid linker name in argument '-fuse-ld=lld'``): that is the error
+            diag.message = clip(f"{diag.message.rstrip('.')}: {own.group(0)}")
+            diag.kind = "error"
+            diag.notes.clear()  # (rustc's notes above it were about the command it ran)
+        elif note is not None and len(diag.notes) < 2 \
+                and not INVOKED.match(note.group("msg").strip()):
             denied = RUST_DENIED.match(note.group("msg").strip())
             diag.notes.append(f"an error under `{denied.group('flag')}`" if denied
                               else clip(citools.path_types(note.group("msg"))))
