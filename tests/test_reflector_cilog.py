@@ -146,7 +146,7 @@ def test_lint_type_check_dependency_and_permission_failures_keep_their_diagnosti
         "\u2716 2 problems (1 error, 1 warning)", "##[error]Process completed with exit code 1."])
     assert learned(eslint) == ["CI job 'lint', step 'ESLint' (`npx eslint src`) failed: 'unused' "
                                "is assigned a value but never used (no-unused-vars) at "
-                               "src/cart.ts:8."]
+                               "src/cart.ts:8 — 2 problems in all: 1 error, 1 warning."]
     tsc = ("src/cart.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
            "Found 1 error in src/cart.ts:3\n")
     assert learned(tsc) == ["The log reports: error TS2322: Type 'string' is not assignable to "
@@ -743,7 +743,9 @@ def test_a_job_whose_steps_gh_could_not_tell_apart_is_read_as_a_raw_job_log() ->
     # test vitest named above the error the runner repeated
     assert memory == ("CI job 'test (2/2)' (`npx vitest run --shard=2/2`) failed: "
                       "TestingLibraryElementError: Unable to find an element with the text: Pay "
-                      "(test src/cart/Basket.test.tsx > Basket > shows the Pay button).")
+                      "(test src/cart/Basket.test.tsx > Basket > shows the Pay button). Its "
+                      "matrix leg 'test (1/2)': 'The operation was canceled' while running "
+                      "(a cascade).")
     assert "UNKNOWN STEP" not in memory and "checkout" not in memory
     # control: without vitest's header the runner's words are all there is
     [bare] = learned(shard(2, ["TestingLibraryElementError: Unable to find an element with the "

@@ -65,6 +65,9 @@ from memx_cli.reflector.cishapes import (
     GATE,
     GO_BUILD,
     GO_FAIL,
+    GO_IMPORT_FAILED,
+    GO_IMPORTED,
+    GO_IMPORTS,
     GO_PANIC,
     HINT,
     JAVAC,
@@ -116,7 +119,7 @@ from memx_cli.reflector.cishapes import (
     WENT_WRONG,
     shape,
 )
-from memx_cli.reflector.cisteps import Line
+from memx_cli.reflector.cisteps import TABLE_ROW, Line
 from memx_cli.reflector.citools import Diagnostic
 
 # the source line a Rust diagnostic quotes in its gutter under its place (rustc's ``13 |``,
@@ -126,6 +129,15 @@ RUST_SOURCE = re.compile(r"^\s*\d+\s+[|│]\s*(?:[/|]\s+)?(?P<code>[^\s/|].*?)\s
 # ``ld: fatal error: …``; a note quoting the command line it ran (``"cc" "…"``) says nothing
 PROGRAM_ERROR = re.compile(r"^[\w.+-]{1,40}: (?:fatal )?error: \S.*$")
 INVOKED = re.compile(r'^"[^"\s]{1,200}"\s+"')
+# the rule closing an ESLint message that spans lines, two spaces after its last words; a
+# rule's name has a dash or a plugin's slash (``react-hooks/set-state-in-effect``)
+RULE_AFTER = re.compile(r"\S\s{2,}(?P<rule>(?:@[\w.-]+/)?[a-z][\w-]*(?:[-/][\w-]+)+)$")
+ESLINT_COUNT = re.compile(r"^\s*✖ \d+ problems? \(")  # ESLint's count after its tables
+MESSAGE_LINES = 40
+GO_STACK = 12
+# staticcheck's other place of the finding before it, as golangci-lint lists it:
+# ``ST1019(related information): other import of "…"``
+RELATED = re.compile(r"^[\w-]{1,40}\(related information\):")  # the packages of an import stack read, at most  # the lines of an ESLint message read for its rule, at most
 RUST_BLOCK = 40  # lines of a Rust error's block read for the program's own panic
 BUNDLED_LINES = 3  # the indented lines a bundler's bare ``Error:`` heading is said with
 ECHOED = 30  # a continuation holding the message's first characters says it again
@@ -305,6 +317,32 @@ def _pointed(diag: Diagnostic, lines: Sequence[Line], after: int) -> None:
         diag.where = f"{relative(hit.group('path'))}:{hit.group('line')}"
 
 
+def _go_imports(lines: Sequence[Line], i: int, first: str) -> tuple[int, Diagnostic] | None:
+    """The go command's import stack: the package at its end and why it failed (``no
+    matching versions for query "latest"``), said with the package that imports it from the
+    project."""
+    j = i + 1
+    while j < len(lines) and j - i <= GO_STACK and GO_IMPORTED.match(lines[j].text):
+        j += 1
+    if j >= len(lines) or (failed := GO_IMPORT_FAILED.match(lines[j].text)) is None:
+        return None
+    said = f"{failed.group('pkg')}: {failed.group('msg')} (imported by {first})"
+    return j - i + 1, Diagnostic(clip(said), lines[j].number)
+
+
+def _rule_below(lines: Sequence[Line], i: int) -> str | None:
+    """The rule of an ESLint row whose message spans lines (React's compiler rules print
+    an explanation and a code frame): ESLint writes it after the message's last line,
+    before the next row."""
+    for j in range(i + 1, min(i + MESSAGE_LINES, len(lines))):
+        text = lines[j].text
+        if TABLE_ROW.match(text) or ESLINT_COUNT.match(text):
+            return None
+        if (hit := RULE_AFTER.search(text)) is not None:
+            return hit.group("rule")
+    return None
+
+
 def _told(told: Diagnostic | None) -> Diagnostic | None:
     """One of ``citools``' diagnostics, clipped, at the path the repository knows."""
     if told is not None:
@@ -424,12 +462,16 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif PS_LINE.match(text):
             diag = powershell(lines, i)
         elif (hit := ESLINT.match(text)) is not None:
-            rule = f" ({hit.group('rule')})" if hit.group("rule") else ""
+            named = hit.group("rule") or _rule_below(lines, i)
+            rule = f" ({named})" if named else ""
             path = file_above(lines, i)
             diag = Diagnostic(clip(hit.group("msg") + rule), line.number,
                               where=f"{path}:{hit.group('line')}" if path else None)
         elif (hit := PANIC.match(text)) is not None:
             diag = panicked(lines, i, hit)
+        elif (hit := GO_IMPORTS.match(text)) is not None \
+                and (imported := _go_imports(lines, i, hit.group("pkg"))) is not None:
+            step, diag = imported
         elif (hit := GO_PANIC.match(text)) is not None \
                 and (crashed := go_panic(lines, i, hit)) is not None:
             step, diag = crashed
@@ -503,6 +545,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
             diag = Diagnostic(clip(text.strip()), line.number, shape="curl")
         if diag is not None:
             diag.shape = diag.shape or shape(text)
+            if RELATED.match(diag.message):  # another place of the finding before it,
+                diag.kind = "summary"        # which says why: no cause of its own
             if diag.where is None:
                 _pointed(diag, lines, i + step)
             if diag.kind != "summary" and i + step < len(lines) and \

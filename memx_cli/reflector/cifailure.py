@@ -72,9 +72,13 @@ ALL_PASSED = re.compile(
 # the runner's annotation on the matrix legs a failed leg's fail-fast cancelled, as a run's
 # page lists it
 STRATEGY = re.compile(r'^The strategy configuration was canceled because "(?P<leg>[^"]{1,120})" failed\.?$')
+MATRIX_VALUES = re.compile(r"\s*\([^()]{1,120}\)\s*$")  # ``Test (ubuntu-latest, 3.12)``
 TEST_IN = re.compile(r" > |::")  # a test's id after its file: vitest's, pytest's
 FILE_NAMED = re.compile(r"\.\w{1,5}$")
 FIGURE = re.compile(r"\d+(?:\.\d+)?")
+# a linter's count of its findings by level (ESLint's, stylelint's)
+TALLY = re.compile(r"\b(?P<all>\d+) problems? \((?P<errors>\d+) errors?, "
+                   r"(?P<warnings>\d+) warnings?\)")
 LAST_WORDS = 12  # a warning is the cause only among a failing step's last output lines
 SCRIPT_ECHO_LINES = 40  # a package manager echoes the script it runs at the step's start
 
@@ -107,10 +111,17 @@ class Failure:
     coded: bool = False  # worth saying: a wrapper in the step relayed it, or it says why
     skipped: list[str] = field(default_factory=list)  # targets the runner left out, and why
     renamed: list[str] = field(default_factory=list)  # other names the same words were about
+    # its matrix's legs the runner cancelled while they ran, with the runner's words
+    legs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def key(self) -> tuple[str | None, str]:
         return self.step, self.main.key if self.main else (self.note or "")
+
+
+def matrix(job: str) -> str:
+    """The job's name without its matrix values (``Lint (stable)``: ``Lint``)."""
+    return MATRIX_VALUES.sub("", job).strip()
 
 
 def step_command(step: Step) -> str | None:
@@ -266,7 +277,10 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
     said = [d for d in said if d.kind != "warning" or d.number >= tail]
     printed = [d for d in said if d.kind not in ("summary", "warning")]
     verdicts = []  # the runner's own words: a tool's diagnostic it annotated is none
+    kept = {line.number for line in step.output}  # (a table's row read in its place)
     for error in step.errors:  # (a type union naming "CANCELLED" cancels nothing)
+        if error.number in kept:
+            continue
         told = diagnostics([error])
         if not told and (CANCELLED.search(error.text) or TIME_LIMIT.search(error.text)):
             verdicts.append(error)
@@ -386,6 +400,8 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
             d.message, d.notes = in_words(d.message), [in_words(n) for n in d.notes]
     if found.main is not None:
         found.skipped = skipped(step.output)
+        if first and found.main.kind == "error" and (tally := _tally(step)) is not None:
+            found.main.notes.append(tally)
         leg = next((hit.group("leg") for line in step.output
                     if (hit := STRATEGY.match(line.text.strip())) is not None), None)
         if leg is not None and first:  # the other legs say nothing of their own
@@ -402,6 +418,18 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
                 found.runs = script_runs(found.command,
                                          output[titled[-1]:titled[-1] + SCRIPT_ECHO_LINES])
     return found
+
+
+def _tally(step: Step) -> str | None:
+    """A linter's closing count, when it holds warnings beside the errors (ESLint's ``✖ 667
+    problems (28 errors, 639 warnings)``): how many of its findings failed the step."""
+    for line in reversed(step.output):
+        hit = TALLY.search(line.text)
+        if hit is not None and int(hit.group("errors")) and int(hit.group("warnings")):
+            errors, warnings = int(hit.group("errors")), int(hit.group("warnings"))
+            return (f"{hit.group('all')} problems in all: {errors} error{'s' * (errors > 1)}, "
+                    f"{warnings} warning{'s' * (warnings > 1)}")
+    return None
 
 
 def _gated(found: Failure, said: list[Diagnostic], step: Step) -> None:

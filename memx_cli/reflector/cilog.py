@@ -33,6 +33,7 @@ from memx_cli.reflector.cifailure import (
     TIME_LIMIT,
     Failure,
     failure,
+    matrix,
     shapes,
     step_command,
     stop_note,
@@ -120,6 +121,19 @@ def _says_more(item: Failure, than: Failure) -> bool:
         return False
     return (bool(item.main.where), len(item.main.notes)) > (bool(than.main.where),
                                                              len(than.main.notes))
+
+
+def _legs(real: list[Failure], cascades: list[Failure]) -> None:
+    """The legs of a failed job's matrix the runner cancelled while they ran (fail-fast):
+    said with the failure of the same matrix, as its cascade."""
+    for cascade in cascades:
+        if not cascade.busy or not cascade.jobs or cascade.stopped is None:
+            continue
+        job = cascade.jobs[0]
+        same = next((item for item in real for other in item.jobs
+                     if other != job and matrix(other) == matrix(job) != job), None)
+        if same is not None and job not in (leg for leg, _ in same.legs):
+            same.legs.append((job, cascade.stopped))
 
 
 def _merge(failures: list[Failure]) -> list[Failure]:
@@ -214,6 +228,7 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
             item.cascade = True
     real = _merge([f for f in found if not f.cascade])
     cascades = [f for f in found if f.cascade]
+    _legs(real, cascades)
     if not real:
         real, cascades = [f for f in cascades if f.peers], []
     if not found:

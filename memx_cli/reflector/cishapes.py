@@ -149,6 +149,11 @@ PANIC = re.compile(r"^\s*thread '(?P<id>[^']+)'(?: \(\d+\))? panicked at "
 # a Go program's panic: ``panic: MESSAGE`` (`` [recovered]`` when a test harness re-panics),
 # then ``goroutine N [running]:`` and its frames, innermost first: the function's line,
 # then a tab and ``PATH:LINE +0x…``
+# the go command's import stack: ``go: PKG imports`` (or ``tested by``), a tab-indented
+# line for each package on the way, the last one naming the package that failed and why
+GO_IMPORTS = re.compile(r"^go: (?P<pkg>\S+) (?:imports|tested by)$")
+GO_IMPORTED = re.compile(r"^\t(?P<pkg>\S+) (?:imports|tested by)$")
+GO_IMPORT_FAILED = re.compile(r"^\t(?P<pkg>\S+): (?P<msg>\S.*)$")
 GO_PANIC = re.compile(r"^panic: (?P<msg>\S.*?)(?: \[recovered\])?$")
 # curl's own error line: ``curl: (7) Failed to connect to …`` (its exit code in brackets)
 CURL_ERROR = re.compile(r"^curl: \(\d{1,3}\) \S")
@@ -189,7 +194,7 @@ PIP_CONTEXT = re.compile(r"^Ignored the following|^Could not find a version that
 SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("python", PYTEST_FAILED), ("python", PYTEST_E), ("tsc", TSC), ("msbuild", MSBUILD),
     ("compiler", COMPILER), ("cmake", CMAKE),
-    ("go", GO_BUILD), ("eslint", ESLINT), ("rust", PANIC), ("lint", LINT_CODE),
+    ("go", GO_BUILD), ("go", GO_IMPORTS), ("eslint", ESLINT), ("rust", PANIC), ("lint", LINT_CODE),
     ("rust", RUST), ("npm", NPM), ("go", GO_FAIL), ("jest", JEST), ("marked", MARKED),
     ("prefixed", PREFIXED), ("kotlin", KOTLIN), ("v8", V8_FATAL), ("format", FORMAT_DIFF), ("scala", SCALA3),
     ("javac", JAVAC), ("located", LOCATED), ("gradle", WENT_WRONG), ("make", MAKE),

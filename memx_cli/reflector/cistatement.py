@@ -15,7 +15,26 @@ WARNINGS_PER_LOG = 2
 TOOL_WARNINGS = 2  # what a run's tools warned about its build, at most, the most specific first
 DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
 ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
+RULE_TAG = re.compile(r" \((?:@[\w.-]+/)?[\w:-]+(?:/[\w-]+)?\)$")  # ``(gocognit)``, ``(E501)``
 MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
+
+
+def _clipped(message: str, room: int) -> str:
+    """``message`` cut to ``room`` characters, keeping the rule a linter closes it with
+    (``… is high (> 30) (gocognit)``): the rule names the cause."""
+    tag = RULE_TAG.search(message)
+    kept = tag.group(0) if tag is not None and len(tag.group(0)) < room // 2 else ""
+    cut = room - 1 - len(kept)
+    return message[:len(message) - len(kept)][:cut].rstrip() + "…" + kept
+
+
+def _legs(item: Failure) -> str:
+    if not item.legs:
+        return ""
+    names = [job for job, _ in item.legs]
+    said = item.legs[0][1].rstrip(".")
+    return (f" Its matrix {'legs' if len(names) > 1 else 'leg'} {_quote(names)}: '{said}' "
+            "while running (a cascade).")
 
 
 def _quote(names: list[str]) -> str:
@@ -67,6 +86,7 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
     if item.main is None and item.earlier is not None:
         parts.append(" failed without an error of its own")
     text = "".join(parts).rstrip(".:") + "."  # (a dangling colon announced nothing)
+    legs = _legs(item)  # (said last, in the room the other causes leave it)
     for other in item.also:
         if item.main is not None and restates(other.message, item.main.message):
             continue  # the runner repeating the tool's words
@@ -77,11 +97,10 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         fresh = [n for n in other.notes if item.main is None or n not in item.main.notes]
         notes = " — " + "; ".join(fresh) if fresh else ""
         # the other cause is clipped to the room the memory has left, not cut off whole
-        room = ROOM - len(text) - len(" Also: ") - len(place) - len(notes) - 1
+        room = ROOM - len(text) - len(" Also: ") - len(place) - len(notes) - len(legs) - 1
         if room < MIN_ALSO:
             break
-        said = other.message if len(other.message) <= room else \
-            other.message[:room - 1].rstrip() + "…"
+        said = other.message if len(other.message) <= room else _clipped(other.message, room)
         text += f" Also: {said.rstrip('.:')}{place}{notes}".rstrip(".") + "."
     if item.earlier is not None:
         before, cause = item.earlier
@@ -93,6 +112,7 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         text = text.rstrip(".") + "."
     if item.then and len(text) + len(item.then) < ROOM:
         text += " " + item.then
+    text += legs
     reports = [job for cascade in cascades if cascade.canned and not cascade.peers
                for job in cascade.jobs]
     if reports:

@@ -49,6 +49,10 @@ GH_LINE = re.compile(r"^([^\t]{1,300})\t([^\t]{0,300})\t(.*)$")
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z? ?")
 MARK = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command)\]\s?(.*)$")
 WORKFLOW_COMMAND = re.compile(r"^::(error|warning|notice|group|endgroup)(?:\s[^:]*)?::(.*)$")
+# a row of a linter's table under the file it names on a line above (ESLint's stylish
+# format: ``  21:22  error  MESSAGE  RULE``), which a problem matcher turned into the
+# runner's annotation: the row is also the tool's output, read in its place
+TABLE_ROW = re.compile(r"^\s+\d+:\d+\s+(?:error|warning)\s+\S")
 RUN_GROUP = "Run "
 INVOCATION_KEYS = re.compile(r"^(?:shell|with|env):")
 SETUP_STEPS = ("Set up job", "Complete job")
@@ -325,6 +329,8 @@ class _Builder:
         if kind == "endgroup":
             self.group, self.invocation = None, False
             return
+        if kind in ("error", "warning") and not step.setup and TABLE_ROW.match(rest):
+            self._output(step, Line(line.number, rest.rstrip(), line.at))
         if kind == "error":
             step.errors.append(Line(line.number, rest.strip(), line.at))
             return
@@ -343,6 +349,10 @@ class _Builder:
             return
         if self.group is not None and text.startswith("[command]"):
             return
+        self._output(step, line)
+
+    @staticmethod
+    def _output(step: Step, line: Line) -> None:
         if len(step.output) == step.output.maxlen:
             step.dropped += 1
         step.output.append(line)
