@@ -101,6 +101,7 @@ class Failure:
     timed_out: bool = False
     quiet: str | None = None  # how long it was silent before
     peers: list[str] = field(default_factory=list)  # an aggregate's failed jobs
+    reported: bool = False  # its peers are the words it printed about them
     earlier: tuple[Step, Diagnostic] | None = None  # a step before it printed the cause
     canned: bool = False  # its script only prints words and exits: a report by design
     test: str | None = None  # the one test the cause failed, when the runner repeats it
@@ -148,6 +149,9 @@ def step_command(step: Step) -> str | None:
 
 CANNED_SAY = re.compile(r"^(?:echo|printf)\b")
 CANNED_EXIT = re.compile(r"^exit\s+[1-9]\d*\s*;?$")
+# a test of two results the workflow wrote into the script (``${{ needs.x.result }}``)
+RESULTS = r"\"(?:success|failure|cancelled|skipped)\""
+COMPARED = re.compile(rf"^if \[\[? {RESULTS} [!=]=? {RESULTS} \]\]?;? ?(?:then)?$")
 
 
 def _canned(step: Step) -> bool:
@@ -158,6 +162,19 @@ def _canned(step: Step) -> bool:
     lines = [line.strip() for line in step.script if line.strip()]
     return (len(lines) >= 2 and bool(CANNED_EXIT.match(lines[-1]))
             and all(CANNED_SAY.match(line) for line in lines[:-1]))
+
+
+def _compared(step: Step) -> list[str] | None:
+    """What a status job printed when its script only compares results the workflow wrote
+    into it (``if [ "failure" != "success" ]; then echo "❌ Security check failed"; exit 1;
+    fi``, once for each job it needs): its words say which job it found failed."""
+    lines = [line.strip() for line in step.script if line.strip()]
+    tests = sum(1 for line in lines if COMPARED.match(line))
+    if tests < 2 or not all(COMPARED.match(line) or CANNED_SAY.match(line)
+                            or CANNED_EXIT.match(line) or line == "fi" for line in lines):
+        return None
+    said = [line.text.strip() for line in step.output if line.text.strip()]
+    return said[:2] or None
 
 
 def _aggregate(step: Step) -> list[str] | None:
@@ -306,6 +323,10 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
     peers = _aggregate(step)
     if peers is not None and not printed:  # it printed results, no error of its own
         found.cascade, found.peers = True, peers
+        return found
+    if (words := _compared(step)) is not None:  # it compared results, and said so
+        found.cascade, found.peers, found.reported = True, words, True
+        return found
         return found
     causes = [d for d in said if d.kind in ("error", "crash", "test", "permission")]
     # a wrapper that ran the failing command said which exit code it passed on (``Job 94c0

@@ -42,6 +42,10 @@ def _quote(names: list[str]) -> str:
 
 
 def statement(item: Failure, cascades: list[Failure]) -> str:
+    if item.peers and item.reported and item.main is None:
+        return (f"CI job {_quote(item.jobs)} only compares other jobs' results and fails when "
+                f"one of them failed (here it said {_quote(item.peers)}): the cause is in "
+                "those jobs' logs.")
     if item.peers and item.main is None:
         return (f"CI job {_quote(item.jobs)} only aggregates other jobs' results and fails "
                 f"when one of them failed (here: {', '.join(item.peers)}): the cause is in "
@@ -122,7 +126,10 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
                  f" Job {_quote(names)} only echoes a message of its own and exits non-zero: "
                  "a report the workflow runs, not a finding (a cascade).")
     for cascade in cascades:
-        if cascade.peers:
+        if cascade.peers and cascade.reported:
+            text += (f" Job {_quote(cascade.jobs)} only compares other jobs' results and "
+                     f"failed saying {_quote(cascade.peers)} (a cascade).")
+        elif cascade.peers:
             text += (f" Job {_quote(cascade.jobs)} only aggregates other jobs' results and "
                      f"failed because {', '.join(cascade.peers)} failed (a cascade).")
     return text
