@@ -1,0 +1,209 @@
+"""CI logs whose cause sits where the last readers did not look (issue 24): an ESLint table
+the runner annotated row by row, a Rust error whose reason is the linker's note or the line
+it quotes, the go command's import stack, a status job comparing results, a matrix leg
+cancelled while it ran. Each with a control."""
+
+from __future__ import annotations
+
+from .test_reflector_cilog import gh, learned, post, setup
+
+
+def lines(text: list[str]) -> str:
+    return "".join(f"{line}\n" for line in text)
+
+
+def lint_step(rows: list[str], count: str) -> str:
+    return gh("lint", "Lint", [
+        "##[group]Run npx eslint src", "npx eslint src", "##[endgroup]", "",
+        "/home/runner/work/shop/shop/src/hooks/__tests__/useCart.test.ts", *rows, "",
+        "/home/runner/work/shop/shop/src/pages/Settings.tsx",
+        "  42:5  error  Error: Calling setState synchronously within an effect can trigger "
+        "cascading renders", "",
+        "Effects are intended to synchronize state with external systems.", "",
+        "/home/runner/work/shop/shop/src/pages/Settings.tsx:42:5",
+        "  41 |   useEffect(() => {",
+        "> 42 |     setIcon(group?.icon || '');",
+        "     |     ^^^^^^^ Avoid calling setState() directly within an effect",
+        "  43 |   }, [group?.icon]);  react-hooks/set-state-in-effect", "",
+        count, "##[error]Process completed with exit code 1."])
+
+
+def test_eslint_rows_the_runner_annotated_are_read_under_their_file_with_their_rule() -> None:
+    # a problem matcher turned each row into the runner's annotation
+    annotated = lint_step([
+        "##[warning]  3:10  warning  'unused' is defined but never used  no-unused-vars",
+        "##[error]  21:22  error  A `require()` style import is forbidden  "
+        "@typescript-eslint/no-require-imports"], "\u2716 3 problems (2 errors, 1 warning)")
+    [memory] = learned(setup("lint") + annotated + post("lint"))
+    assert "A `require()` style import is forbidden (@typescript-eslint/no-require-imports) " \
+        "at src/hooks/__tests__/useCart.test.ts:21" in memory, memory
+    # the message spanning lines is said with the rule closing its code frame
+    assert "cascading renders (react-hooks/set-state-in-effect) at src/pages/Settings.tsx:42" \
+        in memory, memory
+    # ESLint's count of errors beside warnings: how many of its findings failed the step
+    assert "3 problems in all: 2 errors, 1 warning" in memory, memory
+    assert "##[" not in memory and "21:22" not in memory
+    # control: the same rows as ESLint printed them, unannotated, say the same
+    plain = lint_step([
+        "  3:10  warning  'unused' is defined but never used  no-unused-vars",
+        "  21:22  error  A `require()` style import is forbidden  "
+        "@typescript-eslint/no-require-imports"], "\u2716 3 problems (2 errors, 1 warning)")
+    assert learned(setup("lint") + plain + post("lint")) == [memory]
+    # control: a count without warnings adds nothing
+    errors = lint_step(["  21:22  error  A `require()` style import is forbidden  "
+                        "@typescript-eslint/no-require-imports"],
+                       "\u2716 2 problems (2 errors, 0 warnings)")
+    [bare] = learned(setup("lint") + errors + post("lint"))
+    assert "problems in all" not in bare
+
+
+def test_a_rust_link_error_is_said_with_the_linkers_own_error_and_no_command_line() -> None:
+    link = ["error: linking with `cc` failed: exit status: 1", "  |",
+            '  = note:  "cc" "/home/dev/shop/target/debug/build/libc-1/symbols.o" '
+            '"-fuse-ld=lld" "-nodefaultlibs"',
+            "  = note: some arguments are omitted. use `--verbose` to show all linker arguments",
+            "  = note: clang: error: invalid linker name in argument '-fuse-ld=lld'", "  ", ""]
+    log = lines(["   Compiling libc v0.2.186", *link,
+                 "error: could not compile `libc` (build script) due to 1 previous error"])
+    [memory] = learned(log)
+    assert memory == ("The log reports: linking with `cc` failed: exit status: 1: clang: error: "
+                      "invalid linker name in argument '-fuse-ld=lld'."), memory
+    # control: notes of rustc's own are said as notes, the command line never
+    own = lines(["error[E0425]: cannot find value `total` in this scope",
+                 "  --> src/cart.rs:9:5", "   |", " 9 |     total", "   |     ^^^^^", "   |",
+                 "   = note: similarly named constant `TOTAL` defined here", "",
+                 "error: could not compile `shop` (lib) due to 1 previous error"])
+    [said] = learned(own)
+    assert said == ("The log reports: cannot find value `total` in this scope at src/cart.rs:9:5 "
+                    "— similarly named constant `TOTAL` defined here."), said
+
+
+def test_a_rust_error_says_the_source_line_it_quotes_when_its_words_do_not() -> None:
+    log = lines([
+        "error: couldn't read `crates/core/src/../../../data/manifest.json`: No such file or "
+        "directory (os error 2)",
+        "  --> crates/core/src/registry.rs:13:5", "   |",
+        '13 |     include_str!("../../../data/manifest.json");',
+        "   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^", "",
+        "error: could not compile `core` (lib) due to 1 previous error"])
+    [memory] = learned(log)
+    assert memory.endswith("at crates/core/src/registry.rs:13:5 "
+                           "(`include_str!(\"../../../data/manifest.json\");`)."), memory
+    # cargo-deny's gutter quotes the lock file's entry: the crate, without its registry
+    deny = lines(["error[unsound]: Unsoundness in `Error::downcast_mut()`",
+                  "   ┌─ /github/workspace/Cargo.lock:13:1", "   │",
+                  "13 │ anyhow 1.0.102 registry+https://github.com/rust-lang/crates.io-index",
+                  "   │ ------------------------------------------------------------------",
+                  "   ├ ID: RUSTSEC-2026-0190", "", "advisories FAILED, licenses ok"])
+    [advisory] = learned(deny)
+    assert "(RUSTSEC-2026-0190) at Cargo.lock:13:1 (`anyhow 1.0.102`)" in advisory, advisory
+    assert "https" not in advisory
+    # control: a quoted line the words already say is not said again
+    again = lines(["error[E0425]: cannot find value `total` in this scope",
+                   "  --> src/cart.rs:9:5", "   |", " 9 |     total", ""])
+    [plain] = learned(again)
+    assert plain.endswith("in this scope at src/cart.rs:9:5."), plain
+
+
+def test_the_go_import_stack_says_the_package_at_its_end_and_why() -> None:
+    tidy = gh("modules", "Tidy", [
+        "##[group]Run go mod tidy", "go mod tidy", "git diff --exit-code -- .",
+        "shell: /usr/bin/bash -e {0}", "##[endgroup]",
+        "go: finding module for package example.com/shop/core",
+        "go: example.com/shop/tests tested by",
+        "\texample.com/shop/tests.test imports",
+        "\texample.com/shop/core: no matching versions for query \"latest\"",
+        "##[error]Process completed with exit code 1."])
+    [memory] = learned(setup("modules") + tidy + post("modules"))
+    assert memory.endswith("failed: example.com/shop/core: no matching versions for query "
+                           "\"latest\" (imported by example.com/shop/tests)."), memory
+    # control: the stack's first line alone (cut before its end) is no import stack
+    cut = gh("modules", "Tidy", [
+        "##[group]Run go mod tidy", "go mod tidy", "##[endgroup]",
+        "go: example.com/shop/tests tested by",
+        "##[error]Process completed with exit code 1."])
+    [short] = learned(setup("modules") + cut + post("modules"))
+    assert "imported by" not in short
+
+
+def test_golangci_lints_related_information_is_no_cause_and_a_clipped_cause_keeps_its_rule(
+) -> None:
+    store = '"example.com/very/long/module/path/of/the/key/value/store/package"'
+    said = [
+        f"##[error]internal/store/a.go:7:2: ST1019: package {store} is being imported more "
+        "than once (staticcheck)",
+        f"##[error]internal/store/a.go:8:2: ST1019(related information): other import of "
+        f"{store} (staticcheck)",
+        f"##[error]internal/store/b.go:7:2: ST1019: package {store} is being imported more "
+        "than once (staticcheck)",
+        f"##[error]internal/store/b.go:8:2: ST1019(related information): other import of "
+        f"{store} (staticcheck)",
+        "##[error]api/activity.go:45:1: cognitive complexity 46 of func "
+        "`(*Activity).GetFieldDeserializersForEveryKnownFieldOfTheActivityRecord` is high "
+        "(> 30) (gocognit)",
+        "##[error]api/models.go:80:1: File is not properly formatted (gofmt)",
+        "##[error]api/constants.go:26:1: File is not properly formatted (gofmt)",
+        "##[error]api/builder.go:43:1: File is not properly formatted (gofmt)",
+        "##[error]issues found"]
+    step = gh("lint", "Run golangci-lint", ["##[group]Run golangci/golangci-lint-action@v9",
+                                            "with:", "  version: latest", "##[endgroup]", *said])
+    [memory] = learned(setup("lint") + step + post("lint"))
+    assert "related information" not in memory, memory
+    assert "ST1019: package" in memory and "(gocognit) at api/activity.go:45" in memory, memory
+    # control: unclipped, the other cause is said whole
+    short = [line for line in said if "gocognit" not in line and "ST1019" not in line] + [
+        "##[error]api/activity.go:45:1: cognitive complexity 46 of func `f` is high (> 30) "
+        "(gocognit)"]
+    step = gh("lint", "Run golangci-lint", ["##[group]Run golangci/golangci-lint-action@v9",
+                                            "##[endgroup]", *short])
+    [whole] = learned(setup("lint") + step + post("lint"))
+    assert "Also: cognitive complexity 46 of func `f` is high (> 30) (gocognit) at " \
+        "api/activity.go:45." in whole, whole
+
+
+def _tests(job: str, said: list[str], verdict: str) -> str:
+    return setup(job) + gh(job, "Tests", [
+        "##[group]Run go test ./...", "go test ./...", "##[endgroup]", *said,
+        f"##[error]{verdict}"]) + post(job)
+
+
+FAILING = ["--- FAIL: TestTotal (0.00s)", "    cart_test.go:12: total = 9, want 10", "FAIL"]
+
+
+def test_a_matrix_leg_cancelled_while_it_ran_is_said_with_its_matrixs_failure() -> None:
+    log = (_tests("Test (oldstable)", FAILING, "Process completed with exit code 1.")
+           + _tests("Test (stable)", ["ok  \texample.com/shop/api\t0.2s"],
+                    "The operation was canceled."))
+    [memory] = learned(log)
+    assert memory.startswith("CI job 'Test (oldstable)'"), memory
+    assert memory.endswith("Its matrix leg 'Test (stable)': 'The operation was canceled' "
+                           "while running (a cascade)."), memory
+    # control: a job of another name cancelled while it ran is no leg of this matrix
+    other = (_tests("Test (oldstable)", FAILING, "Process completed with exit code 1.")
+             + _tests("Build", ["compiling"], "The operation was canceled."))
+    [alone] = learned(other)
+    assert "matrix leg" not in alone
+
+
+def _status(script: list[str], printed: list[str]) -> str:
+    return setup("CI Summary") + gh("CI Summary", "Check Status", [
+        f"##[group]Run {script[0]}", *script, "shell: /usr/bin/bash -e {0}", "##[endgroup]",
+        *printed, "##[error]Process completed with exit code 1."]) + post("CI Summary")
+
+
+def test_a_status_job_comparing_results_written_into_its_script_is_a_cascade() -> None:
+    script = ['if [ "failure" != "success" ]; then', '  echo "❌ Security check failed"',
+              "  exit 1", "fi", 'if [ "success" != "success" ]; then',
+              '  echo "❌ Lint check failed"', "  exit 1", "fi", 'echo "✅ All checks passed"']
+    log = (_tests("Test", FAILING, "Process completed with exit code 1.")
+           + _status(script, ["❌ Security check failed"]))
+    [memory] = learned(log)
+    assert memory.startswith("CI job 'Test'"), memory
+    assert memory.endswith("Job 'CI Summary' only compares other jobs' results and failed "
+                           "saying '❌ Security check failed' (a cascade)."), memory
+    # control: a script that runs a tool between its tests is no status job
+    tool = ['if [ "failure" != "success" ]; then', "  cargo deny check", "fi",
+            'if [ "success" != "success" ]; then', "  exit 1", "fi"]
+    both = learned(_tests("Test", FAILING, "Process completed with exit code 1.")
+                   + _status(tool, ["error: advisories FAILED"]))
+    assert not any("only compares" in m for m in both), both
