@@ -103,6 +103,11 @@ def test_a_rust_error_says_the_source_line_it_quotes_when_its_words_do_not() -> 
                    "  --> src/cart.rs:9:5", "   |", " 9 |     total", ""])
     [plain] = learned(again)
     assert plain.endswith("in this scope at src/cart.rs:9:5."), plain
+    # nor a line holding the name the words quote (the unused import among others)
+    named = lines(["error: unused import: `Rollback`", "  --> src/state.rs:3:25", "   |",
+                   " 3 | use crate::mode::{Mode, Rollback, State};", ""])
+    [unused] = learned(named)
+    assert unused.endswith("unused import: `Rollback` at src/state.rs:3:25."), unused
 
 
 def test_the_go_import_stack_says_the_package_at_its_end_and_why() -> None:

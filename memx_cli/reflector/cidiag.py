@@ -128,6 +128,7 @@ RUST_SOURCE = re.compile(r"^\s*\d+\s+[|│]\s*(?:[/|]\s+)?(?P<code>[^\s/|].*?)\s
 # a note in which the program rustc ran speaks in its own name: ``clang: error: …``,
 # ``ld: fatal error: …``; a note quoting the command line it ran (``"cc" "…"``) says nothing
 PROGRAM_ERROR = re.compile(r"^[\w.+-]{1,40}: (?:fatal )?error: \S.*$")
+BACKQUOTED = re.compile(r"`([^`\s]{2,80})`")
 INVOKED = re.compile(r'^"[^"\s]{1,200}"\s+"')
 # the rule closing an ESLint message that spans lines, two spaces after its last words; a
 # rule's name has a dash or a plugin's slash (``react-hooks/set-state-in-effect``)
@@ -259,7 +260,9 @@ def _rust(lines: Sequence[Line], i: int, hit: re.Match[str],
             # the line it points at (``include_str!(…)``; a lock file's entry without the
             # registry's address)
             code = " ".join(w for w in quoted.group("code").split() if "://" not in w)
-            diag.code = code if code.lower() not in diag.message.lower() else None
+            # (words that already name what is on the line, ``unused import: `Name```, say it)
+            named = [name for name in BACKQUOTED.findall(diag.message) if name in code]
+            diag.code = code if code.lower() not in diag.message.lower() and not named else None
         if (advisory := RUST_ID.match(nxt)) is not None:
             diag.message = clip(f"{diag.message} ({advisory.group('id')})")
         if (allow := RUST_ALLOW.match(nxt)) is not None:
