@@ -5,6 +5,13 @@ cancelled while it ran. Each with a control."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from memx_cli.reflector.cilog import QUOTE_SCAN
+
+from .conftest import Memx
+from .test_reflector_ci_pasted import QUOTED
 from .test_reflector_cilog import gh, learned, post, setup
 
 
@@ -212,3 +219,23 @@ def test_a_status_job_comparing_results_written_into_its_script_is_a_cascade() -
     both = learned(_tests("Test", FAILING, "Process completed with exit code 1.")
                    + _status(tool, ["error: advisories FAILED"]))
     assert not any("only compares" in m for m in both), both
+
+
+def test_a_runner_s_log_quoted_past_the_first_64_kb_of_a_report_is_found(
+        memx: Memx, repo: Path) -> None:
+    # a long failure report (its analysis, ~150 KB) ending on the run's failing lines
+    analysis = [f"Line {n} of the analysis, about the build, its cache and its dependencies."
+                for n in range(2000)]
+    report = "\n".join(["# Build failure report", "", *analysis, "", "```", *QUOTED, "```"])
+    assert len(report.encode()) > 2 * 64 * 1024
+    (repo / "report.md").write_text(report + "\n")
+    out = json.loads(memx.ok("ingest", "report.md", "--dry-run", "--json"))
+    assert out["format"] == "ci-log", out
+    # control: the same report without the quoted log stays a text
+    (repo / "plain.md").write_text("\n".join(["# Build failure report", "", *analysis]) + "\n")
+    assert json.loads(memx.ok("ingest", "plain.md", "--dry-run", "--json"))["format"] == "text"
+    # control: a log quoted past the bound of the look is not looked for
+    far = [*analysis] * 8
+    assert len("\n".join(far).encode()) > QUOTE_SCAN
+    (repo / "far.md").write_text("\n".join([*far, "```", *QUOTED, "```"]) + "\n")
+    assert json.loads(memx.ok("ingest", "far.md", "--dry-run", "--json"))["format"] == "text"

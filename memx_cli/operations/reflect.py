@@ -94,6 +94,9 @@ def ingest(repo: Repo, stream: IO[bytes], *, fmt: str = "auto", source: str | No
     reflector = Reflector(Settings.from_config(repo.config), client)
     head = reader.prepare()
     ci_log = reader.fmt == "text" and cilog.reads(head, source)
+    if reader.fmt == "text" and not ci_log and source is None:
+        # a runner's log quoted past the first bytes (a long failure report ending on it)
+        ci_log = cilog.quoted_further(reader.further(cilog.QUOTE_SCAN))
     if ci_log:  # a runner's log or a tool's output: failures with their diagnosis
         found, reader.records = cilog.read(reader.numbered_lines(), head)
         items = reflector.reflect_candidates(found)

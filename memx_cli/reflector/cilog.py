@@ -52,6 +52,9 @@ COMMAND_LOG = re.compile(r"^(?:\$ |\[exit \d+\]$)", re.MULTILINE)
 # Gradle's header of each task it runs, with the task's outcome when it did no work
 BUILD_TASK = re.compile(r"^> Task :[\w:.-]+(?: [A-Z][A-Z-]+)?\s*$")
 BUILD_TASKS = 3  # task headers that make the input a build's console, not a note about one
+# how far into a text a quoted runner's log is looked for: failure reports and notes pasted
+# whole run to a few hundred KB; a longer text is a log itself or no report
+QUOTE_SCAN = 1 << 20
 
 
 def looks_like_ci(head: bytes) -> bool:
@@ -77,6 +80,13 @@ def reads(head: bytes, source: str | None) -> bool:
     if COMMAND_LOG.search(text):
         return False
     return source == "ci" or _quotes_a_log(text.splitlines())
+
+
+def quoted_further(text: bytes) -> bool:
+    """Does a text whose first bytes quote no runner's log quote one further on (up to
+    QUOTE_SCAN)? A log of commands still goes to the episode reader."""
+    said = text.decode("utf-8", "replace")
+    return not COMMAND_LOG.search(said) and _quotes_a_log(said.splitlines())
 
 
 def _quotes_a_log(lines: list[str]) -> bool:

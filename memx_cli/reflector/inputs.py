@@ -93,6 +93,19 @@ class Reader:
             self.fmt = sniff(self._head)
         return self._head
 
+    def further(self, limit: int) -> bytes:
+        """The head read on to ``limit`` bytes (or the end of the input), for a look past
+        the first bytes: a runner's log quoted at the end of a long report. The lines are
+        then read from its start as before."""
+        self.prepare()
+        while len(self._head) < limit:
+            chunk = self.stream.read(min(SNIFF_BYTES, limit - len(self._head)))
+            if not chunk:
+                break
+            self._count(len(chunk))
+            self._head += chunk
+        return self._head
+
     def numbered_lines(self) -> Iterator[tuple[int, str]]:
         """The input's lines, numbered from 1, decoded (for the CI log reader)."""
         self.prepare()
