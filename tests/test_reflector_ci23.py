@@ -239,3 +239,21 @@ def test_a_runner_s_log_quoted_past_the_first_64_kb_of_a_report_is_found(
     assert len("\n".join(far).encode()) > QUOTE_SCAN
     (repo / "far.md").write_text("\n".join([*far, "```", *QUOTED, "```"]) + "\n")
     assert json.loads(memx.ok("ingest", "far.md", "--dry-run", "--json"))["format"] == "text"
+
+
+def test_job_names_with_a_failed_icon_in_a_copied_annotation_list_are_no_cause() -> None:
+    listed = ["Annotations", "2 errors", "\u2717 Checks", "Process completed with exit code 1.",
+              "\u2717 Tests (22)", "src/cart/total.ts#L14",
+              "AssertionError: expected 9.99 to be 10"]
+    failing = ["Run pnpm vitest run", "", " FAIL  src/cart/total.test.ts > cart > sums the prices",
+               "AssertionError: expected 9.99 to be 10", " \u276f src/cart/total.test.ts:14:21",
+               "", "Error: Process completed with exit code 1."]
+    memories = learned("\n".join([*listed, "", *failing]) + "\n")
+    assert memories == ["The log reports: AssertionError: expected 9.99 to "
+                        "be 10 at src/cart/total.test.ts:14 (test src/cart/total.test.ts > cart > "
+                        "sums the prices)."], memories
+    # control: the same marked line in a tool's own output is its finding
+    marked = ["Run ./scripts/check-size.sh", "\u2717 bundle is 512 kB, over the 400 kB budget",
+              "Error: Process completed with exit code 1."]
+    [said] = learned("\n".join(marked) + "\n")
+    assert "bundle is 512 kB, over the 400 kB budget" in said, said

@@ -136,6 +136,10 @@ RULE_AFTER = re.compile(r"\S\s{2,}(?P<rule>(?:@[\w.-]+/)?[a-z][\w-]*(?:[-/][\w-]
 ESLINT_COUNT = re.compile(r"^\s*✖ \d+ problems? \(")  # ESLint's count after its tables
 MESSAGE_LINES = 40
 GO_STACK = 12
+# a run's page copied: the heading of its annotations, and the runner's verdict under a job
+ANNOTATIONS = "Annotations"
+ANNOTATION_LINES = 40
+RUNNER_VERDICT = re.compile(r"^(?:Error: )?Process completed with exit code \d+\.?$")
 # staticcheck's other place of the finding before it, as golangci-lint lists it:
 # ``ST1019(related information): other import of "…"``
 RELATED = re.compile(r"^[\w-]{1,40}\(related information\):")  # the packages of an import stack read, at most  # the lines of an ESLint message read for its rule, at most
@@ -320,6 +324,23 @@ def _pointed(diag: Diagnostic, lines: Sequence[Line], after: int) -> None:
         diag.where = f"{relative(hit.group('path'))}:{hit.group('line')}"
 
 
+def _annotated_job(lines: Sequence[Line], i: int) -> bool:
+    """Is the marked line at ``i`` a job's name with its status icon in the annotations a
+    run's page lists (``Annotations``, ``2 errors``, then ``✗ test (22)`` over each
+    annotation's words): under that heading in the same paragraph, or over the runner's
+    verdict?"""
+    below = next((line.text.strip() for line in lines[i + 1:i + 3] if line.text.strip()), "")
+    if RUNNER_VERDICT.match(below):
+        return True
+    for j in range(i - 1, max(-1, i - ANNOTATION_LINES), -1):
+        text = lines[j].text.strip()
+        if not text:
+            return False
+        if text == ANNOTATIONS:
+            return True
+    return False
+
+
 def _go_imports(lines: Sequence[Line], i: int, first: str) -> tuple[int, Diagnostic] | None:
     """The go command's import stack: the package at its end and why it failed (``no
     matching versions for query "latest"``), said with the package that imports it from the
@@ -495,6 +516,8 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
         elif (hit := VITEST_VERDICT.match(text)) is not None:
             diag = Diagnostic("failed", line.number, "summary",
                               f"{relative(hit.group('path'))} > {hit.group('title')}")
+        elif (hit := MARKED.match(text)) is not None and _annotated_job(lines, i):
+            pass  # a job's name with its icon, in the annotations a run's page lists
         elif (hit := MARKED.match(text)) is not None:
             words = [hit.group("msg"), *tail(lines, i)]
             # words ending in ':' with nothing read after them only announce the error below
