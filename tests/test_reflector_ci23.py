@@ -257,3 +257,46 @@ def test_job_names_with_a_failed_icon_in_a_copied_annotation_list_are_no_cause()
               "Error: Process completed with exit code 1."]
     [said] = learned("\n".join(marked) + "\n")
     assert "bundle is 512 kB, over the 400 kB budget" in said, said
+
+
+def test_the_quoted_source_line_gives_way_to_an_other_cause_the_room_would_leave_out() -> None:
+    def block(message: str, where: str, code: str) -> list[str]:
+        return [f"error: {message}", f"  --> {where}", "   |", f"11 |     {code}",
+                "   |     ^^^^", ""]
+    long = ("the trait bound `Map<Enumerate<Iter<'_, Row>>, IntoIdx<RowId>>: ParallelSource` "
+            "is not satisfied because the rows are walked by a sequential adaptor here and "
+            "the pool expects a parallel source of rows for every owner of the map")
+    code = ("par_each(rows.iter().enumerate().map(IntoIdx::new)).for_each(|(owner, rows)| "
+            "{ check(owner, rows, &index, &pool) });")
+    other = ("mismatched types: expected `u32`, found `i64` in the total of the cart, which "
+             "sums prices kept in cents")
+    log = lines([*block(long, "crates/shop-index/src/index/consistency/check.rs:11:14", code),
+                 *block(other, "src/cart.rs:20:9", "let total: u32 = cents;"),
+                 "error: could not compile `shop` (lib) due to 2 previous errors"])
+    [memory] = learned(log)
+    assert "Also: mismatched types" in memory and "par_each" not in memory, memory
+    # control: with room for both, the line is quoted
+    short = lines([*block("the trait bound `Rows: ParallelSource` is not satisfied",
+                          "src/index/check.rs:11:14", "par_each(rows)"),
+                   *block("mismatched types", "src/cart.rs:20:9", "let total: u32 = cents;"),
+                   "error: could not compile `shop` (lib) due to 2 previous errors"])
+    [both] = learned(short)
+    assert "(`par_each(rows)`)" in both and "Also: mismatched types" in both, both
+
+
+def test_a_status_job_is_said_beside_the_failure_of_the_job_its_words_name() -> None:
+    script = ['if [ "failure" != "success" ]; then', '  echo "❌ Security check failed"',
+              "  exit 1", "fi", 'if [ "failure" != "success" ]; then',
+              '  echo "❌ Tests failed"', "  exit 1", "fi"]
+    audit = setup("Security") + gh("Security", "Audit", [
+        "##[group]Run npm audit", "npm audit", "##[endgroup]",
+        "npm error code EAUDIT", "npm error audit found 2 high severity vulnerabilities",
+        "##[error]Process completed with exit code 1."]) + post("Security")
+    memories = learned(_tests("Test", FAILING, "Process completed with exit code 1.") + audit
+                       + _status(script, ["❌ Security check failed"]))
+    assert len(memories) == 2, memories
+    assert "only compares" not in memories[0] and "only compares" in memories[1], memories
+    # control: words naming no job's failure go beside the first failure they fit with
+    memories = learned(_tests("Test", FAILING, "Process completed with exit code 1.") + audit
+                       + _status(script, ["❌ Some gate failed"]))
+    assert "only compares" in memories[0], memories

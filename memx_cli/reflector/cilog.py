@@ -55,6 +55,7 @@ BUILD_TASKS = 3  # task headers that make the input a build's console, not a not
 # how far into a text a quoted runner's log is looked for: failure reports and notes pasted
 # whole run to a few hundred KB; a longer text is a log itself or no report
 QUOTE_SCAN = 1 << 20
+WORD = re.compile(r"[a-z]{4,}")  # a word of a job's name, for a status job's words naming it
 
 
 def looks_like_ci(head: bytes) -> bool:
@@ -131,6 +132,14 @@ def _says_more(item: Failure, than: Failure) -> bool:
         return False
     return (bool(item.main.where), len(item.main.notes)) > (bool(than.main.where),
                                                              len(than.main.notes))
+
+
+def _named(item: Failure, cascades: list[Failure]) -> bool:
+    """Does a status job's words name ``item``'s job (``❌ Security check failed`` for
+    ``Security Check / security``)?"""
+    words = {word for job in item.jobs for word in WORD.findall(job.lower())}
+    return any(words & set(WORD.findall(" ".join(cascade.peers).lower()))
+               for cascade in cascades if cascade.reported)
 
 
 def _legs(real: list[Failure], cascades: list[Failure]) -> None:
@@ -249,8 +258,12 @@ def candidates(lines: Iterable[tuple[int, str]], head: bytes,
         return  # a failure whose cause the log does not show is no "passed"
     kept = real[:MEMORIES_PER_LOG]
     # the cascades are said once, beside the first failure they fit with in a memory
-    beside = next((n for n, item in enumerate(kept)
-                   if len(statement(item, cascades)) <= ROOM), 0)
+    # (a status job that named the job it found failed goes with that job's failure)
+    beside = next((n for n, item in enumerate(kept) if _named(item, cascades)
+                   and len(statement(item, cascades)) <= ROOM), None)
+    if beside is None:
+        beside = next((n for n, item in enumerate(kept)
+                       if len(statement(item, cascades)) <= ROOM), 0)
     for number, item in enumerate(kept):
         text = statement(item, cascades if number == beside else [])
         files = tuple(POSITION.sub("", d.where) for d in (item.main, *item.also)

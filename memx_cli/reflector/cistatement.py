@@ -41,7 +41,9 @@ def _quote(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-def statement(item: Failure, cascades: list[Failure]) -> str:
+def statement(item: Failure, cascades: list[Failure], quote: bool = True) -> str:
+    """``item`` said, with ``cascades`` beside it; the code line its cause quotes gives way
+    to an other cause the room would leave out."""
     if item.peers and item.reported and item.main is None:
         return (f"CI job {_quote(item.jobs)} only compares other jobs' results and fails when "
                 f"one of them failed (here it said {_quote(item.peers)}): the cause is in "
@@ -69,7 +71,7 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         said = f"{verb}: {main.message}"
         if main.where and main.kind != "test":
             said = said.rstrip(".:") + f" at {main.where}" \
-                + (f" (`{main.code[:120]}`)" if main.code else "")
+                + (f" (`{main.code[:120]}`)" if main.code and quote else "")
         test = main.where if main.kind == "test" else item.test
         if item.tests == 1 and test and test.lower() not in said.lower():
             said = said.rstrip(".") + f" (test {test})"
@@ -103,6 +105,8 @@ def statement(item: Failure, cascades: list[Failure]) -> str:
         # the other cause is clipped to the room the memory has left, not cut off whole
         room = ROOM - len(text) - len(" Also: ") - len(place) - len(notes) - len(legs) - 1
         if room < MIN_ALSO:
+            if quote and item.main is not None and item.main.code:
+                return statement(item, cascades, quote=False)
             break
         said = other.message if len(other.message) <= room else _clipped(other.message, room)
         text += f" Also: {said.rstrip('.:')}{place}{notes}".rstrip(".") + "."
