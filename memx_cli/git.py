@@ -46,6 +46,60 @@ def run(args: list[str], cwd: Path, check: bool = True,
     return proc.stdout
 
 
+def _size(folder: Path) -> int:
+    """The bytes of the files under ``folder`` (0 while it does not exist)."""
+    total = 0
+    for top, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(top, name)).st_size
+    return total
+
+
+def run_bounded(args: list[str], cwd: Path, seconds: float, folder: Path, max_bytes: int,
+                env: Mapping[str, str] | None = None) -> None:
+    """``git ARGS`` that writes into ``folder`` (a clone, a fetch), stopped with its
+    helpers (a remote's transport, ssh) once it has run ``seconds`` or ``folder`` holds
+    more than ``max_bytes``: a server that accepts and never answers held ``git clone``
+    for good. Raises MemxError saying which bound it hit; what git left is the caller's."""
+    import signal
+    import tempfile
+    import time
+
+    deadline = time.monotonic() + seconds
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            proc = subprocess.Popen(
+                ["git", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                env={**os.environ, **env} if env else None)
+        except FileNotFoundError:
+            raise MemxError(MISSING) from None
+        over = None
+        while over is None:
+            try:
+                proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                pass
+            done = proc.returncode is not None
+            if _size(folder) > max_bytes:
+                over = f"it is over {max_bytes:,} bytes"
+            elif not done and time.monotonic() >= deadline:
+                over = f"no answer within {seconds:g} s"
+            elif done:
+                break
+        if over is not None:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            raise MemxError(f"git {args[0]} stopped: {over}")
+        if proc.returncode != 0:
+            stderr.seek(0)
+            told = stderr.read(64 * 1024).decode("utf-8", "replace")
+            raise MemxError(f"git {args[0]} failed: {_cause(told) or proc.returncode}")
+
+
 def merge_text(ours: Path, base: Path, theirs: Path) -> bool:
     """git's own three-way merge of a text file into ``ours`` (its conflict markers where
     both sides changed the same lines), as without a merge driver; True when clean."""

@@ -335,3 +335,64 @@ def test_approving_a_source_changes_what_a_warm_searcher_was_built_from(
     assert searcher_key(Repo.discover(repo)) == before  # control: nothing changed
     memx.ok("source", "approve", "team")
     assert searcher_key(Repo.discover(repo)) != before
+
+
+def _cache_files() -> list[str]:
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "memx" / "sources"
+    return sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if not p.is_dir())
+
+
+def test_a_host_that_never_answers_stops_the_fetch_within_its_time(
+        memx: Memx, repo: Path, team_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    # a real listening socket nobody accepts on: git connects, sends, and waits for good
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/team/memory.git"
+        config = (repo / ".memx" / "config.yaml").read_text()
+        monkeypatch.setenv("MEMX_SOURCE_TIMEOUT", "1.5")
+        hung = memx("source", "add", "team", url)
+    assert (hung.code, hung.err) == (2, f"memx: error: source team: cannot fetch {url} (git "
+                                        "clone stopped: no answer within 1.5 s)\n")
+    assert (repo / ".memx" / "config.yaml").read_text() == config
+    assert not (repo / ".memx" / "sources.lock").exists()
+    assert not any(".tmp" in name for name in _cache_files())
+    # control: the same bound lets a source that answers be fetched
+    memx.ok("source", "add", "team", str(team_repo))
+    assert "kestrel" in memx.ok("search", "staging cluster")
+
+
+def test_a_source_over_the_size_bound_is_refused_and_an_update_keeps_its_pin(
+        memx: Memx, repo: Path, team_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memx.ok("source", "add", "team", str(team_repo))
+    pinned = (repo / ".memx" / "sources.lock").read_text()
+    (team_repo / "blob.bin").write_bytes(os.urandom(3_000_000))  # random: packs as it is
+    git(team_repo, "add", "blob.bin")
+    git(team_repo, "commit", "-q", "-m", "a large file")
+    monkeypatch.setenv("MEMX_SOURCE_MAX_BYTES", "1000000")
+    big = memx("source", "update")
+    assert big.code == 0
+    assert big.err.startswith(f"memx: warning: source team: cannot fetch {team_repo} (git "
+                              "fetch stopped: it is over 1,000,000 bytes)")
+    assert (repo / ".memx" / "sources.lock").read_text() == pinned
+    # the mirror keeps no half-written pack (git's own temporary names)
+    assert not [n for n in _cache_files() if "/tmp_" in n or "/incoming-" in n]
+    other = repo.parent / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    memx.ok("init", cwd=other)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(repo.parent / "empty-cache"))  # a first clone
+    refused = memx("source", "add", "org", str(team_repo), cwd=other)
+    assert refused.err == (f"memx: error: source org: cannot fetch {team_repo} (git clone "
+                           "stopped: it is over 1,000,000 bytes)\n")
+    assert "sources" not in (other / ".memx" / "config.yaml").read_text()
+    assert not (other / ".memx" / "sources.lock").exists() and not _cache_files()
+    # control: under a bound that holds it, the same update moves the pin
+    monkeypatch.setenv("MEMX_SOURCE_MAX_BYTES", "50000000")
+    memx.ok("source", "update")
+    assert (repo / ".memx" / "sources.lock").read_text() != pinned
+    monkeypatch.setenv("MEMX_SOURCE_TIMEOUT", "soon")
+    bad = memx("source", "update")
+    assert "MEMX_SOURCE_TIMEOUT='soon': expected a positive number" in bad.err

@@ -186,8 +186,44 @@ def folder(repo: Any, url: str) -> str | None:
 _NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
 
 
-def _git(args: list[str], cwd: Path) -> str:
-    return git.run(args, cwd=cwd, env=_NO_PROMPT)
+# A fetch is bounded in time and in the size of the mirror it writes: a host that accepts
+# and never answers held `memx source add`, `memx source update` and the post-merge hook
+# for good, and a source's repository is someone else's. MEMX_SOURCE_TIMEOUT (seconds)
+# and MEMX_SOURCE_MAX_BYTES move the bounds for a slow link or a large repository.
+FETCH_SECONDS = 300.0
+FETCH_MAX_BYTES = 2 << 30  # the whole mirror: a source may be a project's own repository
+
+
+def _bound(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise MemxError(f"{name}={raw!r}: expected a positive number")
+    return value
+
+
+def _git(args: list[str], cwd: Path, folder: Path) -> None:
+    git.run_bounded(args, cwd, _bound("MEMX_SOURCE_TIMEOUT", FETCH_SECONDS), folder,
+                    int(_bound("MEMX_SOURCE_MAX_BYTES", FETCH_MAX_BYTES)), env=_NO_PROMPT)
+
+
+def _temporary(folder: Path, before: set[str]) -> None:
+    """The files git's own temporary names (``tmp_pack_*``, ``incoming-*``) that a
+    stopped fetch left in the mirror, removed; the refs it had not moved yet stay."""
+    for top, dirs, files in os.walk(folder / "objects"):
+        for name in [*files, *dirs]:
+            path = os.path.join(top, name)
+            if path in before or not name.startswith(("tmp_", "incoming-")):
+                continue
+            if name in dirs:
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                Path(path).unlink(missing_ok=True)
 
 
 def fetch(source: Source) -> str:
@@ -199,10 +235,20 @@ def fetch(source: Source) -> str:
             tmp = mirror.with_name(f".{mirror.name}.{os.getpid()}.tmp")
             shutil.rmtree(tmp, ignore_errors=True)
             url = external.operand(source.location, f"source {source.name}: url")
-            _git(["clone", "--quiet", "--mirror", "--", url, str(tmp)], cwd=mirror.parent)
+            try:
+                _git(["clone", "--quiet", "--mirror", "--", url, str(tmp)], mirror.parent, tmp)
+            except MemxError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
             os.replace(tmp, mirror)
         else:
-            _git(["fetch", "--quiet", "--prune", "origin"], cwd=mirror)
+            before = {os.path.join(top, name) for top, dirs, files in
+                      os.walk(mirror / "objects") for name in [*files, *dirs]}
+            try:
+                _git(["fetch", "--quiet", "--prune", "origin"], mirror, mirror)
+            except MemxError:
+                _temporary(mirror, before)
+                raise
         rev = external.operand(source.ref or "HEAD", f"source {source.name}: ref")
         return git.resolve_rev(mirror, rev)
     except MemxError as exc:
