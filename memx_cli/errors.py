@@ -10,6 +10,7 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_PATTERN_TIME = 4  # a custom privacy pattern ran over its time: nothing was stored
 
 
 class MemxError(Exception):

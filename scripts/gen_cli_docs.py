@@ -23,8 +23,9 @@ Generated from `--help` by `scripts/gen_cli_docs.py`; do not edit by hand.
 Every command also runs as `git memx ...`. Global options come before the command:
 `memx -C PATH -v COMMAND ...` (with -C, relative file arguments and `--output` are read
 from PATH, as with `git -C`). Exit codes: 0 success, 1 a check failed, 2 bad usage or
-bad input, 3 internal error; a reader that stops reading (`memx list | head`) ends a
-command with 0. Listing and search commands take `--json` and print an object with a
+bad input, 3 internal error, 4 a custom privacy pattern (`ace.reflector.custom_patterns`)
+ran over its time budget, so nothing was stored; a reader that stops reading (`memx list
+| head`) ends a command with 0. Listing and search commands take `--json` and print an object with a
 top-level key (for example `{"memories": [...]}`), in \\u escapes where the output's
 encoding cannot hold a character (text output writes such a character as an escape). On a
 terminal, escape sequences and control characters in what memx prints (a memory, a file

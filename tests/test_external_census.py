@@ -31,9 +31,10 @@ _PROCESS_CALLS |= {("os", n) for n in ("system", "popen", "execv", "execve", "ex
                                        "execvpe", "execl", "execle", "execlp", "execlpe",
                                        "spawnv", "spawnve", "spawnvp", "spawnvpe", "spawnl",
                                        "posix_spawn", "posix_spawnp")}
-# memx's git wrappers: git.run / run_bytes / stream, and each module's private _git
-_GIT_WRAPPERS = {("git", "run"), ("git", "run_bytes"), ("git", "stream")}
-_GIT_LOCAL = {"run", "run_bytes", "stream", "_git"}
+# memx's git wrappers: git.run / run_bytes / stream / run_bounded, and each module's _git
+_GIT_WRAPPERS = {("git", "run"), ("git", "run_bytes"), ("git", "stream"),
+                 ("git", "run_bounded")}
+_GIT_LOCAL = {"run", "run_bytes", "stream", "run_bounded", "_git"}
 
 # path::function::callee -> origin of the arguments
 SUBPROCESS_CENSUS: dict[str, str] = {
@@ -42,6 +43,7 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/config.py::_tracked::git.run": "own",  # the config file's name, after --
     "memx_cli/git.py::run_bytes::subprocess.run": "wrapper",
     "memx_cli/git.py::stream::subprocess.Popen": "wrapper",
+    "memx_cli/git.py::run_bounded::subprocess.Popen": "wrapper",
     "memx_cli/git.py::version::subprocess.run": "constant",
     "memx_cli/git.py::changed_paths::run": "checked",  # revisions: external.operand
     "memx_cli/git.py::commit_diff::run": "checked",
@@ -87,7 +89,9 @@ SUBPROCESS_CENSUS: dict[str, str] = {
     "memx_cli/reflector/runs.py::_committed::git.run": "own",  # a HEAD, paths git reported
     "memx_cli/reflector/runs.py::snapshot::git.run": "constant",
     "memx_cli/wire/control.py::spawn::subprocess.Popen": "constant",
-    "memx_cli/store/sources.py::_git::git.run": "wrapper",
+    # this interpreter and a constant program; patterns and texts go on its standard input
+    "memx_cli/privacy/runner.py::_child::subprocess.Popen": "constant",
+    "memx_cli/store/sources.py::_git::git.run_bounded": "wrapper",
     "memx_cli/store/sources.py::fetch::_git": "checked",  # url, ref: external.operand
     "memx_cli/store/sources.py::materialize::git.stream": "checked",  # external.commit
 }

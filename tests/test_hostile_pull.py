@@ -480,7 +480,7 @@ def test_a_pulled_pattern_that_backtracks_without_nesting_runs_out_of_time_not_f
     word = "a" * 5000 + "!"
     proc = subprocess.run([sys.executable, "-m", "memx_cli", "add", word],
                           cwd=clone, capture_output=True, text=True, timeout=120)
-    assert (proc.returncode, proc.stdout) == (3, "")
+    assert (proc.returncode, proc.stdout) == (4, "")  # its own exit code (trust19)
     assert proc.stderr == ("memx: error: the custom pattern 'slow' (ace.reflector."
                            "custom_patterns) ran over 2 s on this text, so nothing was "
                            "stored; make it match in linear time (no alternatives or repeats "

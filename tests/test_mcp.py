@@ -124,6 +124,34 @@ def test_errors_are_mcp_errors_with_the_cli_message(memx: Memx, repo: Path) -> N
         "(grant it in .memx/access.yaml)"]
 
 
+def test_a_backtracking_custom_pattern_stops_a_proposal_not_the_server(
+        memx: Memx, repo: Path) -> None:
+    """trust19: the tools run on worker threads, where the pattern's timer never fired:
+    (a|a)+$ from a committed config held `memx mcp` for good on one long word."""
+    from mcp import MCPError
+
+    (repo / ".memx" / "config.yaml").write_text(
+        "ace:\n  reflector:\n    custom_patterns:\n    - name: slow\n"
+        "      pattern: '(a|a)+$'\n")
+    word = "a" * 5000 + "!"
+
+    async def script(client: Any) -> tuple[str, int, dict[str, Any]]:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("propose_fact", {"content": f"The marker is {word}"})
+        # control: the same server, still answering, masks a text the pattern matches
+        kept = await call(client, "propose_fact", content="The build cache key ends in aaaa")
+        return caught.value.message, caught.value.code, kept
+
+    message, code, kept = run_session(repo, script)
+    assert (message, code) == (
+        "the custom pattern 'slow' (ace.reflector.custom_patterns) ran over 2 s on this "
+        "text, so nothing was stored; make it match in linear time (no alternatives or "
+        "repeats that can match the same text twice) or remove it", -32603)
+    assert "[REDACTED:slow]" in kept["memory"]["content"]
+    assert [m["content"] for m in json.loads(memx.ok("list", "--json"))["memories"]] == [
+        kept["memory"]["content"]]
+
+
 def test_arguments_outside_the_schema_are_an_error_result_naming_the_argument(
         memx: Memx, repo: Path) -> None:
     """walk15: docs/agents said every failed call is an MCP error with the CLI's message;

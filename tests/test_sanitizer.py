@@ -275,6 +275,61 @@ def test_ace_off_in_config_stores_verbatim(memx: Memx, repo: Path) -> None:
     assert key in (repo / ".memx" / "memories" / f"{mid}.yaml").read_text()
 
 
+def _on_a_thread(call: object) -> object:
+    """What ``call()`` returns or raises, run on a thread of its own (the memx server's
+    requests and memx mcp's tools run there, where no timer signal arrives)."""
+    import threading
+
+    got: list[object] = []
+
+    def run() -> None:
+        try:
+            got.append(call())  # type: ignore[operator]
+        except Exception as exc:  # handed back to the test
+            got.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(120)  # bounds a hang only
+    assert not worker.is_alive() and len(got) == 1
+    return got[0]
+
+
+@pytest.mark.parametrize("pattern", [r"(a|a)+$", r"\w*\w*$", r"(a?a)+$"])
+def test_a_backtracking_custom_pattern_is_stopped_off_the_main_thread(pattern: str) -> None:
+    from memx_cli.errors import EXIT_PATTERN_TIME
+    from memx_cli.privacy.sanitizer import PatternTimeError
+
+    slow = Sanitizer([{"name": "slow", "pattern": pattern}])
+    outcome = _on_a_thread(lambda: slow.sanitize("a" * 5000 + "!"))
+    assert isinstance(outcome, PatternTimeError)
+    assert outcome.exit_code == EXIT_PATTERN_TIME == 4
+    assert str(outcome).startswith("the custom pattern 'slow' (ace.reflector.custom_patterns) "
+                                   "ran over 2 s on this text, so nothing was stored")
+    # control: the next text through the same sanitizer, short enough, is masked as on
+    # the main thread (a new child runs it)
+    assert "[REDACTED:slow]" in _on_a_thread(lambda: slow.sanitize("b aaaa"))  # type: ignore[operator]
+    assert _on_a_thread(lambda: slow.sanitize("b aaaa")) == slow.sanitize("b aaaa")
+
+
+def test_a_custom_pattern_masks_alike_on_any_thread() -> None:
+    items = [{"name": "employee_id", "pattern": r"\bEMP-\d{6}\b"},
+             {"name": "ticket", "pattern": r"ticket=(\w+)"},
+             {"name": "codename", "pattern": r"(?i)project\s+(kestrel|osprey)"},
+             {"name": "maybe", "pattern": r"q?"}]
+    custom = Sanitizer(items)
+    texts = ["ask EMP-123456 about ticket=ab12 and Project Kestrel",
+             "ticket=[REDACTED:x] stays", "émoji 🎉 EMP-654321 \ud800 then project osprey",
+             "", "nothing here\nacross lines EMP-000001"]
+    for text in texts:
+        here = custom.sanitize(text)
+        assert _on_a_thread(lambda t=text: custom.sanitize(t)) == here  # type: ignore[misc]
+    named = Sanitizer(items[:3])  # (without the one that matches the empty string)
+    assert _on_a_thread(lambda: named.sanitize(texts[0])) == (
+        "ask [REDACTED:employee_id] about ticket=[REDACTED:ticket] and Project "
+        "[REDACTED:codename]")
+
+
 def test_custom_patterns_from_config_apply_to_add(memx: Memx, repo: Path) -> None:
     (repo / ".memx" / "config.yaml").write_text(
         "ace:\n  reflector:\n    custom_patterns:\n      - {name: employee_id, pattern: 'EMP-\\d{6}'}\n")

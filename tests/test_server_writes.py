@@ -467,3 +467,25 @@ def test_the_outcomes_kept_are_bounded_oldest_first() -> None:
     assert kept.reply(ids[2]) == ({"status": "ok", "code": 2}, (b"out 2", b""))
     assert kept.reply(ids[-1]) == ({"status": "ok", "code": (len(ids) - 1) % 3},
                                    (b"out %d" % (len(ids) - 1), b""))
+
+
+def test_a_forwarded_add_whose_custom_pattern_runs_over_ends_with_its_own_code(
+        pair: tuple[Path, Path]) -> None:
+    # trust19: exit code 4, the server's as in process, and the server answers on
+    repo, _ = pair
+    (repo / ".memx" / "config.yaml").write_text(
+        "ace:\n  reflector:\n    custom_patterns:\n    - name: slow\n"
+        "      pattern: '(a|a)+$'\n")
+    before, served = contents(repo), requests_served()
+    code, out, err = run([*THIN, "add", "a" * 5000 + "!"], repo)
+    assert (code, out) == (4, b"")
+    assert err.decode() == ("memx: error: the custom pattern 'slow' (ace.reflector."
+                            "custom_patterns) ran over 2 s on this text, so nothing was "
+                            "stored; make it match in linear time (no alternatives or "
+                            "repeats that can match the same text twice) or remove it\n")
+    assert requests_served() > served  # the server ran it
+    assert contents(repo) == before
+    # control: the next add, through the same server, is stored with its mask
+    code, out, err = run([*THIN, "add", "The build cache key ends in aaaa"], repo)
+    assert code == 0, err
+    assert "[REDACTED:slow]" in contents(repo)[out.decode().strip()]

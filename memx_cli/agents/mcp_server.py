@@ -247,7 +247,8 @@ class MemoryService:
         try:
             return fn()
         except MemxError as exc:
-            code = INTERNAL_ERROR if exc.exit_code == EXIT_INTERNAL else INVALID_PARAMS
+            # 3, and 4 (a custom pattern ran over its time): not the caller's arguments
+            code = INTERNAL_ERROR if exc.exit_code >= EXIT_INTERNAL else INVALID_PARAMS
             raise MCPError(code, str(exc)) from None
 
     def search(self, query: str, mode: str, scope: str | None, limit: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from memx_cli.errors import EXIT_INTERNAL, MemxError
+from memx_cli.errors import EXIT_INTERNAL, EXIT_PATTERN_TIME, MemxError
 from memx_cli.privacy import kinds
 from memx_cli.privacy.patterns import PATTERNS, SNIPPET_PATTERNS, Pattern
 
@@ -67,10 +67,17 @@ class SanitizeError(MemxError):
 # every write, the pre-commit hook's check included. A shape check (config._nested_repeat)
 # refuses (a+)+, but (a|a)+$ takes exponential time and \w*\w*$ cubic time on one long
 # word (2 s at 1,000 characters, a minute at 3,000; trust18), and no list of shapes is
-# whole. So each custom pattern runs under a wall-time budget wherever a timer can
-# interrupt it (the main thread of a Unix process: every command and git hook); over it,
-# the write fails closed with an error that names the pattern.
+# whole. So each custom pattern runs under a wall-time budget: on the main thread a timer
+# interrupts it; on any other (the memx server's requests, memx mcp's tools: trust19) it
+# runs in a child process that is killed at the budget (privacy/runner.py). Over it, the
+# write fails closed with an error that names the pattern and exit code 4.
 CUSTOM_BUDGET_SECONDS = 2.0
+
+
+class PatternTimeError(SanitizeError):
+    """A custom pattern ran over its time budget: nothing was stored."""
+
+    exit_code = EXIT_PATTERN_TIME
 
 
 class _OverBudget(Exception):
@@ -81,18 +88,22 @@ def _expire(signum: int, frame: object) -> None:
     raise _OverBudget
 
 
-@contextlib.contextmanager
-def _budget(seconds: float) -> Iterator[None]:
-    """Interrupt the block after ``seconds`` with _OverBudget, where a timer is free to
-    do so; elsewhere (another thread, a timer someone else set) the block runs as is."""
+def _timer_free() -> bool:
+    """Whether a timer signal can interrupt this thread: the main thread of a Unix
+    process whose timer nobody else is using."""
     import signal
 
-    if (not hasattr(signal, "setitimer")
-            or threading.current_thread() is not threading.main_thread()
-            or signal.getitimer(signal.ITIMER_REAL)[0] > 0
-            or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN)):
-        yield
-        return
+    return (hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN))
+
+
+@contextlib.contextmanager
+def _timer(seconds: float) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` with _OverBudget (where _timer_free)."""
+    import signal
+
     previous = signal.signal(signal.SIGALRM, _expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -102,17 +113,39 @@ def _budget(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def _in_child(pattern: Pattern, text: str, seconds: float) -> str:
+    """``pattern`` masked in ``text`` by the pattern runner's child process."""
+    from memx_cli.privacy import runner
+
+    try:
+        found = runner.RUNNER.spans(pattern.regex.pattern, pattern.group, text, seconds)
+    except runner.TimeUp:
+        raise _OverBudget from None
+    except runner.RunnerError as exc:
+        raise SanitizeError(f"could not run the custom pattern {pattern.kind!r} ({exc}); "
+                            "nothing stored") from None
+    out, pos = [], 0
+    for start, end, inner_start, inner_end in found:
+        out.append(text[pos:start])
+        out.append(_placed(pattern, text[start:end], start, inner_start, inner_end))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def _bounded(pattern: Pattern, text: str) -> str:
     """A custom pattern masked in ``text`` within its time budget."""
     try:
-        with _budget(CUSTOM_BUDGET_SECONDS):
+        if not _timer_free():
+            return _in_child(pattern, text, CUSTOM_BUDGET_SECONDS)
+        with _timer(CUSTOM_BUDGET_SECONDS):
             return pattern.regex.sub(functools.partial(_mask, pattern), text)
     except _OverBudget:
-        raise SanitizeError(f"the custom pattern {pattern.kind!r} (ace.reflector."
-                            f"custom_patterns) ran over {CUSTOM_BUDGET_SECONDS:g} s on this "
-                            "text, so nothing was stored; make it match in linear time (no "
-                            "alternatives or repeats that can match the same text twice) or "
-                            "remove it") from None
+        raise PatternTimeError(f"the custom pattern {pattern.kind!r} (ace.reflector."
+                               f"custom_patterns) ran over {CUSTOM_BUDGET_SECONDS:g} s on "
+                               "this text, so nothing was stored; make it match in linear "
+                               "time (no alternatives or repeats that can match the same "
+                               "text twice) or remove it") from None
 
 
 class Sanitizer:
@@ -266,13 +299,17 @@ def _new_masks(bare: str, masked: str) -> list[tuple[int, int, str]] | None:
 def _mask(pattern: Pattern, match: re.Match[str]) -> str:
     if pattern.check is not None and not pattern.check(match):
         return match.group(0)
+    # -1: the last group that matched (a value quoted one way or another, or bare)
+    start, end = match.span(pattern.group if pattern.group > 0 else match.lastindex or 0)
+    return _placed(pattern, match.group(0), match.start(), start, end)
+
+
+def _placed(pattern: Pattern, whole: str, base: int, start: int, end: int) -> str:
+    """A match ``whole`` found at ``base`` with its value (``start:end`` of the text)
+    masked."""
     placeholder = PLACEHOLDER.format(kind=pattern.kind)
     if pattern.group == 0:
         return placeholder
-    # -1: the last group that matched (a value quoted one way or another, or bare)
-    start, end = match.span(pattern.group if pattern.group > 0 else match.lastindex or 0)
-    base = match.start()
-    whole = match.group(0)
     if "[REDACTED:" in whole and any(p.start() < end - base and start - base < p.end()
                                      for p in _PLACED.finditer(whole)):
         return whole  # never mask inside a placeholder (https://[REDACTED:x]@host)
