@@ -170,3 +170,28 @@ def test_a_repeated_list_decodes_nothing_until_the_index_changes(
         assert b"signed" in listed() and len(decoded) == 3
     finally:
         server.watcher.stop()
+
+
+def test_a_memory_file_that_cannot_be_read_is_warned_about_through_the_server(
+        served: Path) -> None:  # noqa: F811
+    # walk19: a link or an oversized file in .memx/memories/ was left out of the index
+    # without a problem row, so `memx list` through the server skipped it silently where
+    # the same command in process warned
+    store = Repo.discover(served).store
+    outside = served.parent / "outside.yaml"
+    outside.write_text("schema: 1\nid: 01m9yyyy000000000000000000\ncontent: linked in\n")
+    (store.memories_dir / "01m9yyyy000000000000000000.yaml").symlink_to(outside)
+    (store.memories_dir / "01m9zzzz000000000000000000.yaml").write_text(
+        "content: " + "x" * 1_100_000 + "\n")
+    full = run([*FULL, "list"], served)
+    assert full[0] == 0 and full[2].decode().splitlines() == [
+        "memx: warning: .memx/memories/01m9yyyy000000000000000000.yaml: not a regular "
+        "file; move it out of the store (skipped)",
+        "memx: warning: .memx/memories/01m9zzzz000000000000000000.yaml: 1100010 bytes, "
+        "over the limit of 1000000; too large for a memory file (skipped)"]
+    for args in (["list"], ["list", "--json"], ["search", "linked in"]):
+        assert run([*THIN, *args], served) == run([*FULL, *args], served), args
+    # control: once both are gone, neither warns
+    for name in ("01m9yyyy000000000000000000", "01m9zzzz000000000000000000"):
+        (store.memories_dir / f"{name}.yaml").unlink()
+    assert run([*THIN, "list"], served)[2] == b"" == run([*FULL, "list"], served)[2]

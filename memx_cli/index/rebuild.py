@@ -110,10 +110,14 @@ def _parse(batch: list[tuple[str, Seen]]) -> Parsed:
         path = store.path_for(memory_id, archived)
         try:
             data = read_regular(path, follow=False)  # a FIFO or a link since the scan
-        except OSError:
-            continue
-        try:
             mem = store.read_file(path, data)
+        except FileNotFoundError:
+            continue  # removed since the scan
+        except OSError as exc:  # a link, a FIFO, over the size limit: a problem to tell
+            problem = store.unreadable(path, exc)
+            out.append((memory_id, FileState(mtime_ns, size, "!" + str(problem), archived,
+                                             None), None))
+            continue
         except InvalidMemoryError as exc:
             out.append((memory_id, FileState(mtime_ns, size, "!" + str(exc), archived, None),
                         None))

@@ -87,19 +87,25 @@ def compare(store: Store, manifest: Manifest, seen: dict[str, Seen],
             continue
         path = store.path_for(memory_id, archived)
         mine = _still(written.get(memory_id) if written else None, path, now)
+        unreadable: InvalidMemoryError | None = None
         try:
             # A FIFO swapped in since the scan must never block.
             data = mine.data if mine is not None else read_regular(path, follow=False)
-        except OSError:
+        except FileNotFoundError:
             if old is not None:
                 plan.removed.add(memory_id)
             continue
+        except OSError as exc:  # a link, a FIFO, over the size limit: a problem to tell
+            data, unreadable = b"", store.unreadable(path, exc)
         digest = _digest(data)
-        if old is not None and old.digest == digest and old.archived == archived:
+        if (unreadable is None and old is not None and old.digest == digest
+                and old.archived == archived):
             state = FileState(mtime_ns, size, digest, archived, old.group, old.created)
             plan.states[memory_id] = plan.upserts[memory_id] = state
             continue
         try:
+            if unreadable is not None:
+                raise unreadable
             mem = mine.memory if mine is not None else store.read_file(path, data)
             state = file_state(mtime_ns, size, digest, archived, mem)
             plan.memories[memory_id] = mem

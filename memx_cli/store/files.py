@@ -270,6 +270,18 @@ class Store:
                              "aside (memories live in that directory)") from None
         return sorted(n for n in names if n.endswith(".yaml") and n[0] != ".")
 
+    def unreadable(self, path: Path, exc: OSError) -> InvalidMemoryError:
+        """The one-line problem of the memory file at ``path`` that could not be read
+        (a link, a FIFO, over the size limit): the index records it as any parse problem,
+        so a reader that trusts the index warns about it as one that reads the files."""
+        if isinstance(exc, NotRegularFileError):
+            return InvalidMemoryError(
+                f"{self.display(path)}: not a regular file; move it out of the store")
+        if exc.errno == errno.EFBIG:
+            return InvalidMemoryError(
+                f"{self.display(path)}: {exc.strerror}; too large for a memory file")
+        return InvalidMemoryError(f"{self.display(path)}: cannot read: {exc.strerror}")
+
     def read_file(self, path: Path, data: bytes | None = None) -> Memory:
         """Parse the memory file at ``path`` (from ``data`` when read already)."""
         try:
@@ -278,14 +290,8 @@ class Store:
             elif len(data) > MAX_FILE_BYTES:
                 raise OSError(errno.EFBIG, f"{len(data)} bytes, over the limit of "
                               f"{MAX_FILE_BYTES}", str(path))
-        except NotRegularFileError:
-            raise InvalidMemoryError(
-                f"{self.display(path)}: not a regular file; move it out of the store") from None
         except OSError as exc:
-            if exc.errno == errno.EFBIG:
-                raise InvalidMemoryError(
-                    f"{self.display(path)}: {exc.strerror}; too large for a memory file") from None
-            raise InvalidMemoryError(f"{self.display(path)}: cannot read: {exc.strerror}") from None
+            raise self.unreadable(path, exc) from None
         mem = memfmt.load(data, self.display(path))
         if path.stem != mem.id:
             raise InvalidMemoryError(
