@@ -76,23 +76,25 @@ def run_bounded(args: list[str], cwd: Path, seconds: float, folder: Path, max_by
         except FileNotFoundError:
             raise MemxError(MISSING) from None
         over = None
-        while over is None:
-            try:
-                proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
-            except subprocess.TimeoutExpired:
-                pass
-            done = proc.returncode is not None
-            if _size(folder) > max_bytes:
-                over = f"it is over {max_bytes:,} bytes"
-            elif not done and time.monotonic() >= deadline:
-                over = f"no answer within {seconds:g} s"
-            elif done:
-                break
-        if over is not None:
+        try:
+            while over is None:
+                try:
+                    proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    pass
+                done = proc.returncode is not None
+                if _size(folder) > max_bytes:
+                    over = f"it is over {max_bytes:,} bytes"
+                elif not done and time.monotonic() >= deadline:
+                    over = f"no answer within {seconds:g} s"
+                elif done:
+                    break
+        finally:  # over a bound, or interrupted (its own session gets no Ctrl-C)
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        if over is not None:
             raise MemxError(f"git {args[0]} stopped: {over}")
         if proc.returncode != 0:
             stderr.seek(0)

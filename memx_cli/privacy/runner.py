@@ -4,9 +4,9 @@ A custom pattern (``ace.reflector.custom_patterns``) comes from a config file an
 can push writes. Python's ``re`` cannot be told to give up, and a pattern whose
 alternatives or repeats match the same text in many ways ((a|a)+$, \\w*\\w*$, (a?a)+$)
 runs for minutes or for good on one long word; no list of shapes finds them all. On the
-main thread a timer interrupts it (``sanitizer._timer``). Elsewhere — the memx server's
-requests and ``memx mcp``'s tools run on threads, where no signal arrives — the pattern
-runs in a child process of this interpreter that is killed when it runs over its time:
+main thread a timer interrupts it (``sanitizer._timer``). Elsewhere — ``memx mcp``'s
+tools run on worker threads, and so may a program using the library — no signal arrives,
+so the pattern runs in a child process of this interpreter that is killed when it runs over its time:
 ``spans`` sends the pattern and the text and waits up to the budget for the matches.
 
 One child serves a process (started on first use, ~20 ms, then ~0.1 ms a call); a call
@@ -112,10 +112,13 @@ class _Runner:
             try:
                 proc.stdin.write(ask)
                 proc.stdin.flush()
+                answer = self._line(proc, deadline)
             except OSError:
                 self.stop()
                 raise RunnerError("the pattern's process ended") from None
-            answer = self._line(proc, deadline)
+            except BaseException:  # an interrupt: its answer would be the next call's
+                self.stop()
+                raise
         return [(a, b, c, d) for a, b, c, d in json.loads(answer)]
 
 

@@ -68,7 +68,7 @@ class SanitizeError(MemxError):
 # refuses (a+)+, but (a|a)+$ takes exponential time and \w*\w*$ cubic time on one long
 # word (2 s at 1,000 characters, a minute at 3,000; trust18), and no list of shapes is
 # whole. So each custom pattern runs under a wall-time budget: on the main thread a timer
-# interrupts it; on any other (the memx server's requests, memx mcp's tools: trust19) it
+# interrupts it; on any other (memx mcp's tools, a library caller's thread: trust19) it
 # runs in a child process that is killed at the budget (privacy/runner.py). Over it, the
 # write fails closed with an error that names the pattern and exit code 4.
 CUSTOM_BUDGET_SECONDS = 2.0
