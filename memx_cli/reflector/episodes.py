@@ -43,10 +43,12 @@ from memx_cli.reflector.narrative import STILL, first_sentence, narrative
 from memx_cli.reflector.reruns import (
     LOOK_UP,
     attempt_part,
+    changed,
     looks_only,
     reruns,
     segments,
     stage_error,
+    varies,
 )
 from memx_cli.reflector.said import (
     asks_only,
@@ -207,6 +209,8 @@ class Tracker:
         if not reruns(episode.command, key) and not evidence.covers(episode.command, key):
             if pending is not None:
                 pending.failed = bool(failed)
+            if not failed and self._varied(episode, key, turn.index, turn.last):
+                return True
             if failed and self._moved_on(episode, sig):
                 # the work went on after edits and another check fails with its own error:
                 # the open problem is left without a lesson, this one is the problem now
@@ -233,6 +237,29 @@ class Tracker:
         if working and not all(_makes_dirs(a, episode.command or "") for a in working):
             self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
+
+    def _varied(self, episode: Episode, key: str, index: int, last: int) -> bool:
+        """The failing call made again another way passed, with no edit since it failed
+        (``gh pr create --base X`` refused, ``--base main`` created it; ``rm -f
+        .git/index.lock && git rebase --continue``): the episode ends with the call that
+        worked. Not when the failure was the program refusing its own command line (a
+        mistyped call), a finding at a place in the code (the project failed, not the
+        call), or a look-up."""
+        command = episode.command or ""
+        if episode.usage or looks_only(command) or looks_only(key) \
+                or any(a.files for a in episode.attempts) \
+                or PLACE.match((episode.problem or "").strip()):
+            return False
+        part = varies(command, key)
+        if part is None:
+            return False
+        self.open = None
+        episode.failures = max(episode.failures, 1)
+        tried = Attempt(index, f"ran `{_shown(key, part, changed(command, part))}`",
+                        commands=[key], tool=True)
+        self.done = self._lesson(episode, [tried], last, "tool")
+        self.closed, self.explained = episode, False
+        return True
 
     def _failing(self, sig: Signals) -> Episode:
         """The episode a failing run opens: its piped stage's error when one failed."""
@@ -464,6 +491,20 @@ class Tracker:
                  or _elsewhere(sig.sentence(n), done)}
         why = proposal(sig, limit=2, skip=ahead)
         return replace(done, cause=why, last=sig.turn.last) if why else done
+
+
+def _shown(command: str, part: str, new: list[str]) -> str:
+    """A varied call as its lesson shows it: whole when short, else the steps before the
+    varied segment and that segment up to the last word it changed."""
+    if len(command) <= MAX_COMMAND:
+        return command
+    head = command[:command.rfind(part)] if part in command else ""
+    words = part.split()
+    end = max((n for n, w in enumerate(words) if any(w in c.split() for c in new)),
+              default=len(words) - 1)
+    shown = " ".join(words[:end + 1]) + (" …" if end + 1 < len(words) else "")
+    line = " ".join(f"{head}{shown}".split())
+    return line if len(line) <= 2 * MAX_COMMAND else line[:2 * MAX_COMMAND - 1] + "…"
 
 
 def _unplaced(line: str) -> str:

@@ -140,3 +140,62 @@ def stage_error(command: str, output: str) -> str | None:
         if len(head) == 2 and head[0] in names and head[1].strip():
             return line.strip()
     return None
+
+
+# A call varied rather than run again: the same program doing the same thing another way.
+# Either most of its words are kept (a payload sent another way: ``gh api …/replies -f
+# body="…"`` then ``gh pr comment 85 --body "…"``), or its verb (the word after the
+# program: ``gh pr``, ``git rebase``) is kept and the change is a value given to an option
+# it kept (``--base X`` then ``--base main``) or a step chained before it (``rm -f
+# .git/index.lock && git rebase --continue``). Other arguments alone (``go test ./b`` after
+# ``go test ./a``) run something else.
+VERB = re.compile(r"^[a-z][a-z0-9-]*$")
+MIN_SHARED = 6
+
+
+def varies(problem: str, command: str) -> str | None:
+    """The segment of ``command`` that calls the problem's check again another way (not a
+    rerun: a word of it is gone), or None."""
+    check = _check(problem)
+    want = check.split()
+    program = _program(want)
+    if program is None:
+        return None
+    parts = segments(command)
+    for number, part in enumerate(parts):
+        have = part.split()
+        if _program(have) != program or added(check, part) is not None:
+            continue
+        shared = set(want) & set(have)
+        if len(shared) >= max(MIN_SHARED, len(set(want)) // 2):
+            return part
+        if _verb(want) is None or _verb(want) != _verb(have):
+            continue
+        chained = any(not looks_only(p) for p in parts[:number])
+        if chained or any(" " in word for word in changed(check, part)):
+            return part
+    return None
+
+
+def _verb(words: list[str]) -> str | None:
+    """The program's first word and the word after it when that is a subcommand."""
+    start = next((n for n, w in enumerate(words) if not ASSIGNMENT.match(w)), None)
+    if start is None or start + 1 >= len(words) or not VERB.match(words[start + 1]):
+        return None
+    return f"{_program(words)} {words[start + 1]}"
+
+
+def changed(problem: str, part: str) -> list[str]:
+    """The words ``part`` says that the problem's check did not, in order, each value with
+    the option it follows (``--base main``)."""
+    want = set(_check(problem).split())
+    have = part.split()
+    out: list[str] = []
+    for number, word in enumerate(have):
+        if word in want:
+            continue
+        before = have[number - 1] if number else ""
+        if before.startswith("-") and before in want and "=" not in before:
+            word = f"{before} {word}"
+        out.append(word)
+    return out

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from memx_cli.reflector import lexicons as lx
 from memx_cli.reflector.cisteps import GH_LINE, STAMP
 from memx_cli.reflector.distiller import NOT_ABBREVIATION, shorten
-from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE
+from memx_cli.reflector.names import CODE_SPAN, ERROR_NAME_RE, program_of
 from memx_cli.reflector.turn import Turn
 from memx_cli.reflector.vocab import (
     CJK_ANY,
@@ -282,6 +282,7 @@ def _diagnosed(text: str) -> str | None:
 
 
 PLACE = re.compile(r"^(\S+?:\d+(?::\d+)?):\s")
+WORDY = re.compile(r"[^\W\d_]{2,}")
 
 
 def _unrepeated(line: str) -> str:
@@ -302,6 +303,19 @@ def _logged(line: str) -> str:
     rest = found.group(3).lstrip("\ufeff")
     stamp = STAMP.match(rest)
     return rest[stamp.end():] if stamp else line
+
+
+def _own_line(lines: list[str], command: str | None) -> str:
+    """The line of a failed run's output that says what went wrong when no line reads as
+    an error: the program's own diagnostic (``gh: Not Found (HTTP 404)``, its name and a
+    colon) over the body it printed after it, else the last line holding a word (not a
+    JSON document's closing brace)."""
+    program = program_of(command or "")
+    if program:
+        own = next((ln for ln in lines if ln.startswith(program + ": ")), None)
+        if own is not None:
+            return own
+    return next((ln for ln in reversed(lines) if WORDY.search(ln)), lines[-1])
 
 
 def _error_evidence(sig: Signals) -> None:
@@ -328,7 +342,7 @@ def _error_evidence(sig: Signals) -> None:
                                                    pick).strip()), MAX_ERROR)
     elif sig.turn.failed and sig.text.strip():
         lines = [ln.strip() for ln in sig.text.splitlines() if ln.strip()]
-        sig.key_error = shorten(lines[-1], MAX_ERROR)
+        sig.key_error = shorten(_own_line(lines, sig.turn.command), MAX_ERROR)
     if (sig.turn.kind == "tool_result" and (sig.turn.failed or (
             sig.turn.failed is None and sig.error_lines))) or (
             sig.turn.role == "user" and sig.turn.kind == "text" and sig.error_lines):
