@@ -16,6 +16,8 @@ from memx_cli.reflector.signals import analyse
 from memx_cli.reflector.turn import Turn
 
 from .conftest import Memx
+from .test_reflector_replies import Replies
+from .test_reflector_replies import stored as stored_kinds
 from .test_reflector_sessions import Session
 
 NOTES = '--notes "Adds the export command and fixes the retry loop in sync."'
@@ -142,3 +144,45 @@ def test_a_failed_run_without_an_error_line_names_its_last_worded_line() -> None
     sig = analyse(Turn(3, "tool", output, "tool_result", command="curl -sf https://x/api",
                        failed=True))
     assert sig.key_error == '"message": "Validation Failed"'
+
+
+# Words typed into a rejected edit that ask for a step before the work (replies.py): the
+# commands run next take the step, then the very edit turned down is made.
+EXPORT = "/home/dev/tool/export.py"
+SINCE = "def export(rows, since=None):"
+
+
+def _first_a_branch(steps: list[tuple[str, str, bool]], new: str = SINCE) -> Replies:
+    session = (Replies().user("Add a --since option to the export command.")
+               .rejected_edit(EXPORT, SINCE, "let's cut a branch first"))
+    for command, output, failed in steps:
+        session.run(command, output, failed)
+    return session.edit(EXPORT, "x", new)
+
+
+def _preferences(repo: Path) -> list[str]:
+    return [text for kind, text in stored_kinds(repo) if kind == "preference"]
+
+
+def test_a_step_asked_for_in_a_rejection_then_the_same_edit(memx: Memx, repo: Path) -> None:
+    session = _first_a_branch([("git status --short", " M README.md", False),
+                               ("git checkout -b feature/export-since",
+                                "Switched to a new branch 'feature/export-since'", False)])
+    memx.ok("ingest", session.write(repo))
+    assert _preferences(repo) == [
+        "User correction (edit of export.py: `def export(rows, since=None):` turned down): "
+        "\"let's cut a branch first\" Answer: ran `git checkout -b feature/export-since`, "
+        "then made the same edit."]
+
+
+@pytest.mark.parametrize("steps", [
+    [],  # the same edit at once: "go on"
+    [("git status --short", " M README.md", False)],  # only looked
+    [("git checkout -b feature/export-since",
+      "fatal: a branch named 'feature/export-since' already exists", True)],  # the step failed
+])
+def test_no_step_taken_before_the_same_edit_teaches_nothing(memx: Memx, repo: Path,
+                                                            steps: list[tuple[str, str, bool]]
+                                                            ) -> None:
+    memx.ok("ingest", _first_a_branch(steps).write(repo))
+    assert _preferences(repo) == []

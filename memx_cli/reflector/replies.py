@@ -19,6 +19,9 @@ an option, turn a tool call down with a word, answer a question prompt.
   user's next message is the correction ("fix the test, the code is right") when the
   assistant then edits another file than the one turned down ("sorry, go on" and the same
   edit again is no change of course).
+  Words that ask for a step before the work ("let's cut a branch first") count when the
+  assistant runs commands that do more than look, none failing (``git checkout -b …``),
+  and then makes the very edit turned down: the answer is those commands.
 - An **answer to a question prompt** (``Turn.picked``) is a *Decision*: the question and the
   option chosen, never the options left.
 - A **correction in a plain message** ("we don't need to say it quite so many times",
@@ -122,6 +125,8 @@ MAX_WORDS = 230
 MAX_QUESTION = 120
 MAX_DECISION = 490  # under the default memory length (ace.reflector.max_content_length)
 REPLY_TURNS = 6  # the assistant's answer to a correction comes within this many records
+MAX_STEPS = 3  # commands run after a rejection before the same edit is made again
+MAX_STEP = 120  # characters of each shown
 
 
 class Replies:
@@ -142,6 +147,7 @@ class Replies:
         # that's what my expectation says. Try again."): a correction only when the
         # assistant's next edit rewrites the same text another way (files, old text, new).
         self.redo: tuple[Candidate, tuple[str, ...], tuple[str, str]] | None = None
+        self.steps: list[str] = []  # commands run since, before any edit
         # A bare rejection ("STOP what you are doing"): what it turned down, waiting for
         # the user's next words, which say how to go on instead
         self.stopped: tuple[str | None, tuple[str, ...]] | None = None
@@ -163,6 +169,8 @@ class Replies:
                     self.redirect.avoid):
                 self.redirect.edited = True
             return out
+        if turn.kind == "tool_result":
+            self._step_failed(turn)
         if turn.kind != "text":
             return out
         if turn.rejected:
@@ -170,7 +178,7 @@ class Replies:
         elif turn.role == "assistant" and self.redirect is not None:
             self.redirect.heard(sig)
         elif turn.role == "user" and not turn.picked:
-            self.redo = None
+            self.redo, self.steps = None, []
             out += self._redirected(sig)
         if turn.picked:
             out.append(Candidate("Decision", turn.index, turn.last, sig.lang,
@@ -297,16 +305,38 @@ class Replies:
 
     def _redone(self, turn: Turn) -> list[Candidate]:
         """The rejected edit's words, once the next edit rewrites the same text of the same
-        file another way: the user's words changed how it is done."""
+        file another way: the user's words changed how it is done. Or once the commands
+        run first (``git checkout -b …``, each doing more than look, none failing) are
+        followed by the very edit turned down: the words asked for a step before the work
+        ("let's cut a branch first"), and those commands took it."""
+        if self.redo is not None and turn.command and not turn.files:
+            if looks_only(turn.command):
+                return []  # a look before the edit: the words wait for the edit
+            if len(self.steps) < MAX_STEPS:
+                self.steps.append(" ".join(turn.command.split()))
+                return []  # a step before the edit: likewise
         redo, self.redo = self.redo, None
+        steps, self.steps = self.steps, []
         if redo is None or not turn.files or turn.edited is None:
             return []
         correction, files, (old, new) = redo
         again_old, again_new = turn.edited
         same = bool(old.strip()) and (old.strip() in again_old or again_old.strip() in old)
-        if set(turn.files) == set(files) and same and again_new.strip() != new.strip():
+        if set(turn.files) != set(files) or not same:
+            return []
+        if again_new.strip() != new.strip():
             return [replace(correction, last=turn.index)]
+        if steps:
+            ran = "; ".join(f"ran `{_clip(step, MAX_STEP)}`" for step in steps)
+            return [replace(correction, last=turn.index,
+                            fix=f"{correction.fix} Answer: {ran}, then made the same edit.")]
         return []
+
+    def _step_failed(self, turn: Turn) -> None:
+        """A step taken before the edit failed: the words are not borne out."""
+        if self.steps and turn.command and turn.failed \
+                and " ".join(turn.command.split()) in self.steps:
+            self.redo, self.steps = None, []
 
     def _picked(self, sig: Signals) -> list[Candidate]:
         offered, self.offered = self.offered, {}
