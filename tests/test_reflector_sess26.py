@@ -69,10 +69,11 @@ def test_an_edit_between_the_calls_is_the_fix_not_the_call(memx: Memx, repo: Pat
     assert not any("ran `gh release create" in lesson for lesson in _retries(repo))
 
 
-def test_the_same_payload_sent_another_way(memx: Memx, repo: Path) -> None:
-    """`gh api …/replies` answers 404 with a JSON body after its own diagnostic line; the
-    same reply posted with `gh pr comment` works. The problem is gh's line, not the
-    body's closing brace."""
+def test_the_same_payload_sent_through_another_subcommand_is_no_lesson(memx: Memx,
+                                                                      repo: Path) -> None:
+    """Control: `gh api …/replies` answers 404 (its address lacked the pull request) and
+    the same reply is posted with `gh pr comment`: another call, a workaround that loses
+    the thread, not the failing call made to work (a blind grader read it as wrong)."""
     body = "Agreed, good catch. Fixed in 4be81c2 by passing the open repository down."
     not_found = ('Exit code 1\ngh: Not Found (HTTP 404)\n\n{\n  "message": "Not Found",\n'
                  '  "status": "404"\n}')
@@ -83,9 +84,7 @@ def test_the_same_payload_sent_another_way(memx: Memx, repo: Path) -> None:
                  "https://github.com/acme/tool/pull/85#issuecomment-1", False)
             .write(repo))
     memx.ok("ingest", name)
-    [lesson] = _retries(repo)
-    assert "gh: Not Found (HTTP 404)" in lesson
-    assert "Fix: ran `gh pr comment 85 --body" in lesson
+    assert _retries(repo) == []
 
 
 def test_a_step_chained_before_the_same_verb(memx: Memx, repo: Path) -> None:

@@ -164,12 +164,15 @@ def varies(problem: str, command: str) -> str | None:
     parts = segments(command)
     for number, part in enumerate(parts):
         have = part.split()
-        if _program(have) != program or added(check, part) is not None:
+        # another subcommand is another call, however many words it shares (`gh api
+        # …/replies` 404, then `gh pr comment`: a workaround, not the call that works)
+        if _program(have) != program or added(check, part) is not None \
+                or _verb(want) != _verb(have):
             continue
         shared = set(want) & set(have)
         if len(shared) >= max(MIN_SHARED, len(set(want)) // 2):
             return part
-        if _verb(want) is None or _verb(want) != _verb(have):
+        if _verb(want) is None:
             continue
         chained = any(not looks_only(p) for p in parts[:number])
         if chained or any(" " in word for word in changed(check, part)):
