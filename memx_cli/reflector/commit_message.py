@@ -298,18 +298,22 @@ SHELL_LIST = re.compile(r"\S\s+(?:&&|\|\|)\s+\S")
 
 
 FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+# a shell prompt opening a line ("$ pipx install black"): a command typed and, up to the
+# next blank line, what it printed
+PROMPT = re.compile(r"^\s{0,3}\$ +[A-Za-z./_-]")
 HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 
 
 def without_code_blocks(lines: list[str]) -> list[str]:
     """A body's lines without its code blocks (four spaces or a tab after a blank line, as
     git and Markdown write a quoted snippet, or fenced by ``` or ~~~): a reproducer, a
-    command's output or a patch is no sentence. A pull request template's HTML comments
+    command's output or a patch is no sentence; nor is a line opening with a shell prompt
+    ("$ cmd") and the lines after it up to a blank line. A pull request template's HTML comments
     ("<!-- Why is this change being made? -->") are no part of what its author wrote."""
     if any("<!--" in line for line in lines):
         lines = HTML_COMMENT.sub("", "\n".join(lines)).split("\n")
     out: list[str] = []
-    in_block = False
+    in_block = prompted = False
     fenced = ""  # the fence a block opened with, until the same closes it
     for line in lines:
         fence = FENCE.match(line)
@@ -320,6 +324,10 @@ def without_code_blocks(lines: list[str]) -> list[str]:
                 fenced = ""
             continue
         indented = line.startswith(("    ", "\t")) and bool(line.strip())
+        if PROMPT.match(line) or (prompted and line.strip()):
+            prompted = True
+            continue
+        prompted = False
         if indented and (in_block or not out or not out[-1].strip()):
             in_block = True
             continue
