@@ -18,6 +18,7 @@ from memx_cli.reflector.citools import (
     Diagnostic,
     drifted,
     exited,
+    goal_failed,
     last_words,
     script_runs,
     skipped,
@@ -39,6 +40,7 @@ RESULT = re.compile(r"^\s*(?P<name>[\w][\w .()/&:-]{0,60}?):\s*"
                     r"(?P<result>success|failure|failed|cancelled|canceled|skipped)\s*$",
                     re.IGNORECASE)
 POSITION = re.compile(r"(?::\d+)+$")
+COLUMN = re.compile(r"^(?P<line>.+?:\d+):\d+$")  # a place's column, after its line
 SILENT = 300  # seconds without output before a cancel: the command hung
 SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
                          r"return\b|if\b|elif\b|for\b|while\b|case\b|\[\[?\s|fi$|done$|"
@@ -337,7 +339,7 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
     if not causes and step.failed and not printed:
         # a check that the tree stays as committed, by the diff it printed; else a program
         # speaking in its own name
-        causes = drifted(list(step.output)) or [
+        causes = drifted(list(step.output)) or goal_failed(list(step.output)) or [
             Diagnostic(text, number) for number, text in spoken(list(step.output),
                                                                 step.script)][:3]
         if not causes:  # nor in its own name: the finding it ended on, if it ended on one
@@ -390,12 +392,18 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
             if d.key not in fullest or (bool(d.where), len(d.notes)) > (
                     bool(fullest[d.key].where), len(fullest[d.key].notes)):
                 fullest[d.key] = d
+        # (a check said in other words is said: mypy's three messages of
+        # ``[no-untyped-def]`` are one cause, and leave room for another check's)
+        checks = {found.main.check} - {None}
         for d in ranked:
             if d.key not in seen and d.kind not in seen and d.kind != "summary" \
                     and d.key not in UNSAID and len(found.also) < 2 \
+                    and d.check not in checks and not _said_there(d.key, seen, causes) \
                     and not restates(d.message, found.main.message):  # (nor its echo)
                 d = fullest[d.key]
                 seen.add(d.key)
+                if d.check is not None:
+                    checks.add(d.check)
                 if d.kind == "coverage":  # one gate, however many tools report it
                     seen.add(d.kind)
                 found.also.append(d)
@@ -513,6 +521,16 @@ def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
         places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else "")
         times[d.key] += 1
     return {key: (len(where - {""}) or 1, times[key]) for key, where in places.items()}
+
+
+def _said_there(key: str, seen: set[str], causes: list[Diagnostic]) -> bool:
+    """Whether every line the words of ``key`` were said at already holds a cause said (a
+    compiler's two messages about one slip: Dart's "Type 'X' not found." beside "'X'
+    isn't a type." at the same line)."""
+    lines = {d.where for d in causes if d.key == key and d.where and d.kind != "test"}
+    said = {COLUMN.sub(r"\g<line>", d.where) for d in causes
+            if d.key in seen and d.where and d.kind != "test"}
+    return bool(lines) and all(COLUMN.sub(r"\g<line>", where) in said for where in lines)
 
 
 def stop_note(item: Failure) -> str:

@@ -23,6 +23,12 @@ the ones tools of other kinds print, by their structure:
   response says the endpoint accepts;
 - a check that the tree stays as committed (``go mod tidy``, a formatter): the git diff
   the step printed before failing, read only when it printed no cause in a known format;
+- Maven's verdict on a plugin's goal (``[ERROR] Failed to execute goal G:PLUGIN:V:GOAL
+  (ID) on project P: MESSAGE``, its words running on under the ``[ERROR]`` marker to
+  ``-> [Help 1]``): read only when the step printed no cause in a known format (a
+  formatter's check, ``spotless:check``); the plugin and goal, its message, the files of
+  the list the message announces (its shallowest indented lines; deeper ones are the diff)
+  and the sentence the plugin closed that list with;
 - a program that speaks in its own name (``tar: out: Cannot open: …``): read only when
   the step printed no cause in any known format, and only for a program the step ran
   (``go: downloading …``, what it is doing, is progress);
@@ -98,6 +104,9 @@ SCRIPT_COMMAND = re.compile(r"^> (?P<command>\S.*)$")
 # ``PROG: message`` where PROG is a program the step ran
 SPOKEN = re.compile(r"^(?P<prog>[a-z][\w.+-]{0,30}): (?P<msg>\S.*\S)$")
 NUMBERS = re.compile(r"\d+")
+# a check's name in brackets closing a diagnostic's words (mypy's error codes); a
+# project's file in brackets (MSBuild's ``[app.csproj]``) is no check
+CHECK_NAMED = re.compile(r"\s\[(?P<check>[a-z][a-z0-9]*(?:-[a-z0-9]+)*)\]\s*$")
 # a program saying what it is doing (``go: downloading MODULE``): a present participle opens
 # its words, progress on the way, not what went wrong
 DOING = re.compile(r"^[a-z]{3,}ing\b")
@@ -107,6 +116,12 @@ DIFF_HEAD = re.compile(r"^diff --git a/\S+ b/(?P<file>\S+)$")
 DIFF_BODY = re.compile(r"^(?:[-+ \t@\\]|index |(?:new|deleted) file mode |similarity index |"
                        r"rename (?:from|to) |old mode |new mode |$)")
 DIFF_FILES = 3  # the files a drift is said with, at most
+# Maven's verdict on a plugin's goal, and the line its message runs on to
+MAVEN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal [\w.-]+:(?P<plugin>[\w.-]+):[\w.-]+:"
+                        r"(?P<goal>[\w.-]+)(?: \([^()]*\))? on project [^\s:]+: (?P<msg>\S.*?)\s*$")
+MAVEN_HELP = re.compile(r"^\[ERROR\] -> \[Help \d+\]")
+MAVEN_MORE = re.compile(r"^\[ERROR\](?P<indent>\s*)(?P<text>.*?)\s*$")
+LISTED_FILE = re.compile(r"^[^\s:]+\.\w{1,10}$")  # a path alone on its line
 # what a tool found, in its words: what it is about, a colon, what is wrong with it
 FINDING = re.compile(r"^(?P<item>- )?(?P<subject>[A-Za-z][\w .'\"/@-]{0,60}?): (?P<said>[^\s:]\S*(?: \S+)*)$")
 LISTED = 12  # the items of the list a step ended on, at most
@@ -163,6 +178,13 @@ class Diagnostic:
     def key(self) -> str:
         text = PLACE.sub("", QUOTED_FILE.sub(r"\g<q>…\g<q>", self.message.lower()))
         return " ".join(NUMBERS.sub("#", text).split()).rstrip(".:;")[:120]
+
+    @property
+    def check(self) -> str | None:
+        """The check that found it, when the tool names it after its words in brackets
+        (mypy's ``[no-untyped-def]``): the same check in other words is the same cause."""
+        hit = CHECK_NAMED.search(self.message)
+        return hit.group("check") if hit is not None else None
 
 
 def _tag_key(text: str) -> str | None:
@@ -497,6 +519,43 @@ def last_words(lines: Sequence[Line]) -> list[Diagnostic]:
     if above is not None and above.group("subject") != last.group("subject"):
         return []
     return [Diagnostic(said[-1].text.strip(), said[-1].number)]
+
+
+def goal_failed(lines: Sequence[Line]) -> list[Diagnostic]:
+    """Maven's verdict on a plugin's goal, read when the failing step printed no cause in
+    a known format: ``PLUGIN:GOAL: MESSAGE``; a message that announces a list (it ends
+    with a colon) is said with the files listed at the block's shallowest indent (a
+    heading at the marker's own level, ``Violations also present in:``, goes on with the
+    same list) and the sentence the plugin closed the block with."""
+    for n, line in enumerate(lines):
+        hit = MAVEN_GOAL.match(line.text.strip())
+        if hit is None:
+            continue
+        said = f"{hit.group('plugin')}:{hit.group('goal')}: {hit.group('msg')}"
+        if not said.endswith(":"):
+            return [Diagnostic(said, line.number)]
+        items: list[tuple[int, str]] = []
+        closing = ""
+        for more in lines[n + 1:]:
+            block = MAVEN_MORE.match(more.text.strip()) if not MAVEN_HELP.match(
+                more.text.strip()) else None
+            if block is None:
+                break
+            depth, text = len(block.group("indent").expandtabs()), block.group("text")
+            if text and depth <= 1:
+                closing = "" if text.endswith(":") else text
+            elif text and LISTED_FILE.match(text):
+                items.append((depth, text))
+        shallowest = min((depth for depth, _ in items), default=0)
+        files = list(dict.fromkeys(text for depth, text in items if depth == shallowest))
+        if files:
+            said += " " + ", ".join(files[:DIFF_FILES]) + (
+                f" and {len(files) - DIFF_FILES} more" if len(files) > DIFF_FILES else "")
+        said = said.rstrip(":")
+        if closing:
+            said += f". {closing}"
+        return [Diagnostic(said, line.number)]
+    return []
 
 
 def drifted(lines: Sequence[Line]) -> list[Diagnostic]:

@@ -14,7 +14,9 @@ import codecs
 from typing import IO
 
 PROBE = 4096
-MANGLED_CODEPAGES = ("cp437", "cp1252")
+# the console code pages UTF-8 goes through on Windows: the US OEM page, the ANSI page, and
+# the Western European OEM page (``´╗┐`` for a BOM, ``┬À`` for ·)
+MANGLED_CODEPAGES = ("cp437", "cp1252", "cp850")
 
 
 def utf16_encoding(head: bytes) -> tuple[str, int] | None:
