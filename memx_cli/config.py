@@ -112,10 +112,14 @@ def _patterns(value: Any) -> Any:
                                                                   item["name"]):
             raise ValueError(f"pattern name {item['name']!r}: use lowercase letters, digits, _")
         try:
-            re.compile(item["pattern"])
+            compiled = re.compile(item["pattern"])
         except (re.error, TypeError) as exc:
             raise ValueError(f"pattern {item['name']!r} is not a regular expression ({exc})") \
                 from None
+        if compiled.match("") is not None:  # `a*`, `(token=)?\w*`: a mask between every letter
+            raise ValueError(f"pattern {item['name']!r} matches the empty string, so it would "
+                             "mask a place in every text; make it need at least one character "
+                             "(a+ rather than a*)")
         if _nested_repeat(item["pattern"]):
             raise ValueError(f"pattern {item['name']!r} repeats a repetition, as (a+)+ does, "
                              "which can take exponential time on one line; write it without "

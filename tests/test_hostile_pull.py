@@ -314,6 +314,27 @@ def test_a_pulled_backtracking_pattern_is_a_one_line_error_not_a_hang(
     assert out["memory"]["content"] == "the key is [REDACTED:slow] here"
 
 
+def test_a_pulled_pattern_that_matches_nothing_at_all_is_refused(
+        memx: Memx, repo: Path, tmp_path: Path) -> None:
+    """A pattern that matches the empty string (`\\w*`) masks a place in every text: a
+    committed one would put [REDACTED:...] between the letters of every memory."""
+    config = ("ace:\n  reflector:\n    custom_patterns:\n    - name: token\n"
+              "      pattern: '(?:tok_)?\\w*'\n")
+    clone = _pulled(memx, repo, tmp_path, config)
+    before = sorted((clone / ".memx" / "memories").glob("*.yaml"))
+    result = memx("add", "the deploy script lives in tools", cwd=clone)
+    assert result.code == 2
+    assert result.err.splitlines()[-1].startswith(
+        f"memx: error: {clone}/.memx/config.yaml: configuration key "
+        "'ace.reflector.custom_patterns': pattern 'token' matches the empty string, so it "
+        "would mask a place in every text")
+    assert sorted((clone / ".memx" / "memories").glob("*.yaml")) == before  # nothing written
+    # control: the same pattern needing its prefix masks the token only
+    (clone / ".memx" / "config.yaml").write_text(config.replace("(?:tok_)?", "tok_"))
+    out = json.loads(memx.ok("add", "use tok_abc123 here", "--json", cwd=clone))
+    assert out["memory"]["content"] == "use [REDACTED:token] here"
+
+
 def test_a_pulled_file_name_with_a_newline_is_named_on_one_line(
         memx: Memx, repo: Path, tmp_path: Path) -> None:
     good = memx.ok("add", "the deploy script lives in tools").strip()

@@ -61,8 +61,7 @@ def test_history_becomes_memory_once(memx: Memx, repo: Path) -> None:
     lines = result.out.splitlines()
     assert lines[0] == ("Stored 3 memories from 7 commits (1 merges, 1 by bots, "
                         "0 already ingested)")
-    # progress on stderr, never stdout: the range's non-merge commits read
-    assert result.err == "Reflecting on commits: 8/8\n"
+    assert result.err == ""  # progress on a terminal only: a pipe or a hook's log stays clean
     by_sha = {m["source"]["sha"]: m for m in stored(repo)}  # type: ignore[index]
     assert set(by_sha) >= {shas["config"], shas["fix"], shas["decision"]}
     assert by_sha[shas["config"]]["content"] == (
@@ -77,6 +76,19 @@ def test_history_becomes_memory_once(memx: Memx, repo: Path) -> None:
     assert (again["reflected"], again["already_ingested"], again["stored"]) == (0, 7, [])
     after = sorted(p.read_bytes() for p in (repo / ".memx" / "memories").glob("*.yaml"))
     assert after == before  # idempotent: nothing written, no mention counted twice
+
+
+def test_progress_when_asked_on_stderr_never_with_json(memx: Memx, repo: Path) -> None:
+    history(repo)
+    memx.monkeypatch.setenv("MEMX_PROGRESS", "1")  # a CI log that wants it
+    shown = memx("ingest", "--git-log", "--dry-run")
+    assert shown.code == 0, shown.err
+    # the range's non-merge commits read, one line rewritten in place, cleared at the end
+    assert "memx: reflecting on commits 8/8 (100%)" in shown.err
+    assert shown.err.endswith("\r") and "reflecting" not in shown.out
+    quiet = memx("ingest", "--git-log", "--dry-run", "--json")
+    assert (quiet.code, quiet.err) == (0, "")  # a script's standard error stays clean
+    json.loads(quiet.out)
 
 
 def test_a_range_a_dry_run_and_json(memx: Memx, repo: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -12,18 +11,19 @@ from memx_cli.cli._output import counted, emit_json_rows, one_line
 
 def git_log_cmd(repo: Any, rev_range: str, dry_run: bool, as_json: bool,
                 show_all: bool = False, budget: int | None = None) -> None:
+    from memx_cli.cli._progress import ProgressLine
     from memx_cli.operations.gitlog import ingest_git_log
 
-    tty = sys.stderr.isatty()
+    line = ProgressLine(enabled=False if as_json else None)
 
     def progress(done: int, total: int) -> None:
-        if done == total or done % 500 == 0 or (tty and done % 25 == 0):
-            end = "\n" if done == total or not tty else "\r"
-            click.echo(f"Reflecting on commits: {done}/{total}", file=sys.stderr, nl=False)
-            click.echo(end, file=sys.stderr, nl=False)
+        line("reflecting on commits", done, total)
 
-    outcome = ingest_git_log(repo.require_store(), rev_range, dry_run=dry_run,
-                             progress=progress, budget=budget)
+    try:
+        outcome = ingest_git_log(repo.require_store(), rev_range, dry_run=dry_run,
+                                 progress=progress, budget=budget)
+    finally:
+        line.close()
     if as_json:  # the dropped candidates, as many as the history has, a row at a time
         emit_json_rows({"dry_run": dry_run, "range": rev_range, **outcome.as_dict(),
                         "candidates": [{"sha": sha, "rule": item.rule, "score": item.score,
