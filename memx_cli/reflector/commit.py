@@ -92,15 +92,17 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
     # what the maintainers told users is read from the message and the entry, not from
     # the diff: a setting or a dependency changed beside it gains nothing
     filed = commit_fact.filed(entry)
-    rated = sorted(((value(c, message, own, users and c.rule not in DIFF_RULES, filed,
-                           ranked=facts), n, c) for n, c in enumerate(found)),
+    read = [(c, message) for c in found] + _from_subcommits(message, files, facts)
+    rated = sorted(((value(c, said, own, users and c.rule not in DIFF_RULES and said is message,
+                           filed, ranked=facts), n, c, said)
+                    for n, (c, said) in enumerate(read)),
                    key=lambda e: (-e[0], e[1]))
     kept: list[Scored] = []
-    for points, _, candidate in rated:
+    for points, _, candidate, said in rated:
         if points < min_score:
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    f"lesson value {points} below {min_score}: "
-                                   f"{_short_of(candidate, message)}", points))
+                                   f"{_short_of(candidate, said)}", points))
         elif kept and not (len(kept) == 1 and _pair(kept[0].candidate, candidate)):
             dropped.append(Dropped(candidate.rule, candidate.text,
                                    "another candidate of the same commit scored higher",
@@ -108,6 +110,43 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
         else:
             kept.append(Scored(candidate, points, *classify(candidate)))
     return kept, dropped
+
+
+def _from_subcommits(message: str, files: Sequence[tuple[str, str]],
+                     facts: bool) -> list[tuple[Candidate, str]]:
+    """What the commits of a squash merge teach, each read as a commit of its own (its
+    title, its body): the lesson may sit in a later commit of the pull request ("* fix:
+    accept an array return in the type layer" and why) or in its ``BREAKING CHANGE:``
+    footer, where the whole body, read as one, gives its first sentences to the first
+    commit. Only what a commit's body adds counts: its title alone is an item of the list
+    the whole message is read with; a chore (a bot's autofix, a bump) is no lesson. Each
+    candidate comes with the message it was read from, which its lesson value reads."""
+    out: list[tuple[Candidate, str]] = []
+    for sub in msg.subcommits(message):
+        title, _, body = sub.partition("\n")
+        if not _tells(body) or routine.routine(sub, [], {}):
+            continue
+        found, _ = _found(sub, files, {}, facts, prose_rules=False)
+        out.extend((c, sub) for c in found if c.rule not in DIFF_RULES
+                   and commit_value.from_body(c.text, body, title))
+    return out
+
+
+TOLD_WORDS = 4  # words beyond closed-class ones and references: a sentence says something
+
+
+def _tells(body: str) -> bool:
+    """The body of a listed commit says something of its own: a sentence that is no line
+    of code and, its references (an issue, a link) left out, has ``TOLD_WORDS`` words
+    that are no closed-class words; "for more information, see <link>" under a bot's
+    autofix and "Follow up to #12" say nothing."""
+    for sentence in msg.sentences(body):
+        if msg.code_like(sentence):
+            continue
+        words = re.findall(r"[^\W\d_]{2,}", routine.ISSUE_REF.sub(" ", sentence))
+        if len([w for w in words if w.lower() not in msg.CLOSED]) >= TOLD_WORDS:
+            return True
+    return False
 
 
 def _pair(first: Candidate, second: Candidate) -> bool:
@@ -135,7 +174,8 @@ def _short_of(candidate: Candidate, message: str) -> str:
 
 def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[str, str],
            facts: bool = False, entry: commit_fact.Entry | None = None,
-           note: commit_fact.Entry | None = None) -> tuple[list[Candidate], list[Dropped]]:
+           note: commit_fact.Entry | None = None,
+           prose_rules: bool = True) -> tuple[list[Candidate], list[Dropped]]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
     lang = language(message)
     out: list[Candidate] = []
@@ -209,7 +249,7 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
         out = [c for c in out if c not in unnamed]
         dropped.extend(Dropped(c.rule, c.text, "a dependency the message does not name: its "
                                "reason is the commit's other change") for c in unnamed)
-    if not out:  # the message itself, through the text rules: only what it states (a
+    if not out and prose_rules:  # the message itself, through the text rules: only what it states (a
         # decision, a new tool); an error and a fix need the fix rule's evidence
         # the subject and the first paragraph: where a message states its point (a long
         # body's details are read by the rules above; reading them all here is slow)

@@ -50,7 +50,7 @@ from memx_cli.reflector import outside, routine
 from memx_cli.reflector.candidate import Candidate
 
 HOUSEKEEPING = msg.HOUSEKEEPING  # types and tags of housekeeping (docs, tests, CI, …)
-TRAILER_BREAKING = re.compile(r"^\s*BREAKING[ -]CHANGE:\s*")
+TRAILER_BREAKING = msg.BREAKING_TRAILER
 TAGS = re.compile(r"\[([^\]]{1,40})\]")
 MIN_SENTENCE = 20
 TITLE_AGAIN = 0.8  # a sentence whose words are mostly the title's says it again
@@ -425,8 +425,24 @@ def stated(message: str, kind: str, lang: str, entry: Entry | None = None,
         return None
     # the entry the maintainers wrote for users says what the change means; the body's
     # prose, written for reviewers, tells it when there is none
-    told = "" if entry else _first_prose(lines[1:], head)
+    told = "" if entry else (breaking_note(lines[1:]) or _first_prose(lines[1:], head))
     return _memory(head, entry, told, lang)
+
+
+def breaking_note(body: list[str]) -> str:
+    """The text of a body's ``BREAKING CHANGE:`` (or ``BREAKING-CHANGE:``) footer, its
+    wrapped lines joined: what users of the change must now do, which the title of a
+    breaking change leaves to it ("`useRef()` with no argument no longer type-checks;
+    pass `undefined` explicitly"); "" when there is none."""
+    for n, line in enumerate(body):
+        if TRAILER_BREAKING.match(line):
+            note = [TRAILER_BREAKING.sub("", line).strip()]
+            for more in body[n + 1:]:
+                if not more.strip() or msg.FOOTER.match(more):
+                    break
+                note.append(more.strip())
+            return " ".join(note).strip()
+    return ""
 
 
 def outside_fact(message: str, lang: str, own: frozenset[str] = frozenset()) -> Candidate | None:

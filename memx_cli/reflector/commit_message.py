@@ -111,6 +111,7 @@ def imperative(sentence: str, cased: bool = True) -> bool:
     second = words[1]
     return second.lower() in DETERMINER or second.startswith("`")
 FOOTER = routine.FOOTER
+BREAKING_TRAILER = re.compile(r"^\s*BREAKING[ -]CHANGE:\s*")
 FIX_TYPES = frozenset(["fix", "fixes", "fixed", "hotfix", "bugfix"])
 MAX_SENTENCE = 300
 
@@ -249,6 +250,7 @@ def _placed(body: str) -> tuple[tuple[int, str], ...]:
     out: list[tuple[int, str]] = []
     paragraph = 0
     for line in unwrap("\n".join(without_code_blocks(body.splitlines()))).splitlines():
+        line = BREAKING_TRAILER.sub("", line)  # what users must now do: prose for them
         if FOOTER.match(line) or REVERTS_LINE.match(line) or not line.strip():
             continue
         paragraph += 1  # unwrapped, a paragraph is a line
@@ -467,6 +469,38 @@ def read(message: str, lang: str, news: str = "") -> Said:
     elif reasons:
         said.found.append(_stated("Decision", led(head, " ".join(reasons[:2])), lang))
     return said
+
+
+# GitHub's squash merge lists the pull request's commits as "* title", each with its body
+# after a blank line, and closes the list with a rule before the co-authors
+SUBCOMMIT = re.compile(r"^\* (?=\S)")
+SQUASH_RULE = re.compile(r"^-{9}\s*$")
+
+
+def subcommits(message: str) -> list[str]:
+    """The commits a squash merge's body lists, each as a message of its own (its title,
+    a blank line, its body), when at least one of them has a body; [] for any other body
+    (a list of titles is read item by item, a Markdown list is no list of commits: the
+    subject names the pull request, "(#123)", or the body closes with GitHub's rule)."""
+    lines = message.strip().splitlines()
+    body = lines[1:]
+    starts = [n for n, line in enumerate(body) if SUBCOMMIT.match(line)]
+    if not starts or not (PR_NUMBER.search(lines[0])
+                          or any(SQUASH_RULE.match(line) for line in body[starts[0]:])):
+        return []
+    out: list[str] = []
+    bodied = False
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(body)
+        chunk = body[start:end]
+        rule = next((n for n, line in enumerate(chunk) if SQUASH_RULE.match(line)), len(chunk))
+        chunk = chunk[:rule]
+        told = [line for line in chunk[1:] if line.strip() and not FOOTER.match(line)]
+        bodied = bodied or (len(chunk) > 2 and not chunk[1].strip() and bool(told))
+        out.append("\n".join([SUBCOMMIT.sub("", chunk[0]).strip(), *chunk[1:]]).strip())
+        if rule < end - start:
+            break
+    return out if bodied else []
 
 
 def _unsaid_revert(what: str, subject: str) -> str:
