@@ -425,7 +425,9 @@ def stated(message: str, kind: str, lang: str, entry: Entry | None = None,
         return None
     # the entry the maintainers wrote for users says what the change means; the body's
     # prose, written for reviewers, tells it when there is none
-    told = "" if entry else (breaking_note(lines[1:]) or _first_prose(lines[1:], head))
+    # a squash merge's footer belongs to the listed commit it closes, read on its own
+    footer = "" if msg.subcommits(message) else breaking_note(lines[1:])
+    told = "" if entry else (footer or _first_prose(lines[1:], head))
     return _memory(head, entry, told, lang)
 
 
