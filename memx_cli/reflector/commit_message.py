@@ -10,7 +10,9 @@
 - A reason: a sentence of any commit but a fix (feat, refactor, chore, a bare subject)
   saying why ("because", "caused by", "so that", "to work around") → Decision: the change
   and its why. A fix's cause is read by the fix rule itself.
-Squash-merge bodies (the PR's commits as a bullet list) are read item by item.
+Squash-merge bodies (the PR's commits as a bullet list) are read item by item; GitHub's
+list of commits with their bodies is split into messages of their own (``subcommits``),
+which the commit rules read each as a commit (``commit._from_subcommits``).
 """
 
 from __future__ import annotations
