@@ -54,6 +54,7 @@ MEMORY_DIRS = [".memx/memories", ".memx/archive"]
 # Diffs read for the Reflector: only small config/manifest files, only a few per commit.
 MAX_DIFF_LINES = 400
 MAX_DIFFS = 4
+MAX_DOC_DIFFS = 4  # reflector.docnotes.MAX_FILES
 REMEMBERED_KEYS = 200  # commits (message + files) already reflected on: an amend is not new
 # A second background run waits for the first (which may be building the index) rather
 # than give up: waiting costs nothing in the background.
@@ -203,10 +204,11 @@ def _start_background(repo: Repo) -> None:
 # ---------------------------------------------------------------- post-commit (background)
 
 
-def _wants_diff(path: str) -> bool:
+def _wants_diff(path: str, doc: bool = False) -> bool:
     from memx_cli.reflector.commit_diff import wants_diff
+    from memx_cli.reflector.docnotes import is_doc
 
-    return wants_diff(path)
+    return is_doc(path) if doc else wants_diff(path)
 
 
 def _diffstat(files: Sequence[tuple[str, str, int, int]]) -> str:
@@ -231,8 +233,12 @@ def reflect_on(repo: Repo, sha: str,
     if key in reflected:
         return key, []  # an amend of a commit already reflected on
     small: dict[str, str] = {}
-    for _status, path, added, deleted in code:
-        if len(small) < MAX_DIFFS and _wants_diff(path) and added + deleted <= MAX_DIFF_LINES:
+    # settings and manifests, then documentation files (a caveat the commit writes), each
+    # in a room of their own
+    for doc, room in ((False, MAX_DIFFS), (True, MAX_DOC_DIFFS)):
+        wanted = [path for _status, path, added, deleted in code
+                  if _wants_diff(path, doc) and added + deleted <= MAX_DIFF_LINES]
+        for path in wanted[:room]:
             small[path] = git.commit_diff(repo.worktree, sha, path)
     found = reflect_commit(repo, message, [f[:2] for f in code], _diffstat(code), small,
                            sha=sha)

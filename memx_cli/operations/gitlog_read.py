@@ -215,14 +215,16 @@ def _commit(record: str) -> Commit:
 
 
 def add_diffs(repo: Repo, batch: list[Commit]) -> None:
-    """The diffs of small config and manifest files, and of changelogs (the entry a
-    commit adds says what it means: ``commit_fact``), in one ``git diff-tree --stdin``,
-    read a line at a time (a commit of a vendored tree writes its whole patch). A commit
-    whose blobs are missing keeps no diff (``unreadable``); the others are read on."""
-    from memx_cli.reflector import commit_diff, commit_fact
+    """The diffs of small config and manifest files, of changelogs (the entry a commit
+    adds says what it means: ``commit_fact``) and of documentation files (a caveat it
+    writes: ``docnotes``), in one ``git diff-tree --stdin``, read a line at a time (a
+    commit of a vendored tree writes its whole patch). A commit whose blobs are missing
+    keeps no diff (``unreadable``); the others are read on."""
+    from memx_cli.reflector import commit_diff, commit_fact, docnotes
 
     def wants_diff(path: str) -> bool:
-        return commit_diff.wants_diff(path) or commit_fact.is_changelog(path)
+        return commit_diff.wants_diff(path) or commit_fact.is_changelog(path) \
+            or docnotes.is_doc(path)
 
     wanted = [c for c in batch if not c.unreadable and any(wants_diff(p) for _, p in c.files)]
     while wanted:
@@ -254,7 +256,7 @@ def _readable(repo: Repo, found: Commit, wants_diff: Callable[[str], bool]) -> b
 
 def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool],
              started: list[Commit]) -> None:
-    from memx_cli.reflector import commit_ci
+    from memx_cli.reflector import commit_ci, docnotes
 
     by_sha = {c.sha: c for c in wanted}
     current: Commit | None = None
@@ -267,8 +269,12 @@ def _patches(repo: Repo, wanted: list[Commit], wants_diff: Callable[[str], bool]
         # the commit's tool (``commit_ci``), whatever config it also touched
         room = MAX_DIFFS * 2 if commit_ci.is_pipeline(path or "") and any(
             line.startswith("new file mode") for line in lines[:3]) else MAX_DIFFS
+        # documentation files have their own room: they never take a setting's place
+        doc = docnotes.is_doc(path or "")
+        room = docnotes.MAX_FILES if doc else room
+        taken = sum(docnotes.is_doc(p) == doc for p in current.diffs) if current else 0
         if current is not None and path is not None and keep \
-                and len(lines) <= MAX_DIFF_LINES and len(current.diffs) < room:
+                and len(lines) <= MAX_DIFF_LINES and taken < room:
             current.diffs[path] = "\n".join(lines) + "\n"
 
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryDirectory() as scratch:

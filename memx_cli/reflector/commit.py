@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from memx_cli.reflector import commit_ci, commit_fact, commit_value, outside, routine
+from memx_cli.reflector import commit_ci, commit_fact, commit_value, docnotes, outside, routine
 from memx_cli.reflector import commit_message as msg
 from memx_cli.reflector.candidate import Candidate, Dropped
 from memx_cli.reflector.commit_diff import (
@@ -72,11 +72,15 @@ def reviewed(message: str, files: Sequence[tuple[str, str]], diffstat: str,
 
     message = msg.without_emoji(message)
     subject = message.strip().splitlines()[0] if message.strip() else ""
+    # a caveat the commit writes into its documentation (``docnotes``); the other rules
+    # read settings, manifests and changelogs only
+    written = docnotes.note(small_diffs, msg.core(subject))
+    small_diffs = {p: d for p, d in small_diffs.items() if not docnotes.is_doc(p)}
     # the entry the commit adds to a changelog for its own change, read once
     entry = commit_fact.own_entry(small_diffs, msg.core(subject))
     # what the maintainers wrote besides the entries: a release's note, an entry's
     note = commit_fact.note(small_diffs) if facts else None
-    found, dropped = _found(message, files, small_diffs, facts, entry, note)
+    found, dropped = _found(message, files, small_diffs, facts, entry, note, written)
     why = None if note else routine.routine(message, files, small_diffs)
     if why == routine.BUMP and entry is not None and commit_fact.names_subject(entry, subject):
         # a bump the maintainers told users about ("upgrade watchdog" adding "Minimum
@@ -175,6 +179,7 @@ def _short_of(candidate: Candidate, message: str) -> str:
 def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[str, str],
            facts: bool = False, entry: commit_fact.Entry | None = None,
            note: commit_fact.Entry | None = None,
+           written: docnotes.Note | None = None,
            prose_rules: bool = True) -> tuple[list[Candidate], list[Dropped]]:
     subject = message.strip().splitlines()[0] if message.strip() else ""
     lang = language(message)
@@ -280,6 +285,8 @@ def _found(message: str, files: Sequence[tuple[str, str]], small_diffs: Mapping[
             out.extend([fact] if fact else [])
     if note:  # it competes with what the rules read: one lesson a commit, the best-valued
         out.append(commit_fact.from_note(note, lang))
+    if written:  # so does a caveat written into the docs
+        out.append(docnotes.candidate(written, lang))
     out = _setting_is_the_fix(out)
     kept = []
     for candidate in out:

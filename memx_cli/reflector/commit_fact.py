@@ -133,27 +133,27 @@ def own_entry(diffs: Mapping[str, str], subject: str = "") -> Entry | None:
     the most words with ``subject`` is its own (the first among equals); none when none
     shares a word: a release's or a merged branch's entries are other commits' news."""
     found: list[Entry] = []
-    title = _content(subject)
+    title = content_words(subject)
     for path, diff in diffs.items():
         if not is_changelog(path):
             continue
-        removed = [_content(text) for text, _, _ in _entries(diff, "-")]
+        removed = [content_words(text) for text, _, _ in _entries(diff, "-")]
         fragment = _fragment_type(path)
         for text, version, section in _entries(diff, "+"):
             text = TRAILING_ROLES.sub("", PR_REF.sub("", text)).strip()
             if not routine.real_statement(text) or msg.code_like(text):
                 continue
-            words = _content(text)
+            words = content_words(text)
             if any(len(words & old) >= REWORDED * len(words | old)
                    and not (words - old) & title for old in removed):
                 continue  # reworded, and not to say what the subject does
             found.append(Entry(text, path, version, fragment or section))
     if not found:
         return None
-    best = max(found, key=lambda entry: len(_content(entry.text) & title))
-    if len(found) > 1 and not _content(best.text) & title:
+    best = max(found, key=lambda entry: len(content_words(entry.text) & title))
+    if len(found) > 1 and not content_words(best.text) & title:
         return None
-    return replace(best, text=_sentences_within(best.text, MAX_ENTRY))
+    return replace(best, text=sentences_within(best.text, MAX_ENTRY))
 
 
 def note(diffs: Mapping[str, str]) -> Entry | None:
@@ -231,7 +231,7 @@ def _notes(path: str, diff: str) -> list[Entry]:
         said = " ".join(told)
         said = f"{said.rstrip('.')}: {entries[0]}" if len(entries) == 1 else said
         notes.append(Entry(said, path, noted))
-    return [replace(n, text=_sentences_within(n.text, MAX_ENTRY)) for n in notes]
+    return [replace(n, text=sentences_within(n.text, MAX_ENTRY)) for n in notes]
 
 
 def _entry_text(text: str) -> str:
@@ -253,7 +253,7 @@ def from_note(note_: Entry, lang: str) -> Candidate:
 def names_subject(entry: Entry, subject: str) -> bool:
     """The entry names what the subject names ("upgrade watchdog" and "Minimum supported
     version of Watchdog is 6.0"): the news of this change, not of a neighbour's."""
-    return bool(_content(entry.text) & _content(msg.core(subject)))
+    return bool(content_words(entry.text) & content_words(msg.core(subject)))
 
 
 def news(entry: Entry | None, subject: str) -> str:
@@ -359,14 +359,14 @@ def filed(entry: Entry | None) -> str:
     return ROUTINE if ROUTINE_SECTION.match(section) else ""
 
 
-def _content(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """The words of ``text`` that carry content, cut to a stem ("headers" and "header",
     "deprecated" and "deprecate" agree)."""
     words = re.findall(r"[^\W\d_]{4,}", text.lower())
     return {word[:STEM] for word in words if word not in msg.CLOSED}
 
 
-def _sentences_within(text: str, limit: int) -> str:
+def sentences_within(text: str, limit: int) -> str:
     """The entry's first sentences that fit in ``limit`` characters (at least one, cut)."""
     out = ""
     for sentence in msg.SENTENCE.split(text):
