@@ -213,3 +213,27 @@ def test_the_post_commit_hook_reads_the_note(memx: Memx, repo: Path) -> None:
                    {"README.md": _under_retry(JITTER), "src/retry.js": "a = 3\n"})
     _, none = hookimpl.reflect_on(Repo(repo), plain, [])
     assert none == []
+
+
+def test_notes_of_commits_alike_are_no_series(memx: Memx, repo: Path) -> None:
+    """ky: "Add `retry.jitter` option" and "Add `context` option" are one series by their
+    subjects, but each writes another note: both are kept. Control: two commits alike
+    whose lesson is their message's are one memory."""
+    base = commit(repo, "Start", {"README.md": README, "src/retry.js": "a = 1\n"})
+    jitter = commit(repo, "Add `jitter` option",
+                    {"README.md": _under_retry(f"> [!NOTE]\n> {JITTER}"),
+                     "src/retry.js": "a = 2\n"})
+    context = commit(repo, "Add `context` option",
+                     {"README.md": (repo / "README.md").read_text().replace(
+                         "milliseconds.\n", "milliseconds.\n\n> [!NOTE]\n> The context is "
+                         "shallow merged: nested objects are replaced, not merged.\n"),
+                      "src/retry.js": "a = 3\n"})
+    alpha = commit(repo, "Register `alpha` with a Literal type\n\nThe checker let typos "
+                   "through because the option took any string.", {"src/a.py": "a = 1\n"})
+    beta = commit(repo, "Register `beta` with a Literal type\n\nThe checker let typos "
+                  "through because the option took any string.", {"src/b.py": "b = 1\n"})
+    by_sha = candidates(memx, base)
+    assert _content(by_sha, jitter) == f"`retry` (README.md): {JITTER}"
+    assert _content(by_sha, context) == ("`timeout` (README.md): The context is shallow "
+                                         "merged: nested objects are replaced, not merged.")
+    assert (alpha in by_sha) != (beta in by_sha)

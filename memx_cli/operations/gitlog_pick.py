@@ -205,7 +205,7 @@ def _series(entries: Iterator[Found], settings: Settings, changed: dict[int, str
     is the open series and those waiting for an older one to close (they are decided in
     the order of their first commit). Fills ``changed`` (place -> note) and ``gone``;
     returns the count of candidates read."""
-    from memx_cli.reflector import series
+    from memx_cli.reflector import docnotes, series
 
     waiting: deque[_Series] = deque()  # in the order of their first commit
     open_: list[_Series] = []
@@ -223,7 +223,10 @@ def _series(entries: Iterator[Found], settings: Settings, changed: dict[int, str
         if entry.sha == seen:
             continue  # one candidate a commit: its own two are no series
         seen = entry.sha
-        shape = series.template(entry.subject)
+        # a caveat read from the docs says the page's words, not the subject's rule: "Add
+        # `jitter` option" and "Add `context` option" each wrote another note
+        shape = None if docnotes.from_docs(entry.scored.candidate) else series.template(
+            entry.subject)
         joined, still = False, []
         for one in open_:
             if entry.position - one.members[-1][1].position > series.WINDOW:

@@ -115,6 +115,11 @@ def candidate(found: Note, lang: str) -> Candidate:
                      files=(found.path,))
 
 
+def from_docs(found: Candidate) -> bool:
+    """The candidate is a note read from a documentation page (``candidate``)."""
+    return found.rule == "Fact" and bool(found.files) and all(map(is_doc, found.files))
+
+
 def _notes(path: str, diff: str) -> list[Note]:
     if any(line.startswith("new file mode") for line in diff.splitlines()[:4]):
         return []  # a page the commit writes: the note is one paragraph of its subject
