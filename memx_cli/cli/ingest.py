@@ -78,7 +78,8 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     With --git-log the input is the repository's own history: each commit gives what the
     post-commit hook would have learned (fixes with their cause, rules stated in a
     subject, reverts and reasons, settings whose change the message explains, new
-    dependencies, CI workflows added, named by what they run), or else a title that
+    dependencies, CI workflows added, named by what they run, a note or warning the
+    commit writes into its docs), or else a title that
     states a behaviour, with the body's first sentences or the changelog entry the
     commit adds (no fix, test, docs or chore commit, unless its body says what the
     platform or a library does), at most one memory a commit, dated by the commit, scored by its lesson

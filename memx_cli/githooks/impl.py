@@ -3,7 +3,8 @@
 - ``post-commit``: the shim queues the new commit (an empty file named by its sha under
   ``.memx/local/queue/``) and starts ``hook-impl post-commit`` in the background, which,
   one run at a time, gives each queued commit to the Reflector (message, changed files
-  with status, diff stat, the diffs of small config and manifest files) and stores what
+  with status, diff stat, the diffs of small config and manifest files and of
+  documentation files) and stores what
   it finds through the ordinary ACE write path (sanitize, anchor, curate) as new files,
   left uncommitted for the author to review. Why in the background: importing the
   Reflector alone costs more than the hook's budget (SPEC 11: p50 <= 150 ms), and
@@ -51,7 +52,8 @@ STATE_NAME = "hooks-state.json"
 QUEUE_NAME = "queue"
 MAX_LOG_BYTES = 256_000
 MEMORY_DIRS = [".memx/memories", ".memx/archive"]
-# Diffs read for the Reflector: only small config/manifest files, only a few per commit.
+# Diffs read for the Reflector: only small config/manifest files, only a few per commit;
+# documentation files (a caveat the commit writes: reflector.docnotes) in a room of their own.
 MAX_DIFF_LINES = 400
 MAX_DIFFS = 4
 MAX_DOC_DIFFS = 4  # reflector.docnotes.MAX_FILES

@@ -2,8 +2,8 @@
 so a project with years of commits starts with memory.
 
 The range's commits are read by git in chunks (``gitlog_read``: their messages, authors
-and changed files, then the diffs of the small config and manifest files and changelogs
-the commit rules read). Each commit then goes through the same rules as the post-commit hook
+and changed files, then the diffs of the small config and manifest files, changelogs and
+documentation files the commit rules read). Each commit then goes through the same rules as the post-commit hook
 (``reflector.commit``), oldest first; the reverts, series and budget steps then pick from
 the candidates (``gitlog_pick``). Memory does not grow with the history (issue 29).
 

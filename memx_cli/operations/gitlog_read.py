@@ -3,8 +3,8 @@
 ``git rev-list --reverse`` writes the range's non-merge commits, oldest first, into a
 temporary file; ``git diff-tree --stdin`` then reads them ``READ_CHUNK`` at a time (their
 messages, authors and changed files, the same bytes ``git log --reverse --name-status -M``
-writes) and a second one the diffs of the small config and manifest files the commit rules
-read. No git process lives for the whole range: ``git log --reverse`` holds every commit
+writes) and a second one the diffs of the small config and manifest files, changelogs and
+documentation files the commit rules read. No git process lives for the whole range: ``git log --reverse`` holds every commit
 of it before writing the first (288 MB at 107,000 commits), a long ``diff-tree --stdin``
 keeps each commit it has read. Each git's pack window and delta cache are capped
 (``_BOUNDED``): the whole pack mapped counts in its resident memory.
