@@ -23,6 +23,7 @@ from memx_cli.command.base import (
     clean_args,
     failed,
     fast_exit,
+    served_lean,
     setup_logging,
     tolerant_streams,
     verbose_asked,
@@ -162,6 +163,10 @@ def main(argv: list[str] | None = None, services: Services | None = None) -> Non
     args = clean_args(sys.argv[1:] if argv is None else argv)
     verbose = verbose_asked(args)
     tolerant_streams()
+    if services is not None:  # the memx server: its usual commands without click
+        code = served_lean(args, services)
+        if code is not None:
+            sys.exit(code)
     try:
         code = cli.main(args=args, prog_name="memx", standalone_mode=False, obj=services)
     except click.exceptions.Abort as exc:
