@@ -30,6 +30,9 @@ import gc
 import os
 import sys
 
+# the commands a cold process runs without click when it can read their arguments itself
+from memx_cli.command import LEAN
+
 TYPE_CHECKING = False  # typing's own: importing typing costs every command ~1 ms
 if TYPE_CHECKING:
     from _socket import socket
@@ -37,8 +40,6 @@ if TYPE_CHECKING:
 READS = frozenset({"search", "context", "list"})
 WRITES = frozenset({"add", "feedback", "remember"})
 FORWARDED = READS | WRITES
-# the commands a cold process runs without click when it can read their arguments itself
-LEAN = {"search": "memx_cli.command.search", "add": "memx_cli.command.add"}
 DEFAULT_TIMEOUT = 5.0
 WRITE_TIMEOUT = 120.0
 OUTCOME_TIMEOUT = 30.0  # the wait for the answer about a write that gave none

@@ -429,14 +429,14 @@ def run_lean(args: list[str], body: Callable[..., None], keywords: dict[str, Any
 
 def served_lean(args: list[str], services: Services) -> int | None:
     """``memx -C DIR NAME ARGS`` as the memx server runs a forwarded command (issue 29):
-    for a lean command (``executable.LEAN``: search, add) whose arguments ``parse`` reads
+    for a lean command (``command.LEAN``: search, add) whose arguments ``parse`` reads
     and an existing DIR, its body run with the host's ``services`` as the click command
     would run it (the same State, notices, error report and exit code), without
     click's context and parsing (~1 ms of a warm search's ~5 ms of CPU, measured);
     None (nothing done) for anything else, which click reads."""
     import importlib
 
-    from memx_cli.executable import LEAN
+    from memx_cli.command import LEAN
 
     if len(args) < 4 or args[0] != "-C" or args[2] not in LEAN or not os.path.isdir(args[1]):
         return None
