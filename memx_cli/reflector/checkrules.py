@@ -25,6 +25,11 @@ says, per rule, the finding's own message and the replaced → new code, or that
 (``//nolint:x``, ``# noqa: X``, ``eslint-disable``, ``# type: ignore[x]``, ``@ts-ignore``,
 ``#[allow(x)]``) silenced it rather than fixing it; a rule no edit shows is only named.
 
+A finding that says the code does not build is no rule: golangci-lint passes the
+compiler's errors on after the build's package line (``a.go:1: : # example.com/pkg``) and
+tags the block's last line ``(typecheck)``. Such a name (``PLACE``, ``BUILD``, ``UNBUILT``)
+is set aside; a run of compile errors is an episode's Error/Fix.
+
 An episode is kept when a run has at least ``MIN_FINDINGS`` findings (one finding is an
 episode's Error/Fix already, ``episodes.py``), an edit was accepted after it, and the same
 command (without its output filters and redirections) later passes: no finding, not
@@ -45,6 +50,7 @@ from memx_cli.reflector.turn import Turn
 
 MIN_FINDINGS = 2
 MAX_FINDINGS = 12  # per episode: the memory names a few rules, not a whole report
+MAX_READ = 4 * MAX_FINDINGS  # findings of one output read, those that say it does not build too
 MAX_RULES = 5  # rules the memory tells
 MAX_EDITS = 40  # edits an open run remembers
 MAX_OPEN = 4  # checker runs waiting for their green rerun
@@ -70,6 +76,17 @@ FILE_HEADER = re.compile(r"^(?P<path>(?:/|\.{0,2}/)?[^\s:]+\.\w+)\s*$")
 # rustc / clippy: ``warning: MESSAGE`` or ``error[E0308]: MESSAGE``; its lint in a note
 RUST_HEAD = re.compile(r"^(?:warning|error)(?:\[\w+\])?: (?P<msg>\S.*)$")
 RUST_LINT = re.compile(r"(?:#\[(?:warn|deny|allow)\(|`-D )(?P<name>(?:clippy::)?[a-z][\w-]{2,60})")
+# A linter that passes the compiler's errors on (golangci-lint, staticcheck) prints them as
+# the compiler did: the build's package line (``pkg/a.go:1: : # example.com/pkg``) and places
+# with no rule named, and tags the last line of the block with a name of its own
+# (``(typecheck)``). That name is no rule of the code: it says the code does not build, an
+# episode's Error/Fix (``episodes.py``), never a rule the repository's checkers enforce.
+PLACE = re.compile(r"^[^\s:()]*[A-Za-z][^\s:()]*\.\w+:\d+(?::\d+)?:\s")
+BUILD = re.compile(r"^(?:-|[^\s:()]*[A-Za-z][^\s:()]*\.\w+:\d+(?::\d+)?):\s*(?::\s*)?# \S+")
+# The names checkers document for code they could not load or parse: golangci-lint's
+# typecheck, staticcheck's compile, pylint's and ruff's syntax-error, flake8's E999,
+# rubocop's Lint/Syntax, mypy's syntax.
+UNBUILT = frozenset({"typecheck", "compile", "syntax-error", "E999", "Lint/Syntax", "syntax"})
 # a task runner's prefix of its tasks' lines, ``[lint:go] ``: the line's own indentation stays
 TASK = re.compile(r"^\[[\w.:-]{1,60}\] ")
 # a frame's line of code: ``12 |     let x = y.clone();``
@@ -79,6 +96,7 @@ CARET = re.compile(r"^\s*[\^~]+\s*$")
 MAX_QUOTE = 12
 # a run's own verdict of failure ("ERROR task failed", "Found 3 errors", "FAILED")
 FAILURE = re.compile(r"(?<![\w-])(?<!\b0 )(?<!\bno )(?:errors?|fail(?:ed|ures?)?)\b", re.IGNORECASE)
+TAIL_COMMENT = re.compile(r"\s+(?://|#)(?!.*[\"'`]).*$")  # a comment ending a line of code
 REDIRECT = re.compile(r"\s*(?:\d?>&\d|\d?>>?\s*/dev/null)")
 # names a message quotes: `x`, 'x', "x"
 QUOTED = re.compile(r"[`'\"](?P<name>[^`'\"\s]{2,80})[`'\"]")
@@ -112,10 +130,13 @@ def _plain(line: str) -> str:
 
 
 def findings(output: str) -> list[Finding]:
-    """The rule-named findings of a checker's output, in order, at most ``MAX_FINDINGS``."""
+    """The rule-named findings of a checker's output, in order, at most ``MAX_FINDINGS``;
+    none under a name that says the code does not build (``unbuilt``)."""
     lines = [_plain(line.rstrip()) for line in output.splitlines()[:4000]]
     found: list[Finding] = []
     header = ""  # ESLint's file line
+    relayed = False  # the lines since the last finding are the compiler's, passed on
+    unbuilt: set[str] = set()
     for number, line in enumerate(lines):
         finding = _one(line, lines, number, header)
         if finding is None:
@@ -124,12 +145,29 @@ def findings(output: str) -> list[Finding]:
                 header = header_match.group("path")
             elif not line.strip():
                 header = ""
+            # the build's package line opens the compiler's block; its places with no rule
+            # named and their indented lines go on with it
+            relayed = bool(BUILD.match(line)) or (relayed and (
+                bool(PLACE.match(line)) or line[:1].isspace()))
             continue
+        if relayed and NAMED.match(line):
+            unbuilt.add(_linter(finding.rule))
+        relayed = False
         if finding not in found:
             found.append(finding)
-        if len(found) >= MAX_FINDINGS:
+        if len(found) >= MAX_READ:
             break
-    return found
+    return [f for f in found if not _unbuilt(f.rule, unbuilt)][:MAX_FINDINGS]
+
+
+def _linter(rule: str) -> str:
+    return rule.split(" ", 1)[0]
+
+
+def _unbuilt(rule: str, relayed: set[str]) -> bool:
+    """The finding says the code does not build: its linter's name is one a checker gives
+    the compiler's errors (``UNBUILT``), or one this output gave a block of them."""
+    return _linter(rule) in relayed or _linter(rule) in UNBUILT or rule in UNBUILT
 
 
 def _one(line: str, lines: list[str], number: int, header: str) -> Finding | None:
@@ -450,7 +488,8 @@ def _silenced(anchor: str, before: list[str], after: list[str], names: set[str])
     for n, ln in enumerate(after):
         if ln in before or not DIRECTIVE.search(ln):
             continue
-        here = _fold(ln).startswith(anchor)
+        # the anchor's line, its own trailing comment given way to the directive
+        here = _fold(ln).startswith(TAIL_COMMENT.sub("", anchor) or anchor)
         above = n + 1 < len(after) and anchor in _fold(after[n + 1])
         if here or (above and any(name in ln.lower() for name in names)):
             return ln
