@@ -18,7 +18,15 @@ from memx_cli.store.files import Store
 from memx_cli.store.repo import Repo
 
 from .conftest import Memx, git
-from .test_index_quick import BACKUP, commit, filled, foreign_new, keyword, same_size
+from .test_index_quick import (
+    BACKUP,
+    commit,
+    filled,
+    foreign_edit,
+    foreign_new,
+    keyword,
+    same_size,
+)
 
 DEPLOY = "The staging deploy waits for two green health probes"
 
@@ -171,3 +179,63 @@ def test_the_git_half_is_not_started_for_a_write_that_needs_none(memx: Memx,
     assert ahead.start_here(str(repo), write=True)  # moved: the Curator will check
     ahead._started.pop(str(store.root))[0].wait()
     assert Repo.discover(repo).store.root == store.root
+
+
+@pytest.fixture
+def many_untracked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More memory files outside git than a change stamp covers (a large import not yet
+    committed): the filled store's four, past a LOOSE_LIMIT of two."""
+    monkeypatch.setattr(quick, "LOOSE_LIMIT", 2)
+
+
+def test_writes_in_a_store_with_too_many_untracked_files_look_at_nothing_store_wide(
+        memx: Memx, repo: Path, looks: list[str], many_untracked: None) -> None:
+    """No stamp can cover the untracked files: the first check scans and keeps the
+    marks it began at (``unstamped``); the writes after it trust them as after a
+    stamp, each leaving the marks it left. The next reader scans and finds both."""
+    store = filled(memx, repo, committed=False)
+    added(memx, "Vectors are made by the first write")  # (the filled index has none)
+    assert state(store)["basis"]["loose"] is None  # type: ignore[index]
+    looks.clear()
+    first = added(memx, BACKUP)
+    second = added(memx, DEPLOY)
+    assert looks == []
+    after = state(store)
+    assert after["unstamped"]["dirs"] == list(store.folder_marks())  # type: ignore[index]
+    assert "written" not in after and after["quick"] is None
+    assert {first, second} <= {p.stem for p in store.files()}
+    assert keyword(repo, "nightly backup") == [BACKUP]
+    assert keyword(repo, "staging deploy") == [DEPLOY]
+    assert "scan" in looks
+
+
+def test_without_the_marks_every_write_in_such_a_store_scans(
+        memx: Memx, repo: Path, looks: list[str], many_untracked: None) -> None:
+    """Control: the same store with the marks taken out of its state checks in full
+    before a write, as every write did before they were kept."""
+    store = filled(memx, repo, committed=False)
+    added(memx, "Vectors are made by the first write")
+    path = store.cache_dir / "state.json"
+    path.write_text(json.dumps({k: v for k, v in state(store).items() if k != "unstamped"}))
+    looks.clear()
+    added(memx, BACKUP)
+    assert looks[0] == "scan"  # (then git's list of tracked files: the folder moved)
+
+
+@pytest.mark.parametrize("by_hand", ["new file", "edit in place"])
+def test_a_file_written_by_hand_in_such_a_store_is_found(
+        memx: Memx, repo: Path, looks: list[str], many_untracked: None, by_hand: str) -> None:
+    """A memory file written while no memx ran: a new one moves its folder, the next
+    write's Curator checks in full and skips the same text (control: an edit in place
+    moves no mark, the write looks at nothing store-wide and reads its candidate's
+    file); either way the next reader scans and finds it."""
+    store = filled(memx, repo, committed=False)
+    added(memx, BACKUP)
+    text = foreign_new(store) if by_hand == "new file" else foreign_edit(store)
+    looks.clear()
+    again = json.loads(memx.ok("add", text, "--json"))
+    assert again["action"] == "skipped"
+    assert looks[:1] == (["scan"] if by_hand == "new file" else [])
+    looks.clear()
+    assert text in keyword(repo, "hashing")
+    assert looks[:1] == ["scan"]

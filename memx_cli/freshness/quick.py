@@ -238,12 +238,8 @@ def look(store: Store, on: Basis) -> Look | None:
     listed: list[str] = []
     index = None
     if on.git_index is not None:
-        try:
-            st = os.stat(on.git_index)  # git replaces its index by rename: a new inode
-        except OSError:
-            return None
-        index = f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}"
-        if out is None:
+        index = index_mark(on.git_index)
+        if index is None or out is None:
             return None
         listed = _paths(out)
         if len(listed) > LOOSE_LIMIT:
@@ -325,12 +321,47 @@ class Claim(NamedTuple):
         return True
 
 
+def index_mark(path: str) -> str | None:
+    """git's index file as a mark (``Look.git``): git replaces it by rename, a new
+    inode; None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}"
+
+
+def marks_before(store: Store, on: Basis | None, held: list[str] | None
+                 ) -> dict[str, Any] | None:
+    """For a store whose stamp cannot cover its untracked files (``Basis.loose`` None:
+    more than LOOSE_LIMIT of them, a large import not yet committed), the marks a full
+    check takes before it looks at every file, kept as ``unstamped`` for the next
+    write's Curator (``settled``): the folders' (``held``, None while too recent to
+    tell apart) and git's index. None when there is a stamp, or no such marks."""
+    if on is None or on.loose is not None or held is None:
+        return None
+    git = index_mark(on.git_index) if on.git_index is not None else None
+    if on.git_index is not None and git is None:
+        return None
+    return {"dirs": list(held), "git": git}
+
+
 def settled(state: dict[str, Any]) -> tuple[tuple[str, str], str | None] | None:
     """The memory folders' marks and git's index mark (``Look.dirs``, ``Look.git``) at
     which the index of ``state`` was last known to hold every file memx had written:
     the look behind its stamp, or, after writes that left a claim, the folders as the
-    last write left them (``left``, with the claim's git index). None when it names
-    neither (the write's Curator then checks as a reader does)."""
+    last write left them (``left``, with the claim's git index); in a store with no
+    stamp (too many untracked files), the marks its last full check took before it
+    began, or its writes left since (``unstamped``). None when it names none (the
+    write's Curator then checks as a reader does)."""
+    if state.get("unstamped") and not state.get("written"):
+        unstamped = state["unstamped"]
+        dirs = unstamped.get("dirs") if isinstance(unstamped, dict) else None
+        git = unstamped.get("git") if isinstance(unstamped, dict) else None
+        if (isinstance(dirs, list) and len(dirs) == 2 and all(isinstance(d, str) for d in dirs)
+                and (git is None or isinstance(git, str))):
+            return (dirs[0], dirs[1]), git
+        return None
     if state.get("written"):
         claim = Claim.from_json(state["written"])
         left = state.get("left")
@@ -352,7 +383,7 @@ def unmoved(store: Store, state: dict[str, Any]) -> bool:
     and the next reader's look (``Claim.holds``) still sees both."""
     on = Basis.from_json(state.get("basis"), store)
     marks = settled(state)
-    if on is None or on.loose is None or marks is None or "?" in marks[0]:
+    if on is None or marks is None or "?" in marks[0]:
         return False
     return ahead.unchanged(str(store.root), (list(marks[0]), marks[1]), on.git_index)
 
@@ -399,7 +430,7 @@ def same_index(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     (``quick``, ``basis``) changes the state file, not the index."""
     if a is None or b is None:
         return a is b
-    skip = ("quick", "basis", "written", "look", "left", "held")
+    skip = ("quick", "basis", "written", "look", "left", "held", "unstamped")
     return ({k: v for k, v in a.items() if k not in skip}
             == {k: v for k, v in b.items() if k not in skip})
 

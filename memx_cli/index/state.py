@@ -35,7 +35,8 @@ def read_state(path: Path) -> dict[str, Any] | None:
 def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: str | None,
                 on: Basis | None, written: Claim | None = None,
                 seen: Look | None = None, left: tuple[str, str] | None = None,
-                held: list[str] | None = None) -> None:
+                held: list[str] | None = None,
+                unstamped: dict[str, Any] | None = None) -> None:
     """Record what ``manifest`` now holds: the files' fingerprint, the model, the parse
     problems, how many vectors are behind, and the change stamp with its basis and,
     when ``seen`` is the look the stamp is the digest of, its parts (a later write
@@ -43,7 +44,9 @@ def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: 
     (``written``), with the memory folders' marks as that write left them (``left``,
     for the next write: ``quick.unmoved``); ``held``: the folders' marks at which the
     index held every memory file (``quick.held_marks``, for the memx server's first
-    open: ``StoreIndex.open_trusted``)."""
+    open: ``StoreIndex.open_trusted``); ``unstamped``: without a stamp (``on`` covers no
+    untracked files), the folders' and git's index marks at which the index held every
+    file (``quick.marks_before``, for the next write: ``quick.unmoved``)."""
     if manifest is None:
         return
     save_state(path, {
@@ -56,6 +59,8 @@ def write_state(path: Path, fingerprint: str, manifest: Manifest | None, quick: 
         **({"look": seen.to_json()} if seen is not None and quick is not None
            and seen.digest() == quick else {}),
         **({"held": held} if held is not None else {}),
+        **({"unstamped": unstamped} if unstamped is not None and on is not None
+           and on.loose is None else {}),
     })
 
 

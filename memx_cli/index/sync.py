@@ -26,6 +26,7 @@ from memx_cli.freshness.quick import (
     counted,
     held_marks,
     look,
+    marks_before,
     memory_path,
     same_index,
     settled,
@@ -174,12 +175,17 @@ class StoreIndex:
             on = Basis.from_json(state.get("basis"), self.store)
             moved = on.moved(before, now) if on is not None else None
             held = self._held_after(state)
+            left = self._left(state)
             # No stamp: a file changed behind memx since the last check would go unseen.
             # Instead a claim the next reader checks with the look it takes anyway
-            # (quick.Claim); without one that reader scans in full.
+            # (quick.Claim); without one that reader scans in full. A store with too many
+            # untracked files for a stamp keeps the marks this write left for the next
+            # write (``unstamped``).
             write_state(self.state_path, fingerprint, self._manifest, None, moved,
                         self._claim(state, before, now) if moved is not None else None,
-                        left=self._left(state), held=held)
+                        left=left[0] if left is not None else None, held=held,
+                        unstamped={"dirs": list(left[0]), "git": left[1]}
+                        if left is not None else None)
             self._last = (None, read_state(self.state_path))
             self._checked = None
         return self._report_problems(report)
@@ -235,15 +241,16 @@ class StoreIndex:
             return None
         return list(wrote[1])
 
-    def _left(self, state: dict[str, Any]) -> tuple[str, str] | None:
-        """The memory folders' marks after this process's writes when those writes began
-        where ``state`` left the folders (``settled``: nothing else added or removed a
-        file since), else None; either way the writes' marks are taken."""
+    def _left(self, state: dict[str, Any]) -> tuple[tuple[str, str], str | None] | None:
+        """The memory folders' marks after this process's writes, with git's index mark
+        of ``settled``, when those writes began where ``state`` left the folders
+        (``settled``: nothing else added or removed a file since), else None; either way
+        the writes' marks are taken."""
         wrote, self.store.wrote = self.store.wrote, None
         marks = settled(state)
         if wrote is None or marks is None or wrote[0] != marks[0] or "?" in wrote[1]:
             return None
-        return wrote[1]
+        return wrote[1], marks[1]
 
     def sync_before_write(self, want_vectors: bool) -> SyncReport:
         """``sync`` for a write's Curator (issue 29): when the memory folders and git's
@@ -425,6 +432,7 @@ class StoreIndex:
         # differ (one more scan), never the reverse.
         on = Basis.from_json(state.get("basis"), self.store) if state is not None else None
         differs = None  # what differs from the manifest, when the look aside found it
+        unstamped = None  # the marks for the next write when there can be no stamp
         if aside is not None and aside.state == state:
             held, seen_now, scanned = aside.held, aside.seen, aside.scanned
             if scanned is not None:
@@ -433,6 +441,7 @@ class StoreIndex:
                 differs = aside.differs
         else:
             held = held_marks(self.store)  # (before the look: a change after it moves them)
+            unstamped = marks_before(self.store, on, held)
             seen_now = look(self.store, on) if on is not None else None
             scanned = None
         before = seen_now.digest() if seen_now is not None else None
@@ -450,7 +459,7 @@ class StoreIndex:
             report = self._current(state, want_vectors, seen)
             if report is not None:
                 if before is None or before != state.get("quick") or held != state.get("held"):
-                    self._record_stamp(state, seen, on, seen_now, held)
+                    self._record_stamp(state, seen, on, seen_now, held, unstamped)
                 return report
         with self.store.lock():
             # Another memx process may have updated the index while this one waited for
@@ -466,7 +475,7 @@ class StoreIndex:
             report = self._update(manifest, seen, progress, want_vectors, quiet=full,
                                   only=differs)
             write_state(self.state_path, fingerprint, self._manifest, *stamp_for(
-                self.store, seen, on, before), seen=seen_now, held=held)
+                self.store, seen, on, before), seen=seen_now, held=held, unstamped=unstamped)
             self._last = (seen, read_state(self.state_path))
         return self._report_problems(report)
 
@@ -504,25 +513,30 @@ class StoreIndex:
         return None
 
     def _record_stamp(self, state: dict[str, Any], seen: dict[str, Seen],
-                      on: Basis | None, taken: Look | None, held: list[str] | None) -> None:
+                      on: Basis | None, taken: Look | None, held: list[str] | None,
+                      unstamped: dict[str, Any] | None = None) -> None:
         """Remember a stamp taken before a scan that found nothing changed (``taken``,
         the look it is the digest of), so the next reader skips the scan (written once,
         when the stamp first holds), what the next stamp covers when that changed, and
-        the folders' marks taken before the scan (``held``)."""
+        the folders' marks taken before the scan (``held``); where the basis leaves no
+        stamp, the marks for the next write (``unstamped``, ``quick.marks_before``)."""
         quick, new = stamp_for(self.store, seen, on,
                                taken.digest() if taken is not None else None)
+        if new is None or new.loose is not None:
+            unstamped = None
         if (quick == state.get("quick") and (new is on or (new is not None and new.same(on)))
-                and held == state.get("held")):
+                and held == state.get("held") and unstamped == state.get("unstamped")):
             return
         with self.store.lock():
             if read_state(self.state_path) != state:
                 return  # another process moved the index meanwhile
             kept = {k: v for k, v in state.items()
-                    if k not in ("written", "look", "left", "held")}
+                    if k not in ("written", "look", "left", "held", "unstamped")}
             save_state(self.state_path, {
                 **kept, "quick": quick, "basis": new.to_json() if new is not None else None,
                 **({"look": taken.to_json()} if quick is not None and taken is not None
-                   else {}), **({"held": held} if held is not None else {})})
+                   else {}), **({"held": held} if held is not None else {}),
+                **({"unstamped": unstamped} if unstamped is not None else {})})
             self._last = (seen, read_state(self.state_path))
 
     def _report_problems(self, report: SyncReport) -> SyncReport:
