@@ -71,7 +71,11 @@ _CUES = frozenset({"to", "at", "least", "most", "is", "are", "was", "be", "of", 
                    "est", "sont", "ist", "sind", "beträgt", "auf", "es", "son", "de"})
 
 
-_SETTING_STEMS = frozenset(stem(w) for w in lx.SETTING_NOUNS)
+@functools.cache
+def _setting_stems() -> frozenset[str]:
+    """The stems of the setting nouns, made on first use (issue 29: ~40 stems a write
+    whose candidates state no value needs not pay)."""
+    return frozenset(stem(w) for w in lx.SETTING_NOUNS)
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,7 @@ def values(tokens: list[Token]) -> list[Value]:
                 key, label = ("version",), "version"  # "use v2 of the API" / "v3"
         if key is None:
             continue
-        setting = "_" in key[-1] or key[-1] in _SETTING_STEMS
+        setting = "_" in key[-1] or key[-1] in _setting_stems()
         # A number word ("two photos") is a value only after a setting's name.
         named = setting if token.text in lx.NUMBER_WORDS else (cue or cjk or setting)
         if not named:

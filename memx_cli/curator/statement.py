@@ -36,8 +36,19 @@ from memx_cli.textproc import _CJK, stem
 # the search API"): the words after them name where it holds.
 _PLACES = frozenset(["in", "on", "at", "for", "dans", "pour", "sur"])
 _FILE = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.[a-z][a-z0-9]{0,4}$")
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-_CHANGE_STEMS = frozenset(stem(w) for w in lx.CHANGE_MARKERS_EN)
+
+
+# Made on first use (issue 29): the CJK class costs ~2 ms to compile and the stems ~40
+# calls of the stemmer, which a write whose candidates reach no rule needs not pay.
+@functools.cache
+def _cjk_char() -> re.Pattern[str]:
+    return re.compile(f"[{_CJK}]")
+
+
+@functools.cache
+def _change_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in lx.CHANGE_MARKERS_EN)
+
 # Chinese words that only introduce a value or state a change: left out of the
 # comparison so "缓存过期时间是10分钟" and "缓存过期时间改为1小时" read as one statement.
 _ZH_NOISE = tuple(sorted(set(lx.CHANGE_MARKERS_ZH + lx.ZH_VALUE_CUES + lx.NEGATORS_ZH
@@ -67,7 +78,7 @@ def _core_units(tokens: list[Token]) -> tuple[set[str], set[str]]:
                 chars.update(piece)
                 units.update([piece] if len(piece) == 1 else
                              [piece[i:i + 2] for i in range(len(piece) - 1)])
-        elif is_content(token) and unit(token.text) not in _CHANGE_STEMS:
+        elif is_content(token) and unit(token.text) not in _change_stems():
             units.add(unit(token.text))
     return units, chars
 
@@ -131,7 +142,7 @@ def subject_swap(a: Shape, b: Shape, opposite: frozenset[str] = frozenset()) -> 
         return True
     if _heads(a.tokens, only_a) & _heads(b.tokens, only_b):
         return True
-    skip = set("".join(w for w in opposite if _CJK_CHAR.match(w)))
+    skip = set("".join(w for w in opposite if not w.isascii() and _cjk_char().match(w)))
     return bool(a.chars - b.chars - skip and b.chars - a.chars - skip and _cjk_heads(a, b, skip))
 
 
