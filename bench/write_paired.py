@@ -17,6 +17,12 @@ and alternates the installs process by process (medians):
   than before (before issue 29 that add folded it into the main file itself) and, for
   an install where no add did that, the median add of the same sequence.
 
+``--untracked`` measures instead the store a large import left uncommitted: each
+indexed copy gets an import of as many records as it holds (more memory files outside
+git than a change stamp covers, quick.LOOSE_LIMIT), then one keyword search (a
+reader's full check), then ``--runs`` `memx add` (ACE on), and a keyword search after
+them.
+
 ``--status`` (default sizes 10000,100000) prints instead one table of issue 29's
 targets on this machine: per size, with MEMX_NO_SERVER=1, cold keyword and hybrid
 searches, `memx add` (ACE on) and the import of 1,000 records into the indexed store
@@ -159,6 +165,38 @@ def fold_rows(size: int, tmp: Path, bins: dict[str, Path], roots: dict[str, Path
         print(f"{name}: delta rows at the end {delta_rows(roots[name])}; adds "
               + " ".join(f"{ms:.0f}{'*' if fold else ''}" for ms, fold in seq),
               file=sys.stderr)
+
+
+def untracked_figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
+                      ) -> dict[str, dict[str, float]]:
+    """``--untracked``: writes in a store whose second half is an import not committed."""
+    rng = random.Random(SEED + size)
+    env = {**os.environ, "MEMX_NO_SERVER": "1"}
+    roots = indexed_copies(size, tmp, bins, rng, env)
+    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+    records = tmp / f"untracked-{size}.jsonl"
+    write_records(rng, size, size, 2 * size, records)
+    texts = [synthetic_memory(rng, 3 * size + i, 0).content for i in range(runs)]
+    try:
+        for name, folder in bins.items():
+            memx, root = str(folder / "memx"), roots[name]
+            timed([memx, "import", "--raw", str(records)], root, env)
+            out[name]["keyword search after the import (a full check)"] = [timed(
+                [memx, "search", "after the import", "--mode", "keyword", "--json"],
+                root, env)]
+        for i, text in enumerate(texts):
+            order = list(bins) if i % 2 == 0 else list(reversed(bins))
+            for name in order:
+                out[name].setdefault("`memx add` (ACE on)", []).append(
+                    timed([str(bins[name] / "memx"), "add", text], roots[name], env))
+        for name, folder in bins.items():
+            out[name]["keyword search after the adds"] = [timed(
+                [str(folder / "memx"), "search", texts[-1][:40], "--mode", "keyword",
+                 "--json"], roots[name], env)]
+    finally:
+        for root in roots.values():
+            shutil.rmtree(root, ignore_errors=True)
+    return medians(out)
 
 
 GIT_LOG_COMMITS = 10_000
@@ -304,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--status" in argv:
         return status(argv)
+    if "--untracked" in argv:
+        return paired_main([a for a in argv if a != "--untracked"], __doc__,
+                           untracked_figures, runs=7)
     return paired_main(argv, __doc__, figures, runs=7)
 
 
