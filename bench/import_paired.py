@@ -16,7 +16,6 @@ with MEMX_NO_SERVER=1.
 from __future__ import annotations
 
 import json
-import os
 import random
 import resource
 import shutil
@@ -27,8 +26,8 @@ from pathlib import Path
 
 from add_paired import medians, timed
 from paired import paired_main
-from run import SEED, synthetic_memory, write_records
-from write_paired import indexed_copies
+from run import synthetic_memory, write_records
+from write_paired import prepared
 
 COUNT = 1000
 SESSION = 2000  # turns of the long session
@@ -42,10 +41,7 @@ def cpu_ms() -> float:
 
 def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
             ) -> dict[str, dict[str, float]]:
-    rng = random.Random(SEED + size)
-    env = {**os.environ, "MEMX_NO_SERVER": "1"}
-    roots = indexed_copies(size, tmp, bins, rng, env)
-    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+    rng, env, roots, out = prepared(size, tmp, bins)
     try:
         for i in range(runs):
             records = tmp / f"import-{size}-{i}.jsonl"

@@ -83,12 +83,21 @@ def indexed_copies(size: int, tmp: Path, bins: dict[str, Path], rng: random.Rand
     return roots
 
 
-def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
-            ) -> dict[str, dict[str, float]]:
+Rows = dict[str, dict[str, list[float]]]
+
+
+def prepared(size: int, tmp: Path, bins: dict[str, Path]
+             ) -> tuple[random.Random, dict[str, str], dict[str, Path], Rows]:
+    """What a paired figure of ``size`` starts from: the size's seeded generator, the
+    environment without the server, the indexed copies and an empty row per install."""
     rng = random.Random(SEED + size)
     env = {**os.environ, "MEMX_NO_SERVER": "1"}
-    roots = indexed_copies(size, tmp, bins, rng, env)
-    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+    return rng, env, indexed_copies(size, tmp, bins, rng, env), {name: {} for name in bins}
+
+
+def figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
+            ) -> dict[str, dict[str, float]]:
+    rng, env, roots, out = prepared(size, tmp, bins)
     texts = [synthetic_memory(rng, size + 100 + i, 0).content for i in range(2 * runs)]
     try:
         for i in range(runs):
@@ -170,10 +179,7 @@ def fold_rows(size: int, tmp: Path, bins: dict[str, Path], roots: dict[str, Path
 def untracked_figures(size: int, tmp: Path, bins: dict[str, Path], runs: int
                       ) -> dict[str, dict[str, float]]:
     """``--untracked``: writes in a store whose second half is an import not committed."""
-    rng = random.Random(SEED + size)
-    env = {**os.environ, "MEMX_NO_SERVER": "1"}
-    roots = indexed_copies(size, tmp, bins, rng, env)
-    out: dict[str, dict[str, list[float]]] = {name: {} for name in bins}
+    rng, env, roots, out = prepared(size, tmp, bins)
     records = tmp / f"untracked-{size}.jsonl"
     write_records(rng, size, size, 2 * size, records)
     texts = [synthetic_memory(rng, 3 * size + i, 0).content for i in range(runs)]
