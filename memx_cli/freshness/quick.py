@@ -380,7 +380,8 @@ def unmoved(store: Store, state: dict[str, Any]) -> bool:
     index as it is. Not a reader's check: a file edited in place, or one added within
     the same tick of the file system's clock as memx's own last write, moves no mark;
     the Curator reads its candidates' files when their stat differs from the index's,
-    and the next reader's look (``Claim.holds``) still sees both."""
+    and the next reader's look (``Claim.holds``), or its full scan where there is no
+    stamp (``unstamped``), still sees both."""
     on = Basis.from_json(state.get("basis"), store)
     marks = settled(state)
     if on is None or marks is None or "?" in marks[0]:
