@@ -119,6 +119,13 @@ def start_here(cwd: str, write: bool = False) -> bool:
         here = parent
 
 
+def running(root: str) -> bool:
+    """Whether a git look started for ``root`` waits to be collected (``take``): the
+    change check will wait for it, and a search can do meanwhile what it needs whatever
+    the check finds (generator/search.py, ``Searcher._ahead``)."""
+    return root in _started
+
+
 def take(root: str) -> tuple[bytes | None, int] | None:
     """The output of the git process started for ``root`` (None: git failed) and the
     time before it started; None when none was started or its answer is stale."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memx_cli.clock import now, parse_timestamp
 from memx_cli.decay.curve import DecayCurves, age_days
 from memx_cli.errors import MemxError
-from memx_cli.freshness import ByTime
+from memx_cli.freshness import ByTime, ahead
 from memx_cli.generator import e5voice, questions, roles, rolevoice, spelling
 from memx_cli.generator.candidates import (
     FIELDS,
@@ -180,9 +180,15 @@ class Searcher:
 
         qvec, noise = None, None
         vectored: list[StoreIndex] = []
+        opened = self._ahead(want_vectors)
         self.settle()
         for index in self.indexes:
             report = self.open_index(index, want_vectors)
+            if id(index) in opened and index.vectors.replaced():
+                # another process put a new vector file in place of the one opened
+                # ahead: opened and checked anew, as if nothing had been opened
+                index.vectors.refresh()
+                report = self.open_index(index, want_vectors)
             result.problems.extend(report.problems)
             if want_vectors and report.vectors:
                 vectored.append(index)
@@ -331,6 +337,34 @@ class Searcher:
     def settle(self) -> None:
         """Before a request: let the watcher count every file write made until now."""
         self.freshness.settle(self.indexes)
+
+    def _ahead(self, want_vectors: bool) -> set[int]:
+        """What a search needs whatever the change check finds, done while that check's
+        git runs (issue 29): a cold command starts ``git diff-files``, which lstat-s every
+        memory file (freshness/ahead.py), and at 100k memories the check waited for it
+        once the imports were done. Meanwhile: the text index's library and, for a search
+        by meaning, the vector libraries, each store's vector file (a memory-mapped
+        view, whose opening grows with the store; ``search`` opens it anew if another
+        file replaced it by the time the check ends) and the model. The ids of the
+        indexes whose vector file was opened; nothing without git running (the memx and
+        MCP servers, a small store), where the same work follows the check as before."""
+        waiting = [index for index in self.indexes if ahead.running(str(index.store.root))]
+        if not waiting:
+            return set()
+        import tantivy  # noqa: F401  (a search opens the text index after the check)
+
+        opened = set()
+        for index in waiting if want_vectors else ():
+            if not index.vectors.exists():
+                continue
+            try:
+                index.vectors.view()
+            except Exception:  # damaged or unreadable: the check after says so, as before
+                index.vectors.refresh()
+                continue
+            opened.add(id(index))
+            index.encoder()
+        return opened
 
     def open_index(self, index: StoreIndex, want_vectors: bool) -> SyncReport:
         """Sync one store's index as its freshness allows, and open it."""

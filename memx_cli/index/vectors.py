@@ -209,6 +209,11 @@ class VectorIndex:
                 raise ValueError(f"{self.path}: not a usearch index")
         return self._view
 
+    def replaced(self) -> bool:
+        """Whether another file took the place of the main file this view opened (a
+        stat; False when no view is open)."""
+        return self._view is not None and _identity(self.path) != self._view_identity
+
     def check(self) -> None:
         """Open both files (ValueError/OSError when one is damaged)."""
         view, delta = self._load()
@@ -231,7 +236,7 @@ class VectorIndex:
         # The delta is read again (another process may have written it since); the main
         # graph only when another file replaced it (it is never changed in place): at
         # 100k, opening the view again cost ~10 ms after the Curator's search (issue 29).
-        if self._view is not None and _identity(self.path) != self._view_identity:
+        if self.replaced():
             self._view = None
         self._delta, self._loaded = None, False
         view, delta = self._load()
