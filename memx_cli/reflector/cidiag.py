@@ -143,6 +143,7 @@ RUNNER_VERDICT = re.compile(r"^(?:Error: )?Process completed with exit code \d+\
 # staticcheck's other place of the finding before it, as golangci-lint lists it:
 # ``ST1019(related information): other import of "…"``
 RELATED = re.compile(r"^[\w-]{1,40}\(related information\):")  # the packages of an import stack read, at most  # the lines of an ESLint message read for its rule, at most
+ELABORATION_LINES = 12  # the lines tsc indents under an error, read at most
 RUST_BLOCK = 40  # lines of a Rust error's block read for the program's own panic
 BUNDLED_LINES = 3  # the indented lines a bundler's bare ``Error:`` heading is said with
 ECHOED = 30  # a continuation holding the message's first characters says it again
@@ -367,6 +368,26 @@ def _rule_below(lines: Sequence[Line], i: int) -> str | None:
     return None
 
 
+def _elaborated(lines: Sequence[Line], i: int, text: str) -> tuple[int, str | None]:
+    """The lines tsc indents under its error, each a level deeper saying why the level
+    above holds (``No overload matches this call.``, then ``Argument of type … is not
+    assignable …``, then ``Type 'unknown' is not assignable to type 'ReactNode'.``): how
+    many there are with the error, and the deepest, the most specific reason (the last of
+    them, when several overloads gave one). A blank line ends them, as does a line no
+    deeper than the error's (its code frame, the next error)."""
+    indent = len(text) - len(text.lstrip())
+    deepest, said, end = indent, None, i + 1
+    while end < len(lines) and end - i <= ELABORATION_LINES:
+        below = lines[end].text.rstrip()
+        depth = len(below) - len(below.lstrip())
+        if not below.strip() or depth <= indent or TSC.match(below):
+            break
+        if depth >= deepest:
+            deepest, said = depth, below.strip()
+        end += 1
+    return end - i, said
+
+
 def _told(told: Diagnostic | None) -> Diagnostic | None:
     """One of ``citools``' diagnostics, clipped, at the path the repository knows."""
     if told is not None:
@@ -439,6 +460,9 @@ def diagnostics(lines: Sequence[Line]) -> list[Diagnostic]:
                                     f"{citools.inline_types(hit.group('msg'))}"),
                               line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")
+            step, innermost = _elaborated(lines, i, text)
+            if innermost and citools.inline_types(innermost).lower() not in diag.message.lower():
+                diag.notes.append(clip(citools.inline_types(innermost)).rstrip("."))
         elif (hit := MSBUILD.match(text)) is not None:
             diag = Diagnostic(clip(f"error {hit.group('code')}: {hit.group('msg')}"), line.number,
                               where=f"{relative(hit.group('path'))}:{hit.group('line')}")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from memx_cli.reflector.cidiag import diagnostics
 from memx_cli.reflector.cipaths import ABSOLUTE, in_words
 from memx_cli.reflector.cishapes import CARGO_RUNNING, EXIT_SAID, SUMMARY
-from memx_cli.reflector.cisteps import UI_RUN, Step
+from memx_cli.reflector.cisteps import UI_RUN, Line, Step
 from memx_cli.reflector.citools import (
     Diagnostic,
     drifted,
@@ -296,11 +297,11 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
     said = [d for d in said if d.kind != "warning" or d.number >= tail]
     printed = [d for d in said if d.kind not in ("summary", "warning")]
     verdicts = []  # the runner's own words: a tool's diagnostic it annotated is none
-    kept = {line.number for line in step.output}  # (a table's row read in its place)
+    kept = {line.number: line for line in step.output}  # (a table's row read in its place)
     for error in step.errors:  # (a type union naming "CANCELLED" cancels nothing)
         if error.number in kept:
             continue
-        told = diagnostics([error])
+        told = diagnostics([error, *_indented_under(error, kept)])
         if not told and (CANCELLED.search(error.text) or TIME_LIMIT.search(error.text)):
             verdicts.append(error)
         elif (ended := EXIT.match(error.text)) is not None:
@@ -447,6 +448,16 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
                 found.runs = script_runs(found.command,
                                          output[titled[-1]:titled[-1] + SCRIPT_ECHO_LINES])
     return found
+
+
+def _indented_under(error: Line, output: dict[int, Line]) -> Iterator[Line]:
+    """The indented lines the tool printed right under the error the runner annotated
+    (tsc's reasons, each a level deeper): they belong to its words."""
+    number = error.number + 1
+    while (line := output.get(number)) is not None and line.text[:1].isspace() \
+            and line.text.strip():
+        yield line
+        number += 1
 
 
 def _tally(step: Step) -> str | None:
