@@ -54,3 +54,43 @@ def test_tscs_deepest_reason_under_an_error_is_said_with_it() -> None:
     framed = ["", "30   render(View)", "            ~~~~"]
     [frame] = learned(setup("quality") + tsc_step(OVERLOAD, framed, False) + post("quality"))
     assert "—" not in frame and "render" not in frame, frame
+
+
+def dart_output(rows: list[str]) -> str:
+    return "".join(f"{row}\n" for row in [*rows, "Target kernel_snapshot failed: Exception"])
+
+
+MAIN = ["lib/pip.dart:70:45: Error: Too many positional arguments: 0 allowed, but 1 found.",
+        "lib/pip.dart:145:30: Error: Too many positional arguments: 0 allowed, but 1 found."]
+NOT_A_TYPE = "lib/errors.dart:121:18: Error: 'PlayerException' isn't a type."
+VOID = "lib/errors.dart:91:24: Error: This expression has type 'void' and can't be used."
+ASSIGNED = ("lib/net.dart:88:29: Error: The argument type 'List<Result>' can't be assigned "
+            "to the parameter type 'Result'.")
+
+
+def test_among_equal_other_causes_one_in_a_file_not_yet_said_goes_first() -> None:
+    [memory] = learned(dart_output([*MAIN, NOT_A_TYPE, VOID, ASSIGNED]))
+    assert memory.endswith("Also: 'PlayerException' isn't a type at lib/errors.dart:121. "
+                           "Also: The argument type 'List<Result>' can't be assigned to the "
+                           "parameter type 'Result' at lib/net.dart:88."), memory
+    assert "'void'" not in memory, memory
+    # control: said more often, a second slip in a file already said still goes first
+    twice = VOID.replace(":91:24:", ":95:3:")
+    [often] = learned(dart_output([*MAIN, NOT_A_TYPE, VOID, twice, ASSIGNED]))
+    assert "Also: This expression has type 'void' and can't be used at lib/errors.dart:91" \
+        in often, often
+
+
+def test_a_report_quoting_the_logs_error_above_it_counts_it_once_and_whole() -> None:
+    # a failure report lists the errors, one of them broken over two lines, then quotes the
+    # log that holds them whole: the same place said twice is one finding, and the telling
+    # cut short is the whole one's
+    report = [*MAIN, NOT_A_TYPE, VOID, "lib/net.dart:88:29: Error: The argument type",
+              "'List<Result>' can't be assigned to the parameter type 'Result'.", ""]
+    [memory] = learned(dart_output([*report, *MAIN, NOT_A_TYPE, VOID, ASSIGNED]))
+    assert "Also: The argument type 'List<Result>' can't be assigned to the parameter type " \
+        "'Result' at lib/net.dart:88" in memory, memory
+    assert "'void'" not in memory, memory
+    # control: the log alone, each error once, reads the same
+    [alone] = learned(dart_output([*MAIN, NOT_A_TYPE, VOID, ASSIGNED]))
+    assert alone.split(" Also: ")[1:] == memory.split(" Also: ")[1:], (alone, memory)

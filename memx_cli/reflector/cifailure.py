@@ -352,6 +352,9 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
             causes = [Diagnostic(meant[1], step.errors[-1].number)]
         said.extend(causes)
     if causes:
+        cut = _cut_short(causes)
+        causes = [d for d in causes if id(d) not in cut]
+        said = [d for d in said if id(d) not in cut]
         keys = _spread(causes)
         # (a place outside the checkout, a wrapper script's own line, is none)
         placed = {d.key for d in causes if d.where and not ABSOLUTE.match(d.where)}
@@ -383,10 +386,11 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
         seen = {top}
         # a crash or a coverage gate is a cause of its own; a test that printed no
         # words of its own ("failed") adds nothing to the cause above it
-        ranked = sorted(said, key=lambda d: (d.kind == "summary",
-                                             d.kind not in ("crash", "coverage"),
-                                             # the others by how often, then how widely
-                                             tuple(-n for n in keys.get(d.key, (0, 0))[::-1])))
+        def rank(d: Diagnostic) -> tuple[bool, bool, tuple[int, ...]]:
+            return (d.kind == "summary", d.kind not in ("crash", "coverage"),
+                    # the others by how often, then how widely
+                    tuple(-n for n in keys.get(d.key, (0, 0))[::-1]))
+        ranked = sorted(said, key=rank)
         # (of the same words said more than once, the telling with a place and notes)
         fullest: dict[str, Diagnostic] = {}
         for d in said:
@@ -396,18 +400,26 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
         # (a check said in other words is said: mypy's three messages of
         # ``[no-untyped-def]`` are one cause, and leave room for another check's)
         checks = {found.main.check} - {None}
-        for d in ranked:
-            if d.key not in seen and d.kind not in seen and d.kind != "summary" \
-                    and d.key not in UNSAID and len(found.also) < 2 \
-                    and d.check not in checks and not _said_there(d.key, seen, causes) \
-                    and not restates(d.message, found.main.message):  # (nor its echo)
-                d = fullest[d.key]
-                seen.add(d.key)
-                if d.check is not None:
-                    checks.add(d.check)
-                if d.kind == "coverage":  # one gate, however many tools report it
-                    seen.add(d.kind)
-                found.also.append(d)
+        # (among equals, one in a file no cause said was found in: a slip in another file
+        # says more than a second one beside a cause already said)
+        named = {_file(found.main)} - {None}
+        while len(found.also) < 2:
+            pick = next((d for d in sorted(ranked, key=lambda d: (rank(d), _file(d) in named))
+                         if d.key not in seen and d.kind not in seen and d.kind != "summary"
+                         and d.key not in UNSAID and d.check not in checks
+                         and not _said_there(d.key, seen, causes)
+                         and not restates(d.message, found.main.message)),  # (nor its echo)
+                        None)
+            if pick is None:
+                break
+            d = fullest[pick.key]
+            seen.add(d.key)
+            named.add(_file(d))
+            if d.check is not None:
+                checks.add(d.check)
+            if d.kind == "coverage":  # one gate, however many tools report it
+                seen.add(d.kind)
+            found.also.append(d)
     elif said:
         found.main = next((d for d in said if d.kind != "summary"), said[0])
         found.count = 1
@@ -525,13 +537,42 @@ def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
     """For each cause's key: how many files (or tests) it hit, and how many times; the
     same words said again without a place (a retry loop's, or a compiler's headline
     printed twice above its located line) hit one place, and no other than its located
-    telling's."""
+    telling's; a located telling said again at the same place, to the column (a report
+    quoting the log's error above the log), is the one finding."""
     places: dict[str, set[str]] = {}
+    lines: dict[str, set[str]] = {}
     times: Counter[str] = Counter()
     for d in causes:
         places.setdefault(d.key, set()).add(POSITION.sub("", d.where) if d.where else "")
         times[d.key] += 1
+        if d.where:
+            if d.where in lines.setdefault(d.key, set()):
+                times[d.key] -= 1
+            lines[d.key].add(d.where)
     return {key: (len(where - {""}) or 1, times[key]) for key, where in places.items()}
+
+
+def _file(d: Diagnostic) -> str | None:
+    """The file a diagnostic was found in (None for a test's id or no place)."""
+    return POSITION.sub("", d.where) if d.where and d.kind != "test" else None
+
+
+def _cut_short(causes: list[Diagnostic]) -> set[int]:
+    """The tellings whose words are only the start of another's at the same place (a report
+    that broke the tool's line in two above the log quoting it whole): the whole one is
+    the cause. By ``id``."""
+    placed: dict[str, list[Diagnostic]] = {}
+    for d in causes:
+        if d.where:
+            placed.setdefault(COLUMN.sub(r"\g<line>", d.where), []).append(d)
+    cut: set[int] = set()
+    for tellings in placed.values():
+        for d in tellings:
+            start = d.message.rstrip(" .:…").lower()
+            if start and any(len(other.message) > len(d.message)
+                   and other.message.lower().startswith(start) for other in tellings):
+                cut.add(id(d))
+    return cut
 
 
 def _said_there(key: str, seen: set[str], causes: list[Diagnostic]) -> bool:
