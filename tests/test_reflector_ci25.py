@@ -4,7 +4,7 @@ with a control."""
 
 from __future__ import annotations
 
-from .test_reflector_cilog import gh, learned, post, setup
+from .test_reflector_cilog import PYTEST_STEP, gh, learned, post, setup
 
 
 def tsc_step(error: str, below: list[str], annotated: bool = True) -> str:
@@ -94,3 +94,25 @@ def test_a_report_quoting_the_logs_error_above_it_counts_it_once_and_whole() -> 
     # control: the log alone, each error once, reads the same
     [alone] = learned(dart_output([*MAIN, NOT_A_TYPE, VOID, ASSIGNED]))
     assert alone.split(" Also: ")[1:] == memory.split(" Also: ")[1:], (alone, memory)
+
+
+def legs(names: list[str]) -> str:
+    return "".join(setup(job) + gh(job, "Tests", PYTEST_STEP) + post(job) for job in names)
+
+
+def test_three_or_more_legs_of_one_matrix_are_said_by_its_name_once() -> None:
+    crossed = [f"E2E ({os}, {py})" for py in ("3.12", "3.11") for os in ("ubuntu-latest",
+                                                                          "macos-latest")]
+    [memory] = learned(legs(crossed))
+    assert memory.startswith("CI job 'E2E' in 4 matrix legs (ubuntu-latest, macos-latest; "
+                             "3.12, 3.11), step 'Tests' (`pytest -q"), memory
+    # legs that are no full cross of their values are said leg by leg, the name once
+    [some] = learned(legs(crossed[:3]))
+    assert some.startswith("CI job 'E2E' in 3 matrix legs (ubuntu-latest, 3.12; macos-latest, "
+                           "3.12; ubuntu-latest, 3.11), step 'Tests'"), some
+    # control: two legs are still short, said by their names; other jobs are not a matrix
+    [two] = learned(legs(crossed[:2]))
+    assert two.startswith("CI job 'E2E (ubuntu-latest, 3.12)', 'E2E (macos-latest, 3.12)', "
+                          "step 'Tests'"), two
+    [apart] = learned(legs(["lint (node 24)", "unit (node 24)", "e2e (node 24)"]))
+    assert apart.startswith("CI job 'lint (node 24)', 'unit (node 24)', 'e2e (node 24)', "), apart

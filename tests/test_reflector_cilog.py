@@ -297,7 +297,7 @@ def test_a_matrix_of_rust_jobs_is_one_memory_whatever_the_os_prints_first() -> N
             "##[error]Process completed with exit code 101."])
     [memory] = learned(job("test (ubuntu)", "/", False) + job("test (windows)", "\\", False)
                        + job("test (macos)", "/", True))
-    assert memory.startswith("CI job 'test (ubuntu)', 'test (windows)', 'test (macos)', step "
+    assert memory.startswith("CI job 'test' in 3 matrix legs (ubuntu, windows, macos), step "
                              "'Run tests' (`cargo test`) failed: test "
                              "units::tests::test_parse_hours panicked: assertion failed: "
                              "hours.is_some() at src/units.rs:88.")

@@ -4,11 +4,12 @@ warnings of a green run's runner and tools (issue 24)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 
 from memx_cli.reflector.candidate import Candidate
-from memx_cli.reflector.cifailure import URL, Failure, restates, step_command
+from memx_cli.reflector.cifailure import URL, Failure, matrix, restates, step_command
 from memx_cli.reflector.ciwarn import Warned, ranked
 
 WARNINGS_PER_LOG = 2
@@ -17,6 +18,7 @@ DANGLING = re.compile(r"(?:^|(?<=\.))[^.]*:\s*$")
 ROOM = 490  # under the default memory length (ace.reflector.max_content_length)
 RULE_TAG = re.compile(r" \((?:@[\w.-]+/)?[\w:-]+(?:/[\w-]+)?\)$")  # ``(gocognit)``, ``(E501)``
 MIN_ALSO = 60  # an other cause clipped shorter than this says too little to add
+MATRIX_LEGS = 3  # legs of one matrix said by its name once (two names are still short)
 
 
 def _clipped(message: str, room: int) -> str:
@@ -41,6 +43,29 @@ def _quote(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
+def _jobs(names: list[str]) -> str:
+    """The jobs a failure hit, three or more legs of one matrix said by its name once with
+    their values (``'E2E' in 6 matrix legs (ubuntu-latest, macos-latest; 3.10, 3.11,
+    3.12)``): the name said again and again would crowd the causes out of the memory."""
+    legs: dict[str, list[str]] = {}
+    for name in names:
+        legs.setdefault(matrix(name), []).append(name)
+    said = []
+    for base, group in legs.items():
+        if len(group) < MATRIX_LEGS or base in group:
+            said.append(_quote(group))
+            continue
+        values = [tuple(v.strip() for v in name[len(base):].strip()[1:-1].split(","))
+                  for name in group]
+        axes = [list(dict.fromkeys(v[n] for v in values)) for n in range(len(values[0]))] \
+            if len({len(v) for v in values}) == 1 else []
+        crossed = bool(axes) and math.prod(len(axis) for axis in axes) == len(set(values))
+        told = "; ".join(", ".join(axis) for axis in axes) if crossed else \
+            "; ".join(", ".join(v) for v in values)
+        said.append(f"'{base}' in {len(group)} matrix legs ({told})")
+    return ", ".join(said)
+
+
 def statement(item: Failure, cascades: list[Failure], quote: bool = True) -> str:
     """``item`` said, with ``cascades`` beside it; the code line its cause quotes gives way
     to an other cause the room would leave out."""
@@ -54,7 +79,7 @@ def statement(item: Failure, cascades: list[Failure], quote: bool = True) -> str
                 "those jobs' logs.")
     where = []
     if item.jobs:
-        where.append(f"CI job {_quote(item.jobs)}")
+        where.append(f"CI job {_jobs(item.jobs)}")
     if item.step:
         where.append(f"step '{item.step}'")
     head = ", ".join(where) or "The log"
