@@ -116,3 +116,41 @@ def test_three_or_more_legs_of_one_matrix_are_said_by_its_name_once() -> None:
                           "step 'Tests'"), two
     [apart] = learned(legs(["lint (node 24)", "unit (node 24)", "e2e (node 24)"]))
     assert apart.startswith("CI job 'lint (node 24)', 'unit (node 24)', 'e2e (node 24)', "), apart
+
+
+def test_a_finding_that_names_its_rule_is_of_that_rules_kind_wherever_it_was_found() -> None:
+    # a linter names each finding's rule: another rule is another kind, in the same file too
+    rows = ["src/a.py:3:1: W293 Blank line contains whitespace",
+            "src/a.py:5:1: W293 Blank line contains whitespace",
+            "src/a.py:11:5: F401 `os` imported but unused",
+            "src/a.py:20:9: SIM108 Use ternary operator instead of `if`-`else`-block",
+            "src/b.py:4:1: I001 Import block is un-sorted or un-formatted",
+            "Found 5 errors."]
+    [memory] = learned("".join(f"{row}\n" for row in rows))
+    assert "Also: F401 `os` imported but unused at src/a.py:11" in memory, memory
+    assert "Also: SIM108" in memory and "I001" not in memory, memory
+    # control: a second finding of a rule already said gives way to another rule's
+    again = [*rows[:3], rows[3].replace("SIM108 Use ternary operator instead of "
+                                        "`if`-`else`-block", "F401 `re` imported but unused"),
+             *rows[4:]]
+    [other] = learned("".join(f"{row}\n" for row in again))
+    assert "Also: I001 Import block is un-sorted" in other, other
+
+
+def build_step(rows: list[str]) -> str:
+    return setup("build") + gh("build", "Build", [
+        "##[group]Run flutter build apk", "flutter build apk", "shell: /usr/bin/bash -e {0}",
+        "##[endgroup]", *rows, "##[error]Process completed with exit code 1."]) + post("build")
+
+
+def test_among_equal_other_causes_one_at_a_line_of_the_project_goes_first() -> None:
+    emitted = "error: emit-module command failed with exit code 1 (use -v to see invocation)"
+    [memory] = learned(build_step([*MAIN, emitted, ASSIGNED]))
+    assert memory.split(" Also: ")[1:] == [
+        "The argument type 'List<Result>' can't be assigned to the parameter type 'Result' at "
+        "lib/net.dart:88.", "emit-module command failed with exit code 1 (use -v to see "
+        "invocation)."], memory
+    # control: with no other cause at a line, the line without one is said
+    [alone] = learned(build_step([*MAIN, emitted]))
+    assert alone.endswith("Also: emit-module command failed with exit code 1 (use -v to see "
+                          "invocation)."), alone

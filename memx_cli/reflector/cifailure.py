@@ -41,6 +41,9 @@ RESULT = re.compile(r"^\s*(?P<name>[\w][\w .()/&:-]{0,60}?):\s*"
                     r"(?P<result>success|failure|failed|cancelled|canceled|skipped)\s*$",
                     re.IGNORECASE)
 POSITION = re.compile(r"(?::\d+)+$")
+# the rule a finding names: its code first (ruff's ``F401``, tsc's ``error TS2339:``) or a
+# linter's tag last (golangci-lint's ``(gocognit)``, the Dart analyzer's ``(undefined_method)``)
+RULE_NAMED = re.compile(r"^(?:error\s+)?(?P<rule>[A-Z]{1,4}\d{2,5})\b|\((?P<tag>[a-z][\w-]*)\)\s*$")
 COLUMN = re.compile(r"^(?P<line>.+?:\d+):\d+$")  # a place's column, after its line
 SILENT = 300  # seconds without output before a cancel: the command hung
 SHELL_NOISE = re.compile(r"^(?:#|echo\b|printf\b|cd\b|source\b|\.\s|export\b|set\b|exit\b|"
@@ -400,11 +403,13 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
         # (a check said in other words is said: mypy's three messages of
         # ``[no-untyped-def]`` are one cause, and leave room for another check's)
         checks = {found.main.check} - {None}
-        # (among equals, one in a file no cause said was found in: a slip in another file
-        # says more than a second one beside a cause already said)
-        named = {_file(found.main)} - {None}
+        # (among equals, one of a kind no cause said is of, another rule or, when the tool
+        # names none, another file: a slip of another kind says more than a second one
+        # beside a cause already said; then one at a line of the project)
+        named = {_kind(found.main)} - {None}
         while len(found.also) < 2:
-            pick = next((d for d in sorted(ranked, key=lambda d: (rank(d), _file(d) in named))
+            pick = next((d for d in sorted(ranked, key=lambda d: (
+                rank(d), _kind(d) in named, not (d.where and POSITION.search(d.where))))
                          if d.key not in seen and d.kind not in seen and d.kind != "summary"
                          and d.key not in UNSAID and d.check not in checks
                          and not _said_there(d.key, seen, causes)
@@ -414,7 +419,7 @@ def failure(step: Step, plain: bool, shape: str | None = None, first: bool = Tru
                 break
             d = fullest[pick.key]
             seen.add(d.key)
-            named.add(_file(d))
+            named |= {_kind(d)} - {None}
             if d.check is not None:
                 checks.add(d.check)
             if d.kind == "coverage":  # one gate, however many tools report it
@@ -552,8 +557,15 @@ def _spread(causes: list[Diagnostic]) -> dict[str, tuple[int, int]]:
     return {key: (len(where - {""}) or 1, times[key]) for key, where in places.items()}
 
 
-def _file(d: Diagnostic) -> str | None:
-    """The file a diagnostic was found in (None for a test's id or no place)."""
+def _kind(d: Diagnostic) -> str | None:
+    """What kind of slip a diagnostic is: the rule it names (``F401 …``, ``error TS2339:
+    …``, mypy's ``[no-untyped-def]``, ``… (gocognit)``), else the file it was found in
+    (a compiler's errors in one file are often one slip: an API the file no longer
+    matches); None for a test's id or no place."""
+    hit = RULE_NAMED.search(d.message)
+    named = d.check or (hit.group("rule") or hit.group("tag") if hit is not None else None)
+    if named:
+        return f"rule {named}"
     return POSITION.sub("", d.where) if d.where and d.kind != "test" else None
 
 
