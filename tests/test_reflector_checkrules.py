@@ -61,7 +61,9 @@ def test_a_lint_run_red_then_green_after_edits_tells_each_rule_and_its_fix(memx:
         "append(base.Keys, extra...)` → `keys = base.Keys; keys = append(keys, extra...)`; "
         "noctx — \"os/exec.Command must not be called. use os/exec.CommandContext\" "
         "(merge_test.go:88): `cmd := exec.Command(\"git\", \"init\")` → `cmd := "
-        "exec.CommandContext(context.Background(), \"git\", \"init\")`.")]
+        "exec.CommandContext(context.Background(), \"git\", \"init\")`. "
+        # what the target runs, from mise's own echo (runners.py)
+        "`mise run lint` runs the tasks lint:go, lint:gofmt.")]
 
 
 def test_a_lint_run_that_never_goes_green_tells_no_rules(memx: Memx, repo: Path) -> None:

@@ -542,12 +542,15 @@ def _words(command: str) -> set[str]:
 
 def _edits(tools: list[Attempt]) -> str:
     """The tool attempts as one text; edits of the same files in a row name them once
-    ("edited a.go: `x`; `y`"): a memory has room for the changes, not a path per change."""
+    ("edited a.go: `x`; `y`"): a memory has room for the changes, not a path per change,
+    nor for one change shown twice."""
     parts: list[str] = []
     previous: list[str] | None = None
     for attempt in tools:
         if attempt.files and attempt.change and attempt.files == previous and parts:
-            parts[-1] += f"; `{attempt.change}`"
+            # the same line written again (two places of the file made alike) is shown once
+            if f"`{attempt.change}`" not in parts[-1]:
+                parts[-1] += f"; `{attempt.change}`"
         else:
             parts.append(attempt.text)
         previous = attempt.files if attempt.change else None

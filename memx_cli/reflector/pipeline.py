@@ -23,8 +23,9 @@ from memx_cli.privacy.sanitizer import Sanitizer, cached
 from memx_cli.reflector import llm as llmmod
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.detector import PatternDetector
-from memx_cli.reflector.distiller import distill
+from memx_cli.reflector.distiller import compose, distill
 from memx_cli.reflector.rules import rule
+from memx_cli.reflector.runners import Runners
 from memx_cli.reflector.scorer import Scored, scored
 from memx_cli.reflector.turn import Turn
 
@@ -32,6 +33,7 @@ log = logging.getLogger("memx")
 MAX_CANDIDATES = 100
 CHUNK_CHARS = 12_000
 MAX_LLM_CHUNKS = 20
+MAX_NOTED = 5  # what runner targets run takes at most a fifth of a memory's room
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ class Reflector:
     def __post_init__(self) -> None:
         self.stats.mode = self.settings.mode
         self._said: set[tuple[str, str]] = set()  # (rule, text) of the candidates kept
+        # what the task-runner targets the input ran echoed: a memory naming one says it,
+        # in at most a fifth of its room (the distiller cuts the rest to make it)
+        self._runners = Runners()
         self.sanitizer: Sanitizer = cached(self.settings.custom_patterns)
         if self.settings.mode != "rules" and self.client is None:
             if self.settings.llm is None:
@@ -130,6 +135,7 @@ class Reflector:
     def reflect(self, turns: Iterable[Turn]) -> list[Item]:
         detector = PatternDetector(self.sanitizer)
         self._said = set()
+        self._runners = Runners()
         best: list[tuple[int, int, Scored]] = []
         chunk: list[str] = []
         extracted: list[Item] = []
@@ -143,6 +149,7 @@ class Reflector:
                 if sum(map(len, chunk)) >= CHUNK_CHARS:
                     covered = self._extract(chunk, extracted, turn.last, covered)
                     chunk = []
+            self._runners.feed(turn)
             for candidate in detector.feed(turn):
                 self._keep(best, candidate, order)
         for extra, candidate in enumerate(detector.finish()):
@@ -202,11 +209,21 @@ class Reflector:
             if score < self.settings.min_score:
                 self.stats.below_min += 1
                 continue
-            draft = distill(candidate, limit,
-                            self.sanitizer.sanitize(content) if content else None)
+            said = self.sanitizer.sanitize(content) if content else None
+            notes = [self.sanitizer.sanitize(n)
+                     for n in self._runners.notes(said or compose(candidate))]
+            room = sum(len(n) + 1 for n in notes)
+            notes = notes if room <= limit // MAX_NOTED else []
+            draft = distill(candidate, limit - (room if notes else 0), said)
+            if notes and not all(n in map(self.sanitizer.sanitize,
+                                          self._runners.notes(draft.content)) for n in notes):
+                # the room taken cut out a target the notes tell of (a report's "checked:
+                # `mise run test:ci` passed"): the memory stays as it was, without them
+                draft, notes = distill(candidate, limit, said), []
             found = rule(candidate.rule)
             out.append(Item(candidate.rule, candidate.confidence, score, section, kind,
-                            draft.content, draft.tools, draft.entities, draft.tags,
+                            " ".join([draft.content, *notes]), draft.tools,
+                            draft.entities, draft.tags,
                             candidate.first, candidate.last, candidate.veracity, refined,
                             found.memory_type if found else None))
         return out
