@@ -229,6 +229,11 @@ def test_the_background_run_leaves_git_s_session(hooked: Path) -> None:
 
 
 def test_doctor_reports_a_stuck_queue(memx: Memx, hooked: Path) -> None:
+    from .test_hooks import wait_for_background
+
+    # the fixture's commit queued HEAD and started a background run: on a loaded machine
+    # that run was still to come, found the entry written below and reflected it
+    wait_for_background(hooked, timeout=120)
     sha = git(hooked, "rev-parse", "HEAD").strip()
     queued = hooked / ".memx" / "local" / "queue" / sha
     queued.parent.mkdir(parents=True, exist_ok=True)
