@@ -159,15 +159,19 @@ class Sanitizer:
             extra.append(Pattern(item["name"], regex, 1 if regex.groups else 0))
         self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra) + more
         self._custom = range(len(PATTERNS), len(PATTERNS) + len(extra))
+        # every guard's substrings, each looked for once a text (patterns share them)
+        self._guards = tuple(sorted({g for p in self.patterns if p.guard != ("0",)
+                                     for g in p.guard}))
 
     def sanitize(self, text: str, depth: int = 0) -> str:
         """The text with every secret masked; raises SanitizeError if anything goes wrong."""
         try:
             lowered = text.lower()
             digits = bool(_DIGIT.search(text))
+            present = {g for g in self._guards if g in lowered}
             for number, pattern in enumerate(self.patterns):
                 guard = pattern.guard
-                if guard and not (digits if guard == ("0",) else any(g in lowered for g in guard)):
+                if guard and not (digits if guard == ("0",) else not present.isdisjoint(guard)):
                     continue  # cannot match: skip the regex (most text has no secret at all)
                 if pattern.rescan:
                     text = _rescanning(pattern, text)
