@@ -197,7 +197,7 @@ class Diagnoses:
         out: list[Candidate] = []
         if held is not None and held.edits:
             held.seen = sig.turn.index
-            if sig.deny or STILL.search(sig.text):
+            if sig.deny or sig.says(STILL):
                 self.held = held = None  # "Still slow.": the run disproved it
             elif held.green:
                 out.append(_lesson(held, sig.turn.last))
@@ -335,7 +335,7 @@ def _bears(pieces: tuple[str, ...], edited: tuple[str, str] | None) -> bool:
 
 def _contradicts(sig: Signals, problem: str | None) -> bool:
     """The user's reply says the problem goes on or turns the work down."""
-    return bool(rejects(sig) or sig.deny or STILL.search(sig.text)
+    return bool(rejects(sig) or sig.deny or sig.says(STILL)
                 or (problem and evidence.echoes(problem, sig)))
 
 

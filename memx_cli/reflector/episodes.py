@@ -319,7 +319,7 @@ class Tracker:
         asked = self.asked
         if turn.role in ("user", "assistant"):
             self.asked = turn.role == "assistant" and _asks_user(sig)
-        said_so = bool(sig.confirm or sig.deny or STILL.search(sig.text))
+        said_so = bool(sig.confirm or sig.deny or sig.says(STILL))
         if episode is None and self.latent is not None and self.latent.attempts \
                 and turn.role == "user" and not turn.rejected \
                 and (said_so or (not self.latent.request and (
@@ -327,7 +327,7 @@ class Tracker:
                     or evidence.echoes(self.latent.problem or "", sig)))):
             episode = self.open = self.latent
             self.latent = None
-            episode.stated = bool(sig.deny or STILL.search(sig.text)) or states_failure(sig)
+            episode.stated = bool(sig.deny or sig.says(STILL)) or states_failure(sig)
         if episode is None:
             found = narrative(sig) if turn.role in ("user", "text") else None
             if found is not None:
@@ -345,7 +345,7 @@ class Tracker:
                 and not any(a.files for a in episode.working()):
             # between the failing run and the first edit for it: what the agent found
             episode.finding = finding(sig, episode.problem or "") or episode.finding
-        if turn.role == "user" and (sig.deny or STILL.search(sig.text) or states_failure(sig)):
+        if turn.role == "user" and (sig.deny or sig.says(STILL) or states_failure(sig)):
             episode.stated = True  # "it still fails": the failure is said now
         if turn.role == "user" and sig.error_lines and sig.key_error and not sig.confirm \
                 and episode.problem and not evidence.same_error(episode.problem, sig.key_error):
@@ -372,7 +372,7 @@ class Tracker:
                 return self._confirmed(episode, sig), True
             if said == "deny":
                 episode.fail()
-        still = speaker and episode.attempts and not sig.confirm and STILL.search(sig.text)
+        still = speaker and episode.attempts and not sig.confirm and sig.says(STILL)
         if sig.deny or still or (speaker and sig.error_lines and episode.attempts):
             episode.fail()
         elif turn.rejected:

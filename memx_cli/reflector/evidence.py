@@ -180,7 +180,7 @@ def _codes(problem: str) -> frozenset[str]:
 def complains(sig: Signals, problem: str, questions: bool = True) -> bool:
     """Anything in the reply that says the problem goes on, or that the reply is no report
     (a hope, a plan, and unless ``questions`` is False, a question)."""
-    return bool(sig.deny or STILL.search(sig.text) or sig.error_lines
+    return bool(sig.deny or sig.says(STILL) or sig.error_lines
                 or (questions and any(sig.is_question(n) for n in range(len(sig.spans))))
                 or FUTURE.search(sig.text) or _hopes(sig) or echoes(problem, sig))
 

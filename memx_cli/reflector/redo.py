@@ -85,7 +85,7 @@ class Redos:
         passed, self.passed = self.passed, []
         if redo is not None and redo.tried is not None and redo.green:
             self.open = None
-            denied = sig.deny or STILL.search(sig.text) or (turn.role == "user" and rejects(sig))
+            denied = sig.deny or sig.says(STILL) or (turn.role == "user" and rejects(sig))
             return [] if denied else [_lesson(redo, turn.last)]
         if turn.role == "user":
             self.open = None

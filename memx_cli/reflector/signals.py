@@ -33,6 +33,7 @@ _PREFILTER = ("rror", "xception", "Traceback", "FAIL", "fatal", "panic", "ERR", 
               "not found", "No such", "denied", "Segmentation", "undefined", "annot find",
               "refused", "E  ", "Exit", "Failed", "failed", "ENOENT", "ETIMEDOUT", "returned",
               ".go:", ": line ")
+PREFILTER = re.compile("|".join(map(re.escape, _PREFILTER)))  # any of them, in one scan
 MAX_ERROR = 240  # an error line is cut at a sentence or a word, never inside one
 ERROR_LINE = re.compile(
     r"(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)(?:\[[^\]]*\])?:\s*\S"
@@ -111,6 +112,7 @@ class Signals:
     _starts: list[int] = field(default_factory=list)
     _questions: dict[int, bool] = field(default_factory=dict)
     _found: dict[int, list[Hit]] = field(default_factory=dict)
+    _searched: dict[int, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index = index_of(self.words)
@@ -120,6 +122,14 @@ class Signals:
         found = self._found.get(id(lexicon))
         if found is None:  # several rules ask about the same lexicon
             found = self._found[id(lexicon)] = lexicon.find(self.words, self.text, self.index)
+        return found
+
+    def says(self, regex: re.Pattern[str]) -> bool:
+        """Whether ``regex`` occurs in the text: searched once, as several readers ask
+        about the same pattern (``narrative.STILL``)."""
+        found = self._searched.get(id(regex))
+        if found is None:
+            found = self._searched[id(regex)] = regex.search(self.text) is not None
         return found
 
     @property
@@ -190,7 +200,7 @@ def analyse(turn: Turn) -> Signals:
         # a command, an edit or a passing run: the episode reads the turn itself
         return Signals(turn, text, [], "en", [(0, len(text))])
     words = words_of(text)
-    sig = Signals(turn, text, words, language(text), sentence_spans(text))
+    sig = Signals(turn, text, words, language(text, words), sentence_spans(text))
     sig.code = "`" in text or "\n    " in text
     _error_evidence(sig)
     if turn.kind == "tool_result" and not turn.failed:
@@ -320,9 +330,9 @@ def _own_line(lines: list[str], command: str | None) -> str:
 
 def _error_evidence(sig: Signals) -> None:
     text = sig.text
-    if any(p in text for p in _PREFILTER):
+    if PREFILTER.search(text):
         for line in text.splitlines():
-            if not any(p in line for p in _PREFILTER):
+            if not PREFILTER.search(line):
                 continue
             line = _logged(line)
             if ERROR_LINE.search(line):
