@@ -99,20 +99,30 @@ class Lexicon:
         hits: list[Hit] = []
         count = len(words)
         for first in self._by_first.keys() & index.keys():
+            places = index[first]
             for parts, prefix, phrase in self._by_first[first]:
-                for i in index[first]:
-                    end = i + len(parts)
+                size = len(parts)
+                if size == 1:  # a whole word: every place it occurs
+                    hits.extend(Hit(phrase, words[i].start, words[i].end, i) for i in places)
+                    continue
+                for i in places:
+                    end = i + size
                     if end > count:
                         continue
-                    if any(words[i + k].text != parts[k] for k in range(1, len(parts) - 1)):
-                        continue
-                    if len(parts) > 1:
+                    second = words[i + 1].text  # most places fail here: test it first
+                    if size == 2:
+                        if not (second.startswith(parts[1]) if prefix else second == parts[1]):
+                            continue
+                    else:
+                        if second != parts[1] or any(words[i + k].text != parts[k]
+                                                     for k in range(2, size - 1)):
+                            continue
                         last = words[end - 1].text
                         if not (last.startswith(parts[-1]) if prefix else last == parts[-1]):
                             continue
-                        if any(text[words[k].end:words[k + 1].start].strip()
-                               for k in range(i, end - 1)):
-                            continue  # a phrase never spans punctuation: "turned, out"
+                    if any(text[words[k].end:words[k + 1].start].strip()
+                           for k in range(i, end - 1)):
+                        continue  # a phrase never spans punctuation: "turned, out"
                     hits.append(Hit(phrase, words[i].start, words[end - 1].end, i))
         if self._prefixes:
             initials = _initials(index)
@@ -132,9 +142,10 @@ class Lexicon:
         return hits
 
 
-def language(text: str) -> str:
+def language(text: str, words: Sequence[Word] | None = None) -> str:
     """en, zh, ja, ko, fr, es, pt or de: the script decides CJK; the others by their
-    small words."""
+    small words. ``words``: the text's own (``words_of``), read again only when the
+    sample's words could differ from them."""
     sample = text[:4000]
     if HANGUL.search(sample):
         return "ko"
@@ -142,12 +153,27 @@ def language(text: str) -> str:
         return "ja"
     if HAN.search(sample):
         return "zh"
-    words = WORD_RE.findall(sample.lower())
-    if not words:
+    tokens = _sampled(words, len(sample)) if words is not None and sample.isascii() else None
+    if tokens is None:
+        tokens = WORD_RE.findall(sample.lower())
+    if not tokens:
         return "en"
-    counts = {lang: sum(1 for w in words if w in markers) for lang, markers in _MARKERS}
+    counts = {lang: sum(map(markers.__contains__, tokens)) for lang, markers in _MARKERS}
     best = max(counts, key=lambda lang: counts[lang])  # ties: the first listed
-    return best if counts[best] >= max(2, len(words) // 12) else "en"
+    return best if counts[best] >= max(2, len(tokens) // 12) else "en"
+
+
+def _sampled(words: Sequence[Word], size: int) -> list[str] | None:
+    """The words of an ASCII text's first ``size`` characters, taken from the whole
+    text's words (lowercasing keeps ASCII's offsets); None when one is cut at the end."""
+    tokens = []
+    for word in words:
+        if word.end > size:
+            if word.start < size:
+                return None  # cut: the sample reads a shorter word
+            break
+        tokens.append(word.text)
+    return tokens
 
 
 _SPANISH_MARKERS = frozenset(
