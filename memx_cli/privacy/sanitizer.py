@@ -159,15 +159,19 @@ class Sanitizer:
             extra.append(Pattern(item["name"], regex, 1 if regex.groups else 0))
         self.patterns: tuple[Pattern, ...] = PATTERNS + tuple(extra) + more
         self._custom = range(len(PATTERNS), len(PATTERNS) + len(extra))
-        # every guard's substrings, each looked for once a text (patterns share them)
-        self._guards = tuple(sorted({g for p in self.patterns if p.guard != ("0",)
-                                     for g in p.guard}))
+        self._guarded: tuple[Pattern, ...] = ()  # the patterns ``_guards`` was made of
+        self._guards: tuple[str, ...] = ()
 
     def sanitize(self, text: str, depth: int = 0) -> str:
         """The text with every secret masked; raises SanitizeError if anything goes wrong."""
         try:
             lowered = text.lower()
             digits = bool(_DIGIT.search(text))
+            if self._guarded is not self.patterns:
+                # every guard's substrings, each looked for once a text (patterns share them)
+                self._guards = tuple(sorted({g for p in self.patterns if p.guard != ("0",)
+                                             for g in p.guard}))
+                self._guarded = self.patterns
             present = {g for g in self._guards if g in lowered}
             for number, pattern in enumerate(self.patterns):
                 guard = pattern.guard

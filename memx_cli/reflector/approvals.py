@@ -148,7 +148,7 @@ class Approvals:
         answered, self.answered = self.answered, ""
         asked, self.asked = self.asked, False
         items, self.items = self.items, []
-        if rejects(sig) or sig.deny or STILL.search(sig.text):
+        if rejects(sig) or sig.deny or sig.says(STILL):
             self.offers = []
             return out
         named = {m.group(0).lower() for m in LABELLED.finditer(sig.text)}
@@ -159,8 +159,8 @@ class Approvals:
         if picked is not None:
             self.approval = Approval([picked], " ".join(words), turn.index, turn.last)
             return out
-        if asked and ASSENT.search(sig.text) and len(words) <= MAX_ASSENT_WORDS \
-                and not AMENDS.search(sig.text):
+        if asked and sig.says(ASSENT) and len(words) <= MAX_ASSENT_WORDS \
+                and not sig.says(AMENDS):
             approved = [o for o in self.offers if any(n in answered for n in o.names)]
             if approved:
                 self.offers = [o for o in self.offers if o not in approved]
@@ -179,7 +179,7 @@ class Approvals:
         if not approval.carried:  # not acted on yet (a draft shown): its offers wait again
             self.offers = (approval.offers + self.offers)[-MAX_OFFERS:]
             return []
-        if rejects(sig) or sig.deny or STILL.search(sig.text):
+        if rejects(sig) or sig.deny or sig.says(STILL):
             return []
         return [_lesson(approval)]
 

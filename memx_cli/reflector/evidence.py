@@ -182,13 +182,13 @@ def complains(sig: Signals, problem: str, questions: bool = True) -> bool:
     (a hope, a plan, and unless ``questions`` is False, a question)."""
     return bool(sig.deny or sig.says(STILL) or sig.error_lines
                 or (questions and any(sig.is_question(n) for n in range(len(sig.spans))))
-                or FUTURE.search(sig.text) or _hopes(sig) or echoes(problem, sig))
+                or sig.says(FUTURE) or _hopes(sig) or echoes(problem, sig))
 
 
 def qualified(sig: Signals) -> bool:
     """A negation or a "but" anywhere in the reply: naming the fix is then no report of
     success ("set X but nothing changed", "X 로 바꿨는데 안 돼요")."""
-    return bool(QUALIFIED.search(sig.text)) or any(
+    return sig.says(QUALIFIED) or any(
         w.text in NEGATORS or w.text.endswith("n't") for w in sig.words) or any(
         m in sig.text for m in CJK_NEG_BEFORE + CJK_NEG_AFTER + KO_NEG_AFTER)
 

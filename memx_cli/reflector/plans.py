@@ -67,7 +67,7 @@ class Plans:
                 self.plan = None  # an edit of the plan's work turned down
         elif turn.kind == "text" and turn.role == "user" and not turn.picked and plan.edited:
             self.plan = None
-            if not (rejects(sig) or sig.deny or STILL.search(sig.text)):
+            if not (rejects(sig) or sig.deny or sig.says(STILL)):
                 return [_lesson(plan)]
         return []
 

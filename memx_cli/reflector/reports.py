@@ -124,7 +124,7 @@ class Reports:
                     work.check = turn.command
             return []
         if turn.rejected:
-            if self.writes or sig.deny or STILL.search(sig.text):
+            if self.writes or sig.deny or sig.says(STILL):
                 self.work = self.ready = None  # the work was turned down
             # a command turned down ("don't run the integration tests, too slow") leaves
             # the edits made and the checks they passed as they were
@@ -132,7 +132,7 @@ class Reports:
         if turn.kind != "text" or turn.picked:
             return []
         if turn.role == "assistant":
-            if work is not None and (sig.deny or STILL.search(sig.text)):
+            if work is not None and (sig.deny or sig.says(STILL)):
                 work.check = work.report = None  # "Still slow: 0.9 s": the work is not done
             elif work is not None and work.check is not None:
                 text = _report(sig)
@@ -143,7 +143,7 @@ class Reports:
         if turn.role != "user":
             return []
         self.work = None
-        if rejects(sig) or sig.deny or STILL.search(sig.text):
+        if rejects(sig) or sig.deny or sig.says(STILL):
             return []  # "no, that's wrong" / "still failing": the report is not borne out
         return self._given(work)
 
@@ -249,8 +249,8 @@ def _reasoned(sig: Signals) -> bool:
     a purpose, what a piece of code now does. An error named or a fix announced is not
     enough for a part of a report: "Updated the tests for the new error return" is a
     changelog's line."""
-    return bool(sig.cause or sig.remedy or sig.find(REASON) or BEHAVES.search(sig.text)
-                or PURPOSE.search(sig.text))
+    return bool(sig.cause or sig.remedy or sig.find(REASON) or sig.says(BEHAVES)
+                or sig.says(PURPOSE))
 
 
 def _listed(lines: list[str], end: int) -> str:
