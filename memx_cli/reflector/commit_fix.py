@@ -79,7 +79,7 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         # some of its sentences are orders, they are the fix and the others the problem
         if fixes and not causes and 1 < len(said) <= 4 and not any(
                 msg.BULLET.match(line) for line in body.splitlines()):
-            orders = [f for f in fixes if _order(f)]
+            orders = [f for f in fixes if _stated(f)]
             if orders and len(orders) < len(fixes):
                 causes, fixes = [f for f in fixes if f not in orders], orders
             elif orders or _opens_paragraph(body, fixes[-1]):
@@ -88,11 +88,23 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
                 # libraries reject those headers"): all of it is the problem, the title
                 # the fix
                 causes, fixes = fixes, []
-        if causes and done is None and len(said) > 4:
+        if causes and done is None and len(said) > 4 and not any(map(now, fixes)):
             # a long body that tells the failure but states no fix (no order, no "the fix
             # …"): its other sentences are more of the problem, the title is the fix
             fixes = []
-        fixes.sort(key=lambda f: not msg.imperative(f))  # the order first: what was done
+        # the order first, what was done, then what goes on from it, then what was said
+        # before it (a fact it rests on: "The gateway sends the claims under …"); a
+        # sentence before the first order or statement of what the code does now, told
+        # in the past tense in the body's prose ("`f(0n)` returned a single ':'"), is
+        # the problem's story, not the fix
+        leads = [n for n, f in enumerate(fixes) if msg.imperative(f) or now(f)]
+        if leads:
+            place = {rest.sentence(n): n for n in said}
+            prose = unwrap("\n".join(_before_list(body)))
+            story = [f for f in fixes[:leads[0]] if _past(f) and f[:40] in prose]
+            causes = sorted(causes + story, key=place.__getitem__)
+            fixes = [fixes[n] for n in sorted(range(len(fixes)), key=lambda n: (
+                n not in leads, n < leads[0])) if fixes[n] not in story]
         told = remedied = [rest.sentence(n) for n in said if n in remedies]
         if told and any(f in told for f in fixes):  # "Compare against X instead": the fix,
             fixes = [f for f in fixes if f in told]  # not the attempt it replaced
@@ -119,9 +131,10 @@ def fix_commit(message: str, subject: str, changed: list[str], lang: str,
         told = [f for f in fixes if f.rstrip(".") in prose]
         if told or not (causes or explained or routine.gives_reason(body)):
             fixes = told
-    # a fix sentence that is neither an order nor a remedy was picked by its place (the
-    # last of a short body, what was left): a guess the memory may lose when it is long
-    settled = all(_order(f) or f in remedied for f in fixes[:2])
+    # a fix that does not open with an order, a remedy or what the code does now was
+    # picked by its place (the last of a short body, what was left): a guess the memory
+    # may lose when it is long; the sentence after an order goes on with it
+    settled = not fixes or _stated(fixes[0]) or fixes[0] in remedied
     topic = None
     if causes:
         error: str | None = " ".join(causes[:2])
@@ -226,6 +239,38 @@ def _order(sentence: str) -> bool:
     return msg.imperative(sentence) or bool(THE_CHANGE.match(sentence))
 
 
+def _stated(sentence: str) -> bool:
+    """The sentence states the fix: an order, what this change does, or what the code
+    does now (``now``). A "because" before a statement of what the code does now is not
+    for that the failure: "The other exporters are unaffected because …" stays a reason."""
+    return _order(sentence) or now(sentence)
+
+
+# What the code does since the change, said of it: "now" between a short subject and its
+# verb in the present tense ("pipx now passes `uv tool run` a script name only when …",
+# "Package validation now checks both separators") or after "is"/"are" ("`x` is now read
+# once", "… is now a loop"). A modal ("can now"), a past tense ("now failed") or "now"
+# opening the sentence ("Now that …") states no behaviour of the code.
+NOW = re.compile(r"^(?:[^\s,;:]+\s+){1,6}?(?:now\s+(?!that\b)[a-z]{2,}s\b|"
+                 r"(?:is|are)\s+now\s+[a-z]{2,})")
+# A verb in the past tense: what the code did before the change.
+PAST = re.compile(r"\b(?:was|were|had|did|used to|[a-z]{3,}ed)\b")
+
+
+def _past(sentence: str) -> bool:
+    """Whether ``sentence`` tells what happened, in the past tense (its code left out)."""
+    return bool(PAST.search(CODE_SPAN.sub("``", sentence)))
+
+
+def now(sentence: str) -> bool:
+    """Whether ``sentence`` states what the code does since the change (``NOW``), not
+    what it did: the fix as its author saw it, said as a fact."""
+    # a test passing now, or CI doing so, is how the fix was checked
+    plain = CODE_SPAN.sub("``", sentence)
+    return bool(NOW.match(sentence.strip())) and not (
+        SYMPTOM.search(plain) or CHECKS.search(plain) or PLUMBING.search(plain))
+
+
 # A Markdown link's definition ("[rfc9110#challenge]: https://…"): where a label points.
 LINK_DEFINITION = re.compile(r"^\[[^\]]+\]:\s*<?(?:https?://|/|#)\S*>?\s*(?:\"[^\"]*\")?\.?$")
 
@@ -266,6 +311,8 @@ SYMPTOM = re.compile(r"(?i)\b(?:not|never|no longer|cannot|\w+n't|neither|nor|wi
 # "`go test ./...` has one failure"), not the failure fixed.
 CHECKS = re.compile(r"\bTest[A-Z]\w*|\btest_\w+|\b\w+_test\b|\b[\w-]+ test\s+\.{0,2}/|"
                     r"(?i:\b(?:tests?|suites?|mutation)\b|\bfail(?:s|ed)? (?:it|them|both)\b)")
+# The project's own checking: what its CI runs is how a change is checked, not what it does.
+PLUMBING = re.compile(r"\b(?:CI|the (?:CI|build|lint(?:er)?|workflow|pipeline))\b")
 # A sentence whose subject is the change's test ("The regression ages the shared
 # environment …", "Public regressions cover …", "A regression test proves …"): how the fix
 # was checked, never the failure or the fix. A regression *in* something is a breakage.
