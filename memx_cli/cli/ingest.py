@@ -86,8 +86,9 @@ def ingest_cmd(state: State, file: str | None, git_log: str | None, fmt: str,
     value (a why about a named thing above a title that restates the change). A
     series of commits on one subject is one memory, and at most --budget memories per
     1,000 commits are kept. A summary by kind ends the output; --all lists the dropped
-    candidates and why. Running it again stores nothing new. Progress goes to standard
-    error.
+    candidates and why. Running it again stores nothing new. On a terminal a
+    progress line counts the commits on standard error (MEMX_PROGRESS=1 shows it
+    anyway, 0 hides it).
     """
     from memx_cli.operations.reflect import ingest
 
