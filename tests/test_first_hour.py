@@ -163,6 +163,18 @@ def test_add_says_on_stderr_what_it_masked_as_edit_does(memx: Memx) -> None:
     assert (plain.code, plain.err) == (0, "")
 
 
+def test_add_says_what_it_masked_in_a_tag_or_domain_too(memx: Memx) -> None:
+    result = memx("add", "The runbook for the deploy lives in the wiki", "--tag",
+                  "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "--domain", "AKIAIOSFODNN7EXAMPLE")
+    assert result.code == 0
+    assert result.err == "memx: masked 2 secrets: aws_access_key, github_token\n"
+    shown = memx.ok("show", result.out.strip())
+    assert "ghp_abcdef" not in shown and "AKIAIOSFODNN7EXAMPLE" not in shown
+    # control: plain labels mask nothing and say nothing
+    plain = memx("add", "The cache TTL is 300 seconds", "--tag", "cache", "--domain", "ops")
+    assert (plain.code, plain.err) == (0, "")
+
+
 def test_an_anchor_with_a_bad_line_range_says_so_not_no_such_file(memx: Memx) -> None:
     result = memx("add", "The demo readme says demo", "--anchor", "README.md:x")
     assert (result.code, result.out, result.err) == (

@@ -56,9 +56,13 @@ def run(state: State, text: str, tags: tuple[str, ...], scope: str, kind: str,
 
     result = state.memx().add(text, kind=kind, domain=domain, topic=topic, tags=tags,
                               scope=scope, anchors=anchor_specs, cwd=state.cwd, raw=raw)
-    # as `memx edit` does: say which kinds the privacy gate took out (never the values)
+    # as `memx edit` does: say which kinds the privacy gate took out (never the values),
+    # from the labels given as well as the text
+    stored = result.memory
     masked = ([] if result.action in ("skipped", "merged into")  # an older memory's text
-              else new_kinds(text, result.memory.content))
+              else new_kinds("\n".join((text, *tags, domain or "", topic or "")),
+                             "\n".join((stored.content, *stored.tags, stored.domain or "",
+                                        stored.topic or ""))))
     if masked:
         echo(f"memx: masked {len(masked)} secret{'s' if len(masked) > 1 else ''}: "
              f"{', '.join(sorted(set(masked)))}", err=True)
