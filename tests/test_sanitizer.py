@@ -295,7 +295,7 @@ def _on_a_thread(call: object) -> object:
     return got[0]
 
 
-@pytest.mark.parametrize("pattern", [r"(a|a)+$", r"\w*\w*$", r"(a?a)+$"])
+@pytest.mark.parametrize("pattern", [r"(a|a)+$", r"\w+\w+$", r"(a?a)+$"])
 def test_a_backtracking_custom_pattern_is_stopped_off_the_main_thread(pattern: str) -> None:
     from memx_cli.errors import EXIT_PATTERN_TIME
     from memx_cli.privacy.sanitizer import PatternTimeError

@@ -2,7 +2,7 @@
 
 A custom pattern (``ace.reflector.custom_patterns``) comes from a config file anyone who
 can push writes. Python's ``re`` cannot be told to give up, and a pattern whose
-alternatives or repeats match the same text in many ways ((a|a)+$, \\w*\\w*$, (a?a)+$)
+alternatives or repeats match the same text in many ways ((a|a)+$, \\w+\\w+$, (a?a)+$)
 runs for minutes or for good on one long word; no list of shapes finds them all. On the
 main thread a timer interrupts it (``sanitizer._timer``). Elsewhere — ``memx mcp``'s
 tools run on worker threads, and so may a program using the library — no signal arrives,

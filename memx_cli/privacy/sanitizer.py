@@ -65,7 +65,7 @@ class SanitizeError(MemxError):
 
 # A custom pattern comes from a config file any collaborator can commit, and it runs on
 # every write, the pre-commit hook's check included. A shape check (config._nested_repeat)
-# refuses (a+)+, but (a|a)+$ takes exponential time and \w*\w*$ cubic time on one long
+# refuses (a+)+, but (a|a)+$ takes exponential time and \w+\w+$ cubic time on one long
 # word (2 s at 1,000 characters, a minute at 3,000; trust18), and no list of shapes is
 # whole. So each custom pattern runs under a wall-time budget: on the main thread a timer
 # interrupts it; on any other (memx mcp's tools, a library caller's thread: trust19) it
