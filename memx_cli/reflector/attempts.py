@@ -26,6 +26,9 @@ class Attempt:
     remedy: bool = False  # says what to do ("the fix is to ..."), not only why
     rejected: bool = False  # the user turned it down ("no, ..."): never the lesson
     check: bool = False  # the problem's own command run again, maybe with a flag more
+    # The edit only adds names to the file's imports, or only drops some (a missing
+    # ``"time"`` added, an unused one removed): bookkeeping after one's own change.
+    imports: bool = False
 
 
 @dataclass

@@ -29,6 +29,7 @@ the passing run give the why, never a sentence that announces its next step.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 
 from memx_cli.reflector import evidence
@@ -73,6 +74,13 @@ QUIET_TURNS = 30  # an episode with no news for this many turns is dropped
 MISSING = re.compile(r"No such file or directory")
 SETUP = re.compile(r"^(?:cd|export|source|set|pushd|\.)\s")  # moves or sets up: no try
 QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+# One import entry, by the grammar of the common languages: a Go import block's line (a
+# quoted path, maybe after an alias) or ``import "x"``, Python's ``import x`` / ``from x
+# import y``, JavaScript's ``import … from``, a ``require`` bound to a name, Rust's ``use``,
+# C's ``#include``.
+IMPORT = re.compile(r"""^(?:(?:[\w.]+\s+)?"[^"\s]+"|import\s.+|from\s+[\w.]+\s+import\s.+|"""
+                    r"""(?:const|let|var)\s+[\w{}\s,]+=\s*require\(.+\);?|(?:pub\s+)?use\s+[\w:{}, *]+;|"""
+                    r"""#\s*include\s*[<"].+[>"])$""")
 # The assistant handing the choice to the user.
 INVITES = re.compile(r"(?i)^\W*(?:please\s+)?(?:let\s+me\s+know|tell\s+me)\b")
 # A program refusing its own command line, in the words of the common argument parsers
@@ -172,7 +180,8 @@ class Tracker:
             shown = f": `{turn.change}`" if turn.change else ""
             episode.add(Attempt(turn.index, f"edited {', '.join(turn.files)}{shown}",
                                 files=list(turn.files), change=turn.change,
-                                replaced=turn.replaced, tool=True))
+                                replaced=turn.replaced, tool=True,
+                                imports=bool(turn.edited) and imports_only(*turn.edited)))
         return True
 
     def _tool_result(self, sig: Signals) -> bool:
@@ -234,6 +243,9 @@ class Tracker:
         self.open = None
         if episode.usage and all(_called_again(a, episode.command or "") for a in working):
             return  # `git show X --no-stat` refused, `git show X` ran: a mistyped call
+        tools = [a for a in working if a.tool]
+        if tools and all(a.imports for a in tools):
+            return  # `"time" imported and not used`, dropped: the build mended, nothing learnt
         if working and not all(_makes_dirs(a, episode.command or "") for a in working):
             self.done = self._lesson(episode, working, last, "tool")
             self.closed, self.explained = episode, False
@@ -570,6 +582,24 @@ def _key(command: str, episode: Episode) -> str:
     """A command as the episode compares it: whole when a piped stage was the problem
     (``… | grep -oP …``), else without its output filters."""
     return " ".join(command.split()) if episode.whole else command_key(command)
+
+
+def imports_only(old: str, new: str) -> bool:
+    """The edit of ``old`` into ``new`` only adds import entries or only removes some, one
+    kind of change, no line of code altered: an import added for a name just used, or one
+    left unused by the change just made. A path that changes (one entry out, another in)
+    is a move of the module, which may be the lesson, and is not this."""
+    before, after = Counter(_lines(old)), Counter(_lines(new))
+    added, removed = after - before, before - after
+    changed = added or removed
+    if not changed or (added and removed):
+        return False
+    return all(IMPORT.match(line) for line in changed)
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines, stripped, the blank ones and a block's brackets left out."""
+    return [s for s in (ln.strip() for ln in text.splitlines()) if s and s not in "()"]
 
 
 def _makes_dirs(attempt: Attempt, problem: str) -> bool:

@@ -1,0 +1,87 @@
+"""Sessions whose memories would teach nothing (issue 24): a build broken by the agent's own
+change and mended by adding or dropping an import is bookkeeping, no lesson. The sessions
+are written in Claude Code's record shapes and ingested with `memx ingest`; the compiler
+output is synthetic, in Go's own format. Each guard has a control of the same shape that is
+still kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memx_cli.reflector.episodes import imports_only
+
+from .conftest import Memx
+from .test_reflector_sessions import Session, contents
+
+IMPORTS = 'import (\n\t"context"\n\t"fmt"\n\t"time"\n\n\t"example.com/app/internal/store"\n)'
+UNUSED = ("# example.com/app/internal/hooks\n"
+          'internal/hooks/commit.go:9:2: "time" imported and not used\n')
+UNDEFINED = ("# example.com/app/internal/hooks [example.com/app/internal/hooks.test]\n"
+             "internal/hooks/commit_test.go:41:17: undefined: time\n"
+             "FAIL\texample.com/app/internal/hooks [build failed]\n")
+MOVED = ("internal/hooks/commit.go:11:2: no required module provides package "
+         "example.com/app/internal/store; to add it:\n\tgo get example.com/app/internal/store\n")
+GREEN = "ok  \texample.com/app/internal/hooks\t0.412s\n"
+
+
+def _errorfixes(repo: Path) -> list[str]:
+    return [c for c in contents(repo) if c.startswith("Error:")]
+
+
+def _session(output: str, old: str, new: str, path: str = "/repo/internal/hooks/commit.go",
+             command: str = "go build ./... 2>&1") -> Session:
+    return (Session().user("Record the commit time through the phase transitions instead.")
+            .edit("/repo/internal/hooks/commit.go", "\tstart := time.Now()\n", "")
+            .run(command, output, True)
+            .say("The build fails after that change.")
+            .edit(path, old, new)
+            .run(command, GREEN, False))
+
+
+def test_an_unused_import_dropped_after_ones_own_change_is_no_lesson(memx: Memx,
+                                                                    repo: Path) -> None:
+    name = _session(UNUSED, IMPORTS, IMPORTS.replace('\t"time"\n', "")).write(repo)
+    memx.ok("ingest", name)
+    assert _errorfixes(repo) == []
+
+
+def test_a_missing_import_added_for_a_name_just_used_is_no_lesson(memx: Memx,
+                                                                 repo: Path) -> None:
+    old = IMPORTS.replace('\t"time"\n', "")
+    name = _session(UNDEFINED, old, IMPORTS, "/repo/internal/hooks/commit_test.go",
+                    "go test ./internal/hooks/... 2>&1").write(repo)
+    memx.ok("ingest", name)
+    assert _errorfixes(repo) == []
+
+
+def test_an_import_path_that_moves_is_still_the_lesson(memx: Memx, repo: Path) -> None:
+    """Control: the same shape, but the fix takes one path out and puts another in (the
+    package moved): that may be what was learnt, and is kept."""
+    new = IMPORTS.replace("example.com/app/internal/store", "example.com/app/pkg/store")
+    name = _session(MOVED, IMPORTS, new).write(repo)
+    memx.ok("ingest", name)
+    assert [c for c in _errorfixes(repo) if "pkg/store" in c and "no required module" in c]
+
+
+def test_an_import_added_with_the_code_that_uses_it_is_still_the_lesson(memx: Memx,
+                                                                      repo: Path) -> None:
+    """Control: the fix adds the import and changes a line of code in the same edit."""
+    old = IMPORTS.replace('\t"time"\n', "") + "\n\tstart := clock.Now()\n"
+    new = IMPORTS + "\n\tstart := time.Now().UTC()\n"
+    name = _session(UNDEFINED, old, new, "/repo/internal/hooks/commit_test.go",
+                    "go test ./internal/hooks/... 2>&1").write(repo)
+    memx.ok("ingest", name)
+    assert [c for c in _errorfixes(repo) if "undefined: time" in c]
+
+
+def test_import_entries_are_read_by_each_languages_grammar() -> None:
+    assert imports_only("import os\n", "import os\nimport sys\n")
+    assert imports_only("from a import b\nx = 1\n", "x = 1\n")
+    assert imports_only("", "import { join } from 'node:path';\n")
+    assert imports_only("use std::fs;\n", "use std::fs;\nuse std::io::Read;\n")
+    assert imports_only('#include <stdio.h>\n', '#include <stdio.h>\n#include "app.h"\n')
+    # controls: code changed, nothing changed, a path replaced by another
+    assert not imports_only("x = 1\n", "import os\nx = 2\n")
+    assert not imports_only("import os\n", "import os\n")
+    assert not imports_only("import a.b\n", "import a.c\n")
+    assert not imports_only('\tname := "time"\n', "")
