@@ -181,7 +181,8 @@ class Tracker:
             episode.add(Attempt(turn.index, f"edited {', '.join(turn.files)}{shown}",
                                 files=list(turn.files), change=turn.change,
                                 replaced=turn.replaced, tool=True,
-                                imports=bool(turn.edited) and imports_only(*turn.edited)))
+                                imports=turn.edited is not None
+                                and imports_only(*turn.edited)))
         return True
 
     def _tool_result(self, sig: Signals) -> bool:
