@@ -85,3 +85,45 @@ def test_import_entries_are_read_by_each_languages_grammar() -> None:
     assert not imports_only("import os\n", "import os\n")
     assert not imports_only("import a.b\n", "import a.c\n")
     assert not imports_only('\tname := "time"\n', "")
+
+
+LINT_GREEN = "[lint:go] $ ~/src/app/mise-tasks/lint/go\n[lint:go] 0 issues.\n[lint:go] Finished in 2.1s"
+FIRST = ("What was happening: the agent uses the `replace` tool for file edits, but "
+         "`FileModificationTools` in `types.go` only lists `write_file` and `edit_file`, so "
+         "its edits were never seen and no shadow branch was made. Added `replace` to the "
+         "list so those edits are tracked.")
+
+
+def _reported_twice(second: str) -> Session:
+    return (Session().user("The shadow branch is never created for gemini sessions, why?")
+            .edit("/repo/internal/agent/types.go", '\t"write_file",\n\t"edit_file",\n',
+                  '\t"write_file",\n\t"edit_file",\n\t"replace",\n')
+            .run("mise run lint 2>&1", LINT_GREEN, False)
+            .say(FIRST)
+            .user("Nice. Also tidy the comments in that file and run the linters again.")
+            .edit("/repo/internal/agent/types.go", "// tools\n",
+                  "// Tools whose calls modify files.\n")
+            .run("mise run lint 2>&1", LINT_GREEN, False)
+            .say(second))
+
+
+def _reports(repo: Path) -> list[str]:
+    return [c for c in contents(repo) if "(checked: `mise run lint" in c]
+
+
+def test_a_later_report_naming_only_what_an_earlier_one_named_is_a_recap(memx: Memx,
+                                                                        repo: Path) -> None:
+    name = _reported_twice("Done. Final state: the key fix was adding `replace` to "
+                           "`FileModificationTools` - that's what was missing and causing "
+                           "your shadow branch not to be created.").write(repo)
+    memx.ok("ingest", name)
+    assert [r[:40] for r in _reports(repo)] == [FIRST[:40]]
+
+
+def test_a_later_report_naming_new_code_is_kept(memx: Memx, repo: Path) -> None:
+    """Control: the same two reports, the second one names code the first did not."""
+    name = _reported_twice("Done. The comment above `FileModificationTools` now says the "
+                           "list must match `geminicli.ToolNames`, because a tool missing "
+                           "there is never tracked.").write(repo)
+    memx.ok("ingest", name)
+    assert len(_reports(repo)) == 2

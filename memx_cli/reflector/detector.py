@@ -48,7 +48,9 @@ from memx_cli.reflector.declines import Declines
 from memx_cli.reflector.diagnosis import Diagnoses
 from memx_cli.reflector.distiller import shorten
 from memx_cli.reflector.episodes import Tracker
+from memx_cli.reflector.findings import names_in
 from memx_cli.reflector.instructions import Instructions
+from memx_cli.reflector.names import code_spans
 from memx_cli.reflector.pasted import Findings
 from memx_cli.reflector.plans import Plans
 from memx_cli.reflector.redo import Redos
@@ -241,6 +243,7 @@ class PatternDetector:
         told = [c for c in reported + self.answers.finish() + self.findings.finish() if not any(
             first <= c.last and c.first <= last and first <= c.first
             for first, last in self._spans)]
+        told = _recaps(told, found + episodic)
         return found + episodic + told + self.instructions.finish() + self.checks.finish()
 
     def _unchecked(self, found: list[Candidate]) -> list[Candidate]:
@@ -266,6 +269,30 @@ class PatternDetector:
             text = " ".join(sig.sentence(n) for n in sig.repeat[:2])
             return Candidate("RepetitiveOp", index, last, sig.lang, text, context=sig.text[:1500])
         return None
+
+
+def _recaps(told: list[Candidate], others: list[Candidate]) -> list[Candidate]:
+    """A report of work that names nothing an earlier memory of the session did not name
+    tells that work again ("Done. Final state: the key fix was adding `replace`" after the
+    report that found the `replace` tool missing): the earlier one stays. A report naming
+    no code is not judged here, nor one that names something new."""
+    kept: list[Candidate] = []
+    for report in told:
+        if report.rule == "WorkReport":
+            cut = report.fix.rfind(" (checked: ")
+            named = _named(" ".join([report.fix[:cut] if cut > 0 else report.fix,
+                                     report.cause or ""]))
+            if named and any(m.first < report.first and named <= _named(" ".join([
+                    m.error or "", m.fix, m.cause or "", *m.commands, *m.files]))
+                    for m in others + kept):
+                continue
+        kept.append(report)
+    return kept
+
+
+def _named(text: str) -> set[str]:
+    """The code a text names, and what it puts in code spans (`replace`, a tool's name)."""
+    return names_in(text) | {span.strip().lower() for span in code_spans(text)}
 
 
 def _lent(diagnosed: list[Candidate],
