@@ -166,10 +166,14 @@ def test_a_narrower_or_filtered_run_passing_proves_nothing(memx: Memx, repo: Pat
 
 
 def test_a_single_finding_stays_todays_error_fix(memx: Memx, repo: Path) -> None:
-    """Control: one finding is an episode's Error/Fix, as before; no rules memory."""
-    name = (_ruff(RUFF.splitlines()[0] + "\nFound 1 error.")
+    """Control: one finding is an episode's Error/Fix, as before; no rules memory. (Its
+    edit changes code: an unused import only dropped is no Error/Fix at all.)"""
+    name = (Session().user("ruff is failing in CI")
+            .run("ruff check src", RUFF.splitlines()[1] + "\nFound 1 error.", True)
+            .edit("/repo/src/app/cli.py", "    total = len(rows)\n    return rows\n",
+                  "    return rows\n")
             .run("ruff check src", "All checks passed!", False)
-            .say("Removed the unused `os` import; ruff passes now.")
+            .say("Removed the unused `total` variable; ruff passes now.")
             .write(repo))
     memx.ok("ingest", name)
     assert [(kind, text[:24]) for kind, text in typed(repo)] == [

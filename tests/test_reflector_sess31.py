@@ -127,3 +127,17 @@ def test_a_later_report_naming_new_code_is_kept(memx: Memx, repo: Path) -> None:
                            "there is never tracked.").write(repo)
     memx.ok("ingest", name)
     assert len(_reports(repo)) == 2
+
+
+def test_a_python_import_left_unused_and_dropped_is_no_lesson(memx: Memx, repo: Path) -> None:
+    """The same guard in Python's grammar; tests/test_reflector_checkrules.py's single
+    finding mended by a code change is the control that stays an Error/Fix."""
+    name = (Session().user("ruff is failing in CI")
+            .run("ruff check src", "src/app/cli.py:3:8: F401 [*] `os` imported but unused\n"
+                 "Found 1 error.", True)
+            .edit("/repo/src/app/cli.py", "import os\nimport sys\n", "import sys\n")
+            .run("ruff check src", "All checks passed!", False)
+            .say("Removed the unused `os` import; ruff passes now.")
+            .write(repo))
+    memx.ok("ingest", name)
+    assert _errorfixes(repo) == []
