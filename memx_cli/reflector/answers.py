@@ -47,7 +47,7 @@ from memx_cli.reflector.approvals import ASSENT
 from memx_cli.reflector.candidate import Candidate
 from memx_cli.reflector.corrected import DISPUTE
 from memx_cli.reflector.names import CODE_SPAN, IDENT_RE, PATH_RE
-from memx_cli.reflector.reruns import looks_only, segments
+from memx_cli.reflector.reruns import ASSIGNMENT, looks_only, segments
 from memx_cli.reflector.said import rejects
 from memx_cli.reflector.signals import Signals, words_of
 
@@ -98,6 +98,25 @@ CASE_END = re.compile(r"(?i)\b(?:when|whenever|if|unless|once|while|where|after|
 # "Want me to …", "Should I …", "Shall I …".
 OFFERS = re.compile(r"(?i)^\W*(?:would\s+you\s+like\s+me\s+to|do\s+you\s+want\s+me\s+to|"
                     r"want\s+me\s+to|should\s+i|shall\s+i)\b[^?]*\?\W*$")
+# a hyphenated word of prose that may be a name: a hook, a command, a setting
+KEBAB = re.compile(r"(?<![\w./@$-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-])")
+# Programs that only print a value or where a thing is
+PRINTS = frozenset(("echo", "printf", "pwd", "which", "whereis", "type", "printenv", "date",
+                    "uname", "whoami", "true", "realpath", "dirname", "basename", "diff", "cmp",
+                    "less", "more", "jq", "tree", "du", "df"))
+# git's subcommands that read what the repository holds, beyond those ``looks_only`` knows
+GIT_SHOWS = frozenset(("rev-parse", "ls-files", "ls-tree", "ls-remote", "cat-file", "merge-base",
+                       "describe", "shortlog", "reflog", "show-ref", "for-each-ref", "grep",
+                       "rev-list", "name-rev", "check-ignore", "whatchanged", "count-objects"))
+# a forge client's reading verbs: ``gh run view``, ``gh pr checks``, ``gh issue list``
+GH_READS = frozenset(("view", "list", "checks", "diff", "status", "watch"))
+# output written into a file (not into /dev/null or another stream)
+WRITES = re.compile(r"(?<![0-9&])>>?\s*(?!&|/dev/null\b)[^\s|;&]|\b[0-9]>>?\s*(?!&|/dev/null\b)\w")
+# a scratch folder: the system's temporary folders, or one made for the run
+SCRATCH = re.compile(r"^(?:/tmp\b|/private/tmp\b|/var/folders/|\$\{?TMPDIR\b|\$\(mktemp\b)")
+# a lead-in in a question's form ("Why auto-commit doesn't need the other hooks:") heads
+# what follows; it claims nothing
+ASKS = re.compile(r"(?i)^\W*(?:why|how|what|which|when|where|who|whether)\b")
 # an item led by a pronoun leans on the sentence before it
 PRONOUN = re.compile(r"(?i)^\W*(?:it|its|they|their|them|this|that|these|those|both|he|she)\b")
 CONNECTIVE = re.compile(r"(?i)^(?:however|but|and|also|so|then|in fact|actually),?\s+")
@@ -246,6 +265,11 @@ def stated(text: str, seen: str) -> list[Stated]:
         if part not in parts and any(names for _, names in listed) and states(said + "."):
             parts[part] = [(f"{said}: " + "; ".join(i.rstrip(".") for i, _ in listed) + ".",
                             tuple(n for _, names in listed for n in names))]
+    for part, said in _claims(text, seen).items():
+        # "The internal name stays the same after `git worktree move`: the folder is kept;
+        # only the `gitdir` file is updated": the lead-in is the claim, its items the
+        # detail, when they name nothing read of their own
+        parts.setdefault(part, [said])
     out: list[Stated] = []
     for _, kept in sorted(parts.items())[:MAX_ITEMS]:
         joined = "; ".join(item.rstrip(".") for item, _ in kept) + "."
@@ -256,14 +280,69 @@ def stated(text: str, seen: str) -> list[Stated]:
     return out
 
 
+def _claims(text: str, seen: str) -> dict[int, Stated]:
+    """The lists under a lead-in that itself states a fact about what was read, each with
+    its lead-in as one statement, when it fits in one memory and no item asks, plans,
+    offers or weighs."""
+    listed: dict[int, tuple[str, list[str]]] = {}
+    for part, item, lead in led(text):
+        if lead:
+            listed.setdefault(part, (lead, []))[1].append(item)
+    out: dict[int, Stated] = {}
+    for part, (lead, said) in listed.items():
+        claim = lead[:-1].rstrip()
+        names = grounded(claim, seen)
+        joined = f"{claim}: " + "; ".join(i.rstrip(".") for i in said) + "."
+        if not names or not states(claim + ".") or ASKS.match(claim) or len(joined) > MAX_ITEM:
+            continue
+        prose = [PLAIN_NAME.sub("x", CODE_SPAN.sub("x", i)) for i in said]
+        if any(i.rstrip().endswith(("?", "？")) or AGENT.match(p) or FIRST_PERSON.search(p)
+               or WEIGHS.search(p) for i, p in zip(said, prose)):
+            continue
+        out[part] = (joined, names + tuple(n for i in said for n in grounded(i, seen)))
+    return out
+
+
 def reads(command: str) -> bool:
     """The command only reads: each part looks (``grep``, ``cat``, ``git log``), moves into
-    a folder (``cd repo && rg x``) or prints lines of a file (``sed -n 1,80p f``, not
-    ``sed -i``), as agents that read through a shell do."""
+    a folder (``cd repo && rg x``), prints lines of a file (``sed -n 1,80p f``, not
+    ``sed -i``), prints a program's usage or a value (``git worktree move --help``,
+    ``echo``), or reads what a forge or git holds (``gh run view``, ``git worktree list``),
+    and none writes its output into a file, as agents that read through a shell do. A
+    command run wholly in a scratch folder (``cd /tmp/x && git init && …``) is a trial
+    outside the project: it changes nothing there."""
+    folders = [(p.split() + ["~"])[1].strip("\"'") for p in segments(command)
+               if p.split()[0] == "cd"]
+    if segments(command)[0].split()[0] == "cd" and SCRATCH.match(folders[0]) and all(
+            SCRATCH.match(f) or not f.startswith(("/", "~", "..", "$")) for f in folders[1:]):
+        return True
     parts = [p for p in segments(command) if p.split()[0] != "cd"]
-    return bool(parts) and all(
-        looks_only(p) or (p.split()[0] == "sed" and not any(
-            w.startswith(("-i", "--in-place")) for w in p.split()[1:])) for p in parts)
+    return bool(parts) and all(not WRITES.search(p) and (
+        looks_only(p) or _shows(p.split()) or (p.split()[0] == "sed" and not any(
+            w.startswith(("-i", "--in-place")) for w in p.split()[1:]))) for p in parts)
+
+
+def _shows(words: list[str]) -> bool:
+    """The part prints and changes nothing: a usage or version, a value, or a reading
+    subcommand of git or of a forge's client (``gh pr checks``, ``gh run view``)."""
+    program = next((w.rsplit("/", 1)[-1] for w in words if not ASSIGNMENT.match(w)), "")
+    rest = words[words.index(next(w for w in words if not ASSIGNMENT.match(w))) + 1:] \
+        if program else []
+    if any(w in ("--help", "--version") for w in rest) or rest[:1] == ["help"]:
+        return True
+    if program in PRINTS:
+        return True
+    if program == "gh":
+        return len(rest) >= 2 and rest[1] in GH_READS
+    if program == "git" and rest:
+        flags = [w for w in rest[1:] if w.startswith("-")]
+        return rest[0] in GIT_SHOWS or (
+            rest[0] in ("worktree", "remote", "stash") and rest[1:2] in (["list"], ["-v"], ["show"])
+        ) or (rest[0] in ("branch", "tag") and len(flags) == len(rest) - 1 and not any(
+            f.startswith(("-d", "-D", "-m", "-M", "-c", "-C", "-f", "--delete", "--move"))
+            for f in flags)) or (rest[0] == "config" and bool(
+                set(rest[1:]) & {"--get", "--get-all", "--list", "-l"}))
+    return False
 
 
 def items(text: str) -> list[tuple[int, str]]:
@@ -368,7 +447,25 @@ def grounded(item: str, seen: str) -> tuple[str, ...]:
     for name in dict.fromkeys(n.rstrip(".,;:") for n in names):
         if len(name) >= MIN_NAME and name in seen:
             found.append(name)
+    for name in dict.fromkeys(m.group(1) for m in KEBAB.finditer(bare)):
+        if name not in found and _named(name, seen):
+            found.append(name)
     return tuple(found)
+
+
+def _named(word: str, seen: str) -> bool:
+    """A hyphenated word ("pre-push", "auto-commit") is a name in what was read when it
+    stands there as a literal (quoted, a flag, a path's part) or as an identifier spelled
+    without its hyphens (``PrePush``, ``auto_commit``); as a word of prose it proves nothing."""
+    literal = re.compile(r"[\"'`/]" + re.escape(word) + r"[\"'`/.]|--" + re.escape(word) + r"\b",
+                         re.IGNORECASE)
+    if literal.search(seen):
+        return True
+    joined = word.replace("-", "")
+    spelled = re.compile(r"(?<![\w-])" + r"[-_]?".join(re.escape(p) for p in word.split("-"))
+                         + r"(?![\w-])", re.IGNORECASE)
+    return any(m.group(0).replace("_", "").lower() == joined and "-" not in m.group(0)
+               for m in spelled.finditer(seen))
 
 
 def states(item: str) -> bool:
