@@ -265,11 +265,11 @@ def stated(text: str, seen: str) -> list[Stated]:
         if part not in parts and any(names for _, names in listed) and states(said + "."):
             parts[part] = [(f"{said}: " + "; ".join(i.rstrip(".") for i, _ in listed) + ".",
                             tuple(n for _, names in listed for n in names))]
-    for part, said in _claims(text, seen).items():
+    for part, claim in _claims(text, seen).items():
         # "The internal name stays the same after `git worktree move`: the folder is kept;
         # only the `gitdir` file is updated": the lead-in is the claim, its items the
         # detail, when they name nothing read of their own
-        parts.setdefault(part, [said])
+        parts.setdefault(part, [claim])
     out: list[Stated] = []
     for _, kept in sorted(parts.items())[:MAX_ITEMS]:
         joined = "; ".join(item.rstrip(".") for item, _ in kept) + "."
