@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memx_cli.reflector.answers import grounded, reads, stated
+from memx_cli.reflector.answers import grounded, reads, stated, states
 
 from .conftest import Memx
 from .test_reflector_answers import Reading, answers
@@ -72,7 +72,7 @@ def test_look_up_commands_read_and_acting_ones_do_not() -> None:
                     "git rev-parse --show-toplevel", "cd /tmp && mkdir t && cd t && git init",
                     'cd "$(mktemp -d)" && git init'):
         assert reads(command), command
-    for command in ("git branch topic", "gh pr merge 12", "echo x > .env",
+    for command in ("git branch topic", "gh pr merge 12", "echo x > .env", "gh pr diff 12",
                     "git diff main > pr.patch", "cd /tmp && cd /repo && rm x",
                     "cd /tmp/x && cd ../../repo && rm y", "go test ./..."):
         assert not reads(command), command
@@ -126,3 +126,11 @@ def test_a_list_whose_lead_in_claims_is_one_statement_with_it() -> None:
                  "The internal name stays the same after a move:\n- The folder keeps its name\n"
                  "- Only the file is updated"):
         assert stated(text, SEEN) == [], text
+
+
+def test_an_account_of_what_the_user_did_is_no_fact_of_the_project() -> None:
+    assert not states("When you ran `app init` without `--dev`, it wrote the `app` commands.")
+    assert not states("Your `settings.json` had the old commands before the merge.")
+    # controls: the user named in a fact of the project, not as its actor in the past
+    assert states("You can pass `--dev` to write the `go run` commands.")
+    assert states("The `init` command writes the file you pass.")

@@ -9,9 +9,13 @@ confirms it; what vouches for it is the structure around it:
   a question-prompt answer or an approved plan is no question);
 - the agent then only looked: at least one call that reads the project (a tool named for
   reading, searching or listing, such as ``Read``, ``Grep``, ``Glob``, ``read_file``, or a
-  command that only reads: ``grep``, ``cat``, ``git log``, ``sed -n``), and none that changes anything
-  (an edit, a command that does more than look). A question answered with work is a task,
-  and its report is ``reports.py``'s;
+  command that only reads: ``grep``, ``cat``, ``git log``, ``sed -n``, a program's usage
+  (``git worktree move --help``), a value (``echo``), git's reading subcommands (``git
+  rev-parse``, ``git worktree list``), what CI did through a forge's client (``gh run view
+  --log-failed``, ``gh pr checks``), with no output written into a file), and none that
+  changes anything (an edit, a command that does more than look). A trial run wholly in a
+  scratch folder (``cd /tmp/x && git init && …``) changes nothing of the project. A
+  question answered with work is a task, and its report is ``reports.py``'s;
 - the answer is the agent's last text before the user speaks again (or the session ends),
   after its last call: a text followed by more calls was a lead-in ("Let me check…").
 
@@ -23,8 +27,15 @@ that says what they are ("There are two implementations: `a` in x; `b` in y"). A
 item is kept only when it states a fact about something the agent read: it names a file,
 a symbol, a command or a setting (a code span, an identifier, a path) that occurs in what
 the reading calls returned; it is no question, no plan or offer of the agent's ("Let me…",
-"Want me to…", first person), and does not hedge or only weigh ("probably", "might",
-"could", "should"). At most ``MAX_ITEMS`` items an answer.
+"Want me to…", first person), no account of what the user did in this checkout ("When you
+ran…", "Your settings had…"), and does not hedge or only weigh ("probably", "might",
+"could", "should"). A hyphenated word ("pre-push", "auto-commit") is such a name when what
+was read holds it as a literal (quoted, a flag, a path's part) or spells it as an
+identifier (``PrePush``, ``auto_commit``); a word of prose proves nothing. A list under a
+lead-in that itself states a fact about a name read ("The internal name stays the same
+after `git worktree move`:") is one statement with it when its items name nothing read of
+their own, unless the lead-in has a question's form or an item asks, plans or weighs. At
+most ``MAX_ITEMS`` items an answer.
 
 The answer is dropped when the user's next message disputes it ("no", "but…", "actually",
 "hmm", "still", a rejection), and an item is dropped when a later edit of the session changes
@@ -79,6 +90,11 @@ AGENT = re.compile(r"(?i)^\W*(?:let me|let's|i\b|i'(?:ll|d|ve|m)\b|now\b|next\b|
                    r"great|excellent|perfect|sure\b|ok\b|okay\b|done\b|"
                    r"option\b|approach\b|here(?:'s| is| are)\b|summary\b)")
 FIRST_PERSON = re.compile(r"(?i)\b(?:I|I'(?:ll|d|ve|m)|me|my)\b")
+# the user's own doing in this checkout ("When you ran …", "Your settings had …"): what
+# happened here, not how the project is
+USERS_OWN = re.compile(r"(?i)\b(?:you(?:'ve)?\s+(?:\w+ly\s+)?(?:ran|had|did|made|got|wrote|saw|"
+                       r"built|chose|set|put|were|[a-z]{2,}ed)|your\s+(?:\S+\s+){1,3}?(?:had|was|"
+                       r"were|got|[a-z]{2,}ed))\b")
 # a clause of its own: an auxiliary or a copula, a verb in the third person after a name or
 # a pronoun, or a name defined after a dash ("`EnsureMetadataBranch()` - Creates …")
 CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|has|have|had|hasn't|"
@@ -108,8 +124,10 @@ PRINTS = frozenset(("echo", "printf", "pwd", "which", "whereis", "type", "printe
 GIT_SHOWS = frozenset(("rev-parse", "ls-files", "ls-tree", "ls-remote", "cat-file", "merge-base",
                        "describe", "shortlog", "reflog", "show-ref", "for-each-ref", "grep",
                        "rev-list", "name-rev", "check-ignore", "whatchanged", "count-objects"))
-# a forge client's reading verbs: ``gh run view``, ``gh pr checks``, ``gh issue list``
-GH_READS = frozenset(("view", "list", "checks", "diff", "status", "watch"))
+# a forge client's reading of what CI did: ``gh run view``, ``gh pr checks`` (a pull
+# request's diff or text is a change proposed, not yet the project: no)
+GH_READS = frozenset((("run", "view"), ("run", "list"), ("run", "watch"), ("pr", "checks"),
+                      ("workflow", "view"), ("workflow", "list")))
 # output written into a file (not into /dev/null or another stream)
 WRITES = re.compile(r"(?<![0-9&])>>?\s*(?!&|/dev/null\b)[^\s|;&]|\b[0-9]>>?\s*(?!&|/dev/null\b)\w")
 # a scratch folder: the system's temporary folders, or one made for the run
@@ -323,8 +341,8 @@ def reads(command: str) -> bool:
 
 
 def _shows(words: list[str]) -> bool:
-    """The part prints and changes nothing: a usage or version, a value, or a reading
-    subcommand of git or of a forge's client (``gh pr checks``, ``gh run view``)."""
+    """The part prints and changes nothing: a usage or version, a value, a reading
+    subcommand of git, or what CI did through a forge's client (``gh run view``)."""
     program = next((w.rsplit("/", 1)[-1] for w in words if not ASSIGNMENT.match(w)), "")
     rest = words[words.index(next(w for w in words if not ASSIGNMENT.match(w))) + 1:] \
         if program else []
@@ -333,7 +351,7 @@ def _shows(words: list[str]) -> bool:
     if program in PRINTS:
         return True
     if program == "gh":
-        return len(rest) >= 2 and rest[1] in GH_READS
+        return tuple(rest[:2]) in GH_READS
     if program == "git" and rest:
         flags = [w for w in rest[1:] if w.startswith("-")]
         return rest[0] in GIT_SHOWS or (
@@ -470,13 +488,14 @@ def _named(word: str, seen: str) -> bool:
 
 def states(item: str) -> bool:
     """The item states a fact: enough words, no question, no plan, offer or first person,
-    no hedge and no weighing."""
+    no account of the user's own doing, no hedge and no weighing."""
     if len(item.split()) < MIN_WORDS or item.rstrip().endswith(("?", "？", ":", "：")):
         return False
     prose = PLAIN_NAME.sub("x", CODE_SPAN.sub("x", item))
     first = prose.split(None, 1)[0].lower()
     return bool(CLAUSE.search(prose)) and not (
         AGENT.match(prose) or PRONOUN.match(prose) or FIRST_PERSON.search(prose) or WEIGHS.search(prose)
+        or USERS_OWN.search(prose)
         or lx.HEDGE.find(words_of(prose), prose)
         or lx.ACTION.find(words_of(first), first))  # "Remove `omitempty` …": advice
 
