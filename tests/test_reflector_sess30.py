@@ -134,3 +134,12 @@ def test_an_account_of_what_the_user_did_is_no_fact_of_the_project() -> None:
     # controls: the user named in a fact of the project, not as its actor in the past
     assert states("You can pass `--dev` to write the `go run` commands.")
     assert states("The `init` command writes the file you pass.")
+    assert states("The `sessions` branch keeps what was condensed when you made commits.")
+
+
+def test_a_hyphenated_name_grounds_a_sentence_not_a_list_item() -> None:
+    sentence = "For auto-commit only pre-push matters, for pushing the metadata."
+    assert stated(sentence, HOOKS) == [(sentence, ("pre-push",))]
+    # the control: the same words as an item of a list lean on what heads the list
+    assert stated("So the change is:\n- Adds pre-push coverage for auto-commit\n"
+                  "- Different timing of the hook", HOOKS + "auto_commit.go") == []

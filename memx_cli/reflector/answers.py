@@ -92,9 +92,9 @@ AGENT = re.compile(r"(?i)^\W*(?:let me|let's|i\b|i'(?:ll|d|ve|m)\b|now\b|next\b|
 FIRST_PERSON = re.compile(r"(?i)\b(?:I|I'(?:ll|d|ve|m)|me|my)\b")
 # the user's own doing in this checkout ("When you ran …", "Your settings had …"): what
 # happened here, not how the project is
-USERS_OWN = re.compile(r"(?i)\b(?:you(?:'ve)?\s+(?:\w+ly\s+)?(?:ran|had|did|made|got|wrote|saw|"
-                       r"built|chose|set|put|were|[a-z]{2,}ed)|your\s+(?:\S+\s+){1,3}?(?:had|was|"
-                       r"were|got|[a-z]{2,}ed))\b")
+USERS_OWN = re.compile(r"(?i)^\W*(?:(?:when|because|since|after|before|once)\s+)?(?:you(?:'ve)?\s+"
+                       r"(?:\w+ly\s+)?(?:ran|had|did|made|got|wrote|saw|built|chose|set|put|were|"
+                       r"[a-z]{2,}ed)|your\s+(?:\S+\s+){1,3}?(?:had|was|were|got|[a-z]{2,}ed))\b")
 # a clause of its own: an auxiliary or a copula, a verb in the third person after a name or
 # a pronoun, or a name defined after a dash ("`EnsureMetadataBranch()` - Creates …")
 CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|has|have|had|hasn't|"
@@ -269,8 +269,11 @@ def stated(text: str, seen: str) -> list[Stated]:
     parts: dict[int, list[Stated]] = {}
     fragments: dict[int, list[Stated]] = {}
     leads: dict[int, str] = {}
-    for part, item, lead in led(text):
-        names = grounded(item, seen)
+    for part, item, lead, in_list in led(text):
+        # a hyphenated word is weaker evidence than a code span or an identifier: it grounds
+        # a sentence that stands alone, not an item of a list that leans on what heads it
+        # ("Adds coverage for auto-commit" under "So PR 284 is:")
+        names = grounded(item, seen, hyphenated=not in_list)
         if names and states(item):
             parts.setdefault(part, []).append((item, names))
         elif lead:
@@ -302,12 +305,12 @@ def _claims(text: str, seen: str) -> dict[int, Stated]:
     """The lists under a lead-in that itself states a fact about what was read, each with
     its lead-in as one statement, when it fits in one memory and no item asks, plans,
     offers or weighs."""
-    listed: dict[int, tuple[str, list[str]]] = {}
-    for part, item, lead in led(text):
+    lists: dict[int, tuple[str, list[str]]] = {}
+    for part, item, lead, _ in led(text):
         if lead:
-            listed.setdefault(part, (lead, []))[1].append(item)
+            lists.setdefault(part, (lead, []))[1].append(item)
     out: dict[int, Stated] = {}
-    for part, (lead, said) in listed.items():
+    for part, (lead, said) in lists.items():
         claim = lead[:-1].rstrip()
         names = grounded(claim, seen)
         joined = f"{claim}: " + "; ".join(i.rstrip(".") for i in said) + "."
@@ -368,14 +371,15 @@ def items(text: str) -> list[tuple[int, str]]:
     top-level items of one list (nested lines joined) share a part, each sentence of a
     paragraph is a part of its own; headings, table rows, fenced code and lead-ins ending
     in a colon are left out."""
-    return [(n, item) for n, item, _ in led(text)]
+    return [(n, item) for n, item, _, _ in led(text)]
 
 
-def led(text: str) -> list[tuple[int, str, str]]:
+def led(text: str) -> list[tuple[int, str, str, bool]]:
     """``items`` with the lead-in each list item is under ("" for none): the sentence
-    ending in a colon right before its list."""
+    ending in a colon right before its list; and whether the item is a list's."""
     out: list[tuple[int, str]] = []
     leads: dict[int, str] = {}
+    lists: set[int] = set()  # the parts that are lists
     current: list[str] | None = None
     fenced = False
     part = 0
@@ -387,6 +391,7 @@ def led(text: str) -> list[tuple[int, str, str]]:
         nonlocal current
         if current:
             out.append((part, _joined(current)))
+            lists.add(part)
         current = None
 
     shown = -1  # the sentence right before: a statement ending in a colon shows its code
@@ -434,7 +439,7 @@ def led(text: str) -> list[tuple[int, str, str]]:
             shown = len(out) - 1
     close()
     cleaned = [(n, _clean(item), _clean(leads.get(n, ""))) for n, item in out]
-    return [(n, item, lead) for n, item, lead in cleaned
+    return [(n, item, lead, n in lists) for n, item, lead in cleaned
             if item and (not item.endswith((":", "：")) or ": " in item[:-1])]
 
 
@@ -452,9 +457,10 @@ def _joined(lines: list[str]) -> str:
     return head + (" " if head.endswith(":") else "; ") + ", ".join(rest)
 
 
-def grounded(item: str, seen: str) -> tuple[str, ...]:
-    """The names an item states (code spans, identifiers, paths) that occur in what the
-    agent read."""
+def grounded(item: str, seen: str, hyphenated: bool = True) -> tuple[str, ...]:
+    """The names an item states (code spans, identifiers, paths; with ``hyphenated``, the
+    hyphenated words that what was read holds as names) that occur in what the agent
+    read."""
     spans = [m.group(1).strip("()") for m in CODE_SPAN.finditer(item)]
     if spans and PLACEHOLDER.match(spans[0]):
         return ()  # "`<state>` is: …": a part of a template the lead-in shows
@@ -465,7 +471,7 @@ def grounded(item: str, seen: str) -> tuple[str, ...]:
     for name in dict.fromkeys(n.rstrip(".,;:") for n in names):
         if len(name) >= MIN_NAME and name in seen:
             found.append(name)
-    for name in dict.fromkeys(m.group(1) for m in KEBAB.finditer(bare)):
+    for name in dict.fromkeys(m.group(1) for m in KEBAB.finditer(bare) if hyphenated):
         if name not in found and _named(name, seen):
             found.append(name)
     return tuple(found)
