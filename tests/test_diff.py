@@ -116,6 +116,11 @@ def test_range_as_markdown(history: Path, memx: Memx) -> None:
 
 def test_range_as_json(history: Path, memx: Memx) -> None:
     data = json.loads(memx.ok("diff", "base..HEAD", "--format", "json"))["diff"]
+    # --json, as every other command takes it, is the same output
+    assert json.loads(memx.ok("diff", "base..HEAD", "--json"))["diff"] == data
+    both = memx("diff", "base..HEAD", "--json", "--format", "markdown")
+    assert (both.code, both.err.splitlines()[-1]) == (
+        2, "memx: error: --json and --format markdown ask for two outputs: give one")
     assert data["range"] == "base..HEAD"
     assert data["counts"] == {"added": 2, "changed": 1, "superseded": 1, "archived": 1,
                               "restored": 1, "deleted": 1, "conflicts": 1, "problems": 0}

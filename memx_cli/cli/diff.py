@@ -25,8 +25,10 @@ TITLES = {"added": "Added", "changed": "Changed", "superseded": "Superseded",
               help="Compare the index (what the next commit holds) with HEAD.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]),
               default="text", show_default=True, help="Markdown reads well as a PR comment.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @click.pass_obj
-def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> None:
+def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str,
+             as_json: bool) -> None:
     """What a range of commits does to memory: memories added, changed (with a content
     diff), superseded, archived, restored or deleted, and conflicts recorded for the
     first time. On top, what needs attention: policies added, changed or removed (they
@@ -40,6 +42,9 @@ def diff_cmd(state: State, revisions: str | None, staged: bool, fmt: str) -> Non
     """
     from memx_cli.operations.attention import review
 
+    if as_json and fmt not in ("text", "json"):
+        raise click.UsageError(f"--json and --format {fmt} ask for two outputs: give one")
+    fmt = "json" if as_json else fmt
     repo = state.repo(initialized=False)
     result = review(repo, revisions, staged)
     if fmt == "json":
