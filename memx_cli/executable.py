@@ -3,8 +3,9 @@
 ``memx search|context|list ...`` (reads) and ``memx add|feedback|remember ...``
 (writes) are sent to the per-user memx server, which runs the
 same command warm and sends back its exact standard output, standard error and exit
-code. This module imports only ``os``, ``sys``, ``time`` and ``_socket`` (the C module
-under ``socket``): no click, no yaml, no numpy, and not even ``re``, ``json``,
+code. This module imports only ``os``, ``sys``, ``time``, ``_socket`` (the C module
+under ``socket``) and the lean commands' table (``memx_cli.command``, which imports
+nothing): no click, no yaml, no numpy, and not even ``re``, ``json``,
 ``typing``, ``socket`` or ``hashlib``, whose imports were a fifth of a forwarded
 command's time (issue 29; wire/protocol.py writes and reads the frames without them). Every other command, and every case where the server cannot answer
 (none running, disabled, another version, an unsafe socket directory, a crash or a
